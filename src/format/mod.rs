@@ -1,0 +1,23 @@
+//! The record format: `[CHECKPOINT]` and `[HEALTH]` comment bodies, rendered and parsed.
+//!
+//! This module is pure. It does no IO: it turns [`Record`]s into markdown strings and strings back
+//! into records (or a [`ParseError`] naming the reason). Stores move the strings; the client glues
+//! the two together. Compatibility with the seed document's Python agents is a hard contract in
+//! both directions; see `tests/seed_compat.rs`.
+
+mod parse;
+mod record;
+mod render;
+mod time;
+mod validate;
+
+pub use parse::{ParseError, parse};
+pub use record::{
+    BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, empty_object, new_record_id,
+};
+pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
+pub use time::{format_time, now_micros, parse_time};
+pub use validate::{
+    DEFAULT_MAX_BODY_BYTES, FieldError, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS, check_body_cap,
+    check_field,
+};

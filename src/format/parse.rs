@@ -1,0 +1,264 @@
+//! Parsing a comment body into a [`Record`], or saying exactly why it is not one.
+//!
+//! The layout is the seed's: a marker line, `Key: value` header lines, a fenced `json` block,
+//! then a footer. Markdown structure (where the fence is) comes from pulldown-cmark; only the
+//! header lines, which markdown treats as one paragraph, are read line by line.
+//!
+//! Leniency, all deliberate: CRLF, a BOM, trailing whitespace, unknown header lines, header keys
+//! in any letter case, unknown future versions, and the seed's *unclosed* fence (its templates lost
+//! the closing ```` ``` ````), where we take the first complete JSON value and ignore the rest.
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use serde_json::Value;
+use thiserror::Error;
+
+use super::record::{Kind, Payload, Record, SEED_VERSION};
+use super::time::parse_time;
+use super::validate::HARD_MAX_BODY_BYTES;
+
+/// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParseError {
+    #[error("body is {len} bytes, over the {cap}-byte cap for records")]
+    TooLarge { len: usize, cap: usize },
+    #[error("not a record: the first non-blank line does not start with [CHECKPOINT] or [HEALTH]")]
+    NoMarker,
+    #[error("record has no {field} (expected {hint})")]
+    MissingField { field: &'static str, hint: &'static str },
+    #[error("header line {header}: appears more than once")]
+    DuplicateField { header: &'static str },
+    #[error("bad {field} {value:?}: {reason}")]
+    BadField { field: &'static str, value: String, reason: String },
+    #[error("bad time {value:?}: {reason}")]
+    BadTime { value: String, reason: String },
+    #[error("no ```json code block holding the record's data")]
+    NoJsonBlock,
+    #[error("bad JSON at line {line} column {column}: {message}")]
+    BadJson { line: usize, column: usize, message: String },
+    #[error("unsupported version {0:?}: expected a number such as 1.0 or 2.0")]
+    UnsupportedVersion(String),
+}
+
+impl ParseError {
+    /// A stable machine-readable code for `--json` output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ParseError::TooLarge { .. } => "too_large",
+            ParseError::NoMarker => "no_marker",
+            ParseError::MissingField { .. } => "missing_field",
+            ParseError::DuplicateField { .. } => "duplicate_field",
+            ParseError::BadField { .. } => "bad_field",
+            ParseError::BadTime { .. } => "bad_time",
+            ParseError::NoJsonBlock => "no_json_block",
+            ParseError::BadJson { .. } => "bad_json",
+            ParseError::UnsupportedVersion(_) => "unsupported_version",
+        }
+    }
+}
+
+/// The header lines we understand, by their canonical spelling.
+const HEADERS: [&str; 9] = [
+    "Version", "Phase", "Session", "Time", "Id", "Seq", "Parent", "Status", "Next check",
+];
+
+/// Parses one comment body. Never panics, whatever the input.
+pub fn parse(body: &str) -> Result<Record, ParseError> {
+    if body.len() > HARD_MAX_BODY_BYTES {
+        return Err(ParseError::TooLarge { len: body.len(), cap: HARD_MAX_BODY_BYTES });
+    }
+    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
+    let (kind, agent, headers_start) = marker(body)?;
+    let block = json_block(body).ok_or(ParseError::NoJsonBlock)?;
+    let mut headers = Headers::default();
+    headers.read(&body[headers_start..block.fence_start])?;
+    let value = first_json_value(body, &block)?;
+
+    let version = headers.take("Version").unwrap_or_else(|| SEED_VERSION.to_string());
+    let major = version_major(&version)?;
+    let session = headers.require("Session", "a `Session:` line")?;
+    let time_text = headers.require("Time", "a `Time:` line")?;
+    let time = parse_time(&time_text)
+        .map_err(|reason| ParseError::BadTime { value: clip(&time_text), reason })?;
+    let id = headers.take("Id");
+    if major == 2 && id.is_none() {
+        return Err(ParseError::MissingField { field: "id", hint: "an `Id:` line in a 2.x record" });
+    }
+    let seq = match headers.take("Seq") {
+        None => None,
+        Some(s) => Some(s.parse::<u64>().map_err(|_| ParseError::BadField {
+            field: "seq",
+            value: clip(&s),
+            reason: "expected a whole number".to_string(),
+        })?),
+    };
+    let parent = headers.take("Parent");
+
+    let payload = match kind {
+        Kind::Checkpoint => Payload::Checkpoint {
+            phase: headers.require("Phase", "a `Phase:` line")?,
+            data: value,
+        },
+        Kind::Health => {
+            // The seed's unclosed fence puts `Next check:` inside the code block, after the JSON,
+            // so look for it anywhere after the fence. A JSON line can never start with `N`.
+            let mut trailer = Headers::default();
+            trailer.read(&body[block.fence_start..])?;
+            Payload::Health {
+                status: headers.require("Status", "a `Status:` line")?,
+                metrics: value,
+                next_check: headers.take("Next check").or_else(|| trailer.take("Next check")),
+            }
+        }
+    };
+    Ok(Record { version, id, seq, parent, agent, session, time, payload })
+}
+
+/// Reads the marker line. Returns the kind, the agent and where the header lines begin.
+fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
+    let mut offset = 0;
+    for line in body.split_inclusive('\n') {
+        offset += line.len();
+        let text = line.trim_end();
+        if text.is_empty() {
+            continue;
+        }
+        let (kind, rest) = if let Some(rest) = text.strip_prefix(Kind::Checkpoint.marker()) {
+            (Kind::Checkpoint, rest)
+        } else if let Some(rest) = text.strip_prefix(Kind::Health.marker()) {
+            (Kind::Health, rest)
+        } else {
+            return Err(ParseError::NoMarker);
+        };
+        let agent = rest.trim();
+        if agent.is_empty() {
+            return Err(ParseError::MissingField {
+                field: "agent",
+                hint: "the agent name after the marker",
+            });
+        }
+        return Ok((kind, agent.to_string(), offset));
+    }
+    Err(ParseError::NoMarker)
+}
+
+/// Where the first fenced `json` block sits in the body.
+struct JsonBlock {
+    /// Byte offset of the opening fence line.
+    fence_start: usize,
+    /// Byte offset where the block's content starts (for line numbers in errors).
+    content_start: usize,
+    /// The block's content as markdown sees it (de-indented, up to the closing fence or the end).
+    content: String,
+}
+
+fn json_block(body: &str) -> Option<JsonBlock> {
+    let mut found: Option<JsonBlock> = None;
+    for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match (&mut found, event) {
+            (None, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
+                let lang = info.split_whitespace().next().unwrap_or("");
+                if lang.eq_ignore_ascii_case("json") {
+                    let content_start = body[range.clone()]
+                        .find('\n')
+                        .map_or(range.end, |i| range.start + i + 1);
+                    found = Some(JsonBlock {
+                        fence_start: range.start,
+                        content_start,
+                        content: String::new(),
+                    });
+                }
+            }
+            (Some(block), Event::Text(text)) => block.content.push_str(&text),
+            (Some(_), Event::End(TagEnd::CodeBlock)) => break,
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The first complete JSON value in the block; whatever follows it is ignored.
+fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> {
+    let mut stream = serde_json::Deserializer::from_str(&block.content).into_iter::<Value>();
+    match stream.next() {
+        Some(Ok(value)) => Ok(value),
+        Some(Err(e)) => {
+            let full = e.to_string();
+            let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
+            let base = body[..block.content_start].matches('\n').count();
+            Err(ParseError::BadJson {
+                line: base + e.line(),
+                column: e.column(),
+                message: message.to_string(),
+            })
+        }
+        None => Err(ParseError::BadJson {
+            line: body[..block.content_start].matches('\n').count() + 1,
+            column: 0,
+            message: "the code block is empty".to_string(),
+        }),
+    }
+}
+
+/// Known header values found so far, by canonical name.
+#[derive(Default)]
+struct Headers {
+    values: Vec<(&'static str, String)>,
+}
+
+impl Headers {
+    fn read(&mut self, text: &str) -> Result<(), ParseError> {
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(':') else { continue };
+            let key = key.trim();
+            let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
+                continue; // unknown or future header lines are ignored
+            };
+            if self.values.iter().any(|(n, _)| n == name) {
+                return Err(ParseError::DuplicateField { header: name });
+            }
+            self.values.push((name, value.trim().to_string()));
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, name: &str) -> Option<String> {
+        let at = self.values.iter().position(|(n, v)| *n == name && !v.is_empty())?;
+        Some(self.values.swap_remove(at).1)
+    }
+
+    fn require(&mut self, name: &str, hint: &'static str) -> Result<String, ParseError> {
+        self.take(name).ok_or(ParseError::MissingField { field: field_name(name), hint })
+    }
+}
+
+fn field_name(header: &str) -> &'static str {
+    match header {
+        "Phase" => "phase",
+        "Session" => "session",
+        "Time" => "time",
+        "Status" => "status",
+        _ => "field",
+    }
+}
+
+/// Accepts `1`, `1.0`, `2.0`, `3.1.4`…; returns the major number. Future majors are read
+/// best-effort; anything that is not a version number is refused.
+fn version_major(version: &str) -> Result<u64, ParseError> {
+    let parts: Vec<&str> = version.split('.').collect();
+    let numeric = parts.len() <= 3
+        && parts.iter().all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
+    let major = parts.first().and_then(|p| p.parse::<u64>().ok());
+    match major {
+        Some(m) if numeric && m >= 1 => Ok(m),
+        _ => Err(ParseError::UnsupportedVersion(clip(version))),
+    }
+}
+
+/// Keeps error messages short when a header value is huge.
+fn clip(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

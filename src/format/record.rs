@@ -1,0 +1,260 @@
+//! The record types: what a `[CHECKPOINT]` or `[HEALTH]` comment means, independent of how it is
+//! written down.
+//!
+//! Deriving `Serialize` here is a compatibility promise: this is the JSON that `--json` prints and
+//! that later caches will store. Add fields; never rename them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::time::{format_time, now_micros, parse_time};
+use super::validate::{FieldError, check_field};
+
+/// The version written by this crate.
+pub const WRITE_VERSION: &str = "2.0";
+/// The version the seed's Python agents write (and assumed when a body has no `Version:` line).
+pub const SEED_VERSION: &str = "1.0";
+
+/// Which of the two record kinds a comment holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Checkpoint,
+    Health,
+}
+
+impl Kind {
+    /// The marker that opens the comment, e.g. `[CHECKPOINT]`.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Kind::Checkpoint => "[CHECKPOINT]",
+            Kind::Health => "[HEALTH]",
+        }
+    }
+
+    /// The lowercase name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Checkpoint => "checkpoint",
+            Kind::Health => "health",
+        }
+    }
+}
+
+/// One parsed or to-be-written record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// `1.0` for the seed's records, `2.0` for ours; later versions are read best-effort.
+    pub version: String,
+    /// Unique record id (UUIDv7) used for idempotency and dedupe; absent on version 1.0 records.
+    pub id: Option<String>,
+    /// Optional position of this record in its agent's sequence.
+    pub seq: Option<u64>,
+    /// Optional id of the record this one follows.
+    pub parent: Option<String>,
+    pub agent: String,
+    pub session: String,
+    #[serde(serialize_with = "ser_time", deserialize_with = "de_time")]
+    pub time: DateTime<Utc>,
+    #[serde(flatten)]
+    pub payload: Payload,
+}
+
+/// The kind-specific part of a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Payload {
+    Checkpoint {
+        phase: String,
+        /// The state data. Always an object when we write it; read as whatever JSON was there.
+        data: Value,
+    },
+    Health {
+        status: String,
+        metrics: Value,
+        next_check: Option<String>,
+    },
+}
+
+/// Why a record could not be built for writing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error("{what} must be a JSON object, not {found}; wrap the value as {{\"key\": ...}}")]
+    NotAnObject { what: &'static str, found: &'static str },
+}
+
+impl Record {
+    /// A new version-2.0 checkpoint stamped now with a fresh id.
+    pub fn checkpoint(
+        agent: &str,
+        session: &str,
+        phase: &str,
+        data: Value,
+    ) -> Result<Record, BuildError> {
+        check_field("phase", phase)?;
+        require_object("data", &data)?;
+        Record::stamped(
+            agent,
+            session,
+            Payload::Checkpoint { phase: phase.to_string(), data },
+        )
+    }
+
+    /// A new version-2.0 health signal stamped now with a fresh id.
+    pub fn health(
+        agent: &str,
+        session: &str,
+        status: &str,
+        metrics: Value,
+        next_check: Option<&str>,
+    ) -> Result<Record, BuildError> {
+        check_field("status", status)?;
+        if let Some(next) = next_check {
+            check_field("next check", next)?;
+        }
+        require_object("metrics", &metrics)?;
+        Record::stamped(
+            agent,
+            session,
+            Payload::Health {
+                status: status.to_string(),
+                metrics,
+                next_check: next_check.map(str::to_string),
+            },
+        )
+    }
+
+    fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
+        check_field("agent", agent)?;
+        check_field("session", session)?;
+        Ok(Record {
+            version: WRITE_VERSION.to_string(),
+            id: Some(new_record_id()),
+            seq: None,
+            parent: None,
+            agent: agent.to_string(),
+            session: session.to_string(),
+            time: now_micros(),
+            payload,
+        })
+    }
+
+    /// Sets the optional sequence number and parent id (builder style).
+    pub fn with_lineage(mut self, seq: Option<u64>, parent: Option<String>) -> Record {
+        self.seq = seq;
+        self.parent = parent;
+        self
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self.payload {
+            Payload::Checkpoint { .. } => Kind::Checkpoint,
+            Payload::Health { .. } => Kind::Health,
+        }
+    }
+
+    /// The checkpoint phase, or `None` for a health record.
+    pub fn phase(&self) -> Option<&str> {
+        match &self.payload {
+            Payload::Checkpoint { phase, .. } => Some(phase),
+            Payload::Health { .. } => None,
+        }
+    }
+
+    /// Checkpoint data or health metrics.
+    pub fn data(&self) -> &Value {
+        match &self.payload {
+            Payload::Checkpoint { data, .. } => data,
+            Payload::Health { metrics, .. } => metrics,
+        }
+    }
+
+    /// Re-checks every header value, for records that did not come from the constructors.
+    pub fn check(&self) -> Result<(), BuildError> {
+        check_field("agent", &self.agent)?;
+        check_field("session", &self.session)?;
+        check_field("version", &self.version)?;
+        for (name, value) in [("id", &self.id), ("parent", &self.parent)] {
+            if let Some(v) = value {
+                check_field(name, v)?;
+            }
+        }
+        match &self.payload {
+            Payload::Checkpoint { phase, data } => {
+                check_field("phase", phase)?;
+                require_object("data", data)
+            }
+            Payload::Health { status, metrics, next_check } => {
+                check_field("status", status)?;
+                if let Some(next) = next_check {
+                    check_field("next check", next)?;
+                }
+                require_object("metrics", metrics)
+            }
+        }
+    }
+}
+
+/// A fresh record id: a UUIDv7, so ids sort by creation time and are unique across machines.
+pub fn new_record_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {
+    let found = match value {
+        Value::Object(_) => return Ok(()),
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+    };
+    Err(BuildError::NotAnObject { what, found })
+}
+
+/// An empty JSON object, the data of a fresh start.
+pub fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+fn ser_time<S: Serializer>(time: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_time(time))
+}
+
+fn de_time<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_time(&text).map_err(serde::de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_shape_is_flat_and_tagged() {
+        let r = Record::checkpoint("a", "s", "p", json!({"k": 1})).unwrap();
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["kind"], "checkpoint");
+        assert_eq!(v["phase"], "p");
+        assert_eq!(v["data"]["k"], 1);
+        assert_eq!(v["version"], "2.0");
+        let back: Record = serde_json::from_value(v).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn constructors_validate() {
+        assert!(matches!(
+            Record::checkpoint("a", "s", "p", json!([1])),
+            Err(BuildError::NotAnObject { found: "an array", .. })
+        ));
+        assert!(Record::checkpoint("a", "x\nPhase: evil", "p", json!({})).is_err());
+        assert!(Record::health("a", "s", "Active", json!({}), Some("")).is_err());
+        let ids: std::collections::HashSet<_> = (0..100).map(|_| new_record_id()).collect();
+        assert_eq!(ids.len(), 100);
+    }
+}

@@ -1,0 +1,173 @@
+//! Rendering records (and the session issue's body) to markdown through minijinja templates.
+//!
+//! The templates live in `templates/` and are compiled into the binary; a configuration may
+//! replace any of them. Whatever the template, [`Renderer::render`] parses its own output back and
+//! refuses a body that would not read back as the same record: a template edit must never produce
+//! checkpoints that resume cannot see.
+
+use chrono::SubsecRound;
+use minijinja::{Environment, UndefinedBehavior, context};
+use serde_json::Value;
+use thiserror::Error;
+
+use super::parse::parse;
+use super::record::{BuildError, Payload, Record};
+use super::time::format_time;
+use super::validate::HARD_MAX_BODY_BYTES;
+
+/// Template names, which are also the file names in `templates/` and in an override directory.
+pub const TEMPLATE_NAMES: [&str; 3] = ["checkpoint.md", "health.md", "session-issue.md"];
+
+/// The source of each template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Templates {
+    pub checkpoint: String,
+    pub health: String,
+    pub session_issue: String,
+}
+
+impl Templates {
+    /// The templates shipped in `templates/`.
+    pub fn embedded() -> Templates {
+        Templates {
+            checkpoint: include_str!("../../templates/checkpoint.md").to_string(),
+            health: include_str!("../../templates/health.md").to_string(),
+            session_issue: include_str!("../../templates/session-issue.md").to_string(),
+        }
+    }
+
+    /// Replaces the template called `name` (one of [`TEMPLATE_NAMES`]). Returns false for an
+    /// unknown name.
+    pub fn replace(&mut self, name: &str, source: String) -> bool {
+        let slot = match name {
+            "checkpoint.md" => &mut self.checkpoint,
+            "health.md" => &mut self.health,
+            "session-issue.md" => &mut self.session_issue,
+            _ => return false,
+        };
+        *slot = source;
+        true
+    }
+}
+
+/// Why a body could not be rendered.
+#[derive(Debug, Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Invalid(#[from] BuildError),
+    #[error("template {name}: {source}")]
+    Template { name: &'static str, source: minijinja::Error },
+    #[error(
+        "the rendered comment is {len} bytes, over the {cap}-byte limit; \
+         store less state (file paths, not file contents) or raise max_body_bytes (hard cap 1 MiB)"
+    )]
+    TooLarge { len: usize, cap: usize },
+    #[error(
+        "template {name} produced a body that does not read back as the same record ({reason}); \
+         fix the template override"
+    )]
+    NotReadable { name: &'static str, reason: String },
+}
+
+/// What the session issue's body talks about.
+#[derive(Debug, Clone, Default)]
+pub struct SessionIssue {
+    pub owner: String,
+    pub repo: String,
+    /// Comma-separated trusted author logins, shown to humans; may be empty.
+    pub trusted: String,
+}
+
+/// Renders records and the session issue with a fixed set of templates and a body-size cap.
+pub struct Renderer {
+    env: Environment<'static>,
+    max_body_bytes: usize,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer").field("max_body_bytes", &self.max_body_bytes).finish()
+    }
+}
+
+impl Renderer {
+    /// Compiles the templates. `max_body_bytes` is clamped to the 1 MiB hard cap.
+    pub fn new(templates: Templates, max_body_bytes: usize) -> Result<Renderer, RenderError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let sources = [templates.checkpoint, templates.health, templates.session_issue];
+        for (name, source) in TEMPLATE_NAMES.into_iter().zip(sources) {
+            env.add_template_owned(name, source)
+                .map_err(|source| RenderError::Template { name, source })?;
+        }
+        Ok(Renderer { env, max_body_bytes: max_body_bytes.min(HARD_MAX_BODY_BYTES) })
+    }
+
+    /// Renders with the embedded templates and the default cap.
+    pub fn embedded() -> Result<Renderer, RenderError> {
+        Renderer::new(Templates::embedded(), super::validate::DEFAULT_MAX_BODY_BYTES)
+    }
+
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// Renders a record's comment body, after validating it, and checks it reads back unchanged.
+    pub fn render(&self, record: &Record) -> Result<String, RenderError> {
+        record.check()?;
+        let (name, body) = match &record.payload {
+            Payload::Checkpoint { phase, data } => {
+                let ctx = context! {
+                    agent => &record.agent, version => &record.version, phase => phase,
+                    session => &record.session, time => format_time(&record.time),
+                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    data_json => pretty(data),
+                };
+                ("checkpoint.md", self.run("checkpoint.md", ctx)?)
+            }
+            Payload::Health { status, metrics, next_check } => {
+                let ctx = context! {
+                    agent => &record.agent, version => &record.version, status => status,
+                    session => &record.session, time => format_time(&record.time),
+                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    metrics_json => pretty(metrics), next_check => next_check,
+                };
+                ("health.md", self.run("health.md", ctx)?)
+            }
+        };
+        if body.len() > self.max_body_bytes {
+            return Err(RenderError::TooLarge { len: body.len(), cap: self.max_body_bytes });
+        }
+        // Records carry microseconds; compare against what the body can express.
+        let mut expected = record.clone();
+        expected.time = record.time.trunc_subsecs(6);
+        match parse(&body) {
+            Ok(back) if back == expected => Ok(body),
+            Ok(_) => Err(RenderError::NotReadable { name, reason: "fields differ".to_string() }),
+            Err(e) => Err(RenderError::NotReadable { name, reason: e.to_string() }),
+        }
+    }
+
+    /// Renders the body of the session issue.
+    pub fn session_issue(&self, issue: &SessionIssue) -> Result<String, RenderError> {
+        let ctx = context! {
+            owner => &issue.owner, repo => &issue.repo, trusted => &issue.trusted,
+            version => env!("CARGO_PKG_VERSION"),
+        };
+        self.run("session-issue.md", ctx)
+    }
+
+    fn run(&self, name: &'static str, ctx: minijinja::Value) -> Result<String, RenderError> {
+        let template = |source| RenderError::Template { name, source };
+        self.env.get_template(name).map_err(template)?.render(ctx).map_err(template)
+    }
+}
+
+/// The seed's `json.dumps(data, indent=2, sort_keys=True)`: two-space indent, keys sorted at
+/// every level (by code point, as Python sorts them).
+fn pretty(value: &Value) -> String {
+    let mut sorted = value.clone();
+    sorted.sort_all_objects();
+    // Serializing a `Value` cannot fail: its map keys are strings.
+    serde_json::to_string_pretty(&sorted).unwrap_or_default()
+}

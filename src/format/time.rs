@@ -1,0 +1,60 @@
+//! Record timestamps: the one canonical way we write them and the lenient ways we read them.
+//!
+//! Writing: UTC RFC 3339 with exactly six fractional digits and `Z`
+//! (`2026-11-29T08:40:58.123456Z`), which is also what the seed's
+//! `datetime.utcnow().isoformat() + "Z"` prints whenever microseconds are non-zero.
+//!
+//! Reading accepts any RFC 3339 time (any offset, any number of fractional digits, or none) and
+//! one common Python slip: an offset followed by a stray `Z` (`...+00:00Z`), which is what
+//! `datetime.now(timezone.utc).isoformat() + "Z"` produces.
+
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+
+/// Formats a time the way every record we write carries it.
+pub fn format_time(time: &DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+/// Parses a record's `Time:` value. The error says what shape was expected.
+pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    // `...+00:00Z`: an explicit offset with a redundant `Z` glued on.
+    if let Some(stripped) = text.strip_suffix('Z')
+        && let Ok(t) = DateTime::parse_from_rfc3339(stripped)
+    {
+        return Ok(t.with_timezone(&Utc));
+    }
+    Err("expected an RFC 3339 time such as 2026-11-29T08:40:58.123456Z".to_string())
+}
+
+/// The current time, cut to the microsecond precision records carry, so that a record built now
+/// renders and parses back to an equal value.
+pub fn now_micros() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_microseconds_and_z() {
+        let t = parse_time("2026-11-29T08:40:58Z").unwrap();
+        assert_eq!(format_time(&t), "2026-11-29T08:40:58.000000Z");
+    }
+
+    #[test]
+    fn reads_seed_forms_and_offsets() {
+        let a = parse_time("2026-11-29T08:40:58.123456Z").unwrap();
+        let b = parse_time("2026-11-29T09:40:58.123456+01:00").unwrap();
+        let c = parse_time("2026-11-29T08:40:58.123456+00:00Z").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        assert_eq!(format_time(&a), "2026-11-29T08:40:58.123456Z");
+        assert!(parse_time("2026-11-29T08:40:58").is_err(), "naive time has no zone");
+        assert!(parse_time("yesterday").is_err());
+    }
+}
