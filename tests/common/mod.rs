@@ -1,0 +1,80 @@
+//! Helpers shared by the integration tests: proptest strategies for records.
+#![allow(dead_code)]
+
+use chrono::DateTime;
+use forgestate::format::{Payload, Record, check_field, new_record_id};
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+/// A header value that passes write validation: printable text plus the ASCII punctuation that
+/// matters to the layout (colons, brackets, spaces).
+pub fn field() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9_:\\[\\]#>*. /-]{1,40}",
+        "\\PC{1,30}",
+    ]
+    .prop_map(|s| s.trim().replace("```", "``"))
+    .prop_filter("valid header value", |s| check_field("x", s).is_ok())
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        ".{0,20}".prop_map(Value::String),
+        "\\PC{0,10}\n```\n\\PC{0,5}".prop_map(Value::String),
+    ]
+}
+
+pub fn json_value() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(3, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(".{0,12}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+pub fn json_object() -> impl Strategy<Value = Value> {
+    prop::collection::btree_map(".{0,12}", json_value(), 0..8)
+        .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>()))
+}
+
+/// Any valid version-2.0 record, checkpoint or health.
+pub fn record() -> impl Strategy<Value = Record> {
+    let time = (0i64..253_402_300_799_999_999).prop_map(|us| {
+        DateTime::from_timestamp_micros(us).unwrap_or_default()
+    });
+    let lineage = (proptest::option::of(any::<u64>()), proptest::option::of(field()));
+    let payload = prop_oneof![
+        (field(), json_object()).prop_map(|(phase, data)| Payload::Checkpoint { phase, data }),
+        (field(), json_object(), proptest::option::of(field())).prop_map(
+            |(status, metrics, next_check)| Payload::Health { status, metrics, next_check }
+        ),
+    ];
+    (field(), field(), time, lineage, payload).prop_map(
+        |(agent, session, time, (seq, parent), payload)| Record {
+            version: "2.0".into(),
+            id: Some(new_record_id()),
+            seq,
+            parent,
+            agent,
+            session,
+            time,
+            payload,
+        },
+    )
+}
+
+/// Deterministic samples from a strategy, for tests that batch work outside `proptest!`.
+pub fn samples<S: Strategy>(strategy: S, n: usize) -> Vec<S::Value> {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    (0..n)
+        .map(|_| strategy.new_tree(&mut runner).expect("strategy generates").current())
+        .collect()
+}
