@@ -1,5 +1,21 @@
 //! forgestate: persist and resume AI agents' work as versioned comments on one forge issue.
 //!
-//! Layout, from the wire up:
+//! Layout, from the wire up (see `ARCHITECTURE.md`):
 //! - [`format`]: render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
+//! - [`store`]: where bodies live; the [`store::Thread`] trait and its backends. No format.
+//! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
+//! - [`resume`]: phase to resume point, and the typed implementation state.
+//! - [`client`]: the verbs, over any store.
+//! - [`config`]: configuration files, discovery and precedence; opening the store.
+//! - [`error`]: the crate-wide error and its categories.
+
+pub mod client;
+pub mod config;
+pub mod error;
 pub mod format;
+pub mod resume;
+pub mod scan;
+pub mod store;
+
+pub use client::{Client, Posted};
+pub use error::{Category, Error, Result};

@@ -1,0 +1,248 @@
+//! Configuration: the file format, where the file is found, and turning it into a client.
+//!
+//! Precedence, written down once: `--config FILE`, then `$FORGESTATE_CONFIG`, then
+//! `./forgestate.toml`, then `$XDG_CONFIG_HOME/forgestate/config.toml` (falling back to
+//! `~/.config/forgestate/config.toml`). The first that applies is used; a file named explicitly
+//! (flag or variable) must exist. Whatever file is used is laid over the built-in defaults,
+//! which are `config/forgestate.toml` compiled into the binary.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
+use crate::resume::{ResumeConfig, ResumeMap};
+use crate::store::{AnyThread, LocalThread};
+
+/// The documented example configuration, which doubles as the built-in defaults.
+pub const DEFAULTS: &str = include_str!("../config/forgestate.toml");
+/// The local store used when nothing else is configured.
+pub const DEFAULT_LOCAL_DIR: &str = ".forgestate";
+
+/// A configuration file as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub trusted_authors: Vec<String>,
+    #[serde(default)]
+    pub local: LocalConfig,
+    #[serde(default)]
+    pub format: FormatConfig,
+    #[serde(default)]
+    pub resume: ResumeConfig,
+    pub forge: Option<ForgeConfig>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalConfig {
+    pub dir: Option<PathBuf>,
+    pub author: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatConfig {
+    pub max_body_bytes: Option<usize>,
+    pub templates_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForgeConfig {
+    pub url: Option<String>,
+    pub owner: Option<String>,
+    pub repo: Option<String>,
+}
+
+impl ConfigFile {
+    /// Parses a configuration file's text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<ConfigFile> {
+        toml::from_str(text).map_err(|e| Error::Config(format!("config file {origin}: {e}")))
+    }
+
+    /// `self` with `over` laid on top: keys set in `over` win; resume tables replace per agent.
+    pub fn overlay(mut self, over: ConfigFile) -> ConfigFile {
+        self.trusted_authors.extend(over.trusted_authors);
+        self.local.dir = over.local.dir.or(self.local.dir);
+        self.local.author = over.local.author.or(self.local.author);
+        self.format.max_body_bytes = over.format.max_body_bytes.or(self.format.max_body_bytes);
+        self.format.templates_dir = over.format.templates_dir.or(self.format.templates_dir);
+        self.resume.default = over.resume.default.or(self.resume.default);
+        self.resume.agents.extend(over.resume.agents);
+        self.forge = over.forge.or(self.forge);
+        self
+    }
+}
+
+/// Where the configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Flag(PathBuf),
+    Env(PathBuf),
+    WorkingDir(PathBuf),
+    Xdg(PathBuf),
+    BuiltIn,
+}
+
+impl Origin {
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Origin::Flag(p) | Origin::Env(p) | Origin::WorkingDir(p) | Origin::Xdg(p) => Some(p),
+            Origin::BuiltIn => None,
+        }
+    }
+}
+
+/// Picks the configuration file by the documented precedence. `env` reads environment
+/// variables and `cwd` is the working directory, so tests can pass their own.
+pub fn discover(flag: Option<&Path>, env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> Origin {
+    if let Some(path) = flag {
+        return Origin::Flag(path.to_path_buf());
+    }
+    if let Some(path) = env("FORGESTATE_CONFIG").filter(|p| !p.is_empty()) {
+        return Origin::Env(PathBuf::from(path));
+    }
+    let local = cwd.join("forgestate.toml");
+    if local.is_file() {
+        return Origin::WorkingDir(local);
+    }
+    let xdg = env("XDG_CONFIG_HOME")
+        .filter(|p| Path::new(p).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| Path::new(&h).join(".config")));
+    match xdg.map(|d| d.join("forgestate").join("config.toml")) {
+        Some(path) if path.is_file() => Origin::Xdg(path),
+        _ => Origin::BuiltIn,
+    }
+}
+
+/// A loaded configuration: the built-in defaults with the chosen file laid over them.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub file: ConfigFile,
+    pub origin: Origin,
+    /// Relative paths in the file are resolved against this directory.
+    base_dir: PathBuf,
+    /// Environment values that matter, captured at load time.
+    env: BTreeMap<&'static str, String>,
+}
+
+impl Config {
+    /// Loads the configuration the way the CLI does, from the real environment.
+    pub fn load(flag: Option<&Path>) -> Result<Config> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Error::Config(format!("cannot read the working directory: {e}")))?;
+        Config::load_with(flag, &|k| std::env::var(k).ok(), &cwd)
+    }
+
+    pub fn load_with(
+        flag: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+        cwd: &Path,
+    ) -> Result<Config> {
+        let defaults = ConfigFile::parse(DEFAULTS, "(built-in defaults)")?;
+        let origin = discover(flag, env, cwd);
+        let (file, base_dir) = match origin.path() {
+            None => (defaults, cwd.to_path_buf()),
+            Some(path) => {
+                let path = cwd.join(path);
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    let how = match &origin {
+                        Origin::Flag(_) => " (given with --config)",
+                        Origin::Env(_) => " (named by $FORGESTATE_CONFIG)",
+                        _ => "",
+                    };
+                    Error::Config(format!("cannot read config file {}{how}: {e}", path.display()))
+                })?;
+                let user = ConfigFile::parse(&text, &path.display().to_string())?;
+                let base = path.parent().map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
+                (defaults.overlay(user), base)
+            }
+        };
+        let mut captured = BTreeMap::new();
+        for key in ["FORGESTATE_URL", "USER", "USERNAME"] {
+            if let Some(v) = env(key).filter(|v| !v.is_empty()) {
+                captured.insert(key, v);
+            }
+        }
+        Ok(Config { file, origin, base_dir, env: captured })
+    }
+
+    fn resolve(&self, path: &Path) -> PathBuf {
+        self.base_dir.join(path)
+    }
+
+    /// The renderer: built-in templates with any overrides, and the body cap.
+    pub fn renderer(&self) -> Result<Renderer> {
+        let cap = self.file.format.max_body_bytes.unwrap_or(crate::format::DEFAULT_MAX_BODY_BYTES);
+        let cap = check_body_cap(cap).map_err(Error::Config)?;
+        let mut templates = Templates::embedded();
+        if let Some(dir) = &self.file.format.templates_dir {
+            let dir = self.resolve(dir);
+            if !dir.is_dir() {
+                return Err(Error::Config(format!(
+                    "templates_dir {} is not a directory; create it or remove the setting",
+                    dir.display()
+                )));
+            }
+            for name in TEMPLATE_NAMES {
+                let path = dir.join(name);
+                if path.is_file() {
+                    let source = std::fs::read_to_string(&path).map_err(|e| {
+                        Error::Config(format!("cannot read template {}: {e}", path.display()))
+                    })?;
+                    templates.replace(name, source);
+                }
+            }
+        }
+        Ok(Renderer::new(templates, cap)?)
+    }
+
+    pub fn resume_map(&self) -> Result<ResumeMap> {
+        ResumeMap::new(&self.file.resume).map_err(Error::Config)
+    }
+
+    /// The configured forge URL, from `$FORGESTATE_URL` or the `[forge]` table.
+    pub fn forge_url(&self) -> Option<String> {
+        self.env.get("FORGESTATE_URL").cloned().or_else(|| {
+            self.file.forge.as_ref().and_then(|f| f.url.clone()).filter(|u| !u.is_empty())
+        })
+    }
+
+    /// Opens the store the verbs should use. `store_flag` is `--store DIR`. The second value is
+    /// a note for the user when a default was chosen on their behalf.
+    pub fn open_store(&self, store_flag: Option<&Path>) -> Result<(AnyThread, Option<String>)> {
+        let author = self.file.local.author.clone()
+            .or_else(|| self.env.get("USER").cloned())
+            .or_else(|| self.env.get("USERNAME").cloned())
+            .unwrap_or_else(|| "local".to_string());
+        if let Some(dir) = store_flag {
+            return Ok((AnyThread::Local(LocalThread::new(dir, author)), None));
+        }
+        if let Some(url) = self.forge_url() {
+            return Err(Error::Config(format!(
+                "a forge is configured ({url}) but this build has no forge backend yet; \
+                 pass --store DIR to use a local store, or unset [forge] url and $FORGESTATE_URL"
+            )));
+        }
+        let (dir, shown) = match &self.file.local.dir {
+            Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
+            None => (PathBuf::from(DEFAULT_LOCAL_DIR), format!("./{DEFAULT_LOCAL_DIR}")),
+        };
+        let note = format!("no forge configured; using the local store in {shown}");
+        Ok((AnyThread::Local(LocalThread::new(dir, author)), Some(note)))
+    }
+
+    /// Builds the client over the chosen store.
+    pub fn client(&self, store_flag: Option<&Path>) -> Result<(Client<AnyThread>, Option<String>)> {
+        let (thread, note) = self.open_store(store_flag)?;
+        let client = Client::new(thread, self.renderer()?, self.resume_map()?)
+            .with_trusted_authors(self.file.trusted_authors.iter().cloned());
+        Ok((client, note))
+    }
+}

@@ -1,0 +1,49 @@
+//! The crate-wide error: every failure a verb can hit, grouped by who has to act on it.
+
+use thiserror::Error;
+
+use crate::format::{BuildError, ParseError, RenderError};
+use crate::store::StoreError;
+
+/// Who has to fix it, which is also what the CLI's exit code says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    /// The input data was bad (a flag value, a comment body, a JSON document).
+    Data,
+    /// The store could not be read or written.
+    Io,
+    /// The configuration (file, templates, environment) is wrong.
+    Config,
+}
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Config(String),
+    #[error("{0}")]
+    Data(String),
+}
+
+impl Error {
+    pub fn category(&self) -> Category {
+        match self {
+            Error::Build(_) | Error::Parse(_) | Error::Data(_) => Category::Data,
+            Error::Render(RenderError::Template { .. } | RenderError::NotReadable { .. }) => {
+                Category::Config
+            }
+            Error::Render(_) => Category::Data,
+            Error::Store(_) => Category::Io,
+            Error::Config(_) => Category::Config,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

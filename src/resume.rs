@@ -1,0 +1,154 @@
+//! Where to resume: mapping an agent's last phase to a resume point, and the typed state the
+//! seed's `resume_implementation` restores.
+//!
+//! Keys of the map are globs (`subtask_*_complete`) for agents and phases alike. The most specific
+//! key wins: an exact key beats any glob, and among globs the one with more literal characters
+//! wins (ties go to the alphabetically first). An unknown phase maps to the configured default.
+
+use std::collections::BTreeMap;
+
+use glob::Pattern;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::format::empty_object;
+use crate::scan::Entry;
+
+/// The phase reported when there is no checkpoint at all.
+pub const FRESH_START: &str = "fresh_start";
+
+/// The `[resume]` table of a configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeConfig {
+    pub default: Option<String>,
+    #[serde(default)]
+    pub agents: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+struct Rule<T> {
+    key: String,
+    pattern: Pattern,
+    value: T,
+}
+
+/// Compiled resume map.
+pub struct ResumeMap {
+    default: String,
+    agents: Vec<Rule<Vec<Rule<String>>>>,
+}
+
+impl std::fmt::Debug for ResumeMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let agents: Vec<&str> = self.agents.iter().map(|r| r.key.as_str()).collect();
+        f.debug_struct("ResumeMap").field("default", &self.default).field("agents", &agents).finish()
+    }
+}
+
+impl ResumeMap {
+    /// Compiles a `[resume]` table. The error names the bad key.
+    pub fn new(config: &ResumeConfig) -> Result<ResumeMap, String> {
+        let compile = |key: &str| {
+            Pattern::new(key).map_err(|e| format!("resume map key {key:?} is not a valid glob: {e}"))
+        };
+        let mut agents = Vec::new();
+        for (agent, phases) in &config.agents {
+            let mut rules = Vec::new();
+            for (phase, point) in phases {
+                rules.push(Rule { key: phase.clone(), pattern: compile(phase)?, value: point.clone() });
+            }
+            agents.push(Rule { key: agent.clone(), pattern: compile(agent)?, value: rules });
+        }
+        let default = config.default.clone().unwrap_or_else(|| "start".to_string());
+        Ok(ResumeMap { default, agents })
+    }
+
+    /// The resume point for an unknown phase, and for a fresh start.
+    pub fn default_point(&self) -> &str {
+        &self.default
+    }
+
+    /// The resume point for an agent's phase.
+    pub fn point(&self, agent: &str, phase: &str) -> &str {
+        best(&self.agents, agent)
+            .and_then(|rules| best(rules, phase))
+            .map_or(self.default.as_str(), String::as_str)
+    }
+}
+
+fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
+    let specificity = |r: &Rule<T>| {
+        let exact = !r.key.contains(['*', '?', '[']);
+        let literal = r.key.chars().filter(|c| !matches!(c, '*' | '?' | '[' | ']')).count();
+        (exact, literal, std::cmp::Reverse(r.key.clone()))
+    };
+    rules
+        .iter()
+        .filter(|r| r.key == name || r.pattern.matches(name))
+        .max_by_key(|r| specificity(r))
+        .map(|r| &r.value)
+}
+
+/// The answer to "where do I pick up?".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resume {
+    pub resume_point: String,
+    /// The last checkpoint's phase, or `fresh_start`.
+    pub phase: String,
+    /// The last checkpoint's whole data object (empty on a fresh start).
+    pub data: Value,
+    pub checkpoint: Option<Entry>,
+}
+
+impl Resume {
+    /// Resume from `checkpoint`, or start fresh when there is none.
+    pub fn from_checkpoint(map: &ResumeMap, checkpoint: Option<Entry>) -> Resume {
+        match checkpoint {
+            None => Resume {
+                resume_point: map.default_point().to_string(),
+                phase: FRESH_START.to_string(),
+                data: empty_object(),
+                checkpoint: None,
+            },
+            Some(entry) => {
+                let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
+                Resume {
+                    resume_point: map.point(&entry.record.agent, &phase).to_string(),
+                    phase,
+                    data: entry.record.data().clone(),
+                    checkpoint: Some(entry),
+                }
+            }
+        }
+    }
+
+    /// The seed's `resume_implementation` state. `working_dir` given here wins over the saved one,
+    /// as in the seed.
+    pub fn implementation_state(&self, working_dir: Option<&str>) -> ImplementationState {
+        let d = &self.data;
+        ImplementationState {
+            issue_number: d.get("issue_number").and_then(Value::as_u64),
+            branch_name: d.get("branch_name").and_then(Value::as_str).map(str::to_string),
+            completed_subtasks: d
+                .get("completed_subtasks")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            pr_number: d.get("pr_number").and_then(Value::as_u64),
+            working_dir: working_dir
+                .map(str::to_string)
+                .or_else(|| d.get("working_dir").and_then(Value::as_str).map(str::to_string)),
+        }
+    }
+}
+
+/// The state fields an implementation worker restores. A field that is absent, or of the wrong
+/// JSON type, is `None` (or empty) rather than an error.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImplementationState {
+    pub issue_number: Option<u64>,
+    pub branch_name: Option<String>,
+    pub completed_subtasks: Vec<Value>,
+    pub pr_number: Option<u64>,
+    pub working_dir: Option<String>,
+}

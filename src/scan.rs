@@ -1,0 +1,171 @@
+//! From comments to records: parse every body, apply trust, dedupe by record id, filter.
+//!
+//! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is thread order
+//! (the store's comment id), never the client clocks in `Time:` lines, and where two comments
+//! carry the same record `Id`, the first one wins.
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::format::{Kind, ParseError, Record, parse};
+use crate::store::{Comment, Listing};
+
+/// Where a record came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommentInfo {
+    pub id: u64,
+    pub author: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub url: Option<String>,
+    /// Changed after posting (`updated_at` later than `created_at`): a human may have edited it.
+    pub edited: bool,
+}
+
+impl From<&Comment> for CommentInfo {
+    fn from(c: &Comment) -> Self {
+        CommentInfo {
+            id: c.id,
+            author: c.author.clone(),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            url: c.url.clone(),
+            edited: c.updated_at > c.created_at,
+        }
+    }
+}
+
+/// A trusted, valid, first-of-its-id record and the comment that holds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    #[serde(flatten)]
+    pub record: Record,
+    pub comment: CommentInfo,
+}
+
+/// Why a comment does not count as a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    Invalid(ParseError),
+    Untrusted { author: String },
+    Duplicate { record_id: String, first_comment: u64 },
+}
+
+impl Rejection {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Rejection::Invalid(e) => e.code(),
+            Rejection::Untrusted { .. } => "untrusted",
+            Rejection::Duplicate { .. } => "duplicate",
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejection::Invalid(e) => e.fmt(f),
+            Rejection::Untrusted { author } => write!(
+                f,
+                "posted by {author}, who is not a trusted author; never used for resume \
+                 (add them to trusted_authors if they should be)"
+            ),
+            Rejection::Duplicate { record_id, first_comment } => {
+                write!(f, "repeats record {record_id}, first posted as comment {first_comment}")
+            }
+        }
+    }
+}
+
+/// A comment that was not taken as a record, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejected {
+    pub comment: CommentInfo,
+    #[serde(serialize_with = "ser_code")]
+    pub code: Rejection,
+    pub reason: String,
+}
+
+fn ser_code<S: serde::Serializer>(r: &Rejection, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(r.code())
+}
+
+/// Whose comments count as records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// Everyone who can write the store (the local store: the file system is the boundary).
+    Everyone,
+    /// Only these authors (a forge: anyone who can read an issue can comment on it).
+    Only(BTreeSet<String>),
+}
+
+impl Trust {
+    fn allows(&self, author: &str) -> bool {
+        match self {
+            Trust::Everyone => true,
+            Trust::Only(set) => set.contains(author),
+        }
+    }
+}
+
+/// A whole thread, read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    /// Records in thread order.
+    pub entries: Vec<Entry>,
+    /// Comments that are not records, in thread order.
+    pub rejected: Vec<Rejected>,
+    /// What the store noticed while reading (torn lines and the like).
+    pub warnings: Vec<String>,
+}
+
+/// Reads a listing: parse, trust, dedupe.
+pub fn scan(listing: Listing, trust: &Trust) -> Scan {
+    let mut comments = listing.comments;
+    comments.sort_by_key(|c| c.id);
+    let mut out = Scan { warnings: listing.warnings, ..Scan::default() };
+    let mut first_seen: HashMap<String, u64> = HashMap::new();
+    for comment in &comments {
+        let info = CommentInfo::from(comment);
+        let rejection = match parse(&comment.body) {
+            Err(e @ ParseError::NoMarker) => Rejection::Invalid(e),
+            _ if !trust.allows(&comment.author) => {
+                Rejection::Untrusted { author: comment.author.clone() }
+            }
+            Err(e) => Rejection::Invalid(e),
+            Ok(record) => match record.id.as_ref().and_then(|id| first_seen.get(id).map(|&c| (id, c))) {
+                Some((id, first)) => Rejection::Duplicate { record_id: id.clone(), first_comment: first },
+                None => {
+                    if let Some(id) = &record.id {
+                        first_seen.insert(id.clone(), comment.id);
+                    }
+                    out.entries.push(Entry { record, comment: info });
+                    continue;
+                }
+            },
+        };
+        out.rejected.push(Rejected { comment: info, reason: rejection.to_string(), code: rejection });
+    }
+    out
+}
+
+/// Which records a verb is about. Empty fields match everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub kind: Option<Kind>,
+    /// Only records whose comment was posted at or after this time (whole seconds).
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl Filter {
+    pub fn matches(&self, e: &Entry) -> bool {
+        self.agent.as_ref().is_none_or(|a| *a == e.record.agent)
+            && self.session.as_ref().is_none_or(|s| *s == e.record.session)
+            && self.kind.is_none_or(|k| k == e.record.kind())
+            && self.since.is_none_or(|t| e.comment.created_at.timestamp() >= t.timestamp())
+    }
+}

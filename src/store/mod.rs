@@ -1,0 +1,114 @@
+//! Stores: where comment bodies live. A store is "a thread of comments" and nothing more.
+//!
+//! Invariant: stores know nothing about the record format. They append opaque bodies, list them
+//! back in thread order, and say who the current author is. Everything else (parsing, trust,
+//! dedupe, resume) happens above them in [`crate::client`], identically for every backend.
+
+mod local;
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use thiserror::Error;
+
+pub use local::{LocalThread, THREAD_FILE};
+
+/// One comment as a store holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Comment {
+    /// The store's own id: increasing in thread order (a forge's global comment id).
+    pub id: u64,
+    /// Who posted it (a forge login, or the local store's configured author).
+    pub author: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Where a human can see it, when the store has such a place.
+    pub url: Option<String>,
+    #[serde(skip)]
+    pub body: String,
+}
+
+/// Comments read back, with anything odd the store noticed on the way (e.g. a torn last line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub comments: Vec<Comment>,
+    pub warnings: Vec<String>,
+}
+
+/// A store failed. Each message names the object involved and what to try.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("{op} {}: {source}", path.display())]
+    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("the store's background task failed: {0}")]
+    Task(String),
+}
+
+/// A thread of comments: the one abstraction every verb goes through.
+///
+/// Methods return `Send` futures so a store can be used from any tokio runtime.
+pub trait Thread: Send + Sync {
+    /// Where the thread lives, for messages ("local store ./.forgestate", an issue URL).
+    fn describe(&self) -> String;
+
+    /// Appends one comment and returns it as stored.
+    fn append(&self, body: &str) -> impl Future<Output = Result<Comment, StoreError>> + Send;
+
+    /// Lists comments in thread order (ascending id). With `since`, only comments whose
+    /// `updated_at` is at or after it, compared in whole seconds, as Forgejo does.
+    fn list(
+        &self,
+        since: Option<DateTime<Utc>>,
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
+
+    /// The identity new comments are posted as.
+    fn whoami(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
+
+    /// Whether comments by other authors may be trusted by default. True only for stores whose
+    /// access control is the file system itself.
+    fn trusts_everyone(&self) -> bool {
+        false
+    }
+}
+
+/// Every backend the CLI can pick at run time. New backends become new variants; the verbs and
+/// the format never change.
+#[derive(Debug)]
+pub enum AnyThread {
+    Local(LocalThread),
+}
+
+impl Thread for AnyThread {
+    fn describe(&self) -> String {
+        match self {
+            AnyThread::Local(t) => t.describe(),
+        }
+    }
+
+    async fn append(&self, body: &str) -> Result<Comment, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.append(body).await,
+        }
+    }
+
+    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.list(since).await,
+        }
+    }
+
+    async fn whoami(&self) -> Result<String, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.whoami().await,
+        }
+    }
+
+    fn trusts_everyone(&self) -> bool {
+        match self {
+            AnyThread::Local(t) => t.trusts_everyone(),
+        }
+    }
+}
