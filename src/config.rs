@@ -232,7 +232,7 @@ impl Config {
         }
         let (dir, shown) = match &self.file.local.dir {
             Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
-            None => (PathBuf::from(DEFAULT_LOCAL_DIR), format!("./{DEFAULT_LOCAL_DIR}")),
+            None => (Path::new(".").join(DEFAULT_LOCAL_DIR), format!("./{DEFAULT_LOCAL_DIR}")),
         };
         let note = format!("no forge configured; using the local store in {shown}");
         Ok((AnyThread::Local(LocalThread::new(dir, author)), Some(note)))

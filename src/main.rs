@@ -1,1 +1,7 @@
-fn main(){}
+//! The `forgestate` binary; all of it lives in the `cli` module over the library.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,256 @@
+//! Command-line arguments, exactly as typed (clap derive), and turning flag values into data.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Map, Value};
+
+use forgestate::format::{Kind, parse_time};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "forgestate",
+    version,
+    about = "Persist and resume AI agents' work as checkpoint comments on a Forgejo/Gitea issue",
+    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 78 configuration."
+)]
+pub struct Cli {
+    /// Configuration file [default: $FORGESTATE_CONFIG, ./forgestate.toml, then the XDG dir]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Use the local store in DIR (overrides any configured forge or local.dir)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Machine output: one JSON document on stdout; human text goes to stderr
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// More logging on stderr (-v info, -vv debug, -vvv trace)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Only errors on stderr
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
+    Checkpoint(CheckpointArgs),
+    /// Post a [HEALTH] record: a liveness signal with metrics
+    Health(HealthArgs),
+    /// Print the newest matching record (JSON null when there is none)
+    Latest(LatestArgs),
+    /// Print where an agent should resume a session, with its last checkpoint's data
+    Resume(ResumeArgs),
+    /// List records, oldest first
+    List(ListArgs),
+    /// Parse one comment body and print the record as JSON, or why it is not one
+    Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckpointArgs {
+    #[arg(long)]
+    pub agent: String,
+    #[arg(long)]
+    pub session: String,
+    #[arg(long)]
+    pub phase: String,
+    /// State data as a JSON object, or - to read it from stdin
+    #[arg(long, value_name = "JSON", conflicts_with = "data_file")]
+    pub data: Option<String>,
+    /// Read the state data from a JSON file
+    #[arg(long, value_name = "FILE")]
+    pub data_file: Option<PathBuf>,
+    /// Set one key of the data; VALUE is parsed as JSON when it can be, else taken as a string
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[arg(long)]
+    pub agent: String,
+    #[arg(long)]
+    pub session: String,
+    #[arg(long, default_value = "Active")]
+    pub status: String,
+    /// Metrics as a JSON object, or - to read them from stdin
+    #[arg(long, value_name = "JSON")]
+    pub metrics: Option<String>,
+    /// When the next signal is due, in words (e.g. "in 10 iterations")
+    #[arg(long, value_name = "TEXT")]
+    pub next_check: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    Checkpoint,
+    Health,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Checkpoint => Kind::Checkpoint,
+            KindArg::Health => Kind::Health,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LatestArgs {
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only this kind of record [default: either]
+    #[arg(long)]
+    pub kind: Option<KindArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    #[arg(long)]
+    pub agent: String,
+    #[arg(long)]
+    pub session: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    #[arg(long)]
+    pub kind: Option<KindArg>,
+    /// Only records posted at or after TIME: RFC 3339, or an age such as 90m, 24h or 7d
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only the newest N matching records (still printed oldest first)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Also list comments that are not valid, trusted records, with the reason
+    #[arg(long)]
+    pub invalid: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The comment body to parse; - or nothing reads stdin
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+}
+
+/// A flag value the user must fix. `usage` errors exit 64, the others 65 (bad data) or 74 (IO).
+#[derive(Debug)]
+pub enum InputError {
+    Usage(String),
+    Data(String),
+    Io(String),
+}
+
+/// Reads `-` from stdin, a file, or takes the text itself.
+pub fn read_input(inline: Option<&str>, file: Option<&PathBuf>) -> Result<Option<String>, InputError> {
+    let read_stdin = || {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map(|_| text)
+            .map_err(|e| InputError::Io(format!("cannot read stdin: {e}")))
+    };
+    match (inline, file) {
+        (Some("-"), _) => read_stdin().map(Some),
+        (Some(text), _) => Ok(Some(text.to_string())),
+        (None, Some(path)) if path.as_os_str() == "-" => read_stdin().map(Some),
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .map(Some)
+            .map_err(|e| InputError::Io(format!("cannot read {}: {e}", path.display()))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Parses a JSON object given on the command line; `what` names the flag in errors.
+pub fn json_object(what: &str, text: Option<String>) -> Result<Map<String, Value>, InputError> {
+    let Some(text) = text else { return Ok(Map::new()) };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(InputError::Data(format!(
+            "{what} must be a JSON object such as '{{\"issue_number\": 42}}'"
+        ))),
+        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
+    }
+}
+
+/// Applies `--set KEY=VALUE` pairs. VALUE is JSON when it parses (`42`, `true`, `[1,2]`,
+/// `"quoted"`), otherwise the literal string.
+pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), InputError> {
+    for set in sets {
+        let Some((key, value)) = set.split_once('=') else {
+            return Err(InputError::Usage(format!(
+                "--set {set:?} has no '='; write it as --set key=value"
+            )));
+        };
+        if key.is_empty() {
+            return Err(InputError::Usage(format!("--set {set:?} has an empty key")));
+        }
+        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+        data.insert(key.to_string(), value);
+    }
+    Ok(())
+}
+
+/// `--since`: an RFC 3339 time, or an age (`90m`, `24h`, `7d`) counted back from now.
+pub fn parse_since(text: &str) -> Result<DateTime<Utc>, InputError> {
+    if let Ok(t) = parse_time(text) {
+        return Ok(t);
+    }
+    let age = humantime::parse_duration(text).map_err(|_| {
+        InputError::Usage(format!(
+            "--since {text:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor an age (24h, 7d)"
+        ))
+    })?;
+    chrono::Duration::from_std(age)
+        .ok()
+        .and_then(|age| Utc::now().checked_sub_signed(age))
+        .ok_or_else(|| InputError::Usage(format!("--since {text:?} reaches too far back")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn set_values_are_json_when_they_can_be() {
+        let mut data = Map::new();
+        let sets = ["issue_number=42", "branch=feat/x", "done=[1,2]", "q=\"7\"", "eq=a=b", "n=null"];
+        apply_sets(&mut data, &sets.map(String::from)).unwrap();
+        assert_eq!(
+            Value::Object(data),
+            json!({"issue_number": 42, "branch": "feat/x", "done": [1, 2], "q": "7", "eq": "a=b", "n": null})
+        );
+        assert!(matches!(apply_sets(&mut Map::new(), &["novalue".into()]), Err(InputError::Usage(_))));
+    }
+
+    #[test]
+    fn since_takes_times_and_ages() {
+        let t = parse_since("2026-11-29T08:00:00Z").unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-11-29T08:00:00+00:00");
+        let age = Utc::now() - parse_since("24h").unwrap();
+        assert!((age.num_minutes() - 24 * 60).abs() <= 1);
+        assert!(parse_since("last week").is_err());
+    }
+
+    #[test]
+    fn data_must_be_an_object() {
+        assert!(matches!(json_object("--data", Some("[1]".into())), Err(InputError::Data(_))));
+        assert!(matches!(json_object("--data", Some("{".into())), Err(InputError::Data(_))));
+        assert_eq!(json_object("--data", None).unwrap(), Map::new());
+    }
+}

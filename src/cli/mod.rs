@@ -1,0 +1,191 @@
+//! The `forgestate` command: parse flags, call the library, print, map errors to exit codes.
+//!
+//! Exit codes (sysexits): 0 ok, 64 usage, 65 bad input data, 74 IO, 78 configuration.
+
+mod args;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde_json::{Value, json};
+
+use forgestate::format::{Record, parse};
+use forgestate::scan::Filter;
+use forgestate::store::AnyThread;
+use forgestate::{Category, Client, Error, config::Config};
+
+use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
+
+const EX_USAGE: u8 = 64;
+const EX_DATAERR: u8 = 65;
+const EX_IOERR: u8 = 74;
+const EX_CONFIG: u8 = 78;
+
+/// A failure with its exit code, already worded for the user.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let code = match e.category() {
+            Category::Data => EX_DATAERR,
+            Category::Io => EX_IOERR,
+            Category::Config => EX_CONFIG,
+        };
+        Failure { code, message: e.to_string() }
+    }
+}
+
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Self {
+        match e {
+            InputError::Usage(message) => Failure { code: EX_USAGE, message },
+            InputError::Data(message) => Failure { code: EX_DATAERR, message },
+            InputError::Io(message) => Failure { code: EX_IOERR, message },
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EX_USAGE } else { 0 });
+        }
+    };
+    init_logging(&cli);
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::note(&format!("cannot start the async runtime: {e}"));
+            return ExitCode::from(EX_IOERR);
+        }
+    };
+    match runtime.block_on(run(&cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            output::note(&format!("error: {}", f.message));
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn init_logging(cli: &Cli) {
+    use tracing::Level;
+    let level = match (cli.quiet, cli.verbose) {
+        (true, _) => Level::ERROR,
+        (false, 0) => Level::WARN,
+        (false, 1) => Level::INFO,
+        (false, 2) => Level::DEBUG,
+        _ => Level::TRACE,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+async fn run(cli: &Cli) -> Result<(), Failure> {
+    let warn = |warnings: &[String]| {
+        if !cli.quiet {
+            warnings.iter().for_each(|w| output::note(&format!("warning: {w}")));
+        }
+    };
+    match &cli.command {
+        Command::Checkpoint(a) => {
+            let client = open(cli)?;
+            let mut data = json_object("--data", read_input(a.data.as_deref(), a.data_file.as_ref())?)?;
+            apply_sets(&mut data, &a.set)?;
+            let record = Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
+                .map_err(Error::from)?;
+            post(&client, record, cli.json).await
+        }
+        Command::Health(a) => {
+            let client = open(cli)?;
+            let metrics = json_object("--metrics", read_input(a.metrics.as_deref(), None)?)?;
+            let record = Record::health(
+                &a.agent,
+                &a.session,
+                &a.status,
+                Value::Object(metrics),
+                a.next_check.as_deref(),
+            )
+            .map_err(Error::from)?;
+            post(&client, record, cli.json).await
+        }
+        Command::Latest(a) => {
+            let client = open(cli)?;
+            let filter = Filter {
+                agent: a.agent.clone(),
+                session: a.session.clone(),
+                kind: a.kind.map(Into::into),
+                since: None,
+            };
+            let (entry, warnings) = client.latest(&filter).await?;
+            warn(&warnings);
+            output::latest(entry.as_ref(), cli.json);
+            Ok(())
+        }
+        Command::Resume(a) => {
+            let client = open(cli)?;
+            let (resume, warnings) = client.resume(&a.agent, &a.session).await?;
+            warn(&warnings);
+            output::resume(&resume, &a.agent, &a.session, cli.json);
+            Ok(())
+        }
+        Command::List(a) => {
+            let client = open(cli)?;
+            let filter = Filter {
+                agent: a.agent.clone(),
+                session: a.session.clone(),
+                kind: a.kind.map(Into::into),
+                since: a.since.as_deref().map(parse_since).transpose()?,
+            };
+            let scan = client.list(&filter, a.limit).await?;
+            warn(&scan.warnings);
+            output::list(&scan, a.invalid, cli.json);
+            Ok(())
+        }
+        Command::Parse(a) => {
+            let file = a.file.clone().unwrap_or_else(|| "-".into());
+            parse_verb(read_input(None, Some(&file))?, cli.json)
+        }
+    }
+}
+
+/// Loads the configuration and opens the store, saying so when a default store was chosen.
+fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
+    let config = Config::load(cli.config.as_deref())?;
+    let (client, note) = config.client(cli.store.as_deref())?;
+    if let Some(note) = note.filter(|_| !cli.quiet) {
+        output::note(&note);
+    }
+    Ok(client)
+}
+
+async fn post(client: &Client<AnyThread>, record: Record, as_json: bool) -> Result<(), Failure> {
+    let posted = client.post(record).await?;
+    output::posted(&posted, as_json);
+    Ok(())
+}
+
+/// `forgestate parse`: the record as JSON, or the reason with exit code 65.
+fn parse_verb(body: Option<String>, as_json: bool) -> Result<(), Failure> {
+    match parse(&body.unwrap_or_default()) {
+        Ok(record) => {
+            output::json(&record);
+            Ok(())
+        }
+        Err(e) => {
+            if as_json {
+                output::json(&json!({"error": {"code": e.code(), "message": e.to_string()}}));
+            }
+            Err(Failure { code: EX_DATAERR, message: format!("not a valid record: {e}") })
+        }
+    }
+}
