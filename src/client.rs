@@ -38,7 +38,12 @@ pub struct Client<T> {
 
 impl<T: Thread> Client<T> {
     pub fn new(thread: T, renderer: Renderer, resume: ResumeMap) -> Client<T> {
-        Client { thread, renderer, resume, trusted_authors: BTreeSet::new() }
+        Client {
+            thread,
+            renderer,
+            resume,
+            trusted_authors: BTreeSet::new(),
+        }
     }
 
     /// Trust these authors on top of the store's own identity.

@@ -157,10 +157,15 @@ impl Config {
                         Origin::Env(_) => " (named by $FORGESTATE_CONFIG)",
                         _ => "",
                     };
-                    Error::Config(format!("cannot read config file {}{how}: {e}", path.display()))
+                    Error::Config(format!(
+                        "cannot read config file {}{how}: {e}",
+                        path.display()
+                    ))
                 })?;
                 let user = ConfigFile::parse(&text, &path.display().to_string())?;
-                let base = path.parent().map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
+                let base = path
+                    .parent()
+                    .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
                 (defaults.overlay(user), base)
             }
         };
@@ -170,7 +175,12 @@ impl Config {
                 captured.insert(key, v);
             }
         }
-        Ok(Config { file, origin, base_dir, env: captured })
+        Ok(Config {
+            file,
+            origin,
+            base_dir,
+            env: captured,
+        })
     }
 
     fn resolve(&self, path: &Path) -> PathBuf {
@@ -179,7 +189,11 @@ impl Config {
 
     /// The renderer: built-in templates with any overrides, and the body cap.
     pub fn renderer(&self) -> Result<Renderer> {
-        let cap = self.file.format.max_body_bytes.unwrap_or(crate::format::DEFAULT_MAX_BODY_BYTES);
+        let cap = self
+            .file
+            .format
+            .max_body_bytes
+            .unwrap_or(crate::format::DEFAULT_MAX_BODY_BYTES);
         let cap = check_body_cap(cap).map_err(Error::Config)?;
         let mut templates = Templates::embedded();
         if let Some(dir) = &self.file.format.templates_dir {
@@ -210,14 +224,22 @@ impl Config {
     /// The configured forge URL, from `$FORGESTATE_URL` or the `[forge]` table.
     pub fn forge_url(&self) -> Option<String> {
         self.env.get("FORGESTATE_URL").cloned().or_else(|| {
-            self.file.forge.as_ref().and_then(|f| f.url.clone()).filter(|u| !u.is_empty())
+            self.file
+                .forge
+                .as_ref()
+                .and_then(|f| f.url.clone())
+                .filter(|u| !u.is_empty())
         })
     }
 
     /// Opens the store the verbs should use. `store_flag` is `--store DIR`. The second value is
     /// a note for the user when a default was chosen on their behalf.
     pub fn open_store(&self, store_flag: Option<&Path>) -> Result<(AnyThread, Option<String>)> {
-        let author = self.file.local.author.clone()
+        let author = self
+            .file
+            .local
+            .author
+            .clone()
             .or_else(|| self.env.get("USER").cloned())
             .or_else(|| self.env.get("USERNAME").cloned())
             .unwrap_or_else(|| "local".to_string());
@@ -232,7 +254,10 @@ impl Config {
         }
         let (dir, shown) = match &self.file.local.dir {
             Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
-            None => (Path::new(".").join(DEFAULT_LOCAL_DIR), format!("./{DEFAULT_LOCAL_DIR}")),
+            None => (
+                Path::new(".").join(DEFAULT_LOCAL_DIR),
+                format!("./{DEFAULT_LOCAL_DIR}"),
+            ),
         };
         let note = format!("no forge configured; using the local store in {shown}");
         Ok((AnyThread::Local(LocalThread::new(dir, author)), Some(note)))

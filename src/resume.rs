@@ -41,7 +41,10 @@ pub struct ResumeMap {
 impl std::fmt::Debug for ResumeMap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let agents: Vec<&str> = self.agents.iter().map(|r| r.key.as_str()).collect();
-        f.debug_struct("ResumeMap").field("default", &self.default).field("agents", &agents).finish()
+        f.debug_struct("ResumeMap")
+            .field("default", &self.default)
+            .field("agents", &agents)
+            .finish()
     }
 }
 
@@ -49,17 +52,29 @@ impl ResumeMap {
     /// Compiles a `[resume]` table. The error names the bad key.
     pub fn new(config: &ResumeConfig) -> Result<ResumeMap, String> {
         let compile = |key: &str| {
-            Pattern::new(key).map_err(|e| format!("resume map key {key:?} is not a valid glob: {e}"))
+            Pattern::new(key)
+                .map_err(|e| format!("resume map key {key:?} is not a valid glob: {e}"))
         };
         let mut agents = Vec::new();
         for (agent, phases) in &config.agents {
             let mut rules = Vec::new();
             for (phase, point) in phases {
-                rules.push(Rule { key: phase.clone(), pattern: compile(phase)?, value: point.clone() });
+                rules.push(Rule {
+                    key: phase.clone(),
+                    pattern: compile(phase)?,
+                    value: point.clone(),
+                });
             }
-            agents.push(Rule { key: agent.clone(), pattern: compile(agent)?, value: rules });
+            agents.push(Rule {
+                key: agent.clone(),
+                pattern: compile(agent)?,
+                value: rules,
+            });
         }
-        let default = config.default.clone().unwrap_or_else(|| "start".to_string());
+        let default = config
+            .default
+            .clone()
+            .unwrap_or_else(|| "start".to_string());
         Ok(ResumeMap { default, agents })
     }
 
@@ -79,7 +94,11 @@ impl ResumeMap {
 fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
     let specificity = |r: &Rule<T>| {
         let exact = !r.key.contains(['*', '?', '[']);
-        let literal = r.key.chars().filter(|c| !matches!(c, '*' | '?' | '[' | ']')).count();
+        let literal = r
+            .key
+            .chars()
+            .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
+            .count();
         (exact, literal, std::cmp::Reverse(r.key.clone()))
     };
     rules
@@ -128,16 +147,21 @@ impl Resume {
         let d = &self.data;
         ImplementationState {
             issue_number: d.get("issue_number").and_then(Value::as_u64),
-            branch_name: d.get("branch_name").and_then(Value::as_str).map(str::to_string),
+            branch_name: d
+                .get("branch_name")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             completed_subtasks: d
                 .get("completed_subtasks")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
             pr_number: d.get("pr_number").and_then(Value::as_u64),
-            working_dir: working_dir
-                .map(str::to_string)
-                .or_else(|| d.get("working_dir").and_then(Value::as_str).map(str::to_string)),
+            working_dir: working_dir.map(str::to_string).or_else(|| {
+                d.get("working_dir")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
         }
     }
 }
@@ -151,4 +175,87 @@ pub struct ImplementationState {
     pub completed_subtasks: Vec<Value>,
     pub pr_number: Option<u64>,
     pub working_dir: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(toml_text: &str) -> ResumeMap {
+        ResumeMap::new(&toml::from_str::<ResumeConfig>(toml_text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn seed_map_with_globs() {
+        let cfg = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults").unwrap();
+        let m = ResumeMap::new(&cfg.resume).unwrap();
+        let w = "implementation-worker";
+        assert_eq!(m.point(w, "clone_complete"), "phase_2_subtasks");
+        for n in [1, 2, 3, 17, 250] {
+            assert_eq!(
+                m.point(w, &format!("subtask_{n}_complete")),
+                "phase_2_continue"
+            );
+        }
+        assert_eq!(m.point(w, "all_subtasks_complete"), "phase_3_commit");
+        assert_eq!(m.point(w, "commit_complete"), "phase_4_pr");
+        assert_eq!(m.point(w, "pr_created"), "phase_4_monitoring");
+        assert_eq!(m.point(w, "mystery"), "start");
+        assert_eq!(
+            m.point("pr-self-reviewer", "clone_complete"),
+            "start",
+            "maps are per agent"
+        );
+    }
+
+    #[test]
+    fn most_specific_key_wins() {
+        let m = map(r#"
+            default = "begin"
+            [agents."worker-*"]
+            "*" = "any"
+            "subtask_*" = "sub"
+            "subtask_*_complete" = "sub_done"
+            "subtask_9_complete" = "nine"
+            [agents."worker-special"]
+            "*" = "special"
+        "#);
+        assert_eq!(m.point("worker-1", "subtask_9_complete"), "nine");
+        assert_eq!(m.point("worker-1", "subtask_8_complete"), "sub_done");
+        assert_eq!(m.point("worker-1", "subtask_8_started"), "sub");
+        assert_eq!(m.point("worker-1", "other"), "any");
+        assert_eq!(m.point("worker-special", "subtask_9_complete"), "special");
+        assert_eq!(m.point("reviewer", "x"), "begin");
+        assert_eq!(m.default_point(), "begin");
+        assert!(
+            ResumeMap::new(
+                &toml::from_str(
+                    r#"[agents."a["]
+x = "y""#
+                )
+                .unwrap()
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn implementation_state_is_lenient_and_typed() {
+        let m = map("");
+        let mut r = Resume::from_checkpoint(&m, None);
+        assert_eq!(r.implementation_state(None), ImplementationState::default());
+        r.data = json!({"issue_number": 42, "branch_name": "b", "completed_subtasks": [1, 2],
+                        "pr_number": "not a number", "working_dir": "/saved"});
+        let s = r.implementation_state(None);
+        assert_eq!(s.issue_number, Some(42));
+        assert_eq!(s.branch_name.as_deref(), Some("b"));
+        assert_eq!(s.completed_subtasks, vec![json!(1), json!(2)]);
+        assert_eq!(s.pr_number, None);
+        assert_eq!(s.working_dir.as_deref(), Some("/saved"));
+        assert_eq!(
+            r.implementation_state(Some("/here")).working_dir.as_deref(),
+            Some("/here")
+        );
+    }
 }

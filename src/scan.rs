@@ -49,8 +49,13 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejection {
     Invalid(ParseError),
-    Untrusted { author: String },
-    Duplicate { record_id: String, first_comment: u64 },
+    Untrusted {
+        author: String,
+    },
+    Duplicate {
+        record_id: String,
+        first_comment: u64,
+    },
 }
 
 impl Rejection {
@@ -72,8 +77,14 @@ impl std::fmt::Display for Rejection {
                 "posted by {author}, who is not a trusted author; never used for resume \
                  (add them to trusted_authors if they should be)"
             ),
-            Rejection::Duplicate { record_id, first_comment } => {
-                write!(f, "repeats record {record_id}, first posted as comment {first_comment}")
+            Rejection::Duplicate {
+                record_id,
+                first_comment,
+            } => {
+                write!(
+                    f,
+                    "repeats record {record_id}, first posted as comment {first_comment}"
+                )
             }
         }
     }
@@ -125,28 +136,45 @@ pub struct Scan {
 pub fn scan(listing: Listing, trust: &Trust) -> Scan {
     let mut comments = listing.comments;
     comments.sort_by_key(|c| c.id);
-    let mut out = Scan { warnings: listing.warnings, ..Scan::default() };
+    let mut out = Scan {
+        warnings: listing.warnings,
+        ..Scan::default()
+    };
     let mut first_seen: HashMap<String, u64> = HashMap::new();
     for comment in &comments {
         let info = CommentInfo::from(comment);
         let rejection = match parse(&comment.body) {
             Err(e @ ParseError::NoMarker) => Rejection::Invalid(e),
-            _ if !trust.allows(&comment.author) => {
-                Rejection::Untrusted { author: comment.author.clone() }
-            }
+            _ if !trust.allows(&comment.author) => Rejection::Untrusted {
+                author: comment.author.clone(),
+            },
             Err(e) => Rejection::Invalid(e),
-            Ok(record) => match record.id.as_ref().and_then(|id| first_seen.get(id).map(|&c| (id, c))) {
-                Some((id, first)) => Rejection::Duplicate { record_id: id.clone(), first_comment: first },
+            Ok(record) => match record
+                .id
+                .as_ref()
+                .and_then(|id| first_seen.get(id).map(|&c| (id, c)))
+            {
+                Some((id, first)) => Rejection::Duplicate {
+                    record_id: id.clone(),
+                    first_comment: first,
+                },
                 None => {
                     if let Some(id) = &record.id {
                         first_seen.insert(id.clone(), comment.id);
                     }
-                    out.entries.push(Entry { record, comment: info });
+                    out.entries.push(Entry {
+                        record,
+                        comment: info,
+                    });
                     continue;
                 }
             },
         };
-        out.rejected.push(Rejected { comment: info, reason: rejection.to_string(), code: rejection });
+        out.rejected.push(Rejected {
+            comment: info,
+            reason: rejection.to_string(),
+            code: rejection,
+        });
     }
     out
 }
@@ -166,6 +194,8 @@ impl Filter {
         self.agent.as_ref().is_none_or(|a| *a == e.record.agent)
             && self.session.as_ref().is_none_or(|s| *s == e.record.session)
             && self.kind.is_none_or(|k| k == e.record.kind())
-            && self.since.is_none_or(|t| e.comment.created_at.timestamp() >= t.timestamp())
+            && self
+                .since
+                .is_none_or(|t| e.comment.created_at.timestamp() >= t.timestamp())
     }
 }

@@ -47,13 +47,23 @@ fn seed_health_closed_and_unclosed() {
     for name in ["seed-health-unclosed.md", "seed-health-closed.md"] {
         let r = parse(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(r.kind(), Kind::Health, "{name}");
-        assert_eq!(r.version, "1.0", "{name}: no Version line means the seed's 1.0");
+        assert_eq!(
+            r.version, "1.0",
+            "{name}: no Version line means the seed's 1.0"
+        );
         assert_eq!(r.agent, "implementation-orchestrator");
         assert_eq!(r.session, "sess-7");
         match &r.payload {
-            Payload::Health { status, metrics, next_check } => {
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => {
                 assert_eq!(status, "Active");
-                assert_eq!(metrics, &json!({"cycle_count": 12, "active_workers": 3, "queue_depth": 5}));
+                assert_eq!(
+                    metrics,
+                    &json!({"cycle_count": 12, "active_workers": 3, "queue_depth": 5})
+                );
                 assert_eq!(next_check.as_deref(), Some("in 10 iterations"), "{name}");
             }
             other => panic!("{other:?}"),
@@ -111,8 +121,14 @@ Automated by CleverAgents Bot Agent: implementation-worker"#;
 
 #[test]
 fn v2_health_layout_mirrors_the_seed() {
-    let mut r = Record::health("sup", "s1", "Active", json!({"queue_depth": 5}), Some("in 10 iterations"))
-        .unwrap();
+    let mut r = Record::health(
+        "sup",
+        "s1",
+        "Active",
+        json!({"queue_depth": 5}),
+        Some("in 10 iterations"),
+    )
+    .unwrap();
     r.id = Some("abc".into());
     r.time = parse_time("2026-11-29T08:40:58.5Z").unwrap();
     let body = Renderer::embedded().unwrap().render(&r).unwrap();
@@ -123,7 +139,11 @@ fn v2_health_layout_mirrors_the_seed() {
     assert_eq!(parse(&body).unwrap(), r);
 
     let mut quiet = r.clone();
-    quiet.payload = Payload::Health { status: "Idle".into(), metrics: json!({}), next_check: None };
+    quiet.payload = Payload::Health {
+        status: "Idle".into(),
+        metrics: json!({}),
+        next_check: None,
+    };
     let body = Renderer::embedded().unwrap().render(&quiet).unwrap();
     assert!(!body.contains("Next check"), "{body}");
     assert_eq!(parse(&body).unwrap(), quiet);
@@ -134,8 +154,15 @@ fn tolerates_crlf_bom_trailing_space_unknown_headers_and_case() {
     let body = Renderer::embedded().unwrap().render(&sample()).unwrap();
     let crlf = format!("\u{feff}\r\n{}", body.replace('\n', "  \r\n"));
     assert_eq!(parse(&crlf).unwrap(), sample());
-    let extra = body.replacen("Version: 2.0\n", "Version: 2.0\nHost: build-7\nphase: x\n", 1);
-    assert_eq!(parse(&extra), Err(ParseError::DuplicateField { header: "Phase" }));
+    let extra = body.replacen(
+        "Version: 2.0\n",
+        "Version: 2.0\nHost: build-7\nphase: x\n",
+        1,
+    );
+    assert_eq!(
+        parse(&extra),
+        Err(ParseError::DuplicateField { header: "Phase" })
+    );
     let extra = body.replacen("Version: 2.0\n", "Version: 2.0\nHost: build-7\n", 1);
     assert_eq!(parse(&extra).unwrap(), sample());
     let lower = body.replacen("Session:", "SESSION:", 1);
@@ -145,7 +172,9 @@ fn tolerates_crlf_bom_trailing_space_unknown_headers_and_case() {
 #[test]
 fn future_versions_read_best_effort() {
     let body = Renderer::embedded().unwrap().render(&sample()).unwrap();
-    let future = body.replacen("Version: 2.0", "Version: 3.1", 1).replacen("Id: ", "Key: ", 1);
+    let future = body
+        .replacen("Version: 2.0", "Version: 3.1", 1)
+        .replacen("Id: ", "Key: ", 1);
     let r = parse(&future).unwrap();
     assert_eq!(r.version, "3.1");
     assert_eq!(r.id, None);
@@ -167,14 +196,35 @@ fn every_rejection_has_its_reason() {
     let body = Renderer::embedded().unwrap().render(&sample()).unwrap();
     let cases: Vec<(String, &str)> = vec![
         (body.replacen("Session: sess-42\n", "", 1), "missing_field"),
-        (body.replacen("Phase: subtask_3_complete\n", "", 1), "missing_field"),
-        (body.replacen("Id: 0192f000-0000-7000-8000-000000000002\n", "", 1), "missing_field"),
-        (body.replacen("[CHECKPOINT] implementation-worker", "[CHECKPOINT]  ", 1), "missing_field"),
-        (body.replacen("2026-11-29T08:40:58.000123Z", "last tuesday", 1), "bad_time"),
-        (body.replacen("\"issue_number\": 42", "\"issue_number\": 42,,", 1), "bad_json"),
+        (
+            body.replacen("Phase: subtask_3_complete\n", "", 1),
+            "missing_field",
+        ),
+        (
+            body.replacen("Id: 0192f000-0000-7000-8000-000000000002\n", "", 1),
+            "missing_field",
+        ),
+        (
+            body.replacen("[CHECKPOINT] implementation-worker", "[CHECKPOINT]  ", 1),
+            "missing_field",
+        ),
+        (
+            body.replacen("2026-11-29T08:40:58.000123Z", "last tuesday", 1),
+            "bad_time",
+        ),
+        (
+            body.replacen("\"issue_number\": 42", "\"issue_number\": 42,,", 1),
+            "bad_json",
+        ),
         (body.replacen("```json", "```text", 1), "no_json_block"),
-        (body.replacen("Version: 2.0", "Version: two", 1), "unsupported_version"),
-        (body.replacen("Version: 2.0", "Version: 0.9", 1), "unsupported_version"),
+        (
+            body.replacen("Version: 2.0", "Version: two", 1),
+            "unsupported_version",
+        ),
+        (
+            body.replacen("Version: 2.0", "Version: 0.9", 1),
+            "unsupported_version",
+        ),
         (body.replacen("Seq: 7", "Seq: -1", 1), "bad_field"),
         ("x".repeat(1024 * 1024 + 1), "too_large"),
         ("hello".into(), "no_marker"),
@@ -192,7 +242,9 @@ fn bad_json_reports_the_body_line_and_column() {
     let broken = body.replacen("\"issue_number\": 42", "\"issue_number\": 4 2", 1);
     let line = broken.lines().position(|l| l.contains("4 2")).unwrap() + 1;
     match parse(&broken) {
-        Err(ParseError::BadJson { line: l, column, .. }) => {
+        Err(ParseError::BadJson {
+            line: l, column, ..
+        }) => {
             assert_eq!(l, line);
             assert_eq!(column, 21, "points at the stray 2");
         }
@@ -205,7 +257,10 @@ fn write_refuses_oversized_bodies() {
     let big = json!({"blob": "x".repeat(300 * 1024)});
     let r = Record::checkpoint("a", "s", "p", big).unwrap();
     let err = Renderer::embedded().unwrap().render(&r).unwrap_err();
-    assert!(err.to_string().contains("over the 262144-byte limit"), "{err}");
+    assert!(
+        err.to_string().contains("over the 262144-byte limit"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -225,7 +280,14 @@ fn broken_template_override_is_refused_not_written() {
 fn session_issue_body_renders() {
     use forgestate::format::SessionIssue;
     let r = Renderer::embedded().unwrap();
-    let issue = SessionIssue { owner: "acme".into(), repo: "app".into(), trusted: "bot".into() };
+    let issue = SessionIssue {
+        owner: "acme".into(),
+        repo: "app".into(),
+        trusted: "bot".into(),
+    };
     let body = r.session_issue(&issue).unwrap();
-    assert!(body.contains("acme/app") && body.contains("(bot)"), "{body}");
+    assert!(
+        body.contains("acme/app") && body.contains("(bot)"),
+        "{body}"
+    );
 }

@@ -14,7 +14,9 @@ const CHILD_ENV: &str = "FORGESTATE_TEST_APPEND_CHILD";
 /// `two_processes_appending_500_each_leave_1000_intact_records`. Does nothing when run normally.
 #[test]
 fn append_child() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else { return };
+    let Ok(spec) = std::env::var(CHILD_ENV) else {
+        return;
+    };
     let (dir, who, count) = {
         let mut parts = spec.splitn(3, '|');
         let dir = parts.next().unwrap().to_string();
@@ -25,9 +27,16 @@ fn append_child() {
     let store = LocalThread::new(dir, who.clone());
     let renderer = Renderer::embedded().unwrap();
     for i in 0..count {
-        let record =
-            Record::checkpoint(&who, "race", &format!("step_{i}"), json!({"i": i, "who": who})).unwrap();
-        store.append_blocking(&renderer.render(&record).unwrap()).unwrap();
+        let record = Record::checkpoint(
+            &who,
+            "race",
+            &format!("step_{i}"),
+            json!({"i": i, "who": who}),
+        )
+        .unwrap();
+        store
+            .append_blocking(&renderer.render(&record).unwrap())
+            .unwrap();
     }
 }
 
@@ -49,11 +58,17 @@ fn two_processes_appending_500_each_leave_1000_intact_records() {
         assert!(child.wait().unwrap().success());
     }
 
-    let listing = LocalThread::new(dir.path(), "reader").list_blocking(None).unwrap();
+    let listing = LocalThread::new(dir.path(), "reader")
+        .list_blocking(None)
+        .unwrap();
     assert!(listing.warnings.is_empty(), "{:?}", listing.warnings);
     assert_eq!(listing.comments.len(), 1000);
     let ids: Vec<u64> = listing.comments.iter().map(|c| c.id).collect();
-    assert_eq!(ids, (1..=1000).collect::<Vec<_>>(), "ids are gapless and strictly increasing");
+    assert_eq!(
+        ids,
+        (1..=1000).collect::<Vec<_>>(),
+        "ids are gapless and strictly increasing"
+    );
     for who in ["writer-a", "writer-b"] {
         let steps: Vec<u64> = listing
             .comments
@@ -61,10 +76,17 @@ fn two_processes_appending_500_each_leave_1000_intact_records() {
             .filter(|c| c.author == who)
             .map(|c| parse(&c.body).unwrap().data()["i"].as_u64().unwrap())
             .collect();
-        assert_eq!(steps, (0..500).collect::<Vec<_>>(), "{who}'s records are intact and in order");
+        assert_eq!(
+            steps,
+            (0..500).collect::<Vec<_>>(),
+            "{who}'s records are intact and in order"
+        );
     }
     let created: Vec<_> = listing.comments.iter().map(|c| c.created_at).collect();
-    assert!(created.windows(2).all(|w| w[0] <= w[1]), "created_at never goes backwards");
+    assert!(
+        created.windows(2).all(|w| w[0] <= w[1]),
+        "created_at never goes backwards"
+    );
 }
 
 #[test]
@@ -74,22 +96,47 @@ fn torn_last_line_is_reported_skipped_and_sealed() {
     store.append_blocking("first").unwrap();
     store.append_blocking("second").unwrap();
     let path = dir.path().join(THREAD_FILE);
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-    f.write_all(br#"{"id":3,"author":"me","created_at":"2026-11-29T0"#).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(br#"{"id":3,"author":"me","created_at":"2026-11-29T0"#)
+        .unwrap();
     drop(f);
 
     let listing = store.list_blocking(None).unwrap();
-    assert_eq!(listing.comments.iter().map(|c| c.body.as_str()).collect::<Vec<_>>(), ["first", "second"]);
+    assert_eq!(
+        listing
+            .comments
+            .iter()
+            .map(|c| c.body.as_str())
+            .collect::<Vec<_>>(),
+        ["first", "second"]
+    );
     assert_eq!(listing.warnings.len(), 1);
-    assert!(listing.warnings[0].contains("torn last line"), "{}", listing.warnings[0]);
+    assert!(
+        listing.warnings[0].contains("torn last line"),
+        "{}",
+        listing.warnings[0]
+    );
 
     let third = store.append_blocking("third").unwrap();
     assert_eq!(third.id, 3, "ids continue after the last valid line");
     let listing = store.list_blocking(None).unwrap();
-    assert_eq!(listing.comments.iter().map(|c| c.id).collect::<Vec<_>>(), [1, 2, 3]);
-    assert_eq!(listing.comments[2].body, "third", "the torn bytes did not swallow the new record");
+    assert_eq!(
+        listing.comments.iter().map(|c| c.id).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(
+        listing.comments[2].body, "third",
+        "the torn bytes did not swallow the new record"
+    );
     assert_eq!(listing.warnings.len(), 1);
-    assert!(listing.warnings[0].contains("corrupt line 3"), "{}", listing.warnings[0]);
+    assert!(
+        listing.warnings[0].contains("corrupt line 3"),
+        "{}",
+        listing.warnings[0]
+    );
 }
 
 #[test]
@@ -124,7 +171,10 @@ async fn since_is_inclusive_on_updated_at_in_whole_seconds() {
     let c = store.append("x").await.unwrap();
     let same_second = c.updated_at.with_timezone(&Utc) + Duration::milliseconds(999)
         - Duration::nanoseconds(i64::from(c.updated_at.timestamp_subsec_nanos()));
-    assert_eq!(store.list(Some(same_second)).await.unwrap().comments.len(), 1);
+    assert_eq!(
+        store.list(Some(same_second)).await.unwrap().comments.len(),
+        1
+    );
     let next_second = c.updated_at + Duration::seconds(1);
     let after = chrono::DateTime::from_timestamp(next_second.timestamp(), 0).unwrap();
     assert_eq!(store.list(Some(after)).await.unwrap().comments.len(), 0);

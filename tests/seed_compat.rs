@@ -18,12 +18,20 @@ const SEED: &str = "../shared/seeds/003_6e1e09118f29b57e.txt";
 /// The text of `def parse_checkpoint_comment` up to the next top-level line.
 fn seed_parser_source() -> String {
     let path = format!("{}/{SEED}", env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the seed document is the compatibility contract; read {path}: {e}"));
-    let mut lines = doc.lines().skip_while(|l| !l.starts_with("def parse_checkpoint_comment("));
-    let first = lines.next().expect("seed document defines parse_checkpoint_comment");
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("the seed document is the compatibility contract; read {path}: {e}")
+    });
+    let mut lines = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("def parse_checkpoint_comment("));
+    let first = lines
+        .next()
+        .expect("seed document defines parse_checkpoint_comment");
     let body = lines.take_while(|l| l.trim().is_empty() || l.starts_with(char::is_whitespace));
-    std::iter::once(first).chain(body).collect::<Vec<_>>().join("\n")
+    std::iter::once(first)
+        .chain(body)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Runs the seed's parser over many bodies in one python3 process.
@@ -50,16 +58,25 @@ fn seed_parse(bodies: &[String]) -> Vec<Value> {
 
 fn assert_seed_reads(records: &[Record]) {
     let renderer = Renderer::embedded().unwrap();
-    let bodies: Vec<String> = records.iter().map(|r| renderer.render(r).unwrap()).collect();
+    let bodies: Vec<String> = records
+        .iter()
+        .map(|r| renderer.render(r).unwrap())
+        .collect();
     let parsed = seed_parse(&bodies);
     assert_eq!(parsed.len(), records.len());
     for ((record, seen), body) in records.iter().zip(&parsed).zip(&bodies) {
-        let Payload::Checkpoint { phase, data } = &record.payload else { unreachable!() };
+        let Payload::Checkpoint { phase, data } = &record.payload else {
+            unreachable!()
+        };
         assert!(!seen.is_null(), "seed parser rejected:\n{body}");
         assert_eq!(seen["agent"], json!(record.agent), "{body}");
         assert_eq!(seen["session"], json!(record.session), "{body}");
         assert_eq!(seen["phase"], json!(phase), "{body}");
-        assert_eq!(seen["timestamp"], json!(format_time(&record.time)), "{body}");
+        assert_eq!(
+            seen["timestamp"],
+            json!(format_time(&record.time)),
+            "{body}"
+        );
         assert_eq!(&seen["data"], data, "{body}");
         assert_eq!(seen["version"], "2.0");
     }
@@ -86,13 +103,20 @@ fn seed_parser_reads_generated_checkpoints() {
         .into_iter()
         .filter(|r| matches!(r.payload, Payload::Checkpoint { .. }))
         .collect();
-    assert!(records.len() > 100, "enough checkpoints generated: {}", records.len());
+    assert!(
+        records.len() > 100,
+        "enough checkpoints generated: {}",
+        records.len()
+    );
     assert_seed_reads(&records);
 }
 
 #[test]
 fn the_extracted_function_is_the_seeds() {
     let src = seed_parser_source();
-    assert!(src.contains("json_start = comment_body.find(\"```json\\n\") + 8"), "{src}");
+    assert!(
+        src.contains("json_start = comment_body.find(\"```json\\n\") + 8"),
+        "{src}"
+    );
     assert!(src.trim_end().ends_with("return None"), "{src}");
 }

@@ -156,7 +156,10 @@ pub enum InputError {
 }
 
 /// Reads `-` from stdin, a file, or takes the text itself.
-pub fn read_input(inline: Option<&str>, file: Option<&PathBuf>) -> Result<Option<String>, InputError> {
+pub fn read_input(
+    inline: Option<&str>,
+    file: Option<&PathBuf>,
+) -> Result<Option<String>, InputError> {
     let read_stdin = || {
         let mut text = String::new();
         std::io::stdin()
@@ -177,7 +180,9 @@ pub fn read_input(inline: Option<&str>, file: Option<&PathBuf>) -> Result<Option
 
 /// Parses a JSON object given on the command line; `what` names the flag in errors.
 pub fn json_object(what: &str, text: Option<String>) -> Result<Map<String, Value>, InputError> {
-    let Some(text) = text else { return Ok(Map::new()) };
+    let Some(text) = text else {
+        return Ok(Map::new());
+    };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(InputError::Data(format!(
@@ -199,7 +204,8 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
         if key.is_empty() {
             return Err(InputError::Usage(format!("--set {set:?} has an empty key")));
         }
-        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+        let value =
+            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
         data.insert(key.to_string(), value);
     }
     Ok(())
@@ -229,13 +235,23 @@ mod tests {
     #[test]
     fn set_values_are_json_when_they_can_be() {
         let mut data = Map::new();
-        let sets = ["issue_number=42", "branch=feat/x", "done=[1,2]", "q=\"7\"", "eq=a=b", "n=null"];
+        let sets = [
+            "issue_number=42",
+            "branch=feat/x",
+            "done=[1,2]",
+            "q=\"7\"",
+            "eq=a=b",
+            "n=null",
+        ];
         apply_sets(&mut data, &sets.map(String::from)).unwrap();
         assert_eq!(
             Value::Object(data),
             json!({"issue_number": 42, "branch": "feat/x", "done": [1, 2], "q": "7", "eq": "a=b", "n": null})
         );
-        assert!(matches!(apply_sets(&mut Map::new(), &["novalue".into()]), Err(InputError::Usage(_))));
+        assert!(matches!(
+            apply_sets(&mut Map::new(), &["novalue".into()]),
+            Err(InputError::Usage(_))
+        ));
     }
 
     #[test]
@@ -249,8 +265,14 @@ mod tests {
 
     #[test]
     fn data_must_be_an_object() {
-        assert!(matches!(json_object("--data", Some("[1]".into())), Err(InputError::Data(_))));
-        assert!(matches!(json_object("--data", Some("{".into())), Err(InputError::Data(_))));
+        assert!(matches!(
+            json_object("--data", Some("[1]".into())),
+            Err(InputError::Data(_))
+        ));
+        assert!(matches!(
+            json_object("--data", Some("{".into())),
+            Err(InputError::Data(_))
+        ));
         assert_eq!(json_object("--data", None).unwrap(), Map::new());
     }
 }

@@ -35,16 +35,28 @@ impl From<Error> for Failure {
             Category::Io => EX_IOERR,
             Category::Config => EX_CONFIG,
         };
-        Failure { code, message: e.to_string() }
+        Failure {
+            code,
+            message: e.to_string(),
+        }
     }
 }
 
 impl From<InputError> for Failure {
     fn from(e: InputError) -> Self {
         match e {
-            InputError::Usage(message) => Failure { code: EX_USAGE, message },
-            InputError::Data(message) => Failure { code: EX_DATAERR, message },
-            InputError::Io(message) => Failure { code: EX_IOERR, message },
+            InputError::Usage(message) => Failure {
+                code: EX_USAGE,
+                message,
+            },
+            InputError::Data(message) => Failure {
+                code: EX_DATAERR,
+                message,
+            },
+            InputError::Io(message) => Failure {
+                code: EX_IOERR,
+                message,
+            },
         }
     }
 }
@@ -58,7 +70,10 @@ pub fn main() -> ExitCode {
         }
     };
     init_logging(&cli);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             output::note(&format!("cannot start the async runtime: {e}"));
@@ -93,20 +108,23 @@ fn init_logging(cli: &Cli) {
 async fn run(cli: &Cli) -> Result<(), Failure> {
     let warn = |warnings: &[String]| {
         if !cli.quiet {
-            warnings.iter().for_each(|w| output::note(&format!("warning: {w}")));
+            warnings
+                .iter()
+                .for_each(|w| output::note(&format!("warning: {w}")));
         }
     };
     match &cli.command {
         Command::Checkpoint(a) => {
-            let client = open(cli)?;
-            let mut data = json_object("--data", read_input(a.data.as_deref(), a.data_file.as_ref())?)?;
+            let mut data = json_object(
+                "--data",
+                read_input(a.data.as_deref(), a.data_file.as_ref())?,
+            )?;
             apply_sets(&mut data, &a.set)?;
             let record = Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
                 .map_err(Error::from)?;
-            post(&client, record, cli.json).await
+            post(&open(cli)?, record, cli.json).await
         }
         Command::Health(a) => {
-            let client = open(cli)?;
             let metrics = json_object("--metrics", read_input(a.metrics.as_deref(), None)?)?;
             let record = Record::health(
                 &a.agent,
@@ -116,7 +134,7 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
                 a.next_check.as_deref(),
             )
             .map_err(Error::from)?;
-            post(&client, record, cli.json).await
+            post(&open(cli)?, record, cli.json).await
         }
         Command::Latest(a) => {
             let client = open(cli)?;
@@ -185,7 +203,10 @@ fn parse_verb(body: Option<String>, as_json: bool) -> Result<(), Failure> {
             if as_json {
                 output::json(&json!({"error": {"code": e.code(), "message": e.to_string()}}));
             }
-            Err(Failure { code: EX_DATAERR, message: format!("not a valid record: {e}") })
+            Err(Failure {
+                code: EX_DATAERR,
+                message: format!("not a valid record: {e}"),
+            })
         }
     }
 }

@@ -14,7 +14,8 @@ use forgestate::scan::{Entry, Scan};
 
 /// Prints a value as one pretty JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    let text = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     out(&text);
 }
 
@@ -35,7 +36,10 @@ pub fn posted(p: &Posted, as_json: bool) {
     }
     let kind = p.record.kind().name();
     let id = p.id.as_deref().unwrap_or("(no id)");
-    let mut line = format!("{kind} {id} saved as comment {} in {}", p.comment_id, p.store);
+    let mut line = format!(
+        "{kind} {id} saved as comment {} in {}",
+        p.comment_id, p.store
+    );
     if let Some(url) = &p.url {
         line.push_str(&format!("\n{url}"));
     }
@@ -64,7 +68,11 @@ fn entry_text(e: &Entry) -> String {
         Payload::Checkpoint { phase, data } => {
             text.push_str(&format!("phase:   {phase}\ndata:\n{}", pretty(data)));
         }
-        Payload::Health { status, metrics, next_check } => {
+        Payload::Health {
+            status,
+            metrics,
+            next_check,
+        } => {
             text.push_str(&format!("status:  {status}\n"));
             if let Some(next) = next_check {
                 text.push_str(&format!("next:    {next}\n"));

@@ -24,17 +24,28 @@ pub enum ParseError {
     #[error("not a record: the first non-blank line does not start with [CHECKPOINT] or [HEALTH]")]
     NoMarker,
     #[error("record has no {field} (expected {hint})")]
-    MissingField { field: &'static str, hint: &'static str },
+    MissingField {
+        field: &'static str,
+        hint: &'static str,
+    },
     #[error("header line {header}: appears more than once")]
     DuplicateField { header: &'static str },
     #[error("bad {field} {value:?}: {reason}")]
-    BadField { field: &'static str, value: String, reason: String },
+    BadField {
+        field: &'static str,
+        value: String,
+        reason: String,
+    },
     #[error("bad time {value:?}: {reason}")]
     BadTime { value: String, reason: String },
     #[error("no ```json code block holding the record's data")]
     NoJsonBlock,
     #[error("bad JSON at line {line} column {column}: {message}")]
-    BadJson { line: usize, column: usize, message: String },
+    BadJson {
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("unsupported version {0:?}: expected a number such as 1.0 or 2.0")]
     UnsupportedVersion(String),
 }
@@ -58,13 +69,24 @@ impl ParseError {
 
 /// The header lines we understand, by their canonical spelling.
 const HEADERS: [&str; 9] = [
-    "Version", "Phase", "Session", "Time", "Id", "Seq", "Parent", "Status", "Next check",
+    "Version",
+    "Phase",
+    "Session",
+    "Time",
+    "Id",
+    "Seq",
+    "Parent",
+    "Status",
+    "Next check",
 ];
 
 /// Parses one comment body. Never panics, whatever the input.
 pub fn parse(body: &str) -> Result<Record, ParseError> {
     if body.len() > HARD_MAX_BODY_BYTES {
-        return Err(ParseError::TooLarge { len: body.len(), cap: HARD_MAX_BODY_BYTES });
+        return Err(ParseError::TooLarge {
+            len: body.len(),
+            cap: HARD_MAX_BODY_BYTES,
+        });
     }
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
     let (kind, agent, headers_start) = marker(body)?;
@@ -73,15 +95,22 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     headers.read(&body[headers_start..block.fence_start])?;
     let value = first_json_value(body, &block)?;
 
-    let version = headers.take("Version").unwrap_or_else(|| SEED_VERSION.to_string());
+    let version = headers
+        .take("Version")
+        .unwrap_or_else(|| SEED_VERSION.to_string());
     let major = version_major(&version)?;
     let session = headers.require("Session", "a `Session:` line")?;
     let time_text = headers.require("Time", "a `Time:` line")?;
-    let time = parse_time(&time_text)
-        .map_err(|reason| ParseError::BadTime { value: clip(&time_text), reason })?;
+    let time = parse_time(&time_text).map_err(|reason| ParseError::BadTime {
+        value: clip(&time_text),
+        reason,
+    })?;
     let id = headers.take("Id");
     if major == 2 && id.is_none() {
-        return Err(ParseError::MissingField { field: "id", hint: "an `Id:` line in a 2.x record" });
+        return Err(ParseError::MissingField {
+            field: "id",
+            hint: "an `Id:` line in a 2.x record",
+        });
     }
     let seq = match headers.take("Seq") {
         None => None,
@@ -106,11 +135,22 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             Payload::Health {
                 status: headers.require("Status", "a `Status:` line")?,
                 metrics: value,
-                next_check: headers.take("Next check").or_else(|| trailer.take("Next check")),
+                next_check: headers
+                    .take("Next check")
+                    .or_else(|| trailer.take("Next check")),
             }
         }
     };
-    Ok(Record { version, id, seq, parent, agent, session, time, payload })
+    Ok(Record {
+        version,
+        id,
+        seq,
+        parent,
+        agent,
+        session,
+        time,
+        payload,
+    })
 }
 
 /// Reads the marker line. Returns the kind, the agent and where the header lines begin.
@@ -183,7 +223,9 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
         Some(Ok(value)) => Ok(value),
         Some(Err(e)) => {
             let full = e.to_string();
-            let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
+            let message = full
+                .rsplit_once(" at line ")
+                .map_or(full.as_str(), |(m, _)| m);
             let base = body[..block.content_start].matches('\n').count();
             Err(ParseError::BadJson {
                 line: base + e.line(),
@@ -208,7 +250,9 @@ struct Headers {
 impl Headers {
     fn read(&mut self, text: &str) -> Result<(), ParseError> {
         for line in text.lines() {
-            let Some((key, value)) = line.split_once(':') else { continue };
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
             let key = key.trim();
             let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
                 continue; // unknown or future header lines are ignored
@@ -222,12 +266,18 @@ impl Headers {
     }
 
     fn take(&mut self, name: &str) -> Option<String> {
-        let at = self.values.iter().position(|(n, v)| *n == name && !v.is_empty())?;
+        let at = self
+            .values
+            .iter()
+            .position(|(n, v)| *n == name && !v.is_empty())?;
         Some(self.values.swap_remove(at).1)
     }
 
     fn require(&mut self, name: &str, hint: &'static str) -> Result<String, ParseError> {
-        self.take(name).ok_or(ParseError::MissingField { field: field_name(name), hint })
+        self.take(name).ok_or(ParseError::MissingField {
+            field: field_name(name),
+            hint,
+        })
     }
 }
 
@@ -246,7 +296,9 @@ fn field_name(header: &str) -> &'static str {
 fn version_major(version: &str) -> Result<u64, ParseError> {
     let parts: Vec<&str> = version.split('.').collect();
     let numeric = parts.len() <= 3
-        && parts.iter().all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
     let major = parts.first().and_then(|p| p.parse::<u64>().ok());
     match major {
         Some(m) if numeric && m >= 1 => Ok(m),

@@ -83,7 +83,10 @@ pub enum BuildError {
     #[error(transparent)]
     Field(#[from] FieldError),
     #[error("{what} must be a JSON object, not {found}; wrap the value as {{\"key\": ...}}")]
-    NotAnObject { what: &'static str, found: &'static str },
+    NotAnObject {
+        what: &'static str,
+        found: &'static str,
+    },
 }
 
 impl Record {
@@ -99,7 +102,10 @@ impl Record {
         Record::stamped(
             agent,
             session,
-            Payload::Checkpoint { phase: phase.to_string(), data },
+            Payload::Checkpoint {
+                phase: phase.to_string(),
+                data,
+            },
         )
     }
 
@@ -187,7 +193,11 @@ impl Record {
                 check_field("phase", phase)?;
                 require_object("data", data)
             }
-            Payload::Health { status, metrics, next_check } => {
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => {
                 check_field("status", status)?;
                 if let Some(next) = next_check {
                     check_field("next check", next)?;
@@ -250,7 +260,10 @@ mod tests {
     fn constructors_validate() {
         assert!(matches!(
             Record::checkpoint("a", "s", "p", json!([1])),
-            Err(BuildError::NotAnObject { found: "an array", .. })
+            Err(BuildError::NotAnObject {
+                found: "an array",
+                ..
+            })
         ));
         assert!(Record::checkpoint("a", "x\nPhase: evil", "p", json!({})).is_err());
         assert!(Record::health("a", "s", "Active", json!({}), Some("")).is_err());

@@ -56,7 +56,10 @@ pub enum RenderError {
     #[error(transparent)]
     Invalid(#[from] BuildError),
     #[error("template {name}: {source}")]
-    Template { name: &'static str, source: minijinja::Error },
+    Template {
+        name: &'static str,
+        source: minijinja::Error,
+    },
     #[error(
         "the rendered comment is {len} bytes, over the {cap}-byte limit; \
          store less state (file paths, not file contents) or raise max_body_bytes (hard cap 1 MiB)"
@@ -86,7 +89,9 @@ pub struct Renderer {
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Renderer").field("max_body_bytes", &self.max_body_bytes).finish()
+        f.debug_struct("Renderer")
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish()
     }
 }
 
@@ -95,17 +100,27 @@ impl Renderer {
     pub fn new(templates: Templates, max_body_bytes: usize) -> Result<Renderer, RenderError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
-        let sources = [templates.checkpoint, templates.health, templates.session_issue];
+        let sources = [
+            templates.checkpoint,
+            templates.health,
+            templates.session_issue,
+        ];
         for (name, source) in TEMPLATE_NAMES.into_iter().zip(sources) {
             env.add_template_owned(name, source)
                 .map_err(|source| RenderError::Template { name, source })?;
         }
-        Ok(Renderer { env, max_body_bytes: max_body_bytes.min(HARD_MAX_BODY_BYTES) })
+        Ok(Renderer {
+            env,
+            max_body_bytes: max_body_bytes.min(HARD_MAX_BODY_BYTES),
+        })
     }
 
     /// Renders with the embedded templates and the default cap.
     pub fn embedded() -> Result<Renderer, RenderError> {
-        Renderer::new(Templates::embedded(), super::validate::DEFAULT_MAX_BODY_BYTES)
+        Renderer::new(
+            Templates::embedded(),
+            super::validate::DEFAULT_MAX_BODY_BYTES,
+        )
     }
 
     pub fn max_body_bytes(&self) -> usize {
@@ -125,7 +140,11 @@ impl Renderer {
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
             }
-            Payload::Health { status, metrics, next_check } => {
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => {
                 let ctx = context! {
                     agent => &record.agent, version => &record.version, status => status,
                     session => &record.session, time => format_time(&record.time),
@@ -136,15 +155,24 @@ impl Renderer {
             }
         };
         if body.len() > self.max_body_bytes {
-            return Err(RenderError::TooLarge { len: body.len(), cap: self.max_body_bytes });
+            return Err(RenderError::TooLarge {
+                len: body.len(),
+                cap: self.max_body_bytes,
+            });
         }
         // Records carry microseconds; compare against what the body can express.
         let mut expected = record.clone();
         expected.time = record.time.trunc_subsecs(6);
         match parse(&body) {
             Ok(back) if back == expected => Ok(body),
-            Ok(_) => Err(RenderError::NotReadable { name, reason: "fields differ".to_string() }),
-            Err(e) => Err(RenderError::NotReadable { name, reason: e.to_string() }),
+            Ok(_) => Err(RenderError::NotReadable {
+                name,
+                reason: "fields differ".to_string(),
+            }),
+            Err(e) => Err(RenderError::NotReadable {
+                name,
+                reason: e.to_string(),
+            }),
         }
     }
 
@@ -159,7 +187,11 @@ impl Renderer {
 
     fn run(&self, name: &'static str, ctx: minijinja::Value) -> Result<String, RenderError> {
         let template = |source| RenderError::Template { name, source };
-        self.env.get_template(name).map_err(template)?.render(ctx).map_err(template)
+        self.env
+            .get_template(name)
+            .map_err(template)?
+            .render(ctx)
+            .map_err(template)
     }
 }
 

@@ -54,7 +54,10 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a, c);
         assert_eq!(format_time(&a), "2026-11-29T08:40:58.123456Z");
-        assert!(parse_time("2026-11-29T08:40:58").is_err(), "naive time has no zone");
+        assert!(
+            parse_time("2026-11-29T08:40:58").is_err(),
+            "naive time has no zone"
+        );
         assert!(parse_time("yesterday").is_err());
     }
 }

@@ -25,10 +25,12 @@ pub enum FieldError {
         "{field} contains a line break or control character (U+{code:04X}) at character {index}; \
          header values must be a single line of printable text"
     )]
-    ControlChar { field: &'static str, code: u32, index: usize },
-    #[error(
-        "{field} starts or ends with whitespace; readers trim it, so it would not round-trip"
-    )]
+    ControlChar {
+        field: &'static str,
+        code: u32,
+        index: usize,
+    },
+    #[error("{field} starts or ends with whitespace; readers trim it, so it would not round-trip")]
     EdgeWhitespace { field: &'static str },
     #[error("{field} contains ``` which would open a code fence in the comment")]
     Fence { field: &'static str },
@@ -46,7 +48,11 @@ pub fn check_field(field: &'static str, value: &str) -> Result<(), FieldError> {
     for (index, c) in value.chars().enumerate() {
         // U+2028/U+2029 are line breaks to many renderers even though they are not controls.
         if c.is_control() || c == '\u{2028}' || c == '\u{2029}' || c == '\u{feff}' {
-            return Err(FieldError::ControlChar { field, code: c as u32, index });
+            return Err(FieldError::ControlChar {
+                field,
+                code: c as u32,
+                index,
+            });
         }
     }
     if value.starts_with(char::is_whitespace) || value.ends_with(char::is_whitespace) {
@@ -75,19 +81,38 @@ mod tests {
     #[test]
     fn refuses_header_injection() {
         let err = check_field("session", "x\nPhase: evil").unwrap_err();
-        assert_eq!(err, FieldError::ControlChar { field: "session", code: 10, index: 1 });
+        assert_eq!(
+            err,
+            FieldError::ControlChar {
+                field: "session",
+                code: 10,
+                index: 1
+            }
+        );
         assert!(check_field("session", "x\r").is_err());
         assert!(check_field("session", "x\u{2028}y").is_err());
     }
 
     #[test]
     fn refuses_empty_long_padded_and_fenced() {
-        assert!(matches!(check_field("agent", ""), Err(FieldError::Empty { .. })));
+        assert!(matches!(
+            check_field("agent", ""),
+            Err(FieldError::Empty { .. })
+        ));
         let long = "a".repeat(MAX_FIELD_CHARS + 1);
-        assert!(matches!(check_field("agent", &long), Err(FieldError::TooLong { chars: 201, .. })));
+        assert!(matches!(
+            check_field("agent", &long),
+            Err(FieldError::TooLong { chars: 201, .. })
+        ));
         assert!(check_field("agent", &"é".repeat(MAX_FIELD_CHARS)).is_ok());
-        assert!(matches!(check_field("phase", " a"), Err(FieldError::EdgeWhitespace { .. })));
-        assert!(matches!(check_field("phase", "a```json"), Err(FieldError::Fence { .. })));
+        assert!(matches!(
+            check_field("phase", " a"),
+            Err(FieldError::EdgeWhitespace { .. })
+        ));
+        assert!(matches!(
+            check_field("phase", "a```json"),
+            Err(FieldError::Fence { .. })
+        ));
         assert!(check_field("phase", "subtask_3_complete: ok [x]").is_ok());
     }
 

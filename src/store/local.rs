@@ -46,7 +46,10 @@ pub struct LocalThread {
 impl LocalThread {
     /// A store in `dir` (created on the first append) whose new comments are by `author`.
     pub fn new(dir: impl Into<PathBuf>, author: impl Into<String>) -> LocalThread {
-        LocalThread { dir: dir.into(), author: author.into() }
+        LocalThread {
+            dir: dir.into(),
+            author: author.into(),
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -60,7 +63,13 @@ impl LocalThread {
     /// The blocking half of [`Thread::append`].
     pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
         let path = self.file();
-        let io = |op| move |source| StoreError::Io { op, path: self.file(), source };
+        let io = |op| {
+            move |source| StoreError::Io {
+                op,
+                path: self.file(),
+                source,
+            }
+        };
         std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
             op: "cannot create the store directory",
             path: self.dir.clone(),
@@ -104,7 +113,13 @@ impl LocalThread {
     /// The blocking half of [`Thread::list`].
     pub fn list_blocking(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
         let path = self.file();
-        let io = |op| move |source| StoreError::Io { op, path: self.file(), source };
+        let io = |op| {
+            move |source| StoreError::Io {
+                op,
+                path: self.file(),
+                source,
+            }
+        };
         let mut file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Listing::default()),
@@ -131,7 +146,10 @@ impl LocalThread {
                         listing.warnings.push(format!(
                             "{}: line {} has id {} after id {}; the file was edited by hand, \
                              thread order may be wrong",
-                            path.display(), index + 1, line.id, prev.id
+                            path.display(),
+                            index + 1,
+                            line.id,
+                            prev.id
                         ));
                     }
                     let keep = since.is_none_or(|s| line.updated_at.timestamp() >= s.timestamp());
@@ -141,11 +159,14 @@ impl LocalThread {
                 }
                 Err(e) if is_last && !ends_clean => listing.warnings.push(format!(
                     "{}: ignored a torn last line ({} bytes) left by an interrupted write: {e}",
-                    path.display(), segment.len()
+                    path.display(),
+                    segment.len()
                 )),
                 Err(e) => listing.warnings.push(format!(
                     "{}: skipped corrupt line {} ({} bytes): {e}",
-                    path.display(), index + 1, segment.len()
+                    path.display(),
+                    index + 1,
+                    segment.len()
                 )),
             }
         }
@@ -242,5 +263,7 @@ impl Thread for LocalThread {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| StoreError::Task(e.to_string()))?
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?
 }

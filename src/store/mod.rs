@@ -42,7 +42,11 @@ pub struct Listing {
 #[non_exhaustive]
 pub enum StoreError {
     #[error("{op} {}: {source}", path.display())]
-    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the store's background task failed: {0}")]
     Task(String),
 }

@@ -9,12 +9,9 @@ use serde_json::{Map, Value};
 /// A header value that passes write validation: printable text plus the ASCII punctuation that
 /// matters to the layout (colons, brackets, spaces).
 pub fn field() -> impl Strategy<Value = String> {
-    prop_oneof![
-        "[a-zA-Z0-9_:\\[\\]#>*. /-]{1,40}",
-        "\\PC{1,30}",
-    ]
-    .prop_map(|s| s.trim().replace("```", "``"))
-    .prop_filter("valid header value", |s| check_field("x", s).is_ok())
+    prop_oneof!["[a-zA-Z0-9_:\\[\\]#>*. /-]{1,40}", "\\PC{1,30}",]
+        .prop_map(|s| s.trim().replace("```", "``"))
+        .prop_filter("valid header value", |s| check_field("x", s).is_ok())
 }
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -23,7 +20,9 @@ fn leaf() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
         ".{0,20}".prop_map(Value::String),
         "\\PC{0,10}\n```\n\\PC{0,5}".prop_map(Value::String),
     ]
@@ -46,14 +45,20 @@ pub fn json_object() -> impl Strategy<Value = Value> {
 
 /// Any valid version-2.0 record, checkpoint or health.
 pub fn record() -> impl Strategy<Value = Record> {
-    let time = (0i64..253_402_300_799_999_999).prop_map(|us| {
-        DateTime::from_timestamp_micros(us).unwrap_or_default()
-    });
-    let lineage = (proptest::option::of(any::<u64>()), proptest::option::of(field()));
+    let time = (0i64..253_402_300_799_999_999)
+        .prop_map(|us| DateTime::from_timestamp_micros(us).unwrap_or_default());
+    let lineage = (
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(field()),
+    );
     let payload = prop_oneof![
         (field(), json_object()).prop_map(|(phase, data)| Payload::Checkpoint { phase, data }),
         (field(), json_object(), proptest::option::of(field())).prop_map(
-            |(status, metrics, next_check)| Payload::Health { status, metrics, next_check }
+            |(status, metrics, next_check)| Payload::Health {
+                status,
+                metrics,
+                next_check
+            }
         ),
     ];
     (field(), field(), time, lineage, payload).prop_map(
@@ -75,6 +80,11 @@ pub fn samples<S: Strategy>(strategy: S, n: usize) -> Vec<S::Value> {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     (0..n)
-        .map(|_| strategy.new_tree(&mut runner).expect("strategy generates").current())
+        .map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .expect("strategy generates")
+                .current()
+        })
         .collect()
 }

@@ -1,0 +1,148 @@
+//! Configuration precedence and layering, one test per rule.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use forgestate::config::{Config, Origin, discover};
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |k| map.get(k).cloned()
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn flag_beats_env_beats_working_dir_beats_xdg() {
+    let d = tempfile::tempdir().unwrap();
+    let cwd = d.path();
+    write(cwd, "forgestate.toml", "");
+    write(cwd, "xdg/forgestate/config.toml", "");
+    let xdg = cwd.join("xdg").display().to_string();
+    let e = env(&[
+        ("FORGESTATE_CONFIG", "from-env.toml"),
+        ("XDG_CONFIG_HOME", &xdg),
+    ]);
+    assert_eq!(
+        discover(Some(Path::new("flag.toml")), &e, cwd),
+        Origin::Flag("flag.toml".into())
+    );
+    assert_eq!(discover(None, &e, cwd), Origin::Env("from-env.toml".into()));
+    let e = env(&[("XDG_CONFIG_HOME", &xdg)]);
+    assert_eq!(
+        discover(None, &e, cwd),
+        Origin::WorkingDir(cwd.join("forgestate.toml"))
+    );
+    std::fs::remove_file(cwd.join("forgestate.toml")).unwrap();
+    assert_eq!(
+        discover(None, &e, cwd),
+        Origin::Xdg(cwd.join("xdg/forgestate/config.toml"))
+    );
+    let home = env(&[("HOME", &cwd.display().to_string())]);
+    assert_eq!(
+        discover(None, &home, cwd),
+        Origin::BuiltIn,
+        "~/.config/forgestate/config.toml absent"
+    );
+    write(cwd, ".config/forgestate/config.toml", "");
+    assert_eq!(
+        discover(None, &home, cwd),
+        Origin::Xdg(cwd.join(".config/forgestate/config.toml"))
+    );
+}
+
+#[test]
+fn user_file_lays_over_built_in_defaults() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "conf/c.toml",
+        r#"
+        trusted_authors = ["ci-bot"]
+        [local]
+        dir = "state"
+        author = "agent-7"
+        [resume]
+        default = "restart"
+        [resume.agents."pr-self-reviewer"]
+        review_posted = "phase_done"
+    "#,
+    );
+    let cfg = Config::load_with(Some(Path::new("conf/c.toml")), &env(&[]), d.path()).unwrap();
+    let map = cfg.resume_map().unwrap();
+    assert_eq!(map.point("pr-self-reviewer", "review_posted"), "phase_done");
+    assert_eq!(
+        map.point("implementation-worker", "subtask_5_complete"),
+        "phase_2_continue",
+        "defaults kept"
+    );
+    assert_eq!(map.point("implementation-worker", "nope"), "restart");
+    assert_eq!(cfg.file.trusted_authors, ["ci-bot"]);
+    let (store, note) = cfg.open_store(None).unwrap();
+    assert!(
+        note.unwrap()
+            .contains(&d.path().join("conf/state").display().to_string()),
+        "relative to the file"
+    );
+    assert!(format!("{store:?}").contains("agent-7"));
+}
+
+#[test]
+fn store_flag_beats_everything_and_a_forge_url_is_refused_for_now() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "forgestate.toml",
+        "[forge]\nurl = \"https://forge.example\"\n",
+    );
+    let cfg = Config::load_with(None, &env(&[]), d.path()).unwrap();
+    let err = cfg.open_store(None).unwrap_err();
+    assert!(err.to_string().contains("--store"), "{err}");
+    let (_, note) = cfg.open_store(Some(Path::new("dir"))).unwrap();
+    assert_eq!(note, None, "an explicit --store needs no note");
+    let cfg = Config::load_with(
+        None,
+        &env(&[("FORGESTATE_URL", "https://x")]),
+        &d.path().join("none"),
+    )
+    .unwrap();
+    assert!(
+        cfg.open_store(None).is_err(),
+        "$FORGESTATE_URL also configures a forge"
+    );
+}
+
+#[test]
+fn template_overrides_load_from_the_configured_dir() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "t/health.md",
+        "[HEALTH] {{ agent }}\nSession: {{ session }}\nTime: {{ time }}\nStatus: {{ status }}\nId: {{ id }}\nVersion: {{ version }}\n\n```json\n{{ metrics_json }}\n```\n",
+    );
+    write(d.path(), "c.toml", "[format]\ntemplates_dir = \"t\"\n");
+    let cfg = Config::load_with(Some(Path::new("c.toml")), &env(&[]), d.path()).unwrap();
+    let r = forgestate::format::Record::health("a", "s", "Active", serde_json::json!({}), None)
+        .unwrap();
+    let body = cfg.renderer().unwrap().render(&r).unwrap();
+    assert!(body.starts_with("[HEALTH] a\nSession: s\n"), "{body}");
+    write(
+        d.path(),
+        "c2.toml",
+        "[format]\ntemplates_dir = \"missing\"\n",
+    );
+    let cfg = Config::load_with(Some(Path::new("c2.toml")), &env(&[]), d.path()).unwrap();
+    assert!(
+        cfg.renderer()
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory")
+    );
+}
