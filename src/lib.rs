@@ -8,6 +8,18 @@
 //! - [`client`]: the verbs, over any store.
 //! - [`config`]: configuration files, discovery and precedence; opening the store.
 //! - [`error`]: the crate-wide error and its categories.
+//!
+//! ```
+//! use forgestate::format::{Record, Renderer, parse};
+//! use serde_json::json;
+//!
+//! let record = Record::checkpoint("implementation-worker", "sess-1", "clone_complete",
+//!     json!({"issue_number": 42}))?;
+//! let body = Renderer::embedded()?.render(&record)?;
+//! assert!(body.starts_with("[CHECKPOINT] implementation-worker\nVersion: 2.0\n"));
+//! assert_eq!(parse(&body)?, record);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod client;
 pub mod config;

@@ -50,6 +50,7 @@ fn two_processes_appending_500_each_leave_1000_intact_records() {
             Command::new(&exe)
                 .args(["--exact", "append_child", "--nocapture", "--test-threads=1"])
                 .env(CHILD_ENV, format!("{}|{who}|500", dir.path().display()))
+                .stdout(std::process::Stdio::null())
                 .spawn()
                 .unwrap()
         })
