@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests: proptest strategies for records.
+//! Helpers shared by the integration tests: proptest strategies for records, and `cli` for
+//! running the binary.
 #![allow(dead_code)]
+
+pub mod cli;
 
 use chrono::DateTime;
 use forgestate::format::{Payload, Record, check_field, new_record_id};
