@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 use crate::format::{BuildError, ParseError, RenderError};
-use crate::store::StoreError;
+use crate::store::{BackendFailure, StoreError};
 
 /// Who has to fix it, which is also what the CLI's exit code says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,14 @@ impl Error {
                 Category::Config
             }
             Error::Render(_) => Category::Data,
+            Error::Store(StoreError::Backend {
+                kind: BackendFailure::Setup,
+                ..
+            }) => Category::Config,
+            Error::Store(StoreError::Backend {
+                kind: BackendFailure::Rejected,
+                ..
+            }) => Category::Data,
             Error::Store(_) => Category::Io,
             Error::Config(_) => Category::Config,
         }

@@ -2,7 +2,9 @@
 //!
 //! Layout, from the wire up (see `ARCHITECTURE.md`):
 //! - [`format`]: render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
-//! - [`store`]: where bodies live; the [`store::Thread`] trait and its backends. No format.
+//! - [`store`]: where bodies live; the [`store::Thread`] trait and the local JSONL store.
+//! - [`forge`]: the Forgejo/Gitea backend (HTTP client, session issue discovery). No format.
+//! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
 //! - [`client`]: the verbs, over any store.
@@ -21,9 +23,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod backend;
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod forge;
 pub mod format;
 pub mod resume;
 pub mod scan;

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use forgestate::config::{Config, Origin, discover};
+use forgestate::config::{Config, Origin, Overrides, discover};
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
     let map: HashMap<String, String> = pairs
@@ -85,7 +85,7 @@ fn user_file_lays_over_built_in_defaults() {
     );
     assert_eq!(map.point("implementation-worker", "nope"), "restart");
     assert_eq!(cfg.file.trusted_authors, ["ci-bot"]);
-    let (store, note) = cfg.open_store(None).unwrap();
+    let (store, note) = cfg.open_store(&Overrides::default()).unwrap();
     assert!(
         note.unwrap()
             .contains(&d.path().join("conf/state").display().to_string()),
@@ -95,28 +95,103 @@ fn user_file_lays_over_built_in_defaults() {
 }
 
 #[test]
-fn store_flag_beats_everything_and_a_forge_url_is_refused_for_now() {
+fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
         "forgestate.toml",
-        "[forge]\nurl = \"https://forge.example\"\n",
+        "[forge]\nurl = \"https://file.example\"\nowner = \"file-owner\"\nrepo = \"r\"\n",
     );
-    let cfg = Config::load_with(None, &env(&[]), d.path()).unwrap();
-    let err = cfg.open_store(None).unwrap_err();
-    assert!(err.to_string().contains("--store"), "{err}");
-    let (_, note) = cfg.open_store(Some(Path::new("dir"))).unwrap();
-    assert_eq!(note, None, "an explicit --store needs no note");
-    let cfg = Config::load_with(
+    let token = [(
+        "FORGESTATE_TOKEN",
+        "0123456789abcdef0123456789abcdef01234567",
+    )];
+    let cfg = Config::load_with(None, &env(&token), d.path()).unwrap();
+    let describe = |over: &Overrides| {
+        let (store, note) = cfg.open_store(over).unwrap();
+        (format!("{store:?}"), note)
+    };
+    let (dbg, note) = describe(&Overrides::default());
+    assert!(
+        dbg.contains("Forge")
+            && dbg.contains("https://file.example/")
+            && dbg.contains("file-owner"),
+        "{dbg}"
+    );
+    assert_eq!(note, None);
+    assert!(
+        !dbg.contains("0123456789abcdef"),
+        "the token never shows in Debug: {dbg}"
+    );
+    let (dbg, _) = describe(&Overrides {
+        store: Some("dir".into()),
+        ..Overrides::default()
+    });
+    assert!(
+        dbg.contains("Local"),
+        "--store beats a configured forge: {dbg}"
+    );
+
+    let env_cfg = Config::load_with(
         None,
-        &env(&[("FORGESTATE_URL", "https://x")]),
-        &d.path().join("none"),
+        &env(&[
+            token[0],
+            ("FORGESTATE_URL", "https://env.example"),
+            ("FORGESTATE_OWNER", "env-owner"),
+        ]),
+        d.path(),
     )
     .unwrap();
+    let (store, _) = env_cfg.open_store(&Overrides::default()).unwrap();
+    let dbg = format!("{store:?}");
     assert!(
-        cfg.open_store(None).is_err(),
-        "$FORGESTATE_URL also configures a forge"
+        dbg.contains("https://env.example/") && dbg.contains("env-owner"),
+        "env beats file: {dbg}"
     );
+    let over = Overrides {
+        url: Some("https://flag.example".into()),
+        owner: Some("flag-owner".into()),
+        ..Overrides::default()
+    };
+    let dbg = format!("{:?}", env_cfg.open_store(&over).unwrap().0);
+    assert!(
+        dbg.contains("https://flag.example/") && dbg.contains("flag-owner"),
+        "flags beat env: {dbg}"
+    );
+}
+
+#[test]
+fn forge_setup_errors_name_the_missing_piece() {
+    let d = tempfile::tempdir().unwrap();
+    let url_only =
+        Config::load_with(None, &env(&[("FORGESTATE_URL", "https://x")]), d.path()).unwrap();
+    let err = url_only
+        .open_store(&Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("owner") && err.contains("--owner"), "{err}");
+    let no_token = Config::load_with(
+        None,
+        &env(&[
+            ("FORGESTATE_URL", "https://x"),
+            ("FORGESTATE_OWNER", "o"),
+            ("FORGESTATE_REPO", "r"),
+        ]),
+        d.path(),
+    )
+    .unwrap();
+    let err = no_token
+        .open_store(&Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("FORGESTATE_TOKEN"), "{err}");
+    write(d.path(), "tok", "  \n");
+    let over = Overrides {
+        token_file: Some(d.path().join("tok")),
+        ..Overrides::default()
+    };
+    let err = no_token.open_store(&over).unwrap_err().to_string();
+    assert!(err.contains("is empty"), "{err}");
 }
 
 #[test]

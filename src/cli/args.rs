@@ -23,6 +23,18 @@ pub struct Cli {
     /// Use the local store in DIR (overrides any configured forge or local.dir)
     #[arg(long, global = true, value_name = "DIR")]
     pub store: Option<PathBuf>,
+    /// Forgejo/Gitea base URL, e.g. https://forge.example.com [env: FORGESTATE_URL]
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
+    /// Repository owner on the forge [env: FORGESTATE_OWNER]
+    #[arg(long, global = true, value_name = "OWNER")]
+    pub owner: Option<String>,
+    /// Repository name on the forge [env: FORGESTATE_REPO]
+    #[arg(long, global = true, value_name = "REPO")]
+    pub repo: Option<String>,
+    /// Read the forge token from FILE (else $FORGESTATE_TOKEN, else [forge] token_file)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// Machine output: one JSON document on stdout; human text goes to stderr
     #[arg(long, global = true)]
     pub json: bool,
@@ -38,6 +50,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Find or create the session thread (on a forge: the labelled session issue)
+    Init,
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics

@@ -10,10 +10,12 @@ use std::process::ExitCode;
 use clap::Parser;
 use serde_json::{Value, json};
 
+use forgestate::backend::AnyThread;
+use forgestate::config::{Config, Overrides};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
-use forgestate::store::AnyThread;
-use forgestate::{Category, Client, Error, config::Config};
+use forgestate::store::Thread;
+use forgestate::{Category, Client, Error};
 
 use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
 
@@ -114,6 +116,12 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
         }
     };
     match &cli.command {
+        Command::Init => {
+            let client = open(cli)?;
+            let location = client.thread().init().await.map_err(Error::from)?;
+            output::initialized(&location, cli.json);
+            Ok(())
+        }
         Command::Checkpoint(a) => {
             let mut data = json_object(
                 "--data",
@@ -179,7 +187,14 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
 /// Loads the configuration and opens the store, saying so when a default store was chosen.
 fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
     let config = Config::load(cli.config.as_deref())?;
-    let (client, note) = config.client(cli.store.as_deref())?;
+    let over = Overrides {
+        store: cli.store.clone(),
+        url: cli.url.clone(),
+        owner: cli.owner.clone(),
+        repo: cli.repo.clone(),
+        token_file: cli.token_file.clone(),
+    };
+    let (client, note) = config.client(&over)?;
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
     }

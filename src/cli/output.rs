@@ -30,6 +30,13 @@ pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
 }
 
+pub fn initialized(location: &str, as_json: bool) {
+    if as_json {
+        return json(&json!({ "thread": location }));
+    }
+    out(&format!("session thread ready: {location}"));
+}
+
 pub fn posted(p: &Posted, as_json: bool) {
     if as_json {
         return json(p);

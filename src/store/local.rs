@@ -110,6 +110,27 @@ impl LocalThread {
         Ok(line.into_comment())
     }
 
+    /// The blocking half of [`Thread::init`]: creates the directory and an empty thread file.
+    pub fn init_blocking(&self) -> Result<String, StoreError> {
+        let path = self.file();
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
+            op: "cannot create the store directory",
+            path: self.dir.clone(),
+            source,
+        })?;
+        OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|source| StoreError::Io {
+                op: "cannot create",
+                path: path.clone(),
+                source,
+            })?;
+        sync_dir(&self.dir);
+        Ok(path.display().to_string())
+    }
+
     /// The blocking half of [`Thread::list`].
     pub fn list_blocking(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
         let path = self.file();
@@ -253,6 +274,11 @@ impl Thread for LocalThread {
 
     async fn whoami(&self) -> Result<String, StoreError> {
         Ok(self.author.clone())
+    }
+
+    async fn init(&self) -> Result<String, StoreError> {
+        let this = self.clone();
+        blocking(move || this.init_blocking()).await
     }
 
     fn trusts_everyone(&self) -> bool {

@@ -49,6 +49,23 @@ pub enum StoreError {
     },
     #[error("the store's background task failed: {0}")]
     Task(String),
+    /// A remote backend failed; `kind` says who must act, `source` keeps the typed error.
+    #[error("{source}")]
+    Backend {
+        kind: BackendFailure,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// Who must act on a backend failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendFailure {
+    /// Configuration or permissions: retrying will not help.
+    Setup,
+    /// The backend refused this particular request's content.
+    Rejected,
+    /// The backend could not be reached or answered with an error of its own.
+    Unavailable,
 }
 
 /// A thread of comments: the one abstraction every verb goes through.
@@ -68,6 +85,9 @@ pub trait Thread: Send + Sync {
         since: Option<DateTime<Utc>>,
     ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
 
+    /// Makes sure the thread exists (creating it if needed) and returns where it lives.
+    fn init(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
+
     /// The identity new comments are posted as.
     fn whoami(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
 
@@ -75,44 +95,5 @@ pub trait Thread: Send + Sync {
     /// access control is the file system itself.
     fn trusts_everyone(&self) -> bool {
         false
-    }
-}
-
-/// Every backend the CLI can pick at run time. New backends become new variants; the verbs and
-/// the format never change.
-#[derive(Debug)]
-pub enum AnyThread {
-    Local(LocalThread),
-}
-
-impl Thread for AnyThread {
-    fn describe(&self) -> String {
-        match self {
-            AnyThread::Local(t) => t.describe(),
-        }
-    }
-
-    async fn append(&self, body: &str) -> Result<Comment, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.append(body).await,
-        }
-    }
-
-    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.list(since).await,
-        }
-    }
-
-    async fn whoami(&self) -> Result<String, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.whoami().await,
-        }
-    }
-
-    fn trusts_everyone(&self) -> bool {
-        match self {
-            AnyThread::Local(t) => t.trusts_everyone(),
-        }
     }
 }

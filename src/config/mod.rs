@@ -11,14 +11,20 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::backend::AnyThread;
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::format::SessionIssue;
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
 use crate::resume::{ResumeConfig, ResumeMap};
-use crate::store::{AnyThread, LocalThread};
+use crate::store::LocalThread;
+
+mod forge;
+
+pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
 
 /// The documented example configuration, which doubles as the built-in defaults.
-pub const DEFAULTS: &str = include_str!("../config/forgestate.toml");
+pub const DEFAULTS: &str = include_str!("../../config/forgestate.toml");
 /// The local store used when nothing else is configured.
 pub const DEFAULT_LOCAL_DIR: &str = ".forgestate";
 
@@ -51,14 +57,6 @@ pub struct FormatConfig {
     pub templates_dir: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ForgeConfig {
-    pub url: Option<String>,
-    pub owner: Option<String>,
-    pub repo: Option<String>,
-}
-
 impl ConfigFile {
     /// Parses a configuration file's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ConfigFile> {
@@ -74,7 +72,10 @@ impl ConfigFile {
         self.format.templates_dir = over.format.templates_dir.or(self.format.templates_dir);
         self.resume.default = over.resume.default.or(self.resume.default);
         self.resume.agents.extend(over.resume.agents);
-        self.forge = over.forge.or(self.forge);
+        self.forge = match (self.forge, over.forge) {
+            (Some(base), Some(over)) => Some(base.overlay(over)),
+            (base, over) => over.or(base),
+        };
         self
     }
 }
@@ -130,6 +131,8 @@ pub struct Config {
     base_dir: PathBuf,
     /// Environment values that matter, captured at load time.
     env: BTreeMap<&'static str, String>,
+    /// The forge settings from the environment (the token stays a `SecretString`).
+    forge_env: ForgeEnv,
 }
 
 impl Config {
@@ -170,7 +173,7 @@ impl Config {
             }
         };
         let mut captured = BTreeMap::new();
-        for key in ["FORGESTATE_URL", "USER", "USERNAME"] {
+        for key in ["USER", "USERNAME"] {
             if let Some(v) = env(key).filter(|v| !v.is_empty()) {
                 captured.insert(key, v);
             }
@@ -180,6 +183,7 @@ impl Config {
             origin,
             base_dir,
             env: captured,
+            forge_env: ForgeEnv::capture(env),
         })
     }
 
@@ -221,20 +225,15 @@ impl Config {
         ResumeMap::new(&self.file.resume).map_err(Error::Config)
     }
 
-    /// The configured forge URL, from `$FORGESTATE_URL` or the `[forge]` table.
-    pub fn forge_url(&self) -> Option<String> {
-        self.env.get("FORGESTATE_URL").cloned().or_else(|| {
-            self.file
-                .forge
-                .as_ref()
-                .and_then(|f| f.url.clone())
-                .filter(|u| !u.is_empty())
-        })
+    /// The forge URL in force, if any: `--url`, then `$FORGESTATE_URL`, then `[forge] url`.
+    pub fn forge_url(&self, over: &Overrides) -> Option<String> {
+        forge::forge_url(self.file.forge.as_ref(), &self.forge_env, over)
     }
 
-    /// Opens the store the verbs should use. `store_flag` is `--store DIR`. The second value is
-    /// a note for the user when a default was chosen on their behalf.
-    pub fn open_store(&self, store_flag: Option<&Path>) -> Result<(AnyThread, Option<String>)> {
+    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
+    /// configured, else the local store. The second value is a note for the user when a default
+    /// was chosen on their behalf.
+    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
         let author = self
             .file
             .local
@@ -243,14 +242,30 @@ impl Config {
             .or_else(|| self.env.get("USER").cloned())
             .or_else(|| self.env.get("USERNAME").cloned())
             .unwrap_or_else(|| "local".to_string());
-        if let Some(dir) = store_flag {
+        if let Some(dir) = &over.store {
             return Ok((AnyThread::Local(LocalThread::new(dir, author)), None));
         }
-        if let Some(url) = self.forge_url() {
-            return Err(Error::Config(format!(
-                "a forge is configured ({url}) but this build has no forge backend yet; \
-                 pass --store DIR to use a local store, or unset [forge] url and $FORGESTATE_URL"
-            )));
+        if let Some(url) = self.forge_url(over) {
+            let forge = self.file.forge.clone().unwrap_or_default();
+            let issue = SessionIssue {
+                owner: over
+                    .owner
+                    .clone()
+                    .or(self.forge_env.owner.clone())
+                    .or(forge.owner.clone())
+                    .unwrap_or_default(),
+                repo: over
+                    .repo
+                    .clone()
+                    .or(self.forge_env.repo.clone())
+                    .or(forge.repo.clone())
+                    .unwrap_or_default(),
+                trusted: self.file.trusted_authors.join(", "),
+            };
+            let body = self.renderer()?.session_issue(&issue)?;
+            let thread =
+                forge::open_forge(url, &forge, &self.forge_env, over, &self.base_dir, body)?;
+            return Ok((AnyThread::Forge(Box::new(thread)), None));
         }
         let (dir, shown) = match &self.file.local.dir {
             Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
@@ -264,8 +279,8 @@ impl Config {
     }
 
     /// Builds the client over the chosen store.
-    pub fn client(&self, store_flag: Option<&Path>) -> Result<(Client<AnyThread>, Option<String>)> {
-        let (thread, note) = self.open_store(store_flag)?;
+    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
+        let (thread, note) = self.open_store(over)?;
         let client = Client::new(thread, self.renderer()?, self.resume_map()?)
             .with_trusted_authors(self.file.trusted_authors.iter().cloned());
         Ok((client, note))

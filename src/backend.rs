@@ -1,0 +1,58 @@
+//! The run-time choice of store: every backend the CLI can open, behind one [`Thread`].
+//!
+//! New backends become new variants here; the verbs and the format never change.
+
+use chrono::{DateTime, Utc};
+
+use crate::forge::ForgeThread;
+use crate::store::{Comment, Listing, LocalThread, StoreError, Thread};
+
+#[derive(Debug)]
+pub enum AnyThread {
+    Local(LocalThread),
+    Forge(Box<ForgeThread>),
+}
+
+impl Thread for AnyThread {
+    fn describe(&self) -> String {
+        match self {
+            AnyThread::Local(t) => t.describe(),
+            AnyThread::Forge(t) => t.describe(),
+        }
+    }
+
+    async fn append(&self, body: &str) -> Result<Comment, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.append(body).await,
+            AnyThread::Forge(t) => t.append(body).await,
+        }
+    }
+
+    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.list(since).await,
+            AnyThread::Forge(t) => t.list(since).await,
+        }
+    }
+
+    async fn init(&self) -> Result<String, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.init().await,
+            AnyThread::Forge(t) => t.init().await,
+        }
+    }
+
+    async fn whoami(&self) -> Result<String, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.whoami().await,
+            AnyThread::Forge(t) => t.whoami().await,
+        }
+    }
+
+    fn trusts_everyone(&self) -> bool {
+        match self {
+            AnyThread::Local(t) => t.trusts_everyone(),
+            AnyThread::Forge(t) => t.trusts_everyone(),
+        }
+    }
+}

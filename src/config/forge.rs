@@ -1,0 +1,225 @@
+//! The `[forge]` table and how flags, environment and file combine into a forge backend.
+//!
+//! Precedence, per setting: flag (`--url`, `--owner`, `--repo`, `--token-file`), then environment
+//! (`FORGESTATE_URL`, `FORGESTATE_OWNER`, `FORGESTATE_REPO`, `FORGESTATE_TOKEN`), then the file.
+//! The token is never taken from argv: only from `$FORGESTATE_TOKEN` or a file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::forge::{ForgeClient, ForgeSettings, ForgeThread, RepoRef};
+
+pub const DEFAULT_TITLE: &str = "[Automated] CleverAgents Build Session";
+pub const DEFAULT_LABEL: &str = "Type/Automation";
+
+/// The `[forge]` table as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForgeConfig {
+    pub url: Option<String>,
+    pub owner: Option<String>,
+    pub repo: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub title: Option<String>,
+    pub label: Option<String>,
+    pub label_color: Option<String>,
+    pub label_description: Option<String>,
+    pub auto_init: Option<bool>,
+    pub connect_timeout_secs: Option<u64>,
+    pub request_timeout_secs: Option<u64>,
+    pub recheck_secs: Option<u64>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl ForgeConfig {
+    /// `self` with the keys set in `over` replacing ours.
+    pub fn overlay(self, over: ForgeConfig) -> ForgeConfig {
+        ForgeConfig {
+            url: over.url.or(self.url),
+            owner: over.owner.or(self.owner),
+            repo: over.repo.or(self.repo),
+            token_file: over.token_file.or(self.token_file),
+            title: over.title.or(self.title),
+            label: over.label.or(self.label),
+            label_color: over.label_color.or(self.label_color),
+            label_description: over.label_description.or(self.label_description),
+            auto_init: over.auto_init.or(self.auto_init),
+            connect_timeout_secs: over.connect_timeout_secs.or(self.connect_timeout_secs),
+            request_timeout_secs: over.request_timeout_secs.or(self.request_timeout_secs),
+            recheck_secs: over.recheck_secs.or(self.recheck_secs),
+            cache_dir: over.cache_dir.or(self.cache_dir),
+        }
+    }
+}
+
+/// Settings given on the command line, which beat everything else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `--store DIR`: use a local store whatever else is configured.
+    pub store: Option<PathBuf>,
+    pub url: Option<String>,
+    pub owner: Option<String>,
+    pub repo: Option<String>,
+    pub token_file: Option<PathBuf>,
+}
+
+/// What the environment said, captured once.
+#[derive(Debug, Clone, Default)]
+pub struct ForgeEnv {
+    pub url: Option<String>,
+    pub owner: Option<String>,
+    pub repo: Option<String>,
+    pub token: Option<SecretString>,
+    pub cache_home: Option<PathBuf>,
+}
+
+impl ForgeEnv {
+    pub fn capture(env: &dyn Fn(&str) -> Option<String>) -> ForgeEnv {
+        let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        let cache_home = get("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".cache")))
+            .map(|d| d.join("forgestate"));
+        ForgeEnv {
+            url: get("FORGESTATE_URL"),
+            owner: get("FORGESTATE_OWNER"),
+            repo: get("FORGESTATE_REPO"),
+            token: get("FORGESTATE_TOKEN").map(|t| SecretString::from(t.trim().to_string())),
+            cache_home,
+        }
+    }
+}
+
+/// The forge URL in force, if any: flag, then environment, then file.
+pub fn forge_url(file: Option<&ForgeConfig>, env: &ForgeEnv, over: &Overrides) -> Option<String> {
+    over.url
+        .clone()
+        .or_else(|| env.url.clone())
+        .or_else(|| file.and_then(|f| f.url.clone()))
+        .filter(|u| !u.trim().is_empty())
+}
+
+fn required(name: &str, flag: &str, var: &str, value: Option<String>) -> Result<String> {
+    let value = value.filter(|v| !v.trim().is_empty()).ok_or_else(|| {
+        Error::Config(format!(
+            "a forge url is set but {name} is not; pass {flag}, set ${var}, or set [forge] {name}"
+        ))
+    })?;
+    if value.contains('/') || value.contains(char::is_whitespace) {
+        return Err(Error::Config(format!(
+            "forge {name} {value:?} must be a single name, without '/' or spaces"
+        )));
+    }
+    Ok(value)
+}
+
+/// Reads the token: `--token-file`, then `$FORGESTATE_TOKEN`, then `[forge] token_file`.
+fn token(
+    file: &ForgeConfig,
+    env: &ForgeEnv,
+    over: &Overrides,
+    base: &Path,
+) -> Result<SecretString> {
+    let from_file = |path: &Path| -> Result<SecretString> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Config(format!(
+                "cannot read the token file {}: {e}",
+                path.display()
+            ))
+        })?;
+        let token = text.trim();
+        if token.is_empty() {
+            return Err(Error::Config(format!(
+                "the token file {} is empty",
+                path.display()
+            )));
+        }
+        Ok(SecretString::from(token.to_string()))
+    };
+    if let Some(path) = &over.token_file {
+        return from_file(path);
+    }
+    if let Some(token) = &env.token {
+        return Ok(token.clone());
+    }
+    if let Some(path) = &file.token_file {
+        return from_file(&base.join(path));
+    }
+    Err(Error::Config(
+        "no forge token: set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
+         (tokens are never accepted as command-line values)"
+            .to_string(),
+    ))
+}
+
+/// Builds the forge backend. `issue_body` is the rendered session-issue template.
+pub fn open_forge(
+    url: String,
+    file: &ForgeConfig,
+    env: &ForgeEnv,
+    over: &Overrides,
+    base: &Path,
+    issue_body: String,
+) -> Result<ForgeThread> {
+    let owner = required(
+        "owner",
+        "--owner",
+        "FORGESTATE_OWNER",
+        over.owner
+            .clone()
+            .or(env.owner.clone())
+            .or(file.owner.clone()),
+    )?;
+    let repo = required(
+        "repo",
+        "--repo",
+        "FORGESTATE_REPO",
+        over.repo.clone().or(env.repo.clone()).or(file.repo.clone()),
+    )?;
+    let token = token(file, env, over, base)?;
+    if token.expose_secret().contains(char::is_whitespace) {
+        return Err(Error::Config(
+            "the forge token contains whitespace; check $FORGESTATE_TOKEN or the token file".into(),
+        ));
+    }
+    let secs = |v: Option<u64>, d: u64| Duration::from_secs(v.unwrap_or(d).max(1));
+    let client = ForgeClient::builder(url)
+        .token(token)
+        .connect_timeout(secs(file.connect_timeout_secs, 5))
+        .request_timeout(secs(file.request_timeout_secs, 30))
+        .build()
+        .map_err(|e| Error::Config(e.to_string()))?;
+    let settings = ForgeSettings {
+        repo: RepoRef { owner, repo },
+        title: file
+            .title
+            .clone()
+            .unwrap_or_else(|| DEFAULT_TITLE.to_string()),
+        label: file
+            .label
+            .clone()
+            .unwrap_or_else(|| DEFAULT_LABEL.to_string()),
+        label_color: file
+            .label_color
+            .clone()
+            .unwrap_or_else(|| "1d76db".to_string()),
+        label_description: file
+            .label_description
+            .clone()
+            .unwrap_or_else(|| "Issues created and maintained by automation".to_string()),
+        issue_body,
+        auto_init: file.auto_init.unwrap_or(true),
+        cache_dir: file
+            .cache_dir
+            .as_ref()
+            .map(|d| base.join(d))
+            .or_else(|| env.cache_home.clone()),
+        recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(300)),
+    };
+    Ok(ForgeThread::new(client, settings))
+}

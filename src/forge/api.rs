@@ -1,0 +1,190 @@
+//! Typed calls, one per endpoint forgestate uses (`ENDPOINTS.md` §3), each with the status the
+//! real server answers on success (note: editing an issue answers 201, adding labels 200).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::error::ForgeError;
+use super::http::ForgeClient;
+use super::models::{
+    ApiSettings, Comment, CreateIssue, CreateLabel, Issue, IssueNumber, Label, LabelId,
+    ServerVersion, User,
+};
+use super::page::more_pages;
+
+const OK: &[StatusCode] = &[StatusCode::OK];
+const CREATED: &[StatusCode] = &[StatusCode::CREATED];
+/// A bound on page walks, against a server whose headers never stop promising more.
+const MAX_PAGES: u32 = 10_000;
+
+/// Which repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RepoRef {
+    pub owner: String,
+    pub repo: String,
+}
+
+impl RepoRef {
+    fn path(&self, rest: &str) -> String {
+        format!("repos/{}/{}/{rest}", self.owner, self.repo)
+    }
+}
+
+impl std::fmt::Display for RepoRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.repo)
+    }
+}
+
+type Result<T> = std::result::Result<T, ForgeError>;
+
+impl ForgeClient {
+    pub async fn version(&self) -> Result<ServerVersion> {
+        Ok(self
+            .send(Method::GET, "version", &[], None, OK)
+            .await?
+            .value)
+    }
+
+    pub async fn api_settings(&self) -> Result<ApiSettings> {
+        Ok(self
+            .send(Method::GET, "settings/api", &[], None, OK)
+            .await?
+            .value)
+    }
+
+    /// The token's own user (`read:user` scope).
+    pub async fn current_user(&self) -> Result<User> {
+        Ok(self.send(Method::GET, "user", &[], None, OK).await?.value)
+    }
+
+    pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
+        let path = repo.path(&format!("issues/{}", n.0));
+        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+    }
+
+    /// Every open issue (not pull request) carrying `label`, walking all pages with `limit` per
+    /// page. The server ignores an unknown label, so callers must check labels themselves.
+    pub async fn open_issues_with_label(
+        &self,
+        repo: &RepoRef,
+        label: &str,
+        limit: u32,
+    ) -> Result<Vec<Issue>> {
+        let mut all = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let query = [
+                ("state", "open".to_string()),
+                ("type", "issues".to_string()),
+                ("labels", label.to_string()),
+                ("limit", limit.to_string()),
+                ("page", page.to_string()),
+            ];
+            let answer = self
+                .send::<Vec<Issue>>(Method::GET, &repo.path("issues"), &query, None, OK)
+                .await?;
+            let len = answer.value.len();
+            all.extend(answer.value);
+            if !more_pages(&answer.headers, all.len() as u64, len) {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    /// Every label of the repository (paginated only because `page` is sent).
+    pub async fn labels(&self, repo: &RepoRef, limit: u32) -> Result<Vec<Label>> {
+        let mut all = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let query = [("limit", limit.to_string()), ("page", page.to_string())];
+            let answer = self
+                .send::<Vec<Label>>(Method::GET, &repo.path("labels"), &query, None, OK)
+                .await?;
+            let len = answer.value.len();
+            all.extend(answer.value);
+            if !more_pages(&answer.headers, all.len() as u64, len) {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    pub async fn create_label(&self, repo: &RepoRef, label: &CreateLabel<'_>) -> Result<Label> {
+        let body = serde_json::to_value(label).ok();
+        Ok(self
+            .send(Method::POST, &repo.path("labels"), &[], body, CREATED)
+            .await?
+            .value)
+    }
+
+    /// Deletes a label (204, empty body).
+    pub async fn delete_label(&self, repo: &RepoRef, id: LabelId) -> Result<()> {
+        let path = repo.path(&format!("labels/{}", id.0));
+        let (status, headers, bytes, call) = self.raw(Method::DELETE, &path, &[], None).await?;
+        if status == StatusCode::NO_CONTENT {
+            return Ok(());
+        }
+        Err(super::http::status_error(call, status, &headers, &bytes))
+    }
+
+    pub async fn create_issue(&self, repo: &RepoRef, issue: &CreateIssue<'_>) -> Result<Issue> {
+        let body = serde_json::to_value(issue).ok();
+        Ok(self
+            .send(Method::POST, &repo.path("issues"), &[], body, CREATED)
+            .await?
+            .value)
+    }
+
+    /// Adds labels by id; answers the issue's complete label list.
+    pub async fn add_labels(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        ids: &[LabelId],
+    ) -> Result<Vec<Label>> {
+        let path = repo.path(&format!("issues/{}/labels", n.0));
+        let body = Some(json!({ "labels": ids }));
+        Ok(self.send(Method::POST, &path, &[], body, OK).await?.value)
+    }
+
+    /// Closes an issue. The server answers 201 to an edit.
+    pub async fn close_issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
+        let path = repo.path(&format!("issues/{}", n.0));
+        let body = Some(json!({ "state": "closed" }));
+        Ok(self
+            .send(Method::PATCH, &path, &[], body, CREATED)
+            .await?
+            .value)
+    }
+
+    /// Every plain comment of an issue, in (created, id) order. Not paginated. `since` is an
+    /// inclusive bound on `updated_at`, in whole seconds.
+    pub async fn comments(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Comment>> {
+        let path = repo.path(&format!("issues/{}/comments", n.0));
+        let query: Vec<(&str, String)> = since
+            .map(|t| ("since", t.to_rfc3339_opts(SecondsFormat::Secs, true)))
+            .into_iter()
+            .collect();
+        Ok(self.send(Method::GET, &path, &query, None, OK).await?.value)
+    }
+
+    pub async fn create_comment(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        body: &str,
+    ) -> Result<Comment> {
+        let path = repo.path(&format!("issues/{}/comments", n.0));
+        let body = Some(json!({ "body": body }));
+        Ok(self
+            .send(Method::POST, &path, &[], body, CREATED)
+            .await?
+            .value)
+    }
+}

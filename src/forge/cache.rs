@@ -1,0 +1,91 @@
+//! The on-disk cache of the session issue's number and the token's login, per forge, owner and
+//! repo, so that a steady-state `checkpoint` is a single HTTP request.
+//!
+//! Losing or corrupting the cache costs requests, never data: every problem here is logged and
+//! treated as an empty cache. It holds no secret. Writes are atomic (temp file, fsync, rename).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// What is remembered between runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheEntry {
+    pub issue: Option<u64>,
+    pub issue_url: Option<String>,
+    /// When the issue was last seen open, with the right title and label.
+    pub checked_at: Option<DateTime<Utc>>,
+    pub login: Option<String>,
+}
+
+/// A cache file, or none (then nothing is remembered).
+#[derive(Debug, Clone)]
+pub struct DiskCache {
+    path: Option<PathBuf>,
+}
+
+impl DiskCache {
+    /// The cache file for one forge/owner/repo inside `dir`.
+    pub fn new(dir: Option<&Path>, url: &str, owner: &str, repo: &str) -> DiskCache {
+        let key: String = format!("{url}__{owner}__{repo}")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        DiskCache {
+            path: dir.map(|d| d.join(format!("{key}.json"))),
+        }
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    pub fn load(&self) -> CacheEntry {
+        let Some(path) = &self.path else {
+            return CacheEntry::default();
+        };
+        match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                tracing::warn!("ignoring unreadable cache {}: {e}", path.display());
+                CacheEntry::default()
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => CacheEntry::default(),
+            Err(e) => {
+                tracing::warn!("ignoring cache {}: {e}", path.display());
+                CacheEntry::default()
+            }
+        }
+    }
+
+    pub fn store(&self, entry: &CacheEntry) {
+        let Some(path) = &self.path else { return };
+        if let Err(e) = write_atomic(path, entry) {
+            tracing::warn!(
+                "cannot update cache {}: {e}; forgestate will re-discover next time",
+                path.display()
+            );
+        }
+    }
+}
+
+fn write_atomic(path: &Path, entry: &CacheEntry) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("cache"),
+        std::process::id()
+    ));
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(&serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}

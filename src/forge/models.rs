@@ -1,0 +1,192 @@
+//! Wire types of the Forgejo/Gitea API, as the server serializes them (`ENDPOINTS.md` §4).
+//!
+//! Every field the server may send as `null` is an `Option`, whatever swagger says (it omits
+//! `x-nullable`). Unknown keys are ignored, so newer servers and Gitea's variants still decode.
+//! Only fields forgestate reads, or that document the shape, are modelled.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A per-repository issue number (`{index}` in paths), not the global issue id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct IssueNumber(pub u64);
+
+impl std::fmt::Display for IssueNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// A global comment id: unique across the instance and increasing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CommentId(pub u64);
+
+/// A label id (repository or organisation label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LabelId(pub i64);
+
+/// A user. Comment posters come in the non-privileged view; `GET /user` in the self view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct User {
+    /// `-1` for the Ghost user of a deleted account.
+    pub id: i64,
+    pub login: String,
+    #[serde(default)]
+    pub full_name: String,
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub html_url: String,
+    #[serde(default)]
+    pub is_admin: bool,
+    /// Note: `created`, not `created_at`.
+    pub created: Option<DateTime<Utc>>,
+    /// A duplicate of `login` added by the server's own marshaller.
+    #[serde(default)]
+    pub username: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Label {
+    pub id: LabelId,
+    pub name: String,
+    #[serde(default)]
+    pub exclusive: bool,
+    #[serde(default)]
+    pub is_archived: bool,
+    /// Six lowercase hex digits, without `#`.
+    pub color: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IssueState {
+    Open,
+    Closed,
+}
+
+/// The minimal repository object embedded in an issue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepositoryMeta {
+    pub id: i64,
+    pub name: String,
+    pub owner: String,
+    pub full_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Issue {
+    pub id: i64,
+    pub url: String,
+    pub html_url: String,
+    pub number: IssueNumber,
+    pub user: User,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    /// `[]` when none.
+    #[serde(default)]
+    pub labels: Vec<Label>,
+    pub milestone: Option<Value>,
+    pub assignee: Option<User>,
+    /// `null` (not `[]`) when nobody is assigned.
+    pub assignees: Option<Vec<User>>,
+    pub state: IssueState,
+    #[serde(default)]
+    pub is_locked: bool,
+    #[serde(default)]
+    pub comments: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub closed_at: Option<DateTime<Utc>>,
+    pub due_date: Option<DateTime<Utc>>,
+    pub pull_request: Option<Value>,
+    pub repository: Option<RepositoryMeta>,
+}
+
+impl Issue {
+    pub fn has_label(&self, name: &str) -> bool {
+        self.labels.iter().any(|l| l.name == name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comment {
+    pub id: CommentId,
+    pub html_url: String,
+    #[serde(default)]
+    pub pull_request_url: String,
+    /// The **HTML** URL of the issue, not an API URL.
+    #[serde(default)]
+    pub issue_url: String,
+    /// The poster; `None` never happens on a live server but costs nothing to tolerate.
+    pub user: Option<User>,
+    #[serde(default)]
+    pub original_author: String,
+    pub body: String,
+    #[serde(default)]
+    pub assets: Vec<Value>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `GET /settings/api`. Newer Gitea adds keys; they are ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiSettings {
+    pub max_response_items: u32,
+    pub default_paging_num: u32,
+}
+
+/// `GET /version`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerVersion {
+    pub version: String,
+}
+
+impl ServerVersion {
+    /// Forgejo reports `<version>+gitea-<compat>`; Gitea reports a plain version.
+    pub fn is_forgejo(&self) -> bool {
+        self.version.contains("+gitea-")
+    }
+
+    /// "Forgejo 15.0.3 (Gitea 1.22.0 compatible)" or "Gitea 1.23.0".
+    pub fn describe(&self) -> String {
+        match self.version.split_once("+gitea-") {
+            Some((forgejo, gitea)) => format!("Forgejo {forgejo} (Gitea {gitea} compatible)"),
+            None => format!("Gitea {}", self.version),
+        }
+    }
+}
+
+/// The body of an error answer. Several 403s and 204s have none at all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiError {
+    #[serde(default)]
+    pub message: String,
+    pub url: Option<String>,
+    pub errors: Option<Vec<String>>,
+}
+
+/// `POST /repos/{o}/{r}/issues`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CreateIssue<'a> {
+    pub title: &'a str,
+    pub body: &'a str,
+    pub labels: Vec<LabelId>,
+}
+
+/// `POST /repos/{o}/{r}/labels`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CreateLabel<'a> {
+    pub name: &'a str,
+    pub color: &'a str,
+    pub description: &'a str,
+}

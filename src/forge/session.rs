@@ -1,0 +1,226 @@
+//! Finding and creating the session issue: discovery over every page, the client-side title and
+//! label check, `init`, and convergence when two `init`s race.
+
+use chrono::Utc;
+
+use super::ForgeThread;
+use super::error::ForgeError;
+use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, IssueState, LabelId};
+
+/// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
+const FALLBACK_PAGE: u32 = 50;
+
+impl ForgeThread {
+    /// The session issue to use. A cached number is used as is while it is fresh; an old one is
+    /// checked (still open, same title and label) first. `for_write` allows `auto_init`.
+    pub(super) async fn issue_for(&self, for_write: bool) -> Result<IssueNumber, ForgeError> {
+        let cached = self.cached();
+        if let Some(n) = cached.issue.map(IssueNumber) {
+            let fresh = cached.checked_at.is_some_and(|t| {
+                Utc::now()
+                    .signed_duration_since(t)
+                    .to_std()
+                    .is_ok_and(|age| age < self.settings.recheck_after)
+            });
+            if fresh {
+                return Ok(n);
+            }
+            match self.client.issue(&self.settings.repo, n).await {
+                Ok(issue) if self.is_session_issue(&issue) => {
+                    self.adopt(&issue);
+                    return Ok(n);
+                }
+                Ok(issue) => tracing::info!(
+                    "cached session issue {n} is {} or no longer matches; discovering again",
+                    if issue.state == IssueState::Closed {
+                        "closed"
+                    } else {
+                        "retitled"
+                    }
+                ),
+                Err(ForgeError::NotFound { .. }) => {
+                    tracing::info!("cached session issue {n} is gone")
+                }
+                Err(e) => return Err(e),
+            }
+            self.forget_issue();
+        }
+        if let Some(issue) = self.discover().await? {
+            self.adopt(&issue);
+            return Ok(issue.number);
+        }
+        if for_write && self.settings.auto_init {
+            return Ok(self.init_issue().await?.number);
+        }
+        Err(ForgeError::Setup(format!(
+            "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
+            self.settings.title, self.settings.label, self.settings.repo
+        )))
+    }
+
+    fn is_session_issue(&self, issue: &Issue) -> bool {
+        issue.state == IssueState::Open
+            && issue.pull_request.is_none()
+            && issue.title == self.settings.title
+            && issue.has_label(&self.settings.label)
+    }
+
+    fn adopt(&self, issue: &Issue) {
+        self.remember(|s| {
+            s.issue = Some(issue.number.0);
+            s.issue_url = Some(issue.html_url.clone());
+            s.checked_at = Some(Utc::now());
+        });
+    }
+
+    async fn page_size(&self) -> Result<u32, ForgeError> {
+        match self.client.api_settings().await {
+            Ok(s) => Ok(s.max_response_items.max(1)),
+            Err(ForgeError::NotFound { .. }) => Ok(FALLBACK_PAGE),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every open session issue, lowest number first. The title and label are checked here,
+    /// because the server drops a label filter naming an unknown label and returns everything.
+    async fn session_issues(&self) -> Result<Vec<Issue>, ForgeError> {
+        if tracing::enabled!(tracing::Level::INFO)
+            && let Ok(v) = self.client.version().await
+        {
+            tracing::info!("forge at {} runs {}", self.client.base(), v.describe());
+        }
+        let limit = self.page_size().await?;
+        let repo = &self.settings.repo;
+        let mut found: Vec<Issue> = self
+            .client
+            .open_issues_with_label(repo, &self.settings.label, limit)
+            .await?
+            .into_iter()
+            .filter(|i| self.is_session_issue(i))
+            .collect();
+        found.sort_by_key(|i| i.number);
+        found.dedup_by_key(|i| i.number);
+        Ok(found)
+    }
+
+    /// The canonical session issue (the lowest number), warning when there are several.
+    pub(super) async fn discover(&self) -> Result<Option<Issue>, ForgeError> {
+        let mut found = self.session_issues().await?;
+        if found.len() > 1 {
+            let others: Vec<String> = found[1..].iter().map(|i| i.number.to_string()).collect();
+            tracing::warn!(
+                "{} open session issues in {}; using {} and ignoring {}",
+                found.len(),
+                self.settings.repo,
+                found[0].number,
+                others.join(", ")
+            );
+        }
+        Ok(if found.is_empty() {
+            None
+        } else {
+            Some(found.remove(0))
+        })
+    }
+
+    /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
+    pub async fn init_issue(&self) -> Result<Issue, ForgeError> {
+        if let Some(issue) = self.discover().await? {
+            self.adopt(&issue);
+            return Ok(issue);
+        }
+        let label = self.ensure_label().await?;
+        let repo = &self.settings.repo;
+        let created = self
+            .client
+            .create_issue(
+                repo,
+                &CreateIssue {
+                    title: &self.settings.title,
+                    body: &self.settings.issue_body,
+                    labels: vec![label],
+                },
+            )
+            .await?;
+        tracing::info!("created session issue {} in {repo}", created.number);
+        if !created.has_label(&self.settings.label) {
+            // The server silently drops labels on creation when the caller cannot write issues.
+            if let Err(e) = self.client.add_labels(repo, created.number, &[label]).await {
+                let _ = self.client.close_issue(repo, created.number).await;
+                return Err(match e {
+                    ForgeError::Forbidden { .. } => ForgeError::Setup(format!(
+                        "the token's user cannot label issues in {repo} (403): it needs write access \
+                         to the repository's issues, or someone with that right must run \
+                         `forgestate init`; the unlabelled issue {} was closed",
+                        created.number
+                    )),
+                    other => other,
+                });
+            }
+        }
+        // Another `init` may have raced us: everyone converges on the lowest number.
+        let all = self.session_issues().await?;
+        let canonical = all
+            .iter()
+            .find(|i| i.number <= created.number)
+            .cloned()
+            .unwrap_or(created.clone());
+        if canonical.number != created.number {
+            tracing::warn!(
+                "another init created {} at the same time; closing our duplicate {}",
+                canonical.number,
+                created.number
+            );
+            let note = format!(
+                "Closed as a duplicate of {}, which a concurrent `forgestate init` created first. \
+                 Session state lives there: {}",
+                canonical.number, canonical.html_url
+            );
+            self.client
+                .create_comment(repo, created.number, &note)
+                .await?;
+            self.client.close_issue(repo, created.number).await?;
+        }
+        self.adopt(&canonical);
+        Ok(canonical)
+    }
+
+    /// The id of the session label, creating it when the repository has none.
+    async fn ensure_label(&self) -> Result<LabelId, ForgeError> {
+        let repo = &self.settings.repo;
+        let limit = self.page_size().await?;
+        let name = &self.settings.label;
+        let lowest = |labels: &[super::models::Label]| {
+            labels
+                .iter()
+                .filter(|l| &l.name == name)
+                .map(|l| l.id.0)
+                .min()
+                .map(LabelId)
+        };
+        if let Some(id) = lowest(&self.client.labels(repo, limit).await?) {
+            return Ok(id);
+        }
+        let made = self
+            .client
+            .create_label(
+                repo,
+                &CreateLabel {
+                    name,
+                    color: &self.settings.label_color,
+                    description: &self.settings.label_description,
+                },
+            )
+            .await?;
+        tracing::info!("created label {name:?} in {repo}");
+        // Label names are not unique on the server, and a name that exists twice makes the issue
+        // list's label filter require both copies. If a racing init made one too, keep the lowest
+        // id and delete ours.
+        let keep = lowest(&self.client.labels(repo, limit).await?).unwrap_or(made.id);
+        if keep != made.id {
+            tracing::warn!("a concurrent init also created label {name:?}; deleting our copy");
+            self.client.delete_label(repo, made.id).await?;
+        }
+        Ok(keep)
+    }
+}
