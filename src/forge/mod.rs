@@ -10,7 +10,7 @@ mod cache;
 mod error;
 mod http;
 mod models;
-mod page;
+pub mod page;
 mod session;
 
 use std::path::PathBuf;

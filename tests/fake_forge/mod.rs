@@ -1,0 +1,312 @@
+//! A stateful fake Forgejo for the test suite, faithful to `ENDPOINTS.md` §7 (and no kinder than
+//! the real server): paginated issue lists with the exact `Link` format and `X-Total-Count`,
+//! clamped limits, ALL-label semantics where an unknown label disables the filter, an
+//! unpaginated comment list filtered inclusively on `updated_at` in whole seconds, 201 for issue
+//! edits, 200 with the full list for added labels, 204 for deletions, empty 403 bodies, `null`
+//! for unset fields and the non-privileged user view for comment posters.
+//!
+//! Built on wiremock: one catch-all mock whose responder routes by method and path over shared
+//! state. wiremock records every request, which the tests count.
+#![allow(dead_code)]
+
+mod routes;
+mod views;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const OWNER: &str = "cleveragents";
+pub const REPO: &str = "cleveragents-core";
+pub const BOT_TOKEN: &str = "0123456789abcdef0123456789abcdef01234567";
+pub const MALLORY_TOKEN: &str = "fedcba9876543210fedcba9876543210fedcba98";
+pub const READER_TOKEN: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+#[derive(Debug, Clone)]
+pub struct UserRow {
+    pub id: i64,
+    pub login: String,
+    pub token: String,
+    pub scopes: Vec<&'static str>,
+    /// Write access to the repository's issues.
+    pub writer: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct LabelRow {
+    pub id: i64,
+    pub name: String,
+    pub color: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct IssueRow {
+    pub id: i64,
+    pub number: u64,
+    pub title: String,
+    pub body: String,
+    pub poster: i64,
+    pub labels: Vec<i64>,
+    pub closed: bool,
+    pub is_pull: bool,
+    pub created: i64,
+    pub updated: i64,
+    pub closed_at: Option<i64>,
+    pub comments: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct CommentRow {
+    pub id: u64,
+    pub issue: u64,
+    pub poster: i64,
+    pub body: String,
+    pub created: i64,
+    pub updated: i64,
+}
+
+/// A scripted misbehaviour for the next matching request.
+pub enum Fault {
+    /// Answer with this status and an `APIError` body, without touching state.
+    Status(u16),
+    /// Do the work, then answer only after this delay (past the client's timeout).
+    CommitThenDelay(Duration),
+}
+
+/// Everything the fake server knows.
+pub struct State {
+    pub root: String,
+    pub users: Vec<UserRow>,
+    pub labels: Vec<LabelRow>,
+    pub issues: Vec<IssueRow>,
+    pub comments: Vec<CommentRow>,
+    pub next_issue_id: i64,
+    pub next_comment_id: u64,
+    pub next_label_id: i64,
+    pub last_number: u64,
+    pub max_response_items: u32,
+    pub default_paging_num: u32,
+    pub version: String,
+    /// Seconds added to the real clock, to simulate time passing.
+    pub clock_offset: i64,
+    /// Faults for POSTs to a path ending like this, consumed in order.
+    pub faults: VecDeque<(String, Fault)>,
+}
+
+impl State {
+    pub fn now(&self) -> i64 {
+        Utc::now().timestamp() + self.clock_offset
+    }
+
+    pub fn user(&self, id: i64) -> Option<&UserRow> {
+        self.users.iter().find(|u| u.id == id)
+    }
+
+    pub fn issue_mut(&mut self, number: u64) -> Option<&mut IssueRow> {
+        self.issues.iter_mut().find(|i| i.number == number)
+    }
+
+    /// Issue numbers are per-repository and never reused, even after a deletion.
+    pub fn next_number(&mut self) -> u64 {
+        self.last_number += 1;
+        self.last_number
+    }
+}
+
+/// The running fake and the handle tests use to arrange and inspect it.
+pub struct FakeForge {
+    pub server: MockServer,
+    state: Arc<Mutex<State>>,
+}
+
+struct Responder(Arc<Mutex<State>>);
+
+impl Respond for Responder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        routes::handle(&mut state, request)
+    }
+}
+
+impl FakeForge {
+    /// A Forgejo with the bot (`ca-bot`, all scopes, writer), `mallory` (can comment, not a
+    /// writer) and `reader` (read-only scopes).
+    pub async fn start() -> FakeForge {
+        let server = MockServer::start().await;
+        let state = State {
+            root: format!("{}/", server.uri()),
+            users: vec![
+                UserRow {
+                    id: 7,
+                    login: "ca-bot".into(),
+                    token: BOT_TOKEN.into(),
+                    scopes: vec!["write:issue", "read:user"],
+                    writer: true,
+                },
+                UserRow {
+                    id: 9,
+                    login: "mallory".into(),
+                    token: MALLORY_TOKEN.into(),
+                    scopes: vec!["write:issue", "read:user"],
+                    writer: false,
+                },
+                UserRow {
+                    id: 11,
+                    login: "reader".into(),
+                    token: READER_TOKEN.into(),
+                    scopes: vec!["read:issue"],
+                    writer: false,
+                },
+            ],
+            labels: Vec::new(),
+            issues: Vec::new(),
+            comments: Vec::new(),
+            next_issue_id: 400,
+            next_comment_id: 1200,
+            next_label_id: 10,
+            last_number: 0,
+            max_response_items: 50,
+            default_paging_num: 30,
+            version: "15.0.3+gitea-1.22.0".into(),
+            clock_offset: 0,
+            faults: VecDeque::new(),
+        };
+        let state = Arc::new(Mutex::new(state));
+        Mock::given(any())
+            .respond_with(Responder(state.clone()))
+            .mount(&server)
+            .await;
+        FakeForge { server, state }
+    }
+
+    pub fn uri(&self) -> String {
+        self.server.uri()
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn add_label(&self, name: &str) -> i64 {
+        let mut s = self.state();
+        let id = s.next_label_id;
+        s.next_label_id += 1;
+        s.labels.push(LabelRow {
+            id,
+            name: name.into(),
+            color: "1d76db".into(),
+            description: String::new(),
+        });
+        id
+    }
+
+    /// Adds an issue posted by the bot; returns its number.
+    pub fn add_issue(&self, title: &str, labels: &[i64], closed: bool) -> u64 {
+        let mut s = self.state();
+        let now = s.now();
+        let (id, number) = (s.next_issue_id, s.next_number());
+        s.next_issue_id += 1;
+        s.issues.push(IssueRow {
+            id,
+            number,
+            title: title.into(),
+            body: String::new(),
+            poster: 7,
+            labels: labels.to_vec(),
+            closed,
+            is_pull: false,
+            created: now,
+            updated: now,
+            closed_at: closed.then_some(now),
+            comments: 0,
+        });
+        number
+    }
+
+    /// Adds a comment directly (as if posted through the web UI by `login`).
+    pub fn add_comment(&self, issue: u64, login: &str, body: &str) -> u64 {
+        let mut s = self.state();
+        let poster = s
+            .users
+            .iter()
+            .find(|u| u.login == login)
+            .map(|u| u.id)
+            .expect("known user");
+        let now = s.now();
+        let id = s.next_comment_id;
+        s.next_comment_id += 7; // global ids: increasing, not contiguous per issue
+        s.comments.push(CommentRow {
+            id,
+            issue,
+            poster,
+            body: body.into(),
+            created: now,
+            updated: now,
+        });
+        id
+    }
+
+    pub fn open_issues_titled(&self, title: &str) -> Vec<u64> {
+        self.state()
+            .issues
+            .iter()
+            .filter(|i| !i.closed && i.title == title)
+            .map(|i| i.number)
+            .collect()
+    }
+
+    pub fn comments_on(&self, issue: u64) -> Vec<CommentRow> {
+        self.state()
+            .comments
+            .iter()
+            .filter(|c| c.issue == issue)
+            .cloned()
+            .collect()
+    }
+
+    pub fn inject(&self, path_suffix: &str, fault: Fault) {
+        self.state()
+            .faults
+            .push_back((path_suffix.to_string(), fault));
+    }
+
+    /// Every request received so far.
+    pub async fn requests(&self) -> Vec<Request> {
+        self.server.received_requests().await.unwrap_or_default()
+    }
+}
+
+pub fn ts(unix: i64) -> String {
+    DateTime::from_timestamp(unix, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// A client over the fake, configured the way a user would: environment plus an optional
+/// config file with `extra` TOML, caching in `dir`.
+pub fn client(
+    fake: &FakeForge,
+    token: &str,
+    dir: &std::path::Path,
+    extra: &str,
+) -> forgestate::Client<forgestate::backend::AnyThread> {
+    use forgestate::config::{Config, Overrides};
+    let env: std::collections::HashMap<&str, String> = [
+        ("FORGESTATE_URL", fake.uri()),
+        ("FORGESTATE_OWNER", OWNER.to_string()),
+        ("FORGESTATE_REPO", REPO.to_string()),
+        ("FORGESTATE_TOKEN", token.to_string()),
+        ("XDG_CACHE_HOME", dir.join("cache").display().to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let file = dir.join(format!("forgestate-{}.toml", token.get(..6).unwrap_or("x")));
+    std::fs::write(&file, extra).expect("write config");
+    let config = Config::load_with(Some(&file), &|k| env.get(k).cloned(), dir).expect("config");
+    config.client(&Overrides::default()).expect("client").0
+}

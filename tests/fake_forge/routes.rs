@@ -1,0 +1,614 @@
+//! Request routing and handlers of the fake Forgejo.
+// Handlers return early with a finished reply; boxing it would only add noise to a test fake.
+#![allow(clippy::result_large_err)]
+
+use base64::Engine;
+use reqwest::Url;
+use serde_json::{Value, json};
+use wiremock::{Request, ResponseTemplate};
+
+use super::views::{self, empty, error, not_found, ok};
+use super::{CommentRow, Fault, IssueRow, LabelRow, State, UserRow};
+
+type Reply = ResponseTemplate;
+
+pub fn handle(s: &mut State, req: &Request) -> Reply {
+    let method = req.method.as_str().to_string();
+    let path = req.url.path().to_string();
+    let Some(rest) = path.strip_prefix("/api/v1/") else {
+        return not_found(s, "The target couldn't be found.", &[]);
+    };
+    let caller = match authenticate(s, req) {
+        Ok(c) => c,
+        Err(reply) => return reply,
+    };
+    let fault = if method != "GET" {
+        take_fault(s, &path)
+    } else {
+        None
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return error(s, code, "injected failure");
+    }
+    let segs: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
+    let reply = match (method.as_str(), segs.as_slice()) {
+        ("GET", ["version"]) => ok(200, &json!({ "version": s.version })),
+        ("GET", ["settings", "api"]) => ok(
+            200,
+            &json!({
+                "max_response_items": s.max_response_items, "default_paging_num": s.default_paging_num,
+                "default_git_trees_per_page": 1000, "default_max_blob_size": 10485760,
+            }),
+        ),
+        ("GET", ["user"]) => match need(s, &caller, "read:user", true) {
+            Err(r) => r,
+            Ok(u) => ok(200, &views::user(s, &u, true)),
+        },
+        (m, ["repos", o, r, tail @ ..]) if *o == super::OWNER && *r == super::REPO => {
+            repo_route(s, m, tail, &caller, req)
+        }
+        _ => not_found(s, "The target couldn't be found.", &[]),
+    };
+    match fault {
+        Some(Fault::CommitThenDelay(d)) => reply.set_delay(d),
+        _ => reply,
+    }
+}
+
+fn take_fault(s: &mut State, path: &str) -> Option<Fault> {
+    let at = s
+        .faults
+        .iter()
+        .position(|(suffix, _)| path.ends_with(suffix.as_str()))?;
+    s.faults.remove(at).map(|(_, f)| f)
+}
+
+/// `Authorization: token|bearer <40 hex>` or Basic with the token as password (or as user name
+/// with an empty or `x-oauth-basic` password). No header means anonymous. Anything else is 401.
+fn authenticate(s: &State, req: &Request) -> Result<Option<UserRow>, Reply> {
+    let Some(value) = req
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Ok(None);
+    };
+    let fields: Vec<&str> = value.split_whitespace().collect();
+    let token = match fields.as_slice() {
+        [scheme, token]
+            if scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer") =>
+        {
+            token.to_string()
+        }
+        [scheme, b64] if scheme.eq_ignore_ascii_case("basic") => {
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap_or_default();
+            let text = String::from_utf8_lossy(&decoded).to_string();
+            match text.split_once(':') {
+                Some((user, "" | "x-oauth-basic")) => user.to_string(),
+                Some((_, password)) => password.to_string(),
+                None => String::new(),
+            }
+        }
+        _ => String::new(),
+    };
+    let valid = token.len() == 40
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    match s.users.iter().find(|u| valid && u.token == token) {
+        Some(u) => Ok(Some(u.clone())),
+        None => Err(error(
+            s,
+            401,
+            &format!("access token does not exist [sha: {token}]"),
+        )),
+    }
+}
+
+/// Scope check: `write:issue` implies `read:issue`. Writes and `/user` need a token at all.
+fn need(
+    s: &State,
+    caller: &Option<UserRow>,
+    scope: &str,
+    token_required: bool,
+) -> Result<UserRow, Reply> {
+    let anonymous = UserRow {
+        id: 0,
+        login: String::new(),
+        token: String::new(),
+        scopes: vec![],
+        writer: false,
+    };
+    match caller {
+        None if token_required => Err(error(s, 401, "token is required")),
+        None => Ok(anonymous),
+        Some(u) => {
+            let has = u.scopes.contains(&scope)
+                || (scope == "read:issue" && u.scopes.contains(&"write:issue"));
+            if has {
+                Ok(u.clone())
+            } else {
+                Err(error(
+                    s,
+                    403,
+                    &format!("token does not have at least one of required scope(s): [{scope}]"),
+                ))
+            }
+        }
+    }
+}
+
+fn query(req: &Request, key: &str) -> Option<String> {
+    req.url
+        .query_pairs()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// Go's `ctx.FormInt`: anything unparsable is 0.
+fn int(req: &Request, key: &str) -> i64 {
+    query(req, key)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// `since`/`before`: RFC 3339, truncated to seconds; ignored when <= 0; 422 when malformed.
+fn bound(s: &State, req: &Request, key: &str) -> Result<Option<i64>, Reply> {
+    match query(req, key) {
+        None => Ok(None),
+        Some(v) => match chrono::DateTime::parse_from_rfc3339(v.trim()) {
+            Ok(t) => Ok(Some(t.timestamp()).filter(|&u| u > 0)),
+            Err(e) => Err(error(s, 422, &format!("parsing time {v:?}: {e}"))),
+        },
+    }
+}
+
+fn body(req: &Request) -> Value {
+    serde_json::from_slice(&req.body).unwrap_or(Value::Null)
+}
+
+fn repo_route(
+    s: &mut State,
+    method: &str,
+    tail: &[&str],
+    caller: &Option<UserRow>,
+    req: &Request,
+) -> Reply {
+    let write = method != "GET";
+    let u = match need(
+        s,
+        caller,
+        if write { "write:issue" } else { "read:issue" },
+        write,
+    ) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let number = |seg: &str| seg.parse::<u64>().ok();
+    match (method, tail) {
+        ("GET", ["issues"]) => list_issues(s, req, tail),
+        ("POST", ["issues"]) => create_issue(s, &u, req),
+        ("GET", ["labels"]) => list_labels(s, req),
+        ("POST", ["labels"]) => create_label(s, &u, req),
+        ("DELETE", ["labels", id]) => {
+            if !u.writer {
+                return empty(403);
+            }
+            let id: i64 = id.parse().unwrap_or(-1);
+            let before = s.labels.len();
+            s.labels.retain(|l| l.id != id);
+            for i in &mut s.issues {
+                i.labels.retain(|l| *l != id);
+            }
+            if s.labels.len() == before {
+                not_found(s, "The target couldn't be found.", &[])
+            } else {
+                empty(204)
+            }
+        }
+        ("PATCH" | "DELETE", ["issues", "comments", id]) => edit_comment(s, &u, method, id, req),
+        (_, ["issues", n, rest @ ..]) => match number(n) {
+            Some(n) => issue_route(s, method, n, rest, &u, req),
+            None => not_found(s, "The target couldn't be found.", &[]),
+        },
+        _ => not_found(s, "The target couldn't be found.", &[]),
+    }
+}
+
+fn issue_route(
+    s: &mut State,
+    method: &str,
+    n: u64,
+    rest: &[&str],
+    u: &UserRow,
+    req: &Request,
+) -> Reply {
+    let Some(issue) = s.issues.iter().find(|i| i.number == n).cloned() else {
+        return match rest {
+            ["comments"] => not_found(
+                s,
+                "IsErrIssueNotExist",
+                &[format!(
+                    "issue does not exist [id: 0, repo_id: 42, index: {n}]"
+                )],
+            ),
+            _ => not_found(s, "The target couldn't be found.", &[]),
+        };
+    };
+    match (method, rest) {
+        ("GET", []) => ok(200, &views::issue(s, &issue, Some(u.id))),
+        ("PATCH", []) => {
+            if issue.poster != u.id && !u.writer {
+                return empty(403);
+            }
+            let b = body(req);
+            let now = s.now();
+            let Some(row) = s.issue_mut(n) else {
+                return empty(500);
+            };
+            if let Some(state) = b.get("state").and_then(Value::as_str) {
+                let close = state == "closed";
+                if close != row.closed {
+                    row.closed = close;
+                    row.closed_at = close.then_some(now);
+                }
+            }
+            if let Some(title) = b
+                .get("title")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
+                row.title = title.to_string();
+            }
+            if let Some(text) = b.get("body").and_then(Value::as_str) {
+                row.body = text.to_string();
+            }
+            row.updated = now;
+            let row = row.clone();
+            ok(201, &views::issue(s, &row, Some(u.id)))
+        }
+        ("POST", ["labels"]) => {
+            if !u.writer {
+                return empty(403);
+            }
+            let ids: Vec<i64> = match body(req).get("labels").and_then(Value::as_array) {
+                Some(items) if items.iter().all(Value::is_i64) => {
+                    items.iter().filter_map(Value::as_i64).collect()
+                }
+                Some(items) if items.iter().all(Value::is_string) => {
+                    let names: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                    s.labels
+                        .iter()
+                        .filter(|l| names.contains(&l.name.as_str()))
+                        .map(|l| l.id)
+                        .collect()
+                }
+                _ => return error(s, 400, "labels should be an array of strings or integers"),
+            };
+            let known: Vec<i64> = ids
+                .into_iter()
+                .filter(|id| s.labels.iter().any(|l| l.id == *id))
+                .collect();
+            let Some(row) = s.issue_mut(n) else {
+                return empty(500);
+            };
+            for id in known {
+                if !row.labels.contains(&id) {
+                    row.labels.push(id);
+                }
+            }
+            let row = row.clone();
+            let list: Vec<Value> = row
+                .labels
+                .iter()
+                .filter_map(|id| s.labels.iter().find(|l| l.id == *id))
+                .map(|l| views::label(s, l))
+                .collect();
+            ok(200, &Value::Array(list))
+        }
+        ("GET", ["comments"]) => {
+            let (since, before) = match (bound(s, req, "since"), bound(s, req, "before")) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(r), _) | (_, Err(r)) => return r,
+            };
+            let mut list: Vec<&CommentRow> = s
+                .comments
+                .iter()
+                .filter(|c| c.issue == n)
+                .filter(|c| {
+                    since.is_none_or(|t| c.updated >= t) && before.is_none_or(|t| c.updated <= t)
+                })
+                .collect();
+            list.sort_by_key(|c| (c.created, c.id));
+            let items: Vec<Value> = list.iter().map(|c| views::comment(s, c)).collect();
+            ok(200, &Value::Array(items.clone()))
+                .insert_header("X-Total-Count", items.len().to_string().as_str())
+                .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
+        }
+        ("POST", ["comments"]) => {
+            let text = body(req)
+                .get("body")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            if text.is_empty() {
+                return error(s, 422, "[Body]: Required");
+            }
+            let now = s.now();
+            let id = s.next_comment_id;
+            s.next_comment_id += 3;
+            let row = CommentRow {
+                id,
+                issue: n,
+                poster: u.id,
+                body: text,
+                created: now,
+                updated: now,
+            };
+            s.comments.push(row.clone());
+            if let Some(issue) = s.issue_mut(n) {
+                issue.updated = now;
+                issue.comments += 1;
+            }
+            ok(201, &views::comment(s, &row))
+        }
+        _ => not_found(s, "The target couldn't be found.", &[]),
+    }
+}
+
+fn edit_comment(s: &mut State, u: &UserRow, method: &str, id: &str, req: &Request) -> Reply {
+    let id: u64 = id.parse().unwrap_or(0);
+    let Some(at) = s.comments.iter().position(|c| c.id == id) else {
+        return not_found(
+            s,
+            "The target couldn't be found.",
+            &[format!("comment does not exist [id: {id}, issue_id: 0]")],
+        );
+    };
+    if s.comments[at].poster != u.id && !u.writer {
+        return empty(403);
+    }
+    if method == "DELETE" {
+        let gone = s.comments.remove(at);
+        if let Some(issue) = s.issue_mut(gone.issue) {
+            issue.comments -= 1;
+        }
+        return empty(204);
+    }
+    let text = body(req)
+        .get("body")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if text.is_empty() {
+        return error(s, 422, "[Body]: Required");
+    }
+    let now = s.now();
+    s.comments[at].body = text;
+    s.comments[at].updated = now;
+    let row = s.comments[at].clone();
+    ok(200, &views::comment(s, &row))
+}
+
+fn create_issue(s: &mut State, u: &UserRow, req: &Request) -> Reply {
+    let b = body(req);
+    let title = b
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if title.is_empty() {
+        return error(s, 422, "[Title]: Required");
+    }
+    // Labels are silently dropped for callers without write access, and unknown ids skipped.
+    let labels: Vec<i64> = match (u.writer, b.get("labels").and_then(Value::as_array)) {
+        (true, Some(ids)) => ids
+            .iter()
+            .filter_map(Value::as_i64)
+            .filter(|id| s.labels.iter().any(|l| l.id == *id))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let now = s.now();
+    let number = s.next_number();
+    let row = IssueRow {
+        id: s.next_issue_id,
+        number,
+        title,
+        body: b
+            .get("body")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        poster: u.id,
+        labels,
+        closed: false,
+        is_pull: false,
+        created: now,
+        updated: now,
+        closed_at: None,
+        comments: 0,
+    };
+    s.next_issue_id += 1;
+    s.issues.push(row.clone());
+    ok(201, &views::issue(s, &row, Some(u.id)))
+}
+
+fn create_label(s: &mut State, u: &UserRow, req: &Request) -> Reply {
+    if !u.writer {
+        return error(s, 403, "user should have a permission to write to a repo");
+    }
+    let b = body(req);
+    let name = b
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let color = b
+        .get("color")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim_start_matches('#')
+        .to_lowercase();
+    if name.is_empty() {
+        return error(s, 422, "[Name]: Required");
+    }
+    let color = match color.len() {
+        6 if color.bytes().all(|c| c.is_ascii_hexdigit()) => color,
+        3 if color.bytes().all(|c| c.is_ascii_hexdigit()) => {
+            color.chars().flat_map(|c| [c, c]).collect()
+        }
+        _ => return error(s, 422, &format!("bad color code: {color}")),
+    };
+    let row = LabelRow {
+        id: s.next_label_id,
+        name,
+        color,
+        description: b
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    };
+    s.next_label_id += 1;
+    s.labels.push(row.clone());
+    ok(201, &views::label(s, &row))
+}
+
+fn list_labels(s: &State, req: &Request) -> Reply {
+    let total = s.labels.len();
+    let mut labels: Vec<&LabelRow> = s.labels.iter().collect();
+    labels.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    let page = int(req, "page");
+    if page >= 1 {
+        let limit = clamp_limit(s, int(req, "limit"));
+        labels = labels
+            .into_iter()
+            .skip(((page - 1) * limit) as usize)
+            .take(limit as usize)
+            .collect();
+    }
+    let items: Vec<Value> = labels.iter().map(|l| views::label(s, l)).collect();
+    ok(200, &Value::Array(items))
+        .insert_header("X-Total-Count", total.to_string().as_str())
+        .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
+}
+
+fn clamp_limit(s: &State, limit: i64) -> i64 {
+    if limit <= 0 {
+        i64::from(s.default_paging_num)
+    } else {
+        limit.min(i64::from(s.max_response_items))
+    }
+}
+
+fn list_issues(s: &State, req: &Request, tail: &[&str]) -> Reply {
+    let (since, before) = match (bound(s, req, "since"), bound(s, req, "before")) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(r), _) | (_, Err(r)) => return r,
+    };
+    let state = query(req, "state").unwrap_or_default();
+    let kind = query(req, "type").unwrap_or_default();
+    // ALL semantics over label ids; names that do not exist are dropped, and when none exists
+    // the filter is not applied at all.
+    let names: Vec<String> = query(req, "labels")
+        .map(|v| {
+            v.split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let wanted: Vec<i64> = s
+        .labels
+        .iter()
+        .filter(|l| names.contains(&l.name))
+        .map(|l| l.id)
+        .collect();
+    let mut matches: Vec<&IssueRow> = s
+        .issues
+        .iter()
+        .filter(|i| match state.as_str() {
+            "closed" => i.closed,
+            "all" => true,
+            _ => !i.closed,
+        })
+        .filter(|i| match kind.as_str() {
+            "issues" => !i.is_pull,
+            "pulls" => i.is_pull,
+            _ => true,
+        })
+        .filter(|i| wanted.iter().all(|id| i.labels.contains(id)))
+        .filter(|i| since.is_none_or(|t| i.updated >= t) && before.is_none_or(|t| i.updated <= t))
+        .collect();
+    matches.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
+    let total = matches.len() as i64;
+    let limit = clamp_limit(s, int(req, "limit"));
+    let page = int(req, "page").max(1);
+    let items: Vec<Value> = matches
+        .iter()
+        .skip(((page - 1) * limit) as usize)
+        .take(limit as usize)
+        .map(|i| views::issue(s, i, None))
+        .collect();
+    let mut reply =
+        ok(200, &Value::Array(items)).insert_header("X-Total-Count", total.to_string().as_str());
+    let link = link_header(s, req, tail, total, limit, page);
+    if link.is_empty() {
+        reply = reply.insert_header("Access-Control-Expose-Headers", "X-Total-Count");
+    } else {
+        reply = reply
+            .insert_header("Link", link.as_str())
+            .insert_header("Access-Control-Expose-Headers", "Link, X-Total-Count");
+    }
+    reply
+}
+
+/// `genAPILinks`: next, last, first, prev joined by ',' with sorted, re-encoded queries.
+fn link_header(
+    s: &State,
+    req: &Request,
+    tail: &[&str],
+    total: i64,
+    limit: i64,
+    page: i64,
+) -> String {
+    let pages = ((total + limit - 1) / limit).max(1);
+    let current = page.min(pages);
+    let url_for = |p: i64| {
+        let mut pairs: Vec<(String, String)> = req
+            .url
+            .query_pairs()
+            .filter(|(k, _)| k != "page")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        pairs.push(("page".into(), p.to_string()));
+        pairs.sort();
+        let mut url = Url::parse(&format!(
+            "{}api/v1/repos/{}/{}/{}",
+            s.root,
+            super::OWNER,
+            super::REPO,
+            tail.join("/")
+        ))
+        .expect("fake root is a URL");
+        url.query_pairs_mut().extend_pairs(pairs);
+        url.to_string()
+    };
+    let mut links = Vec::new();
+    if total > current * limit {
+        links.push(format!("<{}>; rel=\"next\"", url_for(current + 1)));
+    }
+    if current != pages {
+        links.push(format!("<{}>; rel=\"last\"", url_for(pages)));
+    }
+    if current != 1 {
+        links.push(format!("<{}>; rel=\"first\"", url_for(1)));
+    }
+    if current > 1 {
+        links.push(format!("<{}>; rel=\"prev\"", url_for(current - 1)));
+    }
+    links.join(",")
+}

@@ -1,0 +1,159 @@
+//! JSON views of the fake's rows, with every key the real server sends (`ENDPOINTS.md` §4).
+
+use serde_json::{Value, json};
+use wiremock::ResponseTemplate;
+
+use super::{CommentRow, IssueRow, LabelRow, State, UserRow, ts};
+
+pub const JSON: &str = "application/json;charset=utf-8";
+
+/// A User. `privileged` is the self/admin view; comment posters get the non-privileged one.
+pub fn user(s: &State, u: &UserRow, privileged: bool) -> Value {
+    let domain = s
+        .root
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    json!({
+        "id": u.id,
+        "login": u.login,
+        "login_name": "",
+        "source_id": 0,
+        "full_name": "",
+        "email": if privileged { format!("{}@example.com", u.login) } else { format!("{}@noreply.{domain}", u.login.to_lowercase()) },
+        "avatar_url": format!("{}avatars/{}", s.root, u.id),
+        "html_url": format!("{}{}", s.root, u.login),
+        "language": if privileged { "en-US" } else { "" },
+        "is_admin": false,
+        "last_login": if privileged { ts(s.now()) } else { "0001-01-01T00:00:00Z".to_string() },
+        "created": "2025-03-02T09:15:27Z",
+        "restricted": false,
+        "active": privileged,
+        "prohibit_login": false,
+        "location": "",
+        "pronouns": "",
+        "website": "",
+        "description": "",
+        "visibility": "public",
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": 0,
+        "username": u.login,
+    })
+}
+
+pub fn label(s: &State, l: &LabelRow) -> Value {
+    json!({
+        "id": l.id,
+        "name": l.name,
+        "exclusive": false,
+        "is_archived": false,
+        "color": l.color,
+        "description": l.description,
+        "url": format!("{}api/v1/repos/{}/{}/labels/{}", s.root, super::OWNER, super::REPO, l.id),
+    })
+}
+
+pub fn issue(s: &State, i: &IssueRow, caller: Option<i64>) -> Value {
+    let poster = s.user(i.poster).cloned().unwrap_or(UserRow {
+        id: -1,
+        login: "Ghost".into(),
+        token: String::new(),
+        scopes: vec![],
+        writer: false,
+    });
+    let labels: Vec<Value> = i
+        .labels
+        .iter()
+        .filter_map(|id| s.labels.iter().find(|l| l.id == *id))
+        .map(|l| label(s, l))
+        .collect();
+    let kind = if i.is_pull { "pulls" } else { "issues" };
+    json!({
+        "id": i.id,
+        "url": format!("{}api/v1/repos/{}/{}/issues/{}", s.root, super::OWNER, super::REPO, i.number),
+        "html_url": format!("{}{}/{}/{kind}/{}", s.root, super::OWNER, super::REPO, i.number),
+        "number": i.number,
+        "user": user(s, &poster, caller == Some(i.poster)),
+        "original_author": "",
+        "original_author_id": 0,
+        "title": i.title,
+        "body": i.body,
+        "ref": "",
+        "assets": [],
+        "labels": labels,
+        "milestone": null,
+        "assignee": null,
+        "assignees": null,
+        "state": if i.closed { "closed" } else { "open" },
+        "is_locked": false,
+        "comments": i.comments,
+        "created_at": ts(i.created),
+        "updated_at": ts(i.updated),
+        "closed_at": i.closed_at.map(ts),
+        "due_date": null,
+        "pull_request": if i.is_pull { json!({"merged": false, "merged_at": null}) } else { Value::Null },
+        "repository": {"id": 42, "name": super::REPO, "owner": super::OWNER,
+                       "full_name": format!("{}/{}", super::OWNER, super::REPO)},
+        "pin_order": 0,
+    })
+}
+
+pub fn comment(s: &State, c: &CommentRow) -> Value {
+    let poster = s.user(c.poster).cloned().unwrap_or(UserRow {
+        id: -1,
+        login: "Ghost".into(),
+        token: String::new(),
+        scopes: vec![],
+        writer: false,
+    });
+    let issue_url = format!(
+        "{}{}/{}/issues/{}",
+        s.root,
+        super::OWNER,
+        super::REPO,
+        c.issue
+    );
+    json!({
+        "id": c.id,
+        "html_url": format!("{issue_url}#issuecomment-{}", c.id),
+        "pull_request_url": "",
+        "issue_url": issue_url,
+        "user": user(s, &poster, false),
+        "original_author": "",
+        "original_author_id": 0,
+        "body": c.body,
+        "assets": [],
+        "created_at": ts(c.created),
+        "updated_at": ts(c.updated),
+    })
+}
+
+/// An `APIError` answer: `{"message", "url"}`.
+pub fn error(s: &State, status: u16, message: &str) -> ResponseTemplate {
+    let body = json!({"message": message, "url": format!("{}api/swagger", s.root)});
+    ResponseTemplate::new(status).set_body_raw(body.to_string(), JSON)
+}
+
+/// An `APINotFound` answer: `{"message", "url", "errors"}`.
+pub fn not_found(s: &State, message: &str, errors: &[String]) -> ResponseTemplate {
+    let body =
+        json!({"message": message, "url": format!("{}api/swagger", s.root), "errors": errors});
+    ResponseTemplate::new(404).set_body_raw(body.to_string(), JSON)
+}
+
+/// A status with no body at all (several 403s, every 204).
+pub fn empty(status: u16) -> ResponseTemplate {
+    ResponseTemplate::new(status)
+}
+
+pub fn ok(status: u16, body: &Value) -> ResponseTemplate {
+    ResponseTemplate::new(status)
+        .set_body_raw(body.to_string(), JSON)
+        .insert_header(
+            "Cache-Control",
+            "max-age=0, private, must-revalidate, no-transform",
+        )
+        .insert_header("X-Content-Type-Options", "nosniff")
+        .insert_header("X-Frame-Options", "SAMEORIGIN")
+}

@@ -1,0 +1,348 @@
+//! The Forgejo backend against the fake server: discovery over pages, init, posting, reading,
+//! trust, caching and the failure cases.
+
+mod fake_forge;
+
+use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, client};
+
+use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::format::Record;
+use forgestate::scan::Filter;
+use forgestate::store::Thread;
+use forgestate::{Category, Error};
+use serde_json::json;
+
+const LABEL: &str = "Type/Automation";
+
+/// Twelve other automation issues and a decoy with the session title but no label, over pages
+/// of five.
+fn crowded(fake: &FakeForge) -> i64 {
+    fake.state().max_response_items = 5;
+    let label = fake.add_label(LABEL);
+    let other = fake.add_label("Kind/Bug");
+    for n in 0..12 {
+        fake.add_issue(&format!("automation task {n}"), &[label], false);
+    }
+    fake.add_issue(TITLE, &[other], false); // decoy: right title, wrong label
+    fake.add_issue(TITLE, &[label], true); // closed: never used
+    label
+}
+
+fn cp(phase: &str, data: serde_json::Value) -> Record {
+    Record::checkpoint("implementation-worker", "s1", phase, data).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let url = c.thread().init().await.unwrap();
+    let open = fake.open_issues_titled(TITLE);
+    let session: Vec<u64> = {
+        let s = fake.state();
+        open.iter()
+            .copied()
+            .filter(|n| {
+                s.issues.iter().any(|i| {
+                    i.number == *n
+                        && i.labels
+                            .iter()
+                            .any(|l| s.labels.iter().any(|x| x.id == *l && x.name == LABEL))
+                })
+            })
+            .collect()
+    };
+    assert_eq!(session.len(), 1, "exactly one labelled session issue");
+    assert!(url.ends_with(&format!("/issues/{}", session[0])), "{url}");
+    let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    assert_eq!(
+        again.thread().init().await.unwrap(),
+        url,
+        "init is idempotent, even without a cache"
+    );
+    assert_eq!(
+        fake.open_issues_titled(TITLE).len(),
+        2,
+        "the session issue and the untouched decoy"
+    );
+    let issue = fake
+        .state()
+        .issues
+        .iter()
+        .find(|i| i.number == session[0])
+        .cloned()
+        .unwrap();
+    assert!(
+        issue.body.contains("How to read this thread"),
+        "body from templates/session-issue.md"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn discovery_walks_every_page() {
+    let fake = FakeForge::start().await;
+    let label = crowded(&fake);
+    // Created first, so it sorts last (newest first): on page 3 of 3.
+    let target = {
+        let n = fake.add_issue(TITLE, &[label], false);
+        let mut s = fake.state();
+        let row = s.issues.iter_mut().find(|i| i.number == n).unwrap();
+        row.created -= 3600;
+        n
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    c.post(cp("clone_complete", json!({"issue_number": 42})))
+        .await
+        .unwrap();
+    assert_eq!(
+        fake.comments_on(target).len(),
+        1,
+        "posted to the issue found on the last page"
+    );
+    let pages: Vec<String> = fake
+        .requests()
+        .await
+        .iter()
+        .filter(|r| r.url.path().ends_with("/issues") && r.method.as_str() == "GET")
+        .map(|r| r.url.query().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(pages.len(), 3, "{pages:?}");
+    assert!(
+        pages.iter().all(|q| q.contains("limit=5")
+            && q.contains("type=issues")
+            && q.contains("state=open"))
+    );
+    assert!(
+        !pages.iter().any(|q| q.contains("q=")),
+        "never the fuzzy search"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn post_then_read_back_latest_resume_list() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let posted = c
+        .post(cp("clone_complete", json!({"branch_name": "b"})))
+        .await
+        .unwrap();
+    assert!(
+        posted.url.as_deref().unwrap().contains("#issuecomment-"),
+        "{posted:?}"
+    );
+    c.post(cp(
+        "subtask_3_complete",
+        json!({"branch_name": "b", "completed_subtasks": [1, 2, 3]}),
+    ))
+    .await
+    .unwrap();
+    let health = Record::health(
+        "orchestrator",
+        "s1",
+        "Active",
+        json!({"queue_depth": 2}),
+        Some("in 10 iterations"),
+    )
+    .unwrap();
+    c.post(health).await.unwrap();
+
+    let (resume, _) = c.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(resume.resume_point, "phase_2_continue");
+    assert_eq!(resume.data["completed_subtasks"], json!([1, 2, 3]));
+    let (latest, _) = c.latest(&Filter::default()).await.unwrap();
+    assert_eq!(latest.unwrap().record.agent, "orchestrator");
+    let all = c.list(&Filter::default(), None).await.unwrap();
+    assert_eq!(all.entries.len(), 3);
+    assert_eq!(all.entries[0].comment.author, "ca-bot");
+    assert!(
+        all.entries
+            .windows(2)
+            .all(|w| w[0].comment.id < w[1].comment.id)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn steady_state_checkpoint_is_one_request() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    client(&fake, BOT_TOKEN, dir.path(), "")
+        .post(cp("clone_complete", json!({})))
+        .await
+        .unwrap();
+    let before = fake.requests().await.len();
+    // A new client (a new process, in effect) with the same cache directory.
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    c.post(cp("subtask_1_complete", json!({}))).await.unwrap();
+    let made: Vec<String> = fake.requests().await[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.url.path()))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert!(
+        made[0].starts_with("POST ") && made[0].ends_with("/comments"),
+        "{made:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_newer_checkpoint_does_not_change_resume() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let bot = client(&fake, BOT_TOKEN, dir.path(), "");
+    bot.post(cp("clone_complete", json!({"branch_name": "real"})))
+        .await
+        .unwrap();
+    let mut forged = cp(
+        "pr_created",
+        json!({"branch_name": "evil", "pr_number": 666}),
+    );
+    forged.id = Some("ffffffff-ffff-7fff-bfff-ffffffffffff".into());
+    let mallory = client(
+        &fake,
+        MALLORY_TOKEN,
+        tempfile::tempdir().unwrap().path(),
+        "",
+    );
+    mallory
+        .post(forged)
+        .await
+        .expect("anyone who can read the issue can comment");
+
+    let (resume, _) = bot.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(resume.phase, "clone_complete");
+    assert_eq!(resume.data["branch_name"], "real");
+    let scan = bot.scan().await.unwrap();
+    let untrusted: Vec<_> = scan
+        .rejected
+        .iter()
+        .filter(|r| r.code.code() == "untrusted")
+        .collect();
+    assert_eq!(untrusted.len(), 1);
+    assert_eq!(untrusted[0].comment.author, "mallory");
+    let extended = client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "trusted_authors = [\"mallory\"]\n",
+    );
+    let (resume, _) = extended
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap();
+    assert_eq!(
+        resume.phase, "pr_created",
+        "trusted_authors extends the trusted set"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_concurrent_inits_leave_one_open_issue() {
+    let fake = FakeForge::start().await;
+    fake.add_label(LABEL);
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (
+        client(&fake, BOT_TOKEN, d1.path(), ""),
+        client(&fake, BOT_TOKEN, d2.path(), ""),
+    );
+    let (ra, rb) = tokio::join!(a.thread().init(), b.thread().init());
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    assert_eq!(ra, rb, "both converge on the same issue");
+    assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
+    let issues = fake.state().issues.clone();
+    if issues.len() == 2 {
+        let dup = issues
+            .iter()
+            .find(|i| i.closed)
+            .expect("the duplicate is closed");
+        let note = fake.comments_on(dup.number);
+        assert_eq!(note.len(), 1);
+        assert!(note[0].body.contains("duplicate of #"), "{}", note[0].body);
+    }
+    a.post(cp("p", json!({}))).await.unwrap();
+    b.post(cp("q", json!({}))).await.unwrap();
+    let open = fake.open_issues_titled(TITLE)[0];
+    let posted: Vec<_> = fake
+        .state()
+        .comments
+        .iter()
+        .filter(|c| c.body.starts_with("[CHECKPOINT]"))
+        .map(|c| c.issue)
+        .collect();
+    assert_eq!(posted, [open, open], "nothing is posted to a duplicate");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_inits_race_through_creation() {
+    // Make both creators pass discovery before either creates: the race the real server allows.
+    let mut raced = 0;
+    for _ in 0..5 {
+        let fake = FakeForge::start().await;
+        let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+        let clients: Vec<_> = dirs
+            .iter()
+            .map(|d| client(&fake, BOT_TOKEN, d.path(), ""))
+            .collect();
+        let (x, y, z) = tokio::join!(
+            clients[0].thread().init(),
+            clients[1].thread().init(),
+            clients[2].thread().init()
+        );
+        let urls: std::collections::BTreeSet<String> =
+            [x, y, z].into_iter().map(Result::unwrap).collect();
+        assert_eq!(urls.len(), 1, "{urls:?}");
+        assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
+        let labels = fake
+            .state()
+            .labels
+            .iter()
+            .filter(|l| l.name == LABEL)
+            .count();
+        assert_eq!(labels, 1, "a label created twice is reduced to one");
+        let created = fake.state().issues.len();
+        if created > 1 {
+            raced += 1;
+            let closed: Vec<_> = fake
+                .state()
+                .issues
+                .iter()
+                .filter(|i| i.closed)
+                .map(|i| i.number)
+                .collect();
+            assert_eq!(closed.len(), created - 1);
+            for n in closed {
+                assert!(fake.comments_on(n)[0].body.contains("duplicate of #"));
+            }
+        }
+    }
+    assert!(
+        raced > 0,
+        "at least one round created duplicates and converged"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn non_writer_init_is_a_permission_error_and_leaves_no_open_issue() {
+    let fake = FakeForge::start().await;
+    fake.add_label(LABEL);
+    let c = client(
+        &fake,
+        MALLORY_TOKEN,
+        tempfile::tempdir().unwrap().path(),
+        "",
+    );
+    let err = c.thread().init().await.unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("write access"), "{msg}");
+    assert_eq!(Error::from(err).category(), Category::Config);
+    assert!(
+        fake.open_issues_titled(TITLE).is_empty(),
+        "the unlabelled issue was closed"
+    );
+}

@@ -1,0 +1,225 @@
+//! The Forgejo backend's failure cases against the fake: missing issue, auth, scopes, a moved
+//! repository, a closed or deleted cached issue, server errors, edits and `since`.
+
+mod fake_forge;
+
+use fake_forge::{BOT_TOKEN, FakeForge, READER_TOKEN, client};
+use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::format::Record;
+use forgestate::scan::Filter;
+use forgestate::store::Thread;
+use forgestate::{Category, Error};
+use serde_json::json;
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, ResponseTemplate};
+
+const LABEL: &str = "Type/Automation";
+
+fn cp(phase: &str) -> Record {
+    Record::checkpoint("w", "s", phase, json!({})).unwrap()
+}
+
+fn category(e: impl Into<Error>) -> (Category, String) {
+    let e = e.into();
+    (e.category(), e.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_session_issue_is_an_error_naming_init_for_reads_and_for_writes_without_auto_init() {
+    let fake = FakeForge::start().await;
+    fake.add_label(LABEL);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "[forge]\nauto_init = false\n");
+    let (cat, msg) = category(c.resume("w", "s").await.unwrap_err());
+    assert_eq!(cat, Category::Config);
+    assert!(
+        msg.contains("forgestate init") && msg.contains(TITLE) && msg.contains(LABEL),
+        "{msg}"
+    );
+    let (_, msg) = category(c.post(cp("p")).await.unwrap_err());
+    assert!(msg.contains("forgestate init"), "{msg}");
+    assert!(
+        fake.state().issues.is_empty(),
+        "nothing created without auto_init"
+    );
+
+    let auto = client(&fake, BOT_TOKEN, dir.path(), "");
+    auto.post(cp("p"))
+        .await
+        .expect("auto_init (the default) creates the issue on first post");
+    assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_token_and_missing_scope_say_what_to_fix() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = client(
+        &fake,
+        "0000000000000000000000000000000000000000",
+        dir.path(),
+        "",
+    );
+    let (cat, msg) = category(unknown.post(cp("p")).await.unwrap_err());
+    assert_eq!(cat, Category::Config);
+    assert!(
+        msg.contains("401") && msg.contains("FORGESTATE_TOKEN"),
+        "{msg}"
+    );
+    assert!(
+        !msg.contains("0000000000000000000000000000000000000000") || msg.contains("sha:"),
+        "{msg}"
+    );
+
+    let reader = client(&fake, READER_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let (cat, msg) = category(reader.post(cp("p")).await.unwrap_err());
+    assert_eq!(cat, Category::Config);
+    assert!(msg.contains("403") && msg.contains("write:issue"), "{msg}");
+    let (_, msg) = category(reader.resume("w", "s").await.unwrap_err());
+    assert!(msg.contains("read:user"), "trust needs GET /user: {msg}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_repo_is_not_found_and_a_moved_repo_is_not_followed() {
+    let fake = FakeForge::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let over = forgestate::config::Overrides {
+        owner: Some("nobody".into()),
+        ..Default::default()
+    };
+    let env: std::collections::HashMap<&str, String> = [
+        ("FORGESTATE_URL", fake.uri()),
+        ("FORGESTATE_REPO", "r".to_string()),
+        ("FORGESTATE_TOKEN", BOT_TOKEN.to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let cfg =
+        forgestate::config::Config::load_with(None, &|k| env.get(k).cloned(), dir.path()).unwrap();
+    let (c, _) = cfg.client(&over).unwrap();
+    let (cat, msg) = category(c.post(cp("p")).await.unwrap_err());
+    assert_eq!(cat, Category::Config);
+    assert!(
+        msg.contains("404") && msg.contains("owner and repo"),
+        "{msg}"
+    );
+
+    Mock::given(method("POST"))
+        .and(path_regex("/comments$"))
+        .respond_with(
+            ResponseTemplate::new(301)
+                .insert_header("Location", "/api/v1/repos/new/name/issues/1/comments"),
+        )
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let label = fake.add_label(LABEL);
+    fake.add_issue(TITLE, &[label], false);
+    let bot = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let (cat, msg) = category(bot.post(cp("p")).await.unwrap_err());
+    assert_eq!(cat, Category::Config);
+    assert!(msg.contains("301") && msg.contains("renamed"), "{msg}");
+    let gets_after = fake
+        .requests()
+        .await
+        .iter()
+        .filter(|r| r.url.path().contains("/new/name/"))
+        .count();
+    assert_eq!(gets_after, 0, "the redirect was not followed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_cached_issue_is_rediscovered_after_recheck() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let first = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = "[forge]\nrecheck_secs = 0\n";
+    client(&fake, BOT_TOKEN, dir.path(), cfg)
+        .post(cp("a"))
+        .await
+        .unwrap();
+    fake.state().issues.iter_mut().for_each(|i| i.closed = true);
+    let second = fake.add_issue(TITLE, &[label], false);
+    client(&fake, BOT_TOKEN, dir.path(), cfg)
+        .post(cp("b"))
+        .await
+        .unwrap();
+    assert_eq!(fake.comments_on(first).len(), 1);
+    assert_eq!(fake.comments_on(second).len(), 1, "moved to the open issue");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deleted_cached_issue_is_found_again_on_404() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let first = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    client(&fake, BOT_TOKEN, dir.path(), "")
+        .post(cp("a"))
+        .await
+        .unwrap();
+    fake.state().issues.retain(|i| i.number != first);
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    c.post(cp("b")).await.unwrap();
+    let open = fake.open_issues_titled(TITLE);
+    assert_eq!(open.len(), 1);
+    assert_eq!(
+        fake.comments_on(open[0]).len(),
+        1,
+        "re-created by auto_init and posted there"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn server_errors_are_io_failures() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    c.post(cp("a")).await.unwrap();
+    fake.inject("/comments", fake_forge::Fault::Status(502));
+    let (cat, msg) = category(c.post(cp("b")).await.unwrap_err());
+    assert_eq!(cat, Category::Io);
+    assert!(msg.contains("502"), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edits_are_marked_and_since_is_inclusive() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let n = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let posted = c.post(cp("a")).await.unwrap();
+    {
+        let mut s = fake.state();
+        let row = s
+            .comments
+            .iter_mut()
+            .find(|r| r.id == posted.comment_id)
+            .unwrap();
+        row.updated += 60;
+        row.body = row.body.replace("Phase: a", "Phase: a-edited");
+    }
+    let (latest, _) = c.latest(&Filter::default()).await.unwrap();
+    let latest = latest.unwrap();
+    assert!(latest.comment.edited);
+    assert_eq!(latest.record.phase(), Some("a-edited"));
+
+    let updated = fake.comments_on(n)[0].updated;
+    let at = chrono::DateTime::from_timestamp(updated, 0).unwrap();
+    assert_eq!(
+        c.thread().list(Some(at)).await.unwrap().comments.len(),
+        1,
+        "since is inclusive"
+    );
+    let after = chrono::DateTime::from_timestamp(updated + 1, 0).unwrap();
+    assert_eq!(
+        c.thread().list(Some(after)).await.unwrap().comments.len(),
+        0
+    );
+}
