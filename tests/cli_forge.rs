@@ -1,0 +1,236 @@
+//! End-to-end: the real `forgestate` binary against the fake Forgejo on 127.0.0.1.
+
+mod common;
+mod fake_forge;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::cli::{parse_ok, run_with, stderr, words};
+use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, OWNER, REPO};
+use forgestate::config::DEFAULT_TITLE as TITLE;
+use serde_json::{Value, json};
+
+fn forgestate(fake: &FakeForge, dir: &Path, token: &str, line: &str) -> Output {
+    let uri = fake.uri();
+    let cache = dir.join("cache").display().to_string();
+    let env = [
+        ("FORGESTATE_URL", uri.as_str()),
+        ("FORGESTATE_OWNER", OWNER),
+        ("FORGESTATE_REPO", REPO),
+        ("FORGESTATE_TOKEN", token),
+        ("XDG_CACHE_HOME", cache.as_str()),
+    ];
+    run_with(dir, &words(line), &env, None)
+}
+
+fn ok_json(fake: &FakeForge, dir: &Path, line: &str) -> Value {
+    parse_ok(&words(line), &forgestate(fake, dir, BOT_TOKEN, line))
+}
+
+/// Issues over three pages of five, plus a decoy with the session title but no label.
+fn crowded(fake: &FakeForge) {
+    fake.state().max_response_items = 5;
+    let label = fake.add_label("Type/Automation");
+    for n in 0..12 {
+        fake.add_issue(&format!("automation task {n}"), &[label], false);
+    }
+    fake.add_issue(TITLE, &[], false);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_post_and_read_back_through_the_binary() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let init = ok_json(&fake, d, "init --json");
+    assert_eq!(
+        fake.open_issues_titled(TITLE).len(),
+        2,
+        "one new session issue beside the decoy"
+    );
+    let thread = init["thread"].as_str().unwrap().to_string();
+    assert_eq!(
+        ok_json(&fake, d, "init --json")["thread"],
+        thread.as_str(),
+        "init twice: one issue"
+    );
+    assert_eq!(fake.open_issues_titled(TITLE).len(), 2);
+
+    let posted = ok_json(
+        &fake,
+        d,
+        "checkpoint --agent implementation-worker --session s1 --phase subtask_4_complete --set issue_number=42 --json",
+    );
+    assert!(
+        posted["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{thread}#issuecomment-")),
+        "{posted}"
+    );
+    ok_json(
+        &fake,
+        d,
+        "health --agent orchestrator --session s1 --metrics {\"active_workers\":2} --json",
+    );
+
+    let resume = ok_json(
+        &fake,
+        d,
+        "resume --agent implementation-worker --session s1 --json",
+    );
+    assert_eq!(resume["resume_point"], "phase_2_continue");
+    assert_eq!(resume["data"], json!({"issue_number": 42}));
+    assert_eq!(resume["checkpoint"]["comment"]["author"], "ca-bot");
+    assert_eq!(ok_json(&fake, d, "latest --json")["kind"], "health");
+    let list = ok_json(&fake, d, "list --json");
+    assert_eq!(list["records"].as_array().unwrap().len(), 2);
+    let human = forgestate(&fake, d, BOT_TOKEN, "list");
+    assert!(String::from_utf8_lossy(&human.stdout).contains("subtask_4_complete"));
+    assert!(
+        !stderr(&human).contains("local store"),
+        "no local-store note with a forge"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn steady_state_checkpoint_is_exactly_one_request() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    ok_json(&fake, dir.path(), "init --json");
+    ok_json(
+        &fake,
+        dir.path(),
+        "checkpoint --agent a --session s --phase one --json",
+    );
+    let before = fake.requests().await.len();
+    ok_json(
+        &fake,
+        dir.path(),
+        "checkpoint --agent a --session s --phase two --json",
+    );
+    let after = fake.requests().await;
+    let made: Vec<String> = after[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.url.path()))
+        .collect();
+    assert_eq!(
+        made,
+        [format!(
+            "POST /api/v1/repos/{OWNER}/{REPO}/issues/14/comments"
+        )]
+    );
+    let ua = after
+        .last()
+        .unwrap()
+        .headers
+        .get("user-agent")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(ua, format!("forgestate/{}", env!("CARGO_PKG_VERSION")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_checkpoint_is_listed_as_untrusted_and_ignored() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok_json(
+        &fake,
+        d,
+        "checkpoint --agent implementation-worker --session s1 --phase clone_complete --set branch_name=real --json",
+    );
+    let mallory_dir = tempfile::tempdir().unwrap();
+    let forged = forgestate(
+        &fake,
+        mallory_dir.path(),
+        MALLORY_TOKEN,
+        "checkpoint --agent implementation-worker --session s1 --phase pr_created --set branch_name=evil --json",
+    );
+    assert!(forged.status.success(), "{}", stderr(&forged));
+    let resume = ok_json(
+        &fake,
+        d,
+        "resume --agent implementation-worker --session s1 --json",
+    );
+    assert_eq!(resume["phase"], "clone_complete");
+    assert_eq!(resume["data"]["branch_name"], "real");
+    let list = ok_json(&fake, d, "list --invalid --json");
+    assert_eq!(list["invalid"][0]["code"], "untrusted");
+    assert_eq!(list["invalid"][0]["comment"]["author"], "mallory");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_concurrent_init_processes_leave_one_open_issue() {
+    for _ in 0..3 {
+        let fake = FakeForge::start().await;
+        fake.add_label("Type/Automation");
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (fa, fb) = (&fake, &fake);
+        let (ra, rb) = std::thread::scope(|s| {
+            let ta = s.spawn(|| forgestate(fa, a.path(), BOT_TOKEN, "init --json"));
+            let tb = s.spawn(|| forgestate(fb, b.path(), BOT_TOKEN, "init --json"));
+            (ta.join().unwrap(), tb.join().unwrap())
+        });
+        let (ja, jb) = (parse_ok(&words("init"), &ra), parse_ok(&words("init"), &rb));
+        assert_eq!(ja["thread"], jb["thread"]);
+        assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_token_never_reaches_output_even_when_tracing() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for line in [
+        "init -vvv",
+        "checkpoint --agent a --session s --phase p -vvv",
+        "list --invalid -vvv --json",
+        "resume --agent a --session s -vvv",
+    ] {
+        let out = forgestate(&fake, d, BOT_TOKEN, line);
+        assert!(out.status.success(), "{line}: {}", stderr(&out));
+        for stream in [&out.stdout, &out.stderr] {
+            assert!(
+                !String::from_utf8_lossy(stream).contains(BOT_TOKEN),
+                "{line} printed the token"
+            );
+        }
+    }
+    let bad = forgestate(
+        &fake,
+        d,
+        "0000000000000000000000000000000000000000",
+        "list -vvv",
+    );
+    assert_eq!(bad.status.code(), Some(78));
+    for entry in walk(d) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(BOT_TOKEN),
+            "{} holds the token",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
+    }
+    out
+}
