@@ -125,7 +125,7 @@ impl ForgeClient {
         if status == StatusCode::NO_CONTENT {
             return Ok(());
         }
-        Err(super::http::status_error(call, status, &headers, &bytes))
+        Err(self.status_error(call, status, &headers, &bytes))
     }
 
     pub async fn create_issue(&self, repo: &RepoRef, issue: &CreateIssue<'_>) -> Result<Issue> {

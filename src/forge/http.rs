@@ -78,7 +78,12 @@ impl ForgeClientBuilder {
             .timeout(self.request_timeout)
             .build()
             .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))?;
-        Ok(ForgeClient { http, base, api })
+        Ok(ForgeClient {
+            http,
+            base,
+            api,
+            token: self.token,
+        })
     }
 }
 
@@ -88,6 +93,8 @@ pub struct ForgeClient {
     http: reqwest::Client,
     base: Url,
     api: Url,
+    /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
+    token: Option<SecretString>,
 }
 
 impl std::fmt::Debug for ForgeClient {
@@ -131,7 +138,7 @@ impl ForgeClient {
     ) -> Result<Answer<T>, ForgeError> {
         let (status, headers, bytes, call) = self.raw(method, path, query, body).await?;
         if !ok.contains(&status) {
-            return Err(status_error(call, status, &headers, &bytes));
+            return Err(self.status_error(call, status, &headers, &bytes));
         }
         let value = serde_json::from_slice(&bytes).map_err(|e| ForgeError::Decode {
             call,
@@ -202,16 +209,44 @@ fn transport(call: Call, e: reqwest::Error) -> ForgeError {
     ForgeError::Transport { call, detail }
 }
 
-/// Maps a non-success answer to an error, by status alone.
-pub fn status_error(
+impl ForgeClient {
+    /// Maps a non-success answer to an error, by status alone, keeping the server's words minus
+    /// any copy of the token.
+    pub fn status_error(
+        &self,
+        call: Call,
+        status: StatusCode,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> ForgeError {
+        let message = serde_json::from_slice::<ApiError>(body)
+            .map(|e| e.message)
+            .unwrap_or_default();
+        status_error(call, status, headers, scrub(&message, self.token.as_ref()))
+    }
+}
+
+/// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.
+fn scrub(message: &str, token: Option<&SecretString>) -> String {
+    let mut text = match token.map(|t| t.expose_secret()).filter(|t| !t.is_empty()) {
+        Some(t) => message.replace(t, "[REDACTED]"),
+        None => message.to_string(),
+    };
+    if let Some(start) = text.find("[sha: ") {
+        let end = text[start..]
+            .find(']')
+            .map_or(text.len(), |i| start + i + 1);
+        text.replace_range(start..end, "[sha: REDACTED]");
+    }
+    text
+}
+
+fn status_error(
     call: Call,
     status: StatusCode,
     headers: &HeaderMap,
-    body: &[u8],
+    message: String,
 ) -> ForgeError {
-    let message = serde_json::from_slice::<ApiError>(body)
-        .map(|e| e.message)
-        .unwrap_or_default();
     match status.as_u16() {
         401 => ForgeError::Unauthorized { call, message },
         403 => ForgeError::Forbidden { call, message },

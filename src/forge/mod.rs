@@ -57,6 +57,8 @@ pub struct ForgeThread {
     settings: ForgeSettings,
     cache: DiskCache,
     state: Mutex<CacheEntry>,
+    /// Whether the server's version was already logged by this process.
+    version_logged: std::sync::atomic::AtomicBool,
 }
 
 impl ForgeThread {
@@ -73,6 +75,7 @@ impl ForgeThread {
             settings,
             cache,
             state,
+            version_logged: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -84,7 +84,11 @@ impl ForgeThread {
     /// Every open session issue, lowest number first. The title and label are checked here,
     /// because the server drops a label filter naming an unknown label and returns everything.
     async fn session_issues(&self) -> Result<Vec<Issue>, ForgeError> {
-        if tracing::enabled!(tracing::Level::INFO)
+        let first = !self
+            .version_logged
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
+        if first
+            && tracing::enabled!(tracing::Level::INFO)
             && let Ok(v) = self.client.version().await
         {
             tracing::info!("forge at {} runs {}", self.client.base(), v.describe());
