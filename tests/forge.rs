@@ -346,3 +346,26 @@ async fn non_writer_init_is_a_permission_error_and_leaves_no_open_issue() {
         "the unlabelled issue was closed"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn several_session_issues_use_the_lowest_number() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let low = fake.add_issue(TITLE, &[label], false);
+    let high = fake.add_issue(TITLE, &[label], false);
+    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    c.post(cp("p", json!({}))).await.unwrap();
+    assert_eq!(fake.comments_on(low).len(), 1);
+    assert!(fake.comments_on(high).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gitea_works_too() {
+    let fake = FakeForge::start().await;
+    fake.state().version = "1.23.0".into();
+    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    c.thread().init().await.unwrap();
+    c.post(cp("clone_complete", json!({"x": 1}))).await.unwrap();
+    let (resume, _) = c.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(resume.resume_point, "phase_2_subtasks");
+}
