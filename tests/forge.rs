@@ -282,7 +282,7 @@ async fn two_concurrent_inits_leave_one_open_issue() {
 async fn concurrent_inits_race_through_creation() {
     // Make both creators pass discovery before either creates: the race the real server allows.
     let mut raced = 0;
-    for _ in 0..5 {
+    for _ in 0..15 {
         let fake = FakeForge::start().await;
         let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let clients: Vec<_> = dirs

@@ -64,23 +64,27 @@ impl ForgeClient {
         Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
     }
 
-    /// Every open issue (not pull request) carrying `label`, walking all pages with `limit` per
-    /// page. The server ignores an unknown label, so callers must check labels themselves.
-    pub async fn open_issues_with_label(
+    /// Every open issue (not pull request), walking all pages with `limit` per page; with
+    /// `label`, only those the server's label filter keeps. The server ignores an unknown label,
+    /// and a label name that exists twice makes it require both copies, so callers must check
+    /// labels themselves and must not trust the filter to be complete while labels are in flux.
+    pub async fn open_issues(
         &self,
         repo: &RepoRef,
-        label: &str,
+        label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
         let mut all = Vec::new();
         for page in 1..=MAX_PAGES {
-            let query = [
+            let mut query = vec![
                 ("state", "open".to_string()),
                 ("type", "issues".to_string()),
-                ("labels", label.to_string()),
                 ("limit", limit.to_string()),
                 ("page", page.to_string()),
             ];
+            if let Some(label) = label {
+                query.push(("labels", label.to_string()));
+            }
             let answer = self
                 .send::<Vec<Issue>>(Method::GET, &repo.path("issues"), &query, None, OK)
                 .await?;

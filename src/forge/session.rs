@@ -83,7 +83,9 @@ impl ForgeThread {
 
     /// Every open session issue, lowest number first. The title and label are checked here,
     /// because the server drops a label filter naming an unknown label and returns everything.
-    async fn session_issues(&self) -> Result<Vec<Issue>, ForgeError> {
+    /// `exhaustive` skips the server's label filter (which misses issues while a label name
+    /// briefly exists twice, as during racing `init`s) at the cost of listing every open issue.
+    async fn session_issues(&self, exhaustive: bool) -> Result<Vec<Issue>, ForgeError> {
         let first = !self
             .version_logged
             .swap(true, std::sync::atomic::Ordering::Relaxed);
@@ -97,7 +99,11 @@ impl ForgeThread {
         let repo = &self.settings.repo;
         let mut found: Vec<Issue> = self
             .client
-            .open_issues_with_label(repo, &self.settings.label, limit)
+            .open_issues(
+                repo,
+                (!exhaustive).then_some(self.settings.label.as_str()),
+                limit,
+            )
             .await?
             .into_iter()
             .filter(|i| self.is_session_issue(i))
@@ -109,7 +115,7 @@ impl ForgeThread {
 
     /// The canonical session issue (the lowest number), warning when there are several.
     pub(super) async fn discover(&self) -> Result<Option<Issue>, ForgeError> {
-        let mut found = self.session_issues().await?;
+        let mut found = self.session_issues(false).await?;
         if found.len() > 1 {
             let others: Vec<String> = found[1..].iter().map(|i| i.number.to_string()).collect();
             tracing::warn!(
@@ -162,8 +168,9 @@ impl ForgeThread {
                 });
             }
         }
-        // Another `init` may have raced us: everyone converges on the lowest number.
-        let all = self.session_issues().await?;
+        // Another `init` may have raced us: everyone converges on the lowest number. Every racer
+        // sees it, because it was created before any of theirs.
+        let all = self.session_issues(true).await?;
         let canonical = all
             .iter()
             .find(|i| i.number <= created.number)
