@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Listing, LocalThread, StoreError, Thread};
+use crate::store::{Comment, Effort, Listing, LocalThread, StoreError, Thread};
 
 #[derive(Debug)]
 pub enum AnyThread {
@@ -21,17 +21,21 @@ impl Thread for AnyThread {
         }
     }
 
-    async fn append(&self, body: &str) -> Result<Comment, StoreError> {
+    async fn append_with(&self, body: &str, effort: Effort) -> Result<Comment, StoreError> {
         match self {
-            AnyThread::Local(t) => t.append(body).await,
-            AnyThread::Forge(t) => t.append(body).await,
+            AnyThread::Local(t) => t.append_with(body, effort).await,
+            AnyThread::Forge(t) => t.append_with(body, effort).await,
         }
     }
 
-    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
+    async fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> Result<Listing, StoreError> {
         match self {
-            AnyThread::Local(t) => t.list(since).await,
-            AnyThread::Forge(t) => t.list(since).await,
+            AnyThread::Local(t) => t.list_with(since, effort).await,
+            AnyThread::Forge(t) => t.list_with(since, effort).await,
         }
     }
 

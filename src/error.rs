@@ -14,6 +14,8 @@ pub enum Category {
     Io,
     /// The configuration (file, templates, environment) is wrong.
     Config,
+    /// A temporary failure: try again later (the forge cannot be reached).
+    TempFail,
 }
 
 #[derive(Debug, Error)]
@@ -30,6 +32,9 @@ pub enum Error {
     Config(String),
     #[error("{0}")]
     Data(String),
+    /// The store could not be read and nothing else is known.
+    #[error("{0}")]
+    Offline(String),
 }
 
 impl Error {
@@ -50,6 +55,7 @@ impl Error {
             }) => Category::Data,
             Error::Store(_) => Category::Io,
             Error::Config(_) => Category::Config,
+            Error::Offline(_) => Category::TempFail,
         }
     }
 }

@@ -7,7 +7,8 @@
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
-//! - [`client`]: the verbs, over any store.
+//! - [`client`]: the verbs, over any store, and the durable path (outbox, flush).
+//! - [`outbox`]: spooled bodies waiting for the forge, durable and ordered. No format.
 //! - [`config`]: configuration files, discovery and precedence; opening the store.
 //! - [`error`]: the crate-wide error and its categories.
 //!
@@ -29,9 +30,10 @@ pub mod config;
 pub mod error;
 pub mod forge;
 pub mod format;
+pub mod outbox;
 pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, Posted};
+pub use client::{Client, FlushReport, Outcome, Posted};
 pub use error::{Category, Error, Result};

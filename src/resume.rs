@@ -117,6 +117,9 @@ pub struct Resume {
     /// The last checkpoint's whole data object (empty on a fresh start).
     pub data: Value,
     pub checkpoint: Option<Entry>,
+    /// The store could not be read: this answer comes from this machine's outbox.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub offline: bool,
 }
 
 impl Resume {
@@ -128,6 +131,7 @@ impl Resume {
                 phase: FRESH_START.to_string(),
                 data: empty_object(),
                 checkpoint: None,
+                offline: false,
             },
             Some(entry) => {
                 let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
@@ -136,6 +140,7 @@ impl Resume {
                     phase,
                     data: entry.record.data().clone(),
                     checkpoint: Some(entry),
+                    offline: false,
                 }
             }
         }

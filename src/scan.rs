@@ -15,24 +15,28 @@ use crate::store::{Comment, Listing};
 /// Where a record came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CommentInfo {
-    pub id: u64,
+    /// The store's comment id; `None` while the record waits in this machine's outbox.
+    pub id: Option<u64>,
     pub author: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub url: Option<String>,
     /// Changed after posting (`updated_at` later than `created_at`): a human may have edited it.
     pub edited: bool,
+    /// Not posted yet: spooled in this machine's outbox, waiting for the forge.
+    pub pending: bool,
 }
 
 impl From<&Comment> for CommentInfo {
     fn from(c: &Comment) -> Self {
         CommentInfo {
-            id: c.id,
+            id: Some(c.id),
             author: c.author.clone(),
             created_at: c.created_at,
             updated_at: c.updated_at,
             url: c.url.clone(),
             edited: c.updated_at > c.created_at,
+            pending: false,
         }
     }
 }
@@ -130,6 +134,8 @@ pub struct Scan {
     pub rejected: Vec<Rejected>,
     /// What the store noticed while reading (torn lines and the like).
     pub warnings: Vec<String>,
+    /// The store could not be read; only this machine's pending records are known.
+    pub offline: bool,
 }
 
 /// Reads a listing: parse, trust, dedupe.
@@ -177,6 +183,44 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
         });
     }
     out
+}
+
+/// Adds records spooled in this machine's outbox (`(spooled_at, body)`, oldest first) after the
+/// thread's own, marked pending. A spooled record whose `Id` is already in the thread was posted
+/// and not yet cleaned up: the thread's copy stands. Spooled bodies are this machine's own, so
+/// trust does not apply; a body that does not parse is reported as a warning.
+pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<Utc>, String)>) {
+    let mut seen: std::collections::HashSet<String> = scan
+        .entries
+        .iter()
+        .filter_map(|e| e.record.id.clone())
+        .collect();
+    for (at, body) in spooled {
+        match parse(&body) {
+            Ok(record) => {
+                if record
+                    .id
+                    .as_ref()
+                    .is_some_and(|id| !seen.insert(id.clone()))
+                {
+                    continue;
+                }
+                let comment = CommentInfo {
+                    id: None,
+                    author: String::new(),
+                    created_at: at,
+                    updated_at: at,
+                    url: None,
+                    edited: false,
+                    pending: true,
+                };
+                scan.entries.push(Entry { record, comment });
+            }
+            Err(e) => scan
+                .warnings
+                .push(format!("an outbox entry is not a record ({e}); left as is")),
+        }
+    }
 }
 
 /// Which records a verb is about. Empty fields match everything.

@@ -174,17 +174,64 @@ async fn a_deleted_cached_issue_is_found_again_on_404() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn server_errors_are_io_failures() {
+async fn server_errors_are_retried_then_are_io_failures() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let n = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "[forge]\nretry_budget_secs = 2\n",
+    );
+    c.post(cp("a")).await.unwrap();
+    fake.inject("/comments", fake_forge::Fault::Status(502));
+    c.post(cp("b")).await.expect("one 502 is retried");
+    assert_eq!(
+        fake.comments_on(n).len(),
+        2,
+        "a refused attempt is not committed; the retry is"
+    );
+
+    fake.state().down = true;
+    let (cat, msg) = category(c.post(cp("c")).await.unwrap_err());
+    assert_eq!(cat, Category::Io);
+    assert!(msg.contains("503"), "{msg}");
+    fake.state().down = false;
+
+    let before = fake.requests().await.len();
+    fake.inject("/comments", fake_forge::Fault::Status(422));
+    let (cat, _) = category(c.post(cp("d")).await.unwrap_err());
+    assert_eq!(cat, Category::Data, "422 is the request's fault");
+    assert_eq!(
+        fake.requests().await.len() - before,
+        1,
+        "4xx is never retried"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retry_after_is_honoured() {
     let fake = FakeForge::start().await;
     let label = fake.add_label(LABEL);
     fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "[forge]\nretry_budget_secs = 10\n",
+    );
     c.post(cp("a")).await.unwrap();
-    fake.inject("/comments", fake_forge::Fault::Status(502));
-    let (cat, msg) = category(c.post(cp("b")).await.unwrap_err());
-    assert_eq!(cat, Category::Io);
-    assert!(msg.contains("502"), "{msg}");
+    fake.inject("/comments", fake_forge::Fault::StatusRetryAfter(429, 1));
+    let start = std::time::Instant::now();
+    c.post(cp("b")).await.unwrap();
+    assert!(
+        start.elapsed() >= std::time::Duration::from_millis(950),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -14,7 +14,7 @@ use forgestate::format::{Kind, parse_time};
     name = "forgestate",
     version,
     about = "Persist and resume AI agents' work as checkpoint comments on a Forgejo/Gitea issue",
-    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 78 configuration."
+    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 75 try again later, 78 configuration."
 )]
 pub struct Cli {
     /// Configuration file [default: $FORGESTATE_CONFIG, ./forgestate.toml, then the XDG dir]
@@ -35,6 +35,12 @@ pub struct Cli {
     /// Read the forge token from FILE (else $FORGESTATE_TOKEN, else [forge] token_file)
     #[arg(long, global = true, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// Allow plain http:// to a forge that is not on loopback (the token then travels in clear)
+    #[arg(long, global = true)]
+    pub allow_insecure_http: bool,
+    /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
+    #[arg(long, global = true)]
+    pub strict: bool,
     /// Machine output: one JSON document on stdout; human text goes to stderr
     #[arg(long, global = true)]
     pub json: bool,
@@ -64,6 +70,8 @@ pub enum Command {
     List(ListArgs),
     /// Parse one comment body and print the record as JSON, or why it is not one
     Parse(ParseArgs),
+    /// Post the records waiting in this machine's outbox, oldest first
+    Flush,
 }
 
 #[derive(Debug, Args)]

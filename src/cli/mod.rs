@@ -1,6 +1,8 @@
 //! The `forgestate` command: parse flags, call the library, print, map errors to exit codes.
 //!
-//! Exit codes (sysexits): 0 ok, 64 usage, 65 bad input data, 74 IO, 78 configuration.
+//! Exit codes (sysexits): 0 ok, 64 usage, 65 bad input data, 74 IO, 75 temporary failure
+//! (`--strict` and a spooled record; a forge that cannot be read and nothing known), 78
+//! configuration.
 
 mod args;
 mod output;
@@ -14,14 +16,15 @@ use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
-use forgestate::store::Thread;
-use forgestate::{Category, Client, Error};
+use forgestate::store::{Effort, Thread};
+use forgestate::{Category, Client, Error, Outcome};
 
 use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
 
 const EX_USAGE: u8 = 64;
 const EX_DATAERR: u8 = 65;
 const EX_IOERR: u8 = 74;
+const EX_TEMPFAIL: u8 = 75;
 const EX_CONFIG: u8 = 78;
 
 /// A failure with its exit code, already worded for the user.
@@ -36,6 +39,7 @@ impl From<Error> for Failure {
             Category::Data => EX_DATAERR,
             Category::Io => EX_IOERR,
             Category::Config => EX_CONFIG,
+            Category::TempFail => EX_TEMPFAIL,
         };
         Failure {
             code,
@@ -83,7 +87,7 @@ pub fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(&cli)) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(f) => {
             output::note(&format!("error: {}", f.message));
             ExitCode::from(f.code)
@@ -108,7 +112,8 @@ fn init_logging(cli: &Cli) {
         .try_init();
 }
 
-async fn run(cli: &Cli) -> Result<(), Failure> {
+/// Runs one verb; the `Ok` value is the exit code.
+async fn run(cli: &Cli) -> Result<u8, Failure> {
     let warn = |warnings: &[String]| {
         if !cli.quiet {
             warnings
@@ -120,8 +125,9 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Init => {
             let client = open(cli)?;
             let location = client.thread().init().await.map_err(Error::from)?;
+            flush_first(cli, &client).await;
             output::initialized(&location, cli.json);
-            Ok(())
+            Ok(0)
         }
         Command::Checkpoint(a) => {
             let mut data = json_object(
@@ -131,7 +137,7 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
             apply_sets(&mut data, &a.set)?;
             let record = Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
                 .map_err(Error::from)?;
-            post(&open(cli)?, record, cli.json).await
+            save(cli, &open(cli)?, record).await
         }
         Command::Health(a) => {
             let metrics = json_object("--metrics", read_input(a.metrics.as_deref(), None)?)?;
@@ -143,10 +149,11 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
                 a.next_check.as_deref(),
             )
             .map_err(Error::from)?;
-            post(&open(cli)?, record, cli.json).await
+            save(cli, &open(cli)?, record).await
         }
         Command::Latest(a) => {
             let client = open(cli)?;
+            flush_first(cli, &client).await;
             let filter = Filter {
                 agent: a.agent.clone(),
                 session: a.session.clone(),
@@ -156,27 +163,39 @@ async fn run(cli: &Cli) -> Result<(), Failure> {
             let (entry, warnings) = client.latest(&filter).await?;
             warn(&warnings);
             output::latest(entry.as_ref(), cli.json);
-            Ok(())
+            Ok(0)
         }
         Command::Resume(a) => {
             let client = open(cli)?;
+            flush_first(cli, &client).await;
             let (resume, warnings) = client.resume(&a.agent, &a.session).await?;
             warn(&warnings);
             output::resume(&resume, &a.agent, &a.session, cli.json);
-            Ok(())
+            Ok(0)
         }
         Command::List(a) => {
-            let client = open(cli)?;
             let filter = Filter {
                 agent: a.agent.clone(),
                 session: a.session.clone(),
                 kind: a.kind.map(Into::into),
                 since: a.since.as_deref().map(parse_since).transpose()?,
             };
+            let client = open(cli)?;
+            flush_first(cli, &client).await;
             let scan = client.list(&filter, a.limit).await?;
             warn(&scan.warnings);
             output::list(&scan, a.invalid, cli.json);
-            Ok(())
+            Ok(0)
+        }
+        Command::Flush => {
+            let client = open(cli)?;
+            let report = client.flush(Effort::Full).await;
+            output::flushed(&report, client.outbox().map(|o| o.dir()), cli.json);
+            match report.error {
+                Some(e) if report.left > 0 => Err(e.into()),
+                _ if report.busy => Ok(EX_TEMPFAIL),
+                _ => Ok(0),
+            }
         }
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
@@ -194,6 +213,7 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
         owner: cli.owner.clone(),
         repo: cli.repo.clone(),
         token_file: cli.token_file.clone(),
+        allow_insecure_http: cli.allow_insecure_http,
     };
     let (client, note) = config.client(&over)?;
     if let Some(note) = note.filter(|_| !cli.quiet) {
@@ -202,18 +222,56 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
     Ok(client)
 }
 
-async fn post(client: &Client<AnyThread>, record: Record, as_json: bool) -> Result<(), Failure> {
-    let posted = client.post(record).await?;
-    output::posted(&posted, as_json);
-    Ok(())
+/// Any forge command starts by trying, once and quickly, to post what the outbox holds.
+async fn flush_first(cli: &Cli, client: &Client<AnyThread>) {
+    if client.outbox().is_none_or(|o| o.is_empty()) {
+        return;
+    }
+    let report = client.flush(Effort::Quick).await;
+    if report.left > 0 && !cli.quiet {
+        let dir = client
+            .outbox()
+            .map(|o| o.dir().display().to_string())
+            .unwrap_or_default();
+        output::note(&format!(
+            "warning: {} record(s) still wait in the outbox {dir}; `forgestate flush` posts them",
+            report.left
+        ));
+    }
+}
+
+/// Posts (or spools) a record and reports the outcome.
+async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u8, Failure> {
+    match client.save(record).await {
+        Outcome::Posted(posted) => {
+            output::posted(&posted, cli.json);
+            Ok(0)
+        }
+        Outcome::Spooled {
+            record,
+            path,
+            cause,
+        } => {
+            let permanent = matches!(cause.category(), Category::Config | Category::Data);
+            if permanent {
+                output::note(&format!(
+                    "ERROR: {cause}\nforgestate: fix this, then run `forgestate flush`: flushing \
+                     cannot succeed until it is fixed"
+                ));
+            }
+            output::spooled(&record, &path, &cause, cli.json, cli.quiet && !permanent);
+            Ok(if cli.strict { EX_TEMPFAIL } else { 0 })
+        }
+        Outcome::Failed(e) => Err(e.into()),
+    }
 }
 
 /// `forgestate parse`: the record as JSON, or the reason with exit code 65.
-fn parse_verb(body: Option<String>, as_json: bool) -> Result<(), Failure> {
+fn parse_verb(body: Option<String>, as_json: bool) -> Result<u8, Failure> {
     match parse(&body.unwrap_or_default()) {
         Ok(record) => {
             output::json(&record);
-            Ok(())
+            Ok(0)
         }
         Err(e) => {
             if as_json {

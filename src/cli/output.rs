@@ -7,10 +7,13 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use forgestate::Posted;
+use std::path::Path;
+
+use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
+use forgestate::{Error, FlushReport, Posted};
 
 /// Prints a value as one pretty JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
@@ -57,15 +60,74 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
+/// Where a record sits: `comment 12`, or `pending (not posted yet)`.
+fn place(e: &Entry) -> String {
+    match e.comment.id {
+        Some(id) => format!("comment {id}"),
+        None => "pending in the outbox, not posted yet".to_string(),
+    }
+}
+
+pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet: bool) {
+    let id = record.id.as_deref().unwrap_or("(no id)");
+    if as_json {
+        json(&json!({
+            "id": id, "comment_id": null, "url": null, "spooled": path, "cause": cause.to_string(),
+            "record": record,
+        }));
+    }
+    if !quiet {
+        note(&format!(
+            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or              `forgestate flush` posts it",
+            record.kind().name(),
+            path.display()
+        ));
+    }
+}
+
+pub fn flushed(report: &FlushReport, dir: Option<&Path>, as_json: bool) {
+    let posted: Vec<Value> = report
+        .posted
+        .iter()
+        .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
+        .collect();
+    if as_json {
+        return json(&json!({
+            "posted": posted, "already_posted": report.already_posted, "left": report.left,
+            "busy": report.busy, "outbox": dir, "error": report.error.as_ref().map(ToString::to_string),
+        }));
+    }
+    let dir = dir.map_or_else(
+        || "(no outbox: not a forge)".to_string(),
+        |d| d.display().to_string(),
+    );
+    let mut text = format!("flushed {} record(s) from {dir}", report.posted.len());
+    if report.already_posted > 0 {
+        text.push_str(&format!(
+            "; {} were already in the thread",
+            report.already_posted
+        ));
+    }
+    if report.busy {
+        text.push_str("; another process is flushing");
+    }
+    text.push_str(&format!("; {} left", report.left));
+    out(&text);
+}
+
 /// A record as a short block of text.
 fn entry_text(e: &Entry) -> String {
     let r = &e.record;
     let mut text = format!(
-        "{} {} (comment {} by {}{})\nagent:   {}\nsession: {}\ntime:    {}\n",
+        "{} {} ({}{}{})\nagent:   {}\nsession: {}\ntime:    {}\n",
         r.kind().name(),
         r.id.as_deref().unwrap_or("(version 1.0, no id)"),
-        e.comment.id,
-        e.comment.author,
+        place(e),
+        if e.comment.author.is_empty() {
+            String::new()
+        } else {
+            format!(" by {}", e.comment.author)
+        },
         if e.comment.edited { ", edited" } else { "" },
         r.agent,
         r.session,
@@ -107,15 +169,20 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
     }
     let from = match &r.checkpoint {
         Some(e) => format!(
-            "checkpoint {} (comment {}, {})",
+            "checkpoint {} ({}, {})",
             e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
-            e.comment.id,
+            place(e),
             format_time(&e.record.time)
         ),
         None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
     };
+    let offline = if r.offline {
+        "\noffline:      the forge could not be read; answered from the outbox"
+    } else {
+        ""
+    };
     out(&format!(
-        "resume point: {}\nphase:        {}\nfrom:         {from}\ndata:\n{}",
+        "resume point: {}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
         r.resume_point,
         r.phase,
         pretty(&r.data)
@@ -125,6 +192,9 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
 pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
     if as_json {
         let mut doc = json!({ "records": scan.entries });
+        if scan.offline {
+            doc["offline"] = json!(true);
+        }
         if with_invalid {
             doc["invalid"] = json!(scan.rejected);
         }
@@ -139,19 +209,27 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
         };
         text.push_str(&format!(
             "{:>6}  {}  {:<10}  {}  {}  {what}{}\n",
-            e.comment.id,
+            e.comment
+                .id
+                .map_or_else(|| "queued".to_string(), |id| id.to_string()),
             format_time(&r.time),
             r.kind().name(),
             r.agent,
             r.session,
-            if e.comment.edited { "  (edited)" } else { "" },
+            if e.comment.edited {
+                "  (edited)"
+            } else if e.comment.pending {
+                "  (pending)"
+            } else {
+                ""
+            },
         ));
     }
     if with_invalid {
         for rej in &scan.rejected {
             text.push_str(&format!(
                 "{:>6}  invalid     by {}: {}: {}\n",
-                rej.comment.id,
+                rej.comment.id.unwrap_or(0),
                 rej.comment.author,
                 rej.code.code(),
                 rej.reason

@@ -33,6 +33,11 @@ pub struct ForgeConfig {
     pub request_timeout_secs: Option<u64>,
     pub recheck_secs: Option<u64>,
     pub cache_dir: Option<PathBuf>,
+    pub retry_budget_secs: Option<u64>,
+    pub quick_timeout_ms: Option<u64>,
+    pub max_response_mib: Option<usize>,
+    pub allow_insecure_http: Option<bool>,
+    pub outbox_dir: Option<PathBuf>,
 }
 
 impl ForgeConfig {
@@ -52,6 +57,11 @@ impl ForgeConfig {
             request_timeout_secs: over.request_timeout_secs.or(self.request_timeout_secs),
             recheck_secs: over.recheck_secs.or(self.recheck_secs),
             cache_dir: over.cache_dir.or(self.cache_dir),
+            retry_budget_secs: over.retry_budget_secs.or(self.retry_budget_secs),
+            quick_timeout_ms: over.quick_timeout_ms.or(self.quick_timeout_ms),
+            max_response_mib: over.max_response_mib.or(self.max_response_mib),
+            allow_insecure_http: over.allow_insecure_http.or(self.allow_insecure_http),
+            outbox_dir: over.outbox_dir.or(self.outbox_dir),
         }
     }
 }
@@ -65,6 +75,8 @@ pub struct Overrides {
     pub owner: Option<String>,
     pub repo: Option<String>,
     pub token_file: Option<PathBuf>,
+    /// `--allow-insecure-http`.
+    pub allow_insecure_http: bool,
 }
 
 /// What the environment said, captured once.
@@ -75,6 +87,7 @@ pub struct ForgeEnv {
     pub repo: Option<String>,
     pub token: Option<SecretString>,
     pub cache_home: Option<PathBuf>,
+    pub state_home: Option<PathBuf>,
 }
 
 impl ForgeEnv {
@@ -85,7 +98,13 @@ impl ForgeEnv {
             .filter(|p| p.is_absolute())
             .or_else(|| get("HOME").map(|h| Path::new(&h).join(".cache")))
             .map(|d| d.join("forgestate"));
+        let state_home = get("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".local").join("state")))
+            .map(|d| d.join("forgestate"));
         ForgeEnv {
+            state_home,
             url: get("FORGESTATE_URL"),
             owner: get("FORGESTATE_OWNER"),
             repo: get("FORGESTATE_REPO"),
@@ -126,6 +145,7 @@ fn token(
     base: &Path,
 ) -> Result<SecretString> {
     let from_file = |path: &Path| -> Result<SecretString> {
+        warn_if_shared(path);
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Config(format!(
                 "cannot read the token file {}: {e}",
@@ -155,6 +175,32 @@ fn token(
          (tokens are never accepted as command-line values)"
             .to_string(),
     ))
+}
+
+/// Warns when a file holding the token can be read by group or others.
+fn warn_if_shared(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    "the token file {} is readable by group or others (mode {mode:o}); run: chmod 600 {}",
+                    path.display(),
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The outbox directory for this forge/owner/repo: `[forge] outbox_dir`, else the XDG state dir.
+pub fn outbox_dir(file: &ForgeConfig, env: &ForgeEnv, base: &Path, key: &str) -> Option<PathBuf> {
+    match &file.outbox_dir {
+        Some(dir) => Some(base.join(dir).join(key)),
+        None => env.state_home.as_ref().map(|d| d.join("outbox").join(key)),
+    }
 }
 
 /// Builds the forge backend. `issue_body` is the rendered session-issue template.
@@ -192,6 +238,14 @@ pub fn open_forge(
         .token(token)
         .connect_timeout(secs(file.connect_timeout_secs, 5))
         .request_timeout(secs(file.request_timeout_secs, 30))
+        .retry_budget(Duration::from_secs(file.retry_budget_secs.unwrap_or(30)))
+        .max_response_bytes(
+            file.max_response_mib
+                .unwrap_or(256)
+                .max(1)
+                .saturating_mul(1024 * 1024),
+        )
+        .allow_insecure_http(over.allow_insecure_http || file.allow_insecure_http.unwrap_or(false))
         .build()
         .map_err(|e| Error::Config(e.to_string()))?;
     let settings = ForgeSettings {
@@ -220,6 +274,7 @@ pub fn open_forge(
             .map(|d| base.join(d))
             .or_else(|| env.cache_home.clone()),
         recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(300)),
+        quick_timeout: Duration::from_millis(file.quick_timeout_ms.unwrap_or(800).max(1)),
     };
     Ok(ForgeThread::new(client, settings))
 }

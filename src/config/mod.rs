@@ -16,6 +16,7 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::format::SessionIssue;
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
+use crate::outbox::Outbox;
 use crate::resume::{ResumeConfig, ResumeMap};
 use crate::store::LocalThread;
 
@@ -34,6 +35,8 @@ pub const DEFAULT_LOCAL_DIR: &str = ".forgestate";
 pub struct ConfigFile {
     #[serde(default)]
     pub trusted_authors: Vec<String>,
+    /// Keys whose values are replaced by `[REDACTED]` before writing (case-insensitive).
+    pub redact_keys: Option<Vec<String>>,
     #[serde(default)]
     pub local: LocalConfig,
     #[serde(default)]
@@ -66,6 +69,7 @@ impl ConfigFile {
     /// `self` with `over` laid on top: keys set in `over` win; resume tables replace per agent.
     pub fn overlay(mut self, over: ConfigFile) -> ConfigFile {
         self.trusted_authors.extend(over.trusted_authors);
+        self.redact_keys = over.redact_keys.or(self.redact_keys);
         self.local.dir = over.local.dir.or(self.local.dir);
         self.local.author = over.local.author.or(self.local.author);
         self.format.max_body_bytes = over.format.max_body_bytes.or(self.format.max_body_bytes);
@@ -278,11 +282,28 @@ impl Config {
         Ok((AnyThread::Local(LocalThread::new(dir, author)), Some(note)))
     }
 
-    /// Builds the client over the chosen store.
+    /// Builds the client over the chosen store, with an outbox when the store is a forge.
     pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
         let (thread, note) = self.open_store(over)?;
-        let client = Client::new(thread, self.renderer()?, self.resume_map()?)
-            .with_trusted_authors(self.file.trusted_authors.iter().cloned());
+        let outbox = match &thread {
+            AnyThread::Forge(t) => {
+                let forge = self.file.forge.clone().unwrap_or_default();
+                forge::outbox_dir(&forge, &self.forge_env, &self.base_dir, &t.store_key())
+            }
+            AnyThread::Local(_) => None,
+        };
+        let keys = self.file.redact_keys.clone().unwrap_or_else(|| {
+            crate::format::DEFAULT_REDACT_KEYS
+                .iter()
+                .map(|k| k.to_string())
+                .collect()
+        });
+        let mut client = Client::new(thread, self.renderer()?, self.resume_map()?)
+            .with_trusted_authors(self.file.trusted_authors.iter().cloned())
+            .with_redact_keys(keys);
+        if let Some(dir) = outbox {
+            client = client.with_outbox(Outbox::new(dir));
+        }
         Ok((client, note))
     }
 }

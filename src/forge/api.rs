@@ -125,11 +125,11 @@ impl ForgeClient {
     /// Deletes a label (204, empty body).
     pub async fn delete_label(&self, repo: &RepoRef, id: LabelId) -> Result<()> {
         let path = repo.path(&format!("labels/{}", id.0));
-        let (status, headers, bytes, call) = self.raw(Method::DELETE, &path, &[], None).await?;
-        if status == StatusCode::NO_CONTENT {
+        let raw = self.raw(Method::DELETE, &path, &[], None).await?;
+        if raw.status == StatusCode::NO_CONTENT {
             return Ok(());
         }
-        Err(self.status_error(call, status, &headers, &bytes))
+        Err(self.status_error(raw))
     }
 
     pub async fn create_issue(&self, repo: &RepoRef, issue: &CreateIssue<'_>) -> Result<Issue> {

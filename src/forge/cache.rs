@@ -76,6 +76,20 @@ impl DiskCache {
     }
 }
 
+/// A file-name-safe key for one forge/owner/repo, shared by the cache and the outbox.
+pub fn store_key(url: &str, owner: &str, repo: &str) -> String {
+    format!("{url}__{owner}__{repo}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 fn write_atomic(path: &Path, entry: &CacheEntry) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

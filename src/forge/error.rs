@@ -46,9 +46,18 @@ pub enum ForgeError {
         message: String,
     },
     #[error("{call}: timed out waiting for the forge")]
-    Timeout { call: Call },
+    Timeout { call: Call, sent: bool },
     #[error("{call}: cannot reach the forge: {detail}")]
-    Transport { call: Call, detail: String },
+    Transport {
+        call: Call,
+        detail: String,
+        sent: bool,
+    },
+    #[error(
+        "{call}: the forge's answer is over {cap} bytes; refusing to read it (raise \
+         max_response_mib, or rotate the session issue)"
+    )]
+    TooLarge { call: Call, cap: usize },
     #[error("{call}: the forge's answer is not what forgestate expects: {detail}")]
     Decode { call: Call, detail: String },
     #[error("{0}")]
@@ -75,6 +84,27 @@ impl ForgeError {
                 Some(*status)
             }
             _ => None,
+        }
+    }
+
+    /// True for failures a retry may fix: no answer at all, or a 408/429/5xx answer.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ForgeError::Timeout { .. } | ForgeError::Transport { .. } => true,
+            ForgeError::Status { status, .. } => {
+                matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
+            }
+            _ => false,
+        }
+    }
+
+    /// True when a write may have been carried out even though it failed: the request went out
+    /// and no clear refusal came back.
+    pub fn maybe_committed(&self) -> bool {
+        match self {
+            ForgeError::Timeout { sent, .. } | ForgeError::Transport { sent, .. } => *sent,
+            ForgeError::Status { status, .. } => *status >= 500,
+            _ => false,
         }
     }
 

@@ -1,10 +1,16 @@
 //! The HTTP client for the Forgejo/Gitea API: one builder, one request path, typed answers.
 //!
-//! Built once (octocrab-style) with the base URL, the token and timeouts. The token lives in a
-//! `SecretString` and only ever travels in an `Authorization` header marked sensitive, never in a
-//! URL, so it cannot leak through reqwest's error messages. Redirects are never followed: a
-//! renamed repository answers 301, and a followed POST would silently become a GET.
+//! Built once (octocrab-style) with the base URL, the token, timeouts and a retry policy. The
+//! token lives in a `SecretString` and only travels in an `Authorization` header marked
+//! sensitive, never in a URL, so it cannot leak through reqwest's error messages; it is refused
+//! over plain `http://` to anything but loopback unless explicitly allowed. Redirects are never
+//! followed: a renamed repository answers 301, and a followed POST would silently become a GET.
+//!
+//! Every request goes through [`ForgeClient::raw`], which retries transient failures (connect
+//! errors, timeouts, resets, 408/429/5xx) within the policy's budget. Creating a comment is the
+//! exception: it is not idempotent, so `ForgeThread` drives its retries itself (`post.rs`).
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue, LOCATION, USER_AGENT};
@@ -15,6 +21,10 @@ use serde_json::Value;
 
 use super::error::{Call, ForgeError};
 use super::models::ApiError;
+use super::retry::{Retry, RetryPolicy, retry_after, retryable_status};
+
+/// Default cap on one response body.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
 
 /// Builds a [`ForgeClient`].
 pub struct ForgeClientBuilder {
@@ -22,6 +32,9 @@ pub struct ForgeClientBuilder {
     token: Option<SecretString>,
     connect_timeout: Duration,
     request_timeout: Duration,
+    policy: RetryPolicy,
+    max_response_bytes: usize,
+    allow_insecure_http: bool,
 }
 
 impl ForgeClientBuilder {
@@ -40,14 +53,42 @@ impl ForgeClientBuilder {
         self
     }
 
+    /// The total time retries of one request may take (default 30 s).
+    pub fn retry_budget(mut self, budget: Duration) -> Self {
+        self.policy = RetryPolicy::full(budget);
+        self
+    }
+
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Allow `http://` to hosts other than loopback (the token then crosses the network in clear).
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
     pub fn build(self) -> Result<ForgeClient, ForgeError> {
         let mut base = Url::parse(self.base_url.trim()).map_err(|e| {
             ForgeError::Setup(format!("forge url {:?} is not a URL: {e}", self.base_url))
         })?;
-        if !matches!(base.scheme(), "http" | "https") {
-            return Err(ForgeError::Setup(format!(
-                "forge url {base} must start with https:// (or http://)"
-            )));
+        match base.scheme() {
+            "https" => {}
+            "http" if self.allow_insecure_http || is_loopback(&base) => {}
+            "http" => {
+                return Err(ForgeError::Setup(format!(
+                    "refusing to send the token over plain http to {}; use https://, or pass \
+                     --allow-insecure-http (allow_insecure_http = true in [forge]) if you must",
+                    base.host_str().unwrap_or("the forge")
+                )));
+            }
+            _ => {
+                return Err(ForgeError::Setup(format!(
+                    "forge url {base} must start with https://"
+                )));
+            }
         }
         if !base.path().ends_with('/') {
             base.set_path(&format!("{}/", base.path()));
@@ -63,8 +104,8 @@ impl ForgeClientBuilder {
             let mut value = HeaderValue::from_str(&format!("token {}", token.expose_secret()))
                 .map_err(|_| {
                     ForgeError::Setup(
-                        "the token contains characters not allowed in a header; \
-                                       check FORGESTATE_TOKEN or token_file"
+                        "the token contains characters not allowed in a header; check \
+                         FORGESTATE_TOKEN or token_file"
                             .to_string(),
                     )
                 })?;
@@ -83,11 +124,20 @@ impl ForgeClientBuilder {
             base,
             api,
             token: self.token,
+            policy: self.policy,
+            max_response_bytes: self.max_response_bytes,
         })
     }
 }
 
-/// A Forgejo/Gitea API client.
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("");
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A Forgejo/Gitea API client. Cloning is cheap and shares the connection pool.
 #[derive(Clone)]
 pub struct ForgeClient {
     http: reqwest::Client,
@@ -95,12 +145,15 @@ pub struct ForgeClient {
     api: Url,
     /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
     token: Option<SecretString>,
+    policy: RetryPolicy,
+    max_response_bytes: usize,
 }
 
 impl std::fmt::Debug for ForgeClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ForgeClient")
             .field("base", &self.base.as_str())
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +164,14 @@ pub struct Answer<T> {
     pub headers: HeaderMap,
 }
 
+/// One answer, whatever its status.
+pub struct Raw {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+    pub call: Call,
+}
+
 impl ForgeClient {
     pub fn builder(base_url: impl Into<String>) -> ForgeClientBuilder {
         ForgeClientBuilder {
@@ -118,6 +179,9 @@ impl ForgeClient {
             token: None,
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(30),
+            policy: RetryPolicy::full(RetryPolicy::DEFAULT_BUDGET),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            allow_insecure_http: false,
         }
     }
 
@@ -126,8 +190,20 @@ impl ForgeClient {
         &self.base
     }
 
-    /// Sends one request to `path` (relative to `/api/v1/`) and decodes a JSON answer.
-    /// Only the statuses in `ok` count as success.
+    pub fn policy(&self) -> RetryPolicy {
+        self.policy
+    }
+
+    /// The same client with another retry policy.
+    pub fn with_policy(&self, policy: RetryPolicy) -> ForgeClient {
+        ForgeClient {
+            policy,
+            ..self.clone()
+        }
+    }
+
+    /// Sends a request (with retries) and decodes a JSON answer. Only the statuses in `ok` count
+    /// as success.
     pub async fn send<T: DeserializeOwned>(
         &self,
         method: Method,
@@ -136,25 +212,55 @@ impl ForgeClient {
         body: Option<Value>,
         ok: &[StatusCode],
     ) -> Result<Answer<T>, ForgeError> {
-        let (status, headers, bytes, call) = self.raw(method, path, query, body).await?;
-        if !ok.contains(&status) {
-            return Err(self.status_error(call, status, &headers, &bytes));
+        let raw = self.raw(method, path, query, body).await?;
+        if !ok.contains(&raw.status) {
+            return Err(self.status_error(raw));
         }
-        let value = serde_json::from_slice(&bytes).map_err(|e| ForgeError::Decode {
-            call,
+        let value = serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
+            call: raw.call,
             detail: e.to_string(),
         })?;
-        Ok(Answer { value, headers })
+        Ok(Answer {
+            value,
+            headers: raw.headers,
+        })
     }
 
-    /// Sends one request and returns the status, headers and body, whatever the status.
+    /// Sends a request, retrying transient failures within the policy's budget. Returns the
+    /// last answer whatever its status; only transport failures are errors.
     pub async fn raw(
         &self,
         method: Method,
         path: &str,
         query: &[(&str, String)],
         body: Option<Value>,
-    ) -> Result<(StatusCode, HeaderMap, Vec<u8>, Call), ForgeError> {
+    ) -> Result<Raw, ForgeError> {
+        let mut retry = Retry::new(self.policy);
+        loop {
+            let result = self.once(method.clone(), path, query, body.as_ref()).await;
+            let (after, why) = match &result {
+                Ok(raw) if retryable_status(raw.status) => (
+                    retry_after(&raw.headers),
+                    format!("the forge answered {}", raw.status.as_u16()),
+                ),
+                Err(e) if e.is_transient() => (None, e.to_string()),
+                _ => return result,
+            };
+            let what = format!("{method} /{path}");
+            if !retry.wait(after, &what, &why).await {
+                return result;
+            }
+        }
+    }
+
+    /// Exactly one attempt.
+    pub async fn once(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<Raw, ForgeError> {
         let call = Call {
             method: method_name(&method),
             path: format!("/{path}"),
@@ -164,22 +270,50 @@ impl ForgeClient {
             .join(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         let mut request = self.http.request(method, url).query(query);
-        if let Some(body) = &body {
+        if let Some(body) = body {
             request = request.json(body);
         }
+        if let Some(t) = self.policy.attempt_timeout {
+            request = request.timeout(t);
+        }
         tracing::debug!("{call}");
-        let response = request
+        let mut response = request
             .send()
             .await
-            .map_err(|e| transport(call.clone(), e))?;
+            .map_err(|e| transport(call.clone(), e, false))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response
-            .bytes()
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| transport(call.clone(), e))?;
+            .map_err(|e| transport(call.clone(), e, true))?
+        {
+            if bytes.len() + chunk.len() > self.max_response_bytes {
+                return Err(ForgeError::TooLarge {
+                    call,
+                    cap: self.max_response_bytes,
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         tracing::debug!(status = status.as_u16(), bytes = bytes.len(), "{call}");
-        Ok((status, headers, bytes.to_vec(), call))
+        Ok(Raw {
+            status,
+            headers,
+            body: bytes,
+            call,
+        })
+    }
+
+    /// Maps a non-success answer to an error, by status alone, keeping the server's words minus
+    /// any copy of the token.
+    pub fn status_error(&self, raw: Raw) -> ForgeError {
+        let message = serde_json::from_slice::<ApiError>(&raw.body)
+            .map(|e| e.message)
+            .unwrap_or_default();
+        let message = scrub(&message, self.token.as_ref());
+        status_error(raw.call, raw.status, &raw.headers, message)
     }
 }
 
@@ -194,9 +328,11 @@ fn method_name(m: &Method) -> &'static str {
     }
 }
 
-fn transport(call: Call, e: reqwest::Error) -> ForgeError {
+/// `reading`: the request was sent and the answer was being read, so it may have been acted on.
+fn transport(call: Call, e: reqwest::Error, reading: bool) -> ForgeError {
+    let sent = reading || !e.is_connect();
     if e.is_timeout() {
-        return ForgeError::Timeout { call };
+        return ForgeError::Timeout { call, sent };
     }
     // Name the root cause, without the URL reqwest adds (the call already says where).
     let e = e.without_url();
@@ -206,24 +342,7 @@ fn transport(call: Call, e: reqwest::Error) -> ForgeError {
         detail = s.to_string();
         source = s.source();
     }
-    ForgeError::Transport { call, detail }
-}
-
-impl ForgeClient {
-    /// Maps a non-success answer to an error, by status alone, keeping the server's words minus
-    /// any copy of the token.
-    pub fn status_error(
-        &self,
-        call: Call,
-        status: StatusCode,
-        headers: &HeaderMap,
-        body: &[u8],
-    ) -> ForgeError {
-        let message = serde_json::from_slice::<ApiError>(body)
-            .map(|e| e.message)
-            .unwrap_or_default();
-        status_error(call, status, headers, scrub(&message, self.token.as_ref()))
-    }
+    ForgeError::Transport { call, detail, sent }
 }
 
 /// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.

@@ -11,6 +11,8 @@ mod error;
 mod http;
 mod models;
 pub mod page;
+mod post;
+pub mod retry;
 mod session;
 
 use std::path::PathBuf;
@@ -20,7 +22,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use api::RepoRef;
-pub use cache::{CacheEntry, DiskCache};
+pub use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub use http::{ForgeClient, ForgeClientBuilder};
 pub use models::{
@@ -28,7 +30,7 @@ pub use models::{
     RepositoryMeta, ServerVersion, User,
 };
 
-use crate::store::{self, BackendFailure, Listing, StoreError, Thread};
+use crate::store::{self, BackendFailure, Effort, Listing, StoreError, Thread};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -48,6 +50,8 @@ pub struct ForgeSettings {
     pub cache_dir: Option<PathBuf>,
     /// How long a cached issue is trusted before a write checks it is still open.
     pub recheck_after: Duration,
+    /// The per-attempt timeout of quick (single-try) requests.
+    pub quick_timeout: Duration,
 }
 
 /// A thread on a forge: the comments of the session issue.
@@ -87,6 +91,15 @@ impl ForgeThread {
         &self.settings
     }
 
+    /// The file-name-safe key of this forge/owner/repo (for the cache and the outbox).
+    pub fn store_key(&self) -> String {
+        store_key(
+            self.client.base().as_str(),
+            &self.settings.repo.owner,
+            &self.settings.repo.repo,
+        )
+    }
+
     fn cached(&self) -> CacheEntry {
         self.state.lock().map(|s| s.clone()).unwrap_or_default()
     }
@@ -106,7 +119,7 @@ impl ForgeThread {
         });
     }
 
-    fn to_comment(c: Comment) -> store::Comment {
+    pub(crate) fn to_comment(c: Comment) -> store::Comment {
         store::Comment {
             id: c.id.0,
             author: c.user.map(|u| u.login).unwrap_or_default(),
@@ -117,52 +130,7 @@ impl ForgeThread {
         }
     }
 
-    async fn post(&self, body: &str) -> Result<store::Comment, ForgeError> {
-        let n = self.issue_for(true).await?;
-        match self
-            .client
-            .create_comment(&self.settings.repo, n, body)
-            .await
-        {
-            Err(ForgeError::NotFound { .. }) => {
-                // The cached issue is gone (deleted, or the repo moved): find it again, once.
-                tracing::info!("session issue {n} not found; discovering it again");
-                self.forget_issue();
-                let n = self.issue_for(true).await?;
-                Ok(Self::to_comment(
-                    self.client
-                        .create_comment(&self.settings.repo, n, body)
-                        .await?,
-                ))
-            }
-            other => Ok(Self::to_comment(other?)),
-        }
-    }
-
-    async fn read(&self, since: Option<DateTime<Utc>>) -> Result<Listing, ForgeError> {
-        let n = self.issue_for(false).await?;
-        let comments = match self.client.comments(&self.settings.repo, n, since).await {
-            Err(ForgeError::NotFound { .. }) => {
-                self.forget_issue();
-                let n = self.issue_for(false).await?;
-                self.client.comments(&self.settings.repo, n, since).await?
-            }
-            other => other?,
-        };
-        // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
-        let mut seen = std::collections::HashSet::new();
-        let comments = comments
-            .into_iter()
-            .filter(|c| seen.insert(c.id))
-            .map(Self::to_comment)
-            .collect();
-        Ok(Listing {
-            comments,
-            warnings: Vec::new(),
-        })
-    }
-
-    async fn login(&self) -> Result<String, ForgeError> {
+    pub(crate) async fn login(&self) -> Result<String, ForgeError> {
         if let Some(login) = self.cached().login {
             return Ok(login);
         }
@@ -195,12 +163,16 @@ impl Thread for ForgeThread {
         }
     }
 
-    async fn append(&self, body: &str) -> Result<store::Comment, StoreError> {
-        Ok(self.post(body).await?)
+    async fn append_with(&self, body: &str, effort: Effort) -> Result<store::Comment, StoreError> {
+        Ok(self.post(body, effort).await?)
     }
 
-    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
-        Ok(self.read(since).await?)
+    async fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> Result<Listing, StoreError> {
+        Ok(self.read(since, effort).await?)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {

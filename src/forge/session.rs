@@ -5,6 +5,7 @@ use chrono::Utc;
 
 use super::ForgeThread;
 use super::error::ForgeError;
+use super::http::ForgeClient;
 use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, IssueState, LabelId};
 
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
@@ -13,7 +14,11 @@ const FALLBACK_PAGE: u32 = 50;
 impl ForgeThread {
     /// The session issue to use. A cached number is used as is while it is fresh; an old one is
     /// checked (still open, same title and label) first. `for_write` allows `auto_init`.
-    pub(super) async fn issue_for(&self, for_write: bool) -> Result<IssueNumber, ForgeError> {
+    pub(super) async fn issue_for(
+        &self,
+        c: &ForgeClient,
+        for_write: bool,
+    ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
         if let Some(n) = cached.issue.map(IssueNumber) {
             let fresh = cached.checked_at.is_some_and(|t| {
@@ -25,7 +30,7 @@ impl ForgeThread {
             if fresh {
                 return Ok(n);
             }
-            match self.client.issue(&self.settings.repo, n).await {
+            match c.issue(&self.settings.repo, n).await {
                 Ok(issue) if self.is_session_issue(&issue) => {
                     self.adopt(&issue);
                     return Ok(n);
@@ -45,7 +50,7 @@ impl ForgeThread {
             }
             self.forget_issue();
         }
-        if let Some(issue) = self.discover().await? {
+        if let Some(issue) = self.discover(c).await? {
             self.adopt(&issue);
             return Ok(issue.number);
         }
@@ -73,8 +78,8 @@ impl ForgeThread {
         });
     }
 
-    async fn page_size(&self) -> Result<u32, ForgeError> {
-        match self.client.api_settings().await {
+    async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
+        match c.api_settings().await {
             Ok(s) => Ok(s.max_response_items.max(1)),
             Err(ForgeError::NotFound { .. }) => Ok(FALLBACK_PAGE),
             Err(e) => Err(e),
@@ -85,20 +90,23 @@ impl ForgeThread {
     /// because the server drops a label filter naming an unknown label and returns everything.
     /// `exhaustive` skips the server's label filter (which misses issues while a label name
     /// briefly exists twice, as during racing `init`s) at the cost of listing every open issue.
-    async fn session_issues(&self, exhaustive: bool) -> Result<Vec<Issue>, ForgeError> {
+    async fn session_issues(
+        &self,
+        c: &ForgeClient,
+        exhaustive: bool,
+    ) -> Result<Vec<Issue>, ForgeError> {
         let first = !self
             .version_logged
             .swap(true, std::sync::atomic::Ordering::Relaxed);
         if first
             && tracing::enabled!(tracing::Level::INFO)
-            && let Ok(v) = self.client.version().await
+            && let Ok(v) = c.version().await
         {
             tracing::info!("forge at {} runs {}", self.client.base(), v.describe());
         }
-        let limit = self.page_size().await?;
+        let limit = self.page_size(c).await?;
         let repo = &self.settings.repo;
-        let mut found: Vec<Issue> = self
-            .client
+        let mut found: Vec<Issue> = c
             .open_issues(
                 repo,
                 (!exhaustive).then_some(self.settings.label.as_str()),
@@ -114,8 +122,8 @@ impl ForgeThread {
     }
 
     /// The canonical session issue (the lowest number), warning when there are several.
-    pub(super) async fn discover(&self) -> Result<Option<Issue>, ForgeError> {
-        let mut found = self.session_issues(false).await?;
+    pub(super) async fn discover(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
+        let mut found = self.session_issues(c, false).await?;
         if found.len() > 1 {
             let others: Vec<String> = found[1..].iter().map(|i| i.number.to_string()).collect();
             tracing::warn!(
@@ -135,7 +143,7 @@ impl ForgeThread {
 
     /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
     pub async fn init_issue(&self) -> Result<Issue, ForgeError> {
-        if let Some(issue) = self.discover().await? {
+        if let Some(issue) = self.discover(&self.client).await? {
             self.adopt(&issue);
             return Ok(issue);
         }
@@ -170,7 +178,7 @@ impl ForgeThread {
         }
         // Another `init` may have raced us: everyone converges on the lowest number. Every racer
         // sees it, because it was created before any of theirs.
-        let all = self.session_issues(true).await?;
+        let all = self.session_issues(&self.client, true).await?;
         let canonical = all
             .iter()
             .find(|i| i.number <= created.number)
@@ -199,7 +207,7 @@ impl ForgeThread {
     /// The id of the session label, creating it when the repository has none.
     async fn ensure_label(&self) -> Result<LabelId, ForgeError> {
         let repo = &self.settings.repo;
-        let limit = self.page_size().await?;
+        let limit = self.page_size(&self.client).await?;
         let name = &self.settings.label;
         let lowest = |labels: &[super::models::Label]| {
             labels

@@ -7,6 +7,7 @@
 
 mod parse;
 mod record;
+mod redact;
 mod render;
 mod time;
 mod validate;
@@ -15,6 +16,7 @@ pub use parse::{ParseError, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, empty_object, new_record_id,
 };
+pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{

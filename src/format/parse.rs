@@ -121,6 +121,14 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         })?),
     };
     let parent = headers.take("Parent");
+    let redacted = match headers.take("Redacted") {
+        None => None,
+        Some(s) => Some(s.parse::<u64>().map_err(|_| ParseError::BadField {
+            field: "redacted",
+            value: clip(&s),
+            reason: "expected a whole number".to_string(),
+        })?),
+    };
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -146,6 +154,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         id,
         seq,
         parent,
+        redacted,
         agent,
         session,
         time,

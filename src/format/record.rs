@@ -53,6 +53,9 @@ pub struct Record {
     pub seq: Option<u64>,
     /// Optional id of the record this one follows.
     pub parent: Option<String>,
+    /// How many values were replaced by `[REDACTED]` before writing, when any were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     pub agent: String,
     pub session: String,
     #[serde(serialize_with = "ser_time", deserialize_with = "de_time")]
@@ -141,6 +144,7 @@ impl Record {
             id: Some(new_record_id()),
             seq: None,
             parent: None,
+            redacted: None,
             agent: agent.to_string(),
             session: session.to_string(),
             time: now_micros(),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Listing, StoreError, Thread};
+use super::{Comment, Effort, Listing, StoreError, Thread};
 
 /// The file inside the store directory.
 pub const THREAD_FILE: &str = "thread.jsonl";
@@ -262,12 +262,16 @@ impl Thread for LocalThread {
         format!("local store {}", self.dir.display())
     }
 
-    async fn append(&self, body: &str) -> Result<Comment, StoreError> {
+    async fn append_with(&self, body: &str, _effort: Effort) -> Result<Comment, StoreError> {
         let (this, body) = (self.clone(), body.to_string());
         blocking(move || this.append_blocking(&body)).await
     }
 
-    async fn list(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
+    async fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        _effort: Effort,
+    ) -> Result<Listing, StoreError> {
         let this = self.clone();
         blocking(move || this.list_blocking(since)).await
     }

@@ -37,6 +37,15 @@ pub struct Listing {
     pub warnings: Vec<String>,
 }
 
+/// How hard a remote store tries before giving up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effort {
+    /// Retry transient failures within the configured budget.
+    Full,
+    /// One attempt with a short timeout, for work that must not stall the caller.
+    Quick,
+}
+
 /// A store failed. Each message names the object involved and what to try.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -75,15 +84,33 @@ pub trait Thread: Send + Sync {
     /// Where the thread lives, for messages ("local store ./.forgestate", an issue URL).
     fn describe(&self) -> String;
 
-    /// Appends one comment and returns it as stored.
-    fn append(&self, body: &str) -> impl Future<Output = Result<Comment, StoreError>> + Send;
+    /// Appends one comment and returns it as stored, trying as hard as `effort` says.
+    fn append_with(
+        &self,
+        body: &str,
+        effort: Effort,
+    ) -> impl Future<Output = Result<Comment, StoreError>> + Send;
 
     /// Lists comments in thread order (ascending id). With `since`, only comments whose
     /// `updated_at` is at or after it, compared in whole seconds, as Forgejo does.
+    fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
+
+    /// [`Thread::append_with`] with full effort.
+    fn append(&self, body: &str) -> impl Future<Output = Result<Comment, StoreError>> + Send {
+        self.append_with(body, Effort::Full)
+    }
+
+    /// [`Thread::list_with`] with full effort.
     fn list(
         &self,
         since: Option<DateTime<Utc>>,
-    ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send {
+        self.list_with(since, Effort::Full)
+    }
 
     /// Makes sure the thread exists (creating it if needed) and returns where it lives.
     fn init(&self) -> impl Future<Output = Result<String, StoreError>> + Send;

@@ -53,6 +53,7 @@ pub fn record() -> impl Strategy<Value = Record> {
     let lineage = (
         proptest::option::of(any::<u64>()),
         proptest::option::of(field()),
+        proptest::option::of(1u64..1000),
     );
     let payload = prop_oneof![
         (field(), json_object()).prop_map(|(phase, data)| Payload::Checkpoint { phase, data }),
@@ -65,11 +66,12 @@ pub fn record() -> impl Strategy<Value = Record> {
         ),
     ];
     (field(), field(), time, lineage, payload).prop_map(
-        |(agent, session, time, (seq, parent), payload)| Record {
+        |(agent, session, time, (seq, parent, redacted), payload)| Record {
             version: "2.0".into(),
             id: Some(new_record_id()),
             seq,
             parent,
+            redacted,
             agent,
             session,
             time,

@@ -74,6 +74,8 @@ pub struct CommentRow {
 pub enum Fault {
     /// Answer with this status and an `APIError` body, without touching state.
     Status(u16),
+    /// The same, with a `Retry-After` header of this many seconds.
+    StatusRetryAfter(u16, u64),
     /// Do the work, then answer only after this delay (past the client's timeout).
     CommitThenDelay(Duration),
 }
@@ -96,11 +98,25 @@ pub struct State {
     pub clock_offset: i64,
     /// Faults for POSTs to a path ending like this, consumed in order.
     pub faults: VecDeque<(String, Fault)>,
+    /// The forge is down: every request gets a 503 and nothing changes.
+    pub down: bool,
+    /// This fraction of requests fails with a 5xx; half of the failing comment posts are
+    /// committed first (the ambiguous case).
+    pub fail_rate: f64,
+    rng: u64,
 }
 
 impl State {
     pub fn now(&self) -> i64 {
         Utc::now().timestamp() + self.clock_offset
+    }
+
+    /// A deterministic pseudo-random number in [0, 1).
+    pub fn roll(&mut self) -> f64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng >> 11) as f64 / (1u64 << 53) as f64
     }
 
     pub fn user(&self, id: i64) -> Option<&UserRow> {
@@ -175,6 +191,9 @@ impl FakeForge {
             version: "15.0.3+gitea-1.22.0".into(),
             clock_offset: 0,
             faults: VecDeque::new(),
+            down: false,
+            fail_rate: 0.0,
+            rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));
         Mock::given(any())

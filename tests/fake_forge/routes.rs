@@ -22,13 +22,29 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
         Ok(c) => c,
         Err(reply) => return reply,
     };
+    if s.down {
+        return error(s, 503, "");
+    }
+    let mut commit_then_fail = false;
+    if s.fail_rate > 0.0 && s.roll() < s.fail_rate {
+        let posting_comment = method == "POST" && path.ends_with("/comments");
+        if posting_comment && s.roll() < 0.5 {
+            commit_then_fail = true;
+        } else {
+            return error(s, 502, "");
+        }
+    }
     let fault = if method != "GET" {
         take_fault(s, &path)
     } else {
         None
     };
-    if let Some(Fault::Status(code)) = fault {
-        return error(s, code, "injected failure");
+    match fault {
+        Some(Fault::Status(code)) => return error(s, code, "injected failure"),
+        Some(Fault::StatusRetryAfter(code, secs)) => {
+            return error(s, code, "").insert_header("Retry-After", secs.to_string().as_str());
+        }
+        _ => {}
     }
     let segs: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
     let reply = match (method.as_str(), segs.as_slice()) {
@@ -49,6 +65,9 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
         }
         _ => not_found(s, "The target couldn't be found.", &[]),
     };
+    if commit_then_fail {
+        return error(s, 500, "");
+    }
     match fault {
         Some(Fault::CommitThenDelay(d)) => reply.set_delay(d),
         _ => reply,

@@ -1,0 +1,166 @@
+//! Posting a comment without ever posting it twice, and reading the thread.
+//!
+//! Creating a comment is not idempotent, and a timeout or dropped connection after the request
+//! went out leaves it unknown whether the server committed it. So before any re-post after such
+//! an ambiguous failure, the thread is listed `since` the first attempt (minus a margin for clock
+//! skew) and searched for a comment by us with the very same body. Bodies carry the record's
+//! unique `Id`, so an identical body is that record: this stays free of format knowledge.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Duration as Span, Utc};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::ForgeThread;
+use super::error::ForgeError;
+use super::http::ForgeClient;
+use super::models::{Comment, IssueNumber};
+use super::retry::{Retry, RetryPolicy, retry_after};
+use crate::store::{self, Effort, Listing};
+
+/// How far before the first attempt to look for an already-committed copy.
+const SKEW: Span = Span::minutes(10);
+
+impl ForgeThread {
+    /// The client for a given effort.
+    fn client_for(&self, effort: Effort) -> ForgeClient {
+        match effort {
+            Effort::Full => self.client.clone(),
+            Effort::Quick => self
+                .client
+                .with_policy(RetryPolicy::quick(self.settings.quick_timeout)),
+        }
+    }
+
+    pub(super) async fn post(
+        &self,
+        body: &str,
+        effort: Effort,
+    ) -> Result<store::Comment, ForgeError> {
+        let c = self.client_for(effort);
+        let mut n = self.issue_for(&c, true).await?;
+        let started = Utc::now();
+        let mut retry = Retry::new(c.policy());
+        let mut rediscovered = false;
+        let mut unsure = false;
+        loop {
+            if unsure {
+                match self.find_posted(&c, n, body, started).await {
+                    Ok(Some(found)) => {
+                        tracing::info!(
+                            "an earlier attempt was committed after all (comment {})",
+                            found.id
+                        );
+                        return Ok(found);
+                    }
+                    Ok(None) => unsure = false,
+                    Err(e) => {
+                        if retry
+                            .wait(None, "checking for an earlier attempt", &e.to_string())
+                            .await
+                        {
+                            continue;
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            let path = format!(
+                "repos/{}/{}/issues/{}/comments",
+                self.settings.repo.owner, self.settings.repo.repo, n.0
+            );
+            let body_json = json!({ "body": body });
+            let (error, after) = match c.once(Method::POST, &path, &[], Some(&body_json)).await {
+                Ok(raw) if raw.status == StatusCode::CREATED => {
+                    let comment: Comment =
+                        serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
+                            call: raw.call,
+                            detail: e.to_string(),
+                        })?;
+                    return Ok(Self::to_comment(comment));
+                }
+                Ok(raw) => {
+                    let after = retry_after(&raw.headers);
+                    (c.status_error(raw), after)
+                }
+                Err(e) => (e, None),
+            };
+            match error {
+                ForgeError::NotFound { .. } if !rediscovered => {
+                    // The cached issue is gone (deleted, or the repo moved): find it again, once.
+                    tracing::info!("session issue {n} not found; discovering it again");
+                    self.forget_issue();
+                    n = self.issue_for(&c, true).await?;
+                    rediscovered = true;
+                }
+                e if e.is_transient() => {
+                    unsure |= e.maybe_committed();
+                    if !retry
+                        .wait(after, &format!("POST /{path}"), &e.to_string())
+                        .await
+                    {
+                        if unsure
+                            && let Ok(Some(found)) = self.find_posted(&c, n, body, started).await
+                        {
+                            return Ok(found);
+                        }
+                        return Err(e);
+                    }
+                }
+                e => return Err(e),
+            }
+        }
+    }
+
+    /// Our comment with exactly this body, posted since `started` (minus the skew margin).
+    async fn find_posted(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+        body: &str,
+        started: DateTime<Utc>,
+    ) -> Result<Option<store::Comment>, ForgeError> {
+        let once = c.with_policy(RetryPolicy {
+            budget: std::time::Duration::ZERO,
+            ..c.policy()
+        });
+        let comments = once
+            .comments(&self.settings.repo, n, Some(started - SKEW))
+            .await?;
+        let me = self.login().await.ok();
+        Ok(comments
+            .into_iter()
+            .filter(|x| me.is_none() || x.user.as_ref().map(|u| &u.login) == me.as_ref())
+            .find(|x| x.body == body)
+            .map(Self::to_comment))
+    }
+
+    pub(super) async fn read(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> Result<Listing, ForgeError> {
+        let c = self.client_for(effort);
+        let n = self.issue_for(&c, false).await?;
+        let comments = match c.comments(&self.settings.repo, n, since).await {
+            Err(ForgeError::NotFound { .. }) => {
+                self.forget_issue();
+                let n = self.issue_for(&c, false).await?;
+                c.comments(&self.settings.repo, n, since).await?
+            }
+            other => other?,
+        };
+        // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
+        let mut seen = HashSet::new();
+        let comments = comments
+            .into_iter()
+            .filter(|c| seen.insert(c.id))
+            .map(Self::to_comment)
+            .collect();
+        Ok(Listing {
+            comments,
+            warnings: Vec::new(),
+        })
+    }
+}

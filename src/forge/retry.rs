@@ -1,0 +1,165 @@
+//! Retry timing: exponential backoff with jitter (from backon) inside a total time budget, with
+//! the server's `Retry-After` honoured but never allowed past the budget.
+//!
+//! Which failures are worth retrying is decided by the caller; this only decides when, and
+//! whether time is left.
+
+use std::time::{Duration, Instant};
+
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+
+/// How hard a request tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Total time for all attempts and waits together; zero means a single attempt.
+    pub budget: Duration,
+    /// Per-attempt timeout replacing the client's default, when set.
+    pub attempt_timeout: Option<Duration>,
+}
+
+impl RetryPolicy {
+    pub const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
+
+    /// Retries within `budget`.
+    pub fn full(budget: Duration) -> RetryPolicy {
+        RetryPolicy {
+            budget,
+            attempt_timeout: None,
+        }
+    }
+
+    /// One attempt with a short timeout: for flushes that must not stall an agent.
+    pub fn quick(timeout: Duration) -> RetryPolicy {
+        RetryPolicy {
+            budget: Duration::ZERO,
+            attempt_timeout: Some(timeout),
+        }
+    }
+
+    /// One attempt with the normal timeout.
+    pub fn once() -> RetryPolicy {
+        RetryPolicy {
+            budget: Duration::ZERO,
+            attempt_timeout: None,
+        }
+    }
+}
+
+/// The statuses a retry may fix: request timeout, rate limiting and gateway/server trouble.
+pub fn retryable_status(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 429 | 500 | 502 | 503 | 504)
+}
+
+/// `Retry-After` in seconds or as an HTTP date, as a delay from now.
+pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// The state of one retried operation.
+pub struct Retry {
+    deadline: Instant,
+    delays: ExponentialBackoff,
+    pub attempts: u32,
+}
+
+impl Retry {
+    pub fn new(policy: RetryPolicy) -> Retry {
+        let delays = ExponentialBuilder::new()
+            .with_jitter()
+            .with_min_delay(Duration::from_millis(200))
+            .with_max_delay(Duration::from_secs(8))
+            .without_max_times()
+            .build();
+        Retry {
+            deadline: Instant::now() + policy.budget,
+            delays,
+            attempts: 1,
+        }
+    }
+
+    /// Sleeps before the next attempt. Returns false (at once) when the budget is spent.
+    pub async fn wait(&mut self, retry_after: Option<Duration>, what: &str, why: &str) -> bool {
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return false;
+        }
+        let backoff = self.delays.next().unwrap_or(Duration::from_secs(8));
+        let delay = retry_after.unwrap_or(backoff).min(remaining);
+        self.attempts += 1;
+        tracing::debug!(
+            "{what}: {why}; attempt {} in {:.1}s",
+            self.attempts,
+            delay.as_secs_f64()
+        );
+        tokio::time::sleep(delay).await;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, HeaderValue::from_static("7"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+        let soon = std::time::SystemTime::now() + Duration::from_secs(120);
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_str(&httpdate::fmt_http_date(soon)).unwrap(),
+        );
+        let d = retry_after(&h).unwrap();
+        assert!(
+            d > Duration::from_secs(110) && d <= Duration::from_secs(120),
+            "{d:?}"
+        );
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(
+            retry_after(&h),
+            Some(Duration::ZERO),
+            "a past date means now"
+        );
+        h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn only_transient_statuses_are_retried() {
+        for s in [408, 429, 500, 502, 503, 504] {
+            assert!(retryable_status(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+        for s in [400, 401, 403, 404, 409, 422, 501] {
+            assert!(!retryable_status(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_budget_caps_waits_and_ends_retries() {
+        let mut r = Retry::new(RetryPolicy::full(Duration::from_millis(300)));
+        let start = Instant::now();
+        assert!(
+            r.wait(Some(Duration::from_secs(60)), "GET /x", "503").await,
+            "Retry-After is capped"
+        );
+        assert!(start.elapsed() < Duration::from_secs(1));
+        assert!(!r.wait(None, "GET /x", "503").await, "budget spent");
+        let mut once = Retry::new(RetryPolicy::once());
+        assert!(!once.wait(None, "GET /x", "503").await);
+    }
+}

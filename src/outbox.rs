@@ -1,0 +1,234 @@
+//! The durable outbox: comment bodies that could not be posted yet, one file each, in order.
+//!
+//! Like a store, it knows nothing about the format; it keeps opaque bodies. Durability follows
+//! the atomic-write contract: each body is written to a dot-named temp file in the same
+//! directory, fsynced, renamed to its final name, and the directory fsynced, so a crash leaves
+//! either a complete entry or a stray temp file that readers ignore. Names sort in spool order
+//! (a nanosecond sequence that never goes backwards, then the pid), so a new entry always goes
+//! behind the ones already waiting.
+//!
+//! Flushing takes an exclusive advisory lock on `.flush.lock`, so concurrent flushers never post
+//! the same entry twice and entries go out in order; a dead flusher's lock is released by the
+//! OS. An entry is deleted only after its post is confirmed.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+const SUFFIX: &str = ".rec";
+const LOCK_FILE: &str = ".flush.lock";
+
+/// One waiting body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spooled {
+    pub path: PathBuf,
+    pub spooled_at: DateTime<Utc>,
+    pub body: String,
+}
+
+/// An outbox directory (created on first use).
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    dir: PathBuf,
+}
+
+/// Held while flushing; dropping it releases the lock.
+#[derive(Debug)]
+pub struct FlushLock {
+    _file: File,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Outbox {
+    pub fn new(dir: impl Into<PathBuf>) -> Outbox {
+        Outbox { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Stores a body durably behind everything already waiting. Returns the entry's path.
+    pub fn push(&self, body: &str) -> io::Result<PathBuf> {
+        std::fs::create_dir_all(&self.dir)?;
+        let now = Utc::now().timestamp_nanos_opt().unwrap_or(i64::MAX).max(0) as u64;
+        let last = self
+            .names()?
+            .iter()
+            .filter_map(|n| sequence(n))
+            .max()
+            .unwrap_or(0);
+        let seq = now.max(last + 1);
+        let pid = std::process::id();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{seq:020}-{pid:010}-{n:06}{SUFFIX}");
+        let tmp = self.dir.join(format!(".tmp-{pid}-{n}-{seq}"));
+        let result = (|| {
+            let mut file = File::create(&tmp)?;
+            file.write_all(body.as_bytes())?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, self.dir.join(&name))?;
+            sync_dir(&self.dir)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result.map(|()| self.dir.join(name))
+    }
+
+    /// Every waiting entry, oldest first. Temp files and anything unreadable are skipped.
+    pub fn pending(&self) -> io::Result<Vec<Spooled>> {
+        let mut names = self.names()?;
+        names.sort();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            let path = self.dir.join(&name);
+            let body = match std::fs::read_to_string(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue, // flushed meanwhile
+                Err(e) => {
+                    tracing::warn!("skipping unreadable outbox entry {}: {e}", path.display());
+                    continue;
+                }
+            };
+            let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
+            out.push(Spooled {
+                path,
+                spooled_at: DateTime::from_timestamp_nanos(nanos),
+                body,
+            });
+        }
+        Ok(out)
+    }
+
+    /// How many entries wait (0 when the directory does not exist).
+    pub fn len(&self) -> usize {
+        self.names().map(|n| n.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Deletes a flushed entry.
+    pub fn remove(&self, entry: &Spooled) -> io::Result<()> {
+        match std::fs::remove_file(&entry.path) {
+            Ok(()) => sync_dir(&self.dir),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Takes the flush lock without waiting; `None` when another process is flushing.
+    pub fn try_lock(&self) -> io::Result<Option<FlushLock>> {
+        let file = self.lock_file()?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(FlushLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Takes the flush lock, waiting up to `patience` for another flusher to finish.
+    pub async fn lock(&self, patience: Duration) -> io::Result<Option<FlushLock>> {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            if let Some(lock) = self.try_lock()? {
+                return Ok(Some(lock));
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn lock_file(&self) -> io::Result<File> {
+        std::fs::create_dir_all(&self.dir)?;
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join(LOCK_FILE))
+    }
+
+    /// Names of complete entries (not temp or lock files).
+    fn names(&self) -> io::Result<Vec<String>> {
+        let read = match std::fs::read_dir(&self.dir) {
+            Ok(r) => r,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut names = Vec::new();
+        for entry in read {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') && name.ends_with(SUFFIX) {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// The spool sequence (nanoseconds since the epoch) at the start of an entry's name.
+fn sequence(name: &str) -> Option<u64> {
+    name.split('-').next()?.parse().ok()
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir) {
+        Ok(d) => d.sync_all().or(Ok(())),
+        Err(_) => Ok(()), // not every platform can open a directory for syncing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_come_back_in_order_and_temp_files_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let ob = Outbox::new(dir.path().join("ob"));
+        assert!(
+            ob.pending().unwrap().is_empty(),
+            "a missing directory is an empty outbox"
+        );
+        for i in 0..50 {
+            ob.push(&format!("body {i}")).unwrap();
+        }
+        std::fs::write(dir.path().join("ob/.tmp-1-2-3"), "half a bo").unwrap();
+        let pending = ob.pending().unwrap();
+        let bodies: Vec<_> = pending.iter().map(|s| s.body.clone()).collect();
+        assert_eq!(
+            bodies,
+            (0..50).map(|i| format!("body {i}")).collect::<Vec<_>>()
+        );
+        assert!(
+            pending
+                .windows(2)
+                .all(|w| w[0].spooled_at <= w[1].spooled_at)
+        );
+        ob.remove(&pending[0]).unwrap();
+        ob.remove(&pending[0]).unwrap();
+        assert_eq!(ob.len(), 49);
+    }
+
+    #[test]
+    fn one_flusher_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let ob = Outbox::new(dir.path());
+        let held = ob.try_lock().unwrap().expect("free");
+        assert!(
+            ob.try_lock().unwrap().is_none(),
+            "a second flusher is refused"
+        );
+        drop(held);
+        assert!(ob.try_lock().unwrap().is_some());
+    }
+}
