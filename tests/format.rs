@@ -291,3 +291,16 @@ fn session_issue_body_renders() {
         "{body}"
     );
 }
+
+#[test]
+fn redacted_count_round_trips_in_both_templates() {
+    let mut c = sample();
+    c.redacted = Some(3);
+    let body = Renderer::embedded().unwrap().render(&c).unwrap();
+    assert!(body.contains("\nRedacted: 3\n"), "{body}");
+    assert_eq!(parse(&body).unwrap(), c);
+    let mut h = Record::health("a", "s", "Active", json!({}), None).unwrap();
+    h.redacted = Some(2);
+    let body = Renderer::embedded().unwrap().render(&h).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parse(&body).unwrap(), h);
+}

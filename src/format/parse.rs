@@ -68,7 +68,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 9] = [
+const HEADERS: [&str; 10] = [
     "Version",
     "Phase",
     "Session",
@@ -78,6 +78,7 @@ const HEADERS: [&str; 9] = [
     "Parent",
     "Status",
     "Next check",
+    "Redacted",
 ];
 
 /// Parses one comment body. Never panics, whatever the input.
