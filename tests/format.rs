@@ -301,6 +301,9 @@ fn redacted_count_round_trips_in_both_templates() {
     assert_eq!(parse(&body).unwrap(), c);
     let mut h = Record::health("a", "s", "Active", json!({}), None).unwrap();
     h.redacted = Some(2);
-    let body = Renderer::embedded().unwrap().render(&h).unwrap_or_else(|e| panic!("{e}"));
+    let body = Renderer::embedded()
+        .unwrap()
+        .render(&h)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(parse(&body).unwrap(), h);
 }

@@ -170,19 +170,21 @@ impl<T: Thread> Client<T> {
                 }
             };
             let since = entries[0].spooled_at - SKEW;
-            let me = self.thread.whoami().await.ok();
-            let present: HashSet<String> = match self.thread.list_with(Some(since), effort).await {
-                Ok(listing) => listing
-                    .comments
-                    .into_iter()
-                    .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
-                    .map(|c| c.body)
-                    .collect(),
+            let listing = match self.thread.list_with(Some(since), effort).await {
+                Ok(listing) => listing,
                 Err(e) => {
                     report.error = Some(e.into());
                     break;
                 }
             };
+            // Only our own comments can be earlier attempts (the login is cached after one look).
+            let me = self.thread.whoami().await.ok();
+            let present: HashSet<String> = listing
+                .comments
+                .into_iter()
+                .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
+                .map(|c| c.body)
+                .collect();
             for entry in &entries {
                 if present.contains(&entry.body) {
                     report.already_posted += 1;

@@ -116,6 +116,7 @@ impl ForgeError {
                 | ForgeError::Forbidden { .. }
                 | ForgeError::NotFound { .. }
                 | ForgeError::Redirected { .. }
+                | ForgeError::TooLarge { .. }
                 | ForgeError::Setup(_)
         )
     }

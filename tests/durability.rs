@@ -1,0 +1,328 @@
+//! Never lose a checkpoint: the outbox while the forge is down, ordered flushes, ambiguous
+//! failures, permanent errors, offline reads, and the exit codes that go with them.
+
+mod common;
+mod fake_forge;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::cli::{parse_ok, run_with, stderr, words};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, READER_TOKEN, REPO};
+use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::format::parse;
+
+/// Runs the binary in `dir` against the fake; `dir/forgestate.toml` holds any extra settings.
+pub fn run(fake_uri: &str, dir: &Path, token: &str, args: &[String]) -> Output {
+    let cache = dir.join("cache").display().to_string();
+    let state = dir.join("state").display().to_string();
+    let env = [
+        ("FORGESTATE_URL", fake_uri),
+        ("FORGESTATE_OWNER", OWNER),
+        ("FORGESTATE_REPO", REPO),
+        ("FORGESTATE_TOKEN", token),
+        ("XDG_CACHE_HOME", cache.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+    ];
+    run_with(dir, args, &env, None)
+}
+
+fn session(fake: &FakeForge) -> u64 {
+    let label = fake.add_label("Type/Automation");
+    fake.add_issue(TITLE, &[label], false)
+}
+
+fn outbox_files(dir: &Path) -> Vec<PathBuf> {
+    let root = dir.join("state/forgestate/outbox");
+    let Ok(keys) = std::fs::read_dir(&root) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for key in keys {
+        for f in std::fs::read_dir(key.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|e| e == "rec") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+const CONFIG: &str =
+    "[forge]\nretry_budget_secs = 1\nquick_timeout_ms = 300\nrequest_timeout_secs = 2\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("forgestate.toml"), CONFIG).unwrap();
+    fake.state().down = true;
+    let mut requests = Vec::new();
+    for i in 1..=20 {
+        let before = fake.requests().await.len();
+        let args = words(&format!(
+            "checkpoint --agent w --session s --phase step_{i} --set i={i} --json"
+        ));
+        let out = run(&fake.uri(), d, BOT_TOKEN, &args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let doc = parse_ok(&args, &out);
+        assert!(doc["spooled"].as_str().is_some(), "{doc}");
+        assert_eq!(
+            stderr(&out)
+                .lines()
+                .filter(|l| l.contains("spooled to"))
+                .count(),
+            1,
+            "{}",
+            stderr(&out)
+        );
+        requests.push(fake.requests().await.len() - before);
+    }
+    assert!(
+        requests[0] > 1,
+        "the first checkpoint spends the retry budget: {requests:?}"
+    );
+    assert!(
+        requests[1..].iter().all(|&r| r <= 1),
+        "later ones make one quick attempt: {requests:?}"
+    );
+    assert_eq!(outbox_files(d).len(), 20);
+
+    let args = words("resume --agent w --session s --json");
+    let out = run(&fake.uri(), d, BOT_TOKEN, &args);
+    let resume = parse_ok(&args, &out);
+    assert_eq!(resume["phase"], "step_20");
+    assert_eq!(resume["data"]["i"], 20);
+    assert_eq!(resume["offline"], true);
+    assert_eq!(resume["checkpoint"]["comment"]["pending"], true);
+    assert!(stderr(&out).contains("cannot be read"), "{}", stderr(&out));
+
+    fake.state().down = false;
+    let args = words("flush --json");
+    let report = parse_ok(&args, &run(&fake.uri(), d, BOT_TOKEN, &args));
+    assert_eq!(report["posted"].as_array().unwrap().len(), 20, "{report}");
+    assert_eq!(report["left"], 0);
+    let phases: Vec<String> = fake
+        .comments_on(n)
+        .iter()
+        .map(|c| parse(&c.body).unwrap().phase().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        phases,
+        (1..=20).map(|i| format!("step_{i}")).collect::<Vec<_>>(),
+        "in order"
+    );
+    assert!(outbox_files(d).is_empty());
+    let args = words("resume --agent w --session s --json");
+    let resume = parse_ok(&args, &run(&fake.uri(), d, BOT_TOKEN, &args));
+    assert_eq!(resume["checkpoint"]["comment"]["pending"], false);
+    assert!(resume.get("offline").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_whose_answer_never_comes_is_posted_once() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = fake_forge::client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 6\n",
+    );
+    fake.inject(
+        "/comments",
+        fake_forge::Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
+    );
+    let record =
+        forgestate::format::Record::checkpoint("w", "s", "p", serde_json::json!({})).unwrap();
+    let id = record.id.clone().unwrap();
+    let posted = c
+        .save(record)
+        .await
+        .posted()
+        .expect("the earlier attempt is found, not repeated");
+    let with_id = fake
+        .comments_on(n)
+        .iter()
+        .filter(|c| c.body.contains(&id))
+        .count();
+    assert_eq!(with_id, 1);
+    assert_eq!(posted.comment_id, fake.comments_on(n)[0].id);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn permanent_errors_spool_with_an_error_line_and_strict_exits_75() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("forgestate.toml"), CONFIG).unwrap();
+    let out = run(
+        &fake.uri(),
+        d,
+        READER_TOKEN,
+        &words("checkpoint --agent w --session s --phase p"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ERROR") && err.contains("write:issue") && err.contains("spooled to"),
+        "{err}"
+    );
+    let out = run(
+        &fake.uri(),
+        d,
+        READER_TOKEN,
+        &words("checkpoint --agent w --session s --phase q --strict"),
+    );
+    assert_eq!(out.status.code(), Some(75));
+    assert_eq!(outbox_files(d).len(), 2, "the data is kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn offline_with_nothing_known_is_exit_75_never_a_fresh_start() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("forgestate.toml"), CONFIG).unwrap();
+    fake.state().down = true;
+    let out = run(
+        &fake.uri(),
+        dir.path(),
+        BOT_TOKEN,
+        &words("resume --agent w --session s --json"),
+    );
+    assert_eq!(out.status.code(), Some(75), "{}", stderr(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("fresh_start"));
+    let out = run(&fake.uri(), dir.path(), BOT_TOKEN, &words("flush"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "an empty outbox flushes fine: {}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_are_redacted_before_they_reach_the_forge() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let mut args =
+        words("checkpoint --agent w --session s --phase p --set password=hunter2 --data");
+    args.push(r#"{"deploy": {"API_KEY": "k-123", "host": "h"}}"#.into());
+    let out = run(&fake.uri(), dir.path(), BOT_TOKEN, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = fake.comments_on(n)[0].body.clone();
+    assert!(
+        !body.contains("hunter2") && !body.contains("k-123"),
+        "{body}"
+    );
+    assert!(body.contains("\nRedacted: 2\n"), "{body}");
+    let record = parse(&body).unwrap();
+    assert_eq!(record.data()["deploy"]["API_KEY"], "[REDACTED]");
+    assert_eq!(record.data()["deploy"]["host"], "h");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_answer_fails_clearly() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    fake.add_comment(n, "ca-bot", &"x".repeat(1_200_000));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forgestate.toml"),
+        "[forge]\nmax_response_mib = 1\n",
+    )
+    .unwrap();
+    let out = run(&fake.uri(), dir.path(), BOT_TOKEN, &words("list"));
+    assert_eq!(
+        out.status.code(),
+        Some(78),
+        "a setting to change, not a retry: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("over 1048576 bytes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn plain_http_is_refused_off_loopback() {
+    use forgestate::forge::ForgeClient;
+    for url in ["http://forge.example.com", "http://10.0.0.8:3000/"] {
+        let err = ForgeClient::builder(url).build().unwrap_err().to_string();
+        assert!(err.contains("--allow-insecure-http"), "{err}");
+        assert!(
+            ForgeClient::builder(url)
+                .allow_insecure_http(true)
+                .build()
+                .is_ok()
+        );
+    }
+    for url in [
+        "http://127.0.0.1:3000",
+        "http://localhost/",
+        "http://[::1]:8080",
+        "https://forge.example.com",
+    ] {
+        assert!(ForgeClient::builder(url).build().is_ok(), "{url}");
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everything() {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("forgestate.toml"), CONFIG).unwrap();
+    let token_file = d.join("token");
+    std::fs::write(&token_file, format!("{BOT_TOKEN}\n")).unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut outputs = Vec::new();
+    let with_file = |line: &str| {
+        let mut a = words(line);
+        a.extend(["--token-file".to_string(), token_file.display().to_string()]);
+        run(&fake.uri(), d, "", &a)
+    };
+    let out = with_file("checkpoint --agent w --session s --phase p -vvv");
+    assert!(stderr(&out).contains("chmod 600"), "{}", stderr(&out));
+    outputs.push(out);
+    fake.state().down = true;
+    outputs.push(with_file(
+        "checkpoint --agent w --session s --phase q -vvv --json",
+    ));
+    outputs.push(with_file("resume --agent w --session s -vvv --json"));
+    fake.state().down = false;
+    outputs.push(with_file("flush -vvv"));
+    for out in &outputs {
+        for stream in [&out.stdout, &out.stderr] {
+            assert!(!String::from_utf8_lossy(stream).contains(BOT_TOKEN));
+        }
+    }
+    let mut files = vec![d.to_path_buf()];
+    let mut seen = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p != token_file {
+            seen += 1;
+            assert!(
+                !String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(BOT_TOKEN),
+                "{}",
+                p.display()
+            );
+        }
+    }
+    assert!(seen >= 2, "the cache and config at least");
+}
