@@ -103,6 +103,9 @@ pub struct State {
     /// This fraction of requests fails with a 5xx; half of the failing comment posts are
     /// committed first (the ambiguous case).
     pub fail_rate: f64,
+    /// How many failures `fail_rate` caused, and how many of them were committed posts.
+    pub failed: u32,
+    pub committed_then_failed: u32,
     rng: u64,
 }
 
@@ -193,6 +196,8 @@ impl FakeForge {
             faults: VecDeque::new(),
             down: false,
             fail_rate: 0.0,
+            failed: 0,
+            committed_then_failed: 0,
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));

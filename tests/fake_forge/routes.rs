@@ -28,8 +28,10 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
     let mut commit_then_fail = false;
     if s.fail_rate > 0.0 && s.roll() < s.fail_rate {
         let posting_comment = method == "POST" && path.ends_with("/comments");
+        s.failed += 1;
         if posting_comment && s.roll() < 0.5 {
             commit_then_fail = true;
+            s.committed_then_failed += 1;
         } else {
             return error(s, 502, "");
         }
