@@ -5,8 +5,13 @@ mod common;
 use forgestate::format::{Renderer, parse};
 use proptest::prelude::*;
 
+/// Cases per property: 512 in CI; set `FORGESTATE_FUZZ_CASES=100000` for a fuzzing run.
+fn cases() -> u32 {
+    std::env::var("FORGESTATE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn render_then_parse_is_identity(record in common::record()) {
@@ -51,4 +56,17 @@ proptest! {
             let _ = parse(&body);
         }
     }
+}
+
+#[test]
+fn deep_nesting_is_refused_with_a_reason_not_a_crash() {
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let body = format!("[CHECKPOINT] a\nVersion: 1.0\nPhase: p\nSession: s\nTime: 2026-01-01T00:00:00Z\n\n```json\n{deep}\n```");
+    let err = parse(&body).unwrap_err();
+    assert_eq!(err.code(), "bad_json");
+    assert!(err.to_string().contains("recursion limit"), "{err}");
+    let quotes = format!("{}[CHECKPOINT] a", "> ".repeat(50_000));
+    assert_eq!(parse(&quotes).unwrap_err().code(), "no_marker");
+    let lists = format!("[CHECKPOINT] a\n{}", "- ".repeat(20_000));
+    assert!(parse(&lists).is_err());
 }

@@ -192,6 +192,11 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             let report = client.flush(Effort::Full).await;
             output::flushed(&report, client.outbox().map(|o| o.dir()), cli.json);
             match report.error {
+                // The forge is still unreachable: try again later.
+                Some(e) if report.left > 0 && e.category() == Category::Io => {
+                    output::note(&format!("error: {e}"));
+                    Ok(EX_TEMPFAIL)
+                }
                 Some(e) if report.left > 0 => Err(e.into()),
                 _ if report.busy => Ok(EX_TEMPFAIL),
                 _ => Ok(0),
