@@ -326,3 +326,35 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
     }
     assert!(seen >= 2, "the cache and config at least");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retries_are_visible_with_v() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forgestate.toml"),
+        "[forge]\nretry_budget_secs = 5\n",
+    )
+    .unwrap();
+    fake.inject("/comments", fake_forge::Fault::Status(503));
+    let out = run(
+        &fake.uri(),
+        dir.path(),
+        BOT_TOKEN,
+        &words("checkpoint --agent w --session s --phase p -v"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("503") && err.contains("attempt 2"), "{err}");
+    let quiet = run(
+        &fake.uri(),
+        dir.path(),
+        BOT_TOKEN,
+        &words("checkpoint --agent w --session s --phase q"),
+    );
+    assert!(
+        !stderr(&quiet).contains("attempt"),
+        "no retry noise without -v"
+    );
+}

@@ -7,7 +7,10 @@ use proptest::prelude::*;
 
 /// Cases per property: 512 in CI; set `FORGESTATE_FUZZ_CASES=100000` for a fuzzing run.
 fn cases() -> u32 {
-    std::env::var("FORGESTATE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+    std::env::var("FORGESTATE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
 }
 
 proptest! {
@@ -61,7 +64,9 @@ proptest! {
 #[test]
 fn deep_nesting_is_refused_with_a_reason_not_a_crash() {
     let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
-    let body = format!("[CHECKPOINT] a\nVersion: 1.0\nPhase: p\nSession: s\nTime: 2026-01-01T00:00:00Z\n\n```json\n{deep}\n```");
+    let body = format!(
+        "[CHECKPOINT] a\nVersion: 1.0\nPhase: p\nSession: s\nTime: 2026-01-01T00:00:00Z\n\n```json\n{deep}\n```"
+    );
     let err = parse(&body).unwrap_err();
     assert_eq!(err.code(), "bad_json");
     assert!(err.to_string().contains("recursion limit"), "{err}");

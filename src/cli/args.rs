@@ -44,7 +44,7 @@ pub struct Cli {
     /// Machine output: one JSON document on stdout; human text goes to stderr
     #[arg(long, global = true)]
     pub json: bool,
-    /// More logging on stderr (-v info, -vv debug, -vvv trace)
+    /// More logging on stderr (-v requests and retries, -vv more, -vvv everything)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// Only errors on stderr

@@ -95,20 +95,30 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `-v` shows forgestate's own debug lines (requests, retries); `-vv` adds its trace lines and
+/// the HTTP stack's info; `-vvv` shows everything.
 fn init_logging(cli: &Cli) {
     use tracing::Level;
-    let level = match (cli.quiet, cli.verbose) {
-        (true, _) => Level::ERROR,
-        (false, 0) => Level::WARN,
-        (false, 1) => Level::INFO,
-        (false, 2) => Level::DEBUG,
-        _ => Level::TRACE,
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let (ours, others) = match (cli.quiet, cli.verbose) {
+        (true, _) => (Level::ERROR, Level::ERROR),
+        (false, 0) => (Level::WARN, Level::WARN),
+        (false, 1) => (Level::DEBUG, Level::WARN),
+        (false, 2) => (Level::TRACE, Level::INFO),
+        _ => (Level::TRACE, Level::TRACE),
     };
+    let filter = Targets::new()
+        .with_default(others)
+        .with_target("forgestate", ours);
     let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
+        .with_max_level(Level::TRACE)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
+        .finish()
+        .with(filter)
         .try_init();
 }
 
