@@ -9,8 +9,10 @@
 //! state. wiremock records every request, which the tests count.
 #![allow(dead_code)]
 
+mod lists;
 mod routes;
 mod views;
+mod writes;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};

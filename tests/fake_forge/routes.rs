@@ -3,14 +3,15 @@
 #![allow(clippy::result_large_err)]
 
 use base64::Engine;
-use reqwest::Url;
 use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
+use super::lists::{list_issues, list_labels};
 use super::views::{self, empty, error, not_found, ok};
-use super::{CommentRow, Fault, IssueRow, LabelRow, State, UserRow};
+use super::writes::{create_issue, create_label, edit_comment};
+use super::{CommentRow, Fault, State, UserRow};
 
-type Reply = ResponseTemplate;
+pub type Reply = ResponseTemplate;
 
 pub fn handle(s: &mut State, req: &Request) -> Reply {
     let method = req.method.as_str().to_string();
@@ -161,7 +162,7 @@ fn need(
     }
 }
 
-fn query(req: &Request, key: &str) -> Option<String> {
+pub fn query(req: &Request, key: &str) -> Option<String> {
     req.url
         .query_pairs()
         .find(|(k, _)| k == key)
@@ -169,14 +170,14 @@ fn query(req: &Request, key: &str) -> Option<String> {
 }
 
 /// Go's `ctx.FormInt`: anything unparsable is 0.
-fn int(req: &Request, key: &str) -> i64 {
+pub fn int(req: &Request, key: &str) -> i64 {
     query(req, key)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0)
 }
 
 /// `since`/`before`: RFC 3339, truncated to seconds; ignored when <= 0; 422 when malformed.
-fn bound(s: &State, req: &Request, key: &str) -> Result<Option<i64>, Reply> {
+pub fn bound(s: &State, req: &Request, key: &str) -> Result<Option<i64>, Reply> {
     match query(req, key) {
         None => Ok(None),
         Some(v) => match chrono::DateTime::parse_from_rfc3339(v.trim()) {
@@ -186,7 +187,7 @@ fn bound(s: &State, req: &Request, key: &str) -> Result<Option<i64>, Reply> {
     }
 }
 
-fn body(req: &Request) -> Value {
+pub fn body(req: &Request) -> Value {
     serde_json::from_slice(&req.body).unwrap_or(Value::Null)
 }
 
@@ -377,259 +378,4 @@ fn issue_route(
         }
         _ => not_found(s, "The target couldn't be found.", &[]),
     }
-}
-
-fn edit_comment(s: &mut State, u: &UserRow, method: &str, id: &str, req: &Request) -> Reply {
-    let id: u64 = id.parse().unwrap_or(0);
-    let Some(at) = s.comments.iter().position(|c| c.id == id) else {
-        return not_found(
-            s,
-            "The target couldn't be found.",
-            &[format!("comment does not exist [id: {id}, issue_id: 0]")],
-        );
-    };
-    if s.comments[at].poster != u.id && !u.writer {
-        return empty(403);
-    }
-    if method == "DELETE" {
-        let gone = s.comments.remove(at);
-        if let Some(issue) = s.issue_mut(gone.issue) {
-            issue.comments -= 1;
-        }
-        return empty(204);
-    }
-    let text = body(req)
-        .get("body")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    if text.is_empty() {
-        return error(s, 422, "[Body]: Required");
-    }
-    let now = s.now();
-    s.comments[at].body = text;
-    s.comments[at].updated = now;
-    let row = s.comments[at].clone();
-    ok(200, &views::comment(s, &row))
-}
-
-fn create_issue(s: &mut State, u: &UserRow, req: &Request) -> Reply {
-    let b = body(req);
-    let title = b
-        .get("title")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    if title.is_empty() {
-        return error(s, 422, "[Title]: Required");
-    }
-    // Labels are silently dropped for callers without write access, and unknown ids skipped.
-    let labels: Vec<i64> = match (u.writer, b.get("labels").and_then(Value::as_array)) {
-        (true, Some(ids)) => ids
-            .iter()
-            .filter_map(Value::as_i64)
-            .filter(|id| s.labels.iter().any(|l| l.id == *id))
-            .collect(),
-        _ => Vec::new(),
-    };
-    let now = s.now();
-    let number = s.next_number();
-    let row = IssueRow {
-        id: s.next_issue_id,
-        number,
-        title,
-        body: b
-            .get("body")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        poster: u.id,
-        labels,
-        closed: false,
-        is_pull: false,
-        created: now,
-        updated: now,
-        closed_at: None,
-        comments: 0,
-    };
-    s.next_issue_id += 1;
-    s.issues.push(row.clone());
-    ok(201, &views::issue(s, &row, Some(u.id)))
-}
-
-fn create_label(s: &mut State, u: &UserRow, req: &Request) -> Reply {
-    if !u.writer {
-        return error(s, 403, "user should have a permission to write to a repo");
-    }
-    let b = body(req);
-    let name = b
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let color = b
-        .get("color")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim_start_matches('#')
-        .to_lowercase();
-    if name.is_empty() {
-        return error(s, 422, "[Name]: Required");
-    }
-    let color = match color.len() {
-        6 if color.bytes().all(|c| c.is_ascii_hexdigit()) => color,
-        3 if color.bytes().all(|c| c.is_ascii_hexdigit()) => {
-            color.chars().flat_map(|c| [c, c]).collect()
-        }
-        _ => return error(s, 422, &format!("bad color code: {color}")),
-    };
-    let row = LabelRow {
-        id: s.next_label_id,
-        name,
-        color,
-        description: b
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-    };
-    s.next_label_id += 1;
-    s.labels.push(row.clone());
-    ok(201, &views::label(s, &row))
-}
-
-fn list_labels(s: &State, req: &Request) -> Reply {
-    let total = s.labels.len();
-    let mut labels: Vec<&LabelRow> = s.labels.iter().collect();
-    labels.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-    let page = int(req, "page");
-    if page >= 1 {
-        let limit = clamp_limit(s, int(req, "limit"));
-        labels = labels
-            .into_iter()
-            .skip(((page - 1) * limit) as usize)
-            .take(limit as usize)
-            .collect();
-    }
-    let items: Vec<Value> = labels.iter().map(|l| views::label(s, l)).collect();
-    ok(200, &Value::Array(items))
-        .insert_header("X-Total-Count", total.to_string().as_str())
-        .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
-}
-
-fn clamp_limit(s: &State, limit: i64) -> i64 {
-    if limit <= 0 {
-        i64::from(s.default_paging_num)
-    } else {
-        limit.min(i64::from(s.max_response_items))
-    }
-}
-
-fn list_issues(s: &State, req: &Request, tail: &[&str]) -> Reply {
-    let (since, before) = match (bound(s, req, "since"), bound(s, req, "before")) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(r), _) | (_, Err(r)) => return r,
-    };
-    let state = query(req, "state").unwrap_or_default();
-    let kind = query(req, "type").unwrap_or_default();
-    // ALL semantics over label ids; names that do not exist are dropped, and when none exists
-    // the filter is not applied at all.
-    let names: Vec<String> = query(req, "labels")
-        .map(|v| {
-            v.split(',')
-                .map(|n| n.trim().to_string())
-                .filter(|n| !n.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let wanted: Vec<i64> = s
-        .labels
-        .iter()
-        .filter(|l| names.contains(&l.name))
-        .map(|l| l.id)
-        .collect();
-    let mut matches: Vec<&IssueRow> = s
-        .issues
-        .iter()
-        .filter(|i| match state.as_str() {
-            "closed" => i.closed,
-            "all" => true,
-            _ => !i.closed,
-        })
-        .filter(|i| match kind.as_str() {
-            "issues" => !i.is_pull,
-            "pulls" => i.is_pull,
-            _ => true,
-        })
-        .filter(|i| wanted.iter().all(|id| i.labels.contains(id)))
-        .filter(|i| since.is_none_or(|t| i.updated >= t) && before.is_none_or(|t| i.updated <= t))
-        .collect();
-    matches.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
-    let total = matches.len() as i64;
-    let limit = clamp_limit(s, int(req, "limit"));
-    let page = int(req, "page").max(1);
-    let items: Vec<Value> = matches
-        .iter()
-        .skip(((page - 1) * limit) as usize)
-        .take(limit as usize)
-        .map(|i| views::issue(s, i, None))
-        .collect();
-    let mut reply =
-        ok(200, &Value::Array(items)).insert_header("X-Total-Count", total.to_string().as_str());
-    let link = link_header(s, req, tail, total, limit, page);
-    if link.is_empty() {
-        reply = reply.insert_header("Access-Control-Expose-Headers", "X-Total-Count");
-    } else {
-        reply = reply
-            .insert_header("Link", link.as_str())
-            .insert_header("Access-Control-Expose-Headers", "Link, X-Total-Count");
-    }
-    reply
-}
-
-/// `genAPILinks`: next, last, first, prev joined by ',' with sorted, re-encoded queries.
-fn link_header(
-    s: &State,
-    req: &Request,
-    tail: &[&str],
-    total: i64,
-    limit: i64,
-    page: i64,
-) -> String {
-    let pages = ((total + limit - 1) / limit).max(1);
-    let current = page.min(pages);
-    let url_for = |p: i64| {
-        let mut pairs: Vec<(String, String)> = req
-            .url
-            .query_pairs()
-            .filter(|(k, _)| k != "page")
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        pairs.push(("page".into(), p.to_string()));
-        pairs.sort();
-        let mut url = Url::parse(&format!(
-            "{}api/v1/repos/{}/{}/{}",
-            s.root,
-            super::OWNER,
-            super::REPO,
-            tail.join("/")
-        ))
-        .expect("fake root is a URL");
-        url.query_pairs_mut().extend_pairs(pairs);
-        url.to_string()
-    };
-    let mut links = Vec::new();
-    if total > current * limit {
-        links.push(format!("<{}>; rel=\"next\"", url_for(current + 1)));
-    }
-    if current != pages {
-        links.push(format!("<{}>; rel=\"last\"", url_for(pages)));
-    }
-    if current != 1 {
-        links.push(format!("<{}>; rel=\"first\"", url_for(1)));
-    }
-    if current > 1 {
-        links.push(format!("<{}>; rel=\"prev\"", url_for(current - 1)));
-    }
-    links.join(",")
 }
