@@ -126,6 +126,13 @@ impl From<KindArg> for Kind {
 
 #[derive(Debug, Args)]
 pub struct LatestArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+/// The record filters `latest` and `list` share.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
     #[arg(long)]
     pub agent: Option<String>,
     #[arg(long)]
@@ -145,12 +152,8 @@ pub struct ResumeArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    #[arg(long)]
-    pub agent: Option<String>,
-    #[arg(long)]
-    pub session: Option<String>,
-    #[arg(long)]
-    pub kind: Option<KindArg>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Only records posted at or after TIME: RFC 3339, or an age such as 90m, 24h or 7d
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,

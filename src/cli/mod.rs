@@ -164,12 +164,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Latest(a) => {
             let client = open(cli)?;
             flush_first(cli, &client).await;
-            let filter = Filter {
-                agent: a.agent.clone(),
-                session: a.session.clone(),
-                kind: a.kind.map(Into::into),
-                since: None,
-            };
+            let filter = filter(&a.filter, None);
             let (entry, warnings) = client.latest(&filter).await?;
             warn(&warnings);
             output::latest(entry.as_ref(), cli.json);
@@ -184,12 +179,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::List(a) => {
-            let filter = Filter {
-                agent: a.agent.clone(),
-                session: a.session.clone(),
-                kind: a.kind.map(Into::into),
-                since: a.since.as_deref().map(parse_since).transpose()?,
-            };
+            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?);
             let client = open(cli)?;
             flush_first(cli, &client).await;
             let scan = client.list(&filter, a.limit).await?;
@@ -216,6 +206,15 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
         }
+    }
+}
+
+fn filter(f: &args::FilterArgs, since: Option<chrono::DateTime<chrono::Utc>>) -> Filter {
+    Filter {
+        agent: f.agent.clone(),
+        session: f.session.clone(),
+        kind: f.kind.map(Into::into),
+        since,
     }
 }
 

@@ -74,37 +74,35 @@ impl ForgeClient {
         label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
-        let mut all = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let mut query = vec![
-                ("state", "open".to_string()),
-                ("type", "issues".to_string()),
-                ("limit", limit.to_string()),
-                ("page", page.to_string()),
-            ];
-            if let Some(label) = label {
-                query.push(("labels", label.to_string()));
-            }
-            let answer = self
-                .send::<Vec<Issue>>(Method::GET, &repo.path("issues"), &query, None, OK)
-                .await?;
-            let len = answer.value.len();
-            all.extend(answer.value);
-            if !more_pages(&answer.headers, all.len() as u64, len) {
-                break;
-            }
+        let mut query = vec![
+            ("state", "open".to_string()),
+            ("type", "issues".to_string()),
+        ];
+        if let Some(label) = label {
+            query.push(("labels", label.to_string()));
         }
-        Ok(all)
+        self.all_pages(&repo.path("issues"), query, limit).await
     }
 
     /// Every label of the repository (paginated only because `page` is sent).
     pub async fn labels(&self, repo: &RepoRef, limit: u32) -> Result<Vec<Label>> {
+        self.all_pages(&repo.path("labels"), Vec::new(), limit)
+            .await
+    }
+
+    /// Walks every page of a list endpoint: never stops after page 1, and follows
+    /// `Link: rel="next"` or `X-Total-Count`.
+    async fn all_pages<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        query: Vec<(&str, String)>,
+        limit: u32,
+    ) -> Result<Vec<T>> {
         let mut all = Vec::new();
         for page in 1..=MAX_PAGES {
-            let query = [("limit", limit.to_string()), ("page", page.to_string())];
-            let answer = self
-                .send::<Vec<Label>>(Method::GET, &repo.path("labels"), &query, None, OK)
-                .await?;
+            let mut q = query.clone();
+            q.extend([("limit", limit.to_string()), ("page", page.to_string())]);
+            let answer = self.send::<Vec<T>>(Method::GET, path, &q, None, OK).await?;
             let len = answer.value.len();
             all.extend(answer.value);
             if !more_pages(&answer.headers, all.len() as u64, len) {

@@ -60,6 +60,14 @@ impl LocalThread {
         self.dir.join(THREAD_FILE)
     }
 
+    fn ensure_dir(&self) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
+            op: "cannot create the store directory",
+            path: self.dir.clone(),
+            source,
+        })
+    }
+
     /// The blocking half of [`Thread::append`].
     pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
         let path = self.file();
@@ -70,11 +78,7 @@ impl LocalThread {
                 source,
             }
         };
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
-            op: "cannot create the store directory",
-            path: self.dir.clone(),
-            source,
-        })?;
+        self.ensure_dir()?;
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -113,11 +117,7 @@ impl LocalThread {
     /// The blocking half of [`Thread::init`]: creates the directory and an empty thread file.
     pub fn init_blocking(&self) -> Result<String, StoreError> {
         let path = self.file();
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
-            op: "cannot create the store directory",
-            path: self.dir.clone(),
-            source,
-        })?;
+        self.ensure_dir()?;
         OpenOptions::new()
             .append(true)
             .create(true)
