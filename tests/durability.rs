@@ -93,7 +93,13 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
     assert_eq!(outbox_files(d).len(), 20);
 
     let args = words("resume --agent w --session s --json");
+    let before = fake.requests().await.len();
     let out = run(&fake.uri(), d, BOT_TOKEN, &args);
+    let made = fake.requests().await.len() - before;
+    assert!(
+        made <= 2,
+        "a failed quick flush makes the read quick too: {made} requests"
+    );
     let resume = parse_ok(&args, &out);
     assert_eq!(resume["phase"], "step_20");
     assert_eq!(resume["data"]["i"], 20);

@@ -210,6 +210,14 @@ impl<T: Thread> Client<T> {
             }
         }
         report.left = outbox.len();
+        if report
+            .error
+            .as_ref()
+            .is_some_and(|e| e.category() == crate::error::Category::Io)
+        {
+            self.unreachable
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         report
     }
 }

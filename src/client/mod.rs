@@ -18,7 +18,7 @@ use crate::format::{Kind, Payload, Record, Renderer, redact};
 use crate::outbox::Outbox;
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
-use crate::store::{BackendFailure, Comment, StoreError, Thread};
+use crate::store::{BackendFailure, Comment, Effort, StoreError, Thread};
 
 /// Where a posted record went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,6 +42,9 @@ pub struct Client<T> {
     trusted_authors: BTreeSet<String>,
     redact_keys: Vec<String>,
     outbox: Option<Outbox>,
+    /// Set when a flush just found the store unreachable: reads then make one quick attempt
+    /// instead of spending the retry budget before answering offline.
+    unreachable: std::sync::atomic::AtomicBool,
 }
 
 impl<T: Thread> Client<T> {
@@ -56,6 +59,7 @@ impl<T: Thread> Client<T> {
                 .map(|k| k.to_string())
                 .collect(),
             outbox: None,
+            unreachable: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -136,7 +140,12 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
-        let read = match self.thread.list(None).await {
+        let effort = if self.unreachable.load(std::sync::atomic::Ordering::Relaxed) {
+            Effort::Quick
+        } else {
+            Effort::Full
+        };
+        let read = match self.thread.list_with(None, effort).await {
             Ok(listing) => self.trust().await.map(|trust| scan(listing, &trust)),
             Err(e) => Err(e.into()),
         };
