@@ -316,21 +316,31 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
             assert!(!String::from_utf8_lossy(stream).contains(BOT_TOKEN));
         }
     }
-    let mut files = vec![d.to_path_buf()];
+    assert_eq!(
+        token_free_files(d, &token_file),
+        3,
+        "config, cache and flush lock, all checked"
+    );
+}
+
+/// Checks every file under `dir` (but the token file itself) for the token; returns how many.
+fn token_free_files(dir: &Path, token_file: &Path) -> usize {
+    let mut files = vec![dir.to_path_buf()];
     let mut seen = 0;
     while let Some(p) = files.pop() {
         if p.is_dir() {
             files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
         } else if p != token_file {
             seen += 1;
+            let bytes = std::fs::read(&p).unwrap();
             assert!(
-                !String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(BOT_TOKEN),
-                "{}",
+                !String::from_utf8_lossy(&bytes).contains(BOT_TOKEN),
+                "{} holds the token",
                 p.display()
             );
         }
     }
-    assert!(seen >= 2, "the cache and config at least");
+    seen
 }
 
 #[tokio::test(flavor = "multi_thread")]
