@@ -113,23 +113,9 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             hint: "an `Id:` line in a 2.x record",
         });
     }
-    let seq = match headers.take("Seq") {
-        None => None,
-        Some(s) => Some(s.parse::<u64>().map_err(|_| ParseError::BadField {
-            field: "seq",
-            value: clip(&s),
-            reason: "expected a whole number".to_string(),
-        })?),
-    };
+    let seq = whole_number(headers.take("Seq"), "seq")?;
     let parent = headers.take("Parent");
-    let redacted = match headers.take("Redacted") {
-        None => None,
-        Some(s) => Some(s.parse::<u64>().map_err(|_| ParseError::BadField {
-            field: "redacted",
-            value: clip(&s),
-            reason: "expected a whole number".to_string(),
-        })?),
-    };
+    let redacted = whole_number(headers.take("Redacted"), "redacted")?;
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -314,6 +300,19 @@ fn version_major(version: &str) -> Result<u64, ParseError> {
         Some(m) if numeric && m >= 1 => Ok(m),
         _ => Err(ParseError::UnsupportedVersion(clip(version))),
     }
+}
+
+/// An optional header holding a whole number.
+fn whole_number(value: Option<String>, field: &'static str) -> Result<Option<u64>, ParseError> {
+    value
+        .map(|v| {
+            v.parse::<u64>().map_err(|_| ParseError::BadField {
+                field,
+                value: clip(&v),
+                reason: "expected a whole number".to_string(),
+            })
+        })
+        .transpose()
 }
 
 /// Keeps error messages short when a header value is huge.

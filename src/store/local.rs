@@ -60,6 +60,15 @@ impl LocalThread {
         self.dir.join(THREAD_FILE)
     }
 
+    /// Wraps an IO error on the thread file with what was being done.
+    fn io_error(&self, op: &'static str) -> impl Fn(io::Error) -> StoreError + '_ {
+        move |source| StoreError::Io {
+            op,
+            path: self.file(),
+            source,
+        }
+    }
+
     fn ensure_dir(&self) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
             op: "cannot create the store directory",
@@ -71,13 +80,7 @@ impl LocalThread {
     /// The blocking half of [`Thread::append`].
     pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
         let path = self.file();
-        let io = |op| {
-            move |source| StoreError::Io {
-                op,
-                path: self.file(),
-                source,
-            }
-        };
+        let io = |op| self.io_error(op);
         self.ensure_dir()?;
         let mut file = OpenOptions::new()
             .read(true)
@@ -134,13 +137,7 @@ impl LocalThread {
     /// The blocking half of [`Thread::list`].
     pub fn list_blocking(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
         let path = self.file();
-        let io = |op| {
-            move |source| StoreError::Io {
-                op,
-                path: self.file(),
-                source,
-            }
-        };
+        let io = |op| self.io_error(op);
         let mut file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Listing::default()),

@@ -191,6 +191,15 @@ pub fn body(req: &Request) -> Value {
     serde_json::from_slice(&req.body).unwrap_or(Value::Null)
 }
 
+/// The `body` field of a comment request, `""` when absent.
+pub fn body_text(req: &Request) -> String {
+    body(req)
+        .get("body")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
 fn repo_route(
     s: &mut State,
     method: &str,
@@ -350,11 +359,7 @@ fn issue_route(
                 .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
         }
         ("POST", ["comments"]) => {
-            let text = body(req)
-                .get("body")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let text = body_text(req);
             if text.is_empty() {
                 return error(s, 422, "[Body]: Required");
             }

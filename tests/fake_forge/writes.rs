@@ -3,7 +3,7 @@
 use serde_json::Value;
 use wiremock::Request;
 
-use super::routes::{Reply, body};
+use super::routes::{Reply, body, body_text};
 use super::views::{self, empty, error, not_found, ok};
 use super::{IssueRow, LabelRow, State, UserRow};
 
@@ -26,11 +26,7 @@ pub fn edit_comment(s: &mut State, u: &UserRow, method: &str, id: &str, req: &Re
         }
         return empty(204);
     }
-    let text = body(req)
-        .get("body")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let text = body_text(req);
     if text.is_empty() {
         return error(s, 422, "[Body]: Required");
     }
