@@ -163,6 +163,11 @@ async fn sixteen_writers_and_two_flushers_against_a_flaky_forge_post_each_record
     for (is_checkpoint, out) in &results {
         if *is_checkpoint {
             assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+            assert!(
+                !stderr(out).contains("ERROR"),
+                "transient trouble is not an error to fix: {}",
+                stderr(out)
+            );
             let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
             ids.push(doc["id"].as_str().unwrap().to_string());
         }

@@ -88,7 +88,7 @@ impl<T: Thread> Client<T> {
                 return Outcome::Posted(self.posted(record, c.clone()));
             }
             let cause = report.error.unwrap_or_else(|| {
-                Error::Data(format!(
+                Error::Offline(format!(
                     "{} earlier record(s) are still waiting in the outbox{}",
                     report.left.saturating_sub(1),
                     if report.busy {
