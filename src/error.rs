@@ -32,6 +32,9 @@ pub enum Error {
     Config(String),
     #[error("{0}")]
     Data(String),
+    /// Local files (the outbox) could not be read or written.
+    #[error("{0}")]
+    Io(String),
     /// The store could not be read and nothing else is known.
     #[error("{0}")]
     Offline(String),
@@ -56,6 +59,7 @@ impl Error {
             Error::Store(_) => Category::Io,
             Error::Config(_) => Category::Config,
             Error::Offline(_) => Category::TempFail,
+            Error::Io(_) => Category::Io,
         }
     }
 }

@@ -112,7 +112,7 @@ impl<T: Thread> Client<T> {
                     path,
                     cause: e.into(),
                 },
-                Err(io) => Outcome::Failed(Error::Data(format!(
+                Err(io) => Outcome::Failed(Error::Io(format!(
                     "{e}; and the outbox {} cannot be written either ({io}): the record was not \
                      stored anywhere",
                     outbox.dir().display()
@@ -125,7 +125,7 @@ impl<T: Thread> Client<T> {
     async fn last_resort(&self, record: Record, body: &str, io: std::io::Error) -> Outcome {
         match self.thread.append_with(body, Effort::Full).await {
             Ok(c) => Outcome::Posted(self.posted(record, c)),
-            Err(e) => Outcome::Failed(Error::Data(format!(
+            Err(e) => Outcome::Failed(Error::Io(format!(
                 "cannot write the outbox ({io}) and cannot post ({e}): the record was not stored"
             ))),
         }
@@ -151,7 +151,7 @@ impl<T: Thread> Client<T> {
                 return report;
             }
             Err(e) => {
-                report.error = Some(Error::Data(format!(
+                report.error = Some(Error::Io(format!(
                     "cannot lock the outbox {}: {e}",
                     outbox.dir().display()
                 )));
@@ -165,7 +165,7 @@ impl<T: Thread> Client<T> {
                 Ok(e) if e.is_empty() => break,
                 Ok(e) => e,
                 Err(e) => {
-                    report.error = Some(Error::Data(format!("cannot read the outbox: {e}")));
+                    report.error = Some(Error::Io(format!("cannot read the outbox: {e}")));
                     break;
                 }
             };

@@ -170,7 +170,7 @@ impl<T: Thread> Client<T> {
         };
         if let Some(outbox) = &self.outbox {
             let spooled = outbox.pending().map_err(|e| {
-                Error::Data(format!(
+                Error::Io(format!(
                     "cannot read the outbox {}: {e}",
                     outbox.dir().display()
                 ))
