@@ -374,3 +374,47 @@ async fn retries_are_visible_with_v() {
         "no retry noise without -v"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exits_non_zero_only_when_the_record_is_stored_nowhere() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("blocker"),
+        "a file where the outbox directory should go",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("forgestate.toml"),
+        format!("{CONFIG}outbox_dir = \"blocker\"\n"),
+    )
+    .unwrap();
+    fake.state().down = true;
+    let out = run(
+        &fake.uri(),
+        d,
+        BOT_TOKEN,
+        &words("checkpoint --agent w --session s --phase p"),
+    );
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not stored anywhere"),
+        "{}",
+        stderr(&out)
+    );
+    fake.state().down = false;
+    let out = run(
+        &fake.uri(),
+        d,
+        BOT_TOKEN,
+        &words("checkpoint --agent w --session s --phase p"),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a reachable forge needs no outbox: {}",
+        stderr(&out)
+    );
+}
