@@ -78,7 +78,7 @@ pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet
     }
     if !quiet {
         note(&format!(
-            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or              `forgestate flush` posts it",
+            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or `forgestate flush` posts it",
             record.kind().name(),
             path.display()
         ));
