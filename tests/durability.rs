@@ -80,6 +80,11 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
             "{}",
             stderr(&out)
         );
+        assert!(
+            stderr(&out).contains("`forgestate flush` posts it") && !stderr(&out).contains("  "),
+            "{}",
+            stderr(&out)
+        );
         requests.push(fake.requests().await.len() - before);
     }
     assert!(
