@@ -238,6 +238,15 @@ impl Config {
     /// configured, else the local store. The second value is a note for the user when a default
     /// was chosen on their behalf.
     pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
+        self.open_store_with(over, &self.renderer()?)
+    }
+
+    /// [`Config::open_store`] with an already built renderer (for the session issue's body).
+    fn open_store_with(
+        &self,
+        over: &Overrides,
+        renderer: &Renderer,
+    ) -> Result<(AnyThread, Option<String>)> {
         let author = self
             .file
             .local
@@ -266,7 +275,7 @@ impl Config {
                     .unwrap_or_default(),
                 trusted: self.file.trusted_authors.join(", "),
             };
-            let body = self.renderer()?.session_issue(&issue)?;
+            let body = renderer.session_issue(&issue)?;
             let thread =
                 forge::open_forge(url, &forge, &self.forge_env, over, &self.base_dir, body)?;
             return Ok((AnyThread::Forge(Box::new(thread)), None));
@@ -284,7 +293,8 @@ impl Config {
 
     /// Builds the client over the chosen store, with an outbox when the store is a forge.
     pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
-        let (thread, note) = self.open_store(over)?;
+        let renderer = self.renderer()?;
+        let (thread, note) = self.open_store_with(over, &renderer)?;
         let outbox = match &thread {
             AnyThread::Forge(t) => {
                 let forge = self.file.forge.clone().unwrap_or_default();
@@ -298,7 +308,7 @@ impl Config {
                 .map(|k| k.to_string())
                 .collect()
         });
-        let mut client = Client::new(thread, self.renderer()?, self.resume_map()?)
+        let mut client = Client::new(thread, renderer, self.resume_map()?)
             .with_trusted_authors(self.file.trusted_authors.iter().cloned())
             .with_redact_keys(keys);
         if let Some(dir) = outbox {
