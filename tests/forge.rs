@@ -369,3 +369,27 @@ async fn gitea_works_too() {
     let (resume, _) = c.resume("implementation-worker", "s1").await.unwrap();
     assert_eq!(resume.resume_point, "phase_2_subtasks");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trust_follows_the_token_in_use_not_a_cached_login() {
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let bot = client(&fake, BOT_TOKEN, dir.path(), "");
+    bot.post(cp("clone_complete", json!({}))).await.unwrap();
+    assert_eq!(
+        bot.resume("implementation-worker", "s1")
+            .await
+            .unwrap()
+            .0
+            .phase,
+        "clone_complete"
+    );
+    // Same machine, same cache directory, another token.
+    let other = client(&fake, MALLORY_TOKEN, dir.path(), "");
+    let (resume, _) = other.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(
+        resume.phase, "fresh_start",
+        "ca-bot's records are not trusted under mallory's token"
+    );
+}

@@ -1,5 +1,6 @@
-//! The on-disk cache of the session issue's number and the token's login, per forge, owner and
-//! repo, so that a steady-state `checkpoint` is a single HTTP request.
+//! The on-disk cache of the session issue's number, per forge, owner and repo, so that a
+//! steady-state `checkpoint` is a single HTTP request. (The token's login is deliberately not
+//! cached on disk: a machine may switch tokens, and trust must follow the token in use.)
 //!
 //! Losing or corrupting the cache costs requests, never data: every problem here is logged and
 //! treated as an empty cache. It holds no secret. Writes are atomic (temp file, fsync, rename).
@@ -17,7 +18,6 @@ pub struct CacheEntry {
     pub issue_url: Option<String>,
     /// When the issue was last seen open, with the right title and label.
     pub checked_at: Option<DateTime<Utc>>,
-    pub login: Option<String>,
 }
 
 /// A cache file, or none (then nothing is remembered).

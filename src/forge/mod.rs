@@ -61,6 +61,8 @@ pub struct ForgeThread {
     settings: ForgeSettings,
     cache: DiskCache,
     state: Mutex<CacheEntry>,
+    /// The token's login, once known (in memory only).
+    login: Mutex<Option<String>>,
     /// Whether the server's version was already logged by this process.
     version_logged: std::sync::atomic::AtomicBool,
 }
@@ -79,6 +81,7 @@ impl ForgeThread {
             settings,
             cache,
             state,
+            login: Mutex::new(None),
             version_logged: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -130,12 +133,15 @@ impl ForgeThread {
         }
     }
 
+    /// The token's own login, asked once per process.
     pub(crate) async fn login(&self) -> Result<String, ForgeError> {
-        if let Some(login) = self.cached().login {
+        if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
             return Ok(login);
         }
         let user = self.client.current_user().await?;
-        self.remember(|s| s.login = Some(user.login.clone()));
+        if let Ok(mut l) = self.login.lock() {
+            *l = Some(user.login.clone());
+        }
         Ok(user.login)
     }
 }
