@@ -137,7 +137,7 @@ async fn sixteen_writers_and_two_flushers_against_a_flaky_forge_post_each_record
         d,
         "[forge]\nretry_budget_secs = 3\nquick_timeout_ms = 500\nrequest_timeout_secs = 2\n",
     );
-    // Warm the cache (issue number and login) so the run is about posting, not discovery.
+    // Warm the cache (the issue number) so the run is about posting, not discovery.
     let out = command(&fake.uri(), d, "init").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     fake.state().fail_rate = 0.3;
