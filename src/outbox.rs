@@ -55,7 +55,7 @@ impl Outbox {
 
     /// Stores a body durably behind everything already waiting. Returns the entry's path.
     pub fn push(&self, body: &str) -> io::Result<PathBuf> {
-        std::fs::create_dir_all(&self.dir)?;
+        self.create_dir()?;
         let now = Utc::now().timestamp_nanos_opt().unwrap_or(i64::MAX).max(0) as u64;
         let last = self
             .names()?
@@ -69,7 +69,7 @@ impl Outbox {
         let name = format!("{seq:020}-{pid:010}-{n:06}{SUFFIX}");
         let tmp = self.dir.join(format!(".tmp-{pid}-{n}-{seq}"));
         let result = (|| {
-            let mut file = File::create(&tmp)?;
+            let mut file = private_file(&tmp)?;
             file.write_all(body.as_bytes())?;
             file.sync_all()?;
             std::fs::rename(&tmp, self.dir.join(&name))?;
@@ -148,8 +148,17 @@ impl Outbox {
         }
     }
 
+    /// Creates the directory, readable by its owner only: waiting records are not yet public.
+    fn create_dir(&self) -> io::Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&self.dir)
+    }
+
     fn lock_file(&self) -> io::Result<File> {
-        std::fs::create_dir_all(&self.dir)?;
+        self.create_dir()?;
         OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -173,6 +182,15 @@ impl Outbox {
         }
         Ok(names)
     }
+}
+
+/// A new file readable by its owner only.
+fn private_file(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 /// The spool sequence (nanoseconds since the epoch) at the start of an entry's name.
@@ -217,6 +235,18 @@ mod tests {
         ob.remove(&pending[0]).unwrap();
         ob.remove(&pending[0]).unwrap();
         assert_eq!(ob.len(), 49);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn entries_are_private_to_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ob = Outbox::new(dir.path().join("ob"));
+        let path = ob.push("secret-ish state").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(ob.dir()), 0o700);
     }
 
     #[test]
