@@ -5,6 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use super::clock::server_lag;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{
@@ -17,6 +18,8 @@ const OK: &[StatusCode] = &[StatusCode::OK];
 const CREATED: &[StatusCode] = &[StatusCode::CREATED];
 /// A bound on page walks, against a server whose headers never stop promising more.
 const MAX_PAGES: u32 = 10_000;
+/// Clock lag below this is the `Date` header's whole seconds plus transit time, not drift.
+const CLOCK_NOISE: chrono::Duration = chrono::Duration::seconds(2);
 
 /// Which repository.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -161,7 +164,10 @@ impl ForgeClient {
     }
 
     /// Every plain comment of an issue, in (created, id) order. Not paginated. `since` is an
-    /// inclusive bound on `updated_at`, in whole seconds.
+    /// inclusive bound on `updated_at`, in whole seconds, on this machine's clock: when the
+    /// answer's `Date` shows the server's clock lagging ours, the bound is moved back by the lag
+    /// and the list asked for again, so no comment inside the window is missed. (A server
+    /// running ahead only returns a few comments too many, which callers dedupe anyway.)
     pub async fn comments(
         &self,
         repo: &RepoRef,
@@ -169,11 +175,27 @@ impl ForgeClient {
         since: Option<DateTime<Utc>>,
     ) -> Result<Vec<Comment>> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
-        let query: Vec<(&str, String)> = since
-            .map(|t| ("since", t.to_rfc3339_opts(SecondsFormat::Secs, true)))
-            .into_iter()
-            .collect();
-        Ok(self.send(Method::GET, &path, &query, None, OK).await?.value)
+        let query = |since: Option<DateTime<Utc>>| -> Vec<(&str, String)> {
+            since
+                .map(|t| ("since", t.to_rfc3339_opts(SecondsFormat::Secs, true)))
+                .into_iter()
+                .collect()
+        };
+        let answer = self
+            .send::<Vec<Comment>>(Method::GET, &path, &query(since), None, OK)
+            .await?;
+        if let Some(t) = since
+            && let Some(lag) = server_lag(&answer.headers)
+            && lag > CLOCK_NOISE
+        {
+            tracing::debug!(
+                "the server's clock is {}s behind ours; listing again from that much earlier",
+                lag.num_seconds()
+            );
+            let wider = query(Some(t - lag));
+            return Ok(self.send(Method::GET, &path, &wider, None, OK).await?.value);
+        }
+        Ok(answer.value)
     }
 
     pub async fn create_comment(

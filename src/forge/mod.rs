@@ -7,6 +7,7 @@
 
 mod api;
 mod cache;
+mod clock;
 mod error;
 mod http;
 mod models;

@@ -4,7 +4,7 @@
 //! Which failures are worth retrying is decided by the caller; this only decides when, and
 //! whether time is left.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use reqwest::StatusCode;
@@ -52,17 +52,17 @@ pub fn retryable_status(status: StatusCode) -> bool {
     matches!(status.as_u16(), 408 | 429 | 500 | 502 | 503 | 504)
 }
 
-/// `Retry-After` in seconds or as an HTTP date, as a delay from now.
+/// `Retry-After` in seconds or as an HTTP date, as a delay from now. A date is measured from the
+/// answer's own `Date` when there is one, so a client clock that has drifted does not stretch or
+/// cancel the wait.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
     let at = httpdate::parse_http_date(value).ok()?;
-    Some(
-        at.duration_since(std::time::SystemTime::now())
-            .unwrap_or(Duration::ZERO),
-    )
+    let now = super::clock::server_now(headers).map_or_else(SystemTime::now, SystemTime::from);
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// The state of one retried operation.
@@ -134,6 +134,15 @@ mod tests {
             retry_after(&h),
             Some(Duration::ZERO),
             "a past date means now"
+        );
+        h.insert(
+            reqwest::header::DATE,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:27:30 GMT"),
+        );
+        assert_eq!(
+            retry_after(&h),
+            Some(Duration::from_secs(30)),
+            "a date is measured on the server's clock"
         );
         h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);

@@ -96,7 +96,8 @@ pub struct State {
     pub max_response_items: u32,
     pub default_paging_num: u32,
     pub version: String,
-    /// Seconds added to the real clock, to simulate time passing.
+    /// Seconds added to the real clock, to simulate time passing or a server clock that drifted
+    /// (it shows in the `Date` header and in every timestamp).
     pub clock_offset: i64,
     /// Faults for POSTs to a path ending like this, consumed in order.
     pub faults: VecDeque<(String, Fault)>,
@@ -150,7 +151,10 @@ struct Responder(Arc<Mutex<State>>);
 impl Respond for Responder {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Go's server stamps every answer with its own clock (hyper would use the real one).
+        let date = std::time::UNIX_EPOCH + Duration::from_secs(state.now().max(0) as u64);
         routes::handle(&mut state, request)
+            .insert_header("Date", httpdate::fmt_http_date(date).as_str())
     }
 }
 
