@@ -393,3 +393,35 @@ async fn trust_follows_the_token_in_use_not_a_cached_login() {
         "ca-bot's records are not trusted under mallory's token"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_duplicated_label_name_does_not_hide_the_session_issue() {
+    let fake = FakeForge::start().await;
+    fake.state().max_response_items = 5;
+    let label = fake.add_label(LABEL);
+    for n in 0..7 {
+        fake.add_issue(&format!("task {n}"), &[], false);
+    }
+    let session = fake.add_issue(TITLE, &[label], false);
+    // Someone creates a second label with the same name: the server's label filter now requires
+    // both copies, and the session issue carries one.
+    fake.add_label(LABEL);
+
+    let reader = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let (resume, _) = reader
+        .resume("implementation-worker", "s1")
+        .await
+        .expect("a read finds the session issue, not \"run forgestate init\"");
+    assert_eq!(resume.phase, "fresh_start");
+
+    let writer = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    writer.post(cp("clone_complete", json!({}))).await.unwrap();
+    assert_eq!(fake.comments_on(session).len(), 1);
+    let titled = fake
+        .state()
+        .issues
+        .iter()
+        .filter(|i| i.title == TITLE)
+        .count();
+    assert_eq!(titled, 1, "no second session issue, not even a closed one");
+}

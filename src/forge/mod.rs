@@ -66,6 +66,8 @@ pub struct ForgeThread {
     login: Mutex<Option<String>>,
     /// Whether the server's version was already logged by this process.
     version_logged: std::sync::atomic::AtomicBool,
+    /// The instance's page size (`max_response_items`), once known.
+    page_size: std::sync::OnceLock<u32>,
 }
 
 impl ForgeThread {
@@ -84,6 +86,7 @@ impl ForgeThread {
             state,
             login: Mutex::new(None),
             version_logged: std::sync::atomic::AtomicBool::new(false),
+            page_size: std::sync::OnceLock::new(),
         }
     }
 

@@ -78,12 +78,32 @@ impl ForgeThread {
         });
     }
 
+    /// The instance's `max_response_items`, asked once per process.
     async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
-        match c.api_settings().await {
-            Ok(s) => Ok(s.max_response_items.max(1)),
-            Err(ForgeError::NotFound { .. }) => Ok(FALLBACK_PAGE),
-            Err(e) => Err(e),
+        if let Some(&n) = self.page_size.get() {
+            return Ok(n);
         }
+        let n = match c.api_settings().await {
+            Ok(s) => s.max_response_items.max(1),
+            Err(ForgeError::NotFound { .. }) => FALLBACK_PAGE,
+            Err(e) => return Err(e),
+        };
+        Ok(*self.page_size.get_or_init(|| n))
+    }
+
+    /// The ids of the repository's labels named like the session label, lowest first. Label
+    /// names are not unique on the server.
+    async fn session_label_ids(&self, c: &ForgeClient) -> Result<Vec<LabelId>, ForgeError> {
+        let limit = self.page_size(c).await?;
+        let mut ids: Vec<LabelId> = c
+            .labels(&self.settings.repo, limit)
+            .await?
+            .into_iter()
+            .filter(|l| l.name == self.settings.label)
+            .map(|l| l.id)
+            .collect();
+        ids.sort_by_key(|id| id.0);
+        Ok(ids)
     }
 
     /// Every open session issue, lowest number first. The title and label are checked here,
@@ -124,6 +144,17 @@ impl ForgeThread {
     /// The canonical session issue (the lowest number), warning when there are several.
     pub(super) async fn discover(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
         let mut found = self.session_issues(c, false).await?;
+        if found.is_empty() && self.session_label_ids(c).await?.len() > 1 {
+            // With the label's name on two labels, the server's filter requires both, and the
+            // session issue (which carries one) drops out. Look again without the filter rather
+            // than conclude there is none and create a second session issue.
+            tracing::warn!(
+                "the label {:?} exists more than once in {}; delete the copies that are not on                  the session issue, or every cold start lists all open issues",
+                self.settings.label,
+                self.settings.repo
+            );
+            found = self.session_issues(c, true).await?;
+        }
         if found.len() > 1 {
             let others: Vec<String> = found[1..].iter().map(|i| i.number.to_string()).collect();
             tracing::warn!(
@@ -207,17 +238,8 @@ impl ForgeThread {
     /// The id of the session label, creating it when the repository has none.
     async fn ensure_label(&self) -> Result<LabelId, ForgeError> {
         let repo = &self.settings.repo;
-        let limit = self.page_size(&self.client).await?;
         let name = &self.settings.label;
-        let lowest = |labels: &[super::models::Label]| {
-            labels
-                .iter()
-                .filter(|l| &l.name == name)
-                .map(|l| l.id.0)
-                .min()
-                .map(LabelId)
-        };
-        if let Some(id) = lowest(&self.client.labels(repo, limit).await?) {
+        if let Some(&id) = self.session_label_ids(&self.client).await?.first() {
             return Ok(id);
         }
         let made = self
@@ -235,7 +257,12 @@ impl ForgeThread {
         // Label names are not unique on the server, and a name that exists twice makes the issue
         // list's label filter require both copies. If a racing init made one too, keep the lowest
         // id and delete ours.
-        let keep = lowest(&self.client.labels(repo, limit).await?).unwrap_or(made.id);
+        let keep = self
+            .session_label_ids(&self.client)
+            .await?
+            .first()
+            .copied()
+            .unwrap_or(made.id);
         if keep != made.id {
             tracing::warn!("a concurrent init also created label {name:?}; deleting our copy");
             self.client.delete_label(repo, made.id).await?;
