@@ -136,6 +136,31 @@ async fn steady_state_checkpoint_is_exactly_one_request() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn verbose_output_says_whether_the_forge_is_forgejo_or_gitea() {
+    for (version, said) in [
+        (
+            "15.0.3+gitea-1.22.0",
+            "runs Forgejo 15.0.3 (Gitea 1.22.0 compatible)",
+        ),
+        ("1.23.0", "runs Gitea 1.23.0"),
+    ] {
+        let fake = FakeForge::start().await;
+        fake.state().version = version.into();
+        let dir = tempfile::tempdir().unwrap();
+        ok_json(&fake, dir.path(), "init --json");
+        // A steady-state checkpoint (issue number cached) still says it under -v...
+        let line = "-v checkpoint --agent a --session s --phase one";
+        let out = forgestate(&fake, dir.path(), BOT_TOKEN, line);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{version}: {}", stderr(&out));
+        // ...and only under -v, where the extra request is wanted.
+        let line = "checkpoint --agent a --session s --phase two";
+        let out = forgestate(&fake, dir.path(), BOT_TOKEN, line);
+        assert!(!stderr(&out).contains(said), "{}", stderr(&out));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_forged_checkpoint_is_listed_as_untrusted_and_ignored() {
     let fake = FakeForge::start().await;
     crowded(&fake);

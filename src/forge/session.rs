@@ -7,6 +7,7 @@ use super::ForgeThread;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, IssueState, LabelId};
+use super::retry::RetryPolicy;
 
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
 const FALLBACK_PAGE: u32 = 50;
@@ -19,6 +20,7 @@ impl ForgeThread {
         c: &ForgeClient,
         for_write: bool,
     ) -> Result<IssueNumber, ForgeError> {
+        self.note_version(c).await;
         let cached = self.cached();
         if let Some(n) = cached.issue.map(IssueNumber) {
             let fresh = cached.checked_at.is_some_and(|t| {
@@ -61,6 +63,23 @@ impl ForgeThread {
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
         )))
+    }
+
+    /// Says which server this is (Forgejo or Gitea, from `GET /version`) once per process, and
+    /// only when `-v` will show it: it costs a request, so it is one quick try.
+    async fn note_version(&self, c: &ForgeClient) {
+        if !tracing::enabled!(tracing::Level::INFO)
+            || self
+                .version_logged
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let quick = c.with_policy(RetryPolicy::quick(self.settings.quick_timeout));
+        match quick.version().await {
+            Ok(v) => tracing::info!("forge at {} runs {}", c.base(), v.describe()),
+            Err(e) => tracing::info!("cannot tell which forge this is: {e}"),
+        }
     }
 
     fn is_session_issue(&self, issue: &Issue) -> bool {
@@ -115,15 +134,6 @@ impl ForgeThread {
         c: &ForgeClient,
         exhaustive: bool,
     ) -> Result<Vec<Issue>, ForgeError> {
-        let first = !self
-            .version_logged
-            .swap(true, std::sync::atomic::Ordering::Relaxed);
-        if first
-            && tracing::enabled!(tracing::Level::INFO)
-            && let Ok(v) = c.version().await
-        {
-            tracing::info!("forge at {} runs {}", self.client.base(), v.describe());
-        }
         let limit = self.page_size(c).await?;
         let repo = &self.settings.repo;
         let mut found: Vec<Issue> = c
@@ -174,6 +184,7 @@ impl ForgeThread {
 
     /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
     pub async fn init_issue(&self) -> Result<Issue, ForgeError> {
+        self.note_version(&self.client).await;
         if let Some(issue) = self.discover(&self.client).await? {
             self.adopt(&issue);
             return Ok(issue);
