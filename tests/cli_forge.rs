@@ -51,6 +51,7 @@ async fn init_post_and_read_back_through_the_binary() {
         "one new session issue beside the decoy"
     );
     let thread = init["thread"].as_str().unwrap().to_string();
+    assert_eq!(init["author"], "ca-bot", "init says whose records count");
     assert_eq!(
         ok_json(&fake, d, "init --json")["thread"],
         thread.as_str(),
@@ -244,6 +245,51 @@ async fn the_token_never_reaches_output_even_when_tracing() {
             "{} holds the token",
             entry.display()
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_token_missing_scope_and_missing_repo_are_one_line_exit_78_for_every_read_and_init() {
+    const BAD: &str = "ffffffffffffffffffffffffffffffffffffffff";
+    let fake = FakeForge::start().await;
+    crowded(&fake);
+    let uri = fake.uri();
+    let dir = tempfile::tempdir().unwrap();
+    ok_json(&fake, dir.path(), "init --json");
+    let cache = dir.path().join("cache").display().to_string();
+    // (case, token, repo, what the one line must name)
+    let cases = [
+        ("bad token", BAD, REPO, "FORGESTATE_TOKEN"),
+        ("missing scope", fake_forge::READER_TOKEN, REPO, "scope"),
+        ("missing repo", BOT_TOKEN, "no-such-repo", "owner and repo"),
+    ];
+    for (case, token, repo, fix) in cases {
+        for verb in ["init", "latest", "resume --agent a --session s", "list"] {
+            let env = [
+                ("FORGESTATE_URL", uri.as_str()),
+                ("FORGESTATE_OWNER", OWNER),
+                ("FORGESTATE_REPO", repo),
+                ("FORGESTATE_TOKEN", token),
+                ("XDG_CACHE_HOME", cache.as_str()),
+            ];
+            let out = run_with(dir.path(), &words(verb), &env, None);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(78), "{case}, {verb}: {err}");
+            assert_eq!(
+                err.lines().count(),
+                1,
+                "{case}, {verb}: one line, got {err:?}"
+            );
+            assert!(
+                err.contains(fix),
+                "{case}, {verb}: should name {fix:?}: {err}"
+            );
+            assert!(out.stdout.is_empty(), "{case}, {verb}: nothing on stdout");
+            assert!(
+                !err.contains(token),
+                "{case}, {verb}: the token leaked: {err}"
+            );
+        }
     }
 }
 

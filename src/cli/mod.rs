@@ -135,8 +135,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Init => {
             let client = open(cli)?;
             let location = client.thread().init().await.map_err(Error::from)?;
+            let author = client.thread().whoami().await.map_err(Error::from)?;
             flush_first(cli, &client).await;
-            output::initialized(&location, cli.json);
+            output::initialized(&location, &author, cli.json);
             Ok(0)
         }
         Command::Checkpoint(a) => {

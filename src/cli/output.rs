@@ -33,11 +33,13 @@ pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
 }
 
-pub fn initialized(location: &str, as_json: bool) {
+pub fn initialized(location: &str, author: &str, as_json: bool) {
     if as_json {
-        return json(&json!({ "thread": location }));
+        return json(&json!({ "thread": location, "author": author }));
     }
-    out(&format!("session thread ready: {location}"));
+    out(&format!(
+        "session thread ready: {location} (records are posted as {author})"
+    ));
 }
 
 pub fn posted(p: &Posted, as_json: bool) {

@@ -190,6 +190,9 @@ impl Thread for ForgeThread {
     }
 
     async fn init(&self) -> Result<String, StoreError> {
+        // Check the token first: without `read:user` no record could ever be trusted, and a
+        // bad token or a missing repository should not get as far as creating anything.
+        self.login().await?;
         let issue = self.init_issue().await?;
         Ok(issue.html_url)
     }
