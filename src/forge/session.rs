@@ -159,7 +159,8 @@ impl ForgeThread {
             // session issue (which carries one) drops out. Look again without the filter rather
             // than conclude there is none and create a second session issue.
             tracing::warn!(
-                "the label {:?} exists more than once in {}; delete the copies that are not on                  the session issue, or every cold start lists all open issues",
+                "the label {:?} exists more than once in {}; delete the copies that are not on \
+                 the session issue, or every cold start lists all open issues",
                 self.settings.label,
                 self.settings.repo
             );
