@@ -157,3 +157,24 @@ fn forgejo_and_gitea_versions_are_told_apart() {
     assert!(!g.is_forgejo());
     assert_eq!(g.describe(), "Gitea 1.23.0");
 }
+
+#[test]
+fn timestamps_in_the_servers_display_zone_are_the_same_instants() {
+    // Servers render times in their display zone (`DEFAULT_UI_LOCATION`), so offsets occur.
+    let text = std::fs::read_to_string(examples().join("comment.json")).unwrap();
+    let utc: Comment = decode("comment.json", &text);
+    let shifted = text
+        .replace(
+            "\"created_at\": \"2026-07-14T09:47:31Z\"",
+            "\"created_at\": \"2026-07-14T11:47:31+02:00\"",
+        )
+        .replace(
+            "\"updated_at\": \"2026-07-14T09:47:31Z\"",
+            "\"updated_at\": \"2026-07-14T04:47:31-05:00\"",
+        );
+    assert_eq!(shifted.matches("+02:00").count(), 1);
+    assert_eq!(shifted.matches("-05:00").count(), 1);
+    let zoned: Comment = decode("comment.json (zoned)", &shifted);
+    assert_eq!(zoned.created_at, utc.created_at);
+    assert_eq!(zoned.updated_at, utc.updated_at);
+}
