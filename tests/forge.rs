@@ -425,3 +425,27 @@ async fn a_duplicated_label_name_does_not_hide_the_session_issue() {
         .count();
     assert_eq!(titled, 1, "no second session issue, not even a closed one");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cached_issue_number_is_not_used_after_the_title_setting_changes() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let old = fake.add_issue(TITLE, &[label], false);
+    let new = fake.add_issue("Build Session B", &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    client(&fake, BOT_TOKEN, dir.path(), "")
+        .post(cp("p", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(fake.comments_on(old).len(), 1);
+    // Same cache directory, new title: the very next post goes to the issue with that title.
+    let renamed = client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "[forge]\ntitle = \"Build Session B\"\n",
+    );
+    renamed.post(cp("q", json!({}))).await.unwrap();
+    assert_eq!(fake.comments_on(new).len(), 1);
+    assert_eq!(fake.comments_on(old).len(), 1);
+}

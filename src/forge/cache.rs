@@ -18,6 +18,10 @@ pub struct CacheEntry {
     pub issue_url: Option<String>,
     /// When the issue was last seen open, with the right title and label.
     pub checked_at: Option<DateTime<Utc>>,
+    /// The title and label the issue was recognised by. A number cached under other settings
+    /// is not used: the configuration changed, so the session issue must be found again.
+    pub title: Option<String>,
+    pub label: Option<String>,
 }
 
 /// A cache file, or none (then nothing is remembered).

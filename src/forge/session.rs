@@ -22,7 +22,9 @@ impl ForgeThread {
     ) -> Result<IssueNumber, ForgeError> {
         self.note_version(c).await;
         let cached = self.cached();
-        if let Some(n) = cached.issue.map(IssueNumber) {
+        let same_settings = cached.title.as_ref() == Some(&self.settings.title)
+            && cached.label.as_ref() == Some(&self.settings.label);
+        if let Some(n) = cached.issue.map(IssueNumber).filter(|_| same_settings) {
             let fresh = cached.checked_at.is_some_and(|t| {
                 Utc::now()
                     .signed_duration_since(t)
@@ -94,6 +96,8 @@ impl ForgeThread {
             s.issue = Some(issue.number.0);
             s.issue_url = Some(issue.html_url.clone());
             s.checked_at = Some(Utc::now());
+            s.title = Some(self.settings.title.clone());
+            s.label = Some(self.settings.label.clone());
         });
     }
 
