@@ -134,24 +134,34 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
     assert!(resume.get("offline").is_none());
 }
 
-/// Posts one checkpoint to a fake whose clock is `clock_offset` seconds off ours and which
-/// commits the comment but answers only after the client gave up; asserts the thread then holds
-/// that record exactly once, as the comment the client reports.
-async fn lost_answer_is_posted_once(clock_offset: i64) {
+/// How the answer to a committed comment post gets lost.
+enum Lost {
+    /// The fake answers only after the client's timeout.
+    Late,
+    /// A proxy hangs up once the fake has answered.
+    Dropped,
+}
+
+/// Posts one checkpoint to a fake whose clock is `clock_offset` seconds off ours, losing the
+/// answer to the first (committed) post as `how` says; asserts the thread then holds that
+/// record exactly once, as the comment the client reports.
+async fn lost_answer_is_posted_once(how: Lost, clock_offset: i64) {
     let fake = FakeForge::start().await;
     fake.state().clock_offset = clock_offset;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = fake_forge::client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 6\n",
-    );
-    fake.inject(
-        "/comments",
-        fake_forge::Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
-    );
+    let config = "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 6\n";
+    let proxy = fake_forge::dropper::Dropper::start(fake.addr(), 1, "POST ").await;
+    let c = match how {
+        Lost::Late => {
+            fake.inject(
+                "/comments",
+                fake_forge::Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
+            );
+            fake_forge::client(&fake, BOT_TOKEN, dir.path(), config)
+        }
+        Lost::Dropped => fake_forge::client_at(&proxy.uri(), BOT_TOKEN, dir.path(), config),
+    };
     let record =
         forgestate::format::Record::checkpoint("w", "s", "p", serde_json::json!({})).unwrap();
     let id = record.id.clone().unwrap();
@@ -160,6 +170,10 @@ async fn lost_answer_is_posted_once(clock_offset: i64) {
         .await
         .posted()
         .expect("the earlier attempt is found, not repeated");
+    if let Lost::Dropped = how {
+        let left = proxy.drops.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(left, 0, "the proxy hung up on the post");
+    }
     let with_id = fake
         .comments_on(n)
         .iter()
@@ -171,14 +185,20 @@ async fn lost_answer_is_posted_once(clock_offset: i64) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_commit_whose_answer_never_comes_is_posted_once() {
-    lost_answer_is_posted_once(0).await;
+    lost_answer_is_posted_once(Lost::Late, 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_whose_connection_drops_is_posted_once() {
+    lost_answer_is_posted_once(Lost::Dropped, 0).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lost_answer_from_a_server_whose_clock_lags_is_still_posted_once() {
     // 20 minutes behind, more than the 10-minute skew margin: the duplicate check must look in
     // the window on the server's clock, which its `Date` header gives.
-    lost_answer_is_posted_once(-20 * 60).await;
+    lost_answer_is_posted_once(Lost::Late, -20 * 60).await;
+    lost_answer_is_posted_once(Lost::Dropped, -20 * 60).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

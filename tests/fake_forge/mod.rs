@@ -9,6 +9,7 @@
 //! state. wiremock records every request, which the tests count.
 #![allow(dead_code)]
 
+pub mod dropper;
 mod lists;
 mod routes;
 mod views;
@@ -214,6 +215,10 @@ impl FakeForge {
         FakeForge { server, state }
     }
 
+    pub fn addr(&self) -> std::net::SocketAddr {
+        *self.server.address()
+    }
+
     pub fn uri(&self) -> String {
         self.server.uri()
     }
@@ -325,9 +330,19 @@ pub fn client(
     dir: &std::path::Path,
     extra: &str,
 ) -> forgestate::Client<forgestate::backend::AnyThread> {
+    client_at(&fake.uri(), token, dir, extra)
+}
+
+/// [`client`] for a forge at `url` (the fake behind a proxy, say).
+pub fn client_at(
+    url: &str,
+    token: &str,
+    dir: &std::path::Path,
+    extra: &str,
+) -> forgestate::Client<forgestate::backend::AnyThread> {
     use forgestate::config::{Config, Overrides};
     let env: std::collections::HashMap<&str, String> = [
-        ("FORGESTATE_URL", fake.uri()),
+        ("FORGESTATE_URL", url.to_string()),
         ("FORGESTATE_OWNER", OWNER.to_string()),
         ("FORGESTATE_REPO", REPO.to_string()),
         ("FORGESTATE_TOKEN", token.to_string()),
