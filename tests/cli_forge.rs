@@ -12,12 +12,17 @@ use forgestate::config::DEFAULT_TITLE as TITLE;
 use serde_json::{Value, json};
 
 fn forgestate(fake: &FakeForge, dir: &Path, token: &str, line: &str) -> Output {
+    forgestate_in(fake, dir, token, REPO, line)
+}
+
+/// [`forgestate`] for another repository of the fake's owner.
+fn forgestate_in(fake: &FakeForge, dir: &Path, token: &str, repo: &str, line: &str) -> Output {
     let uri = fake.uri();
     let cache = dir.join("cache").display().to_string();
     let env = [
         ("FORGESTATE_URL", uri.as_str()),
         ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", REPO),
+        ("FORGESTATE_REPO", repo),
         ("FORGESTATE_TOKEN", token),
         ("XDG_CACHE_HOME", cache.as_str()),
     ];
@@ -253,10 +258,8 @@ async fn bad_token_missing_scope_and_missing_repo_are_one_line_exit_78_for_every
     const BAD: &str = "ffffffffffffffffffffffffffffffffffffffff";
     let fake = FakeForge::start().await;
     crowded(&fake);
-    let uri = fake.uri();
     let dir = tempfile::tempdir().unwrap();
     ok_json(&fake, dir.path(), "init --json");
-    let cache = dir.path().join("cache").display().to_string();
     // (case, token, repo, what the one line must name)
     let cases = [
         ("bad token", BAD, REPO, "FORGESTATE_TOKEN"),
@@ -265,14 +268,7 @@ async fn bad_token_missing_scope_and_missing_repo_are_one_line_exit_78_for_every
     ];
     for (case, token, repo, fix) in cases {
         for verb in ["init", "latest", "resume --agent a --session s", "list"] {
-            let env = [
-                ("FORGESTATE_URL", uri.as_str()),
-                ("FORGESTATE_OWNER", OWNER),
-                ("FORGESTATE_REPO", repo),
-                ("FORGESTATE_TOKEN", token),
-                ("XDG_CACHE_HOME", cache.as_str()),
-            ];
-            let out = run_with(dir.path(), &words(verb), &env, None);
+            let out = forgestate_in(&fake, dir.path(), token, repo, verb);
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(78), "{case}, {verb}: {err}");
             assert_eq!(
