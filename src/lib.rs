@@ -27,13 +27,16 @@
 pub mod backend;
 pub mod client;
 pub mod config;
+pub mod defaults;
+pub mod durable;
 pub mod error;
 pub mod forge;
 pub mod format;
-pub mod outbox;
+mod fsutil;
 pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, FlushReport, Outcome, Posted};
+pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed};
+pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -26,6 +26,7 @@ pub struct ResumeConfig {
     pub agents: BTreeMap<String, BTreeMap<String, String>>,
 }
 
+#[derive(Clone)]
 struct Rule<T> {
     key: String,
     pattern: Pattern,
@@ -33,6 +34,7 @@ struct Rule<T> {
 }
 
 /// Compiled resume map.
+#[derive(Clone)]
 pub struct ResumeMap {
     default: String,
     agents: Vec<Rule<Vec<Rule<String>>>>,
@@ -45,6 +47,21 @@ impl std::fmt::Debug for ResumeMap {
             .field("default", &self.default)
             .field("agents", &agents)
             .finish()
+    }
+}
+
+impl Default for ResumeMap {
+    /// The seed's `PHASE_RESUME_MAP` (with a glob for every subtask), read from the built-in
+    /// defaults (`config/forgestate.toml`), so the library and the documented file share one
+    /// source.
+    fn default() -> Self {
+        crate::config::ConfigFile::parse(crate::config::DEFAULTS, "(built-in defaults)")
+            .ok()
+            .and_then(|file| ResumeMap::new(&file.resume).ok())
+            .unwrap_or_else(|| ResumeMap {
+                default: "start".to_string(),
+                agents: Vec::new(),
+            })
     }
 }
 

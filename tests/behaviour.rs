@@ -39,7 +39,11 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
     let mut note = |label: &str, v: Value| answers.push((label.to_string(), v));
 
     c.thread().init().await.unwrap();
-    let (fresh, _) = c.resume("implementation-worker", "s1").await.unwrap();
+    let fresh = c
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap()
+        .resume;
     note(
         "fresh",
         json!([fresh.resume_point, fresh.phase, fresh.data]),
@@ -100,17 +104,17 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
         .unwrap();
     c.thread().append("[CHECKPOINT] implementation-worker\nVersion: 2.0\nPhase: x\nSession: s1\nTime: 2026-01-01T00:00:00Z\nId: broken-1\n\n```json\n{\"a\": }\n```").await.unwrap();
 
-    let (resume, _) = c.resume(w, "s1").await.unwrap();
+    let resume = c.resume(w, "s1").await.unwrap().resume;
     note(
         "resume s1",
         json!([resume.resume_point, resume.phase, resume.data]),
     );
-    let (resume, _) = c.resume(w, "s2").await.unwrap();
+    let resume = c.resume(w, "s2").await.unwrap().resume;
     note(
         "resume s2",
         json!([resume.resume_point, resume.phase, resume.data]),
     );
-    let (resume, _) = c.resume("pr-self-reviewer", "s1").await.unwrap();
+    let resume = c.resume("pr-self-reviewer", "s1").await.unwrap().resume;
     note(
         "resume reviewer",
         json!([resume.resume_point, resume.phase]),
@@ -126,7 +130,7 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
         ("latest w s2", filter(Some(w), Some("s2"), None)),
         ("latest nobody", filter(Some("nobody"), None, None)),
     ] {
-        let (e, _) = c.latest(&f).await.unwrap();
+        let e = c.latest(&f).await.unwrap().entry;
         note(label, e.as_ref().map(summary).unwrap_or(Value::Null));
     }
     for (label, f, limit) in [

@@ -358,8 +358,8 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
     }
     assert_eq!(
         token_free_files(d, &token_file),
-        3,
-        "config, cache and flush lock, all checked"
+        5,
+        "config, cache, flush lock, outbox origin and drain state, all checked"
     );
 }
 

@@ -151,10 +151,14 @@ async fn post_then_read_back_latest_resume_list() {
     .unwrap();
     c.post(health).await.unwrap();
 
-    let (resume, _) = c.resume("implementation-worker", "s1").await.unwrap();
+    let resume = c
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap()
+        .resume;
     assert_eq!(resume.resume_point, "phase_2_continue");
     assert_eq!(resume.data["completed_subtasks"], json!([1, 2, 3]));
-    let (latest, _) = c.latest(&Filter::default()).await.unwrap();
+    let latest = c.latest(&Filter::default()).await.unwrap().entry;
     assert_eq!(latest.unwrap().record.agent, "orchestrator");
     let all = c.list(&Filter::default(), None).await.unwrap();
     assert_eq!(all.entries.len(), 3);
@@ -215,7 +219,11 @@ async fn a_forged_newer_checkpoint_does_not_change_resume() {
         .await
         .expect("anyone who can read the issue can comment");
 
-    let (resume, _) = bot.resume("implementation-worker", "s1").await.unwrap();
+    let resume = bot
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap()
+        .resume;
     assert_eq!(resume.phase, "clone_complete");
     assert_eq!(resume.data["branch_name"], "real");
     let scan = bot.scan().await.unwrap();
@@ -232,10 +240,11 @@ async fn a_forged_newer_checkpoint_does_not_change_resume() {
         dir.path(),
         "trusted_authors = [\"mallory\"]\n",
     );
-    let (resume, _) = extended
+    let resume = extended
         .resume("implementation-worker", "s1")
         .await
-        .unwrap();
+        .unwrap()
+        .resume;
     assert_eq!(
         resume.phase, "pr_created",
         "trusted_authors extends the trusted set"
@@ -366,7 +375,11 @@ async fn gitea_works_too() {
     let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
     c.thread().init().await.unwrap();
     c.post(cp("clone_complete", json!({"x": 1}))).await.unwrap();
-    let (resume, _) = c.resume("implementation-worker", "s1").await.unwrap();
+    let resume = c
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap()
+        .resume;
     assert_eq!(resume.resume_point, "phase_2_subtasks");
 }
 
@@ -381,13 +394,17 @@ async fn trust_follows_the_token_in_use_not_a_cached_login() {
         bot.resume("implementation-worker", "s1")
             .await
             .unwrap()
-            .0
+            .resume
             .phase,
         "clone_complete"
     );
     // Same machine, same cache directory, another token.
     let other = client(&fake, MALLORY_TOKEN, dir.path(), "");
-    let (resume, _) = other.resume("implementation-worker", "s1").await.unwrap();
+    let resume = other
+        .resume("implementation-worker", "s1")
+        .await
+        .unwrap()
+        .resume;
     assert_eq!(
         resume.phase, "fresh_start",
         "ca-bot's records are not trusted under mallory's token"
@@ -408,10 +425,11 @@ async fn a_duplicated_label_name_does_not_hide_the_session_issue() {
     fake.add_label(LABEL);
 
     let reader = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
-    let (resume, _) = reader
+    let resume = reader
         .resume("implementation-worker", "s1")
         .await
-        .expect("a read finds the session issue, not \"run forgestate init\"");
+        .expect("a read finds the session issue, not \"run forgestate init\"")
+        .resume;
     assert_eq!(resume.phase, "fresh_start");
 
     let writer = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");

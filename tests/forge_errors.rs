@@ -174,7 +174,7 @@ async fn a_deleted_cached_issue_is_found_again_on_404() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn server_errors_are_retried_then_are_io_failures() {
+async fn server_errors_are_retried_then_are_temporary_failures_not_io() {
     let fake = FakeForge::start().await;
     let label = fake.add_label(LABEL);
     let n = fake.add_issue(TITLE, &[label], false);
@@ -196,7 +196,11 @@ async fn server_errors_are_retried_then_are_io_failures() {
 
     fake.state().down = true;
     let (cat, msg) = category(c.post(cp("c")).await.unwrap_err());
-    assert_eq!(cat, Category::Io);
+    assert_eq!(
+        cat,
+        Category::TempFail,
+        "a forge that is down is temporary (75), not local IO (74)"
+    );
     assert!(msg.contains("503"), "{msg}");
     fake.state().down = false;
 
@@ -252,7 +256,7 @@ async fn edits_are_marked_and_since_is_inclusive() {
         row.updated += 60;
         row.body = row.body.replace("Phase: a", "Phase: a-edited");
     }
-    let (latest, _) = c.latest(&Filter::default()).await.unwrap();
+    let latest = c.latest(&Filter::default()).await.unwrap().entry;
     let latest = latest.unwrap();
     assert!(latest.comment.edited);
     assert_eq!(latest.record.phase(), Some("a-edited"));

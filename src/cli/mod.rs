@@ -16,7 +16,7 @@ use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
-use forgestate::store::{Effort, Thread};
+use forgestate::store::Thread;
 use forgestate::{Category, Client, Error, Outcome};
 
 use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
@@ -40,6 +40,7 @@ impl From<Error> for Failure {
             Category::Io => EX_IOERR,
             Category::Config => EX_CONFIG,
             Category::TempFail => EX_TEMPFAIL,
+            _ => EX_IOERR,
         };
         Failure {
             code,
@@ -136,7 +137,14 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             let client = open(cli)?;
             let location = client.thread().init().await.map_err(Error::from)?;
             let author = client.thread().whoami().await.map_err(Error::from)?;
-            flush_first(cli, &client).await;
+            let report = client.durable().drain().await;
+            if report.left > 0 {
+                warn(&[format!(
+                    "{} record(s) still wait in the outbox; they are posted by a later command or \
+                     by `forgestate flush`",
+                    report.left
+                )]);
+            }
             output::initialized(&location, &author, cli.json);
             Ok(0)
         }
@@ -164,25 +172,22 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Latest(a) => {
             let client = open(cli)?;
-            flush_first(cli, &client).await;
             let filter = filter(&a.filter, None);
-            let (entry, warnings) = client.latest(&filter).await?;
-            warn(&warnings);
-            output::latest(entry.as_ref(), cli.json);
+            let latest = client.latest(&filter).await?;
+            warn(&latest.warnings);
+            output::latest(latest.entry.as_ref(), cli.json);
             Ok(0)
         }
         Command::Resume(a) => {
             let client = open(cli)?;
-            flush_first(cli, &client).await;
-            let (resume, warnings) = client.resume(&a.agent, &a.session).await?;
-            warn(&warnings);
-            output::resume(&resume, &a.agent, &a.session, cli.json);
+            let answer = client.resume(&a.agent, &a.session).await?;
+            warn(&answer.warnings);
+            output::resume(&answer.resume, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {
             let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?);
             let client = open(cli)?;
-            flush_first(cli, &client).await;
             let scan = client.list(&filter, a.limit).await?;
             warn(&scan.warnings);
             output::list(&scan, a.invalid, cli.json);
@@ -190,18 +195,10 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush => {
             let client = open(cli)?;
-            let report = client.flush(Effort::Full).await;
+            let report = client.flush().await;
             output::flushed(&report, client.outbox().map(|o| o.dir()), cli.json);
-            match report.error {
-                // The forge is still unreachable: try again later.
-                Some(e) if report.left > 0 && e.category() == Category::Io => {
-                    output::note(&format!("error: {e}"));
-                    Ok(EX_TEMPFAIL)
-                }
-                Some(e) if report.left > 0 => Err(e.into()),
-                _ if report.busy => Ok(EX_TEMPFAIL),
-                _ => Ok(0),
-            }
+            report.verdict()?;
+            Ok(0)
         }
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
@@ -230,29 +227,11 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
     };
-    let (client, note) = config.client(&over)?;
+    let (client, note) = config.with_overrides(over.clone()).client(&over)?;
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
     }
     Ok(client)
-}
-
-/// Any forge command starts by trying, once and quickly, to post what the outbox holds.
-async fn flush_first(cli: &Cli, client: &Client<AnyThread>) {
-    if client.outbox().is_none_or(|o| o.is_empty()) {
-        return;
-    }
-    let report = client.flush(Effort::Quick).await;
-    if report.left > 0 && !cli.quiet {
-        let dir = client
-            .outbox()
-            .map(|o| o.dir().display().to_string())
-            .unwrap_or_default();
-        output::note(&format!(
-            "warning: {} record(s) still wait in the outbox {dir}; `forgestate flush` posts them",
-            report.left
-        ));
-    }
 }
 
 /// Posts (or spools) a record and reports the outcome.

@@ -1,24 +1,26 @@
 //! The verbs, over any store: post records, read the thread, find the latest, resume.
 //!
 //! This is the only place where the format and a store meet. It redacts and renders a record,
-//! hands the body to the store, and on the way back parses what the store lists. Trust is
-//! decided here too, so every backend applies the same rules. The durable path (`save`, the
-//! outbox and `flush`) is in `durable.rs`.
+//! hands the body to the durability layer ([`crate::durable::Durable`]), and on the way back
+//! parses what the store lists. Trust is decided here too, so every backend applies the same
+//! rules. Building a client is in `builder.rs` (the front door: [`Client::local`],
+//! [`Client::forge`], [`Client::from_config`]).
 
-mod durable;
+mod builder;
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use durable::{FlushReport, Outcome};
+pub use builder::ForgeBuilder;
 
+use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
 use crate::format::{Kind, Payload, Record, Renderer, redact};
-use crate::outbox::Outbox;
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
-use crate::store::{BackendFailure, Comment, Effort, StoreError, Thread};
+use crate::store::{Comment, Thread};
 
 /// Where a posted record went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,26 +33,71 @@ pub struct Posted {
     pub url: Option<String>,
     /// The store, as [`Thread::describe`] puts it.
     pub store: String,
+    /// The record as posted (after redaction).
     pub record: Record,
+}
+
+/// What became of a record handed to [`Client::save`].
+#[derive(Debug)]
+pub enum Outcome {
+    /// It is in the thread.
+    Posted(Posted),
+    /// It is safe in the outbox and will be posted by a later command or `flush`.
+    Spooled {
+        /// The record as spooled (after redaction).
+        record: Record,
+        /// The outbox entry.
+        path: PathBuf,
+        /// Why it could not be posted now.
+        cause: Error,
+    },
+    /// It could not be stored anywhere, or was refused.
+    Failed(Error),
+}
+
+impl Outcome {
+    /// The posted record, or the reason it was not posted.
+    pub fn posted(self) -> Result<Posted> {
+        match self {
+            Outcome::Posted(p) => Ok(p),
+            Outcome::Spooled { cause, .. } => Err(cause),
+            Outcome::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// The answer of [`Client::latest`].
+#[derive(Debug, Clone, Default)]
+pub struct Latest {
+    /// The newest matching record, in thread order.
+    pub entry: Option<Entry>,
+    /// What the store or the outbox noticed on the way.
+    pub warnings: Vec<String>,
+}
+
+/// The answer of [`Client::resume`].
+#[derive(Debug, Clone)]
+pub struct Resumed {
+    /// Where to pick up.
+    pub resume: Resume,
+    /// What the store or the outbox noticed on the way.
+    pub warnings: Vec<String>,
 }
 
 /// The verbs over one thread.
 pub struct Client<T> {
-    thread: T,
+    store: Durable<T>,
     renderer: Renderer,
     resume: ResumeMap,
     trusted_authors: BTreeSet<String>,
     redact_keys: Vec<String>,
-    outbox: Option<Outbox>,
-    /// Set when a flush just found the store unreachable: reads then make one quick attempt
-    /// instead of spending the retry budget before answering offline.
-    unreachable: std::sync::atomic::AtomicBool,
 }
 
 impl<T: Thread> Client<T> {
+    /// A client over any thread, with no outbox: see [`Client::with_outbox`].
     pub fn new(thread: T, renderer: Renderer, resume: ResumeMap) -> Client<T> {
         Client {
-            thread,
+            store: Durable::new(thread, None, Default::default()).with_validator(valid_record),
             renderer,
             resume,
             trusted_authors: BTreeSet::new(),
@@ -58,8 +105,6 @@ impl<T: Thread> Client<T> {
                 .iter()
                 .map(|k| k.to_string())
                 .collect(),
-            outbox: None,
-            unreachable: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -75,22 +120,37 @@ impl<T: Thread> Client<T> {
         self
     }
 
-    /// Spool records the store cannot take to this outbox, and read them back as pending.
-    pub fn with_outbox(mut self, outbox: Outbox) -> Client<T> {
-        self.outbox = Some(outbox);
-        self
+    /// Spool records the store cannot take to this outbox, drained under `policy`.
+    pub fn with_outbox(self, outbox: Outbox, policy: DrainPolicy) -> Client<T> {
+        Client {
+            store: self.store.with_outbox(outbox, policy),
+            ..self
+        }
     }
 
+    /// Gives back the store.
+    pub fn into_thread(self) -> T {
+        self.store.into_thread()
+    }
+
+    /// The store under the durability layer.
     pub fn thread(&self) -> &T {
-        &self.thread
+        self.store.thread()
     }
 
+    /// The durability layer: outbox, drain, flush.
+    pub fn durable(&self) -> &Durable<T> {
+        &self.store
+    }
+
+    /// The renderer records are written with.
     pub fn renderer(&self) -> &Renderer {
         &self.renderer
     }
 
+    /// The outbox, when there is one.
     pub fn outbox(&self) -> Option<&Outbox> {
-        self.outbox.as_ref()
+        self.store.outbox()
     }
 
     /// Redacts configured keys in the data or metrics, noting the count in the record.
@@ -111,8 +171,32 @@ impl<T: Thread> Client<T> {
     pub async fn post(&self, record: Record) -> Result<Posted> {
         let record = self.prepare(record);
         let body = self.renderer.render(&record)?;
-        let comment = self.thread.append(&body).await?;
+        let comment = self.store.thread().append(&body).await?;
         Ok(self.posted(record, comment))
+    }
+
+    /// Posts a record, or spools it when the store cannot take it. Never panics, never loses a
+    /// record that reached the outbox, never posts one twice.
+    pub async fn save(&self, record: Record) -> Outcome {
+        let record = self.prepare(record);
+        let body = match self.renderer.render(&record) {
+            Ok(b) => b,
+            Err(e) => return Outcome::Failed(e.into()),
+        };
+        match self.store.save(&body).await {
+            Ok(Saved::Posted(c)) => Outcome::Posted(self.posted(record, c)),
+            Ok(Saved::Spooled { path, cause }) => Outcome::Spooled {
+                record,
+                path,
+                cause,
+            },
+            Err(e) => Outcome::Failed(e),
+        }
+    }
+
+    /// Posts everything the outbox holds, with the full retry budget.
+    pub async fn flush(&self) -> FlushReport {
+        self.store.flush().await
     }
 
     fn posted(&self, record: Record, comment: Comment) -> Posted {
@@ -121,18 +205,18 @@ impl<T: Thread> Client<T> {
             id: record.id.clone(),
             comment_id: comment.id,
             url: comment.url,
-            store: self.thread.describe(),
+            store: self.store.thread().describe(),
             record,
         }
     }
 
     /// Who counts as an author of records.
     pub async fn trust(&self) -> Result<Trust> {
-        if self.thread.trusts_everyone() {
+        if self.store.thread().trusts_everyone() {
             return Ok(Trust::Everyone);
         }
         let mut set = self.trusted_authors.clone();
-        set.insert(self.thread.whoami().await?);
+        set.insert(self.store.thread().whoami().await?);
         Ok(Trust::Only(set))
     }
 
@@ -140,46 +224,19 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
-        let effort = if self.unreachable.load(std::sync::atomic::Ordering::Relaxed) {
-            Effort::Quick
-        } else {
-            Effort::Full
+        let read = self.store.read().await?;
+        let mut out = match read.listing {
+            Some(listing) => scan(listing, &self.trust().await?),
+            None => Scan {
+                offline: true,
+                ..Scan::default()
+            },
         };
-        let read = match self.thread.list_with(None, effort).await {
-            Ok(listing) => self.trust().await.map(|trust| scan(listing, &trust)),
-            Err(e) => Err(e.into()),
-        };
-        let mut out = match read {
-            Ok(s) => s,
-            Err(Error::Store(
-                e @ StoreError::Backend {
-                    kind: BackendFailure::Unavailable,
-                    ..
-                },
-            )) if self.outbox.is_some() => {
-                let warning = format!(
-                    "the forge cannot be read ({e}); answering from this machine's outbox only"
-                );
-                Scan {
-                    offline: true,
-                    warnings: vec![warning],
-                    ..Scan::default()
-                }
-            }
-            Err(e) => return Err(e),
-        };
-        if let Some(outbox) = &self.outbox {
-            let spooled = outbox.pending().map_err(|e| {
-                Error::Io(format!(
-                    "cannot read the outbox {}: {e}",
-                    outbox.dir().display()
-                ))
-            })?;
-            add_pending(
-                &mut out,
-                spooled.into_iter().map(|s| (s.spooled_at, s.body)),
-            );
-        }
+        out.warnings.extend(read.warnings);
+        add_pending(
+            &mut out,
+            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
+        );
         Ok(out)
     }
 
@@ -199,19 +256,22 @@ impl<T: Thread> Client<T> {
     }
 
     /// The newest record matching `filter`, in thread order, plus any store warnings.
-    pub async fn latest(&self, filter: &Filter) -> Result<(Option<Entry>, Vec<String>)> {
+    pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let all = self.scan().await?;
         let offline = all.offline;
-        let newest = all.entries.into_iter().rev().find(|e| filter.matches(e));
-        if offline && newest.is_none() {
+        let entry = all.entries.into_iter().rev().find(|e| filter.matches(e));
+        if offline && entry.is_none() {
             return Err(offline_unknown("a matching record"));
         }
-        Ok((newest, all.warnings))
+        Ok(Latest {
+            entry,
+            warnings: all.warnings,
+        })
     }
 
     /// Where `agent` should pick up `session`: its newest checkpoint mapped through the resume
     /// map, or a fresh start. Never a fresh start for a forge that could not be read.
-    pub async fn resume(&self, agent: &str, session: &str) -> Result<(Resume, Vec<String>)> {
+    pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
         let filter = Filter {
             agent: Some(agent.to_string()),
             session: Some(session.to_string()),
@@ -228,12 +288,22 @@ impl<T: Thread> Client<T> {
         }
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
-        Ok((resume, all.warnings))
+        Ok(Resumed {
+            resume,
+            warnings: all.warnings,
+        })
     }
 }
 
+/// The durability layer's check of a spooled body: it must parse as a record.
+fn valid_record(body: &str) -> std::result::Result<(), String> {
+    crate::format::parse(body)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 fn offline_unknown(what: &str) -> Error {
-    Error::Offline(format!(
+    Error::unavailable(format!(
         "the forge cannot be read and this machine knows nothing about {what}; try again when \
          the forge is reachable (not answering a fresh start for a thread that could not be read)"
     ))

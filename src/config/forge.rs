@@ -10,11 +10,15 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use crate::client::{Client, ForgeBuilder};
+use crate::defaults;
+use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
-use crate::forge::{ForgeClient, ForgeSettings, ForgeThread, RepoRef};
 
-pub const DEFAULT_TITLE: &str = "[Automated] CleverAgents Build Session";
-pub const DEFAULT_LABEL: &str = "Type/Automation";
+/// The default session issue title (see [`crate::defaults`]).
+pub const DEFAULT_TITLE: &str = defaults::TITLE;
+/// The default session issue label (see [`crate::defaults`]).
+pub const DEFAULT_LABEL: &str = defaults::LABEL;
 
 /// The `[forge]` table as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -38,6 +42,8 @@ pub struct ForgeConfig {
     pub max_response_mib: Option<usize>,
     pub allow_insecure_http: Option<bool>,
     pub outbox_dir: Option<PathBuf>,
+    pub drain_budget_secs: Option<u64>,
+    pub drain_max_backoff_secs: Option<u64>,
 }
 
 impl ForgeConfig {
@@ -62,6 +68,8 @@ impl ForgeConfig {
             max_response_mib: over.max_response_mib.or(self.max_response_mib),
             allow_insecure_http: over.allow_insecure_http.or(self.allow_insecure_http),
             outbox_dir: over.outbox_dir.or(self.outbox_dir),
+            drain_budget_secs: over.drain_budget_secs.or(self.drain_budget_secs),
+            drain_max_backoff_secs: over.drain_max_backoff_secs.or(self.drain_max_backoff_secs),
         }
     }
 }
@@ -125,12 +133,12 @@ pub fn forge_url(file: Option<&ForgeConfig>, env: &ForgeEnv, over: &Overrides) -
 
 fn required(name: &str, flag: &str, var: &str, value: Option<String>) -> Result<String> {
     let value = value.filter(|v| !v.trim().is_empty()).ok_or_else(|| {
-        Error::Config(format!(
+        Error::config(format!(
             "a forge url is set but {name} is not; pass {flag}, set ${var}, or set [forge] {name}"
         ))
     })?;
     if value.contains('/') || value.contains(char::is_whitespace) {
-        return Err(Error::Config(format!(
+        return Err(Error::config(format!(
             "forge {name} {value:?} must be a single name, without '/' or spaces"
         )));
     }
@@ -147,14 +155,14 @@ fn token(
     let from_file = |path: &Path| -> Result<SecretString> {
         warn_if_shared(path);
         let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::Config(format!(
+            Error::config(format!(
                 "cannot read the token file {}: {e}",
                 path.display()
             ))
         })?;
         let token = text.trim();
         if token.is_empty() {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "the token file {} is empty",
                 path.display()
             )));
@@ -170,7 +178,7 @@ fn token(
     if let Some(path) = &file.token_file {
         return from_file(&base.join(path));
     }
-    Err(Error::Config(
+    Err(Error::config(
         "no forge token: set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
          (tokens are never accepted as command-line values)"
             .to_string(),
@@ -195,23 +203,23 @@ fn warn_if_shared(path: &Path) {
     }
 }
 
-/// The outbox directory for this forge/owner/repo: `[forge] outbox_dir`, else the XDG state dir.
-pub fn outbox_dir(file: &ForgeConfig, env: &ForgeEnv, base: &Path, key: &str) -> Option<PathBuf> {
+/// The outbox root: `[forge] outbox_dir`, else the XDG state dir. Each forge/owner/repo gets
+/// its own directory under it.
+pub fn outbox_root(file: &ForgeConfig, env: &ForgeEnv, base: &Path) -> Option<PathBuf> {
     match &file.outbox_dir {
-        Some(dir) => Some(base.join(dir).join(key)),
-        None => env.state_home.as_ref().map(|d| d.join("outbox").join(key)),
+        Some(dir) => Some(base.join(dir)),
+        None => env.state_home.as_ref().map(|d| d.join("outbox")),
     }
 }
 
-/// Builds the forge backend. `issue_body` is the rendered session-issue template.
-pub fn open_forge(
+/// The front door's forge builder, filled in from flags, environment and the `[forge]` table.
+pub fn forge_builder(
     url: String,
     file: &ForgeConfig,
     env: &ForgeEnv,
     over: &Overrides,
     base: &Path,
-    issue_body: String,
-) -> Result<ForgeThread> {
+) -> Result<ForgeBuilder> {
     let owner = required(
         "owner",
         "--owner",
@@ -229,52 +237,75 @@ pub fn open_forge(
     )?;
     let token = token(file, env, over, base)?;
     if token.expose_secret().contains(char::is_whitespace) {
-        return Err(Error::Config(
-            "the forge token contains whitespace; check $FORGESTATE_TOKEN or the token file".into(),
+        return Err(Error::setting(
+            "token",
+            "the forge token contains whitespace; check $FORGESTATE_TOKEN or the token file",
         ));
     }
     let secs = |v: Option<u64>, d: u64| Duration::from_secs(v.unwrap_or(d).max(1));
-    let client = ForgeClient::builder(url)
+    let mut b = Client::forge(url, owner, repo)
         .token(token)
-        .connect_timeout(secs(file.connect_timeout_secs, 5))
-        .request_timeout(secs(file.request_timeout_secs, 30))
-        .retry_budget(Duration::from_secs(file.retry_budget_secs.unwrap_or(30)))
+        .timeouts(
+            secs(file.connect_timeout_secs, defaults::CONNECT_TIMEOUT_SECS),
+            secs(file.request_timeout_secs, defaults::REQUEST_TIMEOUT_SECS),
+        )
+        .retry_budget(Duration::from_secs(
+            file.retry_budget_secs
+                .unwrap_or(defaults::RETRY_BUDGET_SECS),
+        ))
+        .recheck_after(Duration::from_secs(
+            file.recheck_secs.unwrap_or(defaults::RECHECK_SECS),
+        ))
+        .quick_timeout(Duration::from_millis(
+            file.quick_timeout_ms
+                .unwrap_or(defaults::QUICK_TIMEOUT_MS)
+                .max(1),
+        ))
         .max_response_bytes(
             file.max_response_mib
-                .unwrap_or(256)
+                .unwrap_or(defaults::MAX_RESPONSE_MIB)
                 .max(1)
                 .saturating_mul(1024 * 1024),
         )
-        .allow_insecure_http(over.allow_insecure_http || file.allow_insecure_http.unwrap_or(false))
-        .build()
-        .map_err(|e| Error::Config(e.to_string()))?;
-    let settings = ForgeSettings {
-        repo: RepoRef { owner, repo },
-        title: file
-            .title
-            .clone()
-            .unwrap_or_else(|| DEFAULT_TITLE.to_string()),
-        label: file
-            .label
-            .clone()
-            .unwrap_or_else(|| DEFAULT_LABEL.to_string()),
-        label_color: file
-            .label_color
-            .clone()
-            .unwrap_or_else(|| "1d76db".to_string()),
-        label_description: file
-            .label_description
-            .clone()
-            .unwrap_or_else(|| "Issues created and maintained by automation".to_string()),
-        issue_body,
-        auto_init: file.auto_init.unwrap_or(true),
-        cache_dir: file
-            .cache_dir
-            .as_ref()
-            .map(|d| base.join(d))
-            .or_else(|| env.cache_home.clone()),
-        recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(300)),
-        quick_timeout: Duration::from_millis(file.quick_timeout_ms.unwrap_or(800).max(1)),
-    };
-    Ok(ForgeThread::new(client, settings))
+        .allow_insecure_http(
+            over.allow_insecure_http
+                || file
+                    .allow_insecure_http
+                    .unwrap_or(defaults::ALLOW_INSECURE_HTTP),
+        )
+        .auto_init(file.auto_init.unwrap_or(defaults::AUTO_INIT))
+        .issue(
+            file.title.clone().unwrap_or_else(|| defaults::TITLE.into()),
+            file.label.clone().unwrap_or_else(|| defaults::LABEL.into()),
+        )
+        .label_style(
+            file.label_color
+                .clone()
+                .unwrap_or_else(|| defaults::LABEL_COLOR.into()),
+            file.label_description
+                .clone()
+                .unwrap_or_else(|| defaults::LABEL_DESCRIPTION.into()),
+        )
+        .drain(DrainPolicy {
+            budget: Duration::from_secs(
+                file.drain_budget_secs
+                    .unwrap_or(defaults::DRAIN_BUDGET_SECS),
+            ),
+            max_backoff: Duration::from_secs(
+                file.drain_max_backoff_secs
+                    .unwrap_or(defaults::DRAIN_MAX_BACKOFF_SECS),
+            ),
+        });
+    if let Some(dir) = file
+        .cache_dir
+        .as_ref()
+        .map(|d| base.join(d))
+        .or_else(|| env.cache_home.clone())
+    {
+        b = b.cache_dir(dir);
+    }
+    if let Some(root) = outbox_root(file, env, base) {
+        b = b.outbox(root);
+    }
+    Ok(b)
 }

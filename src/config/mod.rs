@@ -14,15 +14,20 @@ use serde::Deserialize;
 use crate::backend::AnyThread;
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::format::SessionIssue;
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
-use crate::outbox::Outbox;
 use crate::resume::{ResumeConfig, ResumeMap};
 use crate::store::LocalThread;
 
 mod forge;
 
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
+
+impl Config {
+    /// The client [`crate::Client::from_config`] builds: see [`Config::client`].
+    pub(crate) fn client_with_overrides(&self) -> Result<Client<AnyThread>> {
+        self.client(&self.overrides).map(|(c, _)| c)
+    }
+}
 
 /// The documented example configuration, which doubles as the built-in defaults.
 pub const DEFAULTS: &str = include_str!("../../config/forgestate.toml");
@@ -63,7 +68,7 @@ pub struct FormatConfig {
 impl ConfigFile {
     /// Parses a configuration file's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ConfigFile> {
-        toml::from_str(text).map_err(|e| Error::Config(format!("config file {origin}: {e}")))
+        toml::from_str(text).map_err(|e| Error::config(format!("config file {origin}: {e}")))
     }
 
     /// `self` with `over` laid on top: keys set in `over` win; resume tables replace per agent.
@@ -137,13 +142,15 @@ pub struct Config {
     env: BTreeMap<&'static str, String>,
     /// The forge settings from the environment (the token stays a `SecretString`).
     forge_env: ForgeEnv,
+    /// Command-line settings, which beat everything else.
+    overrides: Overrides,
 }
 
 impl Config {
     /// Loads the configuration the way the CLI does, from the real environment.
     pub fn load(flag: Option<&Path>) -> Result<Config> {
         let cwd = std::env::current_dir()
-            .map_err(|e| Error::Config(format!("cannot read the working directory: {e}")))?;
+            .map_err(|e| Error::config(format!("cannot read the working directory: {e}")))?;
         Config::load_with(flag, &|k| std::env::var(k).ok(), &cwd)
     }
 
@@ -164,7 +171,7 @@ impl Config {
                         Origin::Env(_) => " (named by $FORGESTATE_CONFIG)",
                         _ => "",
                     };
-                    Error::Config(format!(
+                    Error::config(format!(
                         "cannot read config file {}{how}: {e}",
                         path.display()
                     ))
@@ -188,6 +195,7 @@ impl Config {
             base_dir,
             env: captured,
             forge_env: ForgeEnv::capture(env),
+            overrides: Overrides::default(),
         })
     }
 
@@ -202,12 +210,12 @@ impl Config {
             .format
             .max_body_bytes
             .unwrap_or(crate::format::DEFAULT_MAX_BODY_BYTES);
-        let cap = check_body_cap(cap).map_err(Error::Config)?;
+        let cap = check_body_cap(cap).map_err(Error::config)?;
         let mut templates = Templates::embedded();
         if let Some(dir) = &self.file.format.templates_dir {
             let dir = self.resolve(dir);
             if !dir.is_dir() {
-                return Err(Error::Config(format!(
+                return Err(Error::config(format!(
                     "templates_dir {} is not a directory; create it or remove the setting",
                     dir.display()
                 )));
@@ -216,7 +224,7 @@ impl Config {
                 let path = dir.join(name);
                 if path.is_file() {
                     let source = std::fs::read_to_string(&path).map_err(|e| {
-                        Error::Config(format!("cannot read template {}: {e}", path.display()))
+                        Error::config(format!("cannot read template {}: {e}", path.display()))
                     })?;
                     templates.replace(name, source);
                 }
@@ -226,7 +234,7 @@ impl Config {
     }
 
     pub fn resume_map(&self) -> Result<ResumeMap> {
-        ResumeMap::new(&self.file.resume).map_err(Error::Config)
+        ResumeMap::new(&self.file.resume).map_err(Error::config)
     }
 
     /// The forge URL in force, if any: `--url`, then `$FORGESTATE_URL`, then `[forge] url`.
@@ -234,51 +242,61 @@ impl Config {
         forge::forge_url(self.file.forge.as_ref(), &self.forge_env, over)
     }
 
-    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
-    /// configured, else the local store. The second value is a note for the user when a default
-    /// was chosen on their behalf.
-    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
-        self.open_store_with(over, &self.renderer()?)
+    /// Settings given on the command line, laid over everything else by [`Config::client`]
+    /// and [`crate::Client::from_config`].
+    pub fn with_overrides(mut self, over: Overrides) -> Config {
+        self.overrides = over;
+        self
     }
 
-    /// [`Config::open_store`] with an already built renderer (for the session issue's body).
-    fn open_store_with(
-        &self,
-        over: &Overrides,
-        renderer: &Renderer,
-    ) -> Result<(AnyThread, Option<String>)> {
-        let author = self
-            .file
+    /// The author of new local-store records: `local.author`, else `$USER`, else `local`.
+    fn local_author(&self) -> String {
+        self.file
             .local
             .author
             .clone()
             .or_else(|| self.env.get("USER").cloned())
             .or_else(|| self.env.get("USERNAME").cloned())
-            .unwrap_or_else(|| "local".to_string());
+            .unwrap_or_else(|| "local".to_string())
+    }
+
+    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
+    /// configured, else the local store. The second value is a note for the user when a default
+    /// was chosen on their behalf.
+    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
+        let (client, note) = self.client(over)?;
+        Ok((client.into_thread(), note))
+    }
+
+    /// Builds the client over the chosen store (through the front door), with an outbox when
+    /// the store is a forge. The note says when a default store was chosen.
+    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
+        let renderer = self.renderer()?;
+        let resume = self.resume_map()?;
+        let keys = self.file.redact_keys.clone();
+        let local = |dir: PathBuf| -> Result<Client<AnyThread>> {
+            let thread = AnyThread::Local(LocalThread::new(dir, self.local_author()));
+            let mut client = Client::new(thread, renderer.clone(), resume.clone())
+                .with_trusted_authors(self.file.trusted_authors.iter().cloned());
+            if let Some(keys) = keys.clone() {
+                client = client.with_redact_keys(keys);
+            }
+            Ok(client)
+        };
         if let Some(dir) = &over.store {
-            return Ok((AnyThread::Local(LocalThread::new(dir, author)), None));
+            return Ok((local(dir.clone())?, None));
         }
         if let Some(url) = self.forge_url(over) {
             let forge = self.file.forge.clone().unwrap_or_default();
-            let issue = SessionIssue {
-                owner: over
-                    .owner
-                    .clone()
-                    .or(self.forge_env.owner.clone())
-                    .or(forge.owner.clone())
-                    .unwrap_or_default(),
-                repo: over
-                    .repo
-                    .clone()
-                    .or(self.forge_env.repo.clone())
-                    .or(forge.repo.clone())
-                    .unwrap_or_default(),
-                trusted: self.file.trusted_authors.join(", "),
-            };
-            let body = renderer.session_issue(&issue)?;
-            let thread =
-                forge::open_forge(url, &forge, &self.forge_env, over, &self.base_dir, body)?;
-            return Ok((AnyThread::Forge(Box::new(thread)), None));
+            let mut builder =
+                forge::forge_builder(url, &forge, &self.forge_env, over, &self.base_dir)?
+                    .renderer(renderer.clone())
+                    .resume_map(resume.clone())
+                    .trusted_authors(self.file.trusted_authors.iter().cloned());
+            if let Some(keys) = keys.clone() {
+                builder = builder.redact_keys(keys);
+            }
+            return Ok((builder.build()?, None));
         }
         let (dir, shown) = match &self.file.local.dir {
             Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
@@ -288,32 +306,6 @@ impl Config {
             ),
         };
         let note = format!("no forge configured; using the local store in {shown}");
-        Ok((AnyThread::Local(LocalThread::new(dir, author)), Some(note)))
-    }
-
-    /// Builds the client over the chosen store, with an outbox when the store is a forge.
-    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
-        let renderer = self.renderer()?;
-        let (thread, note) = self.open_store_with(over, &renderer)?;
-        let outbox = match &thread {
-            AnyThread::Forge(t) => {
-                let forge = self.file.forge.clone().unwrap_or_default();
-                forge::outbox_dir(&forge, &self.forge_env, &self.base_dir, &t.store_key())
-            }
-            AnyThread::Local(_) => None,
-        };
-        let keys = self.file.redact_keys.clone().unwrap_or_else(|| {
-            crate::format::DEFAULT_REDACT_KEYS
-                .iter()
-                .map(|k| k.to_string())
-                .collect()
-        });
-        let mut client = Client::new(thread, renderer, self.resume_map()?)
-            .with_trusted_authors(self.file.trusted_authors.iter().cloned())
-            .with_redact_keys(keys);
-        if let Some(dir) = outbox {
-            client = client.with_outbox(Outbox::new(dir));
-        }
-        Ok((client, note))
+        Ok((local(dir)?, Some(note)))
     }
 }

@@ -154,7 +154,8 @@ impl From<ForgeError> for StoreError {
     fn from(e: ForgeError) -> Self {
         let kind = match e.status() {
             _ if e.is_setup_problem() => BackendFailure::Setup,
-            Some(422) => BackendFailure::Rejected,
+            // 400 and 422: the forge refused this body; 413: a proxy refused its size.
+            Some(400 | 413 | 422) => BackendFailure::Rejected,
             _ => BackendFailure::Unavailable,
         };
         StoreError::Backend {

@@ -30,6 +30,7 @@ impl ForgeThread {
             Effort::Quick => self
                 .client
                 .with_policy(RetryPolicy::quick(self.settings.quick_timeout)),
+            Effort::Once => self.client.with_policy(RetryPolicy::once()),
         }
     }
 

@@ -82,6 +82,7 @@ pub struct SessionIssue {
 }
 
 /// Renders records and the session issue with a fixed set of templates and a body-size cap.
+#[derive(Clone)]
 pub struct Renderer {
     env: Environment<'static>,
     max_body_bytes: usize,

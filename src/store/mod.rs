@@ -44,6 +44,9 @@ pub enum Effort {
     Full,
     /// One attempt with a short timeout, for work that must not stall the caller.
     Quick,
+    /// One attempt with the normal request timeout: draining the outbox, where a slow forge must
+    /// still get through but a failure is simply retried by a later command.
+    Once,
 }
 
 /// A store failed. Each message names the object involved and what to try.

@@ -19,21 +19,31 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::fsutil::{create_private_dir, new_file, sync_dir};
+
 const SUFFIX: &str = ".rec";
 const LOCK_FILE: &str = ".flush.lock";
+/// Where entries the forge will never take are moved, beside the queue.
+pub const DEAD_DIR: &str = "dead";
+/// No rendered record is larger than this (the body cap is far smaller); anything bigger is not one.
+const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One waiting body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spooled {
     pub path: PathBuf,
     pub spooled_at: DateTime<Utc>,
+    /// The body (empty when it could not be read).
     pub body: String,
+    /// Why the entry could not be read as text (not UTF-8, a directory, permissions), if so.
+    pub unreadable: Option<String>,
 }
 
 /// An outbox directory (created on first use).
 #[derive(Debug, Clone)]
 pub struct Outbox {
     dir: PathBuf,
+    origin: Option<super::Origin>,
 }
 
 /// Held while flushing; dropping it releases the lock.
@@ -45,8 +55,18 @@ pub struct FlushLock {
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Outbox {
+    /// An outbox in `dir` (created on first push).
     pub fn new(dir: impl Into<PathBuf>) -> Outbox {
-        Outbox { dir: dir.into() }
+        Outbox {
+            dir: dir.into(),
+            origin: None,
+        }
+    }
+
+    /// Notes, on the first push, where this outbox's records are going (see `flush --all`).
+    pub fn with_origin(mut self, origin: super::Origin) -> Outbox {
+        self.origin = Some(origin);
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -56,6 +76,9 @@ impl Outbox {
     /// Stores a body durably behind everything already waiting. Returns the entry's path.
     pub fn push(&self, body: &str) -> io::Result<PathBuf> {
         self.create_dir()?;
+        if let Some(origin) = &self.origin {
+            self.set_origin(origin)?;
+        }
         let now = Utc::now().timestamp_nanos_opt().unwrap_or(i64::MAX).max(0) as u64;
         let last = self
             .names()?
@@ -69,7 +92,7 @@ impl Outbox {
         let name = format!("{seq:020}-{pid:010}-{n:06}{SUFFIX}");
         let tmp = self.dir.join(format!(".tmp-{pid}-{n}-{seq}"));
         let result = (|| {
-            let mut file = private_file(&tmp)?;
+            let mut file = new_file(&tmp, true)?;
             file.write_all(body.as_bytes())?;
             file.sync_all()?;
             std::fs::rename(&tmp, self.dir.join(&name))?;
@@ -88,19 +111,17 @@ impl Outbox {
         let mut out = Vec::with_capacity(names.len());
         for name in names {
             let path = self.dir.join(&name);
-            let body = match std::fs::read_to_string(&path) {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => continue, // flushed meanwhile
-                Err(e) => {
-                    tracing::warn!("skipping unreadable outbox entry {}: {e}", path.display());
-                    continue;
-                }
+            let (body, unreadable) = match read_entry(&path) {
+                Ok(Some(b)) => (b, None),
+                Ok(None) => continue, // flushed meanwhile
+                Err(why) => (String::new(), Some(why)),
             };
             let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
             out.push(Spooled {
                 path,
                 spooled_at: DateTime::from_timestamp_nanos(nanos),
                 body,
+                unreadable,
             });
         }
         Ok(out)
@@ -150,11 +171,7 @@ impl Outbox {
 
     /// Creates the directory, readable by its owner only: waiting records are not yet public.
     fn create_dir(&self) -> io::Result<()> {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(&self.dir)
+        create_private_dir(&self.dir)
     }
 
     fn lock_file(&self) -> io::Result<File> {
@@ -184,25 +201,39 @@ impl Outbox {
     }
 }
 
-/// A new file readable by its owner only.
-fn private_file(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
+/// An entry's text; `None` when it vanished (flushed by another process), `Err` with the reason
+/// when it is there but is not readable text. Entries are never read without bound.
+fn read_entry(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot be read: {e}")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > MAX_ENTRY_BYTES {
+        return Err(format!(
+            "is {} bytes, more than any record ({MAX_ENTRY_BYTES})",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_ENTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| format!("is not UTF-8 text ({e})"))
 }
 
 /// The spool sequence (nanoseconds since the epoch) at the start of an entry's name.
 fn sequence(name: &str) -> Option<u64> {
     name.split('-').next()?.parse().ok()
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    match File::open(dir) {
-        Ok(d) => d.sync_all().or(Ok(())),
-        Err(_) => Ok(()), // not every platform can open a directory for syncing
-    }
 }
 
 #[cfg(test)]

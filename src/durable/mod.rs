@@ -1,0 +1,557 @@
+//! The durability layer: never lose a record, never post one twice, never let one block the rest.
+//!
+//! [`Durable`] wraps any [`Thread`] with this machine's [`Outbox`] and owns the whole policy:
+//!
+//! - **Save.** A body is posted with the full retry budget; when that fails for a reason a retry
+//!   may fix (the forge is down, a setup problem being fixed), it goes to the outbox and the caller
+//!   hears "spooled". A body the forge refuses for good (400, 413, 422) goes straight to the dead
+//!   letters, so it is kept but never blocks anything. While the outbox holds anything, a new body
+//!   is queued behind it, so order is kept.
+//! - **Drain.** Every command starts by draining the outbox for at most
+//!   [`DrainPolicy::budget`]: each request is one attempt with the normal request timeout, and no
+//!   request starts after the budget, except that the first listing and the first post always
+//!   run, so a forge that answers at all, however slowly, drains at least one record per command.
+//!   A command therefore waits at most `budget + 2 × request timeout` for the backlog. After a
+//!   failed drain, later commands skip draining for a backoff (15 s, doubling, capped at
+//!   [`DrainPolicy::max_backoff`]), so with the forge down only one command per backoff pays.
+//! - **Dead letters.** An entry the forge refuses, or a file that is not a valid record (empty,
+//!   truncated, not UTF-8, someone else's text), is moved to `dead/` beside the queue with the
+//!   reason, and the queue moves on.
+//! - **Read.** The outbox is read *before* the thread, so a record another process flushes in
+//!   between is seen in one or the other (twice at worst, which dedupe by record `Id` absorbs).
+//!   When the forge cannot be read, the answer comes from the outbox alone, marked offline.
+//!
+//! Flushes hold the outbox's lock, skip any entry the thread already holds (a post committed
+//! before its answer was lost), and delete an entry only after its post is confirmed.
+
+mod meta;
+mod outbox;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::Duration as Span;
+use chrono::Utc;
+
+pub use meta::{DeadLetter, DrainState, Origin};
+pub use outbox::{DEAD_DIR, FlushLock, Outbox, Spooled};
+
+use crate::error::{Category, Error, Result};
+use crate::store::{Comment, Effort, Listing, Thread};
+
+/// How far before the oldest waiting entry to look for copies already in the thread.
+const SKEW: Span = Span::minutes(10);
+/// How long the `flush` verb waits for another flusher to finish.
+const FLUSH_PATIENCE: Duration = Duration::from_secs(300);
+
+/// How much of each command may go to draining the outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrainPolicy {
+    /// No new request starts after this much draining (the first listing and post always run).
+    pub budget: Duration,
+    /// The longest a failed drain makes later commands skip draining.
+    pub max_backoff: Duration,
+}
+
+impl Default for DrainPolicy {
+    fn default() -> Self {
+        DrainPolicy {
+            budget: Duration::from_secs(crate::defaults::DRAIN_BUDGET_SECS),
+            max_backoff: Duration::from_secs(crate::defaults::DRAIN_MAX_BACKOFF_SECS),
+        }
+    }
+}
+
+/// Checks a spooled body before it is posted; `Err` says why it is not a record.
+pub type Validator = fn(&str) -> std::result::Result<(), String>;
+
+/// What became of a body handed to [`Durable::save`].
+#[derive(Debug)]
+pub enum Saved {
+    /// It is in the thread.
+    Posted(Comment),
+    /// It is safe in the outbox and will be posted by a later command or flush.
+    Spooled {
+        /// The outbox entry.
+        path: PathBuf,
+        /// Why it could not be posted now.
+        cause: Error,
+    },
+}
+
+/// What a flush or drain did.
+#[derive(Debug, Default)]
+pub struct FlushReport {
+    /// Entries posted now, with their comments, in order.
+    pub posted: Vec<(PathBuf, Comment)>,
+    /// Entries found already in the thread and removed without posting.
+    pub already_posted: usize,
+    /// Entries the forge refused for good, moved to the dead letters.
+    pub dead: Vec<DeadLetter>,
+    /// Files in the outbox that are not records, moved aside unposted.
+    pub moved_aside: Vec<DeadLetter>,
+    /// Entries still waiting.
+    pub left: usize,
+    /// Another process was flushing, so this one did not.
+    pub busy: bool,
+    /// A recent failure made this drain wait for its backoff instead of trying.
+    pub backing_off: bool,
+    /// Why the flush stopped early.
+    pub error: Option<Error>,
+}
+
+impl FlushReport {
+    /// The `flush` verb's verdict: `Ok` when nothing is left waiting, else why not (a forge that
+    /// is still unreachable or another flusher is temporary; a setup problem is not).
+    pub fn verdict(self) -> Result<()> {
+        match self.error {
+            Some(e) if self.left > 0 => Err(e),
+            _ if self.busy => Err(Error::unavailable(
+                "another process is flushing this outbox; try again when it is done",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A thread read through the durability layer.
+#[derive(Debug, Default)]
+pub struct DurableRead {
+    /// This machine's waiting entries, read before the thread.
+    pub pending: Vec<Spooled>,
+    /// The thread's comments; `None` when the forge could not be read (offline).
+    pub listing: Option<Listing>,
+    /// Warnings about the outbox (records still waiting, dead letters, why offline).
+    pub warnings: Vec<String>,
+}
+
+/// A [`Thread`] with an outbox: see the module documentation for the policy.
+#[derive(Debug)]
+pub struct Durable<T> {
+    thread: T,
+    outbox: Option<Outbox>,
+    policy: DrainPolicy,
+    validator: Option<Validator>,
+    /// Set when this process found the forge unreachable: later reads make one attempt instead of
+    /// spending the retry budget again.
+    unreachable: AtomicBool,
+}
+
+impl<T: Thread> Durable<T> {
+    /// Wraps `thread`; without an outbox, a record the store cannot take is an error.
+    pub fn new(thread: T, outbox: Option<Outbox>, policy: DrainPolicy) -> Durable<T> {
+        Durable {
+            thread,
+            outbox,
+            policy,
+            validator: None,
+            unreachable: AtomicBool::new(false),
+        }
+    }
+
+    /// Spools to `outbox`, drained under `policy`.
+    pub fn with_outbox(mut self, outbox: Outbox, policy: DrainPolicy) -> Durable<T> {
+        self.outbox = Some(outbox);
+        self.policy = policy;
+        self
+    }
+
+    /// Checks every spooled body with `validator` before posting it; failures are moved aside.
+    pub fn with_validator(mut self, validator: Validator) -> Durable<T> {
+        self.validator = Some(validator);
+        self
+    }
+
+    /// Gives back the wrapped thread.
+    pub fn into_thread(self) -> T {
+        self.thread
+    }
+
+    /// The wrapped thread.
+    pub fn thread(&self) -> &T {
+        &self.thread
+    }
+
+    /// The outbox, when there is one.
+    pub fn outbox(&self) -> Option<&Outbox> {
+        self.outbox.as_ref()
+    }
+
+    /// The drain policy in force.
+    pub fn policy(&self) -> DrainPolicy {
+        self.policy
+    }
+
+    /// Posts a body, or keeps it in the outbox; see the module documentation.
+    pub async fn save(&self, body: &str) -> Result<Saved> {
+        let Some(outbox) = &self.outbox else {
+            return match self.thread.append(body).await {
+                Ok(c) => Ok(Saved::Posted(c)),
+                Err(e) => {
+                    let e = Error::from(e);
+                    if e.category() == Category::Data {
+                        return Err(e);
+                    }
+                    Err(Error::NotStored {
+                        message: format!(
+                            "{e}; and there is no outbox to keep the record in, so it was not \
+                             stored anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
+                        ),
+                        source: None,
+                    })
+                }
+            };
+        };
+        if !outbox.is_empty() {
+            // Keep order: queue behind what is waiting, then drain.
+            let path = match outbox.push(body) {
+                Ok(p) => p,
+                Err(io) => return self.last_resort(outbox, body, io).await,
+            };
+            let report = self.drain().await;
+            if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
+                return Ok(Saved::Posted(c.clone()));
+            }
+            if let Some(letter) = report.dead.iter().find(|d| same_name(&d.path, &path)) {
+                return Err(refused(letter));
+            }
+            let cause = report
+                .error
+                .unwrap_or_else(|| waiting(report.left, report.busy, report.backing_off));
+            return Ok(Saved::Spooled { path, cause });
+        }
+        match self.thread.append_with(body, Effort::Full).await {
+            Ok(c) => Ok(Saved::Posted(c)),
+            Err(e) => {
+                let cause = Error::from(e);
+                let path = outbox.push(body).map_err(|io| Error::NotStored {
+                    message: format!(
+                        "{cause}; and the outbox {} cannot be written either ({io}): the record \
+                         was not stored anywhere",
+                        outbox.dir().display()
+                    ),
+                    source: Some(io),
+                })?;
+                if cause.category() == Category::Data {
+                    // The forge will never take this body: keep it, out of everyone's way.
+                    let entry = Spooled {
+                        path: path.clone(),
+                        spooled_at: Utc::now(),
+                        body: String::new(),
+                        unreadable: None,
+                    };
+                    let moved = outbox
+                        .bury(&entry, &cause.to_string(), None)
+                        .map_err(|io| Error::io("cannot move a refused record to", &path, io))?;
+                    return Err(Error::data(
+                        "the forge",
+                        format!("{cause}; the record is kept in {}", moved.display()),
+                    ));
+                }
+                if cause.category() == Category::TempFail {
+                    outbox.record_failure(&cause.to_string());
+                    self.unreachable.store(true, Ordering::Relaxed);
+                }
+                Ok(Saved::Spooled { path, cause })
+            }
+        }
+    }
+
+    /// The outbox cannot be written: posting directly is the only place left.
+    async fn last_resort(&self, outbox: &Outbox, body: &str, io: std::io::Error) -> Result<Saved> {
+        match self.thread.append_with(body, Effort::Full).await {
+            Ok(c) => Ok(Saved::Posted(c)),
+            Err(e) => Err(Error::NotStored {
+                message: format!(
+                    "cannot write the outbox {} ({io}) and cannot post ({e}): the record was not \
+                     stored anywhere",
+                    outbox.dir().display()
+                ),
+                source: Some(io),
+            }),
+        }
+    }
+
+    /// Drains the outbox within the policy's budget, unless a recent failure says to wait.
+    pub async fn drain(&self) -> FlushReport {
+        let Some(outbox) = &self.outbox else {
+            return FlushReport::default();
+        };
+        if outbox.is_empty() {
+            return FlushReport::default();
+        }
+        if outbox
+            .drain_state()
+            .backing_off(Utc::now(), self.policy.max_backoff)
+        {
+            self.unreachable.store(true, Ordering::Relaxed);
+            return FlushReport {
+                backing_off: true,
+                left: outbox.len(),
+                ..FlushReport::default()
+            };
+        }
+        let deadline = Instant::now() + self.policy.budget;
+        self.flush_from_with(outbox, Some(deadline)).await
+    }
+
+    /// Posts everything waiting, with the full retry budget, waiting for another flusher.
+    pub async fn flush(&self) -> FlushReport {
+        match &self.outbox {
+            Some(outbox) => self.flush_from_with(outbox, None).await,
+            None => FlushReport::default(),
+        }
+    }
+
+    /// Posts the entries of another outbox (spooled under other settings) to this thread.
+    pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
+        self.flush_from_with(source, None).await
+    }
+
+    async fn flush_from_with(&self, source: &Outbox, deadline: Option<Instant>) -> FlushReport {
+        let mut report = FlushReport::default();
+        let lock = match deadline {
+            Some(_) => source.try_lock(),
+            None => source.lock(FLUSH_PATIENCE).await,
+        };
+        let _lock = match lock {
+            Ok(Some(l)) => l,
+            Ok(None) => {
+                report.busy = true;
+                report.left = source.len();
+                return report;
+            }
+            Err(e) => {
+                report.error = Some(Error::io("cannot lock the outbox", source.dir(), e));
+                report.left = source.len();
+                return report;
+            }
+        };
+        let effort = if deadline.is_some() {
+            Effort::Once
+        } else {
+            Effort::Full
+        };
+        let mut sent_any = false;
+        let out_of_time =
+            |sent_any: bool| sent_any && deadline.is_some_and(|d| Instant::now() >= d);
+        // Entries pushed while we flush are picked up by the next round.
+        'rounds: for _round in 0..1000 {
+            let entries = match source.pending() {
+                Ok(e) if e.is_empty() => break,
+                Ok(e) => e,
+                Err(e) => {
+                    report.error = Some(Error::io("cannot read the outbox", source.dir(), e));
+                    break;
+                }
+            };
+            let mut good = Vec::with_capacity(entries.len());
+            for entry in entries {
+                match self.check(&entry) {
+                    Ok(()) => good.push(entry),
+                    Err(why) => self.move_aside(source, &entry, &why, &mut report),
+                }
+            }
+            let Some(first) = good.first() else {
+                continue;
+            };
+            if out_of_time(sent_any) {
+                break;
+            }
+            let listing = match self
+                .thread
+                .list_with(Some(first.spooled_at - SKEW), effort)
+                .await
+            {
+                Ok(listing) => listing,
+                Err(e) => {
+                    report.error = Some(e.into());
+                    break;
+                }
+            };
+            // Only our own comments can be earlier attempts (the login is cached after one look).
+            let me = self.thread.whoami().await.ok();
+            let present: HashSet<String> = listing
+                .comments
+                .into_iter()
+                .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
+                .map(|c| c.body)
+                .collect();
+            for entry in &good {
+                if present.contains(&entry.body) {
+                    report.already_posted += 1;
+                } else {
+                    if out_of_time(sent_any) {
+                        break 'rounds;
+                    }
+                    sent_any = true;
+                    match self.thread.append_with(&entry.body, effort).await {
+                        Ok(c) => report.posted.push((entry.path.clone(), c)),
+                        Err(e) => {
+                            let e = Error::from(e);
+                            if e.category() == Category::Data {
+                                self.bury(source, entry, &e, &mut report);
+                                continue;
+                            }
+                            report.error = Some(e);
+                            break 'rounds;
+                        }
+                    }
+                }
+                if let Err(e) = source.remove(entry) {
+                    // The next flush finds the body in the thread and removes it then.
+                    tracing::warn!(
+                        "cannot remove flushed outbox entry {}: {e}",
+                        entry.path.display()
+                    );
+                }
+            }
+        }
+        report.left = source.len();
+        match &report.error {
+            Some(e) => {
+                source.record_failure(&e.to_string());
+                if e.category() == Category::TempFail {
+                    self.unreachable.store(true, Ordering::Relaxed);
+                }
+            }
+            None => source.record_success(),
+        }
+        report
+    }
+
+    /// Whether an entry may be posted at all.
+    fn check(&self, entry: &Spooled) -> std::result::Result<(), String> {
+        if let Some(why) = &entry.unreadable {
+            return Err(format!("the file {why}"));
+        }
+        if entry.body.trim().is_empty() {
+            return Err("the file is empty".into());
+        }
+        match self.validator {
+            Some(validate) => validate(&entry.body).map_err(|e| format!("not a record: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    fn move_aside(&self, source: &Outbox, entry: &Spooled, why: &str, report: &mut FlushReport) {
+        match source.bury(entry, why, None) {
+            Ok(path) => {
+                tracing::warn!(
+                    "moved {} aside to {}: {why}; it was never posted",
+                    entry.path.display(),
+                    path.display()
+                );
+                report.moved_aside.push(letter(path, why, None));
+            }
+            Err(e) => tracing::warn!(
+                "{} is not a record ({why}) and cannot be moved aside: {e}; it is skipped",
+                entry.path.display()
+            ),
+        }
+    }
+
+    fn bury(&self, source: &Outbox, entry: &Spooled, e: &Error, report: &mut FlushReport) {
+        let reason = "the forge refused it";
+        let answer = e.to_string();
+        match source.bury(entry, reason, Some(&answer)) {
+            Ok(path) => {
+                tracing::error!(
+                    "{}: {reason} ({answer}); moved to the dead letters, the queue goes on. Fix \
+                     or drop the file by hand, or post it again with `forgestate checkpoint`",
+                    path.display()
+                );
+                report.dead.push(letter(path, reason, Some(answer)));
+            }
+            Err(io) => {
+                tracing::error!(
+                    "{}: {reason} ({answer}), and it cannot be moved aside ({io})",
+                    entry.path.display()
+                );
+            }
+        }
+    }
+
+    /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
+    pub async fn read(&self) -> Result<DurableRead> {
+        let mut out = DurableRead::default();
+        let report = self.drain().await;
+        if report.left > 0 {
+            let dir = self
+                .outbox
+                .as_ref()
+                .map(|o| o.dir().display().to_string())
+                .unwrap_or_default();
+            out.warnings.push(format!(
+                "{} record(s) still wait in the outbox {dir}; they are posted by a later command \
+                 or by `forgestate flush`",
+                report.left
+            ));
+        }
+        if let Some(outbox) = &self.outbox {
+            out.pending = outbox
+                .pending()
+                .map_err(|e| Error::io("cannot read the outbox", outbox.dir(), e))?;
+            out.pending.retain(|s| self.check(s).is_ok());
+        }
+        let effort = if self.unreachable.load(Ordering::Relaxed) {
+            Effort::Once
+        } else {
+            Effort::Full
+        };
+        match self.thread.list_with(None, effort).await {
+            Ok(listing) => out.listing = Some(listing),
+            Err(e) => {
+                let e = Error::from(e);
+                if self.outbox.is_none() || e.category() != Category::TempFail {
+                    return Err(e);
+                }
+                out.warnings.push(format!(
+                    "the forge cannot be read ({e}); answering from this machine's outbox only"
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn letter(path: PathBuf, reason: &str, answer: Option<String>) -> DeadLetter {
+    DeadLetter {
+        path,
+        reason: reason.to_string(),
+        answer,
+        moved_at: Utc::now(),
+    }
+}
+
+fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a.file_name() == b.file_name()
+}
+
+fn refused(letter: &DeadLetter) -> Error {
+    Error::data(
+        "the forge",
+        format!(
+            "{} ({}); the record is kept in {}",
+            letter.reason,
+            letter.answer.as_deref().unwrap_or("no answer"),
+            letter.path.display()
+        ),
+    )
+}
+
+fn waiting(left: usize, busy: bool, backing_off: bool) -> Error {
+    let why = if busy {
+        " while another process flushes them"
+    } else if backing_off {
+        " (the forge failed recently; the next try comes after a short backoff)"
+    } else {
+        ""
+    };
+    Error::unavailable(format!(
+        "{} earlier record(s) are still waiting in the outbox{why}",
+        left.saturating_sub(1)
+    ))
+}
