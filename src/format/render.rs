@@ -61,7 +61,7 @@ pub enum RenderError {
         source: minijinja::Error,
     },
     #[error(
-        "the rendered comment is {len} bytes, over the {cap}-byte limit; \
+        "the comment is {len} bytes as sent (JSON-escaped), over the {cap}-byte limit; \
          store less state (file paths, not file contents) or raise max_body_bytes (hard cap 1 MiB)"
     )]
     TooLarge { len: usize, cap: usize },
@@ -157,9 +157,12 @@ impl Renderer {
                 ("health.md", self.run("health.md", ctx)?)
             }
         };
-        if body.len() > self.max_body_bytes {
+        // The cap holds for the request the server receives, `{"body": "..."}`, where JSON
+        // escaping can make the body several times larger (quotes, backslashes, newlines).
+        let len = request_len(&body);
+        if len > self.max_body_bytes {
             return Err(RenderError::TooLarge {
-                len: body.len(),
+                len,
                 cap: self.max_body_bytes,
             });
         }
@@ -205,4 +208,48 @@ fn pretty(value: &Value) -> String {
     sorted.sort_all_objects();
     // Serializing a `Value` cannot fail: its map keys are strings.
     serde_json::to_string_pretty(&sorted).unwrap_or_default()
+}
+
+/// The size of the JSON request that carries `body` (`{"body":"..."}`), escaping included.
+pub fn request_len(body: &str) -> usize {
+    const ENVELOPE: usize = r#"{"body":""}"#.len();
+    let escaped: usize = body
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum();
+    ENVELOPE + escaped
+}
+
+#[cfg(test)]
+mod request_size_tests {
+    use super::*;
+
+    #[test]
+    fn request_len_is_the_serialized_request_size() {
+        for body in ["plain", "q\"uo\\te", "a\nb\r\tc\u{1}\u{1f}\u{8}", "ünï\u{7f}", ""] {
+            let sent = serde_json::to_string(&serde_json::json!({ "body": body })).unwrap();
+            assert_eq!(request_len(body), sent.len(), "{body:?}");
+        }
+    }
+
+    #[test]
+    fn the_cap_holds_for_the_escaped_request() {
+        use crate::format::Record;
+        // 40 KiB of quotes and backslashes: about 80 KiB in the body (JSON-escaped once inside the
+        // fence) and about 160 KiB in the request (escaped again).
+        let nasty = "\"\\".repeat(20 * 1024);
+        let record = Record::checkpoint("a", "s", "p", serde_json::json!({ "x": nasty })).unwrap();
+        let renderer = Renderer::new(Templates::embedded(), 128 * 1024).unwrap();
+        match renderer.render(&record) {
+            Err(RenderError::TooLarge { len, cap }) => {
+                assert!(len > cap);
+                assert_eq!(cap, 128 * 1024);
+            }
+            other => panic!("a request over the cap must be refused: {other:?}"),
+        }
+    }
 }

@@ -110,6 +110,8 @@ pub struct State {
     /// How many failures `fail_rate` caused, and how many of them were committed posts.
     pub failed: u32,
     pub committed_then_failed: u32,
+    /// Every answer comes this much later (after the work is done): a slow forge.
+    pub latency: Duration,
     rng: u64,
 }
 
@@ -154,8 +156,13 @@ impl Respond for Responder {
         let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
         // Go's server stamps every answer with its own clock (hyper would use the real one).
         let date = std::time::UNIX_EPOCH + Duration::from_secs(state.now().max(0) as u64);
-        routes::handle(&mut state, request)
-            .insert_header("Date", httpdate::fmt_http_date(date).as_str())
+        let answer = routes::handle(&mut state, request)
+            .insert_header("Date", httpdate::fmt_http_date(date).as_str());
+        if state.latency.is_zero() {
+            answer
+        } else {
+            answer.set_delay(state.latency)
+        }
     }
 }
 
@@ -205,6 +212,7 @@ impl FakeForge {
             fail_rate: 0.0,
             failed: 0,
             committed_then_failed: 0,
+            latency: Duration::ZERO,
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));
