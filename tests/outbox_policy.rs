@@ -27,7 +27,12 @@ fn session(fake: &FakeForge) -> u64 {
 }
 
 /// A forge client with short budgets; `drain` and `request` set the policy under test.
-fn client(fake: &FakeForge, dir: &Path, drain: DrainPolicy, request: Duration) -> Client<AnyThread> {
+fn client(
+    fake: &FakeForge,
+    dir: &Path,
+    drain: DrainPolicy,
+    request: Duration,
+) -> Client<AnyThread> {
     Client::forge(fake.uri(), OWNER, REPO)
         .token(SecretString::from(BOT_TOKEN))
         .cache_dir(dir.join("cache"))
@@ -57,7 +62,13 @@ async fn spool(c: &Client<AnyThread>, phase: &str) -> PathBuf {
 fn phases(fake: &FakeForge, issue: u64) -> Vec<String> {
     fake.comments_on(issue)
         .iter()
-        .map(|c| forgestate::format::parse(&c.body).unwrap().phase().unwrap_or("").to_string())
+        .map(|c| {
+            forgestate::format::parse(&c.body)
+                .unwrap()
+                .phase()
+                .unwrap_or("")
+                .to_string()
+        })
         .collect()
 }
 
@@ -66,7 +77,12 @@ async fn a_slow_forge_still_drains_the_outbox_without_flush() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, dir.path(), no_backoff(Duration::from_secs(10)), Duration::from_secs(5));
+    let c = client(
+        &fake,
+        dir.path(),
+        no_backoff(Duration::from_secs(10)),
+        Duration::from_secs(5),
+    );
     fake.state().down = true;
     for p in ["one", "two", "three"] {
         spool(&c, p).await;
@@ -75,9 +91,18 @@ async fn a_slow_forge_still_drains_the_outbox_without_flush() {
     // Back up, but every answer takes 1 s: longer than the 800 ms quick timeout of old.
     fake.state().down = false;
     fake.state().latency = Duration::from_secs(1);
-    let c = client(&fake, dir.path(), no_backoff(Duration::from_secs(10)), Duration::from_secs(5));
+    let c = client(
+        &fake,
+        dir.path(),
+        no_backoff(Duration::from_secs(10)),
+        Duration::from_secs(5),
+    );
     let answer = c.resume("implementation-worker", "s1").await.unwrap();
-    assert_eq!(phases(&fake, n), ["one", "two", "three"], "drained in order");
+    assert_eq!(
+        phases(&fake, n),
+        ["one", "two", "three"],
+        "drained in order"
+    );
     assert_eq!(c.outbox().unwrap().len(), 0);
     assert!(!answer.resume.offline);
     assert_eq!(answer.resume.phase, "three");
@@ -145,7 +170,12 @@ async fn a_refused_record_moves_to_the_dead_letters_and_the_queue_goes_on() {
         let fake = FakeForge::start().await;
         let n = session(&fake);
         let dir = tempfile::tempdir().unwrap();
-        let c = client(&fake, dir.path(), no_backoff(Duration::from_secs(10)), Duration::from_secs(5));
+        let c = client(
+            &fake,
+            dir.path(),
+            no_backoff(Duration::from_secs(10)),
+            Duration::from_secs(5),
+        );
         fake.state().down = true;
         let refused = spool(&c, "refused").await;
         spool(&c, "fine-1").await;
@@ -158,7 +188,12 @@ async fn a_refused_record_moves_to_the_dead_letters_and_the_queue_goes_on() {
         assert_eq!(phases(&fake, n), ["fine-1", "fine-2"], "{status}");
         let dead = &report.dead[0];
         assert_eq!(dead.path.file_name(), refused.file_name());
-        assert!(dead.answer.as_deref().unwrap_or("").contains(&status.to_string()));
+        assert!(
+            dead.answer
+                .as_deref()
+                .unwrap_or("")
+                .contains(&status.to_string())
+        );
         let letters = c.outbox().unwrap().dead_letters().unwrap();
         assert_eq!(letters.len(), 1, "the reason is kept beside the record");
         let body = std::fs::read_to_string(&letters[0].path).unwrap();
@@ -172,16 +207,30 @@ async fn a_file_that_is_not_a_record_is_never_posted() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, dir.path(), no_backoff(Duration::from_secs(10)), Duration::from_secs(5));
+    let c = client(
+        &fake,
+        dir.path(),
+        no_backoff(Duration::from_secs(10)),
+        Duration::from_secs(5),
+    );
     fake.state().down = true;
     let real = spool(&c, "real").await;
     let outbox = real.parent().unwrap().to_path_buf();
     let body = std::fs::read_to_string(&real).unwrap();
     let junk: [(&str, Vec<u8>); 4] = [
         ("00000000000000000001-0000000001-000000.rec", Vec::new()),
-        ("00000000000000000002-0000000001-000000.rec", body.as_bytes()[..body.len() / 2].to_vec()),
-        ("00000000000000000003-0000000001-000000.rec", vec![0xff, 0xfe, b'[', 0x80]),
-        ("00000000000000000004-0000000001-000000.rec", b"rm -rf / # someone else's text".to_vec()),
+        (
+            "00000000000000000002-0000000001-000000.rec",
+            body.as_bytes()[..body.len() / 2].to_vec(),
+        ),
+        (
+            "00000000000000000003-0000000001-000000.rec",
+            vec![0xff, 0xfe, b'[', 0x80],
+        ),
+        (
+            "00000000000000000004-0000000001-000000.rec",
+            b"rm -rf / # someone else's text".to_vec(),
+        ),
     ];
     for (name, bytes) in &junk {
         std::fs::write(outbox.join(name), bytes).unwrap();
@@ -193,7 +242,11 @@ async fn a_file_that_is_not_a_record_is_never_posted() {
     for c in fake.comments_on(n) {
         assert!(!c.body.contains("someone else"));
     }
-    assert_eq!(std::fs::read_dir(outbox.join("dead")).unwrap().count(), 8, "4 files + 4 reasons");
+    assert_eq!(
+        std::fs::read_dir(outbox.join("dead")).unwrap().count(),
+        8,
+        "4 files + 4 reasons"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -201,7 +254,12 @@ async fn flush_skips_a_record_the_thread_already_holds() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, dir.path(), no_backoff(Duration::from_secs(10)), Duration::from_secs(5));
+    let c = client(
+        &fake,
+        dir.path(),
+        no_backoff(Duration::from_secs(10)),
+        Duration::from_secs(5),
+    );
     fake.state().down = true;
     let path = spool(&c, "once").await;
     // The post was committed after all (its answer was lost): the thread holds the body.
@@ -261,7 +319,10 @@ async fn reads_see_a_record_flushed_by_another_process_between_the_two_reads() {
     let outbox = Outbox::new(dir.path().join("outbox"));
     let renderer = Renderer::embedded().unwrap();
     let store = LocalThread::new(dir.path().join("store"), "me");
-    store.append(&renderer.render(&cp("old")).unwrap()).await.unwrap();
+    store
+        .append(&renderer.render(&cp("old")).unwrap())
+        .await
+        .unwrap();
     outbox.push(&renderer.render(&cp("new")).unwrap()).unwrap();
     let thread = FlushDuringList {
         inner: store,

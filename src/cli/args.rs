@@ -71,7 +71,21 @@ pub enum Command {
     /// Parse one comment body and print the record as JSON, or why it is not one
     Parse(ParseArgs),
     /// Post the records waiting in this machine's outbox, oldest first
-    Flush,
+    Flush(FlushArgs),
+    /// List every outbox on this machine: its forge, waiting records, oldest age, last failure
+    /// and dead letters
+    Outbox,
+}
+
+#[derive(Debug, Args)]
+pub struct FlushArgs {
+    /// Flush every outbox on this machine, each to the forge and repository it was spooled for
+    #[arg(long, conflicts_with = "from")]
+    pub all: bool,
+    /// Post the records of this outbox directory to the forge configured now (for records
+    /// spooled under a mistyped URL, owner or repository)
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 //! configuration.
 
 mod args;
+mod flush;
 mod output;
 
 use std::process::ExitCode;
@@ -193,13 +194,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             output::list(&scan, a.invalid, cli.json);
             Ok(0)
         }
-        Command::Flush => {
-            let client = open(cli)?;
-            let report = client.flush().await;
-            output::flushed(&report, client.outbox().map(|o| o.dir()), cli.json);
-            report.verdict()?;
-            Ok(0)
-        }
+        Command::Flush(a) => flush::flush(cli, a).await,
+        Command::Outbox => flush::outboxes(cli),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -216,20 +212,39 @@ fn filter(f: &args::FilterArgs, since: Option<chrono::DateTime<chrono::Utc>>) ->
     }
 }
 
-/// Loads the configuration and opens the store, saying so when a default store was chosen.
-fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
-    let config = Config::load(cli.config.as_deref())?;
-    let over = Overrides {
+/// The settings typed on the command line.
+fn overrides(cli: &Cli) -> Overrides {
+    Overrides {
         store: cli.store.clone(),
         url: cli.url.clone(),
         owner: cli.owner.clone(),
         repo: cli.repo.clone(),
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
-    };
-    let (client, note) = config.with_overrides(over.clone()).client(&over)?;
+    }
+}
+
+/// Loads the configuration, with the command line laid over it.
+fn load(cli: &Cli) -> Result<Config, Failure> {
+    Ok(Config::load(cli.config.as_deref())?.with_overrides(overrides(cli)))
+}
+
+/// Loads the configuration and opens the store, saying so when a default store was chosen.
+fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
+    open_with(cli, &load(cli)?, &overrides(cli))
+}
+
+/// Opens the store of `config` under `over`, with the notes the user should see.
+fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
+    let (client, note) = config.client(over)?;
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
+    }
+    if config.forge_without_outbox() && !cli.quiet {
+        output::note(
+            "warning: no outbox: neither $XDG_STATE_HOME nor $HOME is set, nor [forge] \
+             outbox_dir; a record the forge cannot take now is not kept (the command then fails)",
+        );
     }
     Ok(client)
 }

@@ -13,7 +13,7 @@ use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
-use forgestate::{Error, FlushReport, Posted};
+use forgestate::{Error, Posted};
 
 /// Prints a value as one pretty JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
@@ -85,36 +85,6 @@ pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet
             path.display()
         ));
     }
-}
-
-pub fn flushed(report: &FlushReport, dir: Option<&Path>, as_json: bool) {
-    let posted: Vec<Value> = report
-        .posted
-        .iter()
-        .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
-        .collect();
-    if as_json {
-        return json(&json!({
-            "posted": posted, "already_posted": report.already_posted, "left": report.left,
-            "busy": report.busy, "outbox": dir, "error": report.error.as_ref().map(ToString::to_string),
-        }));
-    }
-    let dir = dir.map_or_else(
-        || "(no outbox: not a forge)".to_string(),
-        |d| d.display().to_string(),
-    );
-    let mut text = format!("flushed {} record(s) from {dir}", report.posted.len());
-    if report.already_posted > 0 {
-        text.push_str(&format!(
-            "; {} were already in the thread",
-            report.already_posted
-        ));
-    }
-    if report.busy {
-        text.push_str("; another process is flushing");
-    }
-    text.push_str(&format!("; {} left", report.left));
-    out(&text);
 }
 
 /// A record as a short block of text.

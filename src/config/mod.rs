@@ -260,6 +260,32 @@ impl Config {
             .unwrap_or_else(|| "local".to_string())
     }
 
+    /// The directories holding this machine's outboxes: `[forge] outbox_dir` (when set) and the
+    /// default under `$XDG_STATE_HOME`.
+    pub fn outbox_roots(&self) -> Vec<PathBuf> {
+        let forge = self.file.forge.clone().unwrap_or_default();
+        let mut roots: Vec<PathBuf> = forge::outbox_root(&forge, &self.forge_env, &self.base_dir)
+            .into_iter()
+            .collect();
+        let fallback = ForgeConfig::default();
+        roots.extend(forge::outbox_root(
+            &fallback,
+            &self.forge_env,
+            &self.base_dir,
+        ));
+        roots.dedup();
+        roots
+    }
+
+    /// Whether a forge is configured but no outbox can be (no `$XDG_STATE_HOME`, no `$HOME`,
+    /// no `[forge] outbox_dir`).
+    pub fn forge_without_outbox(&self) -> bool {
+        let forge = self.file.forge.clone().unwrap_or_default();
+        self.forge_url(&self.overrides).is_some()
+            && self.overrides.store.is_none()
+            && forge::outbox_root(&forge, &self.forge_env, &self.base_dir).is_none()
+    }
+
     /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
     /// configured, else the local store. The second value is a note for the user when a default
     /// was chosen on their behalf.

@@ -26,6 +26,7 @@
 
 mod meta;
 mod outbox;
+mod survey;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ use chrono::Utc;
 
 pub use meta::{DeadLetter, DrainState, Origin};
 pub use outbox::{DEAD_DIR, FlushLock, Outbox, Spooled};
+pub use survey::{OutboxSummary, survey};
 
 use crate::error::{Category, Error, Result};
 use crate::store::{Comment, Effort, Listing, Thread};
@@ -250,8 +252,8 @@ impl<T: Thread> Durable<T> {
                         format!("{cause}; the record is kept in {}", moved.display()),
                     ));
                 }
+                outbox.record_failure(&cause.to_string());
                 if cause.category() == Category::TempFail {
-                    outbox.record_failure(&cause.to_string());
                     self.unreachable.store(true, Ordering::Relaxed);
                 }
                 Ok(Saved::Spooled { path, cause })

@@ -230,7 +230,13 @@ mod request_size_tests {
 
     #[test]
     fn request_len_is_the_serialized_request_size() {
-        for body in ["plain", "q\"uo\\te", "a\nb\r\tc\u{1}\u{1f}\u{8}", "ünï\u{7f}", ""] {
+        for body in [
+            "plain",
+            "q\"uo\\te",
+            "a\nb\r\tc\u{1}\u{1f}\u{8}",
+            "ünï\u{7f}",
+            "",
+        ] {
             let sent = serde_json::to_string(&serde_json::json!({ "body": body })).unwrap();
             assert_eq!(request_len(body), sent.len(), "{body:?}");
         }

@@ -1,0 +1,201 @@
+//! The outbox verbs: `flush` (this outbox, every outbox with `--all`, another one with `--from`)
+//! and `outbox` (list every outbox on the machine).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use forgestate::config::Overrides;
+use forgestate::durable::{Outbox, OutboxSummary, survey};
+use forgestate::{Error, FlushReport};
+
+use super::args::{Cli, FlushArgs};
+use super::{Failure, load, open, open_with, output, overrides};
+
+/// `forgestate flush [--all | --from DIR]`.
+pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
+    let mut done: Vec<(PathBuf, FlushReport)> = Vec::new();
+    if a.all {
+        let config = load(cli)?;
+        for summary in survey(&config.outbox_roots()) {
+            if summary.waiting == 0 {
+                continue;
+            }
+            let Some(origin) = summary.origin.clone() else {
+                output::note(&format!(
+                    "warning: the outbox {} does not say where its records were going; post them \
+                     with `forgestate flush --from {}`",
+                    summary.dir.display(),
+                    summary.dir.display()
+                ));
+                continue;
+            };
+            let over = Overrides {
+                url: Some(origin.url),
+                owner: Some(origin.owner),
+                repo: Some(origin.repo),
+                store: None,
+                ..overrides(cli)
+            };
+            let client = open_with(cli, &config, &over)?;
+            let report = client
+                .durable()
+                .flush_from(&Outbox::new(&summary.dir))
+                .await;
+            done.push((summary.dir, report));
+        }
+    } else if let Some(dir) = &a.from {
+        if !dir.is_dir() {
+            return Err(Error::config(format!(
+                "--from {}: no such outbox directory; `forgestate outbox` lists them",
+                dir.display()
+            ))
+            .into());
+        }
+        let client = open(cli)?;
+        let report = client.durable().flush_from(&Outbox::new(dir)).await;
+        done.push((dir.clone(), report));
+    } else {
+        let client = open(cli)?;
+        let dir = client.outbox().map(|o| o.dir().to_path_buf());
+        let report = client.flush().await;
+        done.push((dir.unwrap_or_default(), report));
+    }
+    print(&done, a.all, cli.json);
+    let mut first_error = None;
+    for (_, report) in done {
+        if let Err(e) = report.verdict() {
+            first_error.get_or_insert(e);
+        }
+    }
+    match first_error {
+        Some(e) => Err(e.into()),
+        None => Ok(0),
+    }
+}
+
+fn print(done: &[(PathBuf, FlushReport)], all: bool, as_json: bool) {
+    if as_json {
+        let docs: Vec<Value> = done.iter().map(|(d, r)| report_json(r, d)).collect();
+        return match (all, docs.as_slice()) {
+            (false, [one]) => output::json(one),
+            _ => output::json(&docs),
+        };
+    }
+    if all && done.is_empty() {
+        output::note("no outbox holds records");
+    }
+    for (dir, report) in done {
+        output::out(&report_text(report, dir));
+        for letter in report.dead.iter().chain(&report.moved_aside) {
+            output::note(&format!(
+                "error: {} was moved aside: {}{}; fix it and post it again, or delete it",
+                letter.path.display(),
+                letter.reason,
+                letter
+                    .answer
+                    .as_deref()
+                    .map(|a| format!(" ({a})"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+}
+
+fn report_json(report: &FlushReport, dir: &Path) -> Value {
+    let posted: Vec<Value> = report
+        .posted
+        .iter()
+        .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
+        .collect();
+    let letters = |l: &[forgestate::durable::DeadLetter]| -> Vec<Value> {
+        l.iter()
+            .map(|d| json!({"path": d.path, "reason": d.reason, "answer": d.answer}))
+            .collect()
+    };
+    json!({
+        "posted": posted, "already_posted": report.already_posted, "left": report.left,
+        "busy": report.busy, "outbox": dir, "dead": letters(&report.dead),
+        "moved_aside": letters(&report.moved_aside),
+        "error": report.error.as_ref().map(ToString::to_string),
+    })
+}
+
+fn report_text(report: &FlushReport, dir: &Path) -> String {
+    let dir = if dir.as_os_str().is_empty() {
+        "(no outbox: not a forge)".to_string()
+    } else {
+        dir.display().to_string()
+    };
+    let mut text = format!("flushed {} record(s) from {dir}", report.posted.len());
+    if report.already_posted > 0 {
+        text.push_str(&format!(
+            "; {} were already in the thread",
+            report.already_posted
+        ));
+    }
+    let aside = report.dead.len() + report.moved_aside.len();
+    if aside > 0 {
+        text.push_str(&format!("; {aside} moved to the dead letters"));
+    }
+    if report.busy {
+        text.push_str("; another process is flushing");
+    }
+    text.push_str(&format!("; {} left", report.left));
+    text
+}
+
+/// `forgestate outbox`: every outbox on this machine.
+pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
+    let config = load(cli)?;
+    let all = survey(&config.outbox_roots());
+    if cli.json {
+        output::json(&all);
+        return Ok(0);
+    }
+    if all.is_empty() {
+        output::note("no outbox on this machine holds anything");
+    }
+    for s in &all {
+        output::out(&summary_text(s));
+    }
+    Ok(0)
+}
+
+fn summary_text(s: &OutboxSummary) -> String {
+    let forge = s.origin.as_ref().map_or_else(
+        || "(unknown forge)".to_string(),
+        |o| format!("{}/{} on {}", o.owner, o.repo, o.url),
+    );
+    let age = s.oldest.map_or_else(
+        || "-".to_string(),
+        |t| {
+            let secs = (chrono::Utc::now() - t).num_seconds().max(0);
+            format!("oldest {}", humanize(secs))
+        },
+    );
+    let failure = match (&s.state.last_error, s.state.last_failure_at) {
+        (Some(e), Some(at)) if s.state.failures > 0 => {
+            format!(
+                "last failure {} ago: {e}",
+                humanize((chrono::Utc::now() - at).num_seconds().max(0))
+            )
+        }
+        _ => "no recent failure".to_string(),
+    };
+    format!(
+        "{}\n  forge: {forge}\n  waiting: {} ({age}); dead letters: {}\n  {failure}",
+        s.dir.display(),
+        s.waiting,
+        s.dead_letters
+    )
+}
+
+fn humanize(secs: i64) -> String {
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86400),
+    }
+}

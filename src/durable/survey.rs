@@ -1,0 +1,92 @@
+//! Every outbox on the machine, at a glance: what `forgestate outbox` lists and `flush --all`
+//! walks.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{DrainState, Origin, Outbox};
+
+/// One outbox, summed up.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutboxSummary {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Where its records were going, when it says.
+    pub origin: Option<Origin>,
+    /// Records waiting.
+    pub waiting: usize,
+    /// When the oldest waiting record was spooled.
+    pub oldest: Option<DateTime<Utc>>,
+    /// How the latest drains went.
+    pub state: DrainState,
+    /// Records moved aside (refused by the forge, or not records at all).
+    pub dead_letters: usize,
+}
+
+impl OutboxSummary {
+    /// Sums up one outbox directory.
+    pub fn of(dir: &Path) -> OutboxSummary {
+        let outbox = Outbox::new(dir);
+        let pending = outbox.pending().unwrap_or_default();
+        OutboxSummary {
+            dir: dir.to_path_buf(),
+            origin: outbox.origin(),
+            waiting: pending.len(),
+            oldest: pending.first().map(|s| s.spooled_at),
+            state: outbox.drain_state(),
+            dead_letters: outbox.dead_letters().map(|d| d.len()).unwrap_or(0),
+        }
+    }
+}
+
+/// Every outbox directly under each root (one directory per forge/owner/repo), sorted by path.
+/// Roots that do not exist are skipped; so are directories that were never used.
+pub fn survey(roots: &[PathBuf]) -> Vec<OutboxSummary> {
+    let mut out = Vec::new();
+    for root in roots {
+        let Ok(read) = std::fs::read_dir(root) else {
+            continue;
+        };
+        for entry in read.flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            let summary = OutboxSummary::of(&path);
+            if summary.waiting > 0 || summary.dead_letters > 0 || summary.origin.is_some() {
+                out.push(summary);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    out.dedup_by(|a, b| a.dir == b.dir);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_each_used_outbox_with_its_counts() {
+        let root = tempfile::tempdir().unwrap();
+        let a = Outbox::new(root.path().join("a")).with_origin(Origin {
+            url: "https://one.example/".into(),
+            owner: "o".into(),
+            repo: "r".into(),
+        });
+        a.push("x").unwrap();
+        a.push("y").unwrap();
+        std::fs::create_dir_all(root.path().join("unused")).unwrap();
+        let found = survey(&[root.path().to_path_buf(), root.path().join("missing")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].waiting, 2);
+        assert_eq!(
+            found[0].origin.as_ref().unwrap().url,
+            "https://one.example/"
+        );
+        assert!(found[0].oldest.is_some());
+    }
+}

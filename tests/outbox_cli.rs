@@ -1,0 +1,136 @@
+//! The outbox from the command line: `forgestate outbox` lists every outbox on the machine,
+//! `flush --all` and `flush --from` reach records spooled under other settings, and a forge
+//! command with nowhere to spool says so instead of silently running without an outbox.
+
+mod common;
+mod fake_forge;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::cli::{parse_ok, run_with, stderr, words};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
+use forgestate::config::DEFAULT_TITLE as TITLE;
+
+fn session(fake: &FakeForge) -> u64 {
+    let label = fake.add_label("Type/Automation");
+    fake.add_issue(TITLE, &[label], false)
+}
+
+/// The binary against the fake, with `repo` as the repository and short budgets.
+fn run(fake: &FakeForge, dir: &Path, repo: &str, line: &str) -> Output {
+    std::fs::write(
+        dir.join("forgestate.toml"),
+        "[forge]\nretry_budget_secs = 0\nrequest_timeout_secs = 3\n",
+    )
+    .unwrap();
+    let cache = dir.join("cache").display().to_string();
+    let state = dir.join("state").display().to_string();
+    let uri = fake.uri();
+    let env = [
+        ("FORGESTATE_URL", uri.as_str()),
+        ("FORGESTATE_OWNER", OWNER),
+        ("FORGESTATE_REPO", repo),
+        ("FORGESTATE_TOKEN", BOT_TOKEN),
+        ("XDG_CACHE_HOME", cache.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+    ];
+    run_with(dir, &words(line), &env, None)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_record_spooled_under_a_mistyped_repo_is_listed_and_reached_with_flush_from() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The repository name is mistyped: the forge answers 404, the record waits in that outbox.
+    let out = run(
+        &fake,
+        d,
+        "cleveragents-typo",
+        "checkpoint --agent w --session s --phase p",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = parse_ok(
+        &words("outbox --json"),
+        &run(&fake, d, REPO, "outbox --json"),
+    );
+    let all = listed.as_array().unwrap();
+    assert_eq!(all.len(), 1, "{listed}");
+    assert_eq!(all[0]["waiting"], 1);
+    assert_eq!(all[0]["origin"]["repo"], "cleveragents-typo");
+    assert!(all[0]["oldest"].is_string());
+    assert!(
+        all[0]["state"]["last_error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("404"),
+        "the last failure is shown: {listed}"
+    );
+    let text = run(&fake, d, REPO, "outbox");
+    assert!(String::from_utf8_lossy(&text.stdout).contains("cleveragents-typo"));
+
+    // A flush with the right settings never looks there...
+    let plain = run(&fake, d, REPO, "flush --json");
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(fake.comments_on(n).is_empty());
+    // ...but --from posts those records to the forge configured now.
+    let from = all[0]["dir"].as_str().unwrap().to_string();
+    let line = format!("flush --from {from} --json");
+    let report = parse_ok(&words(&line), &run(&fake, d, REPO, &line));
+    assert_eq!(report["posted"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(fake.comments_on(n).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn flush_all_posts_each_outbox_to_the_forge_it_was_spooled_for() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fake.state().down = true;
+    for phase in ["a", "b"] {
+        let line = format!("checkpoint --agent w --session s --phase {phase}");
+        assert!(run(&fake, d, REPO, &line).status.success());
+    }
+    fake.state().down = false;
+    // Run from settings that point elsewhere: --all uses each outbox's own coordinates.
+    let out = run(&fake, d, "some-other-repo", "flush --all --json");
+    let report = parse_ok(&words("flush --all --json"), &out);
+    let reports = report.as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{report}");
+    assert_eq!(reports[0]["posted"].as_array().unwrap().len(), 2);
+    assert_eq!(fake.comments_on(n).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_no_place_for_an_outbox_a_failed_post_says_the_record_was_stored_nowhere() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    fake.state().down = true;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forgestate.toml"),
+        "[forge]\nretry_budget_secs = 0\n",
+    )
+    .unwrap();
+    // cron or systemd: no HOME, no XDG_STATE_HOME.
+    let out = Command::new(env!("CARGO_BIN_EXE_forgestate"))
+        .args(words("checkpoint --agent w --session s --phase p"))
+        .current_dir(dir.path())
+        .env_clear()
+        .env("FORGESTATE_URL", fake.uri())
+        .env("FORGESTATE_OWNER", OWNER)
+        .env("FORGESTATE_REPO", REPO)
+        .env("FORGESTATE_TOKEN", BOT_TOKEN)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(74), "{err}");
+    assert!(err.contains("no outbox"), "said up front: {err}");
+    assert!(err.contains("not stored anywhere"), "{err}");
+    assert!(err.contains("XDG_STATE_HOME"), "says what to set: {err}");
+    assert!(out.stdout.is_empty());
+}
