@@ -20,12 +20,9 @@ fn checkpoint_then_resume_round_trips_with_globs_on_the_default_local_store() {
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     let store = dir.path().join(DEFAULT_STORE);
-    let notes = err.lines().filter(|l| {
-        l.contains(&format!(
-            "using the local store in {}",
-            store.display()
-        ))
-    });
+    let notes = err
+        .lines()
+        .filter(|l| l.contains(&format!("using the local store in {}", store.display())));
     assert_eq!(
         notes.count(),
         1,
@@ -252,7 +249,10 @@ fn the_default_store_follows_the_user_not_the_working_directory() {
 
     let state = home.path().join("xdg-state");
     let state_s = state.display().to_string();
-    let env = [("HOME", home_s.as_str()), ("XDG_STATE_HOME", state_s.as_str())];
+    let env = [
+        ("HOME", home_s.as_str()),
+        ("XDG_STATE_HOME", state_s.as_str()),
+    ];
     let out = run_with(&b, &save, &env, None);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
@@ -273,7 +273,10 @@ fn without_home_or_state_dir_the_default_store_is_refused_not_put_in_the_cwd() {
         .unwrap();
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("--store DIR") && err.contains("local.dir"), "{err}");
+    assert!(
+        err.contains("--store DIR") && err.contains("local.dir"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
@@ -285,7 +288,11 @@ fn without_home_or_state_dir_the_default_store_is_refused_not_put_in_the_cwd() {
 fn a_relative_store_flag_is_shown_as_an_absolute_path() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let out = run_in(d, &words("checkpoint --agent a --session s --phase p --store st"), None);
+    let out = run_in(
+        d,
+        &words("checkpoint --agent a --session s --phase p --store st"),
+        None,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let abs = d.canonicalize().unwrap().join("st");
     assert!(
@@ -312,7 +319,7 @@ fn a_new_checkpoint_wins_over_a_merged_file_whose_largest_id_is_not_last() {
         d,
         "checkpoint --agent implementation-worker --session s --phase commit_complete --json --store st",
     );
-    // A merge put the line with the larger id first.
+    // A merge left the line with the largest id first, not last.
     let file = d.join("st/thread.jsonl");
     let text = std::fs::read_to_string(&file).unwrap();
     let mut lines: Vec<Value> = text
@@ -320,7 +327,6 @@ fn a_new_checkpoint_wins_over_a_merged_file_whose_largest_id_is_not_last() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     lines[0]["id"] = json!(40);
-    lines.swap(0, 1);
     let merged: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, merged).unwrap();
 
@@ -333,7 +339,10 @@ fn a_new_checkpoint_wins_over_a_merged_file_whose_largest_id_is_not_last() {
         d,
         "resume --agent implementation-worker --session s --json --store st",
     );
-    assert_eq!(resume["phase"], "pr_created", "the new record is the latest");
+    assert_eq!(
+        resume["phase"], "pr_created",
+        "the new record is the latest"
+    );
 }
 
 #[test]
@@ -344,10 +353,17 @@ fn an_exhausted_id_space_exits_74_naming_the_file() {
     let line = json!({"id": u64::MAX, "author": "me", "created_at": "2026-11-29T08:00:00Z",
                       "updated_at": "2026-11-29T08:00:00Z", "body": "x"});
     std::fs::write(d.join("st/thread.jsonl"), format!("{line}\n")).unwrap();
-    let out = run_in(d, &words("checkpoint --agent a --session s --phase p --store st"), None);
+    let out = run_in(
+        d,
+        &words("checkpoint --agent a --session s --phase p --store st"),
+        None,
+    );
     assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("thread.jsonl") && err.contains("renumber"), "{err}");
+    assert!(
+        err.contains("thread.jsonl") && err.contains("renumber"),
+        "{err}"
+    );
 }
 
 #[cfg(unix)]
@@ -385,7 +401,11 @@ fn a_fifo_store_file_is_refused_promptly() {
         }
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(74), "{line}: {}", stderr(&out));
-        assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
     }
 }
 
@@ -426,7 +446,10 @@ fn out_of_range_config_values_exit_78_naming_the_key_and_the_file() {
     }
     let (code, err) = with_config("[format]\nmax_body_bytes = 0\n");
     assert_eq!(code, Some(78), "{err}");
-    assert!(err.contains("max_body_bytes") && err.contains("c.toml"), "{err}");
+    assert!(
+        err.contains("max_body_bytes") && err.contains("c.toml"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -442,6 +465,9 @@ fn empty_resume_points_and_author_exit_78_naming_the_key() {
     ] {
         let (code, err) = with_config(config);
         assert_eq!(code, Some(78), "{config}: {err}");
-        assert!(err.contains(key) && err.contains("is empty"), "{key}: {err}");
+        assert!(
+            err.contains(key) && err.contains("is empty"),
+            "{key}: {err}"
+        );
     }
 }

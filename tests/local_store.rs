@@ -204,12 +204,18 @@ fn an_append_after_a_merged_file_gets_an_id_above_every_existing_one() {
     let new = store.append_blocking("new").unwrap();
     assert_eq!(new.id, 10, "the largest id plus one, not the last line's");
     assert!(
-        new.created_at >= "2026-11-29T08:00:00Z".parse::<chrono::DateTime<Utc>>().unwrap(),
+        new.created_at
+            >= "2026-11-29T08:00:00Z"
+                .parse::<chrono::DateTime<Utc>>()
+                .unwrap(),
         "created_at keeps up with the line holding the largest id"
     );
     let listing = store.list_blocking(None).unwrap();
     let newest = listing.comments.iter().max_by_key(|c| c.id).unwrap();
-    assert_eq!(newest.body, "new", "the new record sorts after every old one");
+    assert_eq!(
+        newest.body, "new",
+        "the new record sorts after every old one"
+    );
     // The same with a hand-written line whose keys are in another order and spaced out.
     std::fs::write(
         &path,

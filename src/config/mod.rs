@@ -203,9 +203,8 @@ impl Config {
                     .parent()
                     .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
                 let file = defaults.overlay(user);
-                validate(&file).map_err(|e| {
-                    Error::Config(format!("config file {}: {e}", path.display()))
-                })?;
+                validate(&file)
+                    .map_err(|e| Error::Config(format!("config file {}: {e}", path.display())))?;
                 (file, base)
             }
         };

@@ -128,13 +128,15 @@ impl LocalThread {
         let path = self.file();
         self.ensure_dir()?;
         // Read access too, so opening a FIFO without blocking succeeds and is then refused.
-        open_regular(&path, OpenOptions::new().read(true).append(true).create(true)).map_err(
-            |source| StoreError::Io {
-                op: "cannot create",
-                path: path.clone(),
-                source,
-            },
-        )?;
+        open_regular(
+            &path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )
+        .map_err(|source| StoreError::Io {
+            op: "cannot create",
+            path: path.clone(),
+            source,
+        })?;
         sync_dir(&self.dir);
         Ok(path.display().to_string())
     }
