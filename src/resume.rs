@@ -76,6 +76,12 @@ impl ResumeMap {
         for (agent, phases) in &config.agents {
             let mut rules = Vec::new();
             for (phase, point) in phases {
+                if point.trim().is_empty() {
+                    return Err(format!(
+                        "[resume.agents.{agent:?}] {phase:?} is empty; set a resume point or \
+                         remove the key"
+                    ));
+                }
                 rules.push(Rule {
                     key: phase.clone(),
                     pattern: compile(phase)?,
@@ -92,6 +98,13 @@ impl ResumeMap {
             .default
             .clone()
             .unwrap_or_else(|| "start".to_string());
+        if default.trim().is_empty() {
+            return Err(
+                "[resume] default is empty; set a resume point such as \"start\" or remove \
+                 the key"
+                    .to_string(),
+            );
+        }
         Ok(ResumeMap { default, agents })
     }
 

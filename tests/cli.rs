@@ -2,8 +2,11 @@
 
 mod common;
 
-use common::cli::{ok_json, parse_ok, run_in, stderr, stdout, words};
+use common::cli::{ok_json, parse_ok, run_in, run_with, stderr, stdout, words};
 use serde_json::{Value, json};
+
+/// The default local store under `$HOME` (the helpers set `HOME` to the test's directory).
+const DEFAULT_STORE: &str = ".local/state/forgestate/local";
 
 #[test]
 fn checkpoint_then_resume_round_trips_with_globs_on_the_default_local_store() {
@@ -16,15 +19,16 @@ fn checkpoint_then_resume_round_trips_with_globs_on_the_default_local_store() {
     let out = run_in(dir.path(), &args, None);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
+    let store = dir.path().join(DEFAULT_STORE);
     let notes = err
         .lines()
-        .filter(|l| l.contains("using the local store in ./.forgestate"));
+        .filter(|l| l.contains(&format!("using the local store in {}", store.display())));
     assert_eq!(
         notes.count(),
         1,
         "one stderr line says the default store was chosen: {err}"
     );
-    assert!(dir.path().join(".forgestate/thread.jsonl").is_file());
+    assert!(store.join("thread.jsonl").is_file());
     assert!(stdout(&out).contains("saved as comment 1"));
 
     let resume = ok_json(
@@ -136,7 +140,7 @@ fn latest_follows_thread_order_and_filters() {
     let recent = ok_json(d, "list --json --store st --since 1h");
     assert_eq!(recent["records"].as_array().unwrap().len(), 4);
     assert!(
-        !d.join(".forgestate").exists(),
+        !d.join(DEFAULT_STORE).exists(),
         "--store kept everything in st/"
     );
 }
@@ -146,7 +150,7 @@ fn list_invalid_explains_rejections() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     ok_json(d, "checkpoint --agent a --session s --phase p --json");
-    let file = d.join(".forgestate/thread.jsonl");
+    let file = d.join(DEFAULT_STORE).join("thread.jsonl");
     let mut text = std::fs::read_to_string(&file).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let body = first["body"].as_str().unwrap();
@@ -213,4 +217,194 @@ fn json_mode_keeps_stdout_to_one_document() {
         stderr(&out).contains("local store"),
         "human text went to stderr"
     );
+}
+
+#[test]
+fn the_default_store_follows_the_user_not_the_working_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (home.path().join("a"), home.path().join("b/clone"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let home_s = home.path().display().to_string();
+    let env = [("HOME", home_s.as_str())];
+    let save = words("checkpoint --agent implementation-worker --session s --phase pr_created");
+    let out = run_with(&a, &save, &env, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let store = home.path().join(DEFAULT_STORE);
+    assert!(
+        stderr(&out).contains(&format!(
+            "no forge configured; using the local store in {}",
+            store.display()
+        )),
+        "the note names the absolute path: {}",
+        stderr(&out)
+    );
+    let resume = words("resume --agent implementation-worker --session s --json");
+    let answer = parse_ok(&resume, &run_with(&b, &resume, &env, None));
+    assert_eq!(
+        answer["resume_point"], "phase_4_monitoring",
+        "a resume after `cd` finds the checkpoint"
+    );
+    assert!(!a.join(".forgestate").exists() && !b.join(".forgestate").exists());
+
+    let state = home.path().join("xdg-state");
+    let state_s = state.display().to_string();
+    let env = [
+        ("HOME", home_s.as_str()),
+        ("XDG_STATE_HOME", state_s.as_str()),
+    ];
+    let out = run_with(&b, &save, &env, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        state.join("forgestate/local/thread.jsonl").is_file(),
+        "$XDG_STATE_HOME beats $HOME"
+    );
+}
+
+#[test]
+fn without_home_or_state_dir_the_default_store_is_refused_not_put_in_the_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
+        .args(words("checkpoint --agent a --session s --phase p"))
+        .current_dir(dir.path())
+        .env_clear()
+        .env("USER", "tester")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--store DIR") && err.contains("local.dir"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing was written to the working directory"
+    );
+}
+
+#[test]
+fn a_relative_store_flag_is_shown_as_an_absolute_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = run_in(
+        d,
+        &words("checkpoint --agent a --session s --phase p --store st"),
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let abs = d.canonicalize().unwrap().join("st");
+    assert!(
+        stdout(&out).contains(&format!("in local store {}", abs.display())),
+        "{}",
+        stdout(&out)
+    );
+    let init = ok_json(d, "init --json --store st");
+    assert_eq!(
+        init["thread"],
+        abs.join("thread.jsonl").display().to_string()
+    );
+}
+
+#[test]
+fn a_new_checkpoint_wins_over_a_merged_file_whose_largest_id_is_not_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok_json(
+        d,
+        "checkpoint --agent implementation-worker --session s --phase clone_complete --json --store st",
+    );
+    ok_json(
+        d,
+        "checkpoint --agent implementation-worker --session s --phase commit_complete --json --store st",
+    );
+    // A merge left the line with the largest id first, not last.
+    let file = d.join("st/thread.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[0]["id"] = json!(40);
+    let merged: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, merged).unwrap();
+
+    let saved = ok_json(
+        d,
+        "checkpoint --agent implementation-worker --session s --phase pr_created --json --store st",
+    );
+    assert_eq!(saved["comment_id"], 41);
+    let resume = ok_json(
+        d,
+        "resume --agent implementation-worker --session s --json --store st",
+    );
+    assert_eq!(
+        resume["phase"], "pr_created",
+        "the new record is the latest"
+    );
+}
+
+#[test]
+fn an_exhausted_id_space_exits_74_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("st")).unwrap();
+    let line = json!({"id": u64::MAX, "author": "me", "created_at": "2026-11-29T08:00:00Z",
+                      "updated_at": "2026-11-29T08:00:00Z", "body": "x"});
+    std::fs::write(d.join("st/thread.jsonl"), format!("{line}\n")).unwrap();
+    let out = run_in(
+        d,
+        &words("checkpoint --agent a --session s --phase p --store st"),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("thread.jsonl") && err.contains("renumber"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_store_file_is_refused_promptly() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("st")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(d.join("st/thread.jsonl"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for line in [
+        "latest --store st",
+        "checkpoint --agent a --session s --phase p --store st",
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
+            .args(words(line))
+            .current_dir(d)
+            .env_clear()
+            .env("HOME", d)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{line}: still blocked on the FIFO after 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(74), "{line}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }

@@ -36,7 +36,8 @@ fn exit_codes() {
     assert_eq!(code(words("--help")), 0);
     assert_eq!(code(words("--version")), 0);
     assert!(
-        !d.join(".forgestate/thread.jsonl").exists(),
+        !d.join(".local/state/forgestate/local/thread.jsonl")
+            .exists(),
         "nothing was written by failures"
     );
 }

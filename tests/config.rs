@@ -1,8 +1,11 @@
 //! Configuration precedence and layering, one test per rule.
 
+mod fake_forge;
+
 use std::collections::HashMap;
 use std::path::Path;
 
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
 use forgestate::config::{Config, Origin, Overrides, discover};
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
@@ -220,4 +223,35 @@ fn template_overrides_load_from_the_configured_dir() {
             .to_string()
             .contains("not a directory")
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_byte_order_mark_in_the_token_file_or_variable_is_stripped() {
+    use forgestate::store::Thread;
+    let fake = FakeForge::start().await;
+    let d = tempfile::tempdir().unwrap();
+    let uri = fake.uri();
+    let cache = d.path().join("cache").display().to_string();
+    let base = [
+        ("FORGESTATE_URL", uri.as_str()),
+        ("FORGESTATE_OWNER", OWNER),
+        ("FORGESTATE_REPO", REPO),
+        ("XDG_CACHE_HOME", cache.as_str()),
+    ];
+    // As a Windows editor saves it: a BOM, the token, CRLF.
+    write(d.path(), "tok", &format!("\u{feff}{BOT_TOKEN}\r\n"));
+    let from_file = Config::load_with(None, &env(&base), d.path()).unwrap();
+    let over = Overrides {
+        token_file: Some(d.path().join("tok")),
+        ..Overrides::default()
+    };
+    let (store, _) = from_file.open_store(&over).unwrap();
+    assert_eq!(store.whoami().await.unwrap(), "ca-bot");
+
+    let bom_token = format!("\u{feff}{BOT_TOKEN}");
+    let mut vars = base.to_vec();
+    vars.push(("FORGESTATE_TOKEN", bom_token.as_str()));
+    let from_env = Config::load_with(None, &env(&vars), d.path()).unwrap();
+    let (store, _) = from_env.open_store(&Overrides::default()).unwrap();
+    assert_eq!(store.whoami().await.unwrap(), "ca-bot");
 }

@@ -181,3 +181,136 @@ async fn since_is_inclusive_on_updated_at_in_whole_seconds() {
     assert_eq!(store.list(Some(after)).await.unwrap().comments.len(), 0);
     assert_eq!(store.whoami().await.unwrap(), "me");
 }
+
+/// One line of `thread.jsonl` as a person or a merge tool might have written it.
+fn hand_line(id: u64, body: &str) -> String {
+    format!(
+        "{}\n",
+        json!({"id": id, "author": "me", "created_at": "2026-11-29T08:00:00Z",
+               "updated_at": "2026-11-29T08:00:00Z", "body": body})
+    )
+}
+
+#[test]
+fn an_append_after_a_merged_file_gets_an_id_above_every_existing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(THREAD_FILE);
+    // Two branches merged: ids out of order and repeated; the largest is not the last line.
+    let text = [(1, "a"), (9, "b"), (2, "c"), (9, "d"), (4, "e")]
+        .map(|(id, body)| hand_line(id, body))
+        .concat();
+    std::fs::write(&path, text).unwrap();
+    let store = LocalThread::new(dir.path(), "me");
+    let new = store.append_blocking("new").unwrap();
+    assert_eq!(new.id, 10, "the largest id plus one, not the last line's");
+    assert!(
+        new.created_at
+            >= "2026-11-29T08:00:00Z"
+                .parse::<chrono::DateTime<Utc>>()
+                .unwrap(),
+        "created_at keeps up with the line holding the largest id"
+    );
+    let listing = store.list_blocking(None).unwrap();
+    let newest = listing.comments.iter().max_by_key(|c| c.id).unwrap();
+    assert_eq!(
+        newest.body, "new",
+        "the new record sorts after every old one"
+    );
+    // The same with a hand-written line whose keys are in another order and spaced out.
+    std::fs::write(
+        &path,
+        "{ \"body\": \"x\", \"author\": \"me\", \"id\": 70, \"created_at\": \
+         \"2026-11-29T08:00:00Z\", \"updated_at\": \"2026-11-29T08:00:00Z\" }\n"
+            .to_string()
+            + &hand_line(3, "y"),
+    )
+    .unwrap();
+    assert_eq!(store.append_blocking("z").unwrap().id, 71);
+}
+
+#[test]
+fn an_id_at_the_limit_refuses_the_append_and_names_the_file_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(THREAD_FILE);
+    let before = hand_line(u64::MAX, "edited") + &hand_line(5, "later");
+    std::fs::write(&path, &before).unwrap();
+    let store = LocalThread::new(dir.path(), "me");
+    let err = store.append_blocking("new").unwrap_err().to_string();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(
+        err.contains(&u64::MAX.to_string()) && err.contains("renumber"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "nothing was written"
+    );
+}
+
+#[test]
+fn many_corrupt_or_disordered_lines_make_one_warning_each_with_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = hand_line(1, "ok");
+    for _ in 0..50 {
+        text.push_str("garbage\n");
+    }
+    for id in [7, 3, 2, 8] {
+        text.push_str(&hand_line(id, "ok"));
+    }
+    std::fs::write(dir.path().join(THREAD_FILE), text).unwrap();
+    let listing = LocalThread::new(dir.path(), "me")
+        .list_blocking(None)
+        .unwrap();
+    assert_eq!(listing.comments.len(), 5);
+    assert_eq!(listing.warnings.len(), 2, "{:#?}", listing.warnings);
+    let corrupt = &listing.warnings[0];
+    assert!(
+        corrupt.contains("50 corrupt lines") && corrupt.contains("line 2 "),
+        "count and first bad line: {corrupt}"
+    );
+    let order = &listing.warnings[1];
+    assert!(
+        order.contains("2 lines") && order.contains("line 53 has id 3 after id 7"),
+        "count and first disordered line: {order}"
+    );
+}
+
+/// Runs `f` on another thread and fails the test if it takes more than a few seconds (a store
+/// that blocks on a FIFO never returns).
+fn promptly<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the store call returned within 5 s")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_in_place_of_the_thread_file_is_refused_promptly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(THREAD_FILE);
+    let made = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(made.success());
+    for op in ["list", "append", "init"] {
+        let store = LocalThread::new(dir.path(), "me");
+        let err = promptly(move || match op {
+            "list" => store.list_blocking(None).map(drop),
+            "append" => store.append_blocking("x").map(drop),
+            _ => store.init_blocking().map(drop),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("FIFO") && err.contains("not a regular file"),
+            "{op}: {err}"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/null", &path).unwrap();
+    let store = LocalThread::new(dir.path(), "me");
+    let err = store.list_blocking(None).unwrap_err().to_string();
+    assert!(err.contains("a device"), "{err}");
+}

@@ -46,7 +46,41 @@ pub struct ForgeConfig {
     pub drain_max_backoff_secs: Option<u64>,
 }
 
+/// The numeric `[forge]` keys: name, accepted range (inclusive) and unit. Larger values would
+/// overflow a deadline or a byte count; zero timeouts could never succeed.
+const RANGES: [(&str, u64, u64, &str); 6] = [
+    ("connect_timeout_secs", 1, 3_600, "seconds"),
+    ("request_timeout_secs", 1, 3_600, "seconds"),
+    ("recheck_secs", 0, 31_536_000, "seconds"),
+    ("retry_budget_secs", 0, 86_400, "seconds"),
+    ("quick_timeout_ms", 1, 60_000, "milliseconds"),
+    ("max_response_mib", 1, 4_096, "MiB"),
+];
+
 impl ForgeConfig {
+    /// Checks the numeric keys against their ranges; the error names the key and the range.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let values = [
+            self.connect_timeout_secs,
+            self.request_timeout_secs,
+            self.recheck_secs,
+            self.retry_budget_secs,
+            self.quick_timeout_ms,
+            self.max_response_mib
+                .map(|v| u64::try_from(v).unwrap_or(u64::MAX)),
+        ];
+        for ((key, min, max, unit), value) in RANGES.into_iter().zip(values) {
+            if let Some(v) = value
+                && !(min..=max).contains(&v)
+            {
+                return Err(format!(
+                    "[forge] {key} = {v} is out of range; use {min} to {max} ({unit})"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// `self` with the keys set in `over` replacing ours.
     pub fn overlay(self, over: ForgeConfig) -> ForgeConfig {
         ForgeConfig {
@@ -116,7 +150,10 @@ impl ForgeEnv {
             url: get("FORGESTATE_URL"),
             owner: get("FORGESTATE_OWNER"),
             repo: get("FORGESTATE_REPO"),
-            token: get("FORGESTATE_TOKEN").map(|t| SecretString::from(t.trim().to_string())),
+            token: get("FORGESTATE_TOKEN")
+                .map(|t| clean_token(&t).to_string())
+                .filter(|t| !t.is_empty())
+                .map(SecretString::from),
             cache_home,
         }
     }
@@ -160,7 +197,7 @@ fn token(
                 path.display()
             ))
         })?;
-        let token = text.trim();
+        let token = clean_token(&text);
         if token.is_empty() {
             return Err(Error::config(format!(
                 "the token file {} is empty",
@@ -183,6 +220,12 @@ fn token(
          (tokens are never accepted as command-line values)"
             .to_string(),
     ))
+}
+
+/// A token as written in a file or variable, without surrounding whitespace or a byte-order
+/// mark (editors on Windows add one), neither of which can be part of a token.
+fn clean_token(raw: &str) -> &str {
+    raw.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
 /// Warns when a file holding the token can be read by group or others.
@@ -235,6 +278,7 @@ pub fn forge_builder(
         "FORGESTATE_REPO",
         over.repo.clone().or(env.repo.clone()).or(file.repo.clone()),
     )?;
+    file.validate().map_err(Error::config)?;
     let token = token(file, env, over, base)?;
     if token.expose_secret().contains(char::is_whitespace) {
         return Err(Error::setting(

@@ -31,8 +31,10 @@ impl Config {
 
 /// The documented example configuration, which doubles as the built-in defaults.
 pub const DEFAULTS: &str = include_str!("../../config/forgestate.toml");
-/// The local store used when nothing else is configured.
-pub const DEFAULT_LOCAL_DIR: &str = ".forgestate";
+/// The local store used when nothing else is configured: this directory under the per-user
+/// state directory (`$XDG_STATE_HOME/forgestate`, else `~/.local/state/forgestate`), so the
+/// store does not change when an agent changes directory.
+pub const DEFAULT_LOCAL_DIR: &str = "local";
 
 /// A configuration file as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -131,6 +133,33 @@ pub fn discover(flag: Option<&Path>, env: &dyn Fn(&str) -> Option<String>, cwd: 
     }
 }
 
+/// `path` made absolute against the working directory, so messages show where the store is.
+fn absolute(path: &Path, source: &str) -> Result<PathBuf> {
+    std::path::absolute(path).map_err(|e| {
+        Error::config(format!(
+            "{source} {}: cannot make the path absolute: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Checks every configured value that has a range or must not be empty, so a bad value fails
+/// when the file is loaded, naming its key, instead of misbehaving (or panicking) later.
+fn validate(file: &ConfigFile) -> std::result::Result<(), String> {
+    if let Some(cap) = file.format.max_body_bytes {
+        check_body_cap(cap).map_err(|e| format!("[format] {e}"))?;
+    }
+    if let Some(author) = &file.local.author
+        && author.trim().is_empty()
+    {
+        return Err("[local] author is empty; set a name or remove the key".to_string());
+    }
+    if let Some(forge) = &file.forge {
+        forge.validate()?;
+    }
+    ResumeMap::new(&file.resume).map(drop)
+}
+
 /// A loaded configuration: the built-in defaults with the chosen file laid over them.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -180,7 +209,10 @@ impl Config {
                 let base = path
                     .parent()
                     .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
-                (defaults.overlay(user), base)
+                let file = defaults.overlay(user);
+                validate(&file)
+                    .map_err(|e| Error::config(format!("config file {}: {e}", path.display())))?;
+                (file, base)
             }
         };
         let mut captured = BTreeMap::new();
@@ -310,7 +342,7 @@ impl Config {
             Ok(client)
         };
         if let Some(dir) = &over.store {
-            return Ok((local(dir.clone())?, None));
+            return Ok((local(absolute(dir, "--store")?)?, None));
         }
         if let Some(url) = self.forge_url(over) {
             let forge = self.file.forge.clone().unwrap_or_default();
@@ -324,14 +356,27 @@ impl Config {
             }
             return Ok((builder.build()?, None));
         }
-        let (dir, shown) = match &self.file.local.dir {
-            Some(dir) => (self.resolve(dir), self.resolve(dir).display().to_string()),
-            None => (
-                Path::new(".").join(DEFAULT_LOCAL_DIR),
-                format!("./{DEFAULT_LOCAL_DIR}"),
-            ),
-        };
-        let note = format!("no forge configured; using the local store in {shown}");
+        let dir = self.local_dir()?;
+        let note = format!(
+            "no forge configured; using the local store in {}",
+            dir.display()
+        );
         Ok((local(dir)?, Some(note)))
+    }
+
+    /// The local store directory as an absolute path: `local.dir` (relative to its file), else
+    /// [`DEFAULT_LOCAL_DIR`] under the per-user state directory. Never the working directory.
+    fn local_dir(&self) -> Result<PathBuf> {
+        if let Some(dir) = &self.file.local.dir {
+            return absolute(&self.resolve(dir), "local.dir");
+        }
+        match &self.forge_env.state_home {
+            Some(state) if state.is_absolute() => Ok(state.join(DEFAULT_LOCAL_DIR)),
+            _ => Err(Error::config(
+                "no place for the local store: neither $XDG_STATE_HOME nor $HOME is set to an \
+                 absolute path; pass --store DIR or set local.dir in the config file"
+                    .to_string(),
+            )),
+        }
     }
 }

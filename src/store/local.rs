@@ -3,16 +3,20 @@
 //! Durability and concurrency, in order of the steps of an append:
 //! 1. take an exclusive advisory lock on the file (`flock`), so writers from any number of
 //!    processes are serialised and lines never interleave;
-//! 2. read the last valid line from the end of the file to get the next id, so ids are strictly
-//!    increasing across processes;
+//! 2. find the largest id in the file (the last valid line, and every id before it, since a
+//!    merged or hand-edited file may be out of order) and take the next one with checked
+//!    arithmetic, so a new record always sorts after every existing one;
 //! 3. write the new line with one `write_all` in append mode, then `fdatasync`.
+//!
+//! The thread file must be a regular file: it is opened without blocking and its type checked on
+//! the opened handle, so a FIFO or a device put in its place is refused instead of read forever.
 //!
 //! A crash during step 3 can leave a torn last line. Readers skip it and report it; the next
 //! append starts on a fresh line, so the torn bytes are kept (for forensics) but never merged
 //! into a good record.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::fs::OpenOptions;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -20,11 +24,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Comment, Effort, Listing, StoreError, Thread};
 
+mod file;
+
+use file::{LineWarnings, next_id, open_regular, sync_dir};
+
 /// The file inside the store directory.
 pub const THREAD_FILE: &str = "thread.jsonl";
-
-/// How far back we read at a time when looking for the last line.
-const TAIL_CHUNK: u64 = 64 * 1024;
 
 /// One line of `thread.jsonl`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -82,21 +87,22 @@ impl LocalThread {
         let path = self.file();
         let io = |op| self.io_error(op);
         self.ensure_dir()?;
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(io("cannot open"))?;
+        let mut file = open_regular(
+            &path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )
+        .map_err(io("cannot open"))?;
         file.lock().map_err(io("cannot lock"))?;
         // The lock is released when `file` is dropped, on every path out of this function.
         let len = file.metadata().map_err(io("cannot stat"))?.len();
-        let (last, ends_clean) = last_line(&mut file, len).map_err(io("cannot read"))?;
+        let tail = file::tail(&mut file, len).map_err(io("cannot read"))?;
+        let id = next_id(tail.max_id).map_err(io("cannot append to"))?;
         let now = Utc::now();
         // Keep created_at non-decreasing in id order, as a forge's (created, id) order is.
-        let created_at = last.as_ref().map_or(now, |l| l.created_at.max(now));
+        let created_at = tail.created_at.map_or(now, |t| t.max(now));
+        let ends_clean = tail.ends_clean;
         let line = Line {
-            id: last.as_ref().map_or(1, |l| l.id + 1),
+            id,
             author: self.author.clone(),
             created_at,
             updated_at: created_at,
@@ -121,15 +127,16 @@ impl LocalThread {
     pub fn init_blocking(&self) -> Result<String, StoreError> {
         let path = self.file();
         self.ensure_dir()?;
-        OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(|source| StoreError::Io {
-                op: "cannot create",
-                path: path.clone(),
-                source,
-            })?;
+        // Read access too, so opening a FIFO without blocking succeeds and is then refused.
+        open_regular(
+            &path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )
+        .map_err(|source| StoreError::Io {
+            op: "cannot create",
+            path: path.clone(),
+            source,
+        })?;
         sync_dir(&self.dir);
         Ok(path.display().to_string())
     }
@@ -138,7 +145,7 @@ impl LocalThread {
     pub fn list_blocking(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
         let path = self.file();
         let io = |op| self.io_error(op);
-        let mut file = match File::open(&path) {
+        let mut file = match open_regular(&path, OpenOptions::new().read(true)) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Listing::default()),
             Err(e) => return Err(io("cannot open")(e)),
@@ -149,6 +156,7 @@ impl LocalThread {
         drop(file);
 
         let mut listing = Listing::default();
+        let mut odd = LineWarnings::new(&path);
         let ends_clean = bytes.last().is_none_or(|&b| b == b'\n');
         let mut segments = bytes.split(|&b| b == b'\n').enumerate().peekable();
         while let Some((index, segment)) = segments.next() {
@@ -161,14 +169,7 @@ impl LocalThread {
                     if let Some(prev) = listing.comments.last()
                         && line.id <= prev.id
                     {
-                        listing.warnings.push(format!(
-                            "{}: line {} has id {} after id {}; the file was edited by hand, \
-                             thread order may be wrong",
-                            path.display(),
-                            index + 1,
-                            line.id,
-                            prev.id
-                        ));
+                        odd.out_of_order(index + 1, line.id, prev.id);
                     }
                     let keep = since.is_none_or(|s| line.updated_at.timestamp() >= s.timestamp());
                     if keep {
@@ -180,14 +181,10 @@ impl LocalThread {
                     path.display(),
                     segment.len()
                 )),
-                Err(e) => listing.warnings.push(format!(
-                    "{}: skipped corrupt line {} ({} bytes): {e}",
-                    path.display(),
-                    index + 1,
-                    segment.len()
-                )),
+                Err(e) => odd.corrupt(index + 1, segment.len(), &e),
             }
         }
+        listing.warnings.splice(0..0, odd.finish());
         Ok(listing)
     }
 }
@@ -202,55 +199,6 @@ impl Line {
             url: None,
             body: self.body,
         }
-    }
-}
-
-/// Finds the last line of the file that parses, reading backwards. Also says whether the file
-/// ends with a newline (an empty file does).
-fn last_line(file: &mut File, len: u64) -> io::Result<(Option<Line>, bool)> {
-    if len == 0 {
-        return Ok((None, true));
-    }
-    let ends_clean = read_range(file, len - 1, len)? == b"\n";
-    let mut end = if ends_clean { len - 1 } else { len };
-    loop {
-        let start = line_start(file, end)?;
-        if let Ok(line) = serde_json::from_slice::<Line>(&read_range(file, start, end)?) {
-            return Ok((Some(line), ends_clean));
-        }
-        if start == 0 {
-            return Ok((None, ends_clean));
-        }
-        end = start - 1;
-    }
-}
-
-/// The offset just after the last `\n` before `end`, or 0.
-fn line_start(file: &mut File, end: u64) -> io::Result<u64> {
-    let mut hi = end;
-    while hi > 0 {
-        let lo = hi.saturating_sub(TAIL_CHUNK);
-        let chunk = read_range(file, lo, hi)?;
-        if let Some(at) = chunk.iter().rposition(|&b| b == b'\n') {
-            return Ok(lo + at as u64 + 1);
-        }
-        hi = lo;
-    }
-    Ok(0)
-}
-
-fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
-    let mut buf = vec![0; usize::try_from(end - start).map_err(io::Error::other)?];
-    file.seek(SeekFrom::Start(start))?;
-    file.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-/// Makes a newly created file's directory entry durable. Best effort: not every platform can
-/// open a directory for syncing.
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
     }
 }
 

@@ -1,0 +1,268 @@
+//! The thread file's low-level reading: opening it safely, finding the largest id and the last
+//! valid line, and summarising odd lines into a few warnings.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use super::Line;
+
+/// How far back we read at a time when looking for the last line.
+const TAIL_CHUNK: u64 = 64 * 1024;
+
+/// Opens `path` with `options` and refuses anything that is not a regular file.
+///
+/// The open does not block (a FIFO would otherwise wait for a writer forever) and the type is
+/// judged on the opened handle, not on a separate `stat` that a swap could race.
+pub(super) fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not a regular file; move it away (the store creates a new thread file) \
+             or point --store or local.dir at another directory",
+            describe(kind)
+        ),
+    ))
+}
+
+fn describe(kind: std::fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// The id after `max` (1 for an empty thread), or an error saying how to fix a file whose ids
+/// were hand-edited up to the limit.
+pub(super) fn next_id(max: Option<u64>) -> io::Result<u64> {
+    match max {
+        None => Ok(1),
+        Some(max) => max.checked_add(1).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "its largest id is {max}, so no id is left for a new record; renumber the \
+                     \"id\" of each line in ascending order from 1, or move the file away to \
+                     start a new thread"
+                ),
+            )
+        }),
+    }
+}
+
+/// What an append needs to know about the file as it stands.
+#[derive(Debug, Default)]
+pub(super) struct Tail {
+    /// The largest id of any line up to the last valid one.
+    pub max_id: Option<u64>,
+    /// The latest `created_at` of the last valid line and the line with the largest id.
+    pub created_at: Option<DateTime<Utc>>,
+    /// Whether the file ends with a newline (an empty file does).
+    pub ends_clean: bool,
+}
+
+/// Reads the file (of length `len`) for an append: the last valid line, found from the end, and
+/// the largest id of every line up to it. Lines after the last valid one are torn or corrupt and
+/// do not count. Ids are usually in order, but a merged or hand-edited file need not be.
+pub(super) fn tail(file: &mut File, len: u64) -> io::Result<Tail> {
+    let Some((start, end, ends_clean, last)) = last_line(file, len)? else {
+        let ends_clean = len == 0 || read_range(file, len - 1, len)? == b"\n";
+        return Ok(Tail {
+            ends_clean,
+            ..Tail::default()
+        });
+    };
+    let (mut max_id, mut max_at) = (last.id, start);
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::with_capacity(256 * 1024, file.by_ref().take(start));
+    let (mut buf, mut offset) = (Vec::new(), 0u64);
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(id) = line_id(&buf)
+            && id > max_id
+        {
+            (max_id, max_at) = (id, offset);
+        }
+        offset += n as u64;
+    }
+    let mut created_at = last.created_at;
+    if max_at != start {
+        let line_end = line_end(file, max_at, end)?;
+        if let Ok(line) = serde_json::from_slice::<Line>(&read_range(file, max_at, line_end)?) {
+            created_at = created_at.max(line.created_at);
+        }
+    }
+    Ok(Tail {
+        max_id: Some(max_id),
+        created_at: Some(created_at),
+        ends_clean,
+    })
+}
+
+/// The id of one line, cheaply: the prefix this store writes (`{"id":N,`) is read directly, and
+/// anything else (a hand-written line) is parsed. `None` for a line with no readable id.
+fn line_id(line: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: u64,
+    }
+    if let Some(rest) = line.strip_prefix(br#"{"id":"#) {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && rest.get(digits) == Some(&b',') {
+            return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+        }
+    }
+    serde_json::from_slice::<IdOnly>(line).ok().map(|l| l.id)
+}
+
+/// Finds the last line of the file that parses, reading backwards: its start and end offsets,
+/// whether the file ends with a newline, and the line.
+fn last_line(file: &mut File, len: u64) -> io::Result<Option<(u64, u64, bool, Line)>> {
+    if len == 0 {
+        return Ok(None);
+    }
+    let ends_clean = read_range(file, len - 1, len)? == b"\n";
+    let mut end = if ends_clean { len - 1 } else { len };
+    loop {
+        let start = line_start(file, end)?;
+        if let Ok(line) = serde_json::from_slice::<Line>(&read_range(file, start, end)?) {
+            return Ok(Some((start, end, ends_clean, line)));
+        }
+        if start == 0 {
+            return Ok(None);
+        }
+        end = start - 1;
+    }
+}
+
+/// The offset just after the last `\n` before `end`, or 0.
+fn line_start(file: &mut File, end: u64) -> io::Result<u64> {
+    let mut hi = end;
+    while hi > 0 {
+        let lo = hi.saturating_sub(TAIL_CHUNK);
+        let chunk = read_range(file, lo, hi)?;
+        if let Some(at) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(lo + at as u64 + 1);
+        }
+        hi = lo;
+    }
+    Ok(0)
+}
+
+/// The offset of the first `\n` at or after `start`, or `limit`.
+fn line_end(file: &mut File, start: u64, limit: u64) -> io::Result<u64> {
+    let mut lo = start;
+    while lo < limit {
+        let hi = lo.saturating_add(TAIL_CHUNK).min(limit);
+        let chunk = read_range(file, lo, hi)?;
+        if let Some(at) = chunk.iter().position(|&b| b == b'\n') {
+            return Ok(lo + at as u64);
+        }
+        lo = hi;
+    }
+    Ok(limit)
+}
+
+fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(end - start).map_err(io::Error::other)?];
+    file.seek(SeekFrom::Start(start))?;
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Makes a newly created file's directory entry durable. Best effort: not every platform can
+/// open a directory for syncing.
+pub(super) fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Odd lines met while listing, reported as one warning per kind (with a count and the first
+/// one) rather than one per line, so a badly damaged file does not flood the output.
+pub(super) struct LineWarnings<'a> {
+    path: &'a Path,
+    corrupt: Option<String>,
+    corrupt_count: usize,
+    disorder: Option<String>,
+    disorder_count: usize,
+}
+
+impl<'a> LineWarnings<'a> {
+    pub fn new(path: &'a Path) -> LineWarnings<'a> {
+        LineWarnings {
+            path,
+            corrupt: None,
+            corrupt_count: 0,
+            disorder: None,
+            disorder_count: 0,
+        }
+    }
+
+    /// Line `number` (1-based) of `bytes` bytes does not parse.
+    pub fn corrupt(&mut self, number: usize, bytes: usize, error: &serde_json::Error) {
+        self.corrupt_count += 1;
+        self.corrupt
+            .get_or_insert_with(|| format!("line {number} ({bytes} bytes): {error}"));
+    }
+
+    /// Line `number` has id `id`, not above the `prev` of the line before it.
+    pub fn out_of_order(&mut self, number: usize, id: u64, prev: u64) {
+        self.disorder_count += 1;
+        self.disorder
+            .get_or_insert_with(|| format!("line {number} has id {id} after id {prev}"));
+    }
+
+    /// The warnings: at most one per kind.
+    pub fn finish(self) -> Vec<String> {
+        let path = self.path.display();
+        let mut out = Vec::new();
+        match (self.corrupt_count, self.corrupt) {
+            (1, Some(first)) => out.push(format!("{path}: skipped corrupt {first}")),
+            (n, Some(first)) => out.push(format!(
+                "{path}: skipped {n} corrupt lines; the first is {first}"
+            )),
+            _ => {}
+        }
+        let fix = "the file was edited or merged by hand; records are read in id order";
+        match (self.disorder_count, self.disorder) {
+            (1, Some(first)) => out.push(format!("{path}: {first}; {fix}")),
+            (n, Some(first)) => out.push(format!(
+                "{path}: {n} lines have an id not above the line before (the first: {first}); \
+                 {fix}"
+            )),
+            _ => {}
+        }
+        out
+    }
+}
