@@ -220,7 +220,12 @@ fn stored_bodies(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("thread.jsonl"))
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["body"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -250,7 +255,10 @@ fn secrets_are_redacted_by_key_pattern_and_by_shape_before_they_are_stored() {
     let bodies = stored_bodies(&d.join("st"));
     let body = &bodies[0];
     assert!(body.contains("\nRedacted: 4\n"), "{body}");
-    assert!(!body.contains("ghp_") && !body.contains("pw@") && !body.contains("abc"), "{body}");
+    assert!(
+        !body.contains("ghp_") && !body.contains("pw@") && !body.contains("abc"),
+        "{body}"
+    );
     let data = forgestate::format::parse(body).unwrap().data().clone();
     assert_eq!(
         data,
@@ -273,11 +281,25 @@ fn big_integers_and_out_of_range_numbers_are_stored_exactly() {
     assert!(out.status.success(), "{}", stderr(&out));
     let body = &stored_bodies(&d.join("st"))[0];
     assert!(body.contains("\"big\": 18446744073709551616,"), "{body}");
-    assert!(body.contains("\"neg\": -123456789012345678901234567890"), "{body}");
-    assert!(body.contains("\"n\": 1e+400") && body.contains("\"m\": 1e+400"), "{body}");
-    let resume = run_in(d, &words("--store st resume --agent a --session s --json"), None);
+    assert!(
+        body.contains("\"neg\": -123456789012345678901234567890"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\"n\": 1e+400") && body.contains("\"m\": 1e+400"),
+        "{body}"
+    );
+    let resume = run_in(
+        d,
+        &words("--store st resume --agent a --session s --json"),
+        None,
+    );
     let text = stdout(&resume);
-    assert!(text.contains("\"big\": 18446744073709551616") || text.contains("\"big\":18446744073709551616"), "{text}");
+    assert!(
+        text.contains("\"big\": 18446744073709551616")
+            || text.contains("\"big\":18446744073709551616"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -291,7 +313,11 @@ fn invalid_utf8_input_is_bad_data_naming_its_source() {
         None,
     );
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
-    assert!(stderr(&out).contains("bad.json is not valid UTF-8"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("bad.json is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
 
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
         .args(words("checkpoint --agent a --session s --phase p --data -"))
@@ -306,23 +332,54 @@ fn invalid_utf8_input_is_bad_data_naming_its_source() {
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"{\"k\": \"\xc3\"}").unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
-    assert!(stderr(&out).contains("stdin is not valid UTF-8"), "{}", stderr(&out));
-    assert!(!d.join(".forgestate/thread.jsonl").exists(), "nothing was written");
+    assert!(
+        stderr(&out).contains("stdin is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !d.join(".forgestate/thread.jsonl").exists(),
+        "nothing was written"
+    );
 }
 
 #[test]
 fn display_spoofing_names_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["checkpoint", "--agent", "impl\u{202E}rekrow", "--session", "s", "--phase", "p"]
-        .map(String::from)
-        .to_vec();
+    let args: Vec<String> = [
+        "checkpoint",
+        "--agent",
+        "impl\u{202E}rekrow",
+        "--session",
+        "s",
+        "--phase",
+        "p",
+    ]
+    .map(String::from)
+    .to_vec();
     let out = run_in(dir.path(), &args, None);
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
-    assert!(stderr(&out).contains("agent contains U+202E"), "{}", stderr(&out));
-    let args: Vec<String> = ["checkpoint", "--agent", "a", "--session", "s\u{200B}1", "--phase", "p"]
-        .map(String::from)
-        .to_vec();
+    assert!(
+        stderr(&out).contains("agent contains U+202E"),
+        "{}",
+        stderr(&out)
+    );
+    let args: Vec<String> = [
+        "checkpoint",
+        "--agent",
+        "a",
+        "--session",
+        "s\u{200B}1",
+        "--phase",
+        "p",
+    ]
+    .map(String::from)
+    .to_vec();
     let out = run_in(dir.path(), &args, None);
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
-    assert!(stderr(&out).contains("session contains U+200B"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("session contains U+200B"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -13,11 +13,25 @@ use std::process::{Command, Stdio};
 use forgestate::format::{Payload, Record, Renderer, format_time, parse_time};
 use serde_json::{Value, json};
 
-const SEED: &str = "../shared/seeds/003_6e1e09118f29b57e.txt";
+const SEED: &str = "shared/seeds/003_6e1e09118f29b57e.txt";
+
+/// The seed document, in the `shared/` directory next to the checkout or next to one of its
+/// ancestors (a worktree sits one level deeper than the main checkout).
+fn seed_path() -> String {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(SEED))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| manifest.join("..").join(SEED))
+        .display()
+        .to_string()
+}
 
 /// The text of `def parse_checkpoint_comment` up to the next top-level line.
 fn seed_parser_source() -> String {
-    let path = format!("{}/{SEED}", env!("CARGO_MANIFEST_DIR"));
+    let path = seed_path();
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!("the seed document is the compatibility contract; read {path}: {e}")
     });
@@ -38,7 +52,7 @@ fn seed_parser_source() -> String {
 /// `return comment` line) sits at column 0: everything from its `def` to that line, with the
 /// `return` put back inside the function.
 fn seed_writer_source() -> String {
-    let path = format!("{}/{SEED}", env!("CARGO_MANIFEST_DIR"));
+    let path = seed_path();
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path}: {e}"));
     let start = doc
         .find("def format_checkpoint_comment(")

@@ -319,7 +319,10 @@ mod tests {
         assert_eq!(utf8("stdin", b"{}".to_vec()).unwrap(), "{}");
         match utf8("data.json", b"{\"k\": \"\xff\"}".to_vec()) {
             Err(InputError::Data(msg)) => {
-                assert!(msg.starts_with("data.json is not valid UTF-8 (invalid byte at offset 7)"), "{msg}")
+                assert!(
+                    msg.starts_with("data.json is not valid UTF-8 (invalid byte at offset 7)"),
+                    "{msg}"
+                )
             }
             other => panic!("{other:?}"),
         }

@@ -102,7 +102,9 @@ impl Redactor {
     /// True when values under `key` are redacted.
     pub fn key_matches(&self, key: &str) -> bool {
         let key = normalise(key);
-        self.keys.iter().any(|pattern| key.contains(pattern.as_str()))
+        self.keys
+            .iter()
+            .any(|pattern| key.contains(pattern.as_str()))
     }
 
     /// Scrubs secrets from one string, replacing only the secret parts. Returns how many.
@@ -230,18 +232,29 @@ mod tests {
         ] {
             assert!(r.key_matches(key), "{key}");
         }
-        for key in ["branch_name", "author", "issue_number", "phase", "key", "pass"] {
+        for key in [
+            "branch_name",
+            "author",
+            "issue_number",
+            "phase",
+            "key",
+            "pass",
+        ] {
             assert!(!r.key_matches(key), "{key}");
         }
         let custom = Redactor::new(["Session-Key"]);
         assert!(custom.key_matches("SESSION_KEY") && !custom.key_matches("token"));
-        assert!(!Redactor::new(["", "-"]).key_matches("anything"), "empty patterns match nothing");
+        assert!(
+            !Redactor::new(["", "-"]).key_matches("anything"),
+            "empty patterns match nothing"
+        );
     }
 
     #[test]
     fn null_and_booleans_are_kept_and_redaction_is_idempotent() {
         let r = Redactor::default();
-        let mut v = json!({"use_token": true, "password": null, "token": "[REDACTED]", "secret": 7});
+        let mut v =
+            json!({"use_token": true, "password": null, "token": "[REDACTED]", "secret": 7});
         assert_eq!(r.redact(&mut v), 1);
         assert_eq!(
             v,
@@ -285,9 +298,14 @@ mod tests {
         assert_eq!(c.session, "s-[REDACTED]");
         assert_eq!(c.data(), &json!({"github_token": "[REDACTED]", "n": 1}));
         assert_eq!(c.redacted, Some(2));
-        let mut h =
-            Record::health("a", "s", "ok tok-0123456789", json!({}), Some("tok-0123456789"))
-                .unwrap();
+        let mut h = Record::health(
+            "a",
+            "s",
+            "ok tok-0123456789",
+            json!({}),
+            Some("tok-0123456789"),
+        )
+        .unwrap();
         assert_eq!(r.redact_record(&mut h), 2);
         assert_eq!(h.redacted, Some(2));
         let mut clean = Record::checkpoint("a", "s", "p", json!({"k": "v"})).unwrap();

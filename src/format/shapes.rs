@@ -50,7 +50,10 @@ fn at_boundary(text: &str, at: usize) -> bool {
 
 /// Length of the run of bytes from `from` satisfying `ok`.
 fn run(text: &str, from: usize, ok: impl Fn(u8) -> bool) -> usize {
-    text.as_bytes()[from..].iter().take_while(|&&b| ok(b)).count()
+    text.as_bytes()[from..]
+        .iter()
+        .take_while(|&&b| ok(b))
+        .count()
 }
 
 /// `scheme://user:password@host`: the password. `scheme://<long token>@host`: the token.
@@ -127,38 +130,138 @@ fn upper_digit(b: u8) -> bool {
 /// Widely used token formats whose prefix makes them recognisable.
 const FORMATS: &[Format] = &[
     // GitHub: personal, OAuth, user-to-server, server-to-server, refresh; fine-grained PATs.
-    Format { prefix: "ghp_", min: 30, ok: alnum },
-    Format { prefix: "gho_", min: 30, ok: alnum },
-    Format { prefix: "ghu_", min: 30, ok: alnum },
-    Format { prefix: "ghs_", min: 30, ok: alnum },
-    Format { prefix: "ghr_", min: 30, ok: alnum },
-    Format { prefix: "github_pat_", min: 22, ok: alnum_underscore },
+    Format {
+        prefix: "ghp_",
+        min: 30,
+        ok: alnum,
+    },
+    Format {
+        prefix: "gho_",
+        min: 30,
+        ok: alnum,
+    },
+    Format {
+        prefix: "ghu_",
+        min: 30,
+        ok: alnum,
+    },
+    Format {
+        prefix: "ghs_",
+        min: 30,
+        ok: alnum,
+    },
+    Format {
+        prefix: "ghr_",
+        min: 30,
+        ok: alnum,
+    },
+    Format {
+        prefix: "github_pat_",
+        min: 22,
+        ok: alnum_underscore,
+    },
     // GitLab personal, deploy and runner tokens.
-    Format { prefix: "glpat-", min: 20, ok: is_token_byte },
-    Format { prefix: "gldt-", min: 20, ok: is_token_byte },
-    Format { prefix: "glrt-", min: 20, ok: is_token_byte },
+    Format {
+        prefix: "glpat-",
+        min: 20,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "gldt-",
+        min: 20,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "glrt-",
+        min: 20,
+        ok: is_token_byte,
+    },
     // Slack.
-    Format { prefix: "xoxb-", min: 10, ok: is_token_byte },
-    Format { prefix: "xoxp-", min: 10, ok: is_token_byte },
-    Format { prefix: "xoxa-", min: 10, ok: is_token_byte },
-    Format { prefix: "xoxr-", min: 10, ok: is_token_byte },
-    Format { prefix: "xoxs-", min: 10, ok: is_token_byte },
-    Format { prefix: "xapp-", min: 10, ok: is_token_byte },
+    Format {
+        prefix: "xoxb-",
+        min: 10,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "xoxp-",
+        min: 10,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "xoxa-",
+        min: 10,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "xoxr-",
+        min: 10,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "xoxs-",
+        min: 10,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "xapp-",
+        min: 10,
+        ok: is_token_byte,
+    },
     // AWS access key ids.
-    Format { prefix: "AKIA", min: 16, ok: upper_digit },
-    Format { prefix: "ASIA", min: 16, ok: upper_digit },
+    Format {
+        prefix: "AKIA",
+        min: 16,
+        ok: upper_digit,
+    },
+    Format {
+        prefix: "ASIA",
+        min: 16,
+        ok: upper_digit,
+    },
     // Google API keys.
-    Format { prefix: "AIza", min: 35, ok: is_token_byte },
+    Format {
+        prefix: "AIza",
+        min: 35,
+        ok: is_token_byte,
+    },
     // OpenAI and Anthropic (`sk-ant-...`) keys.
-    Format { prefix: "sk-", min: 20, ok: is_token_byte },
+    Format {
+        prefix: "sk-",
+        min: 20,
+        ok: is_token_byte,
+    },
     // Stripe.
-    Format { prefix: "sk_live_", min: 16, ok: alnum },
-    Format { prefix: "sk_test_", min: 16, ok: alnum },
-    Format { prefix: "rk_live_", min: 16, ok: alnum },
+    Format {
+        prefix: "sk_live_",
+        min: 16,
+        ok: alnum,
+    },
+    Format {
+        prefix: "sk_test_",
+        min: 16,
+        ok: alnum,
+    },
+    Format {
+        prefix: "rk_live_",
+        min: 16,
+        ok: alnum,
+    },
     // npm, PyPI, Hugging Face.
-    Format { prefix: "npm_", min: 36, ok: alnum },
-    Format { prefix: "pypi-", min: 50, ok: is_token_byte },
-    Format { prefix: "hf_", min: 30, ok: alnum },
+    Format {
+        prefix: "npm_",
+        min: 36,
+        ok: alnum,
+    },
+    Format {
+        prefix: "pypi-",
+        min: 50,
+        ok: is_token_byte,
+    },
+    Format {
+        prefix: "hf_",
+        min: 30,
+        ok: alnum,
+    },
 ];
 
 fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
@@ -169,8 +272,7 @@ fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
             }
             let from = i + format.prefix.len();
             let len = run(text, from, format.ok);
-            if len >= format.min && !text[from + len..].starts_with(|c: char| c.is_alphanumeric())
-            {
+            if len >= format.min && !text[from + len..].starts_with(|c: char| c.is_alphanumeric()) {
                 spans.push((i, from + len));
             }
         }
@@ -199,7 +301,8 @@ fn bearer(text: &str, spans: &mut Vec<(usize, usize)>) {
         for (i, _) in text.match_indices(prefix) {
             let from = i + prefix.len();
             let len = run(text, from, |b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
             });
             let credential = &text[from..from + len];
             if len >= 16
@@ -227,22 +330,41 @@ mod tests {
             scrubbed(&format!("curl -H 'token {tok}' and again:{tok}."), &[tok]),
             ("curl -H 'token [REDACTED]' and again:[REDACTED].".into(), 2)
         );
-        assert_eq!(scrubbed("nothing here", &[tok, ""]), ("nothing here".into(), 0));
+        assert_eq!(
+            scrubbed("nothing here", &[tok, ""]),
+            ("nothing here".into(), 0)
+        );
     }
 
     #[test]
     fn url_passwords_are_replaced_and_the_rest_kept() {
         assert_eq!(
-            scrubbed("git remote: https://user:s3cr%40t@forge.example.com/acme/app.git", &[]),
-            ("git remote: https://user:[REDACTED]@forge.example.com/acme/app.git".into(), 1)
+            scrubbed(
+                "git remote: https://user:s3cr%40t@forge.example.com/acme/app.git",
+                &[]
+            ),
+            (
+                "git remote: https://user:[REDACTED]@forge.example.com/acme/app.git".into(),
+                1
+            )
         );
         assert_eq!(
-            scrubbed("https://x-access-token:abc@github.com/a/b https://oauth2:@h/", &[]),
-            ("https://x-access-token:[REDACTED]@github.com/a/b https://oauth2:@h/".into(), 1)
+            scrubbed(
+                "https://x-access-token:abc@github.com/a/b https://oauth2:@h/",
+                &[]
+            ),
+            (
+                "https://x-access-token:[REDACTED]@github.com/a/b https://oauth2:@h/".into(),
+                1
+            )
         );
         let long = "https://0123456789abcdefghij0123@github.com/a";
         assert_eq!(scrubbed(long, &[]).0, "https://[REDACTED]@github.com/a");
-        for kept in ["ssh://git@github.com/a/b", "https://example.com/a@b", "mailto:u@h"] {
+        for kept in [
+            "ssh://git@github.com/a/b",
+            "https://example.com/a@b",
+            "mailto:u@h",
+        ] {
             assert_eq!(scrubbed(kept, &[]), (kept.to_string(), 0), "{kept}");
         }
         let already = "https://u:[REDACTED]@h/x";
