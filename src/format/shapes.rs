@@ -110,12 +110,8 @@ fn pem_private_keys(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// A token format: a prefix, then at least `min` bytes that `ok` accepts.
-struct Format {
-    prefix: &'static str,
-    min: usize,
-    ok: fn(u8) -> bool,
-}
+/// A token format: a prefix, then at least this many bytes that the function accepts.
+type Format = (&'static str, usize, fn(u8) -> bool);
 
 fn alnum(b: u8) -> bool {
     b.is_ascii_alphanumeric()
@@ -130,149 +126,49 @@ fn upper_digit(b: u8) -> bool {
 /// Widely used token formats whose prefix makes them recognisable.
 const FORMATS: &[Format] = &[
     // GitHub: personal, OAuth, user-to-server, server-to-server, refresh; fine-grained PATs.
-    Format {
-        prefix: "ghp_",
-        min: 30,
-        ok: alnum,
-    },
-    Format {
-        prefix: "gho_",
-        min: 30,
-        ok: alnum,
-    },
-    Format {
-        prefix: "ghu_",
-        min: 30,
-        ok: alnum,
-    },
-    Format {
-        prefix: "ghs_",
-        min: 30,
-        ok: alnum,
-    },
-    Format {
-        prefix: "ghr_",
-        min: 30,
-        ok: alnum,
-    },
-    Format {
-        prefix: "github_pat_",
-        min: 22,
-        ok: alnum_underscore,
-    },
+    ("ghp_", 30, alnum),
+    ("gho_", 30, alnum),
+    ("ghu_", 30, alnum),
+    ("ghs_", 30, alnum),
+    ("ghr_", 30, alnum),
+    ("github_pat_", 22, alnum_underscore),
     // GitLab personal, deploy and runner tokens.
-    Format {
-        prefix: "glpat-",
-        min: 20,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "gldt-",
-        min: 20,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "glrt-",
-        min: 20,
-        ok: is_token_byte,
-    },
+    ("glpat-", 20, is_token_byte),
+    ("gldt-", 20, is_token_byte),
+    ("glrt-", 20, is_token_byte),
     // Slack.
-    Format {
-        prefix: "xoxb-",
-        min: 10,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "xoxp-",
-        min: 10,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "xoxa-",
-        min: 10,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "xoxr-",
-        min: 10,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "xoxs-",
-        min: 10,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "xapp-",
-        min: 10,
-        ok: is_token_byte,
-    },
+    ("xoxb-", 10, is_token_byte),
+    ("xoxp-", 10, is_token_byte),
+    ("xoxa-", 10, is_token_byte),
+    ("xoxr-", 10, is_token_byte),
+    ("xoxs-", 10, is_token_byte),
+    ("xapp-", 10, is_token_byte),
     // AWS access key ids.
-    Format {
-        prefix: "AKIA",
-        min: 16,
-        ok: upper_digit,
-    },
-    Format {
-        prefix: "ASIA",
-        min: 16,
-        ok: upper_digit,
-    },
+    ("AKIA", 16, upper_digit),
+    ("ASIA", 16, upper_digit),
     // Google API keys.
-    Format {
-        prefix: "AIza",
-        min: 35,
-        ok: is_token_byte,
-    },
+    ("AIza", 35, is_token_byte),
     // OpenAI and Anthropic (`sk-ant-...`) keys.
-    Format {
-        prefix: "sk-",
-        min: 20,
-        ok: is_token_byte,
-    },
+    ("sk-", 20, is_token_byte),
     // Stripe.
-    Format {
-        prefix: "sk_live_",
-        min: 16,
-        ok: alnum,
-    },
-    Format {
-        prefix: "sk_test_",
-        min: 16,
-        ok: alnum,
-    },
-    Format {
-        prefix: "rk_live_",
-        min: 16,
-        ok: alnum,
-    },
+    ("sk_live_", 16, alnum),
+    ("sk_test_", 16, alnum),
+    ("rk_live_", 16, alnum),
     // npm, PyPI, Hugging Face.
-    Format {
-        prefix: "npm_",
-        min: 36,
-        ok: alnum,
-    },
-    Format {
-        prefix: "pypi-",
-        min: 50,
-        ok: is_token_byte,
-    },
-    Format {
-        prefix: "hf_",
-        min: 30,
-        ok: alnum,
-    },
+    ("npm_", 36, alnum),
+    ("pypi-", 50, is_token_byte),
+    ("hf_", 30, alnum),
 ];
 
 fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
-    for format in FORMATS {
-        for (i, _) in text.match_indices(format.prefix) {
+    for &(prefix, min, ok) in FORMATS {
+        for (i, _) in text.match_indices(prefix) {
             if !at_boundary(text, i) {
                 continue;
             }
-            let from = i + format.prefix.len();
-            let len = run(text, from, format.ok);
-            if len >= format.min && !text[from + len..].starts_with(|c: char| c.is_alphanumeric()) {
+            let from = i + prefix.len();
+            let len = run(text, from, ok);
+            if len >= min && !text[from + len..].starts_with(|c: char| c.is_alphanumeric()) {
                 spans.push((i, from + len));
             }
         }
