@@ -307,6 +307,59 @@ fn a_relative_store_flag_is_shown_as_an_absolute_path() {
     );
 }
 
+/// The comment bodies in a local store directory.
+fn stored_bodies(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("thread.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["body"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn secrets_are_redacted_by_key_pattern_and_by_shape_before_they_are_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ghp = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let mut args = words("--store st checkpoint --agent a --session s --phase p");
+    for set in [
+        format!("github_token={ghp}"),
+        "remote=https://u:pw@h/x".to_string(),
+        "AWS_SECRET_ACCESS_KEY=abc".to_string(),
+        format!("log=pushed with {ghp} ok"),
+        "branch=feat/x".to_string(),
+        "max_tokens_seen=false".to_string(),
+    ] {
+        args.extend(["--set".to_string(), set]);
+    }
+    let out = run_in(d, &args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(4 secret value(s) redacted)"),
+        "{}",
+        stdout(&out)
+    );
+    let bodies = stored_bodies(&d.join("st"));
+    let body = &bodies[0];
+    assert!(body.contains("\nRedacted: 4\n"), "{body}");
+    assert!(
+        !body.contains("ghp_") && !body.contains("pw@") && !body.contains("abc"),
+        "{body}"
+    );
+    let data = forgestate::format::parse(body).unwrap().data().clone();
+    assert_eq!(
+        data,
+        json!({"github_token": "[REDACTED]", "remote": "https://u:[REDACTED]@h/x",
+               "AWS_SECRET_ACCESS_KEY": "[REDACTED]", "log": "pushed with [REDACTED] ok",
+               "branch": "feat/x", "max_tokens_seen": false})
+    );
+}
+
 #[test]
 fn a_new_checkpoint_wins_over_a_merged_file_whose_largest_id_is_not_last() {
     let dir = tempfile::tempdir().unwrap();
@@ -407,4 +460,120 @@ fn a_fifo_store_file_is_refused_promptly() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn big_integers_and_out_of_range_numbers_are_stored_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut args = words(
+        "--store st checkpoint --agent a --session s --phase p \
+         --set big=18446744073709551616 --set n=1e400 --data",
+    );
+    args.push(r#"{"neg": -123456789012345678901234567890, "m": 1e400}"#.into());
+    let out = run_in(d, &args, None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = &stored_bodies(&d.join("st"))[0];
+    assert!(body.contains("\"big\": 18446744073709551616,"), "{body}");
+    assert!(
+        body.contains("\"neg\": -123456789012345678901234567890"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\"n\": 1e+400") && body.contains("\"m\": 1e+400"),
+        "{body}"
+    );
+    let resume = run_in(
+        d,
+        &words("--store st resume --agent a --session s --json"),
+        None,
+    );
+    let text = stdout(&resume);
+    assert!(
+        text.contains("\"big\": 18446744073709551616")
+            || text.contains("\"big\":18446744073709551616"),
+        "{text}"
+    );
+}
+
+#[test]
+fn invalid_utf8_input_is_bad_data_naming_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("bad.json"), b"{\"k\": \"\xff\xfe\"}").unwrap();
+    let out = run_in(
+        d,
+        &words("checkpoint --agent a --session s --phase p --data-file bad.json"),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("bad.json is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
+        .args(words("checkpoint --agent a --session s --phase p --data -"))
+        .current_dir(d)
+        .env_clear()
+        .env("HOME", d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"{\"k\": \"\xc3\"}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stdin is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !d.join(".forgestate/thread.jsonl").exists(),
+        "nothing was written"
+    );
+}
+
+#[test]
+fn display_spoofing_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = [
+        "checkpoint",
+        "--agent",
+        "impl\u{202E}rekrow",
+        "--session",
+        "s",
+        "--phase",
+        "p",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = run_in(dir.path(), &args, None);
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("agent contains U+202E"),
+        "{}",
+        stderr(&out)
+    );
+    let args: Vec<String> = [
+        "checkpoint",
+        "--agent",
+        "a",
+        "--session",
+        "s\u{200B}1",
+        "--phase",
+        "p",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = run_in(dir.path(), &args, None);
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("session contains U+200B"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -307,3 +307,49 @@ fn redacted_count_round_trips_in_both_templates() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(parse(&body).unwrap(), h);
 }
+
+#[test]
+fn integers_of_any_size_round_trip_exactly() {
+    let text = r#"{"big": 18446744073709551616, "neg": -123456789012345678901234567890,
+                   "odd": 9007199254740993, "ratio": 0.1, "tiny": 1e-7, "n": 1e400}"#;
+    let data: serde_json::Value = serde_json::from_str(text).unwrap();
+    let r = Record::checkpoint("a", "s", "p", data).unwrap();
+    let body = Renderer::embedded().unwrap().render(&r).unwrap();
+    for written in [
+        "\"big\": 18446744073709551616,",
+        "\"neg\": -123456789012345678901234567890,",
+        "\"odd\": 9007199254740993,",
+        "\"n\": 1e+400,",
+    ] {
+        assert!(body.contains(written), "{written} in {body}");
+    }
+    let back = parse(&body).unwrap();
+    assert_eq!(back, r);
+    assert_eq!(back.data()["big"].to_string(), "18446744073709551616");
+}
+
+#[test]
+fn seed_records_with_big_integers_are_read_exactly() {
+    let body = "[CHECKPOINT] implementation-worker\nPhase: p\nSession: s\n\
+                Time: 2026-11-29T08:40:58.123456Z\n\nState Data:\n```json\n\
+                {\n  \"run_id\": 123456789012345678901234567890\n}\n\n---\n";
+    let r = parse(body).unwrap();
+    assert_eq!(
+        r.data()["run_id"].to_string(),
+        "123456789012345678901234567890"
+    );
+}
+
+#[test]
+fn the_example_config_lists_the_default_redact_keys() {
+    let path = format!("{}/config/forgestate.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    let listed: Vec<&str> = doc["redact_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, forgestate::format::DEFAULT_REDACT_KEYS);
+}

@@ -13,11 +13,25 @@ use std::process::{Command, Stdio};
 use forgestate::format::{Payload, Record, Renderer, format_time, parse_time};
 use serde_json::{Value, json};
 
-const SEED: &str = "../shared/seeds/003_6e1e09118f29b57e.txt";
+const SEED: &str = "shared/seeds/003_6e1e09118f29b57e.txt";
+
+/// The seed document, in the `shared/` directory next to the checkout or next to one of its
+/// ancestors (a worktree sits one level deeper than the main checkout).
+fn seed_path() -> String {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(SEED))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| manifest.join("..").join(SEED))
+        .display()
+        .to_string()
+}
 
 /// The text of `def parse_checkpoint_comment` up to the next top-level line.
 fn seed_parser_source() -> String {
-    let path = format!("{}/{SEED}", env!("CARGO_MANIFEST_DIR"));
+    let path = seed_path();
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!("the seed document is the compatibility contract; read {path}: {e}")
     });
@@ -32,6 +46,41 @@ fn seed_parser_source() -> String {
         .chain(body)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The seed's `format_checkpoint_comment`, whose f-string body (and, in the document, its
+/// `return comment` line) sits at column 0: everything from its `def` to that line, with the
+/// `return` put back inside the function.
+fn seed_writer_source() -> String {
+    let path = seed_path();
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path}: {e}"));
+    let start = doc
+        .find("def format_checkpoint_comment(")
+        .expect("seed document defines format_checkpoint_comment");
+    let end = start
+        + doc[start..]
+            .find("\nreturn comment")
+            .expect("format_checkpoint_comment ends with `return comment`");
+    format!("{}\n    return comment\n", &doc[start..end])
+}
+
+/// Runs a python3 script on `input` and returns its stdout.
+fn python(script: &str, input: &str) -> String {
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 is on every machine");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "python3 failed");
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Runs the seed's parser over many bodies in one python3 process.
@@ -77,7 +126,11 @@ fn assert_seed_reads(records: &[Record]) {
             json!(format_time(&record.time)),
             "{body}"
         );
-        assert_eq!(&seen["data"], data, "{body}");
+        assert!(
+            common::same_json(&seen["data"], data),
+            "{} != {data}\n{body}",
+            seen["data"]
+        );
         assert_eq!(seen["version"], "2.0");
     }
 }
@@ -119,4 +172,57 @@ fn the_extracted_function_is_the_seeds() {
         "{src}"
     );
     assert!(src.trim_end().ends_with("return None"), "{src}");
+}
+
+/// Integers beyond 64 bits, and beyond a double's 53-bit mantissa, as JSON text.
+const BIG: &str = r#"{"big": 18446744073709551616, "u64_max": 18446744073709551615,
+    "odd": 9007199254740993, "neg": -123456789012345678901234567890, "ratio": 0.1}"#;
+
+#[test]
+fn seed_parser_reads_our_big_integers_exactly() {
+    let data: Value = serde_json::from_str(BIG).unwrap();
+    let record = Record::checkpoint("a", "s", "p", data).unwrap();
+    let body = Renderer::embedded().unwrap().render(&record).unwrap();
+    assert!(body.contains("\"big\": 18446744073709551616,"), "{body}");
+    let seen = &seed_parse(&[body])[0]["data"];
+    assert_eq!(seen["big"].to_string(), "18446744073709551616");
+    assert_eq!(seen["u64_max"].to_string(), "18446744073709551615");
+    assert_eq!(seen["odd"].to_string(), "9007199254740993");
+    assert_eq!(seen["neg"].to_string(), "-123456789012345678901234567890");
+    assert_eq!(seen["ratio"].as_f64(), Some(0.1));
+}
+
+#[test]
+fn we_read_the_big_integers_the_seed_writes_exactly() {
+    let script = format!(
+        "import json, sys\n{}\n\
+         data = {{'big': 2**64, 'neg': -(10**30), 'odd': 2**53 + 1, 'ratio': 0.1}}\n\
+         sys.stdout.write(format_checkpoint_comment({{'version': '1.0', \
+         'timestamp': '2026-11-29T08:40:58.123456Z', 'agent': 'a', 'session': 's', \
+         'phase': 'p', 'data': data}}))\n",
+        seed_writer_source()
+    );
+    let body = python(&script, "");
+    let record = forgestate::format::parse(&body).unwrap_or_else(|e| panic!("{e}:\n{body}"));
+    let data = record.data();
+    assert_eq!(data["big"].to_string(), "18446744073709551616", "{body}");
+    assert_eq!(data["neg"].to_string(), "-1000000000000000000000000000000");
+    assert_eq!(data["odd"].to_string(), "9007199254740993");
+    assert_eq!(data["ratio"].as_f64(), Some(0.1));
+}
+
+#[test]
+fn out_of_range_numbers_are_kept_as_written_and_python_reads_them_as_infinity() {
+    let data: Value = serde_json::from_str(r#"{"n": 1e400, "m": -1E400}"#).unwrap();
+    let record = Record::checkpoint("a", "s", "p", data).unwrap();
+    let body = Renderer::embedded().unwrap().render(&record).unwrap();
+    assert!(body.contains("\"n\": 1e+400"), "{body}");
+    let back = forgestate::format::parse(&body).unwrap();
+    assert_eq!(back.data()["n"].to_string(), "1e+400");
+    let script = format!(
+        "import json, sys\n{}\nc = parse_checkpoint_comment(sys.stdin.read())\n\
+         print(repr(c['data']['n']), repr(c['data']['m']))\n",
+        seed_parser_source()
+    );
+    assert_eq!(python(&script, &body).trim(), "inf -inf");
 }

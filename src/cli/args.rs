@@ -200,21 +200,33 @@ pub fn read_input(
     file: Option<&PathBuf>,
 ) -> Result<Option<String>, InputError> {
     let read_stdin = || {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
-            .map(|_| text)
-            .map_err(|e| InputError::Io(format!("cannot read stdin: {e}")))
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError::Io(format!("cannot read stdin: {e}")))?;
+        utf8("stdin", bytes)
     };
     match (inline, file) {
         (Some("-"), _) => read_stdin().map(Some),
         (Some(text), _) => Ok(Some(text.to_string())),
         (None, Some(path)) if path.as_os_str() == "-" => read_stdin().map(Some),
-        (None, Some(path)) => std::fs::read_to_string(path)
-            .map(Some)
-            .map_err(|e| InputError::Io(format!("cannot read {}: {e}", path.display()))),
+        (None, Some(path)) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| InputError::Io(format!("cannot read {}: {e}", path.display())))?;
+            utf8(&path.display().to_string(), bytes).map(Some)
+        }
         (None, None) => Ok(None),
     }
+}
+
+/// Input text must be UTF-8; `source` names where it came from. Bad bytes are bad data (65).
+fn utf8(source: &str, bytes: Vec<u8>) -> Result<String, InputError> {
+    String::from_utf8(bytes).map_err(|e| {
+        InputError::Data(format!(
+            "{source} is not valid UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Parses a JSON object given on the command line; `what` names the flag in errors.
@@ -291,6 +303,43 @@ mod tests {
             apply_sets(&mut Map::new(), &["novalue".into()]),
             Err(InputError::Usage(_))
         ));
+    }
+
+    #[test]
+    fn numbers_are_kept_exactly_and_set_agrees_with_data() {
+        for text in [
+            "18446744073709551616",
+            "-123456789012345678901234567890",
+            "9007199254740993",
+            "1e400",
+            "-1E400",
+            "0.1",
+            "1.0",
+        ] {
+            let mut set = Map::new();
+            apply_sets(&mut set, &[format!("n={text}")]).unwrap();
+            let data = json_object("--data", Some(format!("{{\"n\": {text}}}")))
+                .unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert_eq!(set, data, "{text}");
+            assert!(set["n"].is_number(), "{text}");
+        }
+        let mut set = Map::new();
+        apply_sets(&mut set, &["big=18446744073709551616".into()]).unwrap();
+        assert_eq!(set["big"].to_string(), "18446744073709551616");
+    }
+
+    #[test]
+    fn input_must_be_utf8() {
+        assert_eq!(utf8("stdin", b"{}".to_vec()).unwrap(), "{}");
+        match utf8("data.json", b"{\"k\": \"\xff\"}".to_vec()) {
+            Err(InputError::Data(msg)) => {
+                assert!(
+                    msg.starts_with("data.json is not valid UTF-8 (invalid byte at offset 7)"),
+                    "{msg}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub fn posted(p: &Posted, as_json: bool) {
         "{kind} {id} saved as comment {} in {}",
         p.comment_id, p.store
     );
+    if let Some(n) = p.record.redacted {
+        line.push_str(&format!(" ({n} secret value(s) redacted)"));
+    }
     if let Some(url) = &p.url {
         line.push_str(&format!("\n{url}"));
     }
@@ -80,9 +83,13 @@ pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet
     }
     if !quiet {
         note(&format!(
-            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or `forgestate flush` posts it",
+            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or `forgestate flush` posts it{}",
             record.kind().name(),
-            path.display()
+            path.display(),
+            record
+                .redacted
+                .map(|n| format!(" ({n} secret value(s) redacted)"))
+                .unwrap_or_default()
         ));
     }
 }

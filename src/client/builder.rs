@@ -282,7 +282,7 @@ impl ForgeBuilder {
             trusted: self.trusted_authors.join(", "),
         })?;
         let http = ForgeClient::builder(self.url)
-            .token(token)
+            .token(token.clone())
             .connect_timeout(self.connect_timeout.max(Duration::from_millis(1)))
             .request_timeout(self.request_timeout.max(Duration::from_millis(1)))
             .retry_budget(self.retry_budget)
@@ -323,6 +323,8 @@ impl ForgeBuilder {
         if let Some(keys) = self.redact_keys {
             client = client.with_redact_keys(keys);
         }
+        // The token in use is scrubbed from every record, wherever it appears.
+        client = client.with_redact_secret(&token);
         if let Some(outbox) = outbox {
             client = client.with_outbox(outbox, self.drain);
         }

@@ -17,7 +17,7 @@ pub use builder::ForgeBuilder;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
-use crate::format::{Kind, Payload, Record, Renderer, redact};
+use crate::format::{Kind, Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
 use crate::store::{Comment, Thread};
@@ -90,7 +90,7 @@ pub struct Client<T> {
     renderer: Renderer,
     resume: ResumeMap,
     trusted_authors: BTreeSet<String>,
-    redact_keys: Vec<String>,
+    redactor: Redactor,
 }
 
 impl<T: Thread> Client<T> {
@@ -101,10 +101,7 @@ impl<T: Thread> Client<T> {
             renderer,
             resume,
             trusted_authors: BTreeSet::new(),
-            redact_keys: crate::format::DEFAULT_REDACT_KEYS
-                .iter()
-                .map(|k| k.to_string())
-                .collect(),
+            redactor: Redactor::default(),
         }
     }
 
@@ -114,9 +111,15 @@ impl<T: Thread> Client<T> {
         self
     }
 
-    /// Redact the values of these keys (case-insensitive, any depth) before rendering.
+    /// Redact the values of keys matching these patterns (see [`Redactor`]) before rendering.
     pub fn with_redact_keys(mut self, keys: Vec<String>) -> Client<T> {
-        self.redact_keys = keys;
+        self.redactor = self.redactor.with_keys(keys);
+        self
+    }
+
+    /// Also scrub this secret (the forge token in use) from every string of every record.
+    pub fn with_redact_secret(mut self, secret: &secrecy::SecretString) -> Client<T> {
+        self.redactor = self.redactor.with_secret(secret);
         self
     }
 
@@ -153,16 +156,9 @@ impl<T: Thread> Client<T> {
         self.store.outbox()
     }
 
-    /// Redacts configured keys in the data or metrics, noting the count in the record.
+    /// Redacts secrets (see [`Redactor::redact_record`]), noting the count in the record.
     pub fn prepare(&self, mut record: Record) -> Record {
-        let value = match &mut record.payload {
-            Payload::Checkpoint { data, .. } => data,
-            Payload::Health { metrics, .. } => metrics,
-        };
-        let count = redact(value, &self.redact_keys);
-        if count > 0 {
-            record.redacted = Some(record.redacted.unwrap_or(0) + count);
-        }
+        self.redactor.redact_record(&mut record);
         record
     }
 

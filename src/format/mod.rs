@@ -9,6 +9,7 @@ mod parse;
 mod record;
 mod redact;
 mod render;
+mod shapes;
 mod time;
 mod validate;
 
@@ -16,10 +17,10 @@ pub use parse::{ParseError, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, empty_object, new_record_id,
 };
-pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, redact};
+pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS, check_body_cap,
-    check_field,
+    check_field, spoofing_char,
 };

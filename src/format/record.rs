@@ -261,6 +261,18 @@ mod tests {
     }
 
     #[test]
+    fn big_numbers_survive_the_flattened_json_shape() {
+        let data: Value =
+            serde_json::from_str(r#"{"big": 18446744073709551616, "n": 1e400, "f": 0.1}"#).unwrap();
+        let r = Record::checkpoint("a", "s", "p", data).unwrap();
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""big":18446744073709551616"#), "{text}");
+        let back: Record = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(back.data()["big"].to_string(), "18446744073709551616");
+    }
+
+    #[test]
     fn constructors_validate() {
         assert!(matches!(
             Record::checkpoint("a", "s", "p", json!([1])),

@@ -1,42 +1,194 @@
 //! Redaction at the boundary: secrets never reach a comment, which everyone who can read the
 //! repository can read.
+//!
+//! The whole policy is here, in [`Redactor`]: values under keys that look like secrets (by
+//! normalised pattern), and secrets recognised by their shape in any string (the forge token in
+//! use, URL passwords, PEM private keys, common token formats; see `shapes.rs`).
 
-use serde_json::Value;
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::{Map, Value};
+
+use super::record::{Payload, Record};
+use super::shapes::scrub;
 
 /// What replaces a redacted value.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// The keys redacted unless configured otherwise (matched case-insensitively, at any depth).
-pub const DEFAULT_REDACT_KEYS: [&str; 9] = [
+/// The key patterns redacted unless configured otherwise. A key matches when, lowercased and
+/// with everything but letters and digits removed, it contains a pattern treated the same way:
+/// `api-key`, `API_KEY` and `db_api_key` all match `api_key`.
+pub const DEFAULT_REDACT_KEYS: [&str; 10] = [
     "token",
+    "secret",
     "password",
     "passwd",
-    "secret",
     "api_key",
-    "apikey",
-    "authorization",
     "private_key",
     "access_key",
+    "credential",
+    "authorization",
+    "cookie",
 ];
 
-/// Replaces the value of every object key in `keys` (case-insensitive), at any depth, with
-/// `"[REDACTED]"`. Returns how many values were replaced.
-pub fn redact(value: &mut Value, keys: &[String]) -> u64 {
-    match value {
-        Value::Object(map) => map
-            .iter_mut()
-            .map(|(k, v)| {
-                if keys.iter().any(|key| key.eq_ignore_ascii_case(k)) {
-                    *v = Value::String(REDACTED.to_string());
-                    1
-                } else {
-                    redact(v, keys)
-                }
-            })
-            .sum(),
-        Value::Array(items) => items.iter_mut().map(|v| redact(v, keys)).sum(),
-        _ => 0,
+/// Decides what is redacted, and does it. Build one with [`Redactor::new`] (key patterns) and
+/// [`Redactor::with_secret`] (values to scrub wherever they appear).
+#[derive(Clone)]
+pub struct Redactor {
+    /// Normalised key patterns (never empty strings).
+    keys: Vec<String>,
+    secrets: Vec<SecretString>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("keys", &self.keys)
+            .field("secrets", &format_args!("{} hidden", self.secrets.len()))
+            .finish()
     }
+}
+
+impl Default for Redactor {
+    /// The default key patterns and no secret values.
+    fn default() -> Redactor {
+        Redactor::new(DEFAULT_REDACT_KEYS)
+    }
+}
+
+/// Lowercase, letters and digits only: `AWS_SECRET-Access.Key` becomes `awssecretaccesskey`.
+fn normalise(key: &str) -> String {
+    key.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl Redactor {
+    /// Redacts the values of keys matching these patterns (see [`DEFAULT_REDACT_KEYS`]).
+    pub fn new<I, S>(keys: I) -> Redactor
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Redactor {
+            keys: Vec::new(),
+            secrets: Vec::new(),
+        }
+        .with_keys(keys)
+    }
+
+    /// Replaces the key patterns, keeping the secret values.
+    pub fn with_keys<I, S>(mut self, keys: I) -> Redactor
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.keys = keys
+            .into_iter()
+            .map(|k| normalise(k.as_ref()))
+            .filter(|k| !k.is_empty())
+            .collect();
+        self
+    }
+
+    /// Also scrubs this value (the forge token in use) wherever it appears in any string.
+    pub fn with_secret(mut self, secret: &SecretString) -> Redactor {
+        if !secret.expose_secret().is_empty() {
+            self.secrets.push(secret.clone());
+        }
+        self
+    }
+
+    /// True when values under `key` are redacted.
+    pub fn key_matches(&self, key: &str) -> bool {
+        let key = normalise(key);
+        self.keys
+            .iter()
+            .any(|pattern| key.contains(pattern.as_str()))
+    }
+
+    /// Scrubs secrets from one string, replacing only the secret parts. Returns how many.
+    pub fn redact_text(&self, text: &mut String) -> u64 {
+        let secrets: Vec<&str> = self.secrets.iter().map(|s| s.expose_secret()).collect();
+        match scrub(text, &secrets) {
+            Some((clean, count)) => {
+                *text = clean;
+                count
+            }
+            None => 0,
+        }
+    }
+
+    /// Redacts a JSON value in place: at any depth, the value of every key matching a pattern
+    /// (except `null`, booleans and numbers, which hold no secret) becomes `"[REDACTED]"`, and every string
+    /// (object keys included) is scrubbed. Returns how many secrets were replaced.
+    pub fn redact(&self, value: &mut Value) -> u64 {
+        match value {
+            Value::Object(map) => self.redact_object(map),
+            Value::Array(items) => items.iter_mut().map(|v| self.redact(v)).sum(),
+            Value::String(text) => self.redact_text(text),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+    }
+
+    fn redact_object(&self, map: &mut Map<String, Value>) -> u64 {
+        let mut count = 0;
+        for (key, value) in map.iter_mut() {
+            // Secrets are text: a count under a matching key (`max_tokens: 4096`) is kept.
+            let holds_secret = !matches!(value, Value::Null | Value::Bool(_) | Value::Number(_));
+            if holds_secret && self.key_matches(key) {
+                if value.as_str() != Some(REDACTED) {
+                    *value = Value::String(REDACTED.to_string());
+                    count += 1;
+                }
+            } else {
+                count += self.redact(value);
+            }
+        }
+        let mut renamed = Vec::new();
+        for key in map.keys() {
+            let mut clean = key.clone();
+            let n = self.redact_text(&mut clean);
+            if n > 0 {
+                renamed.push((key.clone(), clean));
+                count += n;
+            }
+        }
+        for (old, new) in renamed {
+            if let Some(v) = map.remove(&old) {
+                map.insert(new, v);
+            }
+        }
+        count
+    }
+
+    /// Redacts a record before it is written: its data or metrics as [`Redactor::redact`] does,
+    /// and secrets in its header values (agent, session, phase, status, next check), which are
+    /// scrubbed rather than refused so an agent's checkpoint is never lost to a typo. The count is
+    /// added to the record's `Redacted:` header. Returns the count.
+    pub fn redact_record(&self, record: &mut Record) -> u64 {
+        let mut count = self.redact_text(&mut record.agent) + self.redact_text(&mut record.session);
+        count += match &mut record.payload {
+            Payload::Checkpoint { phase, data } => self.redact_text(phase) + self.redact(data),
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => {
+                let next = next_check.as_mut().map_or(0, |n| self.redact_text(n));
+                self.redact_text(status) + next + self.redact(metrics)
+            }
+        };
+        if count > 0 {
+            record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
+        }
+        count
+    }
+}
+
+/// Redacts `value` with these key patterns and no secret values; see [`Redactor::redact`].
+pub fn redact(value: &mut Value, keys: &[String]) -> u64 {
+    Redactor::new(keys).redact(value)
 }
 
 #[cfg(test)]
@@ -45,7 +197,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn redacts_at_any_depth_case_insensitively() {
+    fn redacts_at_any_depth_whatever_the_case() {
         let keys: Vec<String> = DEFAULT_REDACT_KEYS.iter().map(|k| k.to_string()).collect();
         let mut v = json!({
             "Token": "abc", "branch": "b",
@@ -57,10 +209,109 @@ mod tests {
             json!({"Token": "[REDACTED]", "branch": "b",
                    "deploy": {"API_KEY": "[REDACTED]", "hosts": [{"password": "[REDACTED]"}, {"user": "u"}]}})
         );
-        assert_eq!(
-            redact(&mut json!({"tokens": 1, "x": "token"}), &keys),
-            0,
-            "whole keys only"
+    }
+
+    #[test]
+    fn keys_match_by_normalised_pattern() {
+        let r = Redactor::default();
+        for key in [
+            "api_token",
+            "github_token",
+            "access_token",
+            "client_secret",
+            "db_password",
+            "AWS_SECRET_ACCESS_KEY",
+            "aws-access-key-id",
+            "api-key",
+            "ApiKey",
+            "ssh_private_key",
+            "privateKey",
+            "MYSQL_PASSWD",
+            "credentials",
+            "Authorization",
+            "Set-Cookie",
+        ] {
+            assert!(r.key_matches(key), "{key}");
+        }
+        for key in [
+            "branch_name",
+            "author",
+            "issue_number",
+            "phase",
+            "key",
+            "pass",
+        ] {
+            assert!(!r.key_matches(key), "{key}");
+        }
+        let custom = Redactor::new(["Session-Key"]);
+        assert!(custom.key_matches("SESSION_KEY") && !custom.key_matches("token"));
+        assert!(
+            !Redactor::new(["", "-"]).key_matches("anything"),
+            "empty patterns match nothing"
         );
+    }
+
+    #[test]
+    fn null_booleans_and_numbers_are_kept_and_redaction_is_idempotent() {
+        let r = Redactor::default();
+        let mut v = json!({"use_token": true, "password": null, "token": "[REDACTED]",
+                           "max_tokens": 4096, "secret": "s3cr3t"});
+        assert_eq!(r.redact(&mut v), 1);
+        assert_eq!(
+            v,
+            json!({"use_token": true, "password": null, "token": "[REDACTED]",
+                   "max_tokens": 4096, "secret": "[REDACTED]"})
+        );
+        assert_eq!(r.redact(&mut v), 0);
+    }
+
+    #[test]
+    fn the_token_in_use_is_scrubbed_from_every_string_and_key() {
+        let token = SecretString::from("f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed");
+        let r = Redactor::default().with_secret(&token);
+        let mut v = json!({
+            "log": ["GET /api/v1/user with f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed -> 200"],
+            "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed": 1,
+            "remote": "https://bot:pw@forge/x.git",
+        });
+        assert_eq!(r.redact(&mut v), 3);
+        assert_eq!(
+            v,
+            json!({"log": ["GET /api/v1/user with [REDACTED] -> 200"], "[REDACTED]": 1,
+                   "remote": "https://bot:[REDACTED]@forge/x.git"})
+        );
+        let shown = format!("{r:?}");
+        assert!(!shown.contains("f00dfeed"), "{shown}");
+        assert!(shown.contains("1 hidden"), "{shown}");
+    }
+
+    #[test]
+    fn records_are_scrubbed_in_data_and_headers() {
+        let token = SecretString::from("tok-0123456789");
+        let r = Redactor::default().with_secret(&token);
+        let mut c = Record::checkpoint(
+            "agent",
+            "s-tok-0123456789",
+            "p",
+            json!({"github_token": "ghp_x", "n": 1}),
+        )
+        .unwrap();
+        assert_eq!(r.redact_record(&mut c), 2);
+        assert_eq!(c.session, "s-[REDACTED]");
+        assert_eq!(c.data(), &json!({"github_token": "[REDACTED]", "n": 1}));
+        assert_eq!(c.redacted, Some(2));
+        let mut h = Record::health(
+            "a",
+            "s",
+            "ok tok-0123456789",
+            json!({}),
+            Some("tok-0123456789"),
+        )
+        .unwrap();
+        assert_eq!(r.redact_record(&mut h), 2);
+        assert_eq!(h.redacted, Some(2));
+        let mut clean = Record::checkpoint("a", "s", "p", json!({"k": "v"})).unwrap();
+        assert_eq!(r.redact_record(&mut clean), 0);
+        assert_eq!(clean.redacted, None);
     }
 }

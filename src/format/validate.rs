@@ -34,6 +34,62 @@ pub enum FieldError {
     EdgeWhitespace { field: &'static str },
     #[error("{field} contains ``` which would open a code fence in the comment")]
     Fence { field: &'static str },
+    #[error(
+        "{field} contains U+{code:04X} ({name}) at character {index}, which is invisible or \
+         reorders text, so one name could pass for another in the forge's UI; remove it"
+    )]
+    Spoofing {
+        field: &'static str,
+        code: u32,
+        name: &'static str,
+        index: usize,
+    },
+}
+
+/// If `c` is a bidirectional control or an invisible character that would let one name display
+/// as another, a short description of it.
+fn spoofing_kind(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+            "a bidirectional embedding, override or isolate"
+        }
+        '\u{200E}' | '\u{200F}' | '\u{061C}' => "a bidirectional mark",
+        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => "a zero-width character",
+        // The rest of Unicode's format (Cf) category, fillers that render as nothing, and
+        // variation selectors, which are invisible after ordinary letters.
+        '\u{00AD}'
+        | '\u{034F}'
+        | '\u{0600}'..='\u{0605}'
+        | '\u{06DD}'
+        | '\u{070F}'
+        | '\u{0890}'
+        | '\u{0891}'
+        | '\u{08E2}'
+        | '\u{115F}'
+        | '\u{1160}'
+        | '\u{17B4}'
+        | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{2061}'..='\u{2065}'
+        | '\u{206A}'..='\u{206F}'
+        | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FFA0}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{110BD}'
+        | '\u{110CD}'
+        | '\u{13430}'..='\u{1343F}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}' => "an invisible formatting character",
+        _ => return None,
+    })
+}
+
+/// The first bidirectional control or invisible character in `value`, if any. Writes refuse
+/// such header values; readers may use this to flag records that were written elsewhere.
+pub fn spoofing_char(value: &str) -> Option<char> {
+    value.chars().find(|&c| spoofing_kind(c).is_some())
 }
 
 /// Checks one header value (agent, session, phase, status, next check).
@@ -51,6 +107,14 @@ pub fn check_field(field: &'static str, value: &str) -> Result<(), FieldError> {
             return Err(FieldError::ControlChar {
                 field,
                 code: c as u32,
+                index,
+            });
+        }
+        if let Some(name) = spoofing_kind(c) {
+            return Err(FieldError::Spoofing {
+                field,
+                code: c as u32,
+                name,
                 index,
             });
         }
@@ -114,6 +178,58 @@ mod tests {
             Err(FieldError::Fence { .. })
         ));
         assert!(check_field("phase", "subtask_3_complete: ok [x]").is_ok());
+    }
+
+    #[test]
+    fn refuses_bidi_controls_and_invisible_characters() {
+        for c in [
+            '\u{202A}',
+            '\u{202B}',
+            '\u{202C}',
+            '\u{202D}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{061C}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{2060}',
+            '\u{00AD}',
+            '\u{FE0F}',
+            '\u{E0041}',
+            '\u{3164}',
+        ] {
+            let value = format!("impl{c}-worker");
+            let err = check_field("agent", &value).unwrap_err();
+            assert!(
+                matches!(err, FieldError::Spoofing { field: "agent", code, index: 4, .. } if code == c as u32),
+                "U+{:04X}: {err:?}",
+                c as u32
+            );
+            assert_eq!(spoofing_char(&value), Some(c));
+        }
+        let msg = check_field("session", "s\u{202E}1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("session contains U+202E (a bidirectional"),
+            "{msg}"
+        );
+        for ok in [
+            "café-worker",
+            "агент",
+            "エージェント",
+            "agent 🚀",
+            "subtask_3: ok",
+        ] {
+            assert!(check_field("agent", ok).is_ok(), "{ok}");
+            assert_eq!(spoofing_char(ok), None);
+        }
     }
 
     #[test]

@@ -93,3 +93,27 @@ pub fn samples<S: Strategy>(strategy: S, n: usize) -> Vec<S::Value> {
         })
         .collect()
 }
+
+/// JSON equality as Python's `json` sees it: integers compare by their exact digits, other
+/// numbers by their double value (Python writes `1e-07` where Rust writes `1e-7`), everything
+/// else structurally.
+pub fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let integer = |n: &serde_json::Number| !n.to_string().contains(['.', 'e', 'E']);
+            match (integer(x), integer(y)) {
+                (true, true) => x.to_string() == y.to_string(),
+                _ => x.as_f64().is_some() && x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}

@@ -1,0 +1,334 @@
+//! Secrets recognised by their shape inside any string: given secret values (the forge token in
+//! use), passwords in URLs, PEM private keys and common token formats.
+//!
+//! Only the secret part of a string is replaced (`https://user:[REDACTED]@host/x`), so the rest of
+//! the value stays useful. Pure string work; [`super::redact`] decides where it is applied.
+
+use super::redact::REDACTED;
+
+/// Replaces every secret found in `text` with [`REDACTED`]. Returns the new text and how many
+/// secrets were replaced, or `None` when there were none.
+pub(crate) fn scrub(text: &str, secrets: &[&str]) -> Option<(String, u64)> {
+    let mut spans = Vec::new();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        spans.extend(text.match_indices(secret).map(|(at, s)| (at, at + s.len())));
+    }
+    url_credentials(text, &mut spans);
+    pem_private_keys(text, &mut spans);
+    token_formats(text, &mut spans);
+    bearer(text, &mut spans);
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for &(start, end) in &merged {
+        out.push_str(&text[at..start]);
+        out.push_str(REDACTED);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    Some((out, merged.len() as u64))
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// True when `at` starts a word: the byte before it is not part of a token.
+fn at_boundary(text: &str, at: usize) -> bool {
+    at == 0 || !is_token_byte(text.as_bytes()[at - 1])
+}
+
+/// Length of the run of bytes from `from` satisfying `ok`.
+fn run(text: &str, from: usize, ok: impl Fn(u8) -> bool) -> usize {
+    text.as_bytes()[from..]
+        .iter()
+        .take_while(|&&b| ok(b))
+        .count()
+}
+
+/// `scheme://user:password@host`: the password. `scheme://<long token>@host`: the token.
+fn url_credentials(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for (i, _) in text.match_indices("://") {
+        let start = i + 3;
+        let rest = &text[start..];
+        let len = rest
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`')
+            })
+            .unwrap_or(rest.len());
+        let authority = &rest[..len];
+        let Some(at) = authority.rfind('@') else {
+            continue;
+        };
+        let userinfo = &authority[..at];
+        match userinfo.find(':') {
+            Some(colon) => {
+                let password = &userinfo[colon + 1..];
+                if !password.is_empty() && password != REDACTED {
+                    spans.push((start + colon + 1, start + at));
+                }
+            }
+            // `https://<token>@github.com` is how tokens end up in git remotes; `git@` is not.
+            None if userinfo.len() >= 20 && userinfo.bytes().all(is_token_byte) => {
+                spans.push((start, start + at));
+            }
+            None => {}
+        }
+    }
+}
+
+/// `-----BEGIN ... PRIVATE KEY-----` up to its `-----END ...-----` line, or to the end.
+fn pem_private_keys(text: &str, spans: &mut Vec<(usize, usize)>) {
+    const BEGIN: &str = "-----BEGIN ";
+    for (i, _) in text.match_indices(BEGIN) {
+        let label_start = i + BEGIN.len();
+        let line_end = text[label_start..]
+            .find('\n')
+            .map_or(text.len(), |n| label_start + n);
+        let Some(label_len) = text[label_start..line_end].find("-----") else {
+            continue;
+        };
+        let label = &text[label_start..label_start + label_len];
+        if !label.contains("PRIVATE KEY") {
+            continue;
+        }
+        let end_marker = format!("-----END {label}-----");
+        let end = text[label_start..]
+            .find(&end_marker)
+            .map_or(text.len(), |n| label_start + n + end_marker.len());
+        spans.push((i, end));
+    }
+}
+
+/// A token format: a prefix, then at least this many bytes that the function accepts.
+type Format = (&'static str, usize, fn(u8) -> bool);
+
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+fn alnum_underscore(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+fn upper_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+/// Widely used token formats whose prefix makes them recognisable.
+const FORMATS: &[Format] = &[
+    // GitHub: personal, OAuth, user-to-server, server-to-server, refresh; fine-grained PATs.
+    ("ghp_", 30, alnum),
+    ("gho_", 30, alnum),
+    ("ghu_", 30, alnum),
+    ("ghs_", 30, alnum),
+    ("ghr_", 30, alnum),
+    ("github_pat_", 22, alnum_underscore),
+    // GitLab personal, deploy and runner tokens.
+    ("glpat-", 20, is_token_byte),
+    ("gldt-", 20, is_token_byte),
+    ("glrt-", 20, is_token_byte),
+    // Slack.
+    ("xoxb-", 10, is_token_byte),
+    ("xoxp-", 10, is_token_byte),
+    ("xoxa-", 10, is_token_byte),
+    ("xoxr-", 10, is_token_byte),
+    ("xoxs-", 10, is_token_byte),
+    ("xapp-", 10, is_token_byte),
+    // AWS access key ids.
+    ("AKIA", 16, upper_digit),
+    ("ASIA", 16, upper_digit),
+    // Google API keys.
+    ("AIza", 35, is_token_byte),
+    // OpenAI and Anthropic (`sk-ant-...`) keys.
+    ("sk-", 20, is_token_byte),
+    // Stripe.
+    ("sk_live_", 16, alnum),
+    ("sk_test_", 16, alnum),
+    ("rk_live_", 16, alnum),
+    // npm, PyPI, Hugging Face.
+    ("npm_", 36, alnum),
+    ("pypi-", 50, is_token_byte),
+    ("hf_", 30, alnum),
+];
+
+fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for &(prefix, min, ok) in FORMATS {
+        for (i, _) in text.match_indices(prefix) {
+            if !at_boundary(text, i) {
+                continue;
+            }
+            let from = i + prefix.len();
+            let len = run(text, from, ok);
+            if len >= min && !text[from + len..].starts_with(|c: char| c.is_alphanumeric()) {
+                spans.push((i, from + len));
+            }
+        }
+    }
+    // JSON Web Tokens: three base64url segments, the first two JSON objects (`eyJ` is `{"`).
+    for (i, _) in text.match_indices("eyJ") {
+        if !at_boundary(text, i) {
+            continue;
+        }
+        let len = run(text, i, |b| is_token_byte(b) || b == b'.');
+        let parts: Vec<&str> = text[i..i + len].split('.').collect();
+        if parts.len() >= 3
+            && parts[0].len() >= 10
+            && parts[1].len() >= 10
+            && parts[1].starts_with("eyJ")
+            && !parts[2].is_empty()
+        {
+            spans.push((i, i + len));
+        }
+    }
+}
+
+/// `Bearer <credential>`, as in a copied `Authorization:` header line.
+fn bearer(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for prefix in ["Bearer ", "bearer "] {
+        for (i, _) in text.match_indices(prefix) {
+            let from = i + prefix.len();
+            let len = run(text, from, |b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
+            });
+            let credential = &text[from..from + len];
+            if len >= 16
+                && credential.bytes().any(|b| b.is_ascii_digit())
+                && credential.bytes().any(|b| b.is_ascii_alphabetic())
+            {
+                spans.push((from, from + len));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scrubbed(text: &str, secrets: &[&str]) -> (String, u64) {
+        scrub(text, secrets).unwrap_or((text.to_string(), 0))
+    }
+
+    #[test]
+    fn given_secrets_are_replaced_anywhere_in_a_string() {
+        let tok = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(
+            scrubbed(&format!("curl -H 'token {tok}' and again:{tok}."), &[tok]),
+            ("curl -H 'token [REDACTED]' and again:[REDACTED].".into(), 2)
+        );
+        assert_eq!(
+            scrubbed("nothing here", &[tok, ""]),
+            ("nothing here".into(), 0)
+        );
+    }
+
+    #[test]
+    fn url_passwords_are_replaced_and_the_rest_kept() {
+        assert_eq!(
+            scrubbed(
+                "git remote: https://user:s3cr%40t@forge.example.com/acme/app.git",
+                &[]
+            ),
+            (
+                "git remote: https://user:[REDACTED]@forge.example.com/acme/app.git".into(),
+                1
+            )
+        );
+        assert_eq!(
+            scrubbed(
+                "https://x-access-token:abc@github.com/a/b https://oauth2:@h/",
+                &[]
+            ),
+            (
+                "https://x-access-token:[REDACTED]@github.com/a/b https://oauth2:@h/".into(),
+                1
+            )
+        );
+        let long = "https://0123456789abcdefghij0123@github.com/a";
+        assert_eq!(scrubbed(long, &[]).0, "https://[REDACTED]@github.com/a");
+        for kept in [
+            "ssh://git@github.com/a/b",
+            "https://example.com/a@b",
+            "mailto:u@h",
+        ] {
+            assert_eq!(scrubbed(kept, &[]), (kept.to_string(), 0), "{kept}");
+        }
+        let already = "https://u:[REDACTED]@h/x";
+        assert_eq!(scrubbed(already, &[]), (already.to_string(), 0));
+    }
+
+    #[test]
+    fn pem_private_keys_are_replaced_whole() {
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+        assert_eq!(
+            scrubbed(&format!("key:\n{key}\nafter"), &[]),
+            ("key:\n[REDACTED]\nafter".into(), 1)
+        );
+        assert_eq!(
+            scrubbed("-----BEGIN RSA PRIVATE KEY-----\nMIIE (truncated", &[]),
+            ("[REDACTED]".into(), 1)
+        );
+        let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+        assert_eq!(scrubbed(cert, &[]).1, 0, "public material is kept");
+    }
+
+    #[test]
+    fn common_token_formats_are_replaced() {
+        let cases = [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "glpat-abcdefghij0123456789",
+            "xoxb-123456789012-abcdefghij",
+            "AKIAIOSFODNN7EXAMPLE",
+            "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+            "sk-proj-abcdefghij0123456789XYZ",
+            "sk-ant-api03-abcdefghij0123456789",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        ];
+        for token in cases {
+            assert_eq!(
+                scrubbed(&format!("token={token} end"), &[]),
+                ("token=[REDACTED] end".into(), 1),
+                "{token}"
+            );
+        }
+        assert_eq!(
+            scrubbed("Authorization: Bearer abcdef0123456789abcdef", &[]),
+            ("Authorization: Bearer [REDACTED]".into(), 1)
+        );
+    }
+
+    #[test]
+    fn ordinary_text_is_kept() {
+        for kept in [
+            "task-sk-0123456789abcdefghij0123",
+            "ghp_short",
+            "subtask_3_complete",
+            "Bearer of bad news, the bearer shares",
+            "feat/issue-42 at 0123456789abcdef0123456789abcdef01234567",
+            "AKIA is a prefix",
+        ] {
+            assert_eq!(scrubbed(kept, &[]), (kept.to_string(), 0), "{kept}");
+        }
+    }
+
+    #[test]
+    fn overlapping_finds_count_once() {
+        let tok = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let url = format!("https://x:{tok}@github.com/a");
+        assert_eq!(
+            scrubbed(&url, &[tok]),
+            ("https://x:[REDACTED]@github.com/a".into(), 1)
+        );
+    }
+}
