@@ -5,12 +5,14 @@
 //! configuration.
 
 mod args;
+mod errors;
 mod output;
+mod remote;
+mod table;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
@@ -68,13 +70,11 @@ impl From<InputError> for Failure {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match errors::parse_args() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EX_USAGE } else { 0 });
-        }
+        Err(code) => return ExitCode::from(code),
     };
+    table::set_color(cli.color);
     init_logging(&cli);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -82,14 +82,15 @@ pub fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            output::note(&format!("cannot start the async runtime: {e}"));
+            let message = format!("cannot start the async runtime: {e}");
+            errors::report(EX_IOERR, &message, cli.json);
             return ExitCode::from(EX_IOERR);
         }
     };
     match runtime.block_on(run(&cli)) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            output::note(&format!("error: {}", f.message));
+            errors::report(f.code, &f.message, cli.json);
             ExitCode::from(f.code)
         }
     }
@@ -115,7 +116,7 @@ fn init_logging(cli: &Cli) {
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(table::stderr_color())
         .with_target(false)
         .finish()
         .with(filter)
@@ -165,7 +166,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Latest(a) => {
             let client = open(cli)?;
             flush_first(cli, &client).await;
-            let filter = filter(&a.filter, None);
+            let filter = filter(&a.filter, None)?;
             let (entry, warnings) = client.latest(&filter).await?;
             warn(&warnings);
             output::latest(entry.as_ref(), cli.json);
@@ -180,7 +181,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::List(a) => {
-            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?);
+            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?)?;
             let client = open(cli)?;
             flush_first(cli, &client).await;
             let scan = client.list(&filter, a.limit).await?;
@@ -192,15 +193,10 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             let client = open(cli)?;
             let report = client.flush(Effort::Full).await;
             output::flushed(&report, client.outbox().map(|o| o.dir()), cli.json);
-            match report.error {
-                // The forge is still unreachable: try again later.
-                Some(e) if report.left > 0 && e.category() == Category::Io => {
-                    output::note(&format!("error: {e}"));
-                    Ok(EX_TEMPFAIL)
-                }
-                Some(e) if report.left > 0 => Err(e.into()),
-                _ if report.busy => Ok(EX_TEMPFAIL),
-                _ => Ok(0),
+            match errors::flush_failure(&report) {
+                Some((code, _)) if report.busy && report.error.is_none() => Ok(code),
+                Some((code, message)) => Err(Failure { code, message }),
+                None => Ok(0),
             }
         }
         Command::Parse(a) => {
@@ -210,19 +206,24 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     }
 }
 
-fn filter(f: &args::FilterArgs, since: Option<chrono::DateTime<chrono::Utc>>) -> Filter {
-    Filter {
+fn filter(
+    f: &args::FilterArgs,
+    since: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<Filter, Failure> {
+    args::check_glob("--agent", f.agent.as_deref())?;
+    args::check_glob("--session", f.session.as_deref())?;
+    Ok(Filter {
         agent: f.agent.clone(),
         session: f.session.clone(),
         kind: f.kind.map(Into::into),
         since,
-    }
+    })
 }
 
 /// Loads the configuration and opens the store, saying so when a default store was chosen.
 fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
     let config = Config::load(cli.config.as_deref())?;
-    let over = Overrides {
+    let mut over = Overrides {
         store: cli.store.clone(),
         url: cli.url.clone(),
         owner: cli.owner.clone(),
@@ -230,6 +231,13 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
     };
+    remote::split_repo(&mut over).map_err(|message| Failure {
+        code: EX_USAGE,
+        message,
+    })?;
+    if let Ok(cwd) = std::env::current_dir() {
+        over = remote::infer(&config, over, &cwd);
+    }
     let (client, note) = config.client(&over)?;
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
@@ -270,12 +278,21 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
             let permanent = matches!(cause.category(), Category::Config | Category::Data);
             if permanent {
                 output::note(&format!(
-                    "ERROR: {cause}\nforgestate: fix this, then run `forgestate flush`: flushing \
-                     cannot succeed until it is fixed"
+                    "error: {cause}; fix this, then run `forgestate flush`: flushing cannot \
+                     succeed until it is fixed"
                 ));
             }
-            output::spooled(&record, &path, &cause, cli.json, cli.quiet && !permanent);
-            Ok(if cli.strict { EX_TEMPFAIL } else { 0 })
+            let code = if cli.strict { EX_TEMPFAIL } else { 0 };
+            let fail = Some(code).filter(|&c| c != 0);
+            output::spooled(
+                &record,
+                &path,
+                &cause,
+                cli.json,
+                cli.quiet && !permanent,
+                fail,
+            );
+            Ok(code)
         }
         Outcome::Failed(e) => Err(e.into()),
     }
@@ -289,13 +306,21 @@ fn parse_verb(body: Option<String>, as_json: bool) -> Result<u8, Failure> {
             Ok(0)
         }
         Err(e) => {
+            // Say "not a record" once, whether or not the reason already does.
+            let reason = e.to_string();
+            let message = if reason.starts_with("not a record") {
+                reason
+            } else {
+                format!("not a record: {reason}")
+            };
+            output::error(&message);
             if as_json {
-                output::json(&json!({"error": {"code": e.code(), "message": e.to_string()}}));
+                errors::print_doc(errors::ErrorBody {
+                    reason: Some(e.code()),
+                    ..errors::ErrorBody::new(EX_DATAERR, &message)
+                });
             }
-            Err(Failure {
-                code: EX_DATAERR,
-                message: format!("not a valid record: {e}"),
-            })
+            Ok(EX_DATAERR)
         }
     }
 }

@@ -2,12 +2,12 @@
 //!
 //! Only this module writes to stdout. Writes ignore a closed pipe (`forgestate list | head`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::{Value, json};
-
-use std::path::Path;
 
 use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
@@ -15,11 +15,23 @@ use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
 use forgestate::{Error, FlushReport, Posted};
 
+use super::errors::{self, ErrorBody};
+use super::table;
+
+/// Set once a JSON document is on stdout, so a later failure does not print a second one.
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
 /// Prints a value as one pretty JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    PRINTED.store(true, Ordering::Relaxed);
     out(&text);
+}
+
+/// Whether a JSON document was already printed.
+pub fn printed() -> bool {
+    PRINTED.load(Ordering::Relaxed)
 }
 
 /// Writes text and a newline to stdout.
@@ -28,9 +40,30 @@ pub fn out(text: &str) {
     let _ = writeln!(stdout, "{text}");
 }
 
-/// A human message on stderr, prefixed like every forgestate message.
+/// A human message on stderr, prefixed like every forgestate message. A text that starts with
+/// `error: ` or `warning: ` gets that level's prefix (coloured when stderr may be).
 pub fn note(text: &str) {
+    for level in ["error", "warning"] {
+        if let Some(rest) = text.strip_prefix(level).and_then(|t| t.strip_prefix(": ")) {
+            return leveled(level, rest);
+        }
+    }
     let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
+}
+
+/// `forgestate: error: {text}` on stderr.
+pub fn error(text: &str) {
+    leveled("error", text);
+}
+
+fn leveled(level: &str, text: &str) {
+    let prefix = table::prefix(level, table::stderr_color());
+    let _ = writeln!(std::io::stderr().lock(), "{prefix}{text}");
+}
+
+/// Text on stderr as it is (clap's usage lines after its error line).
+pub fn raw_err(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 pub fn initialized(location: &str, author: &str, as_json: bool) {
@@ -70,13 +103,31 @@ fn place(e: &Entry) -> String {
     }
 }
 
-pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet: bool) {
+/// A record spooled to the outbox. `fail` is the exit code when that counts as a failure
+/// (`--strict`); the JSON document then carries the `error` object too.
+pub fn spooled(
+    record: &Record,
+    path: &Path,
+    cause: &Error,
+    as_json: bool,
+    quiet: bool,
+    fail: Option<u8>,
+) {
     let id = record.id.as_deref().unwrap_or("(no id)");
     if as_json {
-        json(&json!({
+        let mut doc = json!({
             "id": id, "comment_id": null, "url": null, "spooled": path, "cause": cause.to_string(),
             "record": record,
-        }));
+        });
+        if let Some(code) = fail {
+            let message = format!(
+                "{} {id} was spooled to the outbox, not posted (--strict); `forgestate flush` \
+                 posts it",
+                record.kind().name()
+            );
+            doc["error"] = json!(ErrorBody::new(code, &message));
+        }
+        json(&doc);
     }
     if !quiet {
         note(&format!(
@@ -94,9 +145,13 @@ pub fn flushed(report: &FlushReport, dir: Option<&Path>, as_json: bool) {
         .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
         .collect();
     if as_json {
+        let failure = errors::flush_failure(report);
+        let error = failure
+            .as_ref()
+            .map(|(code, message)| ErrorBody::new(*code, message));
         return json(&json!({
             "posted": posted, "already_posted": report.already_posted, "left": report.left,
-            "busy": report.busy, "outbox": dir, "error": report.error.as_ref().map(ToString::to_string),
+            "busy": report.busy, "outbox": dir, "error": error,
         }));
     }
     let dir = dir.map_or_else(
@@ -161,7 +216,8 @@ pub fn latest(entry: Option<&Entry>, as_json: bool) {
     match (entry, as_json) {
         (e, true) => json(&e),
         (Some(e), false) => out(&entry_text(e)),
-        (None, false) => out("no matching record found"),
+        // On stderr, so `forgestate latest | wc -l` counts records.
+        (None, false) => note("no matching record found"),
     }
 }
 
@@ -183,9 +239,16 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
     } else {
         ""
     };
+    let point = if r.unmapped {
+        format!(
+            "{} (the default: phase {} is not in the resume map of {agent})",
+            r.resume_point, r.phase
+        )
+    } else {
+        r.resume_point.clone()
+    };
     out(&format!(
-        "resume point: {}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
-        r.resume_point,
+        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
         r.phase,
         pretty(&r.data)
     ));
@@ -202,15 +265,18 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
         }
         return json(&doc);
     }
+    if scan.entries.is_empty() && (!with_invalid || scan.rejected.is_empty()) {
+        // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
+        return note("no matching records");
+    }
+    if std::io::stdout().is_terminal() {
+        return out(table_text(scan, with_invalid, chrono::Utc::now()).trim_end());
+    }
     let mut text = String::new();
     for e in &scan.entries {
         let r = &e.record;
-        let what = match &r.payload {
-            Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
-            Payload::Health { status, .. } => format!("status={status}"),
-        };
         text.push_str(&format!(
-            "{:>6}  {}  {:<10}  {}  {}  {what}{}\n",
+            "{:>6}  {}  {:<10}  {}  {}  {}{}\n",
             e.comment
                 .id
                 .map_or_else(|| "queued".to_string(), |id| id.to_string()),
@@ -218,6 +284,7 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
             r.kind().name(),
             r.agent,
             r.session,
+            what(e),
             if e.comment.edited {
                 "  (edited)"
             } else if e.comment.pending {
@@ -238,8 +305,101 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
             ));
         }
     }
-    if text.is_empty() {
-        text.push_str("no matching records\n");
-    }
     out(text.trim_end());
+}
+
+/// `phase=...` or `status=...`.
+fn what(e: &Entry) -> String {
+    match &e.record.payload {
+        Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
+        Payload::Health { status, .. } => format!("status={status}"),
+    }
+}
+
+/// `list` at a terminal: a header, aligned columns, and ages instead of timestamps.
+fn table_text(scan: &Scan, with_invalid: bool, now: chrono::DateTime<chrono::Utc>) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for e in &scan.entries {
+        let r = &e.record;
+        let mut detail = what(e);
+        if e.comment.edited {
+            detail.push_str(" (edited)");
+        } else if e.comment.pending {
+            detail.push_str(" (pending)");
+        }
+        rows.push(vec![
+            e.comment
+                .id
+                .map_or_else(|| "queued".to_string(), |id| id.to_string()),
+            table::relative_age(e.comment.created_at, now),
+            r.kind().name().to_string(),
+            r.agent.clone(),
+            r.session.clone(),
+            detail,
+        ]);
+    }
+    if with_invalid {
+        for rej in &scan.rejected {
+            rows.push(vec![
+                rej.comment.id.map_or_else(String::new, |id| id.to_string()),
+                table::relative_age(rej.comment.created_at, now),
+                "invalid".to_string(),
+                format!("by {}", rej.comment.author),
+                String::new(),
+                format!("{}: {}", rej.code.code(), rej.reason),
+            ]);
+        }
+    }
+    let header = ["ID", "POSTED", "KIND", "AGENT", "SESSION", "DETAIL"];
+    table::render(&header, &rows, table::stdout_color())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, Utc};
+    use forgestate::scan::CommentInfo;
+    use serde_json::json;
+
+    fn entry(id: u64, agent: &str, phase: &str, age_secs: i64) -> Entry {
+        let at = Utc::now() - Duration::seconds(age_secs);
+        Entry {
+            record: Record::checkpoint(agent, "s1", phase, json!({})).unwrap(),
+            comment: CommentInfo {
+                id: Some(id),
+                author: "bot".into(),
+                created_at: at,
+                updated_at: at,
+                url: None,
+                edited: false,
+                pending: false,
+            },
+        }
+    }
+
+    #[test]
+    fn the_terminal_table_has_a_header_aligned_columns_and_ages() {
+        let scan = Scan {
+            entries: vec![
+                entry(7, "implementation-worker", "clone_complete", 3 * 60 + 10),
+                entry(1234, "w", "pr_created", 2),
+            ],
+            ..Scan::default()
+        };
+        let text = table_text(&scan, false, Utc::now());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("ID    POSTED    KIND"), "{text}");
+        assert!(
+            lines[1].starts_with("7     3m ago    checkpoint  implementation-worker  s1"),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("1234  just now  checkpoint  w                      s1"),
+            "{text}"
+        );
+        let col = |l: &str| l.find("phase=");
+        assert_eq!(col(lines[1]), col(lines[2]), "{text}");
+        assert_eq!(col(lines[1]), lines[0].find("DETAIL"), "{text}");
+    }
 }
