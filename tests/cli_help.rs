@@ -29,6 +29,9 @@ fn entries(text: &str) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     let mut in_args = false;
     for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
         if !line.starts_with(' ') {
             in_args =
                 line.ends_with("Options:") || line.ends_with("options:") || *line == "Arguments:";
@@ -47,7 +50,7 @@ fn entries(text: &str) -> Vec<(String, bool)> {
             .is_some_and(|(_, rest)| !rest.trim().is_empty());
         let next_line = lines.get(i + 1).is_some_and(|next| {
             let t = next.trim_start();
-            !t.is_empty() && next.len() - t.len() > indent + 4
+            !t.is_empty() && !t.starts_with('-') && next.len() - t.len() > indent
         });
         found.push((trimmed.to_string(), same_line || next_line));
     }

@@ -52,29 +52,47 @@ pub fn flush_failure(report: &FlushReport) -> Option<(u8, String)> {
 
 /// The `error` object. Field order is the key order on the wire, the same for every verb.
 #[derive(Debug, Serialize)]
-pub struct ErrorBody<'a> {
+pub struct ErrorBody {
     pub code: u8,
     pub category: &'static str,
-    pub message: &'a str,
+    /// The message on one line.
+    pub message: String,
     /// Why a comment is not a record (`parse` only): `no_marker`, `missing_field`, ...
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'a str>,
+    pub reason: Option<String>,
 }
 
-impl<'a> ErrorBody<'a> {
-    pub fn new(code: u8, message: &'a str) -> ErrorBody<'a> {
+impl ErrorBody {
+    pub fn new(code: u8, message: &str) -> ErrorBody {
         ErrorBody {
             code,
             category: category(code),
-            message,
+            message: one_line(message),
             reason: None,
         }
     }
 }
 
+/// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
+/// draw under their message (`1 | [locall]`, `  |  ^^^^`).
+pub fn one_line(message: &str) -> String {
+    let excerpt = |l: &str| {
+        let rest = l
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        rest.starts_with('|')
+    };
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !excerpt(l))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[derive(Debug, Serialize)]
-struct ErrorDoc<'a> {
-    error: ErrorBody<'a>,
+struct ErrorDoc {
+    error: ErrorBody,
 }
 
 /// Reports a failure: the human line on stderr and, with `--json`, the error document on stdout
@@ -87,7 +105,7 @@ pub fn report(code: u8, message: &str, as_json: bool) {
 }
 
 /// Prints `{"error": body}` on stdout.
-pub fn print_doc(body: ErrorBody<'_>) {
+pub fn print_doc(body: ErrorBody) {
     output::json(&ErrorDoc { error: body });
 }
 
@@ -126,27 +144,35 @@ fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
 /// apply to a verb are hidden from its help (still accepted, and ignored).
 pub fn command(color: ColorChoice) -> clap::Command {
     let mut cmd = Cli::command().color(color);
-    cmd.build();
+    // A verb that already has an argument keeps it when globals propagate (at build time), so a
+    // hidden copy of a global hides it there. Mutating after the build would corrupt clap's index.
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
     let names: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
     for name in names {
-        let hide: Vec<&str> = match name.as_str() {
-            "parse" => NOT_FOR_PARSE.to_vec(),
-            n if !STRICT_ONLY_FOR.contains(&n) => vec!["strict"],
-            _ => vec![],
+        let hide: &[&str] = match name.as_str() {
+            "parse" => NOT_FOR_PARSE,
+            n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
+            _ => &[],
         };
         if let Some(sub) = cmd.find_subcommand_mut(&name) {
             let mut s = std::mem::take(sub);
-            for id in hide {
-                if s.get_arguments().any(|a| a.get_id() == id) {
-                    s = s.mut_arg(id, |a| a.hide(true));
-                }
+            for arg in globals
+                .iter()
+                .filter(|a| hide.contains(&a.get_id().as_str()))
+            {
+                s = s.arg(arg.clone().hide(true));
             }
             *sub = s;
         }
     }
+    cmd.build();
     cmd
 }
 
@@ -269,6 +295,32 @@ mod tests {
             }
         }
         assert!(seen > 40, "{seen} arguments checked");
+    }
+
+    #[test]
+    fn hidden_globals_still_parse_everywhere() {
+        for line in [
+            "list --color never --json",
+            "--url https://f.example parse - --json",
+            "parse --store d -",
+            "latest --strict -v",
+            "resume --agent a --session s --json",
+        ] {
+            let m = command(ColorChoice::Never).try_get_matches_from(argv(line));
+            let cli = m.and_then(|m| Cli::from_arg_matches(&m));
+            assert!(cli.is_ok(), "{line}: {cli:?}");
+        }
+    }
+
+    #[test]
+    fn messages_fit_on_one_line() {
+        let toml = "config file x.toml: TOML parse error at line 1, column 2\n  |\n1 | [locall]\n  |  \
+                    ^^^^^^\nunknown field `locall`\n";
+        assert_eq!(
+            one_line(toml),
+            "config file x.toml: TOML parse error at line 1, column 2; unknown field `locall`"
+        );
+        assert_eq!(one_line("plain"), "plain");
     }
 
     #[test]

@@ -316,7 +316,7 @@ fn parse_verb(body: Option<String>, as_json: bool) -> Result<u8, Failure> {
             output::error(&message);
             if as_json {
                 errors::print_doc(errors::ErrorBody {
-                    reason: Some(e.code()),
+                    reason: Some(e.code().to_string()),
                     ..errors::ErrorBody::new(EX_DATAERR, &message)
                 });
             }

@@ -115,19 +115,23 @@ pub fn spooled(
 ) {
     let id = record.id.as_deref().unwrap_or("(no id)");
     if as_json {
-        let mut doc = json!({
-            "id": id, "comment_id": null, "url": null, "spooled": path, "cause": cause.to_string(),
-            "record": record,
-        });
-        if let Some(code) = fail {
+        let error = fail.map(|code| {
             let message = format!(
                 "{} {id} was spooled to the outbox, not posted (--strict); `forgestate flush` \
                  posts it",
                 record.kind().name()
             );
-            doc["error"] = json!(ErrorBody::new(code, &message));
-        }
-        json(&doc);
+            ErrorBody::new(code, &message)
+        });
+        json(&SpooledDoc {
+            cause: cause.to_string(),
+            comment_id: None,
+            error,
+            id,
+            record,
+            spooled: path,
+            url: None,
+        });
     }
     if !quiet {
         note(&format!(
@@ -136,6 +140,31 @@ pub fn spooled(
             path.display()
         ));
     }
+}
+
+/// `checkpoint`/`health --json` when the record waits in the outbox. Keys in alphabetical
+/// order, as they always were; `error` (in its fixed key order) only when that is a failure.
+#[derive(Serialize)]
+struct SpooledDoc<'a> {
+    cause: String,
+    comment_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorBody>,
+    id: &'a str,
+    record: &'a Record,
+    spooled: &'a Path,
+    url: Option<String>,
+}
+
+/// `flush --json`; `error` is `null` unless the flush failed.
+#[derive(Serialize)]
+struct FlushedDoc<'a> {
+    already_posted: usize,
+    busy: bool,
+    error: Option<ErrorBody>,
+    left: usize,
+    outbox: Option<&'a Path>,
+    posted: Vec<Value>,
 }
 
 pub fn flushed(report: &FlushReport, dir: Option<&Path>, as_json: bool) {
@@ -149,10 +178,14 @@ pub fn flushed(report: &FlushReport, dir: Option<&Path>, as_json: bool) {
         let error = failure
             .as_ref()
             .map(|(code, message)| ErrorBody::new(*code, message));
-        return json(&json!({
-            "posted": posted, "already_posted": report.already_posted, "left": report.left,
-            "busy": report.busy, "outbox": dir, "error": error,
-        }));
+        return json(&FlushedDoc {
+            already_posted: report.already_posted,
+            busy: report.busy,
+            error,
+            left: report.left,
+            outbox: dir,
+            posted,
+        });
     }
     let dir = dir.map_or_else(
         || "(no outbox: not a forge)".to_string(),
