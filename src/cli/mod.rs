@@ -6,6 +6,7 @@
 
 mod args;
 mod errors;
+mod logging;
 mod output;
 mod remote;
 mod table;
@@ -117,7 +118,7 @@ fn init_logging(cli: &Cli) {
         .with_max_level(Level::TRACE)
         .with_writer(std::io::stderr)
         .with_ansi(table::stderr_color())
-        .with_target(false)
+        .event_format(logging::Prefixed)
         .finish()
         .with(filter)
         .try_init();
