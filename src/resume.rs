@@ -115,10 +115,31 @@ impl ResumeMap {
 
     /// The resume point for an agent's phase.
     pub fn point(&self, agent: &str, phase: &str) -> &str {
+        self.mapped(agent, phase).unwrap_or(self.default.as_str())
+    }
+
+    /// The resume point the map gives an agent's phase; `None` when no key matches, and
+    /// [`ResumeMap::point`] falls back to the default.
+    pub fn mapped(&self, agent: &str, phase: &str) -> Option<&str> {
         best(&self.agents, agent)
             .and_then(|rules| best(rules, phase))
-            .map_or(self.default.as_str(), String::as_str)
+            .map(String::as_str)
     }
+}
+
+/// Whether `name` matches a key written as a glob (`implementation-*`): the key itself, or the
+/// glob. A key that is not a valid glob matches only itself. Resume maps and record filters
+/// match names this one way.
+pub fn glob_matches(key: &str, name: &str) -> bool {
+    match Pattern::new(key) {
+        Ok(pattern) => key_matches(key, &pattern, name),
+        Err(_) => key == name,
+    }
+}
+
+/// The one matching rule: the key literally, or its compiled glob.
+fn key_matches(key: &str, pattern: &Pattern, name: &str) -> bool {
+    key == name || pattern.matches(name)
 }
 
 fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
@@ -133,7 +154,7 @@ fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
     };
     rules
         .iter()
-        .filter(|r| r.key == name || r.pattern.matches(name))
+        .filter(|r| key_matches(&r.key, &r.pattern, name))
         .max_by_key(|r| specificity(r))
         .map(|r| &r.value)
 }
@@ -150,6 +171,9 @@ pub struct Resume {
     /// The store could not be read: this answer comes from this machine's outbox.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub offline: bool,
+    /// The phase matched no key of the resume map, so `resume_point` is the default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unmapped: bool,
 }
 
 impl Resume {
@@ -162,11 +186,14 @@ impl Resume {
                 data: empty_object(),
                 checkpoint: None,
                 offline: false,
+                unmapped: false,
             },
             Some(entry) => {
                 let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
+                let mapped = map.mapped(&entry.record.agent, &phase).map(str::to_string);
                 Resume {
-                    resume_point: map.point(&entry.record.agent, &phase).to_string(),
+                    unmapped: mapped.is_none(),
+                    resume_point: mapped.unwrap_or_else(|| map.default_point().to_string()),
                     phase,
                     data: entry.record.data().clone(),
                     checkpoint: Some(entry),
@@ -262,6 +289,12 @@ mod tests {
         assert_eq!(m.point("worker-1", "other"), "any");
         assert_eq!(m.point("worker-special", "subtask_9_complete"), "special");
         assert_eq!(m.point("reviewer", "x"), "begin");
+        assert_eq!(
+            m.mapped("reviewer", "x"),
+            None,
+            "unmapped: the default applies"
+        );
+        assert_eq!(m.mapped("worker-1", "other"), Some("any"));
         assert_eq!(m.default_point(), "begin");
         assert!(
             ResumeMap::new(

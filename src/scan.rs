@@ -223,7 +223,8 @@ pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<
     }
 }
 
-/// Which records a verb is about. Empty fields match everything.
+/// Which records a verb is about. Empty fields match everything; `agent` and `session` are globs
+/// (`implementation-*`), matched as resume map keys are ([`crate::resume::glob_matches`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
     pub agent: Option<String>,
@@ -235,8 +236,14 @@ pub struct Filter {
 
 impl Filter {
     pub fn matches(&self, e: &Entry) -> bool {
-        self.agent.as_ref().is_none_or(|a| *a == e.record.agent)
-            && self.session.as_ref().is_none_or(|s| *s == e.record.session)
+        use crate::resume::glob_matches;
+        self.agent
+            .as_ref()
+            .is_none_or(|a| glob_matches(a, &e.record.agent))
+            && self
+                .session
+                .as_ref()
+                .is_none_or(|s| glob_matches(s, &e.record.session))
             && self.kind.is_none_or(|k| k == e.record.kind())
             && self
                 .since

@@ -103,6 +103,17 @@ fn parse_verb_prints_the_record_or_the_reason() {
         "{}",
         stderr(&out)
     );
+    assert_eq!(
+        stderr(&out).matches("not a record").count(),
+        1,
+        "said once: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).starts_with("forgestate: error: "),
+        "{}",
+        stderr(&out)
+    );
     let out = run_in(
         d,
         &words("parse --json"),
@@ -110,5 +121,6 @@ fn parse_verb_prints_the_record_or_the_reason() {
     );
     assert_eq!(out.status.code(), Some(65));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["error"]["code"], "missing_field");
+    assert_eq!(doc["error"]["code"], 65);
+    assert_eq!(doc["error"]["reason"], "missing_field");
 }

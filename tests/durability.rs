@@ -217,7 +217,9 @@ async fn permanent_errors_spool_with_an_error_line_and_strict_exits_75() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("ERROR") && err.contains("write:issue") && err.contains("spooled to"),
+        err.contains("forgestate: error:")
+            && err.contains("write:issue")
+            && err.contains("spooled to"),
         "{err}"
     );
     let out = run(

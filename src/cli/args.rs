@@ -9,71 +9,142 @@ use serde_json::{Map, Value};
 
 use forgestate::format::{Kind, parse_time};
 
+/// Where the global options are listed in every verb's help, after the verb's own.
+pub const GLOBAL: &str = "Global options";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "forgestate",
     version,
     about = "Persist and resume AI agents' work as checkpoint comments on a Forgejo/Gitea issue",
-    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 75 try again later, 78 configuration."
+    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 75 try again later, 78 configuration.
+
+Examples:
+  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
+  forgestate resume --agent implementation-worker --session s1 --json
+  forgestate list --agent 'implementation-*' --since 24h"
 )]
 pub struct Cli {
     /// Configuration file [default: $FORGESTATE_CONFIG, ./forgestate.toml, then the XDG dir]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
     /// Use the local store in DIR (overrides any configured forge or local.dir)
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub store: Option<PathBuf>,
-    /// Forgejo/Gitea base URL, e.g. https://forge.example.com [env: FORGESTATE_URL]
-    #[arg(long, global = true, value_name = "URL")]
+    /// Forgejo/Gitea base URL, e.g. https://forge.example.com [env: FORGESTATE_URL; else the git remote origin]
+    #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL)]
     pub url: Option<String>,
-    /// Repository owner on the forge [env: FORGESTATE_OWNER]
-    #[arg(long, global = true, value_name = "OWNER")]
+    /// Repository owner on the forge [env: FORGESTATE_OWNER; else the git remote origin]
+    #[arg(long, global = true, value_name = "OWNER", help_heading = GLOBAL)]
     pub owner: Option<String>,
-    /// Repository name on the forge [env: FORGESTATE_REPO]
-    #[arg(long, global = true, value_name = "REPO")]
+    /// Repository name, or OWNER/NAME, on the forge [env: FORGESTATE_REPO; else the git remote origin]
+    #[arg(long, global = true, value_name = "[OWNER/]NAME", help_heading = GLOBAL)]
     pub repo: Option<String>,
     /// Read the forge token from FILE (else $FORGESTATE_TOKEN, else [forge] token_file)
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub token_file: Option<PathBuf>,
     /// Allow plain http:// to a forge that is not on loopback (the token then travels in clear)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub allow_insecure_http: bool,
     /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub strict: bool,
-    /// Machine output: one JSON document on stdout; human text goes to stderr
-    #[arg(long, global = true)]
+    /// Machine output: one JSON document on stdout, errors included; human text goes to stderr
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
-    /// More logging on stderr (-v requests and retries, -vv more, -vvv everything)
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    /// When to colour human output [default: auto, which honours NO_COLOR]
+    #[arg(long, global = true, value_name = "WHEN", help_heading = GLOBAL)]
+    pub color: Option<ColorArg>,
+    /// More logging on stderr (-v requests, retries and inferred settings, -vv more, -vvv everything)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
     /// Only errors on stderr
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// `--color`: whether human output may use ANSI colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour when writing to a terminal and NO_COLOR is not set
+    Auto,
+    /// Always colour, even when piped or with NO_COLOR set
+    Always,
+    /// Never colour
+    Never,
+}
+
+/// Global options that mean nothing to `parse`, which reads no configuration and no store.
+pub const NOT_FOR_PARSE: &[&str] = &[
+    "config",
+    "store",
+    "url",
+    "owner",
+    "repo",
+    "token_file",
+    "allow_insecure_http",
+    "strict",
+];
+
+/// `--strict` only changes what `checkpoint` and `health` do.
+pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health"];
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find or create the session thread (on a forge: the labelled session issue)
+    #[command(after_help = "Examples:
+  forgestate init
+  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
+  forgestate init --json")]
     Init,
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
+    #[command(after_help = "Examples:
+  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
+  forgestate checkpoint --agent implementation-worker --session s1 --phase subtask_3_complete --data-file state.json
+  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
+    #[command(after_help = "Examples:
+  forgestate health --agent implementation-orchestrator --session s1
+  forgestate health --agent implementation-orchestrator --session s1 --metrics '{\"active_workers\": 3}' --next-check 'in 10 iterations'
+  forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
     /// Print the newest matching record (JSON null when there is none)
+    #[command(after_help = "Examples:
+  forgestate latest --agent implementation-worker --session s1
+  forgestate latest --agent 'implementation-*' --kind health
+  forgestate latest --session s1 --json")]
     Latest(LatestArgs),
     /// Print where an agent should resume a session, with its last checkpoint's data
+    #[command(after_help = "Examples:
+  forgestate resume --agent implementation-worker --session s1
+  forgestate resume --agent implementation-worker --session s1 --json")]
     Resume(ResumeArgs),
     /// List records, oldest first
+    #[command(after_help = "Examples:
+  forgestate list --session s1
+  forgestate list --agent 'implementation-*' --since 24h --limit 20
+  forgestate list --invalid --json")]
     List(ListArgs),
     /// Parse one comment body and print the record as JSON, or why it is not one
+    #[command(after_help = "Examples:
+  forgestate parse comment.md
+  pbpaste | forgestate parse -
+  forgestate parse comment.md --json")]
     Parse(ParseArgs),
     /// Post the records waiting in this machine's outbox, oldest first
+    #[command(after_help = "Examples:
+  forgestate flush
+  forgestate flush --all
+  forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app")]
     Flush(FlushArgs),
     /// List every outbox on this machine: its forge, waiting records, oldest age, last failure
     /// and dead letters
+    #[command(after_help = "Examples:
+  forgestate outbox
+  forgestate outbox --json")]
     Outbox,
 }
 
@@ -90,10 +161,13 @@ pub struct FlushArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckpointArgs {
+    /// The agent posting the checkpoint, e.g. implementation-worker
     #[arg(long)]
     pub agent: String,
+    /// The session (one run of work) the checkpoint belongs to
     #[arg(long)]
     pub session: String,
+    /// The phase just completed, e.g. subtask_3_complete; the resume map turns it into a resume point
     #[arg(long)]
     pub phase: String,
     /// State data as a JSON object, or - to read it from stdin
@@ -109,10 +183,13 @@ pub struct CheckpointArgs {
 
 #[derive(Debug, Args)]
 pub struct HealthArgs {
+    /// The agent signalling, e.g. implementation-orchestrator
     #[arg(long)]
     pub agent: String,
+    /// The session the signal belongs to
     #[arg(long)]
     pub session: String,
+    /// The agent's status, in one word or a short phrase
     #[arg(long, default_value = "Active")]
     pub status: String,
     /// Metrics as a JSON object, or - to read them from stdin
@@ -125,7 +202,9 @@ pub struct HealthArgs {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum KindArg {
+    /// [CHECKPOINT] records
     Checkpoint,
+    /// [HEALTH] records
     Health,
 }
 
@@ -147,9 +226,11 @@ pub struct LatestArgs {
 /// The record filters `latest` and `list` share.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    #[arg(long)]
+    /// Only records of this agent; a glob such as 'implementation-*' matches several
+    #[arg(long, value_name = "GLOB")]
     pub agent: Option<String>,
-    #[arg(long)]
+    /// Only records of this session; a glob such as 'sess-*' matches several
+    #[arg(long, value_name = "GLOB")]
     pub session: Option<String>,
     /// Only this kind of record [default: either]
     #[arg(long)]
@@ -158,8 +239,10 @@ pub struct FilterArgs {
 
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
+    /// The agent resuming, e.g. implementation-worker (its resume map is used)
     #[arg(long)]
     pub agent: String,
+    /// The session to resume
     #[arg(long)]
     pub session: String,
 }
@@ -260,6 +343,17 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
         data.insert(key.to_string(), value);
     }
     Ok(())
+}
+
+/// A `--agent`/`--session` filter must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`.
+pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
+    match value.map(glob::Pattern::new) {
+        Some(Err(e)) => Err(InputError::Usage(format!(
+            "{flag} {:?} is not a valid glob: {e}; write [[] to match a literal [",
+            value.unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `--since`: an RFC 3339 time, or an age (`90m`, `24h`, `7d`) counted back from now.

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use forgestate::config::Overrides;
@@ -10,13 +11,14 @@ use forgestate::durable::{Outbox, OutboxSummary, survey};
 use forgestate::{Error, FlushReport};
 
 use super::args::{Cli, FlushArgs};
-use super::{Failure, load, open, open_with, output, overrides};
+use super::errors::{ErrorBody, exit_code};
+use super::{Failure, load, open, open_with, output};
 
 /// `forgestate flush [--all | --from DIR]`.
 pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
     let mut done: Vec<(PathBuf, FlushReport)> = Vec::new();
     if a.all {
-        let config = load(cli)?;
+        let (config, base) = load(cli)?;
         for summary in survey(&config.outbox_roots()) {
             if summary.waiting == 0 {
                 continue;
@@ -35,7 +37,7 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
                 owner: Some(origin.owner),
                 repo: Some(origin.repo),
                 store: None,
-                ..overrides(cli)
+                ..base.clone()
             };
             let client = open_with(cli, &config, &over)?;
             let report = client
@@ -61,22 +63,48 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
         let report = client.flush().await;
         done.push((dir.unwrap_or_default(), report));
     }
+    let done: Vec<Flushed> = done
+        .into_iter()
+        .map(|(dir, report)| {
+            let failure = verdict_of(&report);
+            Flushed {
+                dir,
+                report,
+                failure,
+            }
+        })
+        .collect();
     print(&done, a.all, cli.json);
-    let mut first_error = None;
-    for (_, report) in done {
-        if let Err(e) = report.verdict() {
-            first_error.get_or_insert(e);
-        }
-    }
-    match first_error {
-        Some(e) => Err(e.into()),
+    match done.into_iter().find_map(|f| f.failure) {
+        Some((code, message)) => Err(Failure { code, message }),
         None => Ok(0),
     }
 }
 
-fn print(done: &[(PathBuf, FlushReport)], all: bool, as_json: bool) {
+/// One outbox flushed, and why that counts as a failure, if it does.
+struct Flushed {
+    dir: PathBuf,
+    report: FlushReport,
+    failure: Option<(u8, String)>,
+}
+
+/// The library's verdict on a flush, as an exit code and message.
+fn verdict_of(report: &FlushReport) -> Option<(u8, String)> {
+    let error = match (&report.error, report.busy) {
+        (Some(e), _) if report.left > 0 => Some(exit_code(e)),
+        (None, true) => Some(super::EX_TEMPFAIL),
+        _ => None,
+    }?;
+    let message = match &report.error {
+        Some(e) => e.to_string(),
+        None => "another process is flushing this outbox; try again when it is done".to_string(),
+    };
+    Some((error, message))
+}
+
+fn print(done: &[Flushed], all: bool, as_json: bool) {
     if as_json {
-        let docs: Vec<Value> = done.iter().map(|(d, r)| report_json(r, d)).collect();
+        let docs: Vec<FlushedDoc> = done.iter().map(report_json).collect();
         return match (all, docs.as_slice()) {
             (false, [one]) => output::json(one),
             _ => output::json(&docs),
@@ -85,7 +113,7 @@ fn print(done: &[(PathBuf, FlushReport)], all: bool, as_json: bool) {
     if all && done.is_empty() {
         output::note("no outbox holds records");
     }
-    for (dir, report) in done {
+    for Flushed { dir, report, .. } in done {
         output::out(&report_text(report, dir));
         for letter in report.dead.iter().chain(&report.moved_aside) {
             output::note(&format!(
@@ -102,23 +130,47 @@ fn print(done: &[(PathBuf, FlushReport)], all: bool, as_json: bool) {
     }
 }
 
-fn report_json(report: &FlushReport, dir: &Path) -> Value {
-    let posted: Vec<Value> = report
-        .posted
-        .iter()
-        .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
-        .collect();
+/// `flush --json`, per outbox. Keys in alphabetical order; `error` is `null` unless the flush
+/// failed, and then the error object (in its fixed key order).
+#[derive(Serialize)]
+struct FlushedDoc<'a> {
+    already_posted: usize,
+    busy: bool,
+    dead: Vec<Value>,
+    error: Option<ErrorBody>,
+    left: usize,
+    moved_aside: Vec<Value>,
+    outbox: &'a Path,
+    posted: Vec<Value>,
+}
+
+fn report_json(flushed: &Flushed) -> FlushedDoc<'_> {
+    let Flushed {
+        dir,
+        report,
+        failure,
+    } = flushed;
     let letters = |l: &[forgestate::durable::DeadLetter]| -> Vec<Value> {
         l.iter()
             .map(|d| json!({"path": d.path, "reason": d.reason, "answer": d.answer}))
             .collect()
     };
-    json!({
-        "posted": posted, "already_posted": report.already_posted, "left": report.left,
-        "busy": report.busy, "outbox": dir, "dead": letters(&report.dead),
-        "moved_aside": letters(&report.moved_aside),
-        "error": report.error.as_ref().map(ToString::to_string),
-    })
+    FlushedDoc {
+        already_posted: report.already_posted,
+        busy: report.busy,
+        dead: letters(&report.dead),
+        error: failure
+            .as_ref()
+            .map(|(code, message)| ErrorBody::new(*code, message)),
+        left: report.left,
+        moved_aside: letters(&report.moved_aside),
+        outbox: dir,
+        posted: report
+            .posted
+            .iter()
+            .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
+            .collect(),
+    }
 }
 
 fn report_text(report: &FlushReport, dir: &Path) -> String {
@@ -147,7 +199,7 @@ fn report_text(report: &FlushReport, dir: &Path) -> String {
 
 /// `forgestate outbox`: every outbox on this machine.
 pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
-    let config = load(cli)?;
+    let (config, _) = load(cli)?;
     let all = survey(&config.outbox_roots());
     if cli.json {
         output::json(&all);

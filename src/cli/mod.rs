@@ -5,13 +5,16 @@
 //! configuration.
 
 mod args;
+mod errors;
 mod flush;
+mod logging;
 mod output;
+mod remote;
+mod table;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
@@ -70,13 +73,11 @@ impl From<InputError> for Failure {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match errors::parse_args() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EX_USAGE } else { 0 });
-        }
+        Err(code) => return ExitCode::from(code),
     };
+    table::set_color(cli.color);
     init_logging(&cli);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -84,14 +85,15 @@ pub fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            output::note(&format!("cannot start the async runtime: {e}"));
+            let message = format!("cannot start the async runtime: {e}");
+            errors::report(EX_IOERR, &message, cli.json);
             return ExitCode::from(EX_IOERR);
         }
     };
     match runtime.block_on(run(&cli)) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            output::note(&format!("error: {}", f.message));
+            errors::report(f.code, &f.message, cli.json);
             ExitCode::from(f.code)
         }
     }
@@ -117,8 +119,8 @@ fn init_logging(cli: &Cli) {
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false)
+        .with_ansi(table::stderr_color())
+        .event_format(logging::Prefixed)
         .finish()
         .with(filter)
         .try_init();
@@ -173,7 +175,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Latest(a) => {
             let client = open(cli)?;
-            let filter = filter(&a.filter, None);
+            let filter = filter(&a.filter, None)?;
             let latest = client.latest(&filter).await?;
             warn(&latest.warnings);
             output::latest(latest.entry.as_ref(), cli.json);
@@ -187,7 +189,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::List(a) => {
-            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?);
+            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?)?;
             let client = open(cli)?;
             let scan = client.list(&filter, a.limit).await?;
             warn(&scan.warnings);
@@ -203,35 +205,52 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     }
 }
 
-fn filter(f: &args::FilterArgs, since: Option<chrono::DateTime<chrono::Utc>>) -> Filter {
-    Filter {
+fn filter(
+    f: &args::FilterArgs,
+    since: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<Filter, Failure> {
+    args::check_glob("--agent", f.agent.as_deref())?;
+    args::check_glob("--session", f.session.as_deref())?;
+    Ok(Filter {
         agent: f.agent.clone(),
         session: f.session.clone(),
         kind: f.kind.map(Into::into),
         since,
-    }
+    })
 }
 
-/// The settings typed on the command line.
-fn overrides(cli: &Cli) -> Overrides {
-    Overrides {
+/// The settings typed on the command line, with `--repo owner/name` split and, where nothing
+/// else sets them, the forge coordinates of the working directory's git remote `origin`.
+fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure> {
+    let mut over = Overrides {
         store: cli.store.clone(),
         url: cli.url.clone(),
         owner: cli.owner.clone(),
         repo: cli.repo.clone(),
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
+    };
+    remote::split_repo(&mut over).map_err(|message| Failure {
+        code: EX_USAGE,
+        message,
+    })?;
+    if let Ok(cwd) = std::env::current_dir() {
+        over = remote::infer(config, over, &cwd);
     }
+    Ok(over)
 }
 
 /// Loads the configuration, with the command line laid over it.
-fn load(cli: &Cli) -> Result<Config, Failure> {
-    Ok(Config::load(cli.config.as_deref())?.with_overrides(overrides(cli)))
+fn load(cli: &Cli) -> Result<(Config, Overrides), Failure> {
+    let config = Config::load(cli.config.as_deref())?;
+    let over = overrides(cli, &config)?;
+    Ok((config.with_overrides(over.clone()), over))
 }
 
 /// Loads the configuration and opens the store, saying so when a default store was chosen.
 fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
-    open_with(cli, &load(cli)?, &overrides(cli))
+    let (config, over) = load(cli)?;
+    open_with(cli, &config, &over)
 }
 
 /// Opens the store of `config` under `over`, with the notes the user should see.
@@ -264,12 +283,21 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
             let permanent = matches!(cause.category(), Category::Config | Category::Data);
             if permanent {
                 output::note(&format!(
-                    "ERROR: {cause}\nforgestate: fix this, then run `forgestate flush`: flushing \
-                     cannot succeed until it is fixed"
+                    "error: {cause}; fix this, then run `forgestate flush`: flushing cannot \
+                     succeed until it is fixed"
                 ));
             }
-            output::spooled(&record, &path, &cause, cli.json, cli.quiet && !permanent);
-            Ok(if cli.strict { EX_TEMPFAIL } else { 0 })
+            let code = if cli.strict { EX_TEMPFAIL } else { 0 };
+            let fail = Some(code).filter(|&c| c != 0);
+            output::spooled(
+                &record,
+                &path,
+                &cause,
+                cli.json,
+                cli.quiet && !permanent,
+                fail,
+            );
+            Ok(code)
         }
         Outcome::Failed(e) => Err(e.into()),
     }
@@ -283,13 +311,21 @@ fn parse_verb(body: Option<String>, as_json: bool) -> Result<u8, Failure> {
             Ok(0)
         }
         Err(e) => {
+            // Say "not a record" once, whether or not the reason already does.
+            let reason = e.to_string();
+            let message = if reason.starts_with("not a record") {
+                reason
+            } else {
+                format!("not a record: {reason}")
+            };
+            output::error(&message);
             if as_json {
-                output::json(&json!({"error": {"code": e.code(), "message": e.to_string()}}));
+                errors::print_doc(errors::ErrorBody {
+                    reason: Some(e.code().to_string()),
+                    ..errors::ErrorBody::new(EX_DATAERR, &message)
+                });
             }
-            Err(Failure {
-                code: EX_DATAERR,
-                message: format!("not a valid record: {e}"),
-            })
+            Ok(EX_DATAERR)
         }
     }
 }

@@ -2,24 +2,39 @@
 //!
 //! Only this module writes to stdout. Writes ignore a closed pipe (`forgestate list | head`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use std::path::Path;
-
 use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::resume::Resume;
-use forgestate::scan::{Entry, Scan};
+use forgestate::scan::Entry;
 use forgestate::{Error, Posted};
+
+use super::errors::ErrorBody;
+use super::table;
+
+mod list;
+pub use list::list;
+
+/// Set once a JSON document is on stdout, so a later failure does not print a second one.
+static PRINTED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a value as one pretty JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    PRINTED.store(true, Ordering::Relaxed);
     out(&text);
+}
+
+/// Whether a JSON document was already printed.
+pub fn printed() -> bool {
+    PRINTED.load(Ordering::Relaxed)
 }
 
 /// Writes text and a newline to stdout.
@@ -28,9 +43,30 @@ pub fn out(text: &str) {
     let _ = writeln!(stdout, "{text}");
 }
 
-/// A human message on stderr, prefixed like every forgestate message.
+/// A human message on stderr, prefixed like every forgestate message. A text that starts with
+/// `error: ` or `warning: ` gets that level's prefix (coloured when stderr may be).
 pub fn note(text: &str) {
+    for level in ["error", "warning"] {
+        if let Some(rest) = text.strip_prefix(level).and_then(|t| t.strip_prefix(": ")) {
+            return leveled(level, rest);
+        }
+    }
     let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
+}
+
+/// `forgestate: error: {text}` on stderr.
+pub fn error(text: &str) {
+    leveled("error", text);
+}
+
+fn leveled(level: &str, text: &str) {
+    let prefix = table::prefix(level, table::stderr_color());
+    let _ = writeln!(std::io::stderr().lock(), "{prefix}{text}");
+}
+
+/// Text on stderr as it is (clap's usage lines after its error line).
+pub fn raw_err(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 pub fn initialized(location: &str, author: &str, as_json: bool) {
@@ -65,6 +101,19 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
+/// A record's time; at a terminal, with its age (`2026-11-29T08:40:58.000123Z, 3m ago`).
+fn when(t: &chrono::DateTime<chrono::Utc>) -> String {
+    if std::io::stdout().is_terminal() {
+        format!(
+            "{}, {}",
+            format_time(t),
+            table::relative_age(*t, chrono::Utc::now())
+        )
+    } else {
+        format_time(t)
+    }
+}
+
 /// Where a record sits: `comment 12`, or `pending (not posted yet)`.
 fn place(e: &Entry) -> String {
     match e.comment.id {
@@ -73,13 +122,35 @@ fn place(e: &Entry) -> String {
     }
 }
 
-pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet: bool) {
+/// A record spooled to the outbox. `fail` is the exit code when that counts as a failure
+/// (`--strict`); the JSON document then carries the `error` object too.
+pub fn spooled(
+    record: &Record,
+    path: &Path,
+    cause: &Error,
+    as_json: bool,
+    quiet: bool,
+    fail: Option<u8>,
+) {
     let id = record.id.as_deref().unwrap_or("(no id)");
     if as_json {
-        json(&json!({
-            "id": id, "comment_id": null, "url": null, "spooled": path, "cause": cause.to_string(),
-            "record": record,
-        }));
+        let error = fail.map(|code| {
+            let message = format!(
+                "{} {id} was spooled to the outbox, not posted (--strict); `forgestate flush` \
+                 posts it",
+                record.kind().name()
+            );
+            ErrorBody::new(code, &message)
+        });
+        json(&SpooledDoc {
+            cause: cause.to_string(),
+            comment_id: None,
+            error,
+            id,
+            record,
+            spooled: path,
+            url: None,
+        });
     }
     if !quiet {
         note(&format!(
@@ -92,6 +163,20 @@ pub fn spooled(record: &Record, path: &Path, cause: &Error, as_json: bool, quiet
                 .unwrap_or_default()
         ));
     }
+}
+
+/// `checkpoint`/`health --json` when the record waits in the outbox. Keys in alphabetical
+/// order, as they always were; `error` (in its fixed key order) only when that is a failure.
+#[derive(Serialize)]
+struct SpooledDoc<'a> {
+    cause: String,
+    comment_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorBody>,
+    id: &'a str,
+    record: &'a Record,
+    spooled: &'a Path,
+    url: Option<String>,
 }
 
 /// A record as a short block of text.
@@ -110,7 +195,7 @@ fn entry_text(e: &Entry) -> String {
         if e.comment.edited { ", edited" } else { "" },
         r.agent,
         r.session,
-        format_time(&r.time),
+        when(&r.time),
     );
     match &r.payload {
         Payload::Checkpoint { phase, data } => {
@@ -138,7 +223,8 @@ pub fn latest(entry: Option<&Entry>, as_json: bool) {
     match (entry, as_json) {
         (e, true) => json(&e),
         (Some(e), false) => out(&entry_text(e)),
-        (None, false) => out("no matching record found"),
+        // On stderr, so `forgestate latest | wc -l` counts records.
+        (None, false) => note("no matching record found"),
     }
 }
 
@@ -151,7 +237,7 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
             "checkpoint {} ({}, {})",
             e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
             place(e),
-            format_time(&e.record.time)
+            when(&e.record.time)
         ),
         None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
     };
@@ -160,63 +246,17 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
     } else {
         ""
     };
+    let point = if r.unmapped {
+        format!(
+            "{} (the default: phase {} is not in the resume map of {agent})",
+            r.resume_point, r.phase
+        )
+    } else {
+        r.resume_point.clone()
+    };
     out(&format!(
-        "resume point: {}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
-        r.resume_point,
+        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
         r.phase,
         pretty(&r.data)
     ));
-}
-
-pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
-    if as_json {
-        let mut doc = json!({ "records": scan.entries });
-        if scan.offline {
-            doc["offline"] = json!(true);
-        }
-        if with_invalid {
-            doc["invalid"] = json!(scan.rejected);
-        }
-        return json(&doc);
-    }
-    let mut text = String::new();
-    for e in &scan.entries {
-        let r = &e.record;
-        let what = match &r.payload {
-            Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
-            Payload::Health { status, .. } => format!("status={status}"),
-        };
-        text.push_str(&format!(
-            "{:>6}  {}  {:<10}  {}  {}  {what}{}\n",
-            e.comment
-                .id
-                .map_or_else(|| "queued".to_string(), |id| id.to_string()),
-            format_time(&r.time),
-            r.kind().name(),
-            r.agent,
-            r.session,
-            if e.comment.edited {
-                "  (edited)"
-            } else if e.comment.pending {
-                "  (pending)"
-            } else {
-                ""
-            },
-        ));
-    }
-    if with_invalid {
-        for rej in &scan.rejected {
-            text.push_str(&format!(
-                "{:>6}  invalid     by {}: {}: {}\n",
-                rej.comment.id.unwrap_or(0),
-                rej.comment.author,
-                rej.code.code(),
-                rej.reason
-            ));
-        }
-    }
-    if text.is_empty() {
-        text.push_str("no matching records\n");
-    }
-    out(text.trim_end());
 }

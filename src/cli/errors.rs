@@ -1,0 +1,324 @@
+//! How failures reach the user: one `forgestate: error:` line on stderr and, with `--json`, one
+//! `{"error": {"code", "category", "message"}}` document on stdout, usage errors from clap included.
+
+use std::ffi::OsString;
+
+use clap::error::ErrorKind;
+use clap::{ColorChoice, CommandFactory, FromArgMatches};
+use serde::Serialize;
+
+use forgestate::{Category, Error};
+
+use super::args::{Cli, ColorArg, NOT_FOR_PARSE, STRICT_ONLY_FOR};
+use super::output;
+
+/// The category named in the JSON error document for each exit code.
+pub fn category(code: u8) -> &'static str {
+    match code {
+        64 => "usage",
+        65 => "data",
+        75 => "tempfail",
+        78 => "config",
+        _ => "io",
+    }
+}
+
+/// The exit code for a library error, by who must act.
+pub fn exit_code(e: &Error) -> u8 {
+    match e.category() {
+        Category::Data => super::EX_DATAERR,
+        Category::Io => super::EX_IOERR,
+        Category::Config => super::EX_CONFIG,
+        Category::TempFail => super::EX_TEMPFAIL,
+        _ => super::EX_IOERR,
+    }
+}
+
+/// The `error` object. Field order is the key order on the wire, the same for every verb.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody {
+    pub code: u8,
+    pub category: &'static str,
+    /// The message on one line.
+    pub message: String,
+    /// Why a comment is not a record (`parse` only): `no_marker`, `missing_field`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ErrorBody {
+    pub fn new(code: u8, message: &str) -> ErrorBody {
+        ErrorBody {
+            code,
+            category: category(code),
+            message: one_line(message),
+            reason: None,
+        }
+    }
+}
+
+/// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
+/// draw under their message (`1 | [locall]`, `  |  ^^^^`).
+pub fn one_line(message: &str) -> String {
+    let excerpt = |l: &str| {
+        let rest = l
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        rest.starts_with('|')
+    };
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !excerpt(l))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[derive(Debug, Serialize)]
+struct ErrorDoc {
+    error: ErrorBody,
+}
+
+/// Reports a failure: the human line on stderr and, with `--json`, the error document on stdout
+/// unless the verb already printed its one document (which then carries the error itself).
+pub fn report(code: u8, message: &str, as_json: bool) {
+    output::error(message);
+    if as_json && !output::printed() {
+        print_doc(ErrorBody::new(code, message));
+    }
+}
+
+/// Prints `{"error": body}` on stdout.
+pub fn print_doc(body: ErrorBody) {
+    output::json(&ErrorDoc { error: body });
+}
+
+/// Whether `--json` appears in argv before a `--`; clap errors happen before flags are known.
+fn wants_json(argv: &[OsString]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// `--color` as typed in argv (the last one wins), for clap's own messages.
+fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
+    let mut found = None;
+    let mut args = argv.iter().skip(1).take_while(|a| *a != "--");
+    while let Some(a) = args.next() {
+        let a = a.to_string_lossy();
+        let value = match a.strip_prefix("--color") {
+            Some("") => args.next().map(|v| v.to_string_lossy().into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        if let Some(v) = value {
+            found = match v.as_str() {
+                "always" => Some(ColorArg::Always),
+                "never" => Some(ColorArg::Never),
+                "auto" => Some(ColorArg::Auto),
+                _ => found,
+            };
+        }
+    }
+    found
+}
+
+/// The clap command with the help adjustments derive cannot express: global options that do not
+/// apply to a verb are hidden from its help (still accepted, and ignored).
+pub fn command(color: ColorChoice) -> clap::Command {
+    let mut cmd = Cli::command().color(color);
+    // A verb that already has an argument keeps it when globals propagate (at build time), so a
+    // hidden copy of a global hides it there. Mutating after the build would corrupt clap's index.
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let hide: &[&str] = match name.as_str() {
+            "parse" => NOT_FOR_PARSE,
+            n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
+            _ => &[],
+        };
+        if let Some(sub) = cmd.find_subcommand_mut(&name) {
+            let mut s = std::mem::take(sub);
+            for arg in globals
+                .iter()
+                .filter(|a| hide.contains(&a.get_id().as_str()))
+            {
+                s = s.arg(arg.clone().hide(true));
+            }
+            *sub = s;
+        }
+    }
+    cmd.build();
+    cmd
+}
+
+/// Parses argv. `Err` holds the exit code when there is nothing to run: a usage error, printed
+/// (and the JSON document with `--json`), or `--help` and `--version`, printed, with 0.
+pub fn parse_args() -> Result<Cli, u8> {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let as_json = wants_json(&argv);
+    super::table::set_color(color_in_argv(&argv));
+    let color = match color_in_argv(&argv) {
+        Some(ColorArg::Always) => ColorChoice::Always,
+        Some(ColorArg::Never) => ColorChoice::Never,
+        _ if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => ColorChoice::Never,
+        _ => ColorChoice::Auto,
+    };
+    let mut cmd = command(color);
+    let e = match cmd
+        .try_get_matches_from_mut(argv)
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e.with_cmd(&cmd),
+    };
+    if !e.use_stderr() {
+        // --help, --version: clap prints them on stdout.
+        let _ = e.print();
+        return Err(0);
+    }
+    let message = match e.kind() {
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            let _ = e.print();
+            let message = "a verb is required (init, checkpoint, health, latest, resume, list, \
+                           parse, flush); run `forgestate --help`";
+            output::error(message);
+            message.to_string()
+        }
+        _ => {
+            // clap's first paragraph is the error; the rest (usage, tips) stays as it is.
+            let text = e.render().to_string();
+            let text = text.trim_end();
+            let text = text.strip_prefix("error: ").unwrap_or(text);
+            let (first, rest) = text.split_once("\n\n").unwrap_or((text, ""));
+            let message = first
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            output::error(&message);
+            if !rest.trim().is_empty() {
+                output::raw_err(rest);
+            }
+            message
+        }
+    };
+    if as_json {
+        print_doc(ErrorBody::new(super::EX_USAGE, &message));
+    }
+    Err(super::EX_USAGE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &str) -> Vec<OsString> {
+        std::iter::once("forgestate")
+            .chain(line.split_whitespace())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn json_and_color_are_found_before_the_double_dash() {
+        assert!(wants_json(&argv("list --json")));
+        assert!(wants_json(&argv("--json frobnicate")));
+        assert!(!wants_json(&argv("parse -- --json")));
+        assert!(!wants_json(&argv("list --jsonx")));
+        assert_eq!(
+            color_in_argv(&argv("list --color never")),
+            Some(ColorArg::Never)
+        );
+        assert_eq!(
+            color_in_argv(&argv("--color=always list")),
+            Some(ColorArg::Always)
+        );
+        assert_eq!(color_in_argv(&argv("list --color")), None);
+        assert_eq!(color_in_argv(&argv("list")), None);
+    }
+
+    #[test]
+    fn every_argument_and_verb_is_explained() {
+        let cmd = command(ColorChoice::Never);
+        let mut seen = 0;
+        let verbs = cmd.get_subcommands().filter(|v| v.get_name() != "help");
+        for verb in std::iter::once(&cmd).chain(verbs) {
+            let after = verb.get_after_help().map(ToString::to_string);
+            assert!(
+                after.is_some_and(|t| t.contains("Examples:\n  ")),
+                "{} has examples",
+                verb.get_name()
+            );
+            for arg in verb.get_arguments() {
+                seen += 1;
+                assert!(
+                    arg.get_help()
+                        .is_some_and(|h| !h.to_string().trim().is_empty()),
+                    "{} {} has a description",
+                    verb.get_name(),
+                    arg.get_id()
+                );
+                for value in arg.get_possible_values() {
+                    assert!(
+                        value.get_help().is_some(),
+                        "{} {} value {} has a description",
+                        verb.get_name(),
+                        arg.get_id(),
+                        value.get_name()
+                    );
+                }
+            }
+        }
+        assert!(seen > 40, "{seen} arguments checked");
+    }
+
+    #[test]
+    fn hidden_globals_still_parse_everywhere() {
+        for line in [
+            "list --color never --json",
+            "--url https://f.example parse - --json",
+            "parse --store d -",
+            "latest --strict -v",
+            "resume --agent a --session s --json",
+        ] {
+            let m = command(ColorChoice::Never).try_get_matches_from(argv(line));
+            let cli = m.and_then(|m| Cli::from_arg_matches(&m));
+            assert!(cli.is_ok(), "{line}: {cli:?}");
+        }
+    }
+
+    #[test]
+    fn messages_fit_on_one_line() {
+        let toml = "config file x.toml: TOML parse error at line 1, column 2\n  |\n1 | [locall]\n  |  \
+                    ^^^^^^\nunknown field `locall`\n";
+        assert_eq!(
+            one_line(toml),
+            "config file x.toml: TOML parse error at line 1, column 2; unknown field `locall`"
+        );
+        assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn categories_follow_exit_codes() {
+        let pairs = [
+            (64, "usage"),
+            (65, "data"),
+            (74, "io"),
+            (75, "tempfail"),
+            (78, "config"),
+        ];
+        for (code, name) in pairs {
+            assert_eq!(category(code), name);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! Log lines in forgestate's one message style: `forgestate: warning: ...`, `forgestate: error:
+//! ...`, and, under `-v`, `forgestate: debug: HH:MM:SS.mmm ...`.
+
+use std::fmt;
+
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+
+use super::table;
+
+/// The event format for the CLI's subscriber.
+pub struct Prefixed;
+
+impl<S, N> FormatEvent<S, N> for Prefixed
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let level = *event.metadata().level();
+        let name = match level {
+            Level::ERROR => "error",
+            Level::WARN => "warning",
+            Level::INFO => "info",
+            Level::DEBUG => "debug",
+            Level::TRACE => "trace",
+        };
+        write!(writer, "{}", table::prefix(name, writer.has_ansi_escapes()))?;
+        if level >= Level::DEBUG {
+            // Timing matters when reading retries and backoff.
+            write!(writer, "{} ", chrono::Utc::now().format("%H:%M:%S%.3f"))?;
+        }
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
+}
