@@ -7,8 +7,13 @@
 //! followed: a renamed repository answers 301, and a followed POST would silently become a GET.
 //!
 //! Every request goes through [`ForgeClient::raw`], which retries transient failures (connect
-//! errors, timeouts, resets, 408/429/5xx) within the policy's budget. Creating a comment is the
-//! exception: it is not idempotent, so `ForgeThread` drives its retries itself (`post.rs`).
+//! errors, timeouts, resets, 408/429/5xx) within the policy's budget, saying once that it waits.
+//! TLS failures (untrusted certificates, protocol errors, `https://` to a plain-HTTP server) are
+//! not transient: they fail at once. Creating a comment is the exception: it is not idempotent,
+//! so `ForgeThread` drives its retries itself (`post.rs`).
+//!
+//! The base URL must carry no credentials (`https://user:pass@host` is refused, so a password
+//! never reaches a message, a warning or a directory name), and a trailing `/api/v1` is dropped.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -21,7 +26,7 @@ use serde_json::Value;
 
 use super::error::{Call, ForgeError};
 use super::models::ApiError;
-use super::retry::{Retry, RetryPolicy, retry_after, retryable_status};
+use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
 
 /// Default cap on one response body.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
@@ -71,9 +76,30 @@ impl ForgeClientBuilder {
     }
 
     pub fn build(self) -> Result<ForgeClient, ForgeError> {
-        let mut base = Url::parse(self.base_url.trim()).map_err(|e| {
-            ForgeError::Setup(format!("forge url {:?} is not a URL: {e}", self.base_url))
+        let raw = self.base_url.trim();
+        let mut base = Url::parse(raw).map_err(|e| {
+            // The text may hold a password the parser could not separate: never echo it then.
+            let shown = if raw.contains('@') {
+                String::new()
+            } else {
+                format!(" {raw:?}")
+            };
+            ForgeError::Setup(format!("forge url{shown} is not a URL: {e}"))
         })?;
+        if !base.username().is_empty() || base.password().is_some() {
+            let _ = base.set_username("");
+            let _ = base.set_password(None);
+            return Err(ForgeError::Setup(format!(
+                "the forge url holds a user name or password; remove the `user:password@` part \
+                 (leaving {base}) and give the token in $FORGESTATE_TOKEN or a token file"
+            )));
+        }
+        let trimmed = base.path().trim_end_matches('/');
+        if let Some(root) = trimmed.strip_suffix("/api/v1") {
+            let root = format!("{root}/");
+            tracing::debug!("dropping /api/v1 from the forge url: it is added to every request");
+            base.set_path(&root);
+        }
         match base.scheme() {
             "https" => {}
             "http" if self.allow_insecure_http || is_loopback(&base) => {}
@@ -126,6 +152,7 @@ impl ForgeClientBuilder {
             token: self.token,
             policy: self.policy,
             max_response_bytes: self.max_response_bytes,
+            notice: Notice::default(),
         })
     }
 }
@@ -147,6 +174,8 @@ pub struct ForgeClient {
     token: Option<SecretString>,
     policy: RetryPolicy,
     max_response_bytes: usize,
+    /// Said once before the first retry wait of any request of this client or its clones.
+    notice: Notice,
 }
 
 impl std::fmt::Debug for ForgeClient {
@@ -202,6 +231,25 @@ impl ForgeClient {
         }
     }
 
+    /// The same client, whose "retrying" line ends by saying what happens after the budget:
+    /// `then` is e.g. "saving the record to the outbox". The line is still said once in all.
+    pub fn then(&self, then: &'static str) -> ForgeClient {
+        ForgeClient {
+            notice: self.notice.then(then),
+            ..self.clone()
+        }
+    }
+
+    /// Whether this client (or a clone) has said it is waiting for the forge.
+    pub fn said_waiting(&self) -> bool {
+        self.notice.said()
+    }
+
+    /// A retry state for one operation under this client's policy, announcing its first wait.
+    pub fn retry(&self) -> Retry {
+        Retry::new(self.policy).announce(self.notice.clone())
+    }
+
     /// Sends a request (with retries) and decodes a JSON answer. Only the statuses in `ok` count
     /// as success.
     pub async fn send<T: DeserializeOwned>(
@@ -216,10 +264,7 @@ impl ForgeClient {
         if !ok.contains(&raw.status) {
             return Err(self.status_error(raw));
         }
-        let value = serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
-            call: raw.call,
-            detail: e.to_string(),
-        })?;
+        let value = serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
         Ok(Answer {
             value,
             headers: raw.headers,
@@ -235,7 +280,7 @@ impl ForgeClient {
         query: &[(&str, String)],
         body: Option<Value>,
     ) -> Result<Raw, ForgeError> {
-        let mut retry = Retry::new(self.policy);
+        let mut retry = self.retry();
         loop {
             let result = self.once(method.clone(), path, query, body.as_ref()).await;
             let (after, why) = match &result {
@@ -306,6 +351,28 @@ impl ForgeClient {
         })
     }
 
+    /// An answer that does not decode: says what it was (its type, when not JSON) and why,
+    /// and logs its first bytes under `-v`.
+    pub fn decode_error(&self, raw: &Raw, e: &serde_json::Error) -> ForgeError {
+        let kind = raw
+            .headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .filter(|t| !t.contains("json"))
+            .map(|t| format!("a {t} answer: "))
+            .unwrap_or_default();
+        let start = String::from_utf8_lossy(&raw.body[..raw.body.len().min(200)]).into_owned();
+        tracing::debug!(
+            "{}: the answer does not decode ({e}); it starts: {:?}",
+            raw.call,
+            scrub(&start, self.token.as_ref())
+        );
+        ForgeError::Decode {
+            call: raw.call.clone(),
+            detail: format!("{kind}{e}"),
+        }
+    }
+
     /// Maps a non-success answer to an error, by status alone, keeping the server's words minus
     /// any copy of the token.
     pub fn status_error(&self, raw: Raw) -> ForgeError {
@@ -337,12 +404,26 @@ fn transport(call: Call, e: reqwest::Error, reading: bool) -> ForgeError {
     // Name the root cause, without the URL reqwest adds (the call already says where).
     let e = e.without_url();
     let mut detail = e.to_string();
+    let mut tls = false;
     let mut source = std::error::Error::source(&e);
     while let Some(s) = source {
         detail = s.to_string();
+        tls |= is_tls_failure(s);
         source = s.source();
     }
+    if tls && !sent {
+        return ForgeError::Tls { call, detail };
+    }
     ForgeError::Transport { call, detail, sent }
+}
+
+/// A TLS handshake failure: the TLS layer (rustls, through tokio-rustls) reports every
+/// certificate and protocol error, including plain-HTTP bytes where a TLS record was expected,
+/// as an `InvalidData` IO error while connecting. Resets, refusals and EOFs have other kinds and
+/// stay transient.
+fn is_tls_failure(e: &(dyn std::error::Error + 'static)) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::InvalidData)
 }
 
 /// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.

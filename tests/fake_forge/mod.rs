@@ -110,6 +110,9 @@ pub struct State {
     /// How many failures `fail_rate` caused, and how many of them were committed posts.
     pub failed: u32,
     pub committed_then_failed: u32,
+    /// Keys replacing those of a comment's JSON view (a `null` body, an odd `user`), by id: for
+    /// testing readers against shapes a live server never sends.
+    pub comment_overlays: Vec<(u64, serde_json::Value)>,
     rng: u64,
 }
 
@@ -205,6 +208,7 @@ impl FakeForge {
             fail_rate: 0.0,
             failed: 0,
             committed_then_failed: 0,
+            comment_overlays: Vec::new(),
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));
@@ -283,6 +287,19 @@ impl FakeForge {
             created: now,
             updated: now,
         });
+        id
+    }
+
+    /// Adds a comment whose JSON view has `overlay`'s keys replaced (e.g. `{"body": null}`).
+    pub fn add_odd_comment(
+        &self,
+        issue: u64,
+        login: &str,
+        body: &str,
+        overlay: serde_json::Value,
+    ) -> u64 {
+        let id = self.add_comment(issue, login, body);
+        self.state().comment_overlays.push((id, overlay));
         id
     }
 
