@@ -419,11 +419,18 @@ fn transport(call: Call, e: reqwest::Error, reading: bool) -> ForgeError {
 
 /// A TLS handshake failure: the TLS layer (rustls, through tokio-rustls) reports every
 /// certificate and protocol error, including plain-HTTP bytes where a TLS record was expected,
-/// as an `InvalidData` IO error while connecting. Resets, refusals and EOFs have other kinds and
-/// stay transient.
+/// as an `InvalidData` IO error while connecting, which the connector wraps in another IO error
+/// (whose `source()` skips it, so each wrapper is opened by hand). Resets, refusals and EOFs
+/// have other kinds and stay transient.
 fn is_tls_failure(e: &(dyn std::error::Error + 'static)) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|io| io.kind() == std::io::ErrorKind::InvalidData)
+    let mut io = e.downcast_ref::<std::io::Error>();
+    while let Some(e) = io {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            return true;
+        }
+        io = e.get_ref().and_then(|inner| inner.downcast_ref::<std::io::Error>());
+    }
+    false
 }
 
 /// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.
