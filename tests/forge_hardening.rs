@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use common::cli::{run_with, stderr, stdout, words};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, client_at};
 use forgestate::config::DEFAULT_TITLE as TITLE;
-use forgestate::format::Record;
 use forgestate::forge::ForgeClient;
+use forgestate::format::Record;
 use forgestate::scan::Filter;
 use forgestate::{Category, Error};
 use serde_json::{Value, json};
@@ -28,6 +28,11 @@ const LABEL: &str = "Type/Automation";
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint("w", "s", phase, json!({"n": 1})).unwrap()
+}
+
+fn category(e: impl Into<Error>) -> (Category, String) {
+    let e = e.into();
+    (e.category(), e.to_string())
 }
 
 fn session(fake: &FakeForge) -> u64 {
@@ -100,8 +105,16 @@ async fn an_odd_comment_is_one_rejected_comment_not_an_unreadable_thread() {
     assert_eq!(rejected[1].0, Some(null_user));
     assert_eq!(rejected[2].0, Some(odd_time));
     assert!(rejected.iter().all(|r| r.1 == "unreadable"), "{rejected:?}");
-    assert!(rejected[0].2.contains("`body` is null"), "{}", rejected[0].2);
-    assert!(rejected[1].2.contains("`user` is null"), "{}", rejected[1].2);
+    assert!(
+        rejected[0].2.contains("`body` is null"),
+        "{}",
+        rejected[0].2
+    );
+    assert!(
+        rejected[1].2.contains("`user` is null"),
+        "{}",
+        rejected[1].2
+    );
     assert!(
         rejected[2].2.contains("`created_at` is the number 17"),
         "{}",
@@ -120,16 +133,16 @@ async fn an_answer_that_is_no_comment_list_says_why() {
     Mock::given(method("GET"))
         .and(path_regex(r"/issues/\d+/comments$"))
         .respond_with(
-            ResponseTemplate::new(200).set_body_raw("<html>Sign in to the proxy</html>", "text/html"),
+            ResponseTemplate::new(200)
+                .set_body_raw("<html>Sign in to the proxy</html>", "text/html"),
         )
         .with_priority(1)
         .mount(&fake.server)
         .await;
     let dir = tempfile::tempdir().unwrap();
     let c = client(&fake, BOT_TOKEN, dir.path(), "");
-    let e = Error::from(c.list(&Filter::default(), None).await.unwrap_err());
-    let msg = e.to_string();
-    assert_eq!(e.category(), Category::Config, "{msg}");
+    let (cat, msg) = category(c.list(&Filter::default(), None).await.unwrap_err());
+    assert_eq!(cat, Category::Config, "{msg}");
     assert!(
         msg.contains("text/html") && msg.contains("expected value") && msg.contains("forge url"),
         "{msg}"
@@ -166,10 +179,22 @@ fn credentials_in_the_forge_url_are_refused_without_echoing_them() {
 #[test]
 fn a_trailing_api_v1_is_dropped_from_the_forge_url() {
     for (given, base) in [
-        ("https://forge.example.com/api/v1", "https://forge.example.com/"),
-        ("https://forge.example.com/api/v1/", "https://forge.example.com/"),
-        ("https://forge.example.com/git/api/v1/", "https://forge.example.com/git/"),
-        ("https://forge.example.com/git", "https://forge.example.com/git/"),
+        (
+            "https://forge.example.com/api/v1",
+            "https://forge.example.com/",
+        ),
+        (
+            "https://forge.example.com/api/v1/",
+            "https://forge.example.com/",
+        ),
+        (
+            "https://forge.example.com/git/api/v1/",
+            "https://forge.example.com/git/",
+        ),
+        (
+            "https://forge.example.com/git",
+            "https://forge.example.com/git/",
+        ),
         ("https://forge.example.com", "https://forge.example.com/"),
     ] {
         let c = ForgeClient::builder(given).build().unwrap();
@@ -182,7 +207,12 @@ async fn a_url_given_with_api_v1_reaches_the_api() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client_at(&format!("{}/api/v1/", fake.uri()), BOT_TOKEN, dir.path(), "");
+    let c = client_at(
+        &format!("{}/api/v1/", fake.uri()),
+        BOT_TOKEN,
+        dir.path(),
+        "",
+    );
     c.post(cp("p")).await.expect("posted");
     assert_eq!(fake.comments_on(n).len(), 1);
     let paths: Vec<String> = fake
@@ -231,11 +261,10 @@ async fn https_to_a_plain_http_server_fails_at_once_as_a_setup_problem() {
         "[forge]\nretry_budget_secs = 20\n",
     );
     let start = Instant::now();
-    let e = Error::from(c.resume("w", "s").await.unwrap_err());
+    let (cat, msg) = category(c.resume("w", "s").await.unwrap_err());
     let took = start.elapsed();
-    let msg = e.to_string();
     assert!(took < Duration::from_secs(5), "took {took:?}: {msg}");
-    assert_eq!(e.category(), Category::Config, "{msg}");
+    assert_eq!(cat, Category::Config, "{msg}");
     assert!(msg.contains("TLS") && msg.contains("https://"), "{msg}");
     assert_eq!(connections.load(Ordering::SeqCst), 1, "no retry: {msg}");
 }
@@ -259,7 +288,10 @@ async fn the_binary_lists_odd_comments_as_invalid() {
     assert_eq!(unreadable.len(), 3, "{doc}");
     assert_eq!(unreadable[0]["comment"]["id"], null_body);
     assert!(
-        unreadable[0]["reason"].as_str().unwrap().contains("`body` is null"),
+        unreadable[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`body` is null"),
         "{doc}"
     );
     assert_eq!(unreadable[1]["comment"]["id"], null_user);
@@ -271,7 +303,11 @@ async fn the_binary_lists_odd_comments_as_invalid() {
         "{}",
         stdout(&human)
     );
-    let resume = forgestate(&fake.uri(), dir.path(), "resume --agent w --session s --json");
+    let resume = forgestate(
+        &fake.uri(),
+        dir.path(),
+        "resume --agent w --session s --json",
+    );
     assert_eq!(json_out(&resume)["phase"], "after");
 }
 
@@ -302,7 +338,11 @@ async fn the_binary_refuses_credentials_in_the_url_and_never_shows_them() {
     session(&fake);
     let dir = tempfile::tempdir().unwrap();
     let url = format!("http://ca-bot:hunter2-pass@{}/", fake.addr());
-    let out = forgestate(&url, dir.path(), "checkpoint --agent w --session s --phase p");
+    let out = forgestate(
+        &url,
+        dir.path(),
+        "checkpoint --agent w --session s --phase p",
+    );
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(text.contains("user name or password"), "{text}");

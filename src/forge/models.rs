@@ -231,7 +231,8 @@ fn shape_error(item: &Value, e: &serde_json::Error) -> String {
     fn fits<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), serde_json::Error> {
         T::deserialize(v).map(|_| ())
     }
-    let checks: [(&str, &str, fn(&Value) -> Result<(), serde_json::Error>); 6] = [
+    type Check = fn(&Value) -> Result<(), serde_json::Error>;
+    let checks: [(&str, &str, Check); 6] = [
         ("id", "a comment id", fits::<CommentId>),
         ("html_url", "a string", fits::<String>),
         ("user", "a user", fits::<Option<User>>),

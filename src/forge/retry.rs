@@ -232,4 +232,19 @@ mod tests {
         let mut once = Retry::new(RetryPolicy::once());
         assert!(!once.wait(None, "GET /x", "503").await);
     }
+
+    #[tokio::test]
+    async fn the_wait_is_announced_before_sleeping_and_only_then() {
+        let notice = Notice::default();
+        let mut once = Retry::new(RetryPolicy::once()).announce(notice.clone());
+        assert!(!once.wait(None, "GET /x", "503").await);
+        assert!(!notice.said(), "no wait, nothing to announce");
+        let budget = RetryPolicy::full(Duration::from_millis(50));
+        let mut r = Retry::new(budget).announce(notice.then("saving it"));
+        assert!(r.wait(None, "GET /x", "503").await);
+        assert!(
+            notice.said(),
+            "clones share the notice: said once per client"
+        );
+    }
 }
