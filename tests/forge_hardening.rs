@@ -380,7 +380,7 @@ async fn the_binary_says_once_that_it_waits_and_what_comes_after() {
     let waits: Vec<&str> = err.lines().filter(|l| l.contains("retrying")).collect();
     assert_eq!(waits.len(), 1, "{err}");
     assert!(
-        waits[0].contains("forge not answering")
+        waits[0].starts_with("forgestate: warning: forge not answering")
             && waits[0].contains("503")
             && waits[0].contains("up to 1 s, then saving the record to the outbox"),
         "{err}"

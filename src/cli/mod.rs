@@ -5,6 +5,7 @@
 //! configuration.
 
 mod args;
+mod log;
 mod output;
 
 use std::process::ExitCode;
@@ -116,7 +117,7 @@ fn init_logging(cli: &Cli) {
         .with_max_level(Level::TRACE)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false)
+        .event_format(log::Format::default())
         .finish()
         .with(filter)
         .try_init();

@@ -90,6 +90,9 @@ pub struct State {
     pub labels: Vec<LabelRow>,
     pub issues: Vec<IssueRow>,
     pub comments: Vec<CommentRow>,
+    /// Keys replacing those of a comment's JSON view (a `null` body, an odd `user`), by id: for
+    /// testing readers against shapes a live server never sends.
+    pub comment_overlays: Vec<(u64, serde_json::Value)>,
     pub next_issue_id: i64,
     pub next_comment_id: u64,
     pub next_label_id: i64,
@@ -110,9 +113,6 @@ pub struct State {
     /// How many failures `fail_rate` caused, and how many of them were committed posts.
     pub failed: u32,
     pub committed_then_failed: u32,
-    /// Keys replacing those of a comment's JSON view (a `null` body, an odd `user`), by id: for
-    /// testing readers against shapes a live server never sends.
-    pub comment_overlays: Vec<(u64, serde_json::Value)>,
     rng: u64,
 }
 
@@ -195,6 +195,7 @@ impl FakeForge {
             labels: Vec::new(),
             issues: Vec::new(),
             comments: Vec::new(),
+            comment_overlays: Vec::new(),
             next_issue_id: 400,
             next_comment_id: 1200,
             next_label_id: 10,
@@ -208,7 +209,6 @@ impl FakeForge {
             fail_rate: 0.0,
             failed: 0,
             committed_then_failed: 0,
-            comment_overlays: Vec::new(),
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));
