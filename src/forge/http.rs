@@ -88,16 +88,11 @@ impl ForgeClient {
 
     /// The same client, whose "retrying" line ends by saying what happens after the budget:
     /// `then` is e.g. "saving the record to the outbox". The line is still said once in all.
-    pub fn then(&self, then: &'static str) -> ForgeClient {
+    pub fn with_fallback(&self, then: &'static str) -> ForgeClient {
         ForgeClient {
-            notice: self.notice.then(then),
+            notice: self.notice.with_fallback(then),
             ..self.clone()
         }
-    }
-
-    /// Whether this client (or a clone) has said it is waiting for the forge.
-    pub fn said_waiting(&self) -> bool {
-        self.notice.said()
     }
 
     /// A retry state for one operation under this client's policy, announcing its first wait.

@@ -40,7 +40,7 @@ impl ForgeThread {
     ) -> Result<store::Comment, ForgeError> {
         let c = self
             .client_for(effort)
-            .then("saving the record to the outbox");
+            .with_fallback("saving the record to the outbox");
         let mut n = self.issue_for(&c, true).await?;
         let started = Utc::now();
         let mut retry = c.retry();
@@ -143,7 +143,7 @@ impl ForgeThread {
     ) -> Result<Listing, ForgeError> {
         let c = self
             .client_for(effort)
-            .then("answering from this machine's outbox");
+            .with_fallback("answering from this machine's outbox");
         let n = self.issue_for(&c, false).await?;
         let list = match c.comments(&self.settings.repo, n, since).await {
             Err(ForgeError::NotFound { .. }) => {

@@ -88,7 +88,7 @@ impl Default for Notice {
 
 impl Notice {
     /// The same notice (still said at most once), ending with another consequence.
-    pub fn then(&self, then: &'static str) -> Notice {
+    pub fn with_fallback(&self, then: &'static str) -> Notice {
         Notice {
             said: self.said.clone(),
             then,
@@ -240,7 +240,7 @@ mod tests {
         assert!(!once.wait(None, "GET /x", "503").await);
         assert!(!notice.said(), "no wait, nothing to announce");
         let budget = RetryPolicy::full(Duration::from_millis(50));
-        let mut r = Retry::new(budget).announce(notice.then("saving it"));
+        let mut r = Retry::new(budget).announce(notice.with_fallback("saving it"));
         assert!(r.wait(None, "GET /x", "503").await);
         assert!(
             notice.said(),
