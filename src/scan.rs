@@ -205,7 +205,9 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
     out
 }
 
+/// An unreadable comment as a rejection. Times that could not be read show as the epoch.
 fn unreadable(u: Unreadable) -> Rejected {
+    let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if m > c);
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
     let rejection = Rejection::Unreadable { reason: u.reason };
@@ -216,7 +218,7 @@ fn unreadable(u: Unreadable) -> Rejected {
             created_at,
             updated_at,
             url: u.url,
-            edited: updated_at > created_at,
+            edited,
             pending: false,
         },
         reason: rejection.to_string(),
