@@ -70,6 +70,7 @@ fn main() {
         Listing {
             comments,
             warnings: vec![],
+            rejects: vec![],
         },
         &Trust::Everyone,
     );

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::format::{Kind, ParseError, Record, parse};
-use crate::store::{Comment, Listing};
+use crate::store::{Comment, Listing, Unreadable};
 
 /// Where a record came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -60,6 +60,10 @@ pub enum Rejection {
         record_id: String,
         first_comment: u64,
     },
+    /// The store holds the comment in a shape that cannot be read (say, a `null` body).
+    Unreadable {
+        reason: String,
+    },
 }
 
 impl Rejection {
@@ -68,6 +72,7 @@ impl Rejection {
             Rejection::Invalid(e) => e.code(),
             Rejection::Untrusted { .. } => "untrusted",
             Rejection::Duplicate { .. } => "duplicate",
+            Rejection::Unreadable { .. } => "unreadable",
         }
     }
 }
@@ -90,6 +95,11 @@ impl std::fmt::Display for Rejection {
                     "repeats record {record_id}, first posted as comment {first_comment}"
                 )
             }
+            Rejection::Unreadable { reason } => write!(
+                f,
+                "the comment cannot be read ({reason}); it is not used (look at it in the \
+                 forge's web UI)"
+            ),
         }
     }
 }
@@ -138,12 +148,17 @@ pub struct Scan {
     pub offline: bool,
 }
 
-/// Reads a listing: parse, trust, dedupe.
+/// Reads a listing: parse, trust, dedupe. Comments the store could not read are rejected, each
+/// with its reason, in thread order among the others.
 pub fn scan(listing: Listing, trust: &Trust) -> Scan {
-    let mut comments = listing.comments;
+    let Listing {
+        mut comments,
+        warnings,
+        rejects,
+    } = listing;
     comments.sort_by_key(|c| c.id);
     let mut out = Scan {
-        warnings: listing.warnings,
+        warnings,
         ..Scan::default()
     };
     let mut first_seen: HashMap<String, u64> = HashMap::new();
@@ -182,7 +197,33 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
             code: rejection,
         });
     }
+    if !rejects.is_empty() {
+        out.rejected.extend(rejects.into_iter().map(unreadable));
+        out.rejected
+            .sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
+    }
     out
+}
+
+/// An unreadable comment as a rejection. Times that could not be read show as the epoch.
+fn unreadable(u: Unreadable) -> Rejected {
+    let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if m > c);
+    let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
+    let updated_at = u.updated_at.unwrap_or(created_at);
+    let rejection = Rejection::Unreadable { reason: u.reason };
+    Rejected {
+        comment: CommentInfo {
+            id: u.id,
+            author: u.author.unwrap_or_default(),
+            created_at,
+            updated_at,
+            url: u.url,
+            edited,
+            pending: false,
+        },
+        reason: rejection.to_string(),
+        code: rejection,
+    }
 }
 
 /// Adds records spooled in this machine's outbox (`(spooled_at, body)`, oldest first) after the

@@ -88,6 +88,8 @@ fn every_verb_fails_with_one_error_document() {
         ),
         ("list --since whenever --json", 64, "usage"),
         ("flush --json --config missing.toml", 78, "config"),
+        ("flush --from /nonexistent/outbox --json", 78, "config"),
+        ("outbox --json --config missing.toml", 78, "config"),
     ];
     for (line, code, category) in cases {
         check(d, line, code, category);

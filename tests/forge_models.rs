@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use forgestate::forge::page::{link, total_count};
 use forgestate::forge::{
-    ApiError, ApiSettings, Comment, Issue, IssueState, Label, ServerVersion, User,
+    ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueState, Label,
+    ServerVersion, User,
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/forgejo-api/examples")
@@ -177,4 +178,67 @@ fn timestamps_in_the_servers_display_zone_are_the_same_instants() {
     let zoned: Comment = decode("comment.json (zoned)", &shifted);
     assert_eq!(zoned.created_at, utc.created_at);
     assert_eq!(zoned.updated_at, utc.updated_at);
+}
+
+#[test]
+fn a_comment_list_is_decoded_element_by_element() {
+    // The shape of `examples/comment.json` (inline: this test runs without `../shared`).
+    let good = json!({
+        "id": 1207,
+        "html_url": "https://forge.example.com/acme/app/issues/57#issuecomment-1207",
+        "pull_request_url": "",
+        "issue_url": "https://forge.example.com/acme/app/issues/57",
+        "user": {"id": 7, "login": "ca-bot", "login_name": "", "full_name": "",
+                 "email": "ca-bot@noreply.forge.example.com", "is_admin": false,
+                 "created": "2025-03-02T09:15:27Z", "username": "ca-bot"},
+        "original_author": "",
+        "original_author_id": 0,
+        "body": "[CHECKPOINT] w",
+        "assets": [],
+        "created_at": "2026-07-14T09:47:31Z",
+        "updated_at": "2026-07-14T09:47:31Z",
+    });
+    let with = |key: &str, value: Value| {
+        let mut v = good.clone();
+        v[key] = value;
+        v
+    };
+    let mut no_body = good.clone();
+    no_body.as_object_mut().unwrap().remove("body");
+    let items = vec![
+        good.clone(),
+        with("body", Value::Null),
+        with("user", Value::Null),
+        with("user", json!({"id": 3, "login": null})),
+        with("id", json!("1200")),
+        with("updated_at", json!("yesterday")),
+        no_body,
+        json!("a string"),
+        // Fields forgestate does not read never make a comment unreadable.
+        with("assets", Value::Null),
+        with("pull_request_url", json!(5)),
+    ];
+    let list = CommentList::decode(items);
+    assert_eq!(list.comments.len(), 3, "{:?}", list.unreadable);
+    assert!(list.comments[1].assets.is_empty());
+    assert_eq!(list.comments[2].pull_request_url, "");
+    let reasons: Vec<&str> = list.unreadable.iter().map(|u| u.reason.as_str()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "`body` is null, expected a string",
+            "`user` is null: the poster is unknown",
+            "`user` is not a user: invalid type: null, expected a string",
+            "`id` is a string, expected a comment id",
+            "`updated_at` is a string, expected an RFC 3339 time",
+            "`body` is missing",
+            "not a JSON object but a string",
+        ]
+    );
+    let id = good["id"].as_u64().map(CommentId);
+    assert_eq!(list.unreadable[0].id, id, "the id is salvaged");
+    assert_eq!(list.unreadable[0].login.as_deref(), Some("ca-bot"));
+    assert!(list.unreadable[0].created_at.is_some());
+    assert_eq!(list.unreadable[3].id, None, "an odd id is not guessed");
+    assert_eq!(list.unreadable[6].id, None);
 }

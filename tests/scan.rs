@@ -38,6 +38,7 @@ fn latest_is_thread_order_not_client_clock() {
             comment(10, "bot", body(&cp("first-posted"))),
         ],
         warnings: vec![],
+        rejects: vec![],
     };
     let s = scan(listing, &Trust::Everyone);
     let phases: Vec<_> = s
@@ -63,6 +64,7 @@ fn first_of_a_duplicated_id_wins() {
             comment(2, "bot", body(&replay)),
         ],
         warnings: vec!["w".into()],
+        rejects: vec![],
     };
     let s = scan(listing, &Trust::Everyone);
     assert_eq!(s.entries.len(), 1);
@@ -89,6 +91,7 @@ fn untrusted_authors_never_count_even_when_newer() {
             comment(3, "mallory", "I think this is stuck".into()),
         ],
         warnings: vec![],
+        rejects: vec![],
     };
     let s = scan(listing, &trust);
     assert_eq!(s.entries.len(), 1);
@@ -111,6 +114,7 @@ fn edited_comments_are_still_read_and_marked() {
         Listing {
             comments: vec![c],
             warnings: vec![],
+            rejects: vec![],
         },
         &Trust::Everyone,
     );
@@ -126,6 +130,7 @@ fn filter_matches_each_field() {
         Listing {
             comments: vec![comment(1, "bot", body(&cp("p")))],
             warnings: vec![],
+            rejects: vec![],
         },
         &Trust::Everyone,
     );

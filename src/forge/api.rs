@@ -3,14 +3,14 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::clock::server_lag;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{
-    ApiSettings, Comment, CreateIssue, CreateLabel, Issue, IssueNumber, Label, LabelId,
-    ServerVersion, User,
+    ApiSettings, Comment, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber, Label,
+    LabelId, ServerVersion, User,
 };
 use super::page::more_pages;
 
@@ -163,7 +163,9 @@ impl ForgeClient {
             .value)
     }
 
-    /// Every plain comment of an issue, in (created, id) order. Not paginated. `since` is an
+    /// Every plain comment of an issue, in (created, id) order, decoded one by one: an element
+    /// of an unexpected shape is one unreadable comment, not an unreadable thread (an answer
+    /// that is not an array at all is an error). Not paginated. `since` is an
     /// inclusive bound on `updated_at`, in whole seconds, on this machine's clock: when the
     /// answer's `Date` shows the server's clock lagging ours, the bound is moved back by the lag
     /// and the list asked for again, so no comment inside the window is missed. (A server
@@ -173,7 +175,7 @@ impl ForgeClient {
         repo: &RepoRef,
         n: IssueNumber,
         since: Option<DateTime<Utc>>,
-    ) -> Result<Vec<Comment>> {
+    ) -> Result<CommentList> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
         let query = |since: Option<DateTime<Utc>>| -> Vec<(&str, String)> {
             since
@@ -182,7 +184,7 @@ impl ForgeClient {
                 .collect()
         };
         let answer = self
-            .send::<Vec<Comment>>(Method::GET, &path, &query(since), None, OK)
+            .send::<Vec<Value>>(Method::GET, &path, &query(since), None, OK)
             .await?;
         if let Some(t) = since
             && let Some(lag) = server_lag(&answer.headers)
@@ -193,9 +195,10 @@ impl ForgeClient {
                 lag.num_seconds()
             );
             let wider = query(Some(t - lag));
-            return Ok(self.send(Method::GET, &path, &wider, None, OK).await?.value);
+            let again = self.send(Method::GET, &path, &wider, None, OK).await?;
+            return Ok(CommentList::decode(again.value));
         }
-        Ok(answer.value)
+        Ok(CommentList::decode(answer.value))
     }
 
     pub async fn create_comment(

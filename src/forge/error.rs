@@ -58,8 +58,19 @@ pub enum ForgeError {
          max_response_mib, or rotate the session issue)"
     )]
     TooLarge { call: Call, cap: usize },
-    #[error("{call}: the forge's answer is not what forgestate expects: {detail}")]
+    #[error(
+        "{call}: the forge's answer is not what forgestate expects ({detail}); check that the \
+         forge url is the Forgejo or Gitea server itself, not a proxy or login page"
+    )]
     Decode { call: Call, detail: String },
+    /// The TLS handshake failed: a certificate the client does not trust, a protocol error, or
+    /// an `https://` url answered by a plain-HTTP server. Retrying cannot fix any of these.
+    #[error(
+        "{call}: TLS with the forge failed ({detail}); retrying cannot fix this: check that the \
+         url's scheme matches the server (https:// to a plain-http server fails like this), \
+         that its certificate is valid for its name, and that this machine trusts its issuer"
+    )]
+    Tls { call: Call, detail: String },
     #[error("{0}")]
     Setup(String),
 }
@@ -117,6 +128,8 @@ impl ForgeError {
                 | ForgeError::NotFound { .. }
                 | ForgeError::Redirected { .. }
                 | ForgeError::TooLarge { .. }
+                | ForgeError::Decode { .. }
+                | ForgeError::Tls { .. }
                 | ForgeError::Setup(_)
         )
     }

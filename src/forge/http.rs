@@ -7,13 +7,16 @@
 //! followed: a renamed repository answers 301, and a followed POST would silently become a GET.
 //!
 //! Every request goes through [`ForgeClient::raw`], which retries transient failures (connect
-//! errors, timeouts, resets, 408/429/5xx) within the policy's budget. Creating a comment is the
-//! exception: it is not idempotent, so `ForgeThread` drives its retries itself (`post.rs`).
+//! errors, timeouts, resets, 408/429/5xx) within the policy's budget, saying once that it waits.
+//! TLS failures (untrusted certificates, protocol errors, `https://` to a plain-HTTP server) are
+//! not transient: they fail at once. Creating a comment is the exception: it is not idempotent,
+//! so `ForgeThread` drives its retries itself (`post.rs`).
+//!
+//! The client is made by [`ForgeClientBuilder`] (`builder.rs`), which checks the base URL.
 
-use std::net::IpAddr;
-use std::time::Duration;
+mod builder;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue, LOCATION, USER_AGENT};
+use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use secrecy::{ExposeSecret, SecretString};
 use serde::de::DeserializeOwned;
@@ -21,121 +24,12 @@ use serde_json::Value;
 
 use super::error::{Call, ForgeError};
 use super::models::ApiError;
-use super::retry::{Retry, RetryPolicy, retry_after, retryable_status};
+use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
+
+pub use builder::ForgeClientBuilder;
 
 /// Default cap on one response body.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
-
-/// Builds a [`ForgeClient`].
-pub struct ForgeClientBuilder {
-    base_url: String,
-    token: Option<SecretString>,
-    connect_timeout: Duration,
-    request_timeout: Duration,
-    policy: RetryPolicy,
-    max_response_bytes: usize,
-    allow_insecure_http: bool,
-}
-
-impl ForgeClientBuilder {
-    pub fn token(mut self, token: SecretString) -> Self {
-        self.token = Some(token);
-        self
-    }
-
-    pub fn connect_timeout(mut self, t: Duration) -> Self {
-        self.connect_timeout = t;
-        self
-    }
-
-    pub fn request_timeout(mut self, t: Duration) -> Self {
-        self.request_timeout = t;
-        self
-    }
-
-    /// The total time retries of one request may take (default 30 s).
-    pub fn retry_budget(mut self, budget: Duration) -> Self {
-        self.policy = RetryPolicy::full(budget);
-        self
-    }
-
-    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-        self.max_response_bytes = bytes;
-        self
-    }
-
-    /// Allow `http://` to hosts other than loopback (the token then crosses the network in clear).
-    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
-        self.allow_insecure_http = allow;
-        self
-    }
-
-    pub fn build(self) -> Result<ForgeClient, ForgeError> {
-        let mut base = Url::parse(self.base_url.trim()).map_err(|e| {
-            ForgeError::Setup(format!("forge url {:?} is not a URL: {e}", self.base_url))
-        })?;
-        match base.scheme() {
-            "https" => {}
-            "http" if self.allow_insecure_http || is_loopback(&base) => {}
-            "http" => {
-                return Err(ForgeError::Setup(format!(
-                    "refusing to send the token over plain http to {}; use https://, or pass \
-                     --allow-insecure-http (allow_insecure_http = true in [forge]) if you must",
-                    base.host_str().unwrap_or("the forge")
-                )));
-            }
-            _ => {
-                return Err(ForgeError::Setup(format!(
-                    "forge url {base} must start with https://"
-                )));
-            }
-        }
-        if !base.path().ends_with('/') {
-            base.set_path(&format!("{}/", base.path()));
-        }
-        let api = base
-            .join("api/v1/")
-            .map_err(|e| ForgeError::Setup(format!("forge url {base}: {e}")))?;
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        let agent = concat!("forgestate/", env!("CARGO_PKG_VERSION"));
-        headers.insert(USER_AGENT, HeaderValue::from_static(agent));
-        if let Some(token) = &self.token {
-            let mut value = HeaderValue::from_str(&format!("token {}", token.expose_secret()))
-                .map_err(|_| {
-                    ForgeError::Setup(
-                        "the token contains characters not allowed in a header; check \
-                         FORGESTATE_TOKEN or token_file"
-                            .to_string(),
-                    )
-                })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(self.connect_timeout)
-            .timeout(self.request_timeout)
-            .build()
-            .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))?;
-        Ok(ForgeClient {
-            http,
-            base,
-            api,
-            token: self.token,
-            policy: self.policy,
-            max_response_bytes: self.max_response_bytes,
-        })
-    }
-}
-
-fn is_loopback(url: &Url) -> bool {
-    let host = url.host_str().unwrap_or("");
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
 
 /// A Forgejo/Gitea API client. Cloning is cheap and shares the connection pool.
 #[derive(Clone)]
@@ -147,6 +41,8 @@ pub struct ForgeClient {
     token: Option<SecretString>,
     policy: RetryPolicy,
     max_response_bytes: usize,
+    /// Said once before the first retry wait of any request of this client or its clones.
+    notice: Notice,
 }
 
 impl std::fmt::Debug for ForgeClient {
@@ -173,18 +69,6 @@ pub struct Raw {
 }
 
 impl ForgeClient {
-    pub fn builder(base_url: impl Into<String>) -> ForgeClientBuilder {
-        ForgeClientBuilder {
-            base_url: base_url.into(),
-            token: None,
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
-            policy: RetryPolicy::full(RetryPolicy::DEFAULT_BUDGET),
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-            allow_insecure_http: false,
-        }
-    }
-
     /// The instance's web root, e.g. `https://forge.example.com/`.
     pub fn base(&self) -> &Url {
         &self.base
@@ -202,6 +86,20 @@ impl ForgeClient {
         }
     }
 
+    /// The same client, whose "retrying" line ends by saying what happens after the budget:
+    /// `then` is e.g. "saving the record to the outbox". The line is still said once in all.
+    pub fn with_fallback(&self, then: &'static str) -> ForgeClient {
+        ForgeClient {
+            notice: self.notice.with_fallback(then),
+            ..self.clone()
+        }
+    }
+
+    /// A retry state for one operation under this client's policy, announcing its first wait.
+    pub fn retry(&self) -> Retry {
+        Retry::new(self.policy).announce(self.notice.clone())
+    }
+
     /// Sends a request (with retries) and decodes a JSON answer. Only the statuses in `ok` count
     /// as success.
     pub async fn send<T: DeserializeOwned>(
@@ -216,10 +114,7 @@ impl ForgeClient {
         if !ok.contains(&raw.status) {
             return Err(self.status_error(raw));
         }
-        let value = serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
-            call: raw.call,
-            detail: e.to_string(),
-        })?;
+        let value = serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
         Ok(Answer {
             value,
             headers: raw.headers,
@@ -235,7 +130,7 @@ impl ForgeClient {
         query: &[(&str, String)],
         body: Option<Value>,
     ) -> Result<Raw, ForgeError> {
-        let mut retry = Retry::new(self.policy);
+        let mut retry = self.retry();
         loop {
             let result = self.once(method.clone(), path, query, body.as_ref()).await;
             let (after, why) = match &result {
@@ -306,6 +201,28 @@ impl ForgeClient {
         })
     }
 
+    /// An answer that does not decode: says what it was (its type, when not JSON) and why,
+    /// and logs its first bytes under `-v`.
+    pub fn decode_error(&self, raw: &Raw, e: &serde_json::Error) -> ForgeError {
+        let kind = raw
+            .headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .filter(|t| !t.contains("json"))
+            .map(|t| format!("a {t} answer: "))
+            .unwrap_or_default();
+        let start = String::from_utf8_lossy(&raw.body[..raw.body.len().min(200)]).into_owned();
+        tracing::debug!(
+            "{}: the answer does not decode ({e}); it starts: {:?}",
+            raw.call,
+            scrub(&start, self.token.as_ref())
+        );
+        ForgeError::Decode {
+            call: raw.call.clone(),
+            detail: format!("{kind}{e}"),
+        }
+    }
+
     /// Maps a non-success answer to an error, by status alone, keeping the server's words minus
     /// any copy of the token.
     pub fn status_error(&self, raw: Raw) -> ForgeError {
@@ -337,12 +254,35 @@ fn transport(call: Call, e: reqwest::Error, reading: bool) -> ForgeError {
     // Name the root cause, without the URL reqwest adds (the call already says where).
     let e = e.without_url();
     let mut detail = e.to_string();
+    let mut tls = false;
     let mut source = std::error::Error::source(&e);
     while let Some(s) = source {
         detail = s.to_string();
+        tls |= is_tls_failure(s);
         source = s.source();
     }
+    if tls && !sent {
+        return ForgeError::Tls { call, detail };
+    }
     ForgeError::Transport { call, detail, sent }
+}
+
+/// A TLS handshake failure: the TLS layer (rustls, through tokio-rustls) reports every
+/// certificate and protocol error, including plain-HTTP bytes where a TLS record was expected,
+/// as an `InvalidData` IO error while connecting, which the connector wraps in another IO error
+/// (whose `source()` skips it, so each wrapper is opened by hand). Resets, refusals and EOFs
+/// have other kinds and stay transient.
+fn is_tls_failure(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut io = e.downcast_ref::<std::io::Error>();
+    while let Some(e) = io {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            return true;
+        }
+        io = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<std::io::Error>());
+    }
+    false
 }
 
 /// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.

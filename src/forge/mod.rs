@@ -27,8 +27,8 @@ pub use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub use http::{ForgeClient, ForgeClientBuilder};
 pub use models::{
-    ApiError, ApiSettings, Comment, CommentId, Issue, IssueNumber, IssueState, Label, LabelId,
-    RepositoryMeta, ServerVersion, User,
+    ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
+    LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
 use crate::store::{self, BackendFailure, Effort, Listing, StoreError, Thread};

@@ -118,24 +118,153 @@ impl Issue {
     }
 }
 
+/// A comment. The fields forgestate reads must have their documented shape; the others
+/// (`pull_request_url`, `issue_url`, `original_author`, `assets`) fall back to empty when the
+/// server sends `null` or something odd, so they can never make a comment unreadable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comment {
     pub id: CommentId,
     pub html_url: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub pull_request_url: String,
     /// The **HTML** URL of the issue, not an API URL.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub issue_url: String,
-    /// The poster; `None` never happens on a live server but costs nothing to tolerate.
+    /// The poster; `None` never happens on a live server. Readers treat such a comment as
+    /// unreadable: nobody can say who wrote it.
     pub user: Option<User>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub original_author: String,
     pub body: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub assets: Vec<Value>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A field forgestate does not read: its value when it has the expected shape, else the default.
+fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned + Default,
+{
+    let value = Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).unwrap_or_default())
+}
+
+/// An element of a comment list that is not a readable comment, with whatever could be read of
+/// it and why the rest could not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableComment {
+    pub id: Option<CommentId>,
+    pub login: Option<String>,
+    pub created_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    pub html_url: Option<String>,
+    /// What is wrong with it, naming the field: "`body` is null, expected a string".
+    pub reason: String,
+}
+
+/// A comment list decoded element by element: one odd element is one unreadable comment, not
+/// an unreadable thread.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommentList {
+    pub comments: Vec<Comment>,
+    pub unreadable: Vec<UnreadableComment>,
+}
+
+impl CommentList {
+    /// Decodes each element of a JSON array on its own. Comments without a poster (`user` is
+    /// `null`) count as unreadable too: nobody can say who wrote them.
+    pub fn decode(items: Vec<Value>) -> CommentList {
+        let mut out = CommentList::default();
+        for item in items {
+            let mut odd = UnreadableComment::salvage(&item);
+            match Comment::deserialize(&item) {
+                Ok(c) if c.user.is_some() => out.comments.push(c),
+                Ok(_) => {
+                    odd.reason = "`user` is null: the poster is unknown".to_string();
+                    out.unreadable.push(odd);
+                }
+                Err(e) => {
+                    odd.reason = shape_error(&item, &e);
+                    out.unreadable.push(odd);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl UnreadableComment {
+    /// What can be read of an element, each field on its own.
+    fn salvage(item: &Value) -> UnreadableComment {
+        let time = |k: &str| {
+            item.get(k)
+                .and_then(Value::as_str)
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&Utc))
+        };
+        UnreadableComment {
+            id: item.get("id").and_then(Value::as_u64).map(CommentId),
+            login: item
+                .get("user")
+                .and_then(|u| u.get("login"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            created_at: time("created_at"),
+            updated_at: time("updated_at"),
+            html_url: item
+                .get("html_url")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            reason: String::new(),
+        }
+    }
+}
+
+/// Why `item` is not a [`Comment`], naming the first field to blame when one is.
+fn shape_error(item: &Value, e: &serde_json::Error) -> String {
+    let Some(obj) = item.as_object() else {
+        return format!("not a JSON object but {}", json_kind(item));
+    };
+    fn fits<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), serde_json::Error> {
+        T::deserialize(v).map(|_| ())
+    }
+    type Check = fn(&Value) -> Result<(), serde_json::Error>;
+    let checks: [(&str, &str, Check); 6] = [
+        ("id", "a comment id", fits::<CommentId>),
+        ("html_url", "a string", fits::<String>),
+        ("user", "a user", fits::<Option<User>>),
+        ("body", "a string", fits::<String>),
+        ("created_at", "an RFC 3339 time", fits::<DateTime<Utc>>),
+        ("updated_at", "an RFC 3339 time", fits::<DateTime<Utc>>),
+    ];
+    for (field, want, check) in checks {
+        match obj.get(field) {
+            None => return format!("`{field}` is missing"),
+            Some(v) => {
+                if let Err(err) = check(v) {
+                    return match v {
+                        Value::Object(_) => format!("`{field}` is not {want}: {err}"),
+                        _ => format!("`{field}` is {}, expected {want}", json_kind(v)),
+                    };
+                }
+            }
+        }
+    }
+    e.to_string()
+}
+
+fn json_kind(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(_) => "a string".to_string(),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
 }
 
 /// `GET /settings/api`. Newer Gitea adds keys; they are ignored.

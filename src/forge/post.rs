@@ -15,8 +15,8 @@ use serde_json::json;
 use super::ForgeThread;
 use super::error::ForgeError;
 use super::http::ForgeClient;
-use super::models::{Comment, IssueNumber};
-use super::retry::{Retry, RetryPolicy, retry_after};
+use super::models::{Comment, IssueNumber, UnreadableComment};
+use super::retry::{RetryPolicy, retry_after};
 use crate::store::{self, Effort, Listing};
 
 /// How far before the first attempt to look for an already-committed copy.
@@ -39,10 +39,12 @@ impl ForgeThread {
         body: &str,
         effort: Effort,
     ) -> Result<store::Comment, ForgeError> {
-        let c = self.client_for(effort);
+        let c = self
+            .client_for(effort)
+            .with_fallback("saving the record to the outbox");
         let mut n = self.issue_for(&c, true).await?;
         let started = Utc::now();
-        let mut retry = Retry::new(c.policy());
+        let mut retry = c.retry();
         let mut rediscovered = false;
         let mut unsure = false;
         loop {
@@ -75,10 +77,7 @@ impl ForgeThread {
             let (error, after) = match c.once(Method::POST, &path, &[], Some(&body_json)).await {
                 Ok(raw) if raw.status == StatusCode::CREATED => {
                     let comment: Comment =
-                        serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
-                            call: raw.call,
-                            detail: e.to_string(),
-                        })?;
+                        serde_json::from_slice(&raw.body).map_err(|e| c.decode_error(&raw, &e))?;
                     return Ok(Self::to_comment(comment));
                 }
                 Ok(raw) => {
@@ -128,7 +127,8 @@ impl ForgeThread {
         });
         let comments = once
             .comments(&self.settings.repo, n, Some(started - SKEW))
-            .await?;
+            .await?
+            .comments;
         let me = self.login().await.ok();
         Ok(comments
             .into_iter()
@@ -142,9 +142,11 @@ impl ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, ForgeError> {
-        let c = self.client_for(effort);
+        let c = self
+            .client_for(effort)
+            .with_fallback("answering from this machine's outbox");
         let n = self.issue_for(&c, false).await?;
-        let comments = match c.comments(&self.settings.repo, n, since).await {
+        let list = match c.comments(&self.settings.repo, n, since).await {
             Err(ForgeError::NotFound { .. }) => {
                 self.forget_issue();
                 let n = self.issue_for(&c, false).await?;
@@ -154,14 +156,40 @@ impl ForgeThread {
         };
         // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
         let mut seen = HashSet::new();
-        let comments = comments
+        let comments = list
+            .comments
             .into_iter()
             .filter(|c| seen.insert(c.id))
             .map(Self::to_comment)
             .collect();
+        let rejects = list
+            .unreadable
+            .into_iter()
+            .filter(|u| u.id.is_none_or(|id| seen.insert(id)))
+            .map(|u| {
+                tracing::debug!(
+                    "comment {} is unreadable: {}",
+                    u.id.map_or_else(|| "(no id)".to_string(), |id| id.0.to_string()),
+                    u.reason
+                );
+                unreadable(u)
+            })
+            .collect();
         Ok(Listing {
             comments,
             warnings: Vec::new(),
+            rejects,
         })
+    }
+}
+
+fn unreadable(u: UnreadableComment) -> store::Unreadable {
+    store::Unreadable {
+        id: u.id.map(|id| id.0),
+        author: u.login,
+        created_at: u.created_at,
+        updated_at: u.updated_at,
+        url: u.html_url,
+        reason: u.reason,
     }
 }

@@ -2,8 +2,11 @@
 //! the server's `Retry-After` honoured but never allowed past the budget.
 //!
 //! Which failures are worth retrying is decided by the caller; this only decides when, and
-//! whether time is left.
+//! whether time is left. Before the first wait it says so once (a [`Notice`]), so a user is not
+//! left with 30 seconds of silence.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
@@ -65,10 +68,54 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// The one warning line said before the first retry wait, shared by every request of a client
+/// (and its clones), so a command says it once however many requests wait.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    said: Arc<AtomicBool>,
+    /// What happens when the budget runs out: "saving the record to the outbox".
+    then: &'static str,
+}
+
+impl Default for Notice {
+    fn default() -> Self {
+        Notice {
+            said: Arc::new(AtomicBool::new(false)),
+            then: "giving up",
+        }
+    }
+}
+
+impl Notice {
+    /// The same notice (still said at most once), ending with another consequence.
+    pub fn with_fallback(&self, then: &'static str) -> Notice {
+        Notice {
+            said: self.said.clone(),
+            then,
+        }
+    }
+
+    /// Whether the line was said.
+    pub fn said(&self) -> bool {
+        self.said.load(Ordering::Relaxed)
+    }
+
+    fn say(&self, why: &str, left: Duration) {
+        if !self.said.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "forge not answering ({why}); retrying for up to {} s, then {}",
+                left.as_secs_f64().ceil() as u64,
+                self.then
+            );
+        }
+    }
+}
+
 /// The state of one retried operation.
 pub struct Retry {
     deadline: Instant,
     delays: ExponentialBackoff,
+    notice: Option<Notice>,
     pub attempts: u32,
 }
 
@@ -83,8 +130,15 @@ impl Retry {
         Retry {
             deadline: Instant::now() + policy.budget,
             delays,
+            notice: None,
             attempts: 1,
         }
+    }
+
+    /// Says `notice` (once) before the first wait.
+    pub fn announce(mut self, notice: Notice) -> Retry {
+        self.notice = Some(notice);
+        self
     }
 
     /// Sleeps before the next attempt. Returns false (at once) when the budget is spent.
@@ -95,6 +149,13 @@ impl Retry {
         }
         let backoff = self.delays.next().unwrap_or(Duration::from_secs(8));
         let delay = retry_after.unwrap_or(backoff).min(remaining);
+        if let Some(notice) = &self.notice {
+            if why.starts_with(what) {
+                notice.say(why, remaining);
+            } else {
+                notice.say(&format!("{what}: {why}"), remaining);
+            }
+        }
         self.attempts += 1;
         tracing::debug!(
             "{what}: {why}; attempt {} in {:.1}s",
@@ -170,5 +231,20 @@ mod tests {
         assert!(!r.wait(None, "GET /x", "503").await, "budget spent");
         let mut once = Retry::new(RetryPolicy::once());
         assert!(!once.wait(None, "GET /x", "503").await);
+    }
+
+    #[tokio::test]
+    async fn the_wait_is_announced_before_sleeping_and_only_then() {
+        let notice = Notice::default();
+        let mut once = Retry::new(RetryPolicy::once()).announce(notice.clone());
+        assert!(!once.wait(None, "GET /x", "503").await);
+        assert!(!notice.said(), "no wait, nothing to announce");
+        let budget = RetryPolicy::full(Duration::from_millis(50));
+        let mut r = Retry::new(budget).announce(notice.with_fallback("saving it"));
+        assert!(r.wait(None, "GET /x", "503").await);
+        assert!(
+            notice.said(),
+            "clones share the notice: said once per client"
+        );
     }
 }

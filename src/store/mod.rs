@@ -35,6 +35,22 @@ pub struct Comment {
 pub struct Listing {
     pub comments: Vec<Comment>,
     pub warnings: Vec<String>,
+    /// Comments the store holds but could not read (a forge sent one in an odd shape). Each is
+    /// one rejected comment for the reader, never a reason to fail the whole listing.
+    pub rejects: Vec<Unreadable>,
+}
+
+/// A comment that could not be read, with what could be read of it and why not the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// The store's comment id, when it could be read.
+    pub id: Option<u64>,
+    pub author: Option<String>,
+    pub created_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    pub url: Option<String>,
+    /// What is wrong with it, naming the field: "`body` is null, expected a string".
+    pub reason: String,
 }
 
 /// How hard a remote store tries before giving up.

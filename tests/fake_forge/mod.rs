@@ -90,6 +90,9 @@ pub struct State {
     pub labels: Vec<LabelRow>,
     pub issues: Vec<IssueRow>,
     pub comments: Vec<CommentRow>,
+    /// Keys replacing those of a comment's JSON view (a `null` body, an odd `user`), by id: for
+    /// testing readers against shapes a live server never sends.
+    pub comment_overlays: Vec<(u64, serde_json::Value)>,
     pub next_issue_id: i64,
     pub next_comment_id: u64,
     pub next_label_id: i64,
@@ -199,6 +202,7 @@ impl FakeForge {
             labels: Vec::new(),
             issues: Vec::new(),
             comments: Vec::new(),
+            comment_overlays: Vec::new(),
             next_issue_id: 400,
             next_comment_id: 1200,
             next_label_id: 10,
@@ -291,6 +295,19 @@ impl FakeForge {
             created: now,
             updated: now,
         });
+        id
+    }
+
+    /// Adds a comment whose JSON view has `overlay`'s keys replaced (e.g. `{"body": null}`).
+    pub fn add_odd_comment(
+        &self,
+        issue: u64,
+        login: &str,
+        body: &str,
+        overlay: serde_json::Value,
+    ) -> u64 {
+        let id = self.add_comment(issue, login, body);
+        self.state().comment_overlays.push((id, overlay));
         id
     }
 

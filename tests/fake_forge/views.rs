@@ -114,7 +114,7 @@ pub fn comment(s: &State, c: &CommentRow) -> Value {
         super::REPO,
         c.issue
     );
-    json!({
+    let mut view = json!({
         "id": c.id,
         "html_url": format!("{issue_url}#issuecomment-{}", c.id),
         "pull_request_url": "",
@@ -126,7 +126,13 @@ pub fn comment(s: &State, c: &CommentRow) -> Value {
         "assets": [],
         "created_at": ts(c.created),
         "updated_at": ts(c.updated),
-    })
+    });
+    for (_, overlay) in s.comment_overlays.iter().filter(|(id, _)| *id == c.id) {
+        if let (Some(view), Some(keys)) = (view.as_object_mut(), overlay.as_object()) {
+            view.extend(keys.clone());
+        }
+    }
+    view
 }
 
 /// An `APIError` answer: `{"message", "url"}`.

@@ -1,0 +1,165 @@
+//! Building a [`ForgeClient`]: the base URL checked and normalised, the token in a sensitive
+//! header, timeouts, no redirects.
+//!
+//! The base URL must carry no credentials (`https://user:pass@host` is refused without echoing
+//! them, so a password never reaches a message, a warning or a directory name: the token alone
+//! authenticates), plain `http://` is refused except to loopback unless allowed, and a trailing
+//! `/api/v1` is dropped (the client adds it to every request).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue, USER_AGENT};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::{DEFAULT_MAX_RESPONSE_BYTES, ForgeClient};
+use crate::forge::error::ForgeError;
+use crate::forge::retry::{Notice, RetryPolicy};
+
+/// Builds a [`ForgeClient`].
+pub struct ForgeClientBuilder {
+    base_url: String,
+    token: Option<SecretString>,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    policy: RetryPolicy,
+    max_response_bytes: usize,
+    allow_insecure_http: bool,
+}
+
+impl ForgeClientBuilder {
+    pub fn token(mut self, token: SecretString) -> Self {
+        self.token = Some(token);
+        self
+    }
+
+    pub fn connect_timeout(mut self, t: Duration) -> Self {
+        self.connect_timeout = t;
+        self
+    }
+
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// The total time retries of one request may take (default 30 s).
+    pub fn retry_budget(mut self, budget: Duration) -> Self {
+        self.policy = RetryPolicy::full(budget);
+        self
+    }
+
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Allow `http://` to hosts other than loopback (the token then crosses the network in clear).
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    pub fn build(self) -> Result<ForgeClient, ForgeError> {
+        let raw = self.base_url.trim();
+        let mut base = Url::parse(raw).map_err(|e| {
+            // The text may hold a password the parser could not separate: never echo it then.
+            let shown = if raw.contains('@') {
+                String::new()
+            } else {
+                format!(" {raw:?}")
+            };
+            ForgeError::Setup(format!("forge url{shown} is not a URL: {e}"))
+        })?;
+        if !base.username().is_empty() || base.password().is_some() {
+            let _ = base.set_username("");
+            let _ = base.set_password(None);
+            return Err(ForgeError::Setup(format!(
+                "the forge url holds a user name or password; remove the `user:password@` part \
+                 (leaving {base}) and give the token in $FORGESTATE_TOKEN or a token file"
+            )));
+        }
+        let trimmed = base.path().trim_end_matches('/');
+        if let Some(root) = trimmed.strip_suffix("/api/v1") {
+            let root = format!("{root}/");
+            tracing::debug!("dropping /api/v1 from the forge url: it is added to every request");
+            base.set_path(&root);
+        }
+        match base.scheme() {
+            "https" => {}
+            "http" if self.allow_insecure_http || is_loopback(&base) => {}
+            "http" => {
+                return Err(ForgeError::Setup(format!(
+                    "refusing to send the token over plain http to {}; use https://, or pass \
+                     --allow-insecure-http (allow_insecure_http = true in [forge]) if you must",
+                    base.host_str().unwrap_or("the forge")
+                )));
+            }
+            _ => {
+                return Err(ForgeError::Setup(format!(
+                    "forge url {base} must start with https://"
+                )));
+            }
+        }
+        if !base.path().ends_with('/') {
+            base.set_path(&format!("{}/", base.path()));
+        }
+        let api = base
+            .join("api/v1/")
+            .map_err(|e| ForgeError::Setup(format!("forge url {base}: {e}")))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let agent = concat!("forgestate/", env!("CARGO_PKG_VERSION"));
+        headers.insert(USER_AGENT, HeaderValue::from_static(agent));
+        if let Some(token) = &self.token {
+            let mut value = HeaderValue::from_str(&format!("token {}", token.expose_secret()))
+                .map_err(|_| {
+                    ForgeError::Setup(
+                        "the token contains characters not allowed in a header; check \
+                         FORGESTATE_TOKEN or token_file"
+                            .to_string(),
+                    )
+                })?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(self.connect_timeout)
+            .timeout(self.request_timeout)
+            .build()
+            .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))?;
+        Ok(ForgeClient {
+            http,
+            base,
+            api,
+            token: self.token,
+            policy: self.policy,
+            max_response_bytes: self.max_response_bytes,
+            notice: Notice::default(),
+        })
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("");
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+impl ForgeClient {
+    pub fn builder(base_url: impl Into<String>) -> ForgeClientBuilder {
+        ForgeClientBuilder {
+            base_url: base_url.into(),
+            token: None,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            policy: RetryPolicy::full(RetryPolicy::DEFAULT_BUDGET),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            allow_insecure_http: false,
+        }
+    }
+}
