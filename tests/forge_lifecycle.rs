@@ -5,7 +5,7 @@
 mod fake_forge;
 
 use fake_forge::dropper::Dropper;
-use fake_forge::{BOT_TOKEN, Fault, FakeForge, client, client_at};
+use fake_forge::{BOT_TOKEN, FakeForge, Fault, client, client_at};
 
 use forgestate::config::DEFAULT_TITLE as TITLE;
 use forgestate::format::{Kind, Record};
@@ -100,10 +100,17 @@ async fn a_lost_answer_to_the_issue_creation_leaves_exactly_one_issue() {
 /// the label nor the session issue. Returns how many records were posted.
 async fn sixteen_first_runs(fake: &FakeForge, config: &'static str) -> Vec<u64> {
     let dirs: Vec<tempfile::TempDir> = (0..16).map(|_| tempfile::tempdir().unwrap()).collect();
+    let clients: Vec<_> = dirs
+        .iter()
+        .map(|dir| client(fake, BOT_TOKEN, dir.path(), config))
+        .collect();
+    // All start at the same moment, as sixteen agents launched together do.
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(clients.len()));
     let mut tasks = Vec::new();
-    for (i, dir) in dirs.iter().enumerate() {
-        let c = client(fake, BOT_TOKEN, dir.path(), config);
+    for (i, c) in clients.into_iter().enumerate() {
+        let start = start.clone();
         tasks.push(tokio::spawn(async move {
+            start.wait().await;
             c.post(cp(&format!("worker-{i}"), "s1", "clone_complete"))
                 .await
                 .map(|p| p.comment_id)
@@ -128,10 +135,17 @@ async fn sixteen_concurrent_first_runs_all_post_to_one_issue() {
     let n = only_open(&fake);
     let on_issue: Vec<u64> = fake.comments_on(n).iter().map(|c| c.id).collect();
     for id in &posted {
-        assert!(on_issue.contains(id), "comment {id} is on the session issue");
+        assert!(
+            on_issue.contains(id),
+            "comment {id} is on the session issue"
+        );
     }
     let labels = labels_named(&fake);
-    assert_eq!(labels.len(), 1, "one label left on the repository: {labels:?}");
+    assert_eq!(
+        labels.len(),
+        1,
+        "one label left on the repository: {labels:?}"
+    );
     let issue = fake
         .state()
         .issues
@@ -171,12 +185,21 @@ async fn a_failed_cleanup_of_a_racing_label_never_fails_the_record() {
         fake.inject("/labels/11", Fault::Status(500));
     }
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "[forge]\nretry_budget_secs = 1\n");
+    let c = client(
+        &fake,
+        BOT_TOKEN,
+        dir.path(),
+        "[forge]\nretry_budget_secs = 1\n",
+    );
     c.post(cp(WORKER, "s1", "clone_complete")).await.unwrap();
     let n = only_open(&fake);
     assert_eq!(fake.comments_on(n).len(), 1);
     let issue = issues_titled(&fake).remove(0);
-    assert_eq!(issue.labels, vec![10], "the issue carries the surviving label");
+    assert_eq!(
+        issue.labels,
+        vec![10],
+        "the issue carries the surviving label"
+    );
 }
 
 // ---- item 8: a closed session issue keeps its history ----------------------------------------
@@ -190,13 +213,17 @@ async fn a_closed_session_issue_keeps_its_history() {
         tempfile::tempdir().unwrap(),
     );
     let a = client(&fake, BOT_TOKEN, da.path(), "");
-    a.post(cp(WORKER, "s1", "subtask_3_complete")).await.unwrap();
+    a.post(cp(WORKER, "s1", "subtask_3_complete"))
+        .await
+        .unwrap();
     let first = only_open(&fake);
     close(&fake, first);
 
     // Another agent's next record opens a new session issue, which links the closed one.
     let b = client(&fake, BOT_TOKEN, db.path(), "");
-    b.post(cp("reviewer", "s2", "review_started")).await.unwrap();
+    b.post(cp("reviewer", "s2", "review_started"))
+        .await
+        .unwrap();
     let second = only_open(&fake);
     assert_ne!(second, first);
     let body = issues_titled(&fake)
@@ -208,7 +235,10 @@ async fn a_closed_session_issue_keeps_its_history() {
         body.contains(&format!("Previous session issue: #{first}")),
         "{body}"
     );
-    assert!(body.contains("How to read this thread"), "still the template");
+    assert!(
+        body.contains("How to read this thread"),
+        "still the template"
+    );
 
     // The worker's unfinished work is not a fresh start.
     let (resume, warnings) = b.resume(WORKER, "s1").await.unwrap();
@@ -222,15 +252,23 @@ async fn a_closed_session_issue_keeps_its_history() {
     );
 
     // The worker's cache is still inside its recheck window: its next record lands on #first.
-    a.post(cp(WORKER, "s1", "subtask_4_complete")).await.unwrap();
+    a.post(cp(WORKER, "s1", "subtask_4_complete"))
+        .await
+        .unwrap();
     assert_eq!(fake.comments_on(first).len(), 2);
     let c = client(&fake, BOT_TOKEN, dc.path(), "");
     let (resume, _) = c.resume(WORKER, "s1").await.unwrap();
-    assert_eq!(resume.phase, "subtask_4_complete", "found, though posted late");
+    assert_eq!(
+        resume.phase, "subtask_4_complete",
+        "found, though posted late"
+    );
     let (latest, warnings) = c.latest(&worker_filter()).await.unwrap();
     let latest = latest.expect("latest follows the link");
     assert_eq!(latest.comment.id, Some(fake.comments_on(first)[1].id));
-    assert!(warnings.iter().any(|w| w.contains("(closed)")), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("(closed)")),
+        "{warnings:?}"
+    );
     let listed = c.list(&worker_filter(), None).await.unwrap();
     let phases: Vec<String> = listed
         .entries
@@ -238,7 +276,12 @@ async fn a_closed_session_issue_keeps_its_history() {
         .map(|e| e.record.phase().unwrap_or_default().to_string())
         .collect();
     assert_eq!(phases, ["subtask_3_complete", "subtask_4_complete"]);
-    assert!(listed.warnings.iter().any(|w| w.contains(&format!("#{first}"))));
+    assert!(
+        listed
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("#{first}")))
+    );
 
     // What the current issue has is answered from it, without following anything.
     let (resume, warnings) = c.resume("reviewer", "s2").await.unwrap();
@@ -268,7 +311,11 @@ async fn a_write_that_finds_the_cached_issue_closed_opens_a_linked_successor() {
     assert_ne!(second, first);
     let all = issues_titled(&fake);
     assert_eq!(all.len(), 2);
-    assert!(all[1].body.contains(&format!("Previous session issue: #{first}")));
+    assert!(
+        all[1]
+            .body
+            .contains(&format!("Previous session issue: #{first}"))
+    );
     assert_eq!(all[1].labels, all[0].labels, "the same label");
     let (resume, _) = c.resume(WORKER, "s1").await.unwrap();
     assert_eq!(resume.phase, "subtask_3_complete");

@@ -55,7 +55,11 @@ impl ForgeThread {
         let Some(issue) = self.walk(hops).await? else {
             return Ok(None);
         };
-        let comments = match self.client.comments(&self.settings.repo, issue.number, None).await {
+        let comments = match self
+            .client
+            .comments(&self.settings.repo, issue.number, None)
+            .await
+        {
             Ok(c) => c,
             Err(ForgeError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
@@ -163,7 +167,10 @@ mod tests {
             Some(IssueNumber(7))
         );
         assert_eq!(linked("Previous session issue: #"), None);
-        assert_eq!(linked("Previous session issue: #99999999999999999999999"), None);
+        assert_eq!(
+            linked("Previous session issue: #99999999999999999999999"),
+            None
+        );
         assert_eq!(linked("no link here"), None);
     }
 }

@@ -116,7 +116,10 @@ impl ForgeThread {
 
     /// The ids of the repository's labels named like the session label, lowest first. Label
     /// names are not unique on the server.
-    pub(super) async fn session_label_ids(&self, c: &ForgeClient) -> Result<Vec<LabelId>, ForgeError> {
+    pub(super) async fn session_label_ids(
+        &self,
+        c: &ForgeClient,
+    ) -> Result<Vec<LabelId>, ForgeError> {
         let limit = self.page_size(c).await?;
         let mut ids: Vec<LabelId> = c
             .labels(&self.settings.repo, limit)
