@@ -372,3 +372,30 @@ async fn a_link_to_an_issue_that_is_not_a_session_issue_is_not_followed() {
     let (r, _) = c.resume(WORKER, "s1").await.unwrap();
     assert_eq!(r.phase, "fresh_start");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_before_any_successor_exists_reads_the_closed_issue() {
+    let fake = FakeForge::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    client(&fake, BOT_TOKEN, dir.path(), "")
+        .post(cp(WORKER, "s1", "subtask_3_complete"))
+        .await
+        .unwrap();
+    let first = only_open(&fake);
+    close(&fake, first);
+    let fresh = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, fresh.path(), "");
+    let (r, _) = c.resume(WORKER, "s1").await.unwrap();
+    assert_eq!(
+        r.phase, "subtask_3_complete",
+        "not an error, not a fresh start"
+    );
+    assert_eq!(issues_titled(&fake).len(), 1, "reads create nothing");
+    // The next write still opens a successor rather than writing to the closed issue.
+    c.post(cp("reviewer", "s2", "review_started"))
+        .await
+        .unwrap();
+    let second = only_open(&fake);
+    assert_ne!(second, first);
+    assert_eq!(fake.comments_on(first).len(), 1);
+}

@@ -158,7 +158,7 @@ impl ForgeThread {
     /// The session issue a new one continues: the most recently closed issue with the session
     /// title and label, from the newest page of closed issues. Best-effort: a failure only
     /// leaves the new issue without a link, and is logged.
-    async fn latest_closed(&self) -> Option<IssueNumber> {
+    pub(super) async fn latest_closed(&self) -> Option<IssueNumber> {
         let limit = match self.page_size(&self.client).await {
             Ok(n) => n,
             Err(e) => {

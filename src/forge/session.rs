@@ -14,7 +14,8 @@ const FALLBACK_PAGE: u32 = 50;
 
 impl ForgeThread {
     /// The session issue to use. A cached number is used as is while it is fresh; an old one is
-    /// checked (still open, same title and label) first. `for_write` allows `auto_init`.
+    /// checked (still open, same title and label) first. `for_write` allows `auto_init`; a read
+    /// with no open session issue reads the most recently closed one.
     pub(super) async fn issue_for(
         &self,
         c: &ForgeClient,
@@ -60,6 +61,15 @@ impl ForgeThread {
         }
         if for_write && self.settings.auto_init {
             return Ok(self.init_issue().await?.number);
+        }
+        if !for_write && let Some(closed) = self.latest_closed().await {
+            // Closed and not yet succeeded: its history is still the session's history.
+            tracing::warn!(
+                "no open session issue in {}; reading the closed session issue {closed} (the \
+                 next record opens a new one that links it)",
+                self.settings.repo
+            );
+            return Ok(closed);
         }
         Err(ForgeError::Setup(format!(
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
