@@ -94,6 +94,26 @@ async fn a_lost_answer_to_the_issue_creation_leaves_exactly_one_issue() {
     assert_eq!(comments[0].id, posted.comment_id);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_creation_whose_answer_comes_too_late_is_not_repeated() {
+    let fake = FakeForge::start().await;
+    fake.inject(
+        "/issues",
+        Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 4\n";
+    let c = client(&fake, BOT_TOKEN, dir.path(), config);
+    c.post(cp(WORKER, "s1", "clone_complete")).await.unwrap();
+    let all = issues_titled(&fake);
+    assert_eq!(
+        all.len(),
+        1,
+        "the timed-out creation was committed and adopted"
+    );
+    assert_eq!(fake.comments_on(all[0].number).len(), 1);
+}
+
 // ---- item 6: concurrent first runs -----------------------------------------------------------
 
 /// Sixteen agents, each with its own cache, post their first record to a repository with neither

@@ -138,9 +138,9 @@ impl ForgeThread {
         }
     }
 
-    /// The lowest open issue with our exact title and body: one an earlier attempt created. Every
-    /// open issue is listed (no label filter), because the label may have been dropped on
-    /// creation or exist twice.
+    /// The lowest open issue with our title and either the session label or our exact body: one
+    /// an earlier attempt (or a racing `init`) created. Every open issue is listed (no label
+    /// filter), because the label may have been dropped on creation or exist twice.
     async fn find_created(&self, body: &str) -> Result<Option<Issue>, ForgeError> {
         let limit = self.page_size(&self.client).await?;
         let mut found: Vec<Issue> = self
@@ -149,7 +149,8 @@ impl ForgeThread {
             .await?
             .into_iter()
             .filter(|i| i.pull_request.is_none())
-            .filter(|i| i.title == self.settings.title && i.body == body)
+            .filter(|i| i.title == self.settings.title)
+            .filter(|i| i.has_label(&self.settings.label) || i.body == body)
             .collect();
         found.sort_by_key(|i| i.number);
         Ok(found.into_iter().next())
