@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Effort, Listing, LocalThread, StoreError, Thread};
+use crate::store::{Comment, Effort, Listing, LocalThread, Predecessor, StoreError, Thread};
 
 #[derive(Debug)]
 pub enum AnyThread {
@@ -57,6 +57,13 @@ impl Thread for AnyThread {
         match self {
             AnyThread::Local(t) => t.trusts_everyone(),
             AnyThread::Forge(t) => t.trusts_everyone(),
+        }
+    }
+
+    async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.predecessor(hops).await,
+            AnyThread::Forge(t) => t.predecessor(hops).await,
         }
     }
 }

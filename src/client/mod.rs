@@ -7,6 +7,7 @@
 //! [`Client::forge`], [`Client::from_config`]).
 
 mod builder;
+mod linked;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -239,7 +240,8 @@ impl<T: Thread> Client<T> {
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.
     /// Rejected comments and warnings are passed through unfiltered.
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
-        let mut all = self.scan().await?;
+        let all = self.scan().await?;
+        let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         all.entries.retain(|e| filter.matches(e));
         if all.offline && all.entries.is_empty() {
             return Err(offline_unknown("records matching this filter"));
@@ -254,6 +256,7 @@ impl<T: Thread> Client<T> {
     /// The newest record matching `filter`, in thread order, plus any store warnings.
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let all = self.scan().await?;
+        let all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
         let entry = all.entries.into_iter().rev().find(|e| filter.matches(e));
         if offline && entry.is_none() {
@@ -275,6 +278,7 @@ impl<T: Thread> Client<T> {
             since: None,
         };
         let all = self.scan().await?;
+        let all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
         let newest = all.entries.into_iter().rev().find(|e| filter.matches(e));
         if offline && newest.is_none() {

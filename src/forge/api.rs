@@ -141,6 +141,51 @@ impl ForgeClient {
             .value)
     }
 
+    /// Creates an issue with exactly one attempt: creation is not idempotent, so the caller
+    /// decides what to do after a failure that may have been committed (see `forge/create.rs`).
+    pub async fn create_issue_once(
+        &self,
+        repo: &RepoRef,
+        issue: &CreateIssue<'_>,
+    ) -> Result<Issue> {
+        let body = serde_json::to_value(issue).ok();
+        let raw = self
+            .once(Method::POST, &repo.path("issues"), &[], body.as_ref())
+            .await?;
+        if raw.status != StatusCode::CREATED {
+            return Err(self.status_error(raw));
+        }
+        serde_json::from_slice(&raw.body).map_err(|e| ForgeError::Decode {
+            call: raw.call,
+            detail: e.to_string(),
+        })
+    }
+
+    /// The first page of issues (not pull requests) in `state` (`open`, `closed`), newest
+    /// first, with `limit` per page; with `label`, as the server's label filter keeps them (see
+    /// [`ForgeClient::open_issues`] for why callers must check labels themselves).
+    pub async fn newest_issues(
+        &self,
+        repo: &RepoRef,
+        state: &str,
+        label: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Issue>> {
+        let mut query = vec![
+            ("state", state.to_string()),
+            ("type", "issues".to_string()),
+            ("limit", limit.to_string()),
+            ("page", "1".to_string()),
+        ];
+        if let Some(label) = label {
+            query.push(("labels", label.to_string()));
+        }
+        Ok(self
+            .send(Method::GET, &repo.path("issues"), &query, None, OK)
+            .await?
+            .value)
+    }
+
     /// Adds labels by id; answers the issue's complete label list.
     pub async fn add_labels(
         &self,

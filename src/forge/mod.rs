@@ -1,15 +1,17 @@
 //! The Forgejo/Gitea backend: a [`Thread`] over the comments of the session issue.
 //!
 //! Like every store it knows nothing of the record format: it posts and lists opaque bodies. What
-//! it adds is the session issue itself: finding it (`session.rs`), creating it (`init`), and
-//! remembering it (`cache.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
+//! it adds is the session issue itself: finding it (`session.rs`), creating it (`create.rs`),
+//! remembering it (`cache.rs`), and the chain of closed issues it continues (`lineage.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
 //! `api.rs` and wire types in `models.rs`.
 
 mod api;
 mod cache;
 mod clock;
+mod create;
 mod error;
 mod http;
+mod lineage;
 mod models;
 pub mod page;
 mod post;
@@ -31,7 +33,7 @@ pub use models::{
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
-use crate::store::{self, BackendFailure, Effort, Listing, StoreError, Thread};
+use crate::store::{self, BackendFailure, Effort, Listing, Predecessor, StoreError, Thread};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -68,6 +70,8 @@ pub struct ForgeThread {
     version_logged: std::sync::atomic::AtomicBool,
     /// The instance's page size (`max_response_items`), once known.
     page_size: std::sync::OnceLock<u32>,
+    /// The closed session issues the current one continues, as far as reads walked them.
+    chain: lineage::ChainCell,
 }
 
 impl ForgeThread {
@@ -87,6 +91,7 @@ impl ForgeThread {
             login: Mutex::new(None),
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
+            chain: Default::default(),
         }
     }
 
@@ -188,6 +193,10 @@ impl Thread for ForgeThread {
 
     async fn whoami(&self) -> Result<String, StoreError> {
         Ok(self.login().await?)
+    }
+
+    async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
+        Ok(self.predecessor_at(hops).await?)
     }
 
     async fn init(&self) -> Result<String, StoreError> {

@@ -15,7 +15,7 @@ use serde_json::json;
 use super::ForgeThread;
 use super::error::ForgeError;
 use super::http::ForgeClient;
-use super::models::{Comment, IssueNumber, UnreadableComment};
+use super::models::{Comment, CommentList, IssueNumber, UnreadableComment};
 use super::retry::{RetryPolicy, retry_after};
 use crate::store::{self, Effort, Listing};
 
@@ -154,6 +154,12 @@ impl ForgeThread {
             }
             other => other?,
         };
+        Ok(Self::into_listing(list))
+    }
+
+    /// A decoded comment list as the store's listing: comments, and the unreadable ones as
+    /// rejects.
+    pub(super) fn into_listing(list: CommentList) -> Listing {
         // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
         let mut seen = HashSet::new();
         let comments = list
@@ -175,11 +181,11 @@ impl ForgeThread {
                 unreadable(u)
             })
             .collect();
-        Ok(Listing {
+        Listing {
             comments,
             warnings: Vec::new(),
             rejects,
-        })
+        }
     }
 }
 

@@ -1,12 +1,12 @@
-//! Finding and creating the session issue: discovery over every page, the client-side title and
-//! label check, `init`, and convergence when two `init`s race.
+//! Finding the session issue: the cache and its recheck, discovery over every page and the
+//! client-side title and label check. Creating it (`init`) is in `create.rs`.
 
 use chrono::Utc;
 
 use super::ForgeThread;
 use super::error::ForgeError;
 use super::http::ForgeClient;
-use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, IssueState, LabelId};
+use super::models::{Issue, IssueNumber, IssueState, LabelId};
 use super::retry::RetryPolicy;
 
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
@@ -14,7 +14,8 @@ const FALLBACK_PAGE: u32 = 50;
 
 impl ForgeThread {
     /// The session issue to use. A cached number is used as is while it is fresh; an old one is
-    /// checked (still open, same title and label) first. `for_write` allows `auto_init`.
+    /// checked (still open, same title and label) first. `for_write` allows `auto_init`; a read
+    /// with no open session issue reads the most recently closed one.
     pub(super) async fn issue_for(
         &self,
         c: &ForgeClient,
@@ -61,6 +62,15 @@ impl ForgeThread {
         if for_write && self.settings.auto_init {
             return Ok(self.init_issue().await?.number);
         }
+        if !for_write && let Some(closed) = self.latest_closed().await {
+            // Closed and not yet succeeded: its history is still the session's history.
+            tracing::warn!(
+                "no open session issue in {}; reading the closed session issue {closed} (the \
+                 next record opens a new one that links it)",
+                self.settings.repo
+            );
+            return Ok(closed);
+        }
         Err(ForgeError::Setup(format!(
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
@@ -69,7 +79,7 @@ impl ForgeThread {
 
     /// Says which server this is (Forgejo or Gitea, from `GET /version`) once per process, and
     /// only when `-v` will show it: it costs a request, so it is one quick try.
-    async fn note_version(&self, c: &ForgeClient) {
+    pub(super) async fn note_version(&self, c: &ForgeClient) {
         if !tracing::enabled!(tracing::Level::INFO)
             || self
                 .version_logged
@@ -84,14 +94,14 @@ impl ForgeThread {
         }
     }
 
-    fn is_session_issue(&self, issue: &Issue) -> bool {
+    pub(super) fn is_session_issue(&self, issue: &Issue) -> bool {
         issue.state == IssueState::Open
             && issue.pull_request.is_none()
             && issue.title == self.settings.title
             && issue.has_label(&self.settings.label)
     }
 
-    fn adopt(&self, issue: &Issue) {
+    pub(super) fn adopt(&self, issue: &Issue) {
         self.remember(|s| {
             s.issue = Some(issue.number.0);
             s.issue_url = Some(issue.html_url.clone());
@@ -102,7 +112,7 @@ impl ForgeThread {
     }
 
     /// The instance's `max_response_items`, asked once per process.
-    async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
+    pub(super) async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
         if let Some(&n) = self.page_size.get() {
             return Ok(n);
         }
@@ -116,7 +126,10 @@ impl ForgeThread {
 
     /// The ids of the repository's labels named like the session label, lowest first. Label
     /// names are not unique on the server.
-    async fn session_label_ids(&self, c: &ForgeClient) -> Result<Vec<LabelId>, ForgeError> {
+    pub(super) async fn session_label_ids(
+        &self,
+        c: &ForgeClient,
+    ) -> Result<Vec<LabelId>, ForgeError> {
         let limit = self.page_size(c).await?;
         let mut ids: Vec<LabelId> = c
             .labels(&self.settings.repo, limit)
@@ -133,7 +146,7 @@ impl ForgeThread {
     /// because the server drops a label filter naming an unknown label and returns everything.
     /// `exhaustive` skips the server's label filter (which misses issues while a label name
     /// briefly exists twice, as during racing `init`s) at the cost of listing every open issue.
-    async fn session_issues(
+    pub(super) async fn session_issues(
         &self,
         c: &ForgeClient,
         exhaustive: bool,
@@ -185,104 +198,5 @@ impl ForgeThread {
         } else {
             Some(found.remove(0))
         })
-    }
-
-    /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
-    pub async fn init_issue(&self) -> Result<Issue, ForgeError> {
-        self.note_version(&self.client).await;
-        if let Some(issue) = self.discover(&self.client).await? {
-            self.adopt(&issue);
-            return Ok(issue);
-        }
-        let label = self.ensure_label().await?;
-        let repo = &self.settings.repo;
-        let created = self
-            .client
-            .create_issue(
-                repo,
-                &CreateIssue {
-                    title: &self.settings.title,
-                    body: &self.settings.issue_body,
-                    labels: vec![label],
-                },
-            )
-            .await?;
-        tracing::info!("created session issue {} in {repo}", created.number);
-        if !created.has_label(&self.settings.label) {
-            // The server silently drops labels on creation when the caller cannot write issues.
-            if let Err(e) = self.client.add_labels(repo, created.number, &[label]).await {
-                let _ = self.client.close_issue(repo, created.number).await;
-                return Err(match e {
-                    ForgeError::Forbidden { .. } => ForgeError::Setup(format!(
-                        "the token's user cannot label issues in {repo} (403): it needs write access \
-                         to the repository's issues, or someone with that right must run \
-                         `forgestate init`; the unlabelled issue {} was closed",
-                        created.number
-                    )),
-                    other => other,
-                });
-            }
-        }
-        // Another `init` may have raced us: everyone converges on the lowest number. Every racer
-        // sees it, because it was created before any of theirs.
-        let all = self.session_issues(&self.client, true).await?;
-        let canonical = all
-            .iter()
-            .find(|i| i.number <= created.number)
-            .cloned()
-            .unwrap_or(created.clone());
-        if canonical.number != created.number {
-            tracing::warn!(
-                "another init created {} at the same time; closing our duplicate {}",
-                canonical.number,
-                created.number
-            );
-            let note = format!(
-                "Closed as a duplicate of {}, which a concurrent `forgestate init` created first. \
-                 Session state lives there: {}",
-                canonical.number, canonical.html_url
-            );
-            self.client
-                .create_comment(repo, created.number, &note)
-                .await?;
-            self.client.close_issue(repo, created.number).await?;
-        }
-        self.adopt(&canonical);
-        Ok(canonical)
-    }
-
-    /// The id of the session label, creating it when the repository has none.
-    async fn ensure_label(&self) -> Result<LabelId, ForgeError> {
-        let repo = &self.settings.repo;
-        let name = &self.settings.label;
-        if let Some(&id) = self.session_label_ids(&self.client).await?.first() {
-            return Ok(id);
-        }
-        let made = self
-            .client
-            .create_label(
-                repo,
-                &CreateLabel {
-                    name,
-                    color: &self.settings.label_color,
-                    description: &self.settings.label_description,
-                },
-            )
-            .await?;
-        tracing::info!("created label {name:?} in {repo}");
-        // Label names are not unique on the server, and a name that exists twice makes the issue
-        // list's label filter require both copies. If a racing init made one too, keep the lowest
-        // id and delete ours.
-        let keep = self
-            .session_label_ids(&self.client)
-            .await?
-            .first()
-            .copied()
-            .unwrap_or(made.id);
-        if keep != made.id {
-            tracing::warn!("a concurrent init also created label {name:?}; deleting our copy");
-            self.client.delete_label(repo, made.id).await?;
-        }
-        Ok(keep)
     }
 }

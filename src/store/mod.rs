@@ -142,4 +142,23 @@ pub trait Thread: Send + Sync {
     fn trusts_everyone(&self) -> bool {
         false
     }
+
+    /// The thread this one continues, `hops` steps back (1 is the one it links directly), with
+    /// its comments: a forge's closed earlier session issue. `None` when there is no such
+    /// thread (the default, and the local store's answer).
+    fn predecessor(
+        &self,
+        hops: usize,
+    ) -> impl Future<Output = Result<Option<Predecessor>, StoreError>> + Send {
+        let _ = hops;
+        async { Ok(None) }
+    }
+}
+
+/// An earlier thread and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Predecessor {
+    /// How to name it in a message: "the previous session issue #12 (closed)".
+    pub describe: String,
+    pub listing: Listing,
 }

@@ -22,6 +22,17 @@ impl Dropper {
     /// (for example `"POST "` and ending in `/comments`) are forwarded, answered by the fake, and
     /// then the client's connection is closed without the answer.
     pub async fn start(upstream: SocketAddr, drops: usize, method: &'static str) -> Dropper {
+        Dropper::start_matching(upstream, drops, method, "/comments").await
+    }
+
+    /// [`Dropper::start`] for requests whose path (without the query) ends in `suffix`, such as
+    /// `"/issues"` for issue creation.
+    pub async fn start_matching(
+        upstream: SocketAddr,
+        drops: usize,
+        method: &'static str,
+        suffix: &'static str,
+    ) -> Dropper {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let left = Arc::new(AtomicUsize::new(drops));
@@ -29,7 +40,7 @@ impl Dropper {
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let left = counter.clone();
-                tokio::spawn(serve(client, upstream, left, method));
+                tokio::spawn(serve(client, upstream, left, method, suffix));
             }
         });
         Dropper { addr, drops: left }
@@ -45,11 +56,12 @@ async fn serve(
     upstream: SocketAddr,
     left: Arc<AtomicUsize>,
     method: &'static str,
+    suffix: &'static str,
 ) {
     let mut buf = Vec::new();
     while let Some(request) = read_message(&mut client, &mut buf).await {
         let drop_it = request.starts_with(method.as_bytes())
-            && request_line(&request).ends_with("/comments")
+            && request_line(&request).ends_with(suffix)
             && left
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                 .is_ok();

@@ -81,6 +81,9 @@ pub enum Fault {
     StatusRetryAfter(u16, u64),
     /// Do the work, then answer only after this delay (past the client's timeout).
     CommitThenDelay(Duration),
+    /// Do the work twice, as if a concurrent client had sent the same request just before this
+    /// one (a racing label or issue create); answer the second.
+    Twice,
 }
 
 /// Everything the fake server knows.

@@ -50,6 +50,12 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
         _ => {}
     }
     let segs: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
+    if let (Some(Fault::Twice), ["repos", o, r, tail @ ..]) = (&fault, segs.as_slice())
+        && *o == super::OWNER
+        && *r == super::REPO
+    {
+        let _racer = repo_route(s, &method, tail, &caller, req);
+    }
     let reply = match (method.as_str(), segs.as_slice()) {
         ("GET", ["version"]) => ok(200, &json!({ "version": s.version })),
         ("GET", ["settings", "api"]) => ok(
