@@ -1,0 +1,49 @@
+//! The forge token in use never reaches a comment, wherever it appears in a record: the front
+//! door hands it to the redactor, so a library user cannot forget to.
+
+mod fake_forge;
+
+use std::time::Duration;
+
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
+use forgestate::Client;
+use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::format::{Record, parse};
+use secrecy::SecretString;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_token_in_use_is_scrubbed_from_every_field_and_value() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label("Type/Automation");
+    let n = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let client = Client::forge(fake.uri(), OWNER, REPO)
+        .token(SecretString::from(BOT_TOKEN))
+        .cache_dir(dir.path().join("cache"))
+        .outbox(dir.path().join("outbox"))
+        .retry_budget(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let record = Record::checkpoint(
+        "implementation-worker",
+        "s1",
+        "clone_complete",
+        json!({
+            "log": format!("git push https://x-access-token:{BOT_TOKEN}@forge/acme/app"),
+            "env": {"GIT_ASKPASS_VALUE": BOT_TOKEN},
+            "args": ["--token-value", BOT_TOKEN],
+            "note": format!("the bot token is {BOT_TOKEN}."),
+        }),
+    )
+    .unwrap();
+    let posted = client.save(record).await.posted().unwrap();
+    let comments = fake.comments_on(n);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    assert!(!body.contains(BOT_TOKEN), "{body}");
+    let back = parse(body).unwrap();
+    assert_eq!(back.data()["note"], "the bot token is [REDACTED].");
+    assert!(back.redacted.unwrap_or(0) >= 4, "{:?}", back.redacted);
+    assert_eq!(posted.record.redacted, back.redacted);
+}
