@@ -26,6 +26,8 @@ fn out_of_range_config_values_exit_78_naming_the_key_and_the_file() {
         ("retry_budget_secs", huge.as_str()),
         ("quick_timeout_ms", "0"),
         ("max_response_mib", huge.as_str()),
+        ("drain_budget_secs", huge.as_str()),
+        ("drain_max_backoff_secs", huge.as_str()),
     ] {
         let budget = if key == "retry_budget_secs" {
             String::new()

@@ -48,13 +48,15 @@ pub struct ForgeConfig {
 
 /// The numeric `[forge]` keys: name, accepted range (inclusive) and unit. Larger values would
 /// overflow a deadline or a byte count; zero timeouts could never succeed.
-const RANGES: [(&str, u64, u64, &str); 6] = [
+const RANGES: [(&str, u64, u64, &str); 8] = [
     ("connect_timeout_secs", 1, 3_600, "seconds"),
     ("request_timeout_secs", 1, 3_600, "seconds"),
     ("recheck_secs", 0, 31_536_000, "seconds"),
     ("retry_budget_secs", 0, 86_400, "seconds"),
     ("quick_timeout_ms", 1, 60_000, "milliseconds"),
     ("max_response_mib", 1, 4_096, "MiB"),
+    ("drain_budget_secs", 0, 3_600, "seconds"),
+    ("drain_max_backoff_secs", 0, 86_400, "seconds"),
 ];
 
 impl ForgeConfig {
@@ -68,6 +70,8 @@ impl ForgeConfig {
             self.quick_timeout_ms,
             self.max_response_mib
                 .map(|v| u64::try_from(v).unwrap_or(u64::MAX)),
+            self.drain_budget_secs,
+            self.drain_max_backoff_secs,
         ];
         for ((key, min, max, unit), value) in RANGES.into_iter().zip(values) {
             if let Some(v) = value
