@@ -7,9 +7,10 @@
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
-//! - [`client`]: the verbs, over any store, and the durable path (outbox, flush).
-//! - [`outbox`]: spooled bodies waiting for the forge, durable and ordered. No format.
-//! - [`config`]: configuration files, discovery and precedence; opening the store.
+//! - [`durable`]: [`Durable`], the durability layer: outbox, drain, dead letters, flush.
+//! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
+//!   [`Client::forge`] and [`Client::from_config`].
+//! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
 //! - [`error`]: the crate-wide error and its categories.
 //!
 //! ```
