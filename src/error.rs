@@ -117,6 +117,12 @@ impl Error {
         }
     }
 
+    /// Whether waiting and trying again may fix this (the forge is down, a disk was full), as
+    /// opposed to a setting or the data someone has to fix first.
+    pub fn retry_may_fix(&self) -> bool {
+        matches!(self.category(), Category::TempFail | Category::Io)
+    }
+
     /// A configuration error with only a message.
     pub fn config(message: impl Into<String>) -> Error {
         Error::Config {

@@ -280,7 +280,7 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
             path,
             cause,
         } => {
-            let permanent = matches!(cause.category(), Category::Config | Category::Data);
+            let permanent = !cause.retry_may_fix();
             if permanent {
                 output::note(&format!(
                     "error: {cause}; fix this, then run `forgestate flush`: flushing cannot \
