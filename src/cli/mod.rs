@@ -21,7 +21,7 @@ use forgestate::config::{Config, Overrides};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
 use forgestate::store::Thread;
-use forgestate::{Category, Client, Error, Outcome};
+use forgestate::{Client, Error, Outcome};
 
 use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
 
@@ -39,15 +39,8 @@ struct Failure {
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        let code = match e.category() {
-            Category::Data => EX_DATAERR,
-            Category::Io => EX_IOERR,
-            Category::Config => EX_CONFIG,
-            Category::TempFail => EX_TEMPFAIL,
-            _ => EX_IOERR,
-        };
         Failure {
-            code,
+            code: errors::exit_code(&e),
             message: e.to_string(),
         }
     }
