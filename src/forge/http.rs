@@ -28,8 +28,6 @@ use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
 
 pub use builder::ForgeClientBuilder;
 
-/// Default cap on one response body.
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
 
 /// A Forgejo/Gitea API client. Cloning is cheap and shares the connection pool.
 #[derive(Clone)]

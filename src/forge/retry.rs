@@ -23,7 +23,6 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
-    pub const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
 
     /// Retries within `budget`.
     pub fn full(budget: Duration) -> RetryPolicy {

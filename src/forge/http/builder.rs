@@ -13,7 +13,8 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue, USER_AGENT};
 use secrecy::{ExposeSecret, SecretString};
 
-use super::{DEFAULT_MAX_RESPONSE_BYTES, ForgeClient};
+use super::ForgeClient;
+use crate::defaults;
 use crate::forge::error::ForgeError;
 use crate::forge::retry::{Notice, RetryPolicy};
 
@@ -155,10 +156,10 @@ impl ForgeClient {
         ForgeClientBuilder {
             base_url: base_url.into(),
             token: None,
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
-            policy: RetryPolicy::full(RetryPolicy::DEFAULT_BUDGET),
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            connect_timeout: Duration::from_secs(defaults::CONNECT_TIMEOUT_SECS),
+            request_timeout: Duration::from_secs(defaults::REQUEST_TIMEOUT_SECS),
+            policy: RetryPolicy::full(Duration::from_secs(defaults::RETRY_BUDGET_SECS)),
+            max_response_bytes: defaults::MAX_RESPONSE_MIB * 1024 * 1024,
             allow_insecure_http: false,
         }
     }
