@@ -23,7 +23,6 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
-
     /// Retries within `budget`.
     pub fn full(budget: Duration) -> RetryPolicy {
         RetryPolicy {
