@@ -3,9 +3,8 @@
 //! cached on disk: a machine may switch tokens, and trust must follow the token in use.)
 //!
 //! Losing or corrupting the cache costs requests, never data: every problem here is logged and
-//! treated as an empty cache. It holds no secret. Writes are atomic (temp file, fsync, rename).
+//! treated as an empty cache. It holds no secret. Writes are atomic (`fsutil::write_atomic`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -97,13 +96,6 @@ pub fn store_key(url: &str, owner: &str, repo: &str) -> String {
 fn write_atomic(path: &Path, entry: &CacheEntry) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("cache"),
-        std::process::id()
-    ));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(&serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
+    let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
+    crate::fsutil::write_atomic(path, &bytes, true)
 }

@@ -26,7 +26,7 @@ use super::{Comment, Effort, Listing, StoreError, Thread};
 
 mod file;
 
-use file::{LineWarnings, next_id, open_regular, sync_dir};
+use file::{LineWarnings, next_id, open_regular};
 
 /// The file inside the store directory.
 pub const THREAD_FILE: &str = "thread.jsonl";
@@ -118,7 +118,7 @@ impl LocalThread {
         file.write_all(&bytes).map_err(io("cannot append to"))?;
         file.sync_data().map_err(io("cannot sync"))?;
         if len == 0 {
-            sync_dir(&self.dir);
+            let _ = crate::fsutil::sync_dir(&self.dir);
         }
         Ok(line.into_comment())
     }
@@ -137,7 +137,7 @@ impl LocalThread {
             path: path.clone(),
             source,
         })?;
-        sync_dir(&self.dir);
+        let _ = crate::fsutil::sync_dir(&self.dir);
         Ok(path.display().to_string())
     }
 

@@ -200,13 +200,6 @@ fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Makes a newly created file's directory entry durable. Best effort: not every platform can
-/// open a directory for syncing.
-pub(super) fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
 
 /// Odd lines met while listing, reported as one warning per kind (with a count and the first
 /// one) rather than one per line, so a badly damaged file does not flood the output.
