@@ -242,6 +242,20 @@ pub struct ImplementationState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_map_is_the_seeds_with_every_subtask() {
+        let map = ResumeMap::default();
+        let w = "implementation-worker";
+        assert_eq!(map.point(w, "clone_complete"), "phase_2_subtasks");
+        assert_eq!(map.point(w, "subtask_1_complete"), "phase_2_continue");
+        assert_eq!(map.point(w, "subtask_3_complete"), "phase_2_continue");
+        assert_eq!(map.point(w, "all_subtasks_complete"), "phase_3_commit");
+        assert_eq!(map.point(w, "commit_complete"), "phase_4_pr");
+        assert_eq!(map.point(w, "pr_created"), "phase_4_monitoring");
+        assert_eq!(map.point(w, "something_else"), "start");
+        assert_eq!(map.default_point(), "start");
+    }
     use serde_json::json;
 
     fn map(toml_text: &str) -> ResumeMap {

@@ -200,7 +200,6 @@ fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-
 /// Odd lines met while listing, reported as one warning per kind (with a count and the first
 /// one) rather than one per line, so a badly damaged file does not flood the output.
 pub(super) struct LineWarnings<'a> {
