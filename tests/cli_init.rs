@@ -119,7 +119,11 @@ async fn forge_init_json_says_found_for_an_existing_issue() {
         "{thread}"
     );
     assert_eq!(found["author"], "ca-bot");
-    assert_eq!(fake.open_issues_titled(TITLE), [existing], "nothing created");
+    assert_eq!(
+        fake.open_issues_titled(TITLE),
+        [existing],
+        "nothing created"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -132,5 +136,8 @@ async fn forge_init_json_says_created_for_a_new_issue() {
     let issues = fake.open_issues_titled(TITLE);
     assert_eq!(issues.len(), 1);
     let thread = made["thread"].as_str().unwrap_or_default();
-    assert!(thread.ends_with(&format!("/issues/{}", issues[0])), "{thread}");
+    assert!(
+        thread.ends_with(&format!("/issues/{}", issues[0])),
+        "{thread}"
+    );
 }

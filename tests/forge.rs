@@ -60,7 +60,10 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     assert!(url.ends_with(&format!("/issues/{}", session[0])), "{url}");
     let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
     let found = again.thread().init().await.unwrap();
-    assert_eq!(found.location, url, "init is idempotent, even without a cache");
+    assert_eq!(
+        found.location, url,
+        "init is idempotent, even without a cache"
+    );
     assert!(!found.created, "a second init finds the issue");
     assert_eq!(
         fake.open_issues_titled(TITLE).len(),

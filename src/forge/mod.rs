@@ -33,9 +33,7 @@ pub use models::{
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
-use crate::store::{
-    self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread,
-};
+use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]

@@ -129,9 +129,7 @@ impl LocalThread {
         self.ensure_dir()?;
         // Read access too, so opening a FIFO without blocking succeeds and is then refused.
         // Exclusive creation says whether this call created the file, even when inits race.
-        let open = |options: &mut OpenOptions| {
-            open_regular(&path, options.read(true).append(true))
-        };
+        let open = |options: &mut OpenOptions| open_regular(&path, options.read(true).append(true));
         let created = match open(OpenOptions::new().create_new(true)) {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
