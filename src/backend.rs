@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Effort, Listing, LocalThread, Predecessor, StoreError, Thread};
+use crate::store::{Comment, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread};
 
 #[derive(Debug)]
 pub enum AnyThread {
@@ -39,7 +39,7 @@ impl Thread for AnyThread {
         }
     }
 
-    async fn init(&self) -> Result<String, StoreError> {
+    async fn init(&self) -> Result<Init, StoreError> {
         match self {
             AnyThread::Local(t) => t.init().await,
             AnyThread::Forge(t) => t.init().await,

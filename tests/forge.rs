@@ -38,7 +38,9 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     crowded(&fake);
     let dir = tempfile::tempdir().unwrap();
     let c = client(&fake, BOT_TOKEN, dir.path(), "");
-    let url = c.thread().init().await.unwrap();
+    let init = c.thread().init().await.unwrap();
+    assert!(init.created, "the first init creates the issue");
+    let url = init.location;
     let open = fake.open_issues_titled(TITLE);
     let session: Vec<u64> = {
         let s = fake.state();
@@ -57,11 +59,12 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     assert_eq!(session.len(), 1, "exactly one labelled session issue");
     assert!(url.ends_with(&format!("/issues/{}", session[0])), "{url}");
     let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let found = again.thread().init().await.unwrap();
     assert_eq!(
-        again.thread().init().await.unwrap(),
-        url,
+        found.location, url,
         "init is idempotent, even without a cache"
     );
+    assert!(!found.created, "a second init finds the issue");
     assert_eq!(
         fake.open_issues_titled(TITLE).len(),
         2,
@@ -262,7 +265,11 @@ async fn two_concurrent_inits_leave_one_open_issue() {
     );
     let (ra, rb) = tokio::join!(a.thread().init(), b.thread().init());
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
-    assert_eq!(ra, rb, "both converge on the same issue");
+    assert_eq!(ra.location, rb.location, "both converge on the same issue");
+    assert!(
+        ra.created != rb.created,
+        "exactly one of them created it: {ra:?} {rb:?}"
+    );
     assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
     let issues = fake.state().issues.clone();
     if issues.len() == 2 {
@@ -303,8 +310,11 @@ async fn concurrent_inits_race_through_creation() {
             clients[1].thread().init(),
             clients[2].thread().init()
         );
+        let inits: Vec<_> = [x, y, z].into_iter().map(Result::unwrap).collect();
+        let creators = inits.iter().filter(|i| i.created).count();
+        assert_eq!(creators, 1, "the racers that lost say found: {inits:?}");
         let urls: std::collections::BTreeSet<String> =
-            [x, y, z].into_iter().map(Result::unwrap).collect();
+            inits.into_iter().map(|i| i.location).collect();
         assert_eq!(urls.len(), 1, "{urls:?}");
         assert_eq!(fake.open_issues_titled(TITLE).len(), 1);
         let labels = fake

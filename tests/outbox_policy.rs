@@ -304,7 +304,7 @@ async fn reads_see_a_record_flushed_by_another_process_between_the_two_reads() {
             }
             Ok(listing)
         }
-        async fn init(&self) -> Result<String, StoreError> {
+        async fn init(&self) -> Result<forgestate::store::Init, StoreError> {
             self.inner.init().await
         }
         async fn whoami(&self) -> Result<String, StoreError> {

@@ -131,7 +131,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
         Command::Init => {
             let client = open(cli)?;
-            let location = client.thread().init().await.map_err(Error::from)?;
+            let init = client.thread().init().await.map_err(Error::from)?;
             let author = client.thread().whoami().await.map_err(Error::from)?;
             let report = client.durable().drain().await;
             if report.left > 0 {
@@ -141,7 +141,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                     report.left
                 )]);
             }
-            output::initialized(&location, &author, cli.json);
+            output::initialized(&init, &author, cli.json);
             Ok(0)
         }
         Command::Checkpoint(a) => {

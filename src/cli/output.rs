@@ -13,6 +13,7 @@ use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::resume::Resume;
 use forgestate::scan::Entry;
+use forgestate::store::Init;
 use forgestate::{Error, Posted};
 
 use super::errors::ErrorBody;
@@ -69,12 +70,14 @@ pub fn raw_err(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-pub fn initialized(location: &str, author: &str, as_json: bool) {
+pub fn initialized(init: &Init, author: &str, as_json: bool) {
+    let location = &init.location;
     if as_json {
-        return json(&json!({ "thread": location, "author": author }));
+        return json(&json!({ "thread": location, "author": author, "created": init.created }));
     }
+    let what = if init.created { "created" } else { "found" };
     out(&format!(
-        "session thread ready: {location} (records are posted as {author})"
+        "session thread {what}: {location} (records are posted as {author})"
     ));
 }
 

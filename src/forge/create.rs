@@ -16,10 +16,16 @@ use super::retry::Retry;
 impl ForgeThread {
     /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
     pub async fn init_issue(&self) -> Result<Issue, ForgeError> {
+        Ok(self.find_or_create_issue().await?.0)
+    }
+
+    /// [`ForgeThread::init_issue`], also saying whether this call created the issue it returns
+    /// (false when it found one, including one a concurrent `init` created first).
+    pub(super) async fn find_or_create_issue(&self) -> Result<(Issue, bool), ForgeError> {
         self.note_version(&self.client).await;
         if let Some(issue) = self.discover(&self.client).await? {
             self.adopt(&issue);
-            return Ok(issue);
+            return Ok((issue, false));
         }
         let label = self.ensure_label().await?;
         let repo = &self.settings.repo;
@@ -61,7 +67,8 @@ impl ForgeThread {
             self.close_duplicate(created.number, &canonical).await;
         }
         self.adopt(&canonical);
-        Ok(canonical)
+        let ours = canonical.number == created.number;
+        Ok((canonical, ours))
     }
 
     /// Closes our duplicate of `canonical` with a note linking it. Best-effort: a duplicate left

@@ -33,7 +33,7 @@ pub use models::{
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
-use crate::store::{self, BackendFailure, Effort, Listing, Predecessor, StoreError, Thread};
+use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -199,11 +199,14 @@ impl Thread for ForgeThread {
         Ok(self.predecessor_at(hops).await?)
     }
 
-    async fn init(&self) -> Result<String, StoreError> {
+    async fn init(&self) -> Result<Init, StoreError> {
         // Check the token first: without `read:user` no record could ever be trusted, and a
         // bad token or a missing repository should not get as far as creating anything.
         self.login().await?;
-        let issue = self.init_issue().await?;
-        Ok(issue.html_url)
+        let (issue, created) = self.find_or_create_issue().await?;
+        Ok(Init {
+            location: issue.html_url,
+            created,
+        })
     }
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Effort, Listing, StoreError, Thread};
+use super::{Comment, Effort, Init, Listing, StoreError, Thread};
 
 mod file;
 
@@ -124,21 +124,29 @@ impl LocalThread {
     }
 
     /// The blocking half of [`Thread::init`]: creates the directory and an empty thread file.
-    pub fn init_blocking(&self) -> Result<String, StoreError> {
+    pub fn init_blocking(&self) -> Result<Init, StoreError> {
         let path = self.file();
         self.ensure_dir()?;
         // Read access too, so opening a FIFO without blocking succeeds and is then refused.
-        open_regular(
-            &path,
-            OpenOptions::new().read(true).append(true).create(true),
-        )
+        // Exclusive creation says whether this call created the file, even when inits race.
+        let open = |options: &mut OpenOptions| open_regular(&path, options.read(true).append(true));
+        let created = match open(OpenOptions::new().create_new(true)) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                open(OpenOptions::new().create(true)).map(|_| false)
+            }
+            Err(e) => Err(e),
+        }
         .map_err(|source| StoreError::Io {
             op: "cannot create",
             path: path.clone(),
             source,
         })?;
         let _ = crate::fsutil::sync_dir(&self.dir);
-        Ok(path.display().to_string())
+        Ok(Init {
+            location: path.display().to_string(),
+            created,
+        })
     }
 
     /// The blocking half of [`Thread::list`].
@@ -225,7 +233,7 @@ impl Thread for LocalThread {
         Ok(self.author.clone())
     }
 
-    async fn init(&self) -> Result<String, StoreError> {
+    async fn init(&self) -> Result<Init, StoreError> {
         let this = self.clone();
         blocking(move || this.init_blocking()).await
     }

@@ -53,6 +53,16 @@ pub struct Unreadable {
     pub reason: String,
 }
 
+/// What [`Thread::init`] did: where the thread lives, and whether this call created it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Init {
+    /// Where the thread lives: the local thread file's path, or the session issue's URL.
+    pub location: String,
+    /// True when this call created the thread; false when it already existed (on a forge, also
+    /// when a concurrent `init` created it first and this call adopted that one).
+    pub created: bool,
+}
+
 /// How hard a remote store tries before giving up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effort {
@@ -131,8 +141,9 @@ pub trait Thread: Send + Sync {
         self.list_with(since, Effort::Full)
     }
 
-    /// Makes sure the thread exists (creating it if needed) and returns where it lives.
-    fn init(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
+    /// Makes sure the thread exists (creating it if needed) and says where it lives and whether
+    /// this call created it.
+    fn init(&self) -> impl Future<Output = Result<Init, StoreError>> + Send;
 
     /// The identity new comments are posted as.
     fn whoami(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
