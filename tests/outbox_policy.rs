@@ -8,22 +8,15 @@ mod fake_forge;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fake_forge::{BOT_TOKEN, FakeForge, Fault, OWNER, REPO};
+use fake_forge::{BOT_TOKEN, FakeForge, Fault, session};
 use forgestate::backend::AnyThread;
-use forgestate::config::DEFAULT_TITLE as TITLE;
 use forgestate::durable::DrainPolicy;
 use forgestate::format::{Record, Renderer};
 use forgestate::{Client, Outcome};
-use secrecy::SecretString;
 use serde_json::json;
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint("implementation-worker", "s1", phase, json!({"step": phase})).unwrap()
-}
-
-fn session(fake: &FakeForge) -> u64 {
-    let label = fake.add_label("Type/Automation");
-    fake.add_issue(TITLE, &[label], false)
 }
 
 /// A forge client with short budgets; `drain` and `request` set the policy under test.
@@ -33,9 +26,7 @@ fn client(
     drain: DrainPolicy,
     request: Duration,
 ) -> Client<AnyThread> {
-    Client::forge(fake.uri(), OWNER, REPO)
-        .token(SecretString::from(BOT_TOKEN))
-        .cache_dir(dir.join("cache"))
+    fake_forge::client(fake, BOT_TOKEN, dir)
         .outbox(dir.join("outbox"))
         .retry_budget(Duration::from_millis(300))
         .timeouts(Duration::from_secs(1), request)
