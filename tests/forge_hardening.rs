@@ -364,13 +364,19 @@ async fn the_binary_says_once_that_it_waits_and_what_comes_after() {
     let quick = forgestate(&fake.uri(), dirs[0].path(), "latest");
     assert!(!stderr(&quick).contains("retrying"), "{}", stderr(&quick));
 
-    let read = forgestate(&fake.uri(), dirs[1].path(), "latest");
+    // Two fresh directories, each waiting out its own budget: at the same time.
+    let uri = fake.uri();
+    let quiet_post = format!("-q {post}");
+    let (read, quiet) = std::thread::scope(|s| {
+        let read = s.spawn(|| forgestate(&uri, dirs[1].path(), "latest"));
+        let quiet = s.spawn(|| forgestate(&uri, dirs[2].path(), &quiet_post));
+        (read.join().unwrap(), quiet.join().unwrap())
+    });
     let err = stderr(&read);
     let waits: Vec<&str> = err.lines().filter(|l| l.contains("retrying")).collect();
     assert_eq!(waits.len(), 1, "{err}");
     assert!(waits[0].contains("then answering from"), "{err}");
 
-    let quiet = forgestate(&fake.uri(), dirs[2].path(), &format!("-q {post}"));
     assert!(quiet.status.success(), "{}", stderr(&quiet));
     assert!(!stderr(&quiet).contains("retrying"), "{}", stderr(&quiet));
 }
