@@ -171,10 +171,21 @@ async fn both_backends_answer_alike() {
         store: Some(dir.path().join("local")),
         ..Overrides::default()
     };
+    // The local store twice: as the CLI builds it from its configuration, and through the
+    // front door; they must agree with each other and with the forge.
     let local = scenario(&config.client(&over).unwrap().0).await;
+    let front_door = Client::local_as(dir.path().join("local-front-door"), "tester").unwrap();
+    assert_eq!(
+        scenario(&front_door).await,
+        local,
+        "Config and Client::local"
+    );
 
     let fake = FakeForge::start().await;
-    let forge = scenario(&fake_forge::client(&fake, BOT_TOKEN, dir.path(), "")).await;
+    let forge = fake_forge::client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap();
+    let forge = scenario(&forge).await;
 
     assert_eq!(local.len(), forge.len());
     for ((label, l), (_, f)) in local.iter().zip(&forge) {

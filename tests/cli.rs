@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::cli::{ok_json, parse_ok, run_in, run_with, stderr, stdout, words};
+use common::cli::{Bin, ok_json, parse_ok, run_in, run_with, stderr, stdout, words};
 use serde_json::{Value, json};
 
 /// The default local store under `$HOME` (the helpers set `HOME` to the test's directory).
@@ -264,13 +264,9 @@ fn the_default_store_follows_the_user_not_the_working_directory() {
 #[test]
 fn without_home_or_state_dir_the_default_store_is_refused_not_put_in_the_cwd() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
-        .args(words("checkpoint --agent a --session s --phase p"))
-        .current_dir(dir.path())
-        .env_clear()
+    let out = Bin::bare(dir.path())
         .env("USER", "tester")
-        .output()
-        .unwrap();
+        .line("checkpoint --agent a --session s --phase p");
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -435,13 +431,9 @@ fn a_fifo_store_file_is_refused_promptly() {
         "latest --store st",
         "checkpoint --agent a --session s --phase p --store st",
     ] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
-            .args(words(line))
-            .current_dir(d)
-            .env_clear()
-            .env("HOME", d)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
+        let mut child = Bin::new(d)
+            .without("USER")
+            .command(&words(line))
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -513,18 +505,10 @@ fn invalid_utf8_input_is_bad_data_naming_its_source() {
         stderr(&out)
     );
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_forgestate"))
-        .args(words("checkpoint --agent a --session s --phase p --data -"))
-        .current_dir(d)
-        .env_clear()
-        .env("HOME", d)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"{\"k\": \"\xc3\"}").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = Bin::new(d)
+        .without("USER")
+        .stdin(&b"{\"k\": \"\xc3\"}"[..])
+        .line("checkpoint --agent a --session s --phase p --data -");
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("stdin is not valid UTF-8"),

@@ -6,8 +6,9 @@ mod fake_forge;
 use std::path::Path;
 use std::process::Output;
 
-use common::cli::{parse_ok, run_with, stderr, words};
-use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, OWNER, REPO};
+use common::cli::{Bin, parse_ok, stderr, words};
+use common::files_under;
+use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, OWNER, REPO, crowded_with_unlabelled_decoy};
 use forgestate::config::DEFAULT_TITLE as TITLE;
 use serde_json::{Value, json};
 
@@ -17,36 +18,20 @@ fn forgestate(fake: &FakeForge, dir: &Path, token: &str, line: &str) -> Output {
 
 /// [`forgestate`] for another repository of the fake's owner.
 fn forgestate_in(fake: &FakeForge, dir: &Path, token: &str, repo: &str, line: &str) -> Output {
-    let uri = fake.uri();
-    let cache = dir.join("cache").display().to_string();
-    let env = [
-        ("FORGESTATE_URL", uri.as_str()),
-        ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", repo),
-        ("FORGESTATE_TOKEN", token),
-        ("XDG_CACHE_HOME", cache.as_str()),
-    ];
-    run_with(dir, &words(line), &env, None)
+    Bin::new(dir)
+        .coords(&fake.uri(), OWNER, repo, token)
+        .env("XDG_CACHE_HOME", dir.join("cache").display().to_string())
+        .line(line)
 }
 
 fn ok_json(fake: &FakeForge, dir: &Path, line: &str) -> Value {
     parse_ok(&words(line), &forgestate(fake, dir, BOT_TOKEN, line))
 }
 
-/// Issues over three pages of five, plus a decoy with the session title but no label.
-fn crowded(fake: &FakeForge) {
-    fake.state().max_response_items = 5;
-    let label = fake.add_label("Type/Automation");
-    for n in 0..12 {
-        fake.add_issue(&format!("automation task {n}"), &[label], false);
-    }
-    fake.add_issue(TITLE, &[], false);
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn init_post_and_read_back_through_the_binary() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_unlabelled_decoy(&fake);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let init = ok_json(&fake, d, "init --json");
@@ -104,7 +89,7 @@ async fn init_post_and_read_back_through_the_binary() {
 #[tokio::test(flavor = "multi_thread")]
 async fn steady_state_checkpoint_is_exactly_one_request() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_unlabelled_decoy(&fake);
     let dir = tempfile::tempdir().unwrap();
     ok_json(&fake, dir.path(), "init --json");
     ok_json(
@@ -169,7 +154,7 @@ async fn verbose_output_says_whether_the_forge_is_forgejo_or_gitea() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_checkpoint_is_listed_as_untrusted_and_ignored() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_unlabelled_decoy(&fake);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     ok_json(
@@ -201,7 +186,7 @@ async fn a_forged_checkpoint_is_listed_as_untrusted_and_ignored() {
 async fn two_concurrent_init_processes_leave_one_open_issue() {
     for _ in 0..3 {
         let fake = FakeForge::start().await;
-        fake.add_label("Type/Automation");
+        fake.add_label(forgestate::defaults::LABEL);
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (fa, fb) = (&fake, &fake);
         let (ra, rb) = std::thread::scope(|s| {
@@ -218,7 +203,7 @@ async fn two_concurrent_init_processes_leave_one_open_issue() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_token_never_reaches_output_even_when_tracing() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_unlabelled_decoy(&fake);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for line in [
@@ -243,7 +228,7 @@ async fn the_token_never_reaches_output_even_when_tracing() {
         "list -vvv",
     );
     assert_eq!(bad.status.code(), Some(78));
-    for entry in walk(d) {
+    for entry in files_under(d) {
         let bytes = std::fs::read(&entry).unwrap();
         assert!(
             !String::from_utf8_lossy(&bytes).contains(BOT_TOKEN),
@@ -257,7 +242,7 @@ async fn the_token_never_reaches_output_even_when_tracing() {
 async fn bad_token_missing_scope_and_missing_repo_are_one_line_exit_78_for_every_read_and_init() {
     const BAD: &str = "ffffffffffffffffffffffffffffffffffffffff";
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_unlabelled_decoy(&fake);
     let dir = tempfile::tempdir().unwrap();
     ok_json(&fake, dir.path(), "init --json");
     // (case, token, repo, what the one line must name)
@@ -287,17 +272,4 @@ async fn bad_token_missing_scope_and_missing_repo_are_one_line_exit_78_for_every
             );
         }
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p))
-        } else {
-            out.push(p)
-        }
-    }
-    out
 }

@@ -7,9 +7,8 @@ mod fake_forge;
 use std::path::Path;
 use std::process::Output;
 
-use common::cli::{run_in, run_with, stderr, stdout, words};
+use common::cli::{Bin, run_in, stderr, stdout, words};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::config::DEFAULT_TITLE as TITLE;
 use serde_json::Value;
 
 /// Checks `out` failed with `code` and printed exactly one error document; returns it.
@@ -130,8 +129,7 @@ fn usage_errors_from_the_parser_too_wherever_json_is() {
 #[tokio::test(flavor = "multi_thread")]
 async fn strict_spool_and_failed_flush_carry_the_error_in_their_one_document() {
     let fake = FakeForge::start().await;
-    let label = fake.add_label("Type/Automation");
-    fake.add_issue(TITLE, &[label], false);
+    fake_forge::session(&fake);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(
@@ -139,20 +137,10 @@ async fn strict_spool_and_failed_flush_carry_the_error_in_their_one_document() {
         "[forge]\nretry_budget_secs = 1\nquick_timeout_ms = 300\nrequest_timeout_secs = 2\n",
     )
     .unwrap();
-    let uri = fake.uri();
-    let state = d.join("state").display().to_string();
-    let cache = d.join("cache").display().to_string();
-    let env = [
-        ("FORGESTATE_URL", uri.as_str()),
-        ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", REPO),
-        ("FORGESTATE_TOKEN", BOT_TOKEN),
-        ("XDG_STATE_HOME", state.as_str()),
-        ("XDG_CACHE_HOME", cache.as_str()),
-    ];
+    let bin = Bin::new(d).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
     fake.state().down = true;
     let args = words("checkpoint --agent a --session s --phase p --strict --json");
-    let out = run_with(d, &args, &env, None);
+    let out = bin.run(&args);
     let doc = error_doc(&args, &out, 75, "tempfail");
     assert!(doc["spooled"].is_string(), "the spool report stays: {doc}");
     assert!(
@@ -162,7 +150,7 @@ async fn strict_spool_and_failed_flush_carry_the_error_in_their_one_document() {
     );
 
     let args = words("flush --json");
-    let out = run_with(d, &args, &env, None);
+    let out = bin.run(&args);
     let doc = error_doc(&args, &out, 75, "tempfail");
     assert_eq!(doc["left"], 1, "{doc}");
     assert!(
@@ -172,7 +160,7 @@ async fn strict_spool_and_failed_flush_carry_the_error_in_their_one_document() {
     );
 
     fake.state().down = false;
-    let out = run_with(d, &args, &env, None);
+    let out = bin.run(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["error"], Value::Null, "{doc}");

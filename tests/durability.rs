@@ -6,48 +6,26 @@ mod fake_forge;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
-use common::cli::{parse_ok, run_with, stderr, words};
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, READER_TOKEN, REPO};
-use forgestate::config::DEFAULT_TITLE as TITLE;
+use common::cli::{Bin, parse_ok, stderr, words};
+use common::files_under;
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, READER_TOKEN, REPO, session};
 use forgestate::format::parse;
 
 /// Runs the binary in `dir` against the fake; `dir/forgestate.toml` holds any extra settings.
 pub fn run(fake_uri: &str, dir: &Path, token: &str, args: &[String]) -> Output {
-    let cache = dir.join("cache").display().to_string();
-    let state = dir.join("state").display().to_string();
-    let env = [
-        ("FORGESTATE_URL", fake_uri),
-        ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", REPO),
-        ("FORGESTATE_TOKEN", token),
-        ("XDG_CACHE_HOME", cache.as_str()),
-        ("XDG_STATE_HOME", state.as_str()),
-    ];
-    run_with(dir, args, &env, None)
+    Bin::new(dir).forge(fake_uri, OWNER, REPO, token).run(args)
 }
 
-fn session(fake: &FakeForge) -> u64 {
-    let label = fake.add_label("Type/Automation");
-    fake.add_issue(TITLE, &[label], false)
-}
-
+/// The records waiting in the outboxes under `dir` (one directory per forge/owner/repo).
 fn outbox_files(dir: &Path) -> Vec<PathBuf> {
     let root = dir.join("state/forgestate/outbox");
-    let Ok(keys) = std::fs::read_dir(&root) else {
-        return Vec::new();
-    };
-    let mut files = Vec::new();
-    for key in keys {
-        for f in std::fs::read_dir(key.unwrap().path()).unwrap() {
-            let p = f.unwrap().path();
-            if p.extension().is_some_and(|e| e == "rec") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
+    files_under(&root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rec"))
+        .filter(|p| p.parent().and_then(Path::parent) == Some(root.as_path()))
+        .collect()
 }
 
 const CONFIG: &str =
@@ -150,7 +128,6 @@ async fn lost_answer_is_posted_once(how: Lost, clock_offset: i64) {
     fake.state().clock_offset = clock_offset;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let config = "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 6\n";
     let proxy = fake_forge::dropper::Dropper::start(fake.addr(), 1, "POST ").await;
     let c = match how {
         Lost::Late => {
@@ -158,10 +135,14 @@ async fn lost_answer_is_posted_once(how: Lost, clock_offset: i64) {
                 "/comments",
                 fake_forge::Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
             );
-            fake_forge::client(&fake, BOT_TOKEN, dir.path(), config)
+            fake_forge::client(&fake, BOT_TOKEN, dir.path())
         }
-        Lost::Dropped => fake_forge::client_at(&proxy.uri(), BOT_TOKEN, dir.path(), config),
-    };
+        Lost::Dropped => fake_forge::client_at(&proxy.uri(), BOT_TOKEN, dir.path()),
+    }
+    .timeouts(Duration::from_secs(1), Duration::from_secs(1))
+    .retry_budget(Duration::from_secs(6))
+    .build()
+    .unwrap();
     let record =
         forgestate::format::Record::checkpoint("w", "s", "p", serde_json::json!({})).unwrap();
     let id = record.id.clone().unwrap();
@@ -367,22 +348,19 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
 
 /// Checks every file under `dir` (but the token file itself) for the token; returns how many.
 fn token_free_files(dir: &Path, token_file: &Path) -> usize {
-    let mut files = vec![dir.to_path_buf()];
-    let mut seen = 0;
-    while let Some(p) = files.pop() {
-        if p.is_dir() {
-            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
-        } else if p != token_file {
-            seen += 1;
-            let bytes = std::fs::read(&p).unwrap();
-            assert!(
-                !String::from_utf8_lossy(&bytes).contains(BOT_TOKEN),
-                "{} holds the token",
-                p.display()
-            );
-        }
+    let files: Vec<PathBuf> = files_under(dir)
+        .into_iter()
+        .filter(|p| p != token_file)
+        .collect();
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(BOT_TOKEN),
+            "{} holds the token",
+            p.display()
+        );
     }
-    seen
+    files.len()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -41,7 +41,7 @@ impl Api {
 #[tokio::test(flavor = "multi_thread")]
 async fn issue_list_pagination_headers_are_exact() {
     let fake = FakeForge::start().await;
-    let l = fake.add_label("Type/Automation");
+    let l = fake.add_label(forgestate::defaults::LABEL);
     for n in 0..5 {
         fake.add_issue(&format!("i{n}"), &[l], false);
     }

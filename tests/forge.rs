@@ -3,30 +3,15 @@
 
 mod fake_forge;
 
-use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, client};
+use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, client, crowded_with_labelled_decoys};
 
 use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::defaults::LABEL;
 use forgestate::format::Record;
 use forgestate::scan::Filter;
 use forgestate::store::Thread;
 use forgestate::{Category, Error};
 use serde_json::json;
-
-const LABEL: &str = "Type/Automation";
-
-/// Twelve other automation issues and a decoy with the session title but no label, over pages
-/// of five.
-fn crowded(fake: &FakeForge) -> i64 {
-    fake.state().max_response_items = 5;
-    let label = fake.add_label(LABEL);
-    let other = fake.add_label("Kind/Bug");
-    for n in 0..12 {
-        fake.add_issue(&format!("automation task {n}"), &[label], false);
-    }
-    fake.add_issue(TITLE, &[other], false); // decoy: right title, wrong label
-    fake.add_issue(TITLE, &[label], true); // closed: never used
-    label
-}
 
 fn cp(phase: &str, data: serde_json::Value) -> Record {
     Record::checkpoint("implementation-worker", "s1", phase, data).unwrap()
@@ -35,9 +20,9 @@ fn cp(phase: &str, data: serde_json::Value) -> Record {
 #[tokio::test(flavor = "multi_thread")]
 async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     let init = c.thread().init().await.unwrap();
     assert!(init.created, "the first init creates the issue");
     let url = init.location;
@@ -58,7 +43,9 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     };
     assert_eq!(session.len(), 1, "exactly one labelled session issue");
     assert!(url.ends_with(&format!("/issues/{}", session[0])), "{url}");
-    let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     let found = again.thread().init().await.unwrap();
     assert_eq!(
         found.location, url,
@@ -86,7 +73,7 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
 #[tokio::test(flavor = "multi_thread")]
 async fn discovery_walks_every_page() {
     let fake = FakeForge::start().await;
-    let label = crowded(&fake);
+    let label = crowded_with_labelled_decoys(&fake);
     // Created first, so it sorts last (newest first): on page 3 of 3.
     let target = {
         let n = fake.add_issue(TITLE, &[label], false);
@@ -96,7 +83,7 @@ async fn discovery_walks_every_page() {
         n
     };
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     c.post(cp("clone_complete", json!({"issue_number": 42})))
         .await
         .unwrap();
@@ -127,9 +114,9 @@ async fn discovery_walks_every_page() {
 #[tokio::test(flavor = "multi_thread")]
 async fn post_then_read_back_latest_resume_list() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     let posted = c
         .post(cp("clone_complete", json!({"branch_name": "b"})))
         .await
@@ -176,15 +163,17 @@ async fn post_then_read_back_latest_resume_list() {
 #[tokio::test(flavor = "multi_thread")]
 async fn steady_state_checkpoint_is_one_request() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
-    client(&fake, BOT_TOKEN, dir.path(), "")
+    client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap()
         .post(cp("clone_complete", json!({})))
         .await
         .unwrap();
     let before = fake.requests().await.len();
     // A new client (a new process, in effect) with the same cache directory.
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     c.post(cp("subtask_1_complete", json!({}))).await.unwrap();
     let made: Vec<String> = fake.requests().await[before..]
         .iter()
@@ -200,9 +189,9 @@ async fn steady_state_checkpoint_is_one_request() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_newer_checkpoint_does_not_change_resume() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let bot = client(&fake, BOT_TOKEN, dir.path(), "");
+    let bot = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     bot.post(cp("clone_complete", json!({"branch_name": "real"})))
         .await
         .unwrap();
@@ -211,12 +200,9 @@ async fn a_forged_newer_checkpoint_does_not_change_resume() {
         json!({"branch_name": "evil", "pr_number": 666}),
     );
     forged.id = Some("ffffffff-ffff-7fff-bfff-ffffffffffff".into());
-    let mallory = client(
-        &fake,
-        MALLORY_TOKEN,
-        tempfile::tempdir().unwrap().path(),
-        "",
-    );
+    let mallory = client(&fake, MALLORY_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     mallory
         .post(forged)
         .await
@@ -237,12 +223,10 @@ async fn a_forged_newer_checkpoint_does_not_change_resume() {
         .collect();
     assert_eq!(untrusted.len(), 1);
     assert_eq!(untrusted[0].comment.author, "mallory");
-    let extended = client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "trusted_authors = [\"mallory\"]\n",
-    );
+    let extended = client(&fake, BOT_TOKEN, dir.path())
+        .trusted_authors(["mallory".to_string()])
+        .build()
+        .unwrap();
     let resume = extended
         .resume("implementation-worker", "s1")
         .await
@@ -260,8 +244,8 @@ async fn two_concurrent_inits_leave_one_open_issue() {
     fake.add_label(LABEL);
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, b) = (
-        client(&fake, BOT_TOKEN, d1.path(), ""),
-        client(&fake, BOT_TOKEN, d2.path(), ""),
+        client(&fake, BOT_TOKEN, d1.path()).build().unwrap(),
+        client(&fake, BOT_TOKEN, d2.path()).build().unwrap(),
     );
     let (ra, rb) = tokio::join!(a.thread().init(), b.thread().init());
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
@@ -303,7 +287,7 @@ async fn concurrent_inits_race_through_creation() {
         let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let clients: Vec<_> = dirs
             .iter()
-            .map(|d| client(&fake, BOT_TOKEN, d.path(), ""))
+            .map(|d| client(&fake, BOT_TOKEN, d.path()).build().unwrap())
             .collect();
         let (x, y, z) = tokio::join!(
             clients[0].thread().init(),
@@ -350,12 +334,9 @@ async fn concurrent_inits_race_through_creation() {
 async fn non_writer_init_is_a_permission_error_and_leaves_no_open_issue() {
     let fake = FakeForge::start().await;
     fake.add_label(LABEL);
-    let c = client(
-        &fake,
-        MALLORY_TOKEN,
-        tempfile::tempdir().unwrap().path(),
-        "",
-    );
+    let c = client(&fake, MALLORY_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     let err = c.thread().init().await.unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("write access"), "{msg}");
@@ -372,7 +353,9 @@ async fn several_session_issues_use_the_lowest_number() {
     let label = fake.add_label(LABEL);
     let low = fake.add_issue(TITLE, &[label], false);
     let high = fake.add_issue(TITLE, &[label], false);
-    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     c.post(cp("p", json!({}))).await.unwrap();
     assert_eq!(fake.comments_on(low).len(), 1);
     assert!(fake.comments_on(high).is_empty());
@@ -382,7 +365,9 @@ async fn several_session_issues_use_the_lowest_number() {
 async fn gitea_works_too() {
     let fake = FakeForge::start().await;
     fake.state().version = "1.23.0".into();
-    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     c.thread().init().await.unwrap();
     c.post(cp("clone_complete", json!({"x": 1}))).await.unwrap();
     let resume = c
@@ -396,9 +381,9 @@ async fn gitea_works_too() {
 #[tokio::test(flavor = "multi_thread")]
 async fn trust_follows_the_token_in_use_not_a_cached_login() {
     let fake = FakeForge::start().await;
-    crowded(&fake);
+    crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let bot = client(&fake, BOT_TOKEN, dir.path(), "");
+    let bot = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     bot.post(cp("clone_complete", json!({}))).await.unwrap();
     assert_eq!(
         bot.resume("implementation-worker", "s1")
@@ -409,7 +394,7 @@ async fn trust_follows_the_token_in_use_not_a_cached_login() {
         "clone_complete"
     );
     // Same machine, same cache directory, another token.
-    let other = client(&fake, MALLORY_TOKEN, dir.path(), "");
+    let other = client(&fake, MALLORY_TOKEN, dir.path()).build().unwrap();
     let resume = other
         .resume("implementation-worker", "s1")
         .await
@@ -434,7 +419,9 @@ async fn a_duplicated_label_name_does_not_hide_the_session_issue() {
     // both copies, and the session issue carries one.
     fake.add_label(LABEL);
 
-    let reader = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let reader = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     let resume = reader
         .resume("implementation-worker", "s1")
         .await
@@ -442,7 +429,9 @@ async fn a_duplicated_label_name_does_not_hide_the_session_issue() {
         .resume;
     assert_eq!(resume.phase, "fresh_start");
 
-    let writer = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let writer = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     writer.post(cp("clone_complete", json!({}))).await.unwrap();
     assert_eq!(fake.comments_on(session).len(), 1);
     let titled = fake
@@ -461,18 +450,18 @@ async fn a_cached_issue_number_is_not_used_after_the_title_setting_changes() {
     let old = fake.add_issue(TITLE, &[label], false);
     let new = fake.add_issue("Build Session B", &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    client(&fake, BOT_TOKEN, dir.path(), "")
+    client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap()
         .post(cp("p", json!({})))
         .await
         .unwrap();
     assert_eq!(fake.comments_on(old).len(), 1);
     // Same cache directory, new title: the very next post goes to the issue with that title.
-    let renamed = client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\ntitle = \"Build Session B\"\n",
-    );
+    let renamed = client(&fake, BOT_TOKEN, dir.path())
+        .issue("Build Session B", LABEL)
+        .build()
+        .unwrap();
     renamed.post(cp("q", json!({}))).await.unwrap();
     assert_eq!(fake.comments_on(new).len(), 1);
     assert_eq!(fake.comments_on(old).len(), 1);

@@ -13,7 +13,7 @@ use serde_json::json;
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, ResponseTemplate};
 
-const LABEL: &str = "Type/Automation";
+use forgestate::defaults::LABEL;
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint("w", "s", phase, json!({})).unwrap()
@@ -29,7 +29,10 @@ async fn no_session_issue_is_an_error_naming_init_for_reads_and_for_writes_witho
     let fake = FakeForge::start().await;
     fake.add_label(LABEL);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "[forge]\nauto_init = false\n");
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .auto_init(false)
+        .build()
+        .unwrap();
     let (cat, msg) = category(c.resume("w", "s").await.unwrap_err());
     assert_eq!(cat, Category::Config);
     assert!(
@@ -43,7 +46,7 @@ async fn no_session_issue_is_an_error_naming_init_for_reads_and_for_writes_witho
         "nothing created without auto_init"
     );
 
-    let auto = client(&fake, BOT_TOKEN, dir.path(), "");
+    let auto = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     auto.post(cp("p"))
         .await
         .expect("auto_init (the default) creates the issue on first post");
@@ -60,8 +63,9 @@ async fn bad_token_and_missing_scope_say_what_to_fix() {
         &fake,
         "0000000000000000000000000000000000000000",
         dir.path(),
-        "",
-    );
+    )
+    .build()
+    .unwrap();
     let (cat, msg) = category(unknown.post(cp("p")).await.unwrap_err());
     assert_eq!(cat, Category::Config);
     assert!(
@@ -73,7 +77,9 @@ async fn bad_token_and_missing_scope_say_what_to_fix() {
         "{msg}"
     );
 
-    let reader = client(&fake, READER_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let reader = client(&fake, READER_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     let (cat, msg) = category(reader.post(cp("p")).await.unwrap_err());
     assert_eq!(cat, Category::Config);
     assert!(msg.contains("403") && msg.contains("write:issue"), "{msg}");
@@ -85,20 +91,12 @@ async fn bad_token_and_missing_scope_say_what_to_fix() {
 async fn unknown_repo_is_not_found_and_a_moved_repo_is_not_followed() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let over = forgestate::config::Overrides {
-        owner: Some("nobody".into()),
-        ..Default::default()
-    };
-    let env: std::collections::HashMap<&str, String> = [
-        ("FORGESTATE_URL", fake.uri()),
-        ("FORGESTATE_REPO", "r".to_string()),
-        ("FORGESTATE_TOKEN", BOT_TOKEN.to_string()),
-    ]
-    .into_iter()
-    .collect();
-    let cfg =
-        forgestate::config::Config::load_with(None, &|k| env.get(k).cloned(), dir.path()).unwrap();
-    let (c, _) = cfg.client(&over).unwrap();
+    let c = forgestate::Client::forge(fake.uri(), "nobody", "r")
+        .token(secrecy::SecretString::from(BOT_TOKEN))
+        .cache_dir(dir.path().join("cache"))
+        .retry_budget(fake_forge::RETRY_BUDGET)
+        .build()
+        .unwrap();
     let (cat, msg) = category(c.post(cp("p")).await.unwrap_err());
     assert_eq!(cat, Category::Config);
     assert!(
@@ -117,7 +115,9 @@ async fn unknown_repo_is_not_found_and_a_moved_repo_is_not_followed() {
         .await;
     let label = fake.add_label(LABEL);
     fake.add_issue(TITLE, &[label], false);
-    let bot = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path(), "");
+    let bot = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap();
     let (cat, msg) = category(bot.post(cp("p")).await.unwrap_err());
     assert_eq!(cat, Category::Config);
     assert!(msg.contains("301") && msg.contains("renamed"), "{msg}");
@@ -136,17 +136,16 @@ async fn a_closed_cached_issue_is_rediscovered_after_recheck() {
     let label = fake.add_label(LABEL);
     let first = fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    let cfg = "[forge]\nrecheck_secs = 0\n";
-    client(&fake, BOT_TOKEN, dir.path(), cfg)
-        .post(cp("a"))
-        .await
-        .unwrap();
+    let rechecking = || {
+        client(&fake, BOT_TOKEN, dir.path())
+            .recheck_after(std::time::Duration::ZERO)
+            .build()
+            .unwrap()
+    };
+    rechecking().post(cp("a")).await.unwrap();
     fake.state().issues.iter_mut().for_each(|i| i.closed = true);
     let second = fake.add_issue(TITLE, &[label], false);
-    client(&fake, BOT_TOKEN, dir.path(), cfg)
-        .post(cp("b"))
-        .await
-        .unwrap();
+    rechecking().post(cp("b")).await.unwrap();
     assert_eq!(fake.comments_on(first).len(), 1);
     assert_eq!(fake.comments_on(second).len(), 1, "moved to the open issue");
 }
@@ -157,12 +156,14 @@ async fn a_deleted_cached_issue_is_found_again_on_404() {
     let label = fake.add_label(LABEL);
     let first = fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    client(&fake, BOT_TOKEN, dir.path(), "")
+    client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap()
         .post(cp("a"))
         .await
         .unwrap();
     fake.state().issues.retain(|i| i.number != first);
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     c.post(cp("b")).await.unwrap();
     let open = fake.open_issues_titled(TITLE);
     assert_eq!(open.len(), 1);
@@ -179,12 +180,7 @@ async fn server_errors_are_retried_then_are_temporary_failures_not_io() {
     let label = fake.add_label(LABEL);
     let n = fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\nretry_budget_secs = 2\n",
-    );
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     c.post(cp("a")).await.unwrap();
     fake.inject("/comments", fake_forge::Fault::Status(502));
     c.post(cp("b")).await.expect("one 502 is retried");
@@ -221,12 +217,10 @@ async fn retry_after_is_honoured() {
     let label = fake.add_label(LABEL);
     fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\nretry_budget_secs = 10\n",
-    );
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .retry_budget(std::time::Duration::from_secs(3))
+        .build()
+        .unwrap();
     c.post(cp("a")).await.unwrap();
     fake.inject("/comments", fake_forge::Fault::StatusRetryAfter(429, 1));
     let start = std::time::Instant::now();
@@ -244,7 +238,7 @@ async fn edits_are_marked_and_since_is_inclusive() {
     let label = fake.add_label(LABEL);
     let n = fake.add_issue(TITLE, &[label], false);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     let posted = c.post(cp("a")).await.unwrap();
     {
         let mut s = fake.state();

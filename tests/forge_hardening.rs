@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::cli::{run_with, stderr, stdout, words};
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, client_at};
-use forgestate::config::DEFAULT_TITLE as TITLE;
+use common::cli::{Bin, stderr, stdout};
+use common::paths_under;
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, client_at, session};
 use forgestate::forge::ForgeClient;
 use forgestate::format::Record;
 use forgestate::scan::Filter;
@@ -24,8 +24,6 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, ResponseTemplate};
 
-const LABEL: &str = "Type/Automation";
-
 fn cp(phase: &str) -> Record {
     Record::checkpoint("w", "s", phase, json!({"n": 1})).unwrap()
 }
@@ -33,11 +31,6 @@ fn cp(phase: &str) -> Record {
 fn category(e: impl Into<Error>) -> (Category, String) {
     let e = e.into();
     (e.category(), e.to_string())
-}
-
-fn session(fake: &FakeForge) -> u64 {
-    let label = fake.add_label(LABEL);
-    fake.add_issue(TITLE, &[label], false)
 }
 
 /// A record body as the bot would post it.
@@ -50,17 +43,7 @@ fn body(phase: &str) -> String {
 
 /// Runs the binary against `url` with the bot's token, caching and spooling under `dir`.
 fn forgestate(url: &str, dir: &Path, line: &str) -> Output {
-    let cache = dir.join("cache").display().to_string();
-    let state = dir.join("state").display().to_string();
-    let env = [
-        ("FORGESTATE_URL", url),
-        ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", REPO),
-        ("FORGESTATE_TOKEN", BOT_TOKEN),
-        ("XDG_CACHE_HOME", cache.as_str()),
-        ("XDG_STATE_HOME", state.as_str()),
-    ];
-    run_with(dir, &words(line), &env, None)
+    Bin::new(dir).forge(url, OWNER, REPO, BOT_TOKEN).line(line)
 }
 
 fn json_out(out: &Output) -> Value {
@@ -85,7 +68,7 @@ async fn an_odd_comment_is_one_rejected_comment_not_an_unreadable_thread() {
     let n = session(&fake);
     let [null_body, null_user, odd_time] = odd_thread(&fake, n);
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
 
     let scan = c.list(&Filter::default(), None).await.expect("readable");
     assert!(!scan.offline);
@@ -144,7 +127,7 @@ async fn an_answer_that_is_no_comment_list_says_why() {
         .mount(&fake.server)
         .await;
     let dir = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, dir.path(), "");
+    let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
     let (cat, msg) = category(c.list(&Filter::default(), None).await.unwrap_err());
     assert_eq!(cat, Category::Config, "{msg}");
     assert!(
@@ -211,12 +194,9 @@ async fn a_url_given_with_api_v1_reaches_the_api() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    let c = client_at(
-        &format!("{}/api/v1/", fake.uri()),
-        BOT_TOKEN,
-        dir.path(),
-        "",
-    );
+    let c = client_at(&format!("{}/api/v1/", fake.uri()), BOT_TOKEN, dir.path())
+        .build()
+        .unwrap();
     c.post(cp("p")).await.expect("posted");
     assert_eq!(fake.comments_on(n).len(), 1);
     let paths: Vec<String> = fake
@@ -258,12 +238,10 @@ fn plain_http_listener() -> (u16, Arc<AtomicUsize>) {
 async fn https_to_a_plain_http_server_fails_at_once_as_a_setup_problem() {
     let (port, connections) = plain_http_listener();
     let dir = tempfile::tempdir().unwrap();
-    let c = client_at(
-        &format!("https://127.0.0.1:{port}"),
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\nretry_budget_secs = 20\n",
-    );
+    let c = client_at(&format!("https://127.0.0.1:{port}"), BOT_TOKEN, dir.path())
+        .retry_budget(Duration::from_secs(20)) // long: the point is that it is not spent
+        .build()
+        .unwrap();
     let start = Instant::now();
     let (cat, msg) = category(c.resume("w", "s").await.unwrap_err());
     let took = start.elapsed();
@@ -352,15 +330,8 @@ async fn the_binary_refuses_credentials_in_the_url_and_never_shows_them() {
     assert!(text.contains("user name or password"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
     assert!(fake.requests().await.is_empty(), "nothing sent");
-    let mut stack = vec![dir.path().to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            assert!(!path.to_string_lossy().contains("hunter2"), "{path:?}");
-            if path.is_dir() {
-                stack.push(path);
-            }
-        }
+    for path in paths_under(dir.path()) {
+        assert!(!path.to_string_lossy().contains("hunter2"), "{path:?}");
     }
 }
 
@@ -393,13 +364,19 @@ async fn the_binary_says_once_that_it_waits_and_what_comes_after() {
     let quick = forgestate(&fake.uri(), dirs[0].path(), "latest");
     assert!(!stderr(&quick).contains("retrying"), "{}", stderr(&quick));
 
-    let read = forgestate(&fake.uri(), dirs[1].path(), "latest");
+    // Two fresh directories, each waiting out its own budget: at the same time.
+    let uri = fake.uri();
+    let quiet_post = format!("-q {post}");
+    let (read, quiet) = std::thread::scope(|s| {
+        let read = s.spawn(|| forgestate(&uri, dirs[1].path(), "latest"));
+        let quiet = s.spawn(|| forgestate(&uri, dirs[2].path(), &quiet_post));
+        (read.join().unwrap(), quiet.join().unwrap())
+    });
     let err = stderr(&read);
     let waits: Vec<&str> = err.lines().filter(|l| l.contains("retrying")).collect();
     assert_eq!(waits.len(), 1, "{err}");
     assert!(waits[0].contains("then answering from"), "{err}");
 
-    let quiet = forgestate(&fake.uri(), dirs[2].path(), &format!("-q {post}"));
     assert!(quiet.status.success(), "{}", stderr(&quiet));
     assert!(!stderr(&quiet).contains("retrying"), "{}", stderr(&quiet));
 }

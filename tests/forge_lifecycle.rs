@@ -11,8 +11,9 @@ use forgestate::config::DEFAULT_TITLE as TITLE;
 use forgestate::format::{Kind, Record};
 use forgestate::scan::Filter;
 use serde_json::json;
+use std::time::Duration;
 
-const LABEL: &str = "Type/Automation";
+use forgestate::defaults::LABEL;
 const WORKER: &str = "implementation-worker";
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
@@ -73,8 +74,11 @@ async fn a_lost_answer_to_the_issue_creation_leaves_exactly_one_issue() {
     let fake = FakeForge::start().await;
     let proxy = Dropper::start_matching(fake.addr(), 1, "POST ", "/issues").await;
     let dir = tempfile::tempdir().unwrap();
-    let config = "[forge]\nrequest_timeout_secs = 2\nretry_budget_secs = 4\n";
-    let c = client_at(&proxy.uri(), BOT_TOKEN, dir.path(), config);
+    let c = client_at(&proxy.uri(), BOT_TOKEN, dir.path())
+        .timeouts(Duration::from_secs(1), Duration::from_secs(2))
+        .retry_budget(Duration::from_secs(4))
+        .build()
+        .unwrap();
     let posted = c.post(cp(WORKER, "s1", "clone_complete")).await.unwrap();
     assert_eq!(
         proxy.drops.load(std::sync::atomic::Ordering::SeqCst),
@@ -97,13 +101,13 @@ async fn a_lost_answer_to_the_issue_creation_leaves_exactly_one_issue() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_creation_whose_answer_comes_too_late_is_not_repeated() {
     let fake = FakeForge::start().await;
-    fake.inject(
-        "/issues",
-        Fault::CommitThenDelay(std::time::Duration::from_secs(3)),
-    );
+    fake.inject("/issues", Fault::CommitThenDelay(Duration::from_secs(3)));
     let dir = tempfile::tempdir().unwrap();
-    let config = "[forge]\nrequest_timeout_secs = 1\nretry_budget_secs = 4\n";
-    let c = client(&fake, BOT_TOKEN, dir.path(), config);
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .timeouts(Duration::from_secs(1), Duration::from_secs(1))
+        .retry_budget(Duration::from_secs(4))
+        .build()
+        .unwrap();
     c.post(cp(WORKER, "s1", "clone_complete")).await.unwrap();
     let all = issues_titled(&fake);
     assert_eq!(
@@ -118,11 +122,11 @@ async fn a_creation_whose_answer_comes_too_late_is_not_repeated() {
 
 /// Sixteen agents, each with its own cache, post their first record to a repository with neither
 /// the label nor the session issue. Returns how many records were posted.
-async fn sixteen_first_runs(fake: &FakeForge, config: &'static str) -> Vec<u64> {
+async fn sixteen_first_runs(fake: &FakeForge) -> Vec<u64> {
     let dirs: Vec<tempfile::TempDir> = (0..16).map(|_| tempfile::tempdir().unwrap()).collect();
     let clients: Vec<_> = dirs
         .iter()
-        .map(|dir| client(fake, BOT_TOKEN, dir.path(), config))
+        .map(|dir| client(fake, BOT_TOKEN, dir.path()).build().unwrap())
         .collect();
     // All start at the same moment, as sixteen agents launched together do.
     let start = std::sync::Arc::new(tokio::sync::Barrier::new(clients.len()));
@@ -150,7 +154,7 @@ async fn sixteen_first_runs(fake: &FakeForge, config: &'static str) -> Vec<u64> 
 #[tokio::test(flavor = "multi_thread")]
 async fn sixteen_concurrent_first_runs_all_post_to_one_issue() {
     let fake = FakeForge::start().await;
-    let posted = sixteen_first_runs(&fake, "").await;
+    let posted = sixteen_first_runs(&fake).await;
     assert_eq!(posted.len(), 16);
     let n = only_open(&fake);
     let on_issue: Vec<u64> = fake.comments_on(n).iter().map(|c| c.id).collect();
@@ -182,7 +186,7 @@ async fn sixteen_first_runs_all_post_even_when_every_label_cleanup_fails() {
     for id in 10..80 {
         fake.inject(&format!("/labels/{id}"), Fault::Status(403));
     }
-    let posted = sixteen_first_runs(&fake, "").await;
+    let posted = sixteen_first_runs(&fake).await;
     assert_eq!(posted.len(), 16);
     let n = only_open(&fake);
     assert_eq!(fake.comments_on(n).len(), 16);
@@ -205,12 +209,10 @@ async fn a_failed_cleanup_of_a_racing_label_never_fails_the_record() {
         fake.inject("/labels/11", Fault::Status(500));
     }
     let dir = tempfile::tempdir().unwrap();
-    let c = client(
-        &fake,
-        BOT_TOKEN,
-        dir.path(),
-        "[forge]\nretry_budget_secs = 1\n",
-    );
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .retry_budget(Duration::from_secs(1))
+        .build()
+        .unwrap();
     c.post(cp(WORKER, "s1", "clone_complete")).await.unwrap();
     let n = only_open(&fake);
     assert_eq!(fake.comments_on(n).len(), 1);
@@ -232,7 +234,7 @@ async fn a_closed_session_issue_keeps_its_history() {
         tempfile::tempdir().unwrap(),
         tempfile::tempdir().unwrap(),
     );
-    let a = client(&fake, BOT_TOKEN, da.path(), "");
+    let a = client(&fake, BOT_TOKEN, da.path()).build().unwrap();
     a.post(cp(WORKER, "s1", "subtask_3_complete"))
         .await
         .unwrap();
@@ -240,7 +242,7 @@ async fn a_closed_session_issue_keeps_its_history() {
     close(&fake, first);
 
     // Another agent's next record opens a new session issue, which links the closed one.
-    let b = client(&fake, BOT_TOKEN, db.path(), "");
+    let b = client(&fake, BOT_TOKEN, db.path()).build().unwrap();
     b.post(cp("reviewer", "s2", "review_started"))
         .await
         .unwrap();
@@ -277,7 +279,7 @@ async fn a_closed_session_issue_keeps_its_history() {
         .await
         .unwrap();
     assert_eq!(fake.comments_on(first).len(), 2);
-    let c = client(&fake, BOT_TOKEN, dc.path(), "");
+    let c = client(&fake, BOT_TOKEN, dc.path()).build().unwrap();
     let c_answer = c.resume(WORKER, "s1").await.unwrap();
     let (resume, _) = (c_answer.resume, c_answer.warnings);
     assert_eq!(
@@ -321,14 +323,19 @@ async fn a_closed_session_issue_keeps_its_history() {
 async fn a_write_that_finds_the_cached_issue_closed_opens_a_linked_successor() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let config = "[forge]\nrecheck_secs = 0\n";
-    client(&fake, BOT_TOKEN, dir.path(), config)
+    let rechecking = || {
+        client(&fake, BOT_TOKEN, dir.path())
+            .recheck_after(Duration::ZERO)
+            .build()
+            .unwrap()
+    };
+    rechecking()
         .post(cp(WORKER, "s1", "subtask_3_complete"))
         .await
         .unwrap();
     let first = only_open(&fake);
     close(&fake, first);
-    let c = client(&fake, BOT_TOKEN, dir.path(), config);
+    let c = rechecking();
     c.post(cp("reviewer", "s2", "review_started"))
         .await
         .unwrap();
@@ -354,7 +361,9 @@ async fn links_are_followed_up_to_three_hops() {
     let dirs: Vec<tempfile::TempDir> = (0..6).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut numbers = Vec::new();
     for (g, dir) in dirs.iter().take(5).enumerate() {
-        client(&fake, BOT_TOKEN, dir.path(), "")
+        client(&fake, BOT_TOKEN, dir.path())
+            .build()
+            .unwrap()
             .post(cp(&format!("agent-{g}"), "s", "done"))
             .await
             .unwrap();
@@ -364,7 +373,7 @@ async fn links_are_followed_up_to_three_hops() {
             close(&fake, n);
         }
     }
-    let c = client(&fake, BOT_TOKEN, dirs[5].path(), "");
+    let c = client(&fake, BOT_TOKEN, dirs[5].path()).build().unwrap();
     let c_answer = c.resume("agent-1", "s").await.unwrap();
     let (r, w) = (c_answer.resume, c_answer.warnings);
     assert_eq!(r.phase, "done", "three hops back from the newest");
@@ -381,7 +390,9 @@ async fn links_are_followed_up_to_three_hops() {
 async fn a_link_to_an_issue_that_is_not_a_session_issue_is_not_followed() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
-    client(&fake, BOT_TOKEN, dir.path(), "")
+    client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap()
         .post(cp(WORKER, "s1", "subtask_3_complete"))
         .await
         .unwrap();
@@ -396,7 +407,7 @@ async fn a_link_to_an_issue_that_is_not_a_session_issue_is_not_followed() {
     let second = fake.add_issue(TITLE, &[label], false);
     fake.state().issue_mut(second).unwrap().body = format!("Previous session issue: #{first}\n");
     let fresh = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, fresh.path(), "");
+    let c = client(&fake, BOT_TOKEN, fresh.path()).build().unwrap();
     let c_answer = c.resume(WORKER, "s1").await.unwrap();
     let (r, _) = (c_answer.resume, c_answer.warnings);
     assert_eq!(r.phase, "fresh_start");
@@ -406,14 +417,16 @@ async fn a_link_to_an_issue_that_is_not_a_session_issue_is_not_followed() {
 async fn a_read_before_any_successor_exists_reads_the_closed_issue() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
-    client(&fake, BOT_TOKEN, dir.path(), "")
+    client(&fake, BOT_TOKEN, dir.path())
+        .build()
+        .unwrap()
         .post(cp(WORKER, "s1", "subtask_3_complete"))
         .await
         .unwrap();
     let first = only_open(&fake);
     close(&fake, first);
     let fresh = tempfile::tempdir().unwrap();
-    let c = client(&fake, BOT_TOKEN, fresh.path(), "");
+    let c = client(&fake, BOT_TOKEN, fresh.path()).build().unwrap();
     let c_answer = c.resume(WORKER, "s1").await.unwrap();
     let (r, _) = (c_answer.resume, c_answer.warnings);
     assert_eq!(

@@ -1,6 +1,8 @@
 //! Every example response in `../shared/forgejo-api/examples/` (including the real recordings)
 //! decodes with the client's own wire types.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use forgestate::forge::page::{link, total_count};
@@ -13,7 +15,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/forgejo-api/examples")
+    common::shared(
+        "forgejo-api/examples",
+        "the Forgejo API example responses and recordings",
+    )
 }
 
 fn decode<T: DeserializeOwned>(name: &str, text: &str) -> T {
@@ -241,4 +246,34 @@ fn a_comment_list_is_decoded_element_by_element() {
     assert!(list.unreadable[0].created_at.is_some());
     assert_eq!(list.unreadable[3].id, None, "an odd id is not guessed");
     assert_eq!(list.unreadable[6].id, None);
+}
+
+#[test]
+fn missing_reference_material_is_one_line_naming_it_and_every_place_tried() {
+    let root = tempfile::tempdir().unwrap();
+    let manifest = root.path().join("wt/tests");
+    let what = "the Forgejo API example responses";
+    let err = common::find_shared_from(&manifest, "forgejo-api/examples", what).unwrap_err();
+    assert!(
+        err.starts_with(
+            "../shared/forgejo-api/examples is missing (the Forgejo API example responses): the \
+             reference material must sit beside the checkout; see ../shared/README.md"
+        ),
+        "{err}"
+    );
+    for tried in [
+        "wt/shared/forgejo-api/examples",
+        "shared/forgejo-api/examples",
+    ] {
+        let tried = root.path().join(tried).display().to_string();
+        assert!(err.contains(&tried), "names {tried}: {err}");
+    }
+    assert!(!err.contains('\n'), "one line: {err}");
+
+    // Beside an ancestor (the main checkout, seen from a worktree) it is found.
+    let there = root.path().join("shared/forgejo-api/examples");
+    std::fs::create_dir_all(&there).unwrap();
+    let found = common::find_shared_from(&manifest, "forgejo-api/examples", what).unwrap();
+    assert_eq!(found, there);
+    assert!(Path::new(&found).is_dir());
 }

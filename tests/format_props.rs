@@ -5,6 +5,11 @@ mod common;
 use forgestate::format::{Renderer, parse};
 use proptest::prelude::*;
 
+/// One renderer for every case: building it compiles the templates, which is most of a case's
+/// cost in a debug build.
+static RENDERER: std::sync::LazyLock<Renderer> =
+    std::sync::LazyLock::new(|| Renderer::embedded().expect("the built-in templates compile"));
+
 /// Cases per property: 512 in CI; set `FORGESTATE_FUZZ_CASES=100000` for a fuzzing run.
 fn cases() -> u32 {
     std::env::var("FORGESTATE_FUZZ_CASES")
@@ -18,7 +23,7 @@ proptest! {
 
     #[test]
     fn render_then_parse_is_identity(record in common::record()) {
-        let body = Renderer::embedded().unwrap().render(&record).unwrap();
+        let body = RENDERER.render(&record).unwrap();
         prop_assert_eq!(parse(&body).unwrap(), record);
     }
 
@@ -39,7 +44,7 @@ proptest! {
         record in common::record(),
         edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, "\\PC{0,8}|\n|\r|```|\u{feff}"), 1..6),
     ) {
-        let mut body = Renderer::embedded().unwrap().render(&record).unwrap();
+        let mut body = RENDERER.render(&record).unwrap();
         for (at, op, text) in edits {
             let boundaries: Vec<usize> =
                 body.char_indices().map(|(i, _)| i).chain([body.len()]).collect();

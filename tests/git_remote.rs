@@ -7,9 +7,8 @@ mod fake_forge;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::cli::{run_with, stderr, words};
+use common::cli::{Bin, stderr};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::config::DEFAULT_TITLE as TITLE;
 use serde_json::Value;
 
 /// A fresh repository in `dir` whose `origin` is `url`.
@@ -27,17 +26,12 @@ fn git_repo(dir: &Path, url: &str) {
 
 /// Runs the binary in `dir` with the token and `env`, and nothing else configured.
 fn run(dir: &Path, line: &str, env: &[(&str, &str)]) -> Output {
-    let cache = dir.join("cache").display().to_string();
-    let state = dir.join("state").display().to_string();
-    let path = std::env::var("PATH").unwrap_or_default();
-    let mut all = vec![
-        ("PATH", path.as_str()),
-        ("XDG_CACHE_HOME", cache.as_str()),
-        ("XDG_STATE_HOME", state.as_str()),
-        ("GIT_CONFIG_NOSYSTEM", "1"),
-    ];
-    all.extend_from_slice(env);
-    run_with(dir, &words(line), &all, None)
+    Bin::new(dir)
+        .dirs()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .envs(env)
+        .line(line)
 }
 
 fn thread_of(out: &Output) -> String {
@@ -48,8 +42,7 @@ fn thread_of(out: &Output) -> String {
 
 async fn forge() -> (FakeForge, u64) {
     let fake = FakeForge::start().await;
-    let label = fake.add_label("Type/Automation");
-    let n = fake.add_issue(TITLE, &[label], false);
+    let n = fake_forge::session(&fake);
     (fake, n)
 }
 
@@ -80,14 +73,11 @@ async fn an_http_origin_gives_url_owner_and_repo() {
     // From a subdirectory too, as git itself would.
     let sub = d.join("src/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    let cache = d.join("cache").display().to_string();
-    let path = std::env::var("PATH").unwrap_or_default();
-    let env = [
-        ("PATH", path.as_str()),
-        ("XDG_CACHE_HOME", cache.as_str()),
-        ("FORGESTATE_TOKEN", BOT_TOKEN),
-    ];
-    let out = run_with(&sub, &words("init --json"), &env, None);
+    let out = Bin::new(&sub)
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("XDG_CACHE_HOME", d.join("cache").display().to_string())
+        .env("FORGESTATE_TOKEN", BOT_TOKEN)
+        .line("init --json");
     assert!(thread_of(&out).ends_with(&format!("/issues/{n}")));
 }
 

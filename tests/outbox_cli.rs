@@ -6,16 +6,10 @@ mod common;
 mod fake_forge;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::cli::{parse_ok, run_with, stderr, words};
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::config::DEFAULT_TITLE as TITLE;
-
-fn session(fake: &FakeForge) -> u64 {
-    let label = fake.add_label("Type/Automation");
-    fake.add_issue(TITLE, &[label], false)
-}
+use common::cli::{Bin, parse_ok, stderr, words};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, session};
 
 /// The binary against the fake, with `repo` as the repository and short budgets.
 fn run(fake: &FakeForge, dir: &Path, repo: &str, line: &str) -> Output {
@@ -24,18 +18,9 @@ fn run(fake: &FakeForge, dir: &Path, repo: &str, line: &str) -> Output {
         "[forge]\nretry_budget_secs = 0\nrequest_timeout_secs = 3\n",
     )
     .unwrap();
-    let cache = dir.join("cache").display().to_string();
-    let state = dir.join("state").display().to_string();
-    let uri = fake.uri();
-    let env = [
-        ("FORGESTATE_URL", uri.as_str()),
-        ("FORGESTATE_OWNER", OWNER),
-        ("FORGESTATE_REPO", repo),
-        ("FORGESTATE_TOKEN", BOT_TOKEN),
-        ("XDG_CACHE_HOME", cache.as_str()),
-        ("XDG_STATE_HOME", state.as_str()),
-    ];
-    run_with(dir, &words(line), &env, None)
+    Bin::new(dir)
+        .forge(&fake.uri(), OWNER, repo, BOT_TOKEN)
+        .line(line)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -116,17 +101,9 @@ async fn with_no_place_for_an_outbox_a_failed_post_says_the_record_was_stored_no
     )
     .unwrap();
     // cron or systemd: no HOME, no XDG_STATE_HOME.
-    let out = Command::new(env!("CARGO_BIN_EXE_forgestate"))
-        .args(words("checkpoint --agent w --session s --phase p"))
-        .current_dir(dir.path())
-        .env_clear()
-        .env("FORGESTATE_URL", fake.uri())
-        .env("FORGESTATE_OWNER", OWNER)
-        .env("FORGESTATE_REPO", REPO)
-        .env("FORGESTATE_TOKEN", BOT_TOKEN)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = Bin::bare(dir.path())
+        .coords(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .line("checkpoint --agent w --session s --phase p");
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(74), "{err}");
     assert!(err.contains("no outbox"), "said up front: {err}");

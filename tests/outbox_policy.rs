@@ -8,38 +8,29 @@ mod fake_forge;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fake_forge::{BOT_TOKEN, FakeForge, Fault, OWNER, REPO};
+use fake_forge::{BOT_TOKEN, FakeForge, Fault, session};
 use forgestate::backend::AnyThread;
-use forgestate::config::DEFAULT_TITLE as TITLE;
 use forgestate::durable::DrainPolicy;
 use forgestate::format::{Record, Renderer};
 use forgestate::{Client, Outcome};
-use secrecy::SecretString;
 use serde_json::json;
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint("implementation-worker", "s1", phase, json!({"step": phase})).unwrap()
 }
 
-fn session(fake: &FakeForge) -> u64 {
-    let label = fake.add_label("Type/Automation");
-    fake.add_issue(TITLE, &[label], false)
-}
-
-/// A forge client with short budgets; `drain` and `request` set the policy under test.
+/// A forge client with short budgets and an outbox in `dir/outbox`; `drain` and `request` set
+/// the policy under test.
 fn client(
     fake: &FakeForge,
     dir: &Path,
     drain: DrainPolicy,
     request: Duration,
 ) -> Client<AnyThread> {
-    Client::forge(fake.uri(), OWNER, REPO)
-        .token(SecretString::from(BOT_TOKEN))
-        .cache_dir(dir.join("cache"))
+    fake_forge::client(fake, BOT_TOKEN, dir)
         .outbox(dir.join("outbox"))
         .retry_budget(Duration::from_millis(300))
         .timeouts(Duration::from_secs(1), request)
-        .quick_timeout(Duration::from_millis(800))
         .drain(drain)
         .build()
         .expect("client")
@@ -88,9 +79,9 @@ async fn a_slow_forge_still_drains_the_outbox_without_flush() {
         spool(&c, p).await;
     }
     assert_eq!(c.outbox().unwrap().len(), 3);
-    // Back up, but every answer takes 1 s: longer than the 800 ms quick timeout of old.
+    // Back up, but every answer takes longer than the quick timeout (which a drain once used).
     fake.state().down = false;
-    fake.state().latency = Duration::from_secs(1);
+    fake.state().latency = fake_forge::QUICK_TIMEOUT + Duration::from_millis(100);
     let c = client(
         &fake,
         dir.path(),

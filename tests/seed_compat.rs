@@ -13,20 +13,14 @@ use std::process::{Command, Stdio};
 use forgestate::format::{Payload, Record, Renderer, format_time, parse_time};
 use serde_json::{Value, json};
 
-const SEED: &str = "shared/seeds/003_6e1e09118f29b57e.txt";
-
-/// The seed document, in the `shared/` directory next to the checkout or next to one of its
-/// ancestors (a worktree sits one level deeper than the main checkout).
+/// The seed document (see [`common::shared`] for where it is looked for).
 fn seed_path() -> String {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .skip(1)
-        .map(|dir| dir.join(SEED))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| manifest.join("..").join(SEED))
-        .display()
-        .to_string()
+    common::shared(
+        "seeds/003_6e1e09118f29b57e.txt",
+        "the seed document, the Python agents' format contract",
+    )
+    .display()
+    .to_string()
 }
 
 /// The text of `def parse_checkpoint_comment` up to the next top-level line.

@@ -1,8 +1,10 @@
-//! Helpers shared by the integration tests: proptest strategies for records, and `cli` for
-//! running the binary.
+//! Helpers shared by the integration tests: proptest strategies for records, walking a
+//! directory, finding the reference material in `../shared`, and `cli` for running the binary.
 #![allow(dead_code)]
 
 pub mod cli;
+
+use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
 use forgestate::format::{Payload, Record, check_field, new_record_id};
@@ -116,4 +118,65 @@ pub fn same_json(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// Every path under `dir` (files and directories, not `dir` itself), sorted; nothing when `dir`
+/// does not exist.
+pub fn paths_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("read {}: {e}", d.display()))
+                .path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every file under `dir`, at any depth, sorted; nothing when `dir` does not exist.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    paths_under(dir)
+        .into_iter()
+        .filter(|p| !p.is_dir())
+        .collect()
+}
+
+/// Where `rel` inside the reference material should be: `shared/` beside the checkout or beside
+/// one of its ancestors (a worktree sits deeper than the main checkout). `Err` is the one-line
+/// message for a missing path: what it is, and every place that was tried.
+pub fn find_shared(rel: &str, what: &str) -> Result<PathBuf, String> {
+    find_shared_from(Path::new(env!("CARGO_MANIFEST_DIR")), rel, what)
+}
+
+/// [`find_shared`] from a checkout at `manifest`.
+pub fn find_shared_from(manifest: &Path, rel: &str, what: &str) -> Result<PathBuf, String> {
+    let tried: Vec<PathBuf> = manifest
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join("shared").join(rel))
+        .collect();
+    if let Some(found) = tried.iter().find(|p| p.exists()) {
+        return Ok(found.clone());
+    }
+    let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+    Err(format!(
+        "../shared/{rel} is missing ({what}): the reference material must sit beside the \
+         checkout; see ../shared/README.md (tried {})",
+        tried.join(", ")
+    ))
+}
+
+/// [`find_shared`], failing the test with its message when the path is missing.
+pub fn shared(rel: &str, what: &str) -> PathBuf {
+    find_shared(rel, what).unwrap_or_else(|msg| panic!("{msg}"))
 }

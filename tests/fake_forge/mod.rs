@@ -12,8 +12,12 @@
 pub mod dropper;
 mod lists;
 mod routes;
+mod setup;
 mod views;
 mod writes;
+
+#[allow(unused_imports)] // not every test binary sets the fake up through these
+pub use setup::*;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -348,38 +352,4 @@ pub fn ts(unix: i64) -> String {
     DateTime::from_timestamp(unix, 0)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
-/// A client over the fake, configured the way a user would: environment plus an optional
-/// config file with `extra` TOML, caching in `dir`.
-pub fn client(
-    fake: &FakeForge,
-    token: &str,
-    dir: &std::path::Path,
-    extra: &str,
-) -> forgestate::Client<forgestate::backend::AnyThread> {
-    client_at(&fake.uri(), token, dir, extra)
-}
-
-/// [`client`] for a forge at `url` (the fake behind a proxy, say).
-pub fn client_at(
-    url: &str,
-    token: &str,
-    dir: &std::path::Path,
-    extra: &str,
-) -> forgestate::Client<forgestate::backend::AnyThread> {
-    use forgestate::config::{Config, Overrides};
-    let env: std::collections::HashMap<&str, String> = [
-        ("FORGESTATE_URL", url.to_string()),
-        ("FORGESTATE_OWNER", OWNER.to_string()),
-        ("FORGESTATE_REPO", REPO.to_string()),
-        ("FORGESTATE_TOKEN", token.to_string()),
-        ("XDG_CACHE_HOME", dir.join("cache").display().to_string()),
-    ]
-    .into_iter()
-    .collect();
-    let file = dir.join(format!("forgestate-{}.toml", token.get(..6).unwrap_or("x")));
-    std::fs::write(&file, extra).expect("write config");
-    let config = Config::load_with(Some(&file), &|k| env.get(k).cloned(), dir).expect("config");
-    config.client(&Overrides::default()).expect("client").0
 }

@@ -1,0 +1,74 @@
+//! Setting the fake up for a test: clients built through the front door with short budgets,
+//! and the repositories the tests start from.
+
+use std::path::Path;
+use std::time::Duration;
+
+use forgestate::ForgeBuilder;
+use forgestate::defaults::{DRAIN_MAX_BACKOFF_SECS, LABEL, TITLE};
+use forgestate::durable::DrainPolicy;
+
+use super::{FakeForge, OWNER, REPO};
+
+/// The retry budget of [`client`]: long enough for a few backoffs (200 ms, 400 ms, ...), short
+/// enough that a test which spends it all stays quick.
+pub const RETRY_BUDGET: Duration = Duration::from_millis(1500);
+/// The per-attempt timeout of quick probes in [`client`].
+pub const QUICK_TIMEOUT: Duration = Duration::from_millis(300);
+/// The whole-request timeout of [`client`].
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A client builder over the fake, through the front door ([`forgestate::Client::forge`]): the
+/// fake's URL, [`OWNER`]/[`REPO`], `token`, the session issue number cached in `dir/cache`, and
+/// short budgets ([`RETRY_BUDGET`], [`QUICK_TIMEOUT`], [`REQUEST_TIMEOUT`], a one-second drain).
+/// No outbox unless the test adds one (`.outbox(dir.join("outbox"))`): without one a failure is
+/// an error, which is what most tests check. Finish with `.build()`.
+pub fn client(fake: &FakeForge, token: &str, dir: &Path) -> ForgeBuilder {
+    client_at(&fake.uri(), token, dir)
+}
+
+/// [`client`] for a forge at `url` (the fake behind a proxy, say).
+pub fn client_at(url: &str, token: &str, dir: &Path) -> ForgeBuilder {
+    forgestate::Client::forge(url, OWNER, REPO)
+        .token(secrecy::SecretString::from(token))
+        .cache_dir(dir.join("cache"))
+        .timeouts(Duration::from_secs(1), REQUEST_TIMEOUT)
+        .retry_budget(RETRY_BUDGET)
+        .quick_timeout(QUICK_TIMEOUT)
+        .drain(DrainPolicy {
+            budget: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(DRAIN_MAX_BACKOFF_SECS),
+        })
+}
+
+/// Twelve other automation issues, listed over pages of five; returns the automation label's id.
+fn twelve_automation_issues(fake: &FakeForge) -> i64 {
+    fake.state().max_response_items = 5;
+    let label = fake.add_label(LABEL);
+    for n in 0..12 {
+        fake.add_issue(&format!("automation task {n}"), &[label], false);
+    }
+    label
+}
+
+/// [`twelve_automation_issues`] around two decoys with the session title: one open with another
+/// label, one closed with the right label. Returns the automation label's id.
+pub fn crowded_with_labelled_decoys(fake: &FakeForge) -> i64 {
+    let label = twelve_automation_issues(fake);
+    let other = fake.add_label("Kind/Bug");
+    fake.add_issue(TITLE, &[other], false); // right title, wrong label
+    fake.add_issue(TITLE, &[label], true); // closed: never used
+    label
+}
+
+/// [`twelve_automation_issues`] plus one open decoy with the session title and no label at all.
+pub fn crowded_with_unlabelled_decoy(fake: &FakeForge) {
+    twelve_automation_issues(fake);
+    fake.add_issue(TITLE, &[], false);
+}
+
+/// The session issue, labelled, with no comments yet; returns its number.
+pub fn session(fake: &FakeForge) -> u64 {
+    let label = fake.add_label(LABEL);
+    fake.add_issue(TITLE, &[label], false)
+}
