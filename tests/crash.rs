@@ -8,11 +8,15 @@ mod fake_forge;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
 use forgestate::config::DEFAULT_TITLE as TITLE;
@@ -21,8 +25,19 @@ use serde_json::Value;
 
 /// Kills aimed at each stage.
 const KILLS_PER_STAGE: usize = 8;
-/// How slow the forge is while posting and flushing are targeted: the window a kill lands in.
+/// How long the forge takes to answer, after doing the work, while posting and flushing are
+/// targeted.
 const LATENCY: Duration = Duration::from_millis(300);
+/// How long a request takes to reach the forge (see [`slow_link`]).
+const HOLD: Duration = Duration::from_millis(150);
+/// After its stage marker, how long to wait before each kill: the first two land before the
+/// forge has seen the post, the last two after it committed it and before it answered.
+const KILL_DELAYS: [Duration; 4] = [
+    Duration::ZERO,
+    Duration::from_millis(60),
+    Duration::from_millis(250),
+    Duration::from_millis(350),
+];
 /// The longest one child may run before the test gives up on it.
 const CHILD_LIMIT: Duration = Duration::from_secs(15);
 
@@ -43,6 +58,54 @@ fn command(uri: &str, dir: &Path, line: &str) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd
+}
+
+/// A loopback TCP proxy to `upstream` that holds what a client sends for [`HOLD`] before
+/// passing it on, and drops it if the client dies meanwhile: a kill soon after a post starts
+/// lands before the forge has seen it, a later one after the forge committed it.
+async fn slow_link(upstream: SocketAddr) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(server) = TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let (mut from_client, mut to_client) = client.into_split();
+                let (mut from_server, mut to_server) = server.into_split();
+                let inbound = async move {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    'chunks: loop {
+                        let mut held = match from_client.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => buf[..n].to_vec(),
+                        };
+                        let until = tokio::time::Instant::now() + HOLD;
+                        loop {
+                            tokio::select! {
+                                _ = tokio::time::sleep_until(until) => break,
+                                more = from_client.read(&mut buf) => match more {
+                                    Ok(0) | Err(_) => break 'chunks, // the client died
+                                    Ok(n) => held.extend_from_slice(&buf[..n]),
+                                },
+                            }
+                        }
+                        if to_server.write_all(&held).await.is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_server.shutdown().await;
+                };
+                let outbound = async move {
+                    let _ = tokio::io::copy(&mut from_server, &mut to_client).await;
+                    let _ = to_client.shutdown().await;
+                };
+                tokio::join!(inbound, outbound);
+            });
+        }
+    });
+    format!("http://{addr}")
 }
 
 fn stderr(out: &Output) -> String {
@@ -114,10 +177,18 @@ fn setup(fake: &FakeForge, dir: &Path, config: &str) -> u64 {
     fake.add_issue(TITLE, &[label], false)
 }
 
-/// The stage a `stage:` log line opens (`spooling`, `posting`, `flushing`) or closes
-/// (`spooled`, `posted`, `flushed`).
+/// The rest of a `stage:` log line: the stage it opens (`spooling`, `posting`, `flushing`) or
+/// closes (`spooled`, `posted`, `flushed`), then details.
+fn stage_line(line: &str) -> Option<&str> {
+    Some(&line[line.find("stage: ")? + "stage: ".len()..])
+}
+
+/// The stage a `stage:` log line opens or closes.
 fn marker(line: &str) -> Option<&str> {
-    let rest = &line[line.find("stage: ")? + "stage: ".len()..];
+    marker_word(stage_line(line)?)
+}
+
+fn marker_word(rest: &str) -> Option<&str> {
     rest.split([' ', ',']).next()
 }
 
@@ -127,6 +198,8 @@ struct Run {
     killed: bool,
     /// The last stage marker it logged: where the kill landed.
     last: Option<String>,
+    /// The whole last stage line (it names the entry being flushed).
+    last_line: Option<String>,
     /// The exit code, when it exited.
     code: Option<i32>,
     stdout: String,
@@ -175,14 +248,11 @@ fn kill_in_stage(mut cmd: Command, target: &str, delay: Duration) -> Run {
     lines.extend(rx.try_iter());
     let mut stdout = String::new();
     out.read_to_string(&mut stdout).unwrap();
-    let last = lines
-        .iter()
-        .rev()
-        .find_map(|l| marker(l))
-        .map(str::to_string);
+    let last_line = lines.iter().rev().find_map(|l| stage_line(l));
     Run {
         killed: status.signal() == Some(9),
-        last,
+        last: last_line.and_then(marker_word).map(str::to_string),
+        last_line: last_line.map(str::to_string),
         code: status.code(),
         stdout,
         stderr: lines.join("\n"),
@@ -254,18 +324,18 @@ async fn sigkills_while_spooling_posting_and_flushing_lose_nothing_and_post_noth
         d,
         "[forge]\nretry_budget_secs = 1\nquick_timeout_ms = 300\nrequest_timeout_secs = 5\n",
     );
-    let uri = fake.uri();
+    let uri = slow_link(fake.addr()).await;
     // Warm the cache (the issue number) so every run is about saving, not discovery.
     let out = command(&uri, d, "init").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let mut tally = Tally::default();
     let checkpoint =
         |i: usize| format!("-v checkpoint --agent w --session s --phase k{i} --set i={i} --json");
-    let delay = |i: usize| LATENCY * (i % 4) as u32 / 8;
+    let delay = |i: usize| KILL_DELAYS[i % KILL_DELAYS.len()];
 
     // Posting: the outbox is empty and the forge slow, so each checkpoint posts directly and
-    // is killed while its post is on the wire (sometimes before the forge saw it, sometimes
-    // after it committed the comment but before it answered).
+    // is killed while its post is on the wire (before the forge saw it, or after it committed
+    // the comment but before it answered).
     fake.state().latency = LATENCY;
     for i in 0..KILLS_PER_STAGE {
         let run = kill_in_stage(command(&uri, d, &checkpoint(i)), "posting", delay(i));
@@ -294,27 +364,38 @@ async fn sigkills_while_spooling_posting_and_flushing_lose_nothing_and_post_noth
     let waiting = outbox_entries(d).len();
     assert!(waiting > KILLS_PER_STAGE, "only {waiting} records wait");
 
-    // Flushing: the forge is up but slow; each flush is killed while it posts an entry, often
-    // after the forge committed it, so the next flush finds that entry already in the thread.
+    // Flushing: the forge is up but slow; each flush is killed while it posts an entry, either
+    // before the forge saw the post (the entry must stay) or after the forge committed it (the
+    // entry stays too, and the next flush must find it in the thread and not post it again).
     fake.state().down = false;
     fake.state().latency = LATENCY;
-    let mut committed_but_waiting = 0;
+    let (mut committed_but_waiting, mut unseen_and_waiting) = (0, 0);
     for i in 0..KILLS_PER_STAGE {
-        let run = kill_in_stage(command(&uri, d, "-v flush"), "flushing", delay(i + 1));
+        let run = kill_in_stage(command(&uri, d, "-v flush"), "flushing", delay(i));
         tally.book("flushing", &run, d);
-        let in_thread = ids_in_thread(&fake, issue);
-        committed_but_waiting += ids_in_outbox(d)
-            .iter()
-            .filter(|id| in_thread.contains_key(*id))
-            .count();
+        let target = run
+            .last_line
+            .as_deref()
+            .filter(|_| run.killed && run.last.as_deref() == Some("flushing"))
+            .and_then(|l| l.strip_prefix("flushing "));
+        let Some(body) = target.and_then(|path| std::fs::read_to_string(path).ok()) else {
+            continue;
+        };
+        let id = parse(&body).unwrap().id.unwrap();
+        if ids_in_thread(&fake, issue).contains_key(&id) {
+            committed_but_waiting += 1;
+        } else {
+            unseen_and_waiting += 1;
+        }
     }
 
     eprintln!(
-        "kills aimed {:?}, landed inside {:?}; {} record(s) both posted and still waiting after a \
-         flush kill; {} temp file(s) left by kills; {} exited 0, {} spooled",
+        "kills aimed {:?}, landed inside {:?}; flush kills left {} entries the forge had \
+         committed and {} it had not seen; {} temp file(s) left by kills; {} exited 0, {} spooled",
         tally.aimed,
         tally.landed,
         committed_but_waiting,
+        unseen_and_waiting,
         tally.temp_files.len(),
         tally.exited_zero.len(),
         tally.spooled.len(),
@@ -327,8 +408,9 @@ async fn sigkills_while_spooling_posting_and_flushing_lose_nothing_and_post_noth
         );
     }
     assert!(
-        committed_but_waiting >= 1,
-        "no flush kill left a posted entry in the outbox: the skip path was not exercised"
+        committed_but_waiting >= 1 && unseen_and_waiting >= 1,
+        "flush kills must land both before and after the forge commits: {committed_but_waiting} \
+         after, {unseen_and_waiting} before"
     );
 
     // Temp files are never entries: a half-written one and a complete copy of a waiting
