@@ -131,19 +131,29 @@ fn outbox_files(dir: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
+/// Whether a file under the outbox root is a dead letter (each forge/owner/repo has its own
+/// queue directory, with its `dead/` beside the entries).
+fn is_dead(dir: &Path, path: &Path) -> bool {
+    path.strip_prefix(outbox_dir(dir))
+        .is_ok_and(|rel| rel.iter().any(|c| c == forgestate::durable::DEAD_DIR))
+}
+
 /// The complete entries waiting in the outbox (not temp files, the lock or dead letters).
 fn outbox_entries(dir: &Path) -> Vec<PathBuf> {
     outbox_files(dir)
         .into_iter()
-        .filter(|(p, name)| {
-            name.ends_with(".rec") && !name.starts_with('.') && !p.starts_with(dead_dir(dir))
-        })
+        .filter(|(p, name)| name.ends_with(".rec") && !name.starts_with('.') && !is_dead(dir, p))
         .map(|(p, _)| p)
         .collect()
 }
 
-fn dead_dir(dir: &Path) -> PathBuf {
-    outbox_dir(dir).join(forgestate::durable::DEAD_DIR)
+/// Every file in the dead letters.
+fn dead_letters(dir: &Path) -> Vec<PathBuf> {
+    outbox_files(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| is_dead(dir, p))
+        .collect()
 }
 
 /// The record ids of the entries waiting now; every entry must be a complete record.
@@ -417,7 +427,7 @@ async fn sigkills_while_spooling_posting_and_flushing_lose_nothing_and_post_noth
     // entry, both as a writer killed before its rename leaves them.
     let entry = outbox_entries(d).into_iter().next().expect("entries wait");
     let body = std::fs::read_to_string(&entry).unwrap();
-    let ob = outbox_dir(d);
+    let ob = entry.parent().unwrap();
     std::fs::write(ob.join(".tmp-1-0-1"), &body[..body.len() / 2]).unwrap();
     std::fs::write(ob.join(".tmp-1-1-1"), &body).unwrap();
 
@@ -428,10 +438,7 @@ async fn sigkills_while_spooling_posting_and_flushing_lose_nothing_and_post_noth
         outbox_entries(d).is_empty(),
         "the final flush empties the outbox"
     );
-    let dead: Vec<_> = outbox_files(d)
-        .into_iter()
-        .filter(|(p, _)| p.starts_with(dead_dir(d)))
-        .collect();
+    let dead = dead_letters(d);
     assert!(dead.is_empty(), "nothing is a dead letter: {dead:?}");
 
     let ids = ids_in_thread(&fake, issue);
@@ -518,7 +525,7 @@ async fn sixteen_writers_and_two_flushers_against_a_flaky_forge_post_each_record
     let out = command(&fake.uri(), d, "flush").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(outbox_entries(d).is_empty());
-    assert!(!dead_dir(d).exists() || std::fs::read_dir(dead_dir(d)).unwrap().next().is_none());
+    assert_eq!(dead_letters(d), Vec::<PathBuf>::new());
 
     let in_thread = ids_in_thread(&fake, issue);
     assert_eq!(in_thread.len(), 16, "{in_thread:?}");
