@@ -208,10 +208,12 @@ impl<T: Thread> Durable<T> {
         };
         if !outbox.is_empty() {
             // Keep order: queue behind what is waiting, then drain.
+            tracing::debug!("stage: spooling behind the waiting records");
             let path = match outbox.push(body) {
                 Ok(p) => p,
                 Err(io) => return self.last_resort(outbox, body, io).await,
             };
+            tracing::debug!("stage: spooled {}", path.display());
             let report = self.drain().await;
             if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
                 return Ok(Saved::Posted(c.clone()));
@@ -224,10 +226,15 @@ impl<T: Thread> Durable<T> {
                 .unwrap_or_else(|| waiting(report.left, report.busy, report.backing_off));
             return Ok(Saved::Spooled { path, cause });
         }
+        tracing::debug!("stage: posting");
         match self.thread.append_with(body, Effort::Full).await {
-            Ok(c) => Ok(Saved::Posted(c)),
+            Ok(c) => {
+                tracing::debug!("stage: posted as comment {}", c.id);
+                Ok(Saved::Posted(c))
+            }
             Err(e) => {
                 let cause = Error::from(e);
+                tracing::debug!("stage: spooling, the post failed");
                 let path = outbox.push(body).map_err(|io| Error::NotStored {
                     message: format!(
                         "{cause}; and the outbox {} cannot be written either ({io}): the record \
@@ -236,6 +243,7 @@ impl<T: Thread> Durable<T> {
                     ),
                     source: Some(io),
                 })?;
+                tracing::debug!("stage: spooled {}", path.display());
                 if cause.category() == Category::Data {
                     // The forge will never take this body: keep it, out of everyone's way.
                     let entry = Spooled {
@@ -389,6 +397,7 @@ impl<T: Thread> Durable<T> {
                         break 'rounds;
                     }
                     sent_any = true;
+                    tracing::debug!("stage: flushing {}", entry.path.display());
                     match self.thread.append_with(&entry.body, effort).await {
                         Ok(c) => report.posted.push((entry.path.clone(), c)),
                         Err(e) => {
@@ -402,12 +411,13 @@ impl<T: Thread> Durable<T> {
                         }
                     }
                 }
-                if let Err(e) = source.remove(entry) {
+                match source.remove(entry) {
+                    Ok(()) => tracing::debug!("stage: flushed {}", entry.path.display()),
                     // The next flush finds the body in the thread and removes it then.
-                    tracing::warn!(
+                    Err(e) => tracing::warn!(
                         "cannot remove flushed outbox entry {}: {e}",
                         entry.path.display()
-                    );
+                    ),
                 }
             }
         }
