@@ -26,8 +26,6 @@ use super::error::{Call, ForgeError};
 use super::models::ApiError;
 use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
 
-pub use builder::ForgeClientBuilder;
-
 /// Default cap on one response body.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
 

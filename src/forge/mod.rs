@@ -13,9 +13,9 @@ mod error;
 mod http;
 mod lineage;
 mod models;
-pub mod page;
+pub(crate) mod page;
 mod post;
-pub mod retry;
+pub(crate) mod retry;
 mod session;
 
 use std::path::PathBuf;
@@ -25,9 +25,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use api::RepoRef;
-pub use cache::{CacheEntry, DiskCache, store_key};
+pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
-pub use http::{ForgeClient, ForgeClientBuilder};
+pub(crate) use http::ForgeClient;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
@@ -75,7 +75,7 @@ pub struct ForgeThread {
 }
 
 impl ForgeThread {
-    pub fn new(client: ForgeClient, settings: ForgeSettings) -> ForgeThread {
+    pub(crate) fn new(client: ForgeClient, settings: ForgeSettings) -> ForgeThread {
         let cache = DiskCache::new(
             settings.cache_dir.as_deref(),
             client.base().as_str(),
@@ -93,10 +93,6 @@ impl ForgeThread {
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
         }
-    }
-
-    pub fn client(&self) -> &ForgeClient {
-        &self.client
     }
 
     pub fn settings(&self) -> &ForgeSettings {
