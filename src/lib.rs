@@ -1,14 +1,16 @@
 //! forgestate: persist and resume AI agents' work as versioned comments on one forge issue.
 //!
 //! Layout, from the wire up (see `ARCHITECTURE.md`):
-//! - [`format`]: render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
+//! - [`format`](mod@format): render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
 //! - [`store`]: where bodies live; the [`store::Thread`] trait and the local JSONL store.
 //! - [`forge`]: the Forgejo/Gitea backend (HTTP client, session issue discovery). No format.
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
 //! - [`client`]: the verbs, over any store, and the durable path (outbox, flush).
-//! - [`outbox`]: spooled bodies waiting for the forge, durable and ordered. No format.
+//! - [`durable`]: the outbox (spooled bodies waiting for the forge, durable and ordered; no
+//!   format) and the [`Durable`] policy over it.
+//! - [`defaults`]: every documented default in one place.
 //! - [`config`]: configuration files, discovery and precedence; opening the store.
 //! - [`error`]: the crate-wide error and its categories.
 //!

@@ -24,7 +24,9 @@ const CLOCK_NOISE: chrono::Duration = chrono::Duration::seconds(2);
 /// Which repository.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RepoRef {
+    /// The owner (user or organisation).
     pub owner: String,
+    /// The repository name.
     pub repo: String,
 }
 

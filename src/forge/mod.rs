@@ -38,12 +38,15 @@ use crate::store::{self, BackendFailure, Effort, Listing, Predecessor, StoreErro
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
 pub struct ForgeSettings {
+    /// The repository holding the session issue.
     pub repo: RepoRef,
     /// The exact title of the session issue.
     pub title: String,
     /// The label the session issue carries.
     pub label: String,
+    /// The label's colour, when forgestate creates it.
     pub label_color: String,
+    /// The label's description, when forgestate creates it.
     pub label_description: String,
     /// The body of a newly created session issue (rendered by the caller).
     pub issue_body: String,
@@ -95,6 +98,7 @@ impl ForgeThread {
         }
     }
 
+    /// The settings this thread was built with.
     pub fn settings(&self) -> &ForgeSettings {
         &self.settings
     }
