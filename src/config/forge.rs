@@ -156,9 +156,9 @@ pub struct ForgeEnv {
     pub repo: Option<String>,
     /// `$FORGESTATE_TOKEN` (a secret: never printed or logged).
     pub token: Option<SecretString>,
-    /// `$XDG_CACHE_HOME` (else `~/.cache`), for the issue cache.
+    /// `forgestate/` under `$XDG_CACHE_HOME` (else `~/.cache`): the issue cache.
     pub cache_home: Option<PathBuf>,
-    /// `$XDG_STATE_HOME` (else `~/.local/state`), for the outbox.
+    /// `forgestate/` under `$XDG_STATE_HOME` (else `~/.local/state`): the outbox.
     pub state_home: Option<PathBuf>,
 }
 
