@@ -4,6 +4,23 @@
 //! it adds is the session issue itself: finding it (`session.rs`), creating it (`create.rs`),
 //! remembering it (`cache.rs`), and the chain of closed issues it continues (`lineage.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
 //! `api.rs` and wire types in `models.rs`.
+//!
+//! Only the thread, its settings, its errors and the wire models are public. The transport,
+//! retries, paging and cache are the crate's own, so no `reqwest` type reaches the public API;
+//! build a forge client with [`crate::Client::forge`]. These do not compile:
+//!
+//! ```compile_fail
+//! use forgestate::forge::ForgeClient;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::retry::RetryPolicy;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::page::link;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::{CacheEntry, DiskCache, store_key};
+//! ```
 
 mod api;
 mod cache;
