@@ -7,9 +7,12 @@ use chrono::{DateTime, Utc};
 use crate::forge::ForgeThread;
 use crate::store::{Comment, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread};
 
+/// The store a client runs over, chosen at run time: local or forge.
 #[derive(Debug)]
 pub enum AnyThread {
+    /// The local JSONL store.
     Local(LocalThread),
+    /// The session issue on a Forgejo/Gitea forge.
     Forge(Box<ForgeThread>),
 }
 

@@ -1,7 +1,7 @@
 //! forgestate: persist and resume AI agents' work as versioned comments on one forge issue.
 //!
 //! Layout, from the wire up (see `ARCHITECTURE.md`):
-//! - [`format`]: render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
+//! - [`format`](mod@format): render and parse `[CHECKPOINT]`/`[HEALTH]` comment bodies. Pure, no IO.
 //! - [`store`]: where bodies live; the [`store::Thread`] trait and the local JSONL store.
 //! - [`forge`]: the Forgejo/Gitea backend (HTTP client, session issue discovery). No format.
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
@@ -24,6 +24,8 @@
 //! assert_eq!(parse(&body)?, record);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod backend;
 pub mod client;

@@ -21,7 +21,9 @@ pub const FRESH_START: &str = "fresh_start";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeConfig {
+    /// The resume point of a phase no agent table names.
     pub default: Option<String>,
+    /// Per agent (a glob), phase to resume point.
     #[serde(default)]
     pub agents: BTreeMap<String, BTreeMap<String, String>>,
 }
@@ -162,11 +164,13 @@ fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
 /// The answer to "where do I pick up?".
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Resume {
+    /// Where to pick up: the resume map's answer for the last phase.
     pub resume_point: String,
     /// The last checkpoint's phase, or `fresh_start`.
     pub phase: String,
     /// The last checkpoint's whole data object (empty on a fresh start).
     pub data: Value,
+    /// The checkpoint the answer comes from; `None` on a fresh start.
     pub checkpoint: Option<Entry>,
     /// The store could not be read: this answer comes from this machine's outbox.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -232,10 +236,15 @@ impl Resume {
 /// JSON type, is `None` (or empty) rather than an error.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ImplementationState {
+    /// The issue being worked on.
     pub issue_number: Option<u64>,
+    /// The working branch.
     pub branch_name: Option<String>,
+    /// The subtasks already done.
     pub completed_subtasks: Vec<Value>,
+    /// The pull request opened.
     pub pr_number: Option<u64>,
+    /// The working directory.
     pub working_dir: Option<String>,
 }
 

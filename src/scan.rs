@@ -17,9 +17,13 @@ use crate::store::{Comment, Listing, Unreadable};
 pub struct CommentInfo {
     /// The store's comment id; `None` while the record waits in this machine's outbox.
     pub id: Option<u64>,
+    /// Who posted it.
     pub author: String,
+    /// When it was posted.
     pub created_at: DateTime<Utc>,
+    /// When it last changed.
     pub updated_at: DateTime<Utc>,
+    /// Where a human can see it.
     pub url: Option<String>,
     /// Changed after posting (`updated_at` later than `created_at`): a human may have edited it.
     pub edited: bool,
@@ -44,29 +48,39 @@ impl From<&Comment> for CommentInfo {
 /// A trusted, valid, first-of-its-id record and the comment that holds it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entry {
+    /// The record.
     #[serde(flatten)]
     pub record: Record,
+    /// The comment that holds it.
     pub comment: CommentInfo,
 }
 
 /// Why a comment does not count as a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejection {
+    /// The body is not a valid record.
     Invalid(ParseError),
+    /// The poster is not a trusted author.
     Untrusted {
+        /// The poster's login.
         author: String,
     },
+    /// Another comment already holds this record id.
     Duplicate {
+        /// The repeated record id.
         record_id: String,
+        /// The comment that holds its first copy.
         first_comment: u64,
     },
     /// The store holds the comment in a shape that cannot be read (say, a `null` body).
     Unreadable {
+        /// What could not be read.
         reason: String,
     },
 }
 
 impl Rejection {
+    /// A stable, machine-readable code (`untrusted`, `duplicate`, a parse code, ...).
     pub fn code(&self) -> &'static str {
         match self {
             Rejection::Invalid(e) => e.code(),
@@ -107,9 +121,12 @@ impl std::fmt::Display for Rejection {
 /// A comment that was not taken as a record, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rejected {
+    /// The comment.
     pub comment: CommentInfo,
+    /// Why it does not count.
     #[serde(serialize_with = "ser_code")]
     pub code: Rejection,
+    /// The reason, as a sentence.
     pub reason: String,
 }
 
@@ -268,14 +285,18 @@ pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<
 /// (`implementation-*`), matched as resume map keys are ([`crate::resume::glob_matches`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
+    /// Agents matching this glob.
     pub agent: Option<String>,
+    /// Sessions matching this glob.
     pub session: Option<String>,
+    /// Only this kind.
     pub kind: Option<Kind>,
     /// Only records whose comment was posted at or after this time (whole seconds).
     pub since: Option<DateTime<Utc>>,
 }
 
 impl Filter {
+    /// Whether `e` passes the filter.
     pub fn matches(&self, e: &Entry) -> bool {
         use crate::resume::glob_matches;
         self.agent

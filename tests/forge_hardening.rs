@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use common::cli::{Bin, stderr, stdout};
 use common::paths_under;
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, client_at, session};
-use forgestate::forge::ForgeClient;
 use forgestate::format::Record;
 use forgestate::scan::Filter;
-use forgestate::{Category, Error};
+use forgestate::store::Thread;
+use forgestate::{Category, Client, Error};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, ResponseTemplate};
@@ -144,19 +144,28 @@ fn credentials_in_the_forge_url_are_refused_without_echoing_them() {
         "https://hunter2-pass@forge.example.com",
         "https://ca-bot:hunter2-pass@forge.example.com:notaport/",
     ] {
-        let e = ForgeClient::builder(url)
+        let Err(e) = Client::forge(url, OWNER, REPO)
             .token(BOT_TOKEN.to_string().into())
             .build()
-            .expect_err(url);
+        else {
+            panic!("{url} was accepted");
+        };
         let msg = e.to_string();
-        assert!(e.is_setup_problem(), "{url}: {msg}");
+        assert_eq!(e.category(), Category::Config, "{url}: {msg}");
         assert!(!msg.contains("hunter2"), "{url}: {msg}");
         assert!(!msg.contains(BOT_TOKEN), "{url}: {msg}");
+        assert!(!format!("{e:?}").contains("hunter2"), "{url}: {e:?}");
     }
-    let e = ForgeClient::builder("https://ca-bot:hunter2-pass@forge.example.com/x")
-        .build()
-        .unwrap_err()
-        .to_string();
+    let e = Client::forge(
+        "https://ca-bot:hunter2-pass@forge.example.com/x",
+        OWNER,
+        REPO,
+    )
+    .token(BOT_TOKEN.to_string().into())
+    .build()
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
     assert!(
         e.contains("user name or password") && e.contains("https://forge.example.com/x"),
         "{e}"
@@ -184,8 +193,15 @@ fn a_trailing_api_v1_is_dropped_from_the_forge_url() {
         ),
         ("https://forge.example.com", "https://forge.example.com/"),
     ] {
-        let c = ForgeClient::builder(given).build().unwrap();
-        assert_eq!(c.base().as_str(), base, "{given}");
+        let c = Client::forge(given, OWNER, REPO)
+            .token(BOT_TOKEN.to_string().into())
+            .build()
+            .unwrap();
+        assert_eq!(
+            c.thread().describe(),
+            format!("{OWNER}/{REPO} on {base}"),
+            "{given}"
+        );
     }
 }
 

@@ -26,17 +26,31 @@ impl Client<AnyThread> {
     /// A client over the local store in `dir` (created on first write), with the seed's resume
     /// map. New records are authored as `$USER`, else `local`.
     ///
+    /// Save, resume and list, end to end:
+    ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-    /// use forgestate::{Client, format::Record};
+    /// use forgestate::{Client, format::Record, scan::Filter};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let client = Client::local(dir.path())?;
+    ///
+    /// // save: post a checkpoint (a forge that cannot take it now would spool it instead).
     /// let record = Record::checkpoint("implementation-worker", "s1", "clone_complete",
     ///     serde_json::json!({"issue_number": 42}))?;
-    /// client.save(record).await.posted()?;
+    /// let posted = client.save(record).await.posted()?;
+    /// assert_eq!(posted.record.agent, "implementation-worker");
+    ///
+    /// // resume: the newest checkpoint's phase, through the resume map, with its data.
     /// let answer = client.resume("implementation-worker", "s1").await?;
     /// assert_eq!(answer.resume.resume_point, "phase_2_subtasks");
+    /// assert_eq!(answer.resume.data["issue_number"], 42);
+    ///
+    /// // list: the records a filter keeps (agent and session are globs), oldest first.
+    /// let filter = Filter { agent: Some("implementation-*".into()), ..Filter::default() };
+    /// let listed = client.list(&filter, None).await?;
+    /// assert_eq!(listed.entries.len(), 1);
+    /// assert_eq!(listed.entries[0].record.session, "s1");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # })?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -50,6 +64,22 @@ impl Client<AnyThread> {
     }
 
     /// [`Client::local`] with an explicit author for new records.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, format::Record};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "ci-bot")?;
+    /// let record = Record::health("monitor", "s1", "Active", serde_json::json!({"load": 1}), None)?;
+    /// let posted = client.save(record).await.posted()?;
+    /// let listed = client.list(&Default::default(), None).await?;
+    /// assert_eq!(listed.entries[0].comment.author, "ci-bot");
+    /// assert_eq!(listed.entries[0].comment.id, Some(posted.comment_id));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn local_as(
         dir: impl Into<PathBuf>,
         author: impl Into<String>,
@@ -63,17 +93,33 @@ impl Client<AnyThread> {
     }
 
     /// Starts building a client over the session issue of `owner/repo` on the forge at `url`.
+    /// Building sends nothing: the first verb finds (or creates) the session issue.
     ///
-    /// ```no_run
-    /// # fn main() -> Result<(), forgestate::Error> {
-    /// use forgestate::Client;
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use forgestate::{Category, Client};
+    /// use forgestate::store::Thread;
     /// use secrecy::SecretString;
     ///
-    /// let client = Client::forge("https://forge.example.com", "acme", "app")
-    ///     .token(SecretString::from(std::env::var("FORGESTATE_TOKEN").unwrap_or_default()))
-    ///     .outbox("/var/lib/agent/outbox")
+    /// let outbox = tempfile::tempdir()?;
+    /// let client = Client::forge("https://forge.example.com/api/v1", "acme", "app")
+    ///     .token(SecretString::from("a-token-from-FORGESTATE_TOKEN"))
+    ///     .outbox(outbox.path())
     ///     .build()?;
-    /// # let _ = client; Ok(()) }
+    /// // `/api/v1` is the client's business, not the caller's.
+    /// assert_eq!(client.thread().describe(), "acme/app on https://forge.example.com/");
+    /// assert!(client.outbox().is_some());
+    ///
+    /// // A URL carrying credentials is refused, without echoing them.
+    /// let Err(refused) = Client::forge("https://bot:hunter2@forge.example.com", "acme", "app")
+    ///     .token(SecretString::from("a-token-from-FORGESTATE_TOKEN"))
+    ///     .build()
+    /// else {
+    ///     panic!("a URL with a password was accepted");
+    /// };
+    /// assert_eq!(refused.category(), Category::Config);
+    /// assert!(!refused.to_string().contains("hunter2"));
+    /// # Ok(()) }
     /// ```
     pub fn forge(
         url: impl Into<String>,

@@ -174,6 +174,20 @@ impl<T: Thread> Client<T> {
 
     /// Posts a record, or spools it when the store cannot take it. Never panics, never loses a
     /// record that reached the outbox, never posts one twice.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, Outcome, format::Record};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "me")?;
+    /// let record = Record::checkpoint("w", "s1", "clone_complete", serde_json::json!({"api_key": "k"}))?;
+    /// let Outcome::Posted(posted) = client.save(record).await else { panic!("not posted") };
+    /// assert_eq!(posted.record.data()["api_key"], "[REDACTED]");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub async fn save(&self, record: Record) -> Outcome {
         let record = self.prepare(record);
         let body = match self.renderer.render(&record) {
@@ -239,6 +253,27 @@ impl<T: Thread> Client<T> {
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.
     /// Rejected comments and warnings are passed through unfiltered.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, format::{Kind, Record}, scan::Filter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "me")?;
+    /// for phase in ["clone_complete", "subtasks_complete"] {
+    ///     client.save(Record::checkpoint("w", "s1", phase, serde_json::json!({}))?).await.posted()?;
+    /// }
+    /// client.save(Record::health("w", "s1", "Active", serde_json::json!({}), None)?).await.posted()?;
+    ///
+    /// let checkpoints = Filter { kind: Some(Kind::Checkpoint), ..Filter::default() };
+    /// let newest = client.list(&checkpoints, Some(1)).await?;
+    /// assert_eq!(newest.entries.len(), 1);
+    /// assert_eq!(newest.entries[0].record.phase(), Some("subtasks_complete"));
+    /// assert_eq!(client.list(&Filter::default(), None).await?.entries.len(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
         let all = self.scan().await?;
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
@@ -270,6 +305,29 @@ impl<T: Thread> Client<T> {
 
     /// Where `agent` should pick up `session`: its newest checkpoint mapped through the resume
     /// map, or a fresh start. Never a fresh start for a forge that could not be read.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, format::Record, resume::FRESH_START};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "me")?;
+    /// let first = client.resume("implementation-worker", "s1").await?;
+    /// assert_eq!(first.resume.phase, FRESH_START);
+    /// assert!(first.resume.checkpoint.is_none());
+    ///
+    /// let record = Record::checkpoint("implementation-worker", "s1", "clone_complete",
+    ///     serde_json::json!({"branch_name": "fix-42"}))?;
+    /// client.save(record).await.posted()?;
+    /// let later = client.resume("implementation-worker", "s1").await?;
+    /// assert_eq!(later.resume.phase, "clone_complete");
+    /// assert_eq!(later.resume.resume_point, "phase_2_subtasks");
+    /// let state = later.resume.implementation_state(None);
+    /// assert_eq!(state.branch_name.as_deref(), Some("fix-42"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
         let filter = Filter {
             agent: Some(agent.to_string()),

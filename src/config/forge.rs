@@ -24,25 +24,45 @@ pub const DEFAULT_LABEL: &str = defaults::LABEL;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForgeConfig {
+    /// The forge's base URL (`https://forge.example.com`); `/api/v1` may be included.
     pub url: Option<String>,
+    /// The repository owner (user or organisation).
     pub owner: Option<String>,
+    /// The repository name.
     pub repo: Option<String>,
+    /// A file holding the API token (one line; the token is never accepted inline).
     pub token_file: Option<PathBuf>,
+    /// The exact title of the session issue.
     pub title: Option<String>,
+    /// The label the session issue carries.
     pub label: Option<String>,
+    /// The label's colour (six hex digits), when forgestate creates it.
     pub label_color: Option<String>,
+    /// The label's description, when forgestate creates it.
     pub label_description: Option<String>,
+    /// Whether writes may create the session issue when there is none.
     pub auto_init: Option<bool>,
+    /// Seconds to wait for a connection.
     pub connect_timeout_secs: Option<u64>,
+    /// Seconds one request may take in all.
     pub request_timeout_secs: Option<u64>,
+    /// Seconds a cached session issue is trusted before a write re-checks it.
     pub recheck_secs: Option<u64>,
+    /// Where to cache the session issue number.
     pub cache_dir: Option<PathBuf>,
+    /// Seconds all retries of one request may take together.
     pub retry_budget_secs: Option<u64>,
+    /// Milliseconds per attempt of quick (single-try) requests.
     pub quick_timeout_ms: Option<u64>,
+    /// Refuse answers larger than this many MiB.
     pub max_response_mib: Option<usize>,
+    /// Allow plain `http://` off loopback.
     pub allow_insecure_http: Option<bool>,
+    /// The root of the outbox directories.
     pub outbox_dir: Option<PathBuf>,
+    /// Seconds each command may spend draining the outbox.
     pub drain_budget_secs: Option<u64>,
+    /// The longest wait, in seconds, between drain attempts of one entry.
     pub drain_max_backoff_secs: Option<u64>,
 }
 
@@ -117,9 +137,13 @@ impl ForgeConfig {
 pub struct Overrides {
     /// `--store DIR`: use a local store whatever else is configured.
     pub store: Option<PathBuf>,
+    /// `--url`.
     pub url: Option<String>,
+    /// `--owner` (or the owner half of `--repo owner/name`).
     pub owner: Option<String>,
+    /// `--repo`.
     pub repo: Option<String>,
+    /// `--token-file`.
     pub token_file: Option<PathBuf>,
     /// `--allow-insecure-http`.
     pub allow_insecure_http: bool,
@@ -128,15 +152,22 @@ pub struct Overrides {
 /// What the environment said, captured once.
 #[derive(Debug, Clone, Default)]
 pub struct ForgeEnv {
+    /// `$FORGESTATE_URL`.
     pub url: Option<String>,
+    /// `$FORGESTATE_OWNER`.
     pub owner: Option<String>,
+    /// `$FORGESTATE_REPO`.
     pub repo: Option<String>,
+    /// `$FORGESTATE_TOKEN` (a secret: never printed or logged).
     pub token: Option<SecretString>,
+    /// `forgestate/` under `$XDG_CACHE_HOME` (else `~/.cache`): the issue cache.
     pub cache_home: Option<PathBuf>,
+    /// `forgestate/` under `$XDG_STATE_HOME` (else `~/.local/state`): the outbox.
     pub state_home: Option<PathBuf>,
 }
 
 impl ForgeEnv {
+    /// Reads the forge settings from `env`; blank values count as unset.
     pub fn capture(env: &dyn Fn(&str) -> Option<String>) -> ForgeEnv {
         let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
         let cache_home = get("XDG_CACHE_HOME")

@@ -40,30 +40,41 @@ pub const DEFAULT_LOCAL_DIR: &str = "local";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
+    /// Authors besides the token's own login whose records count.
     #[serde(default)]
     pub trusted_authors: Vec<String>,
     /// Keys whose values are replaced by `[REDACTED]` before writing (case-insensitive).
     pub redact_keys: Option<Vec<String>>,
+    /// The `[local]` table.
     #[serde(default)]
     pub local: LocalConfig,
+    /// The `[format]` table.
     #[serde(default)]
     pub format: FormatConfig,
+    /// The `[resume]` table.
     #[serde(default)]
     pub resume: ResumeConfig,
+    /// The `[forge]` table, when present.
     pub forge: Option<ForgeConfig>,
 }
 
+/// The `[local]` table: the local store.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocalConfig {
+    /// The local store's directory.
     pub dir: Option<PathBuf>,
+    /// The author of records written to the local store.
     pub author: Option<String>,
 }
 
+/// The `[format]` table: how records are rendered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormatConfig {
+    /// The largest comment body to write, in bytes.
     pub max_body_bytes: Option<usize>,
+    /// A directory of template overrides (`checkpoint.md`, `health.md`, `session-issue.md`).
     pub templates_dir: Option<PathBuf>,
 }
 
@@ -94,14 +105,20 @@ impl ConfigFile {
 /// Where the configuration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
+    /// Named by `--config`.
     Flag(PathBuf),
+    /// Named by `$FORGESTATE_CONFIG`.
     Env(PathBuf),
+    /// `forgestate.toml` in the working directory.
     WorkingDir(PathBuf),
+    /// `forgestate/config.toml` under `$XDG_CONFIG_HOME`.
     Xdg(PathBuf),
+    /// No file: the built-in defaults.
     BuiltIn,
 }
 
 impl Origin {
+    /// The file, unless the configuration is built in.
     pub fn path(&self) -> Option<&Path> {
         match self {
             Origin::Flag(p) | Origin::Env(p) | Origin::WorkingDir(p) | Origin::Xdg(p) => Some(p),
@@ -163,7 +180,9 @@ fn validate(file: &ConfigFile) -> std::result::Result<(), String> {
 /// A loaded configuration: the built-in defaults with the chosen file laid over them.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The file's settings over the built-in defaults.
     pub file: ConfigFile,
+    /// Where the file came from.
     pub origin: Origin,
     /// Relative paths in the file are resolved against this directory.
     base_dir: PathBuf,
@@ -183,6 +202,7 @@ impl Config {
         Config::load_with(flag, &|k| std::env::var(k).ok(), &cwd)
     }
 
+    /// [`Config::load`] with the environment and working directory given, for tests and embedders.
     pub fn load_with(
         flag: Option<&Path>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -265,6 +285,7 @@ impl Config {
         Ok(Renderer::new(templates, cap)?)
     }
 
+    /// The resume map: the seed's, with the `[resume]` table laid over it.
     pub fn resume_map(&self) -> Result<ResumeMap> {
         ResumeMap::new(&self.file.resume).map_err(Error::config)
     }

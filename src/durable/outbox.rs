@@ -31,7 +31,9 @@ const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 /// One waiting body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spooled {
+    /// The entry's file.
     pub path: PathBuf,
+    /// When it was spooled.
     pub spooled_at: DateTime<Utc>,
     /// The body (empty when it could not be read).
     pub body: String,
@@ -69,6 +71,7 @@ impl Outbox {
         self
     }
 
+    /// The outbox directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -132,6 +135,7 @@ impl Outbox {
         self.names().map(|n| n.len()).unwrap_or(0)
     }
 
+    /// Whether nothing is waiting.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

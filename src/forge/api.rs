@@ -12,7 +12,7 @@ use super::models::{
     ApiSettings, Comment, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber, Label,
     LabelId, ServerVersion, User,
 };
-use super::page::more_pages;
+use super::page::Page;
 
 const OK: &[StatusCode] = &[StatusCode::OK];
 const CREATED: &[StatusCode] = &[StatusCode::CREATED];
@@ -24,7 +24,9 @@ const CLOCK_NOISE: chrono::Duration = chrono::Duration::seconds(2);
 /// Which repository.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RepoRef {
+    /// The owner (user or organisation).
     pub owner: String,
+    /// The repository name.
     pub repo: String,
 }
 
@@ -102,17 +104,33 @@ impl ForgeClient {
         limit: u32,
     ) -> Result<Vec<T>> {
         let mut all = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let mut q = query.clone();
-            q.extend([("limit", limit.to_string()), ("page", page.to_string())]);
-            let answer = self.send::<Vec<T>>(Method::GET, path, &q, None, OK).await?;
-            let len = answer.value.len();
-            all.extend(answer.value);
-            if !more_pages(&answer.headers, all.len() as u64, len) {
-                break;
+        let mut number = 1;
+        for _ in 0..MAX_PAGES {
+            let page: Page<T> = self
+                .page(path, &query, limit, number, all.len() as u64)
+                .await?;
+            all.extend(page.items);
+            match page.next {
+                Some(next) => number = next,
+                None => break,
             }
         }
         Ok(all)
+    }
+
+    /// Page `number` (1-based) of a list endpoint, `limit` items per page, after `seen` items.
+    async fn page<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        limit: u32,
+        number: u32,
+        seen: u64,
+    ) -> Result<Page<T>> {
+        let mut q = query.to_vec();
+        q.extend([("limit", limit.to_string()), ("page", number.to_string())]);
+        let answer = self.send::<Vec<T>>(Method::GET, path, &q, None, OK).await?;
+        Ok(Page::new(answer.value, &answer.headers, number, seen))
     }
 
     pub async fn create_label(&self, repo: &RepoRef, label: &CreateLabel<'_>) -> Result<Label> {
@@ -131,14 +149,6 @@ impl ForgeClient {
             return Ok(());
         }
         Err(self.status_error(raw))
-    }
-
-    pub async fn create_issue(&self, repo: &RepoRef, issue: &CreateIssue<'_>) -> Result<Issue> {
-        let body = serde_json::to_value(issue).ok();
-        Ok(self
-            .send(Method::POST, &repo.path("issues"), &[], body, CREATED)
-            .await?
-            .value)
     }
 
     /// Creates an issue with exactly one attempt: creation is not idempotent, so the caller

@@ -47,10 +47,6 @@ impl DiskCache {
         }
     }
 
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
     pub fn load(&self) -> CacheEntry {
         let Some(path) = &self.path else {
             return CacheEntry::default();

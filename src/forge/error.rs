@@ -6,7 +6,9 @@ use thiserror::Error;
 /// Which request failed, for messages: `POST /repos/acme/app/issues/7/comments`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
+    /// The HTTP method.
     pub method: &'static str,
+    /// The path below `/api/v1/`.
     pub path: String,
 }
 
@@ -16,53 +18,108 @@ impl std::fmt::Display for Call {
     }
 }
 
+/// A forge request failed. Each message names the call and what to do about it.
 #[derive(Debug, Error)]
 pub enum ForgeError {
+    /// 401: the token was refused.
     #[error("{call}: the forge rejected the token (401{}); check FORGESTATE_TOKEN or token_file", server(.message))]
-    Unauthorized { call: Call, message: String },
+    Unauthorized {
+        /// The request that failed.
+        call: Call,
+        /// The server's message, when it sent one.
+        message: String,
+    },
+    /// 403: the token lacks a scope, or its user lacks access.
     #[error(
         "{call}: forbidden (403{}); the token needs the write:issue and read:user scopes, and its \
          user needs write access to the repository's issues",
         server(.message)
     )]
-    Forbidden { call: Call, message: String },
+    Forbidden {
+        /// The request that failed.
+        call: Call,
+        /// The server's message, when it sent one.
+        message: String,
+    },
+    /// 404: no such forge, repository or issue.
     #[error("{call}: not found (404{}); check the forge url, owner and repo", server(.message))]
-    NotFound { call: Call, message: String },
+    NotFound {
+        /// The request that failed.
+        call: Call,
+        /// The server's message, when it sent one.
+        message: String,
+    },
+    /// 422: the forge refused the request's content.
     #[error("{call}: the forge rejected the request (422{})", server(.message))]
-    Rejected { call: Call, message: String },
+    Rejected {
+        /// The request that failed.
+        call: Call,
+        /// The server's message, when it sent one.
+        message: String,
+    },
+    /// A 3xx answer: forgestate never follows redirects (they would drop the token or change the method).
     #[error(
         "{call}: the forge redirected ({status}) to {location}; the repository was probably \
          renamed or moved: update owner/repo"
     )]
     Redirected {
+        /// The request that failed.
         call: Call,
+        /// The HTTP status.
         status: u16,
+        /// Where the forge pointed.
         location: String,
     },
+    /// Any other unexpected status.
     #[error("{call}: the forge answered {status}{}", server(.message))]
     Status {
+        /// The request that failed.
         call: Call,
+        /// The HTTP status.
         status: u16,
+        /// The server's message, when it sent one.
         message: String,
     },
+    /// No answer in time.
     #[error("{call}: timed out waiting for the forge")]
-    Timeout { call: Call, sent: bool },
-    #[error("{call}: cannot reach the forge: {detail}")]
-    Transport {
+    Timeout {
+        /// The request that failed.
         call: Call,
-        detail: String,
+        /// Whether the request may have reached the server.
         sent: bool,
     },
+    /// The connection failed (DNS, refused, reset).
+    #[error("{call}: cannot reach the forge: {detail}")]
+    Transport {
+        /// The request that failed.
+        call: Call,
+        /// The underlying cause.
+        detail: String,
+        /// Whether the request may have reached the server.
+        sent: bool,
+    },
+    /// The answer is larger than the configured cap.
     #[error(
         "{call}: the forge's answer is over {cap} bytes; refusing to read it (raise \
          max_response_mib, or rotate the session issue)"
     )]
-    TooLarge { call: Call, cap: usize },
+    TooLarge {
+        /// The request that failed.
+        call: Call,
+        /// The cap, in bytes.
+        cap: usize,
+    },
+    /// The answer is not the JSON the endpoint documents.
     #[error(
         "{call}: the forge's answer is not what forgestate expects ({detail}); check that the \
          forge url is the Forgejo or Gitea server itself, not a proxy or login page"
     )]
-    Decode { call: Call, detail: String },
+    Decode {
+        /// The request that failed.
+        call: Call,
+        /// The underlying cause.
+        detail: String,
+    },
     /// The TLS handshake failed: a certificate the client does not trust, a protocol error, or
     /// an `https://` url answered by a plain-HTTP server. Retrying cannot fix any of these.
     #[error(
@@ -70,7 +127,13 @@ pub enum ForgeError {
          url's scheme matches the server (https:// to a plain-http server fails like this), \
          that its certificate is valid for its name, and that this machine trusts its issuer"
     )]
-    Tls { call: Call, detail: String },
+    Tls {
+        /// The request that failed.
+        call: Call,
+        /// The underlying cause.
+        detail: String,
+    },
+    /// The client could not be set up (a bad URL, refused settings); nothing was sent.
     #[error("{0}")]
     Setup(String),
 }

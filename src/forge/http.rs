@@ -26,8 +26,6 @@ use super::error::{Call, ForgeError};
 use super::models::ApiError;
 use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
 
-pub use builder::ForgeClientBuilder;
-
 /// A Forgejo/Gitea API client. Cloning is cheap and shares the connection pool.
 #[derive(Clone)]
 pub struct ForgeClient {

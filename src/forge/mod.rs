@@ -4,6 +4,23 @@
 //! it adds is the session issue itself: finding it (`session.rs`), creating it (`create.rs`),
 //! remembering it (`cache.rs`), and the chain of closed issues it continues (`lineage.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
 //! `api.rs` and wire types in `models.rs`.
+//!
+//! Only the thread, its settings, its errors and the wire models are public. The transport,
+//! retries, paging and cache are the crate's own, so no `reqwest` type reaches the public API;
+//! build a forge client with [`crate::Client::forge`]. These do not compile:
+//!
+//! ```compile_fail
+//! use forgestate::forge::ForgeClient;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::retry::RetryPolicy;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::page::link;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::{CacheEntry, DiskCache, store_key};
+//! ```
 
 mod api;
 mod cache;
@@ -13,9 +30,9 @@ mod error;
 mod http;
 mod lineage;
 mod models;
-pub mod page;
+pub(crate) mod page;
 mod post;
-pub mod retry;
+pub(crate) mod retry;
 mod session;
 
 use std::path::PathBuf;
@@ -25,9 +42,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use api::RepoRef;
-pub use cache::{CacheEntry, DiskCache, store_key};
+pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
-pub use http::{ForgeClient, ForgeClientBuilder};
+pub(crate) use http::ForgeClient;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
@@ -38,12 +55,15 @@ use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, Sto
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
 pub struct ForgeSettings {
+    /// The repository holding the session issue.
     pub repo: RepoRef,
     /// The exact title of the session issue.
     pub title: String,
     /// The label the session issue carries.
     pub label: String,
+    /// The label's colour, when forgestate creates it.
     pub label_color: String,
+    /// The label's description, when forgestate creates it.
     pub label_description: String,
     /// The body of a newly created session issue (rendered by the caller).
     pub issue_body: String,
@@ -75,7 +95,7 @@ pub struct ForgeThread {
 }
 
 impl ForgeThread {
-    pub fn new(client: ForgeClient, settings: ForgeSettings) -> ForgeThread {
+    pub(crate) fn new(client: ForgeClient, settings: ForgeSettings) -> ForgeThread {
         let cache = DiskCache::new(
             settings.cache_dir.as_deref(),
             client.base().as_str(),
@@ -95,10 +115,7 @@ impl ForgeThread {
         }
     }
 
-    pub fn client(&self) -> &ForgeClient {
-        &self.client
-    }
-
+    /// The settings this thread was built with.
     pub fn settings(&self) -> &ForgeSettings {
         &self.settings
     }

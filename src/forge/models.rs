@@ -34,13 +34,18 @@ pub struct LabelId(pub i64);
 pub struct User {
     /// `-1` for the Ghost user of a deleted account.
     pub id: i64,
+    /// The user name.
     pub login: String,
+    /// The display name (may be empty).
     #[serde(default)]
     pub full_name: String,
+    /// The e-mail address (may be hidden).
     #[serde(default)]
     pub email: String,
+    /// The profile page.
     #[serde(default)]
     pub html_url: String,
+    /// Whether the user is a site administrator.
     #[serde(default)]
     pub is_admin: bool,
     /// Note: `created`, not `created_at`.
@@ -50,69 +55,103 @@ pub struct User {
     pub username: Option<String>,
 }
 
+/// A repository label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Label {
+    /// The label's id.
     pub id: LabelId,
+    /// The label's name (`Type/Automation`).
     pub name: String,
+    /// Whether the label is exclusive within its scope.
     #[serde(default)]
     pub exclusive: bool,
+    /// Whether the label is archived.
     #[serde(default)]
     pub is_archived: bool,
     /// Six lowercase hex digits, without `#`.
     pub color: String,
+    /// The label's description.
     #[serde(default)]
     pub description: String,
+    /// The label's API URL.
     #[serde(default)]
     pub url: String,
 }
 
+/// Whether an issue is open or closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IssueState {
+    /// Open.
     Open,
+    /// Closed.
     Closed,
 }
 
 /// The minimal repository object embedded in an issue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepositoryMeta {
+    /// The repository id.
     pub id: i64,
+    /// The repository name.
     pub name: String,
+    /// The owner's login.
     pub owner: String,
+    /// `owner/name`.
     pub full_name: String,
 }
 
+/// An issue (the session issue and its predecessors).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Issue {
+    /// The global issue id (not the number).
     pub id: i64,
+    /// The API URL.
     pub url: String,
+    /// The web page.
     pub html_url: String,
+    /// The number within the repository.
     pub number: IssueNumber,
+    /// Who opened it.
     pub user: User,
+    /// The title.
     pub title: String,
+    /// The body (markdown).
     #[serde(default)]
     pub body: String,
     /// `[]` when none.
     #[serde(default)]
     pub labels: Vec<Label>,
+    /// The milestone, unread.
     pub milestone: Option<Value>,
+    /// The first assignee.
     pub assignee: Option<User>,
     /// `null` (not `[]`) when nobody is assigned.
     pub assignees: Option<Vec<User>>,
+    /// Open or closed.
     pub state: IssueState,
+    /// Whether comments are locked.
     #[serde(default)]
     pub is_locked: bool,
+    /// How many comments it has.
     #[serde(default)]
     pub comments: i64,
+    /// When it was opened.
     pub created_at: DateTime<Utc>,
+    /// When it last changed.
     pub updated_at: DateTime<Utc>,
+    /// When it was closed.
     pub closed_at: Option<DateTime<Utc>>,
+    /// The due date.
     pub due_date: Option<DateTime<Utc>>,
+    /// Pull request details; `None` for a plain issue.
     pub pull_request: Option<Value>,
+    /// The repository it belongs to.
     pub repository: Option<RepositoryMeta>,
 }
 
 impl Issue {
+    /// Whether it carries a label of exactly this name.
     pub fn has_label(&self, name: &str) -> bool {
         self.labels.iter().any(|l| l.name == name)
     }
@@ -123,8 +162,11 @@ impl Issue {
 /// server sends `null` or something odd, so they can never make a comment unreadable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comment {
+    /// The global comment id.
     pub id: CommentId,
+    /// The comment's web link (`…#issuecomment-N`).
     pub html_url: String,
+    /// Empty on an issue comment.
     #[serde(default, deserialize_with = "lenient")]
     pub pull_request_url: String,
     /// The **HTML** URL of the issue, not an API URL.
@@ -133,12 +175,17 @@ pub struct Comment {
     /// The poster; `None` never happens on a live server. Readers treat such a comment as
     /// unreadable: nobody can say who wrote it.
     pub user: Option<User>,
+    /// The original author of a migrated comment.
     #[serde(default, deserialize_with = "lenient")]
     pub original_author: String,
+    /// The comment body (markdown).
     pub body: String,
+    /// Attachments, unread.
     #[serde(default, deserialize_with = "lenient")]
     pub assets: Vec<Value>,
+    /// When it was posted.
     pub created_at: DateTime<Utc>,
+    /// When it last changed (later than `created_at` after an edit).
     pub updated_at: DateTime<Utc>,
 }
 
@@ -156,10 +203,15 @@ where
 /// it and why the rest could not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableComment {
+    /// The comment id, when it could be read.
     pub id: Option<CommentId>,
+    /// The poster's login, when it could be read.
     pub login: Option<String>,
+    /// When it was posted, when that could be read.
     pub created_at: Option<DateTime<Utc>>,
+    /// When it last changed, when that could be read.
     pub updated_at: Option<DateTime<Utc>>,
+    /// The web link, when it could be read.
     pub html_url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
@@ -169,7 +221,9 @@ pub struct UnreadableComment {
 /// an unreadable thread.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CommentList {
+    /// The readable comments, in the server's order.
     pub comments: Vec<Comment>,
+    /// The elements that could not be read.
     pub unreadable: Vec<UnreadableComment>,
 }
 
@@ -270,13 +324,16 @@ fn json_kind(v: &Value) -> String {
 /// `GET /settings/api`. Newer Gitea adds keys; they are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiSettings {
+    /// The most items one list page returns (the page size forgestate asks for).
     pub max_response_items: u32,
+    /// The page size when none is asked for.
     pub default_paging_num: u32,
 }
 
 /// `GET /version`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerVersion {
+    /// `1.22.0`, or `11.0.0+gitea-1.22.0` on Forgejo.
     pub version: String,
 }
 
@@ -298,9 +355,12 @@ impl ServerVersion {
 /// The body of an error answer. Several 403s and 204s have none at all.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiError {
+    /// The server's message (may be empty).
     #[serde(default)]
     pub message: String,
+    /// A link to the API documentation.
     pub url: Option<String>,
+    /// Details, on validation errors.
     pub errors: Option<Vec<String>>,
 }
 

@@ -5,6 +5,37 @@
 
 use reqwest::header::HeaderMap;
 
+/// One page of a paginated list, as walked by `ForgeClient::all_pages`: its items, the number of
+/// the page after it (when the headers say one follows), and the total the server reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Page<T> {
+    /// The items of this page, in the server's order.
+    pub items: Vec<T>,
+    /// The number of the next page, or `None` when this is the last one.
+    pub next: Option<u32>,
+    /// `X-Total-Count`, when the server sent it.
+    pub total: Option<u64>,
+}
+
+impl<T> Page<T> {
+    /// Page `number` of a walk that saw `seen_before` items on the pages before it. An empty
+    /// page is always the last, so a server that keeps promising more cannot loop a walk forever
+    /// on empty answers.
+    pub fn new(items: Vec<T>, headers: &HeaderMap, number: u32, seen_before: u64) -> Page<T> {
+        let seen = seen_before.saturating_add(items.len() as u64);
+        let next = if more_pages(headers, seen, items.len()) {
+            number.checked_add(1)
+        } else {
+            None
+        };
+        Page {
+            items,
+            next,
+            total: total_count(headers),
+        }
+    }
+}
+
 /// The URL of a relation in a `Link` header: `<url>; rel="next",<url>; rel="last"`.
 pub fn link(headers: &HeaderMap, rel: &str) -> Option<String> {
     let value = headers.get(reqwest::header::LINK)?.to_str().ok()?;
@@ -77,5 +108,88 @@ mod tests {
             "X-Total-Count alone says one more remains"
         );
         assert!(!more_pages(&h, 4, 0), "an empty page ends the walk");
+    }
+
+    #[test]
+    fn a_page_knows_its_successor_and_the_total() {
+        let h = headers("<https://x/issues?page=3>; rel=\"next\"", "7");
+        let page = Page::new(vec!['a', 'b'], &h, 2, 2);
+        assert_eq!(
+            page,
+            Page {
+                items: vec!['a', 'b'],
+                next: Some(3),
+                total: Some(7)
+            }
+        );
+        let last = headers("<https://x/issues?page=1>; rel=\"first\"", "7");
+        assert_eq!(Page::new(vec!['g'], &last, 4, 6).next, None);
+        assert_eq!(
+            Page::new(vec!['e', 'f'], &last, 3, 4).next,
+            Some(4),
+            "X-Total-Count alone says one more remains"
+        );
+        assert_eq!(Page::new(Vec::<char>::new(), &h, 5, 6).next, None);
+        assert_eq!(Page::new(vec!['z'], &h, u32::MAX, 0).next, None);
+        let bare = Page::new(vec!['a'], &HeaderMap::new(), 1, 0);
+        assert_eq!((bare.next, bare.total), (None, None));
+    }
+
+    /// The recorded headers in `../shared/forgejo-api/examples/` (moved here from
+    /// `tests/forge_models.rs` when this module became private to the crate).
+    fn examples() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/forgejo-api/examples")
+    }
+
+    /// The headers and body of a recorded `.http` file.
+    fn recorded(name: &str) -> (HeaderMap, String) {
+        let text = std::fs::read_to_string(examples().join("recorded").join(name)).unwrap();
+        let text = text.replace("\r\n", "\n");
+        let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
+        let mut h = HeaderMap::new();
+        for line in head.lines() {
+            if let Some((k, v)) = line.split_once(':') {
+                h.append(
+                    reqwest::header::HeaderName::from_bytes(k.trim().as_bytes()).unwrap(),
+                    HeaderValue::from_str(v.trim()).unwrap(),
+                );
+            }
+        }
+        (h, body.trim().to_string())
+    }
+
+    #[test]
+    fn the_recorded_list_headers_parse() {
+        let (h, body) = recorded("gitea.com--issues-list--page3-link-header.http");
+        let items: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        assert!(link(&h, "next").unwrap().contains("page=4"));
+        let page = Page::new(items, &h, 3, 4);
+        assert_eq!((page.next, page.total), (Some(4), Some(7)));
+
+        let (h, body) = recorded("gitea.com--issue-comments--page-limit-ignored.http");
+        let items: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        assert_eq!(total_count(&h), Some(items.len() as u64));
+        assert_eq!(
+            link(&h, "next"),
+            None,
+            "the comment list is never paginated"
+        );
+    }
+
+    #[test]
+    fn every_documented_link_header_has_a_first_relation() {
+        let text = std::fs::read_to_string(examples().join("response-headers.json")).unwrap();
+        let doc: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+        let mut seen = 0;
+        for (scenario, v) in doc.iter().filter(|(k, _)| !k.starts_with('_')) {
+            let Some(l) = v["headers"]["Link"].as_str() else {
+                continue;
+            };
+            let mut h = HeaderMap::new();
+            h.insert("link", HeaderValue::from_str(l).unwrap());
+            assert!(link(&h, "first").is_some(), "{scenario}");
+            seen += 1;
+        }
+        assert!(seen > 0, "no Link header in response-headers.json");
     }
 }

@@ -94,6 +94,7 @@ impl Notice {
     }
 
     /// Whether the line was said.
+    #[cfg(test)]
     pub fn said(&self) -> bool {
         self.said.load(Ordering::Relaxed)
     }

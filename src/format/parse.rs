@@ -19,33 +19,63 @@ use super::validate::HARD_MAX_BODY_BYTES;
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
+    /// The body is over the size cap for records.
     #[error("body is {len} bytes, over the {cap}-byte cap for records")]
-    TooLarge { len: usize, cap: usize },
+    TooLarge {
+        /// The body's length, in bytes.
+        len: usize,
+        /// The cap, in bytes.
+        cap: usize,
+    },
+    /// The first non-blank line is not a `[CHECKPOINT]` or `[HEALTH]` marker.
     #[error("not a record: the first non-blank line does not start with [CHECKPOINT] or [HEALTH]")]
     NoMarker,
+    /// A required header line is missing.
     #[error("record has no {field} (expected {hint})")]
     MissingField {
+        /// The missing field.
         field: &'static str,
+        /// What it should look like.
         hint: &'static str,
     },
+    /// A header line appears twice.
     #[error("header line {header}: appears more than once")]
-    DuplicateField { header: &'static str },
+    DuplicateField {
+        /// The repeated header.
+        header: &'static str,
+    },
+    /// A header value is malformed.
     #[error("bad {field} {value:?}: {reason}")]
     BadField {
+        /// The field.
         field: &'static str,
+        /// Its value, as written.
         value: String,
+        /// What is wrong with it.
         reason: String,
     },
+    /// A time is not a time this reader understands.
     #[error("bad time {value:?}: {reason}")]
-    BadTime { value: String, reason: String },
+    BadTime {
+        /// The time, as written.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No fenced ```` ```json ```` block holds the record's data.
     #[error("no ```json code block holding the record's data")]
     NoJsonBlock,
+    /// The JSON block does not parse.
     #[error("bad JSON at line {line} column {column}: {message}")]
     BadJson {
+        /// The line within the block (1-based).
         line: usize,
+        /// The column (1-based).
         column: usize,
+        /// The JSON parser's message.
         message: String,
     },
+    /// A `Version:` this reader cannot read.
     #[error("unsupported version {0:?}: expected a number such as 1.0 or 2.0")]
     UnsupportedVersion(String),
 }

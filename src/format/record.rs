@@ -20,7 +20,9 @@ pub const SEED_VERSION: &str = "1.0";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// `[CHECKPOINT]`: a phase reached, with the state to resume from.
     Checkpoint,
+    /// `[HEALTH]`: a status report with metrics.
     Health,
 }
 
@@ -56,10 +58,14 @@ pub struct Record {
     /// How many values were replaced by `[REDACTED]` before writing, when any were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted: Option<u64>,
+    /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
+    /// The session it belongs to.
     pub session: String,
+    /// When it was written (whole seconds, UTC).
     #[serde(serialize_with = "ser_time", deserialize_with = "de_time")]
     pub time: DateTime<Utc>,
+    /// What kind of record it is, with its kind-specific fields.
     #[serde(flatten)]
     pub payload: Payload,
 }
@@ -68,14 +74,20 @@ pub struct Record {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Payload {
+    /// A checkpoint.
     Checkpoint {
+        /// The phase reached (`clone_complete`).
         phase: String,
         /// The state data. Always an object when we write it; read as whatever JSON was there.
         data: Value,
     },
+    /// A health report.
     Health {
+        /// The status (`Active`, `Blocked`, ...).
         status: String,
+        /// The metrics object.
         metrics: Value,
+        /// When the next report is due, as written.
         next_check: Option<String>,
     },
 }
@@ -83,11 +95,15 @@ pub enum Payload {
 /// Why a record could not be built for writing.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BuildError {
+    /// A header value was refused.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// A value that must be a JSON object was not.
     #[error("{what} must be a JSON object, not {found}; wrap the value as {{\"key\": ...}}")]
     NotAnObject {
+        /// Which value (`data`, `metrics`).
         what: &'static str,
+        /// What it was instead (`an array`).
         found: &'static str,
     },
 }
@@ -159,6 +175,7 @@ impl Record {
         self
     }
 
+    /// Whether this is a checkpoint or a health record.
     pub fn kind(&self) -> Kind {
         match self.payload {
             Payload::Checkpoint { .. } => Kind::Checkpoint,

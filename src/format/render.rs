@@ -21,8 +21,11 @@ pub const TEMPLATE_NAMES: [&str; 3] = ["checkpoint.md", "health.md", "session-is
 /// The source of each template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Templates {
+    /// `checkpoint.md`.
     pub checkpoint: String,
+    /// `health.md`.
     pub health: String,
+    /// `session-issue.md`.
     pub session_issue: String,
 }
 
@@ -53,29 +56,47 @@ impl Templates {
 /// Why a body could not be rendered.
 #[derive(Debug, Error)]
 pub enum RenderError {
+    /// The record itself was refused.
     #[error(transparent)]
     Invalid(#[from] BuildError),
+    /// A template failed to render.
     #[error("template {name}: {source}")]
     Template {
+        /// The template's name.
         name: &'static str,
+        /// The template engine's error.
         source: minijinja::Error,
     },
+    /// The rendered body is over the body cap.
     #[error(
         "the comment is {len} bytes as sent (JSON-escaped), over the {cap}-byte limit; \
          store less state (file paths, not file contents) or raise max_body_bytes (hard cap 1 MiB)"
     )]
-    TooLarge { len: usize, cap: usize },
+    TooLarge {
+        /// The body's length as sent, in bytes.
+        len: usize,
+        /// The cap, in bytes.
+        cap: usize,
+    },
+    /// A template override produced a body that does not parse back as the record.
     #[error(
         "template {name} produced a body that does not read back as the same record ({reason}); \
          fix the template override"
     )]
-    NotReadable { name: &'static str, reason: String },
+    NotReadable {
+        /// The template's name.
+        name: &'static str,
+        /// Why it does not read back.
+        reason: String,
+    },
 }
 
 /// What the session issue's body talks about.
 #[derive(Debug, Clone, Default)]
 pub struct SessionIssue {
+    /// The repository owner.
     pub owner: String,
+    /// The repository name.
     pub repo: String,
     /// Comma-separated trusted author logins, shown to humans; may be empty.
     pub trusted: String,
@@ -124,6 +145,7 @@ impl Renderer {
         )
     }
 
+    /// The largest body this renderer writes, in bytes.
     pub fn max_body_bytes(&self) -> usize {
         self.max_body_bytes
     }

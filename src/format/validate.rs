@@ -17,31 +17,58 @@ pub const HARD_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Why a header value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FieldError {
+    /// The value is empty.
     #[error("{field} is empty; give a non-empty {field}")]
-    Empty { field: &'static str },
+    Empty {
+        /// The field (`agent`, `session`, ...).
+        field: &'static str,
+    },
+    /// The value is over the length limit.
     #[error("{field} is {chars} characters long; the limit is {MAX_FIELD_CHARS}")]
-    TooLong { field: &'static str, chars: usize },
+    TooLong {
+        /// The field (`agent`, `session`, ...).
+        field: &'static str,
+        /// Its length, in characters.
+        chars: usize,
+    },
+    /// The value holds a line break or control character.
     #[error(
         "{field} contains a line break or control character (U+{code:04X}) at character {index}; \
          header values must be a single line of printable text"
     )]
     ControlChar {
+        /// The field (`agent`, `session`, ...).
         field: &'static str,
+        /// The character's code point.
         code: u32,
+        /// Its position, in characters (0-based).
         index: usize,
     },
+    /// The value starts or ends with whitespace.
     #[error("{field} starts or ends with whitespace; readers trim it, so it would not round-trip")]
-    EdgeWhitespace { field: &'static str },
+    EdgeWhitespace {
+        /// The field (`agent`, `session`, ...).
+        field: &'static str,
+    },
+    /// The value holds a code fence.
     #[error("{field} contains ``` which would open a code fence in the comment")]
-    Fence { field: &'static str },
+    Fence {
+        /// The field (`agent`, `session`, ...).
+        field: &'static str,
+    },
+    /// The value holds an invisible or reordering character.
     #[error(
         "{field} contains U+{code:04X} ({name}) at character {index}, which is invisible or \
          reorders text, so one name could pass for another in the forge's UI; remove it"
     )]
     Spoofing {
+        /// The field (`agent`, `session`, ...).
         field: &'static str,
+        /// The character's code point.
         code: u32,
+        /// The character's name.
         name: &'static str,
+        /// Its position, in characters (0-based).
         index: usize,
     },
 }

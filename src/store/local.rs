@@ -57,6 +57,7 @@ impl LocalThread {
         }
     }
 
+    /// The store's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -22,10 +22,13 @@ pub struct Comment {
     pub id: u64,
     /// Who posted it (a forge login, or the local store's configured author).
     pub author: String,
+    /// When it was posted.
     pub created_at: DateTime<Utc>,
+    /// When it last changed.
     pub updated_at: DateTime<Utc>,
     /// Where a human can see it, when the store has such a place.
     pub url: Option<String>,
+    /// The opaque body.
     #[serde(skip)]
     pub body: String,
 }
@@ -33,7 +36,9 @@ pub struct Comment {
 /// Comments read back, with anything odd the store noticed on the way (e.g. a torn last line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Listing {
+    /// The readable comments, in thread order.
     pub comments: Vec<Comment>,
+    /// Anything odd noticed while reading.
     pub warnings: Vec<String>,
     /// Comments the store holds but could not read (a forge sent one in an odd shape). Each is
     /// one rejected comment for the reader, never a reason to fail the whole listing.
@@ -45,9 +50,13 @@ pub struct Listing {
 pub struct Unreadable {
     /// The store's comment id, when it could be read.
     pub id: Option<u64>,
+    /// The poster, when it could be read.
     pub author: Option<String>,
+    /// When it was posted, when that could be read.
     pub created_at: Option<DateTime<Utc>>,
+    /// When it last changed, when that could be read.
     pub updated_at: Option<DateTime<Utc>>,
+    /// Where a human can see it.
     pub url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
@@ -79,18 +88,25 @@ pub enum Effort {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum StoreError {
+    /// A local file operation failed.
     #[error("{op} {}: {source}", path.display())]
     Io {
+        /// What was being done.
         op: &'static str,
+        /// The file or directory.
         path: PathBuf,
+        /// The underlying failure.
         source: std::io::Error,
     },
+    /// A blocking task panicked or was cancelled.
     #[error("the store's background task failed: {0}")]
     Task(String),
     /// A remote backend failed; `kind` says who must act, `source` keeps the typed error.
     #[error("{source}")]
     Backend {
+        /// Who must act.
         kind: BackendFailure,
+        /// The backend's typed error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
@@ -171,5 +187,6 @@ pub trait Thread: Send + Sync {
 pub struct Predecessor {
     /// How to name it in a message: "the previous session issue #12 (closed)".
     pub describe: String,
+    /// Its comments.
     pub listing: Listing,
 }
