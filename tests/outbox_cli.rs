@@ -111,3 +111,55 @@ async fn with_no_place_for_an_outbox_a_failed_post_says_the_record_was_stored_no
     assert!(err.contains("XDG_STATE_HOME"), "says what to set: {err}");
     assert!(out.stdout.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn flush_all_never_sends_the_token_in_use_to_another_forge() {
+    let a = FakeForge::start().await;
+    let n = session(&a);
+    let b = FakeForge::start().await;
+    session(&b);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    a.state().down = true;
+    assert!(
+        run(&a, d, REPO, "checkpoint --agent w --session s --phase p")
+            .status
+            .success()
+    );
+    a.state().down = false;
+    let before = a.requests().await.len();
+    // Configured for forge B now: its token must not travel to forge A.
+    let out = run(&b, d, REPO, "flush --all --json");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        a.requests().await.len(),
+        before,
+        "forge A was not contacted"
+    );
+    assert!(
+        stderr(&out).contains("skipped the outbox"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(a.comments_on(n).is_empty());
+    // Configured for forge A, the same command posts them.
+    let out = run(&a, d, REPO, "flush --all --json");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(a.comments_on(n).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn flush_from_refuses_a_directory_that_is_not_an_outbox() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let stray = d.join("notes");
+    std::fs::create_dir_all(&stray).unwrap();
+    std::fs::write(stray.join("todo.rec"), "my own notes, not a record").unwrap();
+    let line = format!("flush --from {} --json", stray.display());
+    let out = run(&fake, d, REPO, &line);
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    assert!(stray.join("todo.rec").is_file(), "nothing was moved");
+    assert!(!stray.join("dead").exists());
+}

@@ -19,8 +19,21 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
     let mut done: Vec<(PathBuf, FlushReport)> = Vec::new();
     if a.all {
         let (config, base) = load(cli)?;
+        let here = config.forge_url(&base);
         for summary in survey(&config.outbox_roots()) {
             if summary.waiting == 0 {
+                continue;
+            }
+            // The token in use belongs to the forge configured now: never send it elsewhere.
+            if let Some(origin) = &summary.origin
+                && here.as_deref().is_none_or(|u| !same_forge(u, &origin.url))
+            {
+                output::note(&format!(
+                    "warning: skipped the outbox {}: its records are for {}, not the forge \
+                     configured now; run `forgestate flush --all` with that forge's url and token",
+                    summary.dir.display(),
+                    origin.url
+                ));
                 continue;
             }
             let Some(origin) = summary.origin.clone() else {
@@ -47,9 +60,9 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
             done.push((summary.dir, report));
         }
     } else if let Some(dir) = &a.from {
-        if !dir.is_dir() {
+        if !Outbox::new(dir).is_outbox() {
             return Err(Error::config(format!(
-                "--from {}: no such outbox directory; `forgestate outbox` lists them",
+                "--from {}: not an outbox directory; `forgestate outbox` lists them",
                 dir.display()
             ))
             .into());
@@ -195,6 +208,15 @@ fn report_text(report: &FlushReport, dir: &Path) -> String {
     }
     text.push_str(&format!("; {} left", report.left));
     text
+}
+
+/// Whether two forge URLs name the same server (case, a trailing `/` and `/api/v1` aside).
+fn same_forge(a: &str, b: &str) -> bool {
+    let norm = |u: &str| {
+        let u = u.trim().trim_end_matches('/').to_ascii_lowercase();
+        u.strip_suffix("/api/v1").map(str::to_string).unwrap_or(u)
+    };
+    norm(a) == norm(b)
 }
 
 /// `forgestate outbox`: every outbox on this machine.

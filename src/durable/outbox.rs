@@ -130,6 +130,14 @@ impl Outbox {
         Ok(out)
     }
 
+    /// Whether the directory is an outbox forgestate made (it holds the flush lock or the files
+    /// that say where its records go and how the forge answered), not just any directory.
+    pub fn is_outbox(&self) -> bool {
+        [LOCK_FILE, ".origin.json", ".state.json"]
+            .iter()
+            .any(|f| self.dir.join(f).is_file())
+    }
+
     /// How many entries wait (0 when the directory does not exist).
     pub fn len(&self) -> usize {
         self.names().map(|n| n.len()).unwrap_or(0)
