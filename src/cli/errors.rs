@@ -51,7 +51,7 @@ impl ErrorBody {
         ErrorBody {
             code,
             category: category(code),
-            message: one_line(message),
+            message: one_line(&super::scrub::scrub(message)),
             reason: None,
         }
     }

@@ -37,7 +37,10 @@ where
             // Timing matters when reading retries and backoff.
             write!(writer, "{} ", chrono::Utc::now().format("%H:%M:%S%.3f"))?;
         }
-        ctx.field_format().format_fields(writer.by_ref(), event)?;
-        writeln!(writer)
+        // Fields are formatted apart, so a secret in them (a URL with a password) is scrubbed.
+        let mut fields = String::new();
+        ctx.field_format()
+            .format_fields(Writer::new(&mut fields), event)?;
+        writeln!(writer, "{}", super::scrub::scrub(&fields))
     }
 }

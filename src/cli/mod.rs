@@ -10,6 +10,7 @@ mod flush;
 mod logging;
 mod output;
 mod remote;
+mod scrub;
 mod table;
 
 use std::process::ExitCode;
@@ -71,6 +72,7 @@ pub fn main() -> ExitCode {
         Err(code) => return ExitCode::from(code),
     };
     table::set_color(cli.color);
+    scrub::install(cli.token_file.as_deref());
     init_logging(&cli);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -84,7 +86,14 @@ pub fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(&cli)) {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => match output::write_failed() {
+            Some(e) if code == 0 => {
+                let message = format!("cannot write the answer to stdout: {e}");
+                errors::report(EX_IOERR, &message, false);
+                ExitCode::from(EX_IOERR)
+            }
+            _ => ExitCode::from(code),
+        },
         Err(f) => {
             errors::report(f.code, &f.message, cli.json);
             ExitCode::from(f.code)

@@ -41,7 +41,21 @@ pub fn printed() -> bool {
 /// Writes text and a newline to stdout.
 pub fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
+    let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        // A closed pipe (`forgestate list | head`) is fine; a full disk is not.
+        let _ = WRITE_FAILED.set(e.to_string());
+    }
+}
+
+/// Set when stdout could not be written (other than a closed pipe): the answer was lost.
+static WRITE_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why stdout could not be written, if it could not.
+pub fn write_failed() -> Option<&'static str> {
+    WRITE_FAILED.get().map(String::as_str)
 }
 
 /// A human message on stderr, prefixed like every forgestate message. A text that starts with
@@ -52,6 +66,7 @@ pub fn note(text: &str) {
             return leveled(level, rest);
         }
     }
+    let text = super::scrub::scrub(text);
     let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
 }
 
@@ -62,11 +77,13 @@ pub fn error(text: &str) {
 
 fn leveled(level: &str, text: &str) {
     let prefix = table::prefix(level, table::stderr_color());
+    let text = super::scrub::scrub(text);
     let _ = writeln!(std::io::stderr().lock(), "{prefix}{text}");
 }
 
 /// Text on stderr as it is (clap's usage lines after its error line).
 pub fn raw_err(text: &str) {
+    let text = super::scrub::scrub(text);
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 

@@ -98,8 +98,14 @@ impl ForgeClientBuilder {
                 )));
             }
             _ => {
+                // "user:password@host" parses as a URL whose scheme is the user name.
+                let shown = if raw.contains('@') {
+                    String::new()
+                } else {
+                    format!(" {base}")
+                };
                 return Err(ForgeError::Setup(format!(
-                    "forge url {base} must start with https://"
+                    "forge url{shown} must start with https://"
                 )));
             }
         }

@@ -1,0 +1,133 @@
+//! Secrets never reach the terminal: a token typed into the wrong flag, a URL with a password,
+//! a git remote with credentials are all echoed as `[REDACTED]` in messages, log lines and
+//! `--json` error documents. And an answer that cannot be written to stdout is an error.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::cli::{Bin, stderr, stdout};
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef01234567";
+
+fn everything(out: &std::process::Output) -> String {
+    format!("{}{}", stdout(out), stderr(out))
+}
+
+#[test]
+fn a_token_typed_into_a_flag_is_not_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = Bin::new(d).env("FORGESTATE_TOKEN", TOKEN);
+    // The key was forgotten: `--set VALUE` is a usage error that quotes the value.
+    for args in [
+        vec![
+            "--store",
+            "st",
+            "checkpoint",
+            "--agent",
+            "a",
+            "--session",
+            "s",
+            "--phase",
+            "p",
+            "--set",
+            TOKEN,
+            "--json",
+        ],
+        vec!["--store", "st", "list", "--since", TOKEN, "--json"],
+    ] {
+        let args: Vec<String> = args.into_iter().map(str::to_string).collect();
+        let out = bin.run(&args);
+        assert!(!out.status.success());
+        let all = everything(&out);
+        assert!(!all.contains(TOKEN), "{args:?}: {all}");
+        assert!(all.contains("[REDACTED]"), "{args:?}: {all}");
+    }
+}
+
+#[test]
+fn a_password_in_a_url_is_not_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = Bin::new(d)
+        .env("FORGESTATE_TOKEN", TOKEN)
+        .env("FORGESTATE_OWNER", "o")
+        .env("FORGESTATE_REPO", "r")
+        .line("--url bob:hunter2pw@forge.example.com resume --agent a --session s --json");
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    assert!(
+        !everything(&out).contains("hunter2pw"),
+        "{}",
+        everything(&out)
+    );
+}
+
+#[test]
+fn a_git_remote_with_credentials_is_not_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for args in [
+        vec!["init", "-q"],
+        vec![
+            "remote",
+            "add",
+            "origin",
+            "https://oauth2:s3cr3tPassw0rd@127.0.0.1:9/acme/app.git",
+        ],
+    ] {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(d)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(ok.status.success(), "{ok:?}");
+    }
+    // Nothing answers there: fail fast.
+    std::fs::write(
+        d.join("forgestate.toml"),
+        "[forge]\nretry_budget_secs = 0\n",
+    )
+    .unwrap();
+    let out = Bin::new(d)
+        .dirs()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("FORGESTATE_TOKEN", TOKEN)
+        .line("resume --agent a --session s -v --json");
+    let all = everything(&out);
+    assert!(all.contains("origin"), "the inference is logged: {all}");
+    assert!(!all.contains("s3cr3tPassw0rd"), "{all}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_answer_that_cannot_be_written_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Bin::new(d)
+        .command(&[
+            "--store".into(),
+            "st".into(),
+            "resume".into(),
+            "--agent".into(),
+            "a".into(),
+            "--session".into(),
+            "s".into(),
+            "--json".into(),
+        ])
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write the answer"),
+        "{}",
+        stderr(&out)
+    );
+}
