@@ -131,3 +131,19 @@ fn an_answer_that_cannot_be_written_is_an_error() {
         stderr(&out)
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn endless_input_is_refused_not_read_until_memory_runs_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = Bin::new(dir.path())
+        .line("--store st checkpoint --agent a --session s --phase p --data-file /dev/zero --json");
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/dev/zero is over"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}

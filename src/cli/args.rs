@@ -283,10 +283,7 @@ pub fn read_input(
     file: Option<&PathBuf>,
 ) -> Result<Option<String>, InputError> {
     let read_stdin = || {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| InputError::Io(format!("cannot read stdin: {e}")))?;
+        let bytes = read_capped(std::io::stdin(), "stdin")?;
         utf8("stdin", bytes)
     };
     match (inline, file) {
@@ -294,12 +291,32 @@ pub fn read_input(
         (Some(text), _) => Ok(Some(text.to_string())),
         (None, Some(path)) if path.as_os_str() == "-" => read_stdin().map(Some),
         (None, Some(path)) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| InputError::Io(format!("cannot read {}: {e}", path.display())))?;
-            utf8(&path.display().to_string(), bytes).map(Some)
+            let shown = path.display().to_string();
+            let file = std::fs::File::open(path)
+                .map_err(|e| InputError::Io(format!("cannot read {shown}: {e}")))?;
+            let bytes = read_capped(file, &shown)?;
+            utf8(&shown, bytes).map(Some)
         }
         (None, None) => Ok(None),
     }
+}
+
+/// Reads at most what a record could ever hold (the 1 MiB body cap): `/dev/zero` or an endless
+/// pipe is refused instead of exhausting memory.
+fn read_capped(input: impl Read, source: &str) -> Result<Vec<u8>, InputError> {
+    let cap = forgestate::format::HARD_MAX_BODY_BYTES;
+    let mut bytes = Vec::new();
+    input
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::Io(format!("cannot read {source}: {e}")))?;
+    if bytes.len() > cap {
+        return Err(InputError::Data(format!(
+            "{source} is over {cap} bytes, more than any record can hold; store file paths, \
+             not file contents"
+        )));
+    }
+    Ok(bytes)
 }
 
 /// Input text must be UTF-8; `source` names where it came from. Bad bytes are bad data (65).
