@@ -100,16 +100,18 @@ fn user_file_lays_over_built_in_defaults() {
 #[test]
 fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
     let d = tempfile::tempdir().unwrap();
+    // Named with --config: a file merely found in the working directory may not set the forge.
     write(
         d.path(),
-        "forgestate.toml",
+        "ops.toml",
         "[forge]\nurl = \"https://file.example\"\nowner = \"file-owner\"\nrepo = \"r\"\n",
     );
     let token = [(
         "FORGESTATE_TOKEN",
         "0123456789abcdef0123456789abcdef01234567",
     )];
-    let cfg = Config::load_with(None, &env(&token), d.path()).unwrap();
+    let flag = d.path().join("ops.toml");
+    let cfg = Config::load_with(Some(&flag), &env(&token), d.path()).unwrap();
     let describe = |over: &Overrides| {
         let (store, note) = cfg.open_store(over).unwrap();
         (format!("{store:?}"), note)
@@ -136,7 +138,7 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
     );
 
     let env_cfg = Config::load_with(
-        None,
+        Some(&flag),
         &env(&[
             token[0],
             ("FORGESTATE_URL", "https://env.example"),
@@ -254,4 +256,42 @@ async fn a_byte_order_mark_in_the_token_file_or_variable_is_stripped() {
     let from_env = Config::load_with(None, &env(&vars), d.path()).unwrap();
     let (store, _) = from_env.open_store(&Overrides::default()).unwrap();
     assert_eq!(store.whoami().await.unwrap(), "ca-bot");
+}
+
+#[test]
+fn a_working_directory_config_may_not_move_trust_or_the_token() {
+    let d = tempfile::tempdir().unwrap();
+    for (text, key) in [
+        ("trusted_authors = [\"mallory\"]\n", "trusted_authors"),
+        ("redact_keys = []\n", "redact_keys"),
+        ("[forge]\nurl = \"http://127.0.0.1:9\"\n", "forge.url"),
+        ("[forge]\nowner = \"attacker\"\n", "forge.owner"),
+        (
+            "[forge]\ntoken_file = \"/etc/passwd\"\n",
+            "forge.token_file",
+        ),
+        (
+            "[forge]\nallow_insecure_http = true\n",
+            "forge.allow_insecure_http",
+        ),
+    ] {
+        write(d.path(), "forgestate.toml", text);
+        let err = Config::load_with(None, &env(&[]), d.path()).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(err.category(), forgestate::Category::Config, "{key}");
+        assert!(
+            msg.contains(key) && msg.contains("--config"),
+            "{key}: {msg}"
+        );
+        // The same file named explicitly is the operator's choice.
+        let named = d.path().join("forgestate.toml");
+        Config::load_with(Some(&named), &env(&[]), d.path()).unwrap();
+    }
+    // Budgets and templates are fine from the working directory.
+    write(
+        d.path(),
+        "forgestate.toml",
+        "[forge]\nretry_budget_secs = 1\n",
+    );
+    Config::load_with(None, &env(&[]), d.path()).unwrap();
 }

@@ -411,8 +411,9 @@ async fn exits_non_zero_only_when_the_record_is_stored_nowhere() {
         "a file where the outbox directory should go",
     )
     .unwrap();
+    // Named with --config: a file found in the working directory may not move the outbox.
     std::fs::write(
-        d.join("forgestate.toml"),
+        d.join("ops.toml"),
         format!("{CONFIG}outbox_dir = \"blocker\"\n"),
     )
     .unwrap();
@@ -421,7 +422,7 @@ async fn exits_non_zero_only_when_the_record_is_stored_nowhere() {
         &fake.uri(),
         d,
         BOT_TOKEN,
-        &words("checkpoint --agent w --session s --phase p"),
+        &words("--config ops.toml checkpoint --agent w --session s --phase p"),
     );
     assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
     assert!(
@@ -434,7 +435,7 @@ async fn exits_non_zero_only_when_the_record_is_stored_nowhere() {
         &fake.uri(),
         d,
         BOT_TOKEN,
-        &words("checkpoint --agent w --session s --phase p"),
+        &words("--config ops.toml checkpoint --agent w --session s --phase p"),
     );
     assert_eq!(
         out.status.code(),

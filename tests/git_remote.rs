@@ -147,16 +147,16 @@ async fn explicit_settings_win_over_the_remote() {
     );
 
     std::fs::write(
-        d.join("forgestate.toml"),
+        d.join("ops.toml"),
         format!("[forge]\nowner = \"{OWNER}\"\nrepo = \"{REPO}\"\n"),
     )
     .unwrap();
-    let out = run(d, "init --json", &[token]);
+    let out = run(d, "init --json --config ops.toml", &[token]);
     assert!(
         thread_of(&out).ends_with(&want),
         "the config file beats the remote"
     );
-    std::fs::remove_file(d.join("forgestate.toml")).unwrap();
+    std::fs::remove_file(d.join("ops.toml")).unwrap();
 
     // The remote alone names someone/elsewhere, which this forge does not have.
     let out = run(d, "init --json", &[token]);

@@ -226,6 +226,9 @@ impl Config {
                     ))
                 })?;
                 let user = ConfigFile::parse(&text, &path.display().to_string())?;
+                if matches!(origin, Origin::WorkingDir(_)) {
+                    refuse_trust_settings(&user, &path)?;
+                }
                 let base = path
                     .parent()
                     .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
@@ -399,5 +402,40 @@ impl Config {
                     .to_string(),
             )),
         }
+    }
+}
+
+/// A `forgestate.toml` found in the working directory comes with whatever checkout an agent is
+/// in, so a branch could carry one. It may tune budgets and templates, but not move trust or the
+/// token: whose records count, what is redacted, which forge, repository or token file is used,
+/// or where the outbox and cache live. Those belong in a file the operator chose.
+fn refuse_trust_settings(file: &ConfigFile, path: &Path) -> Result<()> {
+    let forge = file.forge.clone().unwrap_or_default();
+    let set = [
+        ("trusted_authors", !file.trusted_authors.is_empty()),
+        ("redact_keys", file.redact_keys.is_some()),
+        ("forge.url", forge.url.is_some()),
+        ("forge.owner", forge.owner.is_some()),
+        ("forge.repo", forge.repo.is_some()),
+        ("forge.token_file", forge.token_file.is_some()),
+        (
+            "forge.allow_insecure_http",
+            forge.allow_insecure_http.is_some(),
+        ),
+        ("forge.outbox_dir", forge.outbox_dir.is_some()),
+        ("forge.cache_dir", forge.cache_dir.is_some()),
+    ];
+    match set.iter().find(|(_, is_set)| *is_set) {
+        Some((key, _)) => Err(Error::setting(
+            *key,
+            format!(
+                "{} sets {key}, which a config file found in the working directory may not (a \
+                 checkout could carry it and redirect trust or the token); move it to \
+                 ~/.config/forgestate/config.toml, or name the file with --config or \
+                 $FORGESTATE_CONFIG",
+                path.display()
+            ),
+        )),
+        None => Ok(()),
     }
 }
