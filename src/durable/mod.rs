@@ -24,11 +24,11 @@
 //! Flushes hold the outbox's lock, skip any entry the thread already holds (a post committed
 //! before its answer was lost), and delete an entry only after its post is confirmed.
 
+mod flush;
 mod meta;
 mod outbox;
 mod survey;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -44,9 +44,9 @@ use crate::error::{Category, Error, Result};
 use crate::store::{Comment, Effort, Listing, Thread};
 
 /// How far before the oldest waiting entry to look for copies already in the thread.
-const SKEW: Span = Span::minutes(10);
+pub(crate) const SKEW: Span = Span::minutes(10);
 /// How long the `flush` verb waits for another flusher to finish.
-const FLUSH_PATIENCE: Duration = Duration::from_secs(300);
+pub(crate) const FLUSH_PATIENCE: Duration = Duration::from_secs(300);
 
 /// How much of each command may go to draining the outbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,172 +320,6 @@ impl<T: Thread> Durable<T> {
         self.flush_from_with(source, None).await
     }
 
-    async fn flush_from_with(&self, source: &Outbox, deadline: Option<Instant>) -> FlushReport {
-        let mut report = FlushReport::default();
-        let lock = match deadline {
-            Some(_) => source.try_lock(),
-            None => source.lock(FLUSH_PATIENCE).await,
-        };
-        let _lock = match lock {
-            Ok(Some(l)) => l,
-            Ok(None) => {
-                report.busy = true;
-                report.left = source.len();
-                return report;
-            }
-            Err(e) => {
-                report.error = Some(Error::io("cannot lock the outbox", source.dir(), e));
-                report.left = source.len();
-                return report;
-            }
-        };
-        let effort = if deadline.is_some() {
-            Effort::Once
-        } else {
-            Effort::Full
-        };
-        let mut sent_any = false;
-        let out_of_time =
-            |sent_any: bool| sent_any && deadline.is_some_and(|d| Instant::now() >= d);
-        // Entries pushed while we flush are picked up by the next round.
-        'rounds: for _round in 0..1000 {
-            let entries = match source.pending() {
-                Ok(e) if e.is_empty() => break,
-                Ok(e) => e,
-                Err(e) => {
-                    report.error = Some(Error::io("cannot read the outbox", source.dir(), e));
-                    break;
-                }
-            };
-            let mut good = Vec::with_capacity(entries.len());
-            for entry in entries {
-                match self.check(&entry) {
-                    Ok(()) => good.push(entry),
-                    Err(why) => self.move_aside(source, &entry, &why, &mut report),
-                }
-            }
-            let Some(first) = good.first() else {
-                continue;
-            };
-            if out_of_time(sent_any) {
-                break;
-            }
-            let listing = match self
-                .thread
-                .list_with(Some(first.spooled_at - SKEW), effort)
-                .await
-            {
-                Ok(listing) => listing,
-                Err(e) => {
-                    report.error = Some(e.into());
-                    break;
-                }
-            };
-            // Only our own comments can be earlier attempts (the login is cached after one look).
-            let me = self.thread.whoami().await.ok();
-            let present: HashSet<String> = listing
-                .comments
-                .into_iter()
-                .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
-                .map(|c| c.body)
-                .collect();
-            for entry in &good {
-                if present.contains(&entry.body) {
-                    report.already_posted += 1;
-                } else {
-                    if out_of_time(sent_any) {
-                        break 'rounds;
-                    }
-                    sent_any = true;
-                    tracing::debug!("stage: flushing {}", entry.path.display());
-                    match self.thread.append_with(&entry.body, effort).await {
-                        Ok(c) => report.posted.push((entry.path.clone(), c)),
-                        Err(e) => {
-                            let e = Error::from(e);
-                            if e.category() == Category::Data {
-                                self.bury(source, entry, &e, &mut report);
-                                continue;
-                            }
-                            report.error = Some(e);
-                            break 'rounds;
-                        }
-                    }
-                }
-                match source.remove(entry) {
-                    Ok(()) => tracing::debug!("stage: flushed {}", entry.path.display()),
-                    // The next flush finds the body in the thread and removes it then.
-                    Err(e) => tracing::warn!(
-                        "cannot remove flushed outbox entry {}: {e}",
-                        entry.path.display()
-                    ),
-                }
-            }
-        }
-        report.left = source.len();
-        match &report.error {
-            Some(e) => {
-                source.record_failure(&e.to_string());
-                if e.category() == Category::TempFail {
-                    self.unreachable.store(true, Ordering::Relaxed);
-                }
-            }
-            None => source.record_success(),
-        }
-        report
-    }
-
-    /// Whether an entry may be posted at all.
-    fn check(&self, entry: &Spooled) -> std::result::Result<(), String> {
-        if let Some(why) = &entry.unreadable {
-            return Err(format!("the file {why}"));
-        }
-        if entry.body.trim().is_empty() {
-            return Err("the file is empty".into());
-        }
-        match self.validator {
-            Some(validate) => validate(&entry.body).map_err(|e| format!("not a record: {e}")),
-            None => Ok(()),
-        }
-    }
-
-    fn move_aside(&self, source: &Outbox, entry: &Spooled, why: &str, report: &mut FlushReport) {
-        match source.bury(entry, why, None) {
-            Ok(path) => {
-                tracing::warn!(
-                    "moved {} aside to {}: {why}; it was never posted",
-                    entry.path.display(),
-                    path.display()
-                );
-                report.moved_aside.push(letter(path, why, None));
-            }
-            Err(e) => tracing::warn!(
-                "{} is not a record ({why}) and cannot be moved aside: {e}; it is skipped",
-                entry.path.display()
-            ),
-        }
-    }
-
-    fn bury(&self, source: &Outbox, entry: &Spooled, e: &Error, report: &mut FlushReport) {
-        let reason = "the forge refused it";
-        let answer = e.to_string();
-        match source.bury(entry, reason, Some(&answer)) {
-            Ok(path) => {
-                tracing::error!(
-                    "{}: {reason} ({answer}); moved to the dead letters, the queue goes on. Fix \
-                     or drop the file by hand, or post it again with `forgestate checkpoint`",
-                    path.display()
-                );
-                report.dead.push(letter(path, reason, Some(answer)));
-            }
-            Err(io) => {
-                tracing::error!(
-                    "{}: {reason} ({answer}), and it cannot be moved aside ({io})",
-                    entry.path.display()
-                );
-            }
-        }
-    }
-
     /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
     pub async fn read(&self) -> Result<DurableRead> {
         let mut out = DurableRead::default();
@@ -526,15 +360,6 @@ impl<T: Thread> Durable<T> {
             }
         }
         Ok(out)
-    }
-}
-
-fn letter(path: PathBuf, reason: &str, answer: Option<String>) -> DeadLetter {
-    DeadLetter {
-        path,
-        reason: reason.to_string(),
-        answer,
-        moved_at: Utc::now(),
     }
 }
 
