@@ -7,6 +7,7 @@
 mod args;
 mod errors;
 mod flush;
+mod input;
 mod logging;
 mod output;
 mod remote;
@@ -24,7 +25,8 @@ use forgestate::scan::Filter;
 use forgestate::store::Thread;
 use forgestate::{Client, Error, Outcome};
 
-use args::{Cli, Command, InputError, apply_sets, json_object, parse_since, read_input};
+use args::{Cli, Command};
+use input::{InputError, apply_sets, json_object, parse_since, read_input};
 
 const EX_USAGE: u8 = 64;
 const EX_DATAERR: u8 = 65;
