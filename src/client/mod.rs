@@ -20,7 +20,7 @@ use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
 use crate::format::{Kind, Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
-use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
+use crate::scan::{Entry, Filter, Scan, Trust, add_pending, name_matches, scan, unread_newer};
 use crate::store::{Comment, Thread};
 
 /// Where a posted record went.
@@ -158,15 +158,19 @@ impl<T: Thread> Client<T> {
     }
 
     /// Redacts secrets (see [`Redactor::redact_record`]), noting the count in the record.
-    pub fn prepare(&self, mut record: Record) -> Record {
-        self.redactor.redact_record(&mut record);
-        record
+    /// Refuses a record whose agent, session, phase, status or next check looks like a secret:
+    /// header values are never scrubbed, or a reader looking for the name would not find it.
+    pub fn prepare(&self, mut record: Record) -> Result<Record> {
+        self.redactor
+            .redact_record(&mut record)
+            .map_err(|e| Error::Build(e.into()))?;
+        Ok(record)
     }
 
     /// Renders and posts one record now, with no outbox: the strict path. Nothing is posted
     /// unless the body reads back as the record. See [`Client::save`] for the durable path.
     pub async fn post(&self, record: Record) -> Result<Posted> {
-        let record = self.prepare(record);
+        let record = self.prepare(record)?;
         let body = self.renderer.render(&record)?;
         let comment = self.store.thread().append(&body).await?;
         Ok(self.posted(record, comment))
@@ -189,7 +193,10 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        let record = self.prepare(record);
+        let record = match self.prepare(record) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Failed(e),
+        };
         let body = match self.renderer.render(&record) {
             Ok(b) => b,
             Err(e) => return Outcome::Failed(e.into()),
@@ -235,20 +242,31 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
+        Ok(self.scan_trusted().await?.0)
+    }
+
+    /// [`Client::scan`], and whom it trusted (`None` when offline).
+    async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
         let read = self.store.read().await?;
-        let mut out = match read.listing {
-            Some(listing) => scan(listing, &self.trust().await?),
-            None => Scan {
-                offline: true,
-                ..Scan::default()
-            },
+        let (mut out, trust) = match read.listing {
+            Some(listing) => {
+                let trust = self.trust().await?;
+                (scan(listing, &trust), Some(trust))
+            }
+            None => (
+                Scan {
+                    offline: true,
+                    ..Scan::default()
+                },
+                None,
+            ),
         };
         out.warnings.extend(read.warnings);
         add_pending(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
         );
-        Ok(out)
+        Ok((out, trust))
     }
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.
@@ -289,14 +307,20 @@ impl<T: Thread> Client<T> {
     }
 
     /// The newest record matching `filter`, in thread order, plus any store warnings.
+    /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
-        let all = self.scan().await?;
-        let all = self.follow_links(all, |e| filter.matches(e)).await?;
+        let (all, trust) = self.scan_trusted().await?;
+        let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
-        let entry = all.entries.into_iter().rev().find(|e| filter.matches(e));
+        let entry = all.entries.iter().rev().find(|e| filter.matches(e)).cloned();
         if offline && entry.is_none() {
             return Err(offline_unknown("a matching record"));
         }
+        let stale = stale_warnings(&all, trust.as_ref(), entry.as_ref(), |kind, agent| {
+            filter.kind.is_none_or(|k| k == kind)
+                && filter.agent.as_ref().is_none_or(|a| name_matches(a, agent))
+        });
+        all.warnings.extend(stale);
         Ok(Latest {
             entry,
             warnings: all.warnings,
@@ -328,28 +352,49 @@ impl<T: Thread> Client<T> {
     /// # })?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// `agent` and `session` match exactly, never as globs: `w[1]` never resumes from `w1`'s
+    /// state. Warns of comments newer than the answer that could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
-        let filter = Filter {
-            agent: Some(agent.to_string()),
-            session: Some(session.to_string()),
-            kind: Some(Kind::Checkpoint),
-            since: None,
+        let mine = |e: &Entry| {
+            e.record.kind() == Kind::Checkpoint
+                && e.record.agent == agent
+                && e.record.session == session
         };
-        let all = self.scan().await?;
-        let all = self.follow_links(all, |e| filter.matches(e)).await?;
+        let (all, trust) = self.scan_trusted().await?;
+        let mut all = self.follow_links(all, mine).await?;
         let offline = all.offline;
-        let newest = all.entries.into_iter().rev().find(|e| filter.matches(e));
+        let newest = all.entries.iter().rev().find(|e| mine(e)).cloned();
         if offline && newest.is_none() {
             return Err(offline_unknown(&format!(
                 "agent {agent} in session {session}"
             )));
         }
+        let stale = stale_warnings(&all, trust.as_ref(), newest.as_ref(), |kind, a| {
+            kind == Kind::Checkpoint && a == agent
+        });
+        all.warnings.extend(stale);
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {
             resume,
             warnings: all.warnings,
         })
+    }
+}
+
+/// Warnings for unreadable comments newer than `answer`; none for an answer from the outbox,
+/// which is newer than every comment, nor when the thread was not read.
+fn stale_warnings(
+    all: &Scan,
+    trust: Option<&Trust>,
+    answer: Option<&Entry>,
+    wanted: impl Fn(Kind, &str) -> bool,
+) -> Vec<String> {
+    match (trust, answer) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(e)) if e.comment.pending => Vec::new(),
+        (Some(trust), answer) => unread_newer(all, trust, answer.and_then(|e| e.comment.id), wanted),
     }
 }
 
