@@ -312,7 +312,12 @@ impl<T: Thread> Client<T> {
         let (all, trust) = self.scan_trusted().await?;
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
-        let entry = all.entries.iter().rev().find(|e| filter.matches(e)).cloned();
+        let entry = all
+            .entries
+            .iter()
+            .rev()
+            .find(|e| filter.matches(e))
+            .cloned();
         if offline && entry.is_none() {
             return Err(offline_unknown("a matching record"));
         }
@@ -394,7 +399,9 @@ fn stale_warnings(
     match (trust, answer) {
         (None, _) => Vec::new(),
         (Some(_), Some(e)) if e.comment.pending => Vec::new(),
-        (Some(trust), answer) => unread_newer(all, trust, answer.and_then(|e| e.comment.id), wanted),
+        (Some(trust), answer) => {
+            unread_newer(all, trust, answer.and_then(|e| e.comment.id), wanted)
+        }
     }
 }
 

@@ -374,7 +374,10 @@ mod tests {
         values.sort_unstable();
         assert_eq!(values, [0, 10, 20, 30]);
         assert!(usage.keys().all(|k| k.starts_with("[REDACTED]")), "{v}");
-        assert_eq!(usage["[REDACTED]#2"], 0, "an existing key is never overwritten");
+        assert_eq!(
+            usage["[REDACTED]#2"], 0,
+            "an existing key is never overwritten"
+        );
         assert_eq!(r.redact(&mut v), 0, "idempotent");
     }
 
@@ -385,6 +388,9 @@ mod tests {
         let mut v = json!({"log": "auth F00DFEEDF00DFEEDF00DFEEDF00DFEEDF00DFEED ok",
                            "mixed": "F00dFeedf00dfeedf00dfeedf00dfeedf00dfeed"});
         assert_eq!(r.redact(&mut v), 2);
-        assert_eq!(v, json!({"log": "auth [REDACTED] ok", "mixed": "[REDACTED]"}));
+        assert_eq!(
+            v,
+            json!({"log": "auth [REDACTED] ok", "mixed": "[REDACTED]"})
+        );
     }
 }

@@ -15,7 +15,11 @@ pub(crate) fn scrub(text: &str, secrets: &[&str]) -> Option<(String, u64)> {
     let folded = text.to_ascii_lowercase();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
         let secret = secret.to_ascii_lowercase();
-        spans.extend(folded.match_indices(&secret).map(|(at, s)| (at, at + s.len())));
+        spans.extend(
+            folded
+                .match_indices(&secret)
+                .map(|(at, s)| (at, at + s.len())),
+        );
     }
     url_credentials(text, &mut spans);
     pem_private_keys(text, &mut spans);

@@ -104,7 +104,11 @@ pub const GLOB_CHARS: [char; 6] = ['*', '?', '[', ']', '{', '}'];
 /// ([`GLOB_CHARS`]). Only writes check this; readers take any name a record holds.
 pub fn check_name(field: &'static str, value: &str) -> Result<(), FieldError> {
     check_field(field, value)?;
-    match value.chars().enumerate().find(|(_, c)| GLOB_CHARS.contains(c)) {
+    match value
+        .chars()
+        .enumerate()
+        .find(|(_, c)| GLOB_CHARS.contains(c))
+    {
         Some((index, found)) => Err(FieldError::GlobChar {
             field,
             found,
@@ -316,7 +320,10 @@ mod tests {
             assert!(check_name("session", &format!("s{c}")).is_err(), "{c}");
         }
         let msg = check_name("session", "s{1}").unwrap_err().to_string();
-        assert!(msg.starts_with("session contains '{' at character 1"), "{msg}");
+        assert!(
+            msg.starts_with("session contains '{' at character 1"),
+            "{msg}"
+        );
         assert!(check_name("agent", "implementation-worker").is_ok());
         assert!(check_field("phase", "subtask_3_complete: ok [x]").is_ok());
     }
