@@ -178,8 +178,10 @@ async fn resume_and_latest_warn_when_a_newer_trusted_comment_cannot_be_read() {
         clean.warnings
     );
 
-    // Not warned of: an untrusted author's broken record, another agent's, a plain comment.
+    // Not warned of: an untrusted author's broken or odd comment, another agent's broken record,
+    // a plain comment.
     fake.add_comment(n, "mallory", &truncated("w", "evil"));
+    fake.add_odd_comment(n, "mallory", &body("w", "evil2"), json!({"created_at": 17}));
     fake.add_comment(n, "ca-bot", &truncated("other", "x"));
     fake.add_comment(n, "ca-bot", "just a remark");
     let r = c.resume("w", "s").await.unwrap();
