@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::format::{Kind, ParseError, Record, parse};
+use crate::format::{GLOB_CHARS, Kind, ParseError, Record, marker_line, parse};
 use crate::store::{Comment, Listing, Unreadable};
 
 /// Where a record came from.
@@ -128,6 +128,10 @@ pub struct Rejected {
     pub code: Rejection,
     /// The reason, as a sentence.
     pub reason: String,
+    /// The kind and agent on the body's marker line, when the body has one: whose record a
+    /// comment that does not read was meant to be.
+    #[serde(skip)]
+    pub marker: Option<(Kind, String)>,
 }
 
 fn ser_code<S: serde::Serializer>(r: &Rejection, s: S) -> Result<S::Ok, S::Error> {
@@ -181,12 +185,16 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
     let mut first_seen: HashMap<String, u64> = HashMap::new();
     for comment in &comments {
         let info = CommentInfo::from(comment);
+        let mut marker = None;
         let rejection = match parse(&comment.body) {
             Err(e @ ParseError::NoMarker) => Rejection::Invalid(e),
             _ if !trust.allows(&comment.author) => Rejection::Untrusted {
                 author: comment.author.clone(),
             },
-            Err(e) => Rejection::Invalid(e),
+            Err(e) => {
+                marker = marker_line(&comment.body);
+                Rejection::Invalid(e)
+            }
             Ok(record) => match record
                 .id
                 .as_ref()
@@ -212,6 +220,7 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
             comment: info,
             reason: rejection.to_string(),
             code: rejection,
+            marker,
         });
     }
     if !rejects.is_empty() {
@@ -240,6 +249,7 @@ fn unreadable(u: Unreadable) -> Rejected {
         },
         reason: rejection.to_string(),
         code: rejection,
+        marker: None,
     }
 }
 
@@ -281,8 +291,60 @@ pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<
     }
 }
 
-/// Which records a verb is about. Empty fields match everything; `agent` and `session` are globs
-/// (`implementation-*`), matched as resume map keys are ([`crate::resume::glob_matches`]).
+/// Warnings for comments newer than `answer` (a comment id; `None` when there is no answer) that
+/// might have been a newer answer but could not be read: invalid or unreadable comments of a
+/// trusted or unknown author, never untrusted ones or duplicates. When a comment's marker line
+/// names its kind and agent, it counts only if `wanted` accepts them.
+pub fn unread_newer(
+    scan: &Scan,
+    trust: &Trust,
+    answer: Option<u64>,
+    wanted: impl Fn(Kind, &str) -> bool,
+) -> Vec<String> {
+    scan.rejected
+        .iter()
+        .filter(|r| match &r.code {
+            Rejection::Invalid(ParseError::NoMarker) => false,
+            Rejection::Invalid(_) => true,
+            Rejection::Unreadable { .. } => {
+                r.comment.author.is_empty() || trust.allows(&r.comment.author)
+            }
+            Rejection::Untrusted { .. } | Rejection::Duplicate { .. } => false,
+        })
+        .filter(|r| match (r.comment.id, answer) {
+            (Some(id), Some(answer)) => id > answer,
+            (Some(_), None) => true,
+            (None, _) => false,
+        })
+        .filter(|r| r.marker.as_ref().is_none_or(|(k, a)| wanted(*k, a)))
+        .map(|r| {
+            let reason = match &r.code {
+                Rejection::Unreadable { reason } => reason.clone(),
+                other => other.to_string(),
+            };
+            format!(
+                "comment {}, newer than this answer, could not be read ({}: {reason}); the \
+                 answer may be stale — see `list --invalid`",
+                r.comment.id.unwrap_or_default(),
+                r.code.code(),
+            )
+        })
+        .collect()
+}
+
+/// Whether `name` matches a filter value: exactly, unless the value holds a glob metacharacter
+/// ([`GLOB_CHARS`]); then as a glob, as resume map keys are ([`crate::resume::glob_matches`]).
+pub fn name_matches(value: &str, name: &str) -> bool {
+    if value.contains(GLOB_CHARS) {
+        crate::resume::glob_matches(value, name)
+    } else {
+        value == name
+    }
+}
+
+/// Which records a verb is about. Empty fields match everything; `agent` and `session` match a
+/// plain name exactly and a value with a glob metacharacter (`implementation-*`) as a glob
+/// ([`name_matches`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
     /// Agents matching this glob.
@@ -298,14 +360,13 @@ pub struct Filter {
 impl Filter {
     /// Whether `e` passes the filter.
     pub fn matches(&self, e: &Entry) -> bool {
-        use crate::resume::glob_matches;
         self.agent
             .as_ref()
-            .is_none_or(|a| glob_matches(a, &e.record.agent))
+            .is_none_or(|a| name_matches(a, &e.record.agent))
             && self
                 .session
                 .as_ref()
-                .is_none_or(|s| glob_matches(s, &e.record.session))
+                .is_none_or(|s| name_matches(s, &e.record.session))
             && self.kind.is_none_or(|k| k == e.record.kind())
             && self
                 .since

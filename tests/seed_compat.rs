@@ -133,8 +133,8 @@ fn assert_seed_reads(records: &[Record]) {
 fn seed_parser_reads_our_checkpoints() {
     let mut fixed = Record::checkpoint(
         "implementation-worker",
-        "sess: 42 [retry]",
-        "subtask_3_complete",
+        "sess: 42 (retry)",
+        "subtask_3_complete [retry]",
         json!({"issue_number": 42, "branch_name": "feat/é", "completed_subtasks": [1, 2, 3],
                "note": "line\n```\nPhase: evil", "pr_number": null, "ratio": 0.1}),
     )

@@ -8,6 +8,7 @@
 
 mod builder;
 mod linked;
+mod reads;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ pub use builder::ForgeBuilder;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
-use crate::format::{Kind, Record, Redactor, Renderer};
+use crate::format::{Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
 use crate::store::{Comment, Thread};
@@ -158,15 +159,19 @@ impl<T: Thread> Client<T> {
     }
 
     /// Redacts secrets (see [`Redactor::redact_record`]), noting the count in the record.
-    pub fn prepare(&self, mut record: Record) -> Record {
-        self.redactor.redact_record(&mut record);
-        record
+    /// Refuses a record whose agent, session, phase, status or next check looks like a secret:
+    /// header values are never scrubbed, or a reader looking for the name would not find it.
+    pub fn prepare(&self, mut record: Record) -> Result<Record> {
+        self.redactor
+            .redact_record(&mut record)
+            .map_err(|e| Error::Build(e.into()))?;
+        Ok(record)
     }
 
     /// Renders and posts one record now, with no outbox: the strict path. Nothing is posted
     /// unless the body reads back as the record. See [`Client::save`] for the durable path.
     pub async fn post(&self, record: Record) -> Result<Posted> {
-        let record = self.prepare(record);
+        let record = self.prepare(record)?;
         let body = self.renderer.render(&record)?;
         let comment = self.store.thread().append(&body).await?;
         Ok(self.posted(record, comment))
@@ -189,7 +194,10 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        let record = self.prepare(record);
+        let record = match self.prepare(record) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Failed(e),
+        };
         let body = match self.renderer.render(&record) {
             Ok(b) => b,
             Err(e) => return Outcome::Failed(e.into()),
@@ -235,20 +243,31 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
+        Ok(self.scan_trusted().await?.0)
+    }
+
+    /// [`Client::scan`], and whom it trusted (`None` when offline).
+    async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
         let read = self.store.read().await?;
-        let mut out = match read.listing {
-            Some(listing) => scan(listing, &self.trust().await?),
-            None => Scan {
-                offline: true,
-                ..Scan::default()
-            },
+        let (mut out, trust) = match read.listing {
+            Some(listing) => {
+                let trust = self.trust().await?;
+                (scan(listing, &trust), Some(trust))
+            }
+            None => (
+                Scan {
+                    offline: true,
+                    ..Scan::default()
+                },
+                None,
+            ),
         };
         out.warnings.extend(read.warnings);
         add_pending(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
         );
-        Ok(out)
+        Ok((out, trust))
     }
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.
@@ -287,70 +306,6 @@ impl<T: Thread> Client<T> {
         }
         Ok(all)
     }
-
-    /// The newest record matching `filter`, in thread order, plus any store warnings.
-    pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
-        let all = self.scan().await?;
-        let all = self.follow_links(all, |e| filter.matches(e)).await?;
-        let offline = all.offline;
-        let entry = all.entries.into_iter().rev().find(|e| filter.matches(e));
-        if offline && entry.is_none() {
-            return Err(offline_unknown("a matching record"));
-        }
-        Ok(Latest {
-            entry,
-            warnings: all.warnings,
-        })
-    }
-
-    /// Where `agent` should pick up `session`: its newest checkpoint mapped through the resume
-    /// map, or a fresh start. Never a fresh start for a forge that could not be read.
-    ///
-    /// ```
-    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-    /// use forgestate::{Client, format::Record, resume::FRESH_START};
-    ///
-    /// let dir = tempfile::tempdir()?;
-    /// let client = Client::local_as(dir.path(), "me")?;
-    /// let first = client.resume("implementation-worker", "s1").await?;
-    /// assert_eq!(first.resume.phase, FRESH_START);
-    /// assert!(first.resume.checkpoint.is_none());
-    ///
-    /// let record = Record::checkpoint("implementation-worker", "s1", "clone_complete",
-    ///     serde_json::json!({"branch_name": "fix-42"}))?;
-    /// client.save(record).await.posted()?;
-    /// let later = client.resume("implementation-worker", "s1").await?;
-    /// assert_eq!(later.resume.phase, "clone_complete");
-    /// assert_eq!(later.resume.resume_point, "phase_2_subtasks");
-    /// let state = later.resume.implementation_state(None);
-    /// assert_eq!(state.branch_name.as_deref(), Some("fix-42"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// # })?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
-        let filter = Filter {
-            agent: Some(agent.to_string()),
-            session: Some(session.to_string()),
-            kind: Some(Kind::Checkpoint),
-            since: None,
-        };
-        let all = self.scan().await?;
-        let all = self.follow_links(all, |e| filter.matches(e)).await?;
-        let offline = all.offline;
-        let newest = all.entries.into_iter().rev().find(|e| filter.matches(e));
-        if offline && newest.is_none() {
-            return Err(offline_unknown(&format!(
-                "agent {agent} in session {session}"
-            )));
-        }
-        let mut resume = Resume::from_checkpoint(&self.resume, newest);
-        resume.offline = offline;
-        Ok(Resumed {
-            resume,
-            warnings: all.warnings,
-        })
-    }
 }
 
 /// The durability layer's check of a spooled body: it must parse as a record.
@@ -360,7 +315,7 @@ fn valid_record(body: &str) -> std::result::Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-fn offline_unknown(what: &str) -> Error {
+pub(super) fn offline_unknown(what: &str) -> Error {
     Error::unavailable(format!(
         "the forge cannot be read and this machine knows nothing about {what}; try again when \
          the forge is reachable (not answering a fresh start for a thread that could not be read)"

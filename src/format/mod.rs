@@ -13,7 +13,7 @@ mod shapes;
 mod time;
 mod validate;
 
-pub use parse::{ParseError, parse};
+pub use parse::{ParseError, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, empty_object, new_record_id,
 };
@@ -21,6 +21,6 @@ pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
-    DEFAULT_MAX_BODY_BYTES, FieldError, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS, check_body_cap,
-    check_field, spoofing_char,
+    DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,
+    check_body_cap, check_field, check_name, spoofing_char,
 };

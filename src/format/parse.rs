@@ -179,6 +179,13 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     })
 }
 
+/// The kind and agent named on a body's marker line, when it has one, whether or not the rest
+/// of the body reads as a record: a reader can tell whose record a broken comment meant to be.
+pub fn marker_line(body: &str) -> Option<(Kind, String)> {
+    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
+    marker(body).ok().map(|(kind, agent, _)| (kind, agent))
+}
+
 /// Reads the marker line. Returns the kind, the agent and where the header lines begin.
 fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
     let mut offset = 0;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::time::{format_time, now_micros, parse_time};
-use super::validate::{FieldError, check_field};
+use super::validate::{FieldError, check_field, check_name};
 
 /// The version written by this crate.
 pub const WRITE_VERSION: &str = "2.0";
@@ -153,8 +153,8 @@ impl Record {
     }
 
     fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
-        check_field("agent", agent)?;
-        check_field("session", session)?;
+        check_name("agent", agent)?;
+        check_name("session", session)?;
         Ok(Record {
             version: WRITE_VERSION.to_string(),
             id: Some(new_record_id()),
@@ -201,8 +201,8 @@ impl Record {
 
     /// Re-checks every header value, for records that did not come from the constructors.
     pub fn check(&self) -> Result<(), BuildError> {
-        check_field("agent", &self.agent)?;
-        check_field("session", &self.session)?;
+        check_name("agent", &self.agent)?;
+        check_name("session", &self.session)?;
         check_field("version", &self.version)?;
         for (name, value) in [("id", &self.id), ("parent", &self.parent)] {
             if let Some(v) = value {

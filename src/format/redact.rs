@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::record::{Payload, Record};
 use super::shapes::scrub;
+use super::validate::FieldError;
 
 /// What replaces a redacted value.
 pub const REDACTED: &str = "[REDACTED]";
@@ -154,35 +155,60 @@ impl Redactor {
                 count += n;
             }
         }
-        for (old, new) in renamed {
-            if let Some(v) = map.remove(&old) {
-                map.insert(new, v);
+        let moved: Vec<(String, Value)> = renamed
+            .into_iter()
+            .filter_map(|(old, new)| map.remove(&old).map(|v| (new, v)))
+            .collect();
+        // Two keys may redact to the same text: number the later ones so no value is lost.
+        for (new, v) in moved {
+            let mut name = new.clone();
+            let mut n = 2u64;
+            while map.contains_key(&name) {
+                name = format!("{new}#{n}");
+                n += 1;
             }
+            map.insert(name, v);
         }
         count
     }
 
-    /// Redacts a record before it is written: its data or metrics as [`Redactor::redact`] does,
-    /// and secrets in its header values (agent, session, phase, status, next check), which are
-    /// scrubbed rather than refused so an agent's checkpoint is never lost to a typo. The count is
-    /// added to the record's `Redacted:` header. Returns the count.
-    pub fn redact_record(&self, record: &mut Record) -> u64 {
-        let mut count = self.redact_text(&mut record.agent) + self.redact_text(&mut record.session);
-        count += match &mut record.payload {
-            Payload::Checkpoint { phase, data } => self.redact_text(phase) + self.redact(data),
+    /// Redacts a record before it is written: its data or metrics as [`Redactor::redact`] does.
+    /// A header value (agent, session, phase, status, next check) that holds a secret is refused,
+    /// never scrubbed: a scrubbed name would no longer be the name readers look for, and
+    /// `[REDACTED]` would stand for every such name. The count is added to the record's
+    /// `Redacted:` header. Returns the count.
+    pub fn redact_record(&self, record: &mut Record) -> Result<u64, FieldError> {
+        self.refuse_secret("agent", &record.agent)?;
+        self.refuse_secret("session", &record.session)?;
+        let count = match &mut record.payload {
+            Payload::Checkpoint { phase, data } => {
+                self.refuse_secret("phase", phase)?;
+                self.redact(data)
+            }
             Payload::Health {
                 status,
                 metrics,
                 next_check,
             } => {
-                let next = next_check.as_mut().map_or(0, |n| self.redact_text(n));
-                self.redact_text(status) + next + self.redact(metrics)
+                self.refuse_secret("status", status)?;
+                if let Some(next) = next_check {
+                    self.refuse_secret("next check", next)?;
+                }
+                self.redact(metrics)
             }
         };
         if count > 0 {
             record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
         }
-        count
+        Ok(count)
+    }
+
+    fn refuse_secret(&self, field: &'static str, value: &str) -> Result<(), FieldError> {
+        let mut copy = value.to_string();
+        match self.redact_text(&mut copy) {
+            0 => Ok(()),
+            _ => Err(FieldError::LooksLikeSecret { field }),
+        }
     }
 }
 
@@ -286,32 +312,85 @@ mod tests {
     }
 
     #[test]
-    fn records_are_scrubbed_in_data_and_headers() {
+    fn records_are_scrubbed_in_data_and_refused_in_headers() {
         let token = SecretString::from("tok-0123456789");
         let r = Redactor::default().with_secret(&token);
         let mut c = Record::checkpoint(
             "agent",
-            "s-tok-0123456789",
-            "p",
-            json!({"github_token": "ghp_x", "n": 1}),
-        )
-        .unwrap();
-        assert_eq!(r.redact_record(&mut c), 2);
-        assert_eq!(c.session, "s-[REDACTED]");
-        assert_eq!(c.data(), &json!({"github_token": "[REDACTED]", "n": 1}));
-        assert_eq!(c.redacted, Some(2));
-        let mut h = Record::health(
-            "a",
             "s",
-            "ok tok-0123456789",
-            json!({}),
-            Some("tok-0123456789"),
+            "p",
+            json!({"github_token": "ghp_x", "log": "tok-0123456789", "n": 1}),
         )
         .unwrap();
-        assert_eq!(r.redact_record(&mut h), 2);
-        assert_eq!(h.redacted, Some(2));
+        assert_eq!(r.redact_record(&mut c), Ok(2));
+        assert_eq!(
+            c.data(),
+            &json!({"github_token": "[REDACTED]", "log": "[REDACTED]", "n": 1})
+        );
+        assert_eq!(c.redacted, Some(2));
         let mut clean = Record::checkpoint("a", "s", "p", json!({"k": "v"})).unwrap();
-        assert_eq!(r.redact_record(&mut clean), 0);
+        assert_eq!(r.redact_record(&mut clean), Ok(0));
         assert_eq!(clean.redacted, None);
+    }
+
+    #[test]
+    fn secret_shaped_header_values_are_refused_not_scrubbed() {
+        let token = SecretString::from("tok-0123456789");
+        let r = Redactor::default().with_secret(&token);
+        let session = Record::checkpoint("a", "AKIAIOSFODNN7EXAMPLE", "p", json!({})).unwrap();
+        let agent = Record::checkpoint("w-tok-0123456789", "s", "p", json!({})).unwrap();
+        let phase = Record::checkpoint("a", "s", "ghp_0123456789abcdefghijABCDEFGHIJ01", json!({}));
+        let status = Record::health("a", "s", "ok tok-0123456789", json!({}), None).unwrap();
+        let next = Record::health("a", "s", "ok", json!({}), Some("TOK-0123456789")).unwrap();
+        for (mut record, field) in [
+            (session, "session"),
+            (agent, "agent"),
+            (phase.unwrap(), "phase"),
+            (status, "status"),
+            (next, "next check"),
+        ] {
+            let before = record.clone();
+            assert_eq!(
+                r.redact_record(&mut record),
+                Err(FieldError::LooksLikeSecret { field })
+            );
+            assert_eq!(record, before, "{field}: nothing scrubbed");
+        }
+        let msg = FieldError::LooksLikeSecret { field: "session" }.to_string();
+        assert!(msg.starts_with("session looks like a secret"), "{msg}");
+    }
+
+    #[test]
+    fn keys_that_redact_alike_keep_every_value() {
+        let a = "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+        let b = "ghp_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+        let c = "ghp_cccccccccccccccccccccccccccccccccccc";
+        let r = Redactor::default();
+        let mut v = json!({"usage_by_id": {a: 10, b: 20, c: 30, "[REDACTED]#2": 0}});
+        assert_eq!(r.redact(&mut v), 3);
+        let usage = v["usage_by_id"].as_object().unwrap();
+        assert_eq!(usage.len(), 4, "{v}");
+        let mut values: Vec<i64> = usage.values().filter_map(|x| x.as_i64()).collect();
+        values.sort_unstable();
+        assert_eq!(values, [0, 10, 20, 30]);
+        assert!(usage.keys().all(|k| k.starts_with("[REDACTED]")), "{v}");
+        assert_eq!(
+            usage["[REDACTED]#2"], 0,
+            "an existing key is never overwritten"
+        );
+        assert_eq!(r.redact(&mut v), 0, "idempotent");
+    }
+
+    #[test]
+    fn the_token_in_use_is_found_whatever_its_ascii_case() {
+        let token = SecretString::from("f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed");
+        let r = Redactor::default().with_secret(&token);
+        let mut v = json!({"log": "auth F00DFEEDF00DFEEDF00DFEEDF00DFEEDF00DFEED ok",
+                           "mixed": "F00dFeedf00dfeedf00dfeedf00dfeedf00dfeed"});
+        assert_eq!(r.redact(&mut v), 2);
+        assert_eq!(
+            v,
+            json!({"log": "auth [REDACTED] ok", "mixed": "[REDACTED]"})
+        );
     }
 }

@@ -10,8 +10,16 @@ use super::redact::REDACTED;
 /// secrets were replaced, or `None` when there were none.
 pub(crate) fn scrub(text: &str, secrets: &[&str]) -> Option<(String, u64)> {
     let mut spans = Vec::new();
+    // ASCII case folding keeps every byte where it was, so offsets in `folded` are offsets in
+    // `text`: a token pasted in upper case (`F00DFEED...`) is still the token.
+    let folded = text.to_ascii_lowercase();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        spans.extend(text.match_indices(secret).map(|(at, s)| (at, at + s.len())));
+        let secret = secret.to_ascii_lowercase();
+        spans.extend(
+            folded
+                .match_indices(&secret)
+                .map(|(at, s)| (at, at + s.len())),
+        );
     }
     url_credentials(text, &mut spans);
     pem_private_keys(text, &mut spans);
@@ -119,6 +127,9 @@ fn alnum(b: u8) -> bool {
 fn alnum_underscore(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
+fn base64(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')
+}
 fn upper_digit(b: u8) -> bool {
     b.is_ascii_uppercase() || b.is_ascii_digit()
 }
@@ -154,6 +165,8 @@ const FORMATS: &[Format] = &[
     ("sk_live_", 16, alnum),
     ("sk_test_", 16, alnum),
     ("rk_live_", 16, alnum),
+    // Stripe webhook signing secrets.
+    ("whsec_", 24, base64),
     // npm, PyPI, Hugging Face.
     ("npm_", 36, alnum),
     ("pypi-", 50, is_token_byte),
@@ -173,7 +186,8 @@ fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
             }
         }
     }
-    // JSON Web Tokens: three base64url segments, the first two JSON objects (`eyJ` is `{"`).
+    // JSON Web Tokens: three base64url segments, the first two JSON objects (`eyJ` is `{"`). An
+    // unsigned token (`alg: none`) has an empty third segment: it ends with the second dot.
     for (i, _) in text.match_indices("eyJ") {
         if !at_boundary(text, i) {
             continue;
@@ -184,7 +198,7 @@ fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
             && parts[0].len() >= 10
             && parts[1].len() >= 10
             && parts[1].starts_with("eyJ")
-            && !parts[2].is_empty()
+            && (!parts[2].is_empty() || parts.len() == 3)
         {
             spans.push((i, i + len));
         }
@@ -294,6 +308,9 @@ mod tests {
             "sk-proj-abcdefghij0123456789XYZ",
             "sk-ant-api03-abcdefghij0123456789",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "whsec_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH+a/b=",
         ];
         for token in cases {
             assert_eq!(

@@ -71,6 +71,51 @@ pub enum FieldError {
         /// Its position, in characters (0-based).
         index: usize,
     },
+    /// An agent or session name holds a glob metacharacter.
+    #[error(
+        "{field} contains {found:?} at character {index}, a glob metacharacter (* ? [ ] {{ }}); \
+         agent and session names must be plain so that filters and resume match them exactly; \
+         remove it"
+    )]
+    GlobChar {
+        /// The field (`agent`, `session`).
+        field: &'static str,
+        /// The metacharacter.
+        found: char,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// The value would be changed by the redactor: it is, or holds, something shaped like a secret.
+    #[error(
+        "{field} looks like a secret (it holds a token, key or password the redactor would \
+         replace); header values are never scrubbed, so give a {field} that is not secret"
+    )]
+    LooksLikeSecret {
+        /// The field (`agent`, `session`, `phase`, ...).
+        field: &'static str,
+    },
+}
+
+/// The characters that make a filter value a glob: a name written with one could be matched
+/// by a filter meant for another.
+pub const GLOB_CHARS: [char; 6] = ['*', '?', '[', ']', '{', '}'];
+
+/// Checks an agent or session name: [`check_field`], and no glob metacharacter
+/// ([`GLOB_CHARS`]). Only writes check this; readers take any name a record holds.
+pub fn check_name(field: &'static str, value: &str) -> Result<(), FieldError> {
+    check_field(field, value)?;
+    match value
+        .chars()
+        .enumerate()
+        .find(|(_, c)| GLOB_CHARS.contains(c))
+    {
+        Some((index, found)) => Err(FieldError::GlobChar {
+            field,
+            found,
+            index,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// If `c` is a bidirectional control or an invisible character that would let one name display
@@ -257,6 +302,30 @@ mod tests {
             assert!(check_field("agent", ok).is_ok(), "{ok}");
             assert_eq!(spoofing_char(ok), None);
         }
+    }
+
+    #[test]
+    fn names_refuse_glob_metacharacters_and_phases_keep_them() {
+        for (value, found, index) in [("w[1]", '[', 1), ("build-*", '*', 6), ("a?", '?', 1)] {
+            assert_eq!(
+                check_name("agent", value),
+                Err(FieldError::GlobChar {
+                    field: "agent",
+                    found,
+                    index
+                })
+            );
+        }
+        for c in GLOB_CHARS {
+            assert!(check_name("session", &format!("s{c}")).is_err(), "{c}");
+        }
+        let msg = check_name("session", "s{1}").unwrap_err().to_string();
+        assert!(
+            msg.starts_with("session contains '{' at character 1"),
+            "{msg}"
+        );
+        assert!(check_name("agent", "implementation-worker").is_ok());
+        assert!(check_field("phase", "subtask_3_complete: ok [x]").is_ok());
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub mod cli;
 use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
-use forgestate::format::{Payload, Record, check_field, new_record_id};
+use forgestate::format::{Payload, Record, check_field, check_name, new_record_id};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -17,6 +17,13 @@ pub fn field() -> impl Strategy<Value = String> {
     prop_oneof!["[a-zA-Z0-9_:\\[\\]#>*. /-]{1,40}", "\\PC{1,30}",]
         .prop_map(|s| s.trim().replace("```", "``"))
         .prop_filter("valid header value", |s| check_field("x", s).is_ok())
+}
+
+/// An agent or session name that passes write validation: [`field`] without glob metacharacters.
+pub fn name() -> impl Strategy<Value = String> {
+    field()
+        .prop_map(|s| s.replace(forgestate::format::GLOB_CHARS, "_"))
+        .prop_filter("valid name", |s| check_name("x", s).is_ok())
 }
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -67,7 +74,7 @@ pub fn record() -> impl Strategy<Value = Record> {
             }
         ),
     ];
-    (field(), field(), time, lineage, payload).prop_map(
+    (name(), name(), time, lineage, payload).prop_map(
         |(agent, session, time, (seq, parent, redacted), payload)| Record {
             version: "2.0".into(),
             id: Some(new_record_id()),

@@ -1,0 +1,109 @@
+//! The read verbs that answer with one record: `latest` and `resume`. Both warn when a comment
+//! newer than their answer could not be read, since that comment may have been the answer.
+
+use super::{Client, Latest, Resumed, offline_unknown};
+use crate::error::Result;
+use crate::format::Kind;
+use crate::resume::Resume;
+use crate::scan::{Entry, Filter, Scan, Trust, name_matches, unread_newer};
+use crate::store::Thread;
+
+impl<T: Thread> Client<T> {
+    /// The newest record matching `filter`, in thread order, plus any store warnings.
+    /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
+    pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
+        let (all, trust) = self.scan_trusted().await?;
+        let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
+        let offline = all.offline;
+        let entry = all
+            .entries
+            .iter()
+            .rev()
+            .find(|e| filter.matches(e))
+            .cloned();
+        if offline && entry.is_none() {
+            return Err(offline_unknown("a matching record"));
+        }
+        let stale = stale_warnings(&all, trust.as_ref(), entry.as_ref(), |kind, agent| {
+            filter.kind.is_none_or(|k| k == kind)
+                && filter.agent.as_ref().is_none_or(|a| name_matches(a, agent))
+        });
+        all.warnings.extend(stale);
+        Ok(Latest {
+            entry,
+            warnings: all.warnings,
+        })
+    }
+
+    /// Where `agent` should pick up `session`: its newest checkpoint mapped through the resume
+    /// map, or a fresh start. Never a fresh start for a forge that could not be read.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, format::Record, resume::FRESH_START};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "me")?;
+    /// let first = client.resume("implementation-worker", "s1").await?;
+    /// assert_eq!(first.resume.phase, FRESH_START);
+    /// assert!(first.resume.checkpoint.is_none());
+    ///
+    /// let record = Record::checkpoint("implementation-worker", "s1", "clone_complete",
+    ///     serde_json::json!({"branch_name": "fix-42"}))?;
+    /// client.save(record).await.posted()?;
+    /// let later = client.resume("implementation-worker", "s1").await?;
+    /// assert_eq!(later.resume.phase, "clone_complete");
+    /// assert_eq!(later.resume.resume_point, "phase_2_subtasks");
+    /// let state = later.resume.implementation_state(None);
+    /// assert_eq!(state.branch_name.as_deref(), Some("fix-42"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// `agent` and `session` match exactly, never as globs: `w[1]` never resumes from `w1`'s
+    /// state. Warns of comments newer than the answer that could not be read.
+    pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
+        let mine = |e: &Entry| {
+            e.record.kind() == Kind::Checkpoint
+                && e.record.agent == agent
+                && e.record.session == session
+        };
+        let (all, trust) = self.scan_trusted().await?;
+        let mut all = self.follow_links(all, mine).await?;
+        let offline = all.offline;
+        let newest = all.entries.iter().rev().find(|e| mine(e)).cloned();
+        if offline && newest.is_none() {
+            return Err(offline_unknown(&format!(
+                "agent {agent} in session {session}"
+            )));
+        }
+        let stale = stale_warnings(&all, trust.as_ref(), newest.as_ref(), |kind, a| {
+            kind == Kind::Checkpoint && a == agent
+        });
+        all.warnings.extend(stale);
+        let mut resume = Resume::from_checkpoint(&self.resume, newest);
+        resume.offline = offline;
+        Ok(Resumed {
+            resume,
+            warnings: all.warnings,
+        })
+    }
+}
+
+/// Warnings for unreadable comments newer than `answer`; none for an answer from the outbox,
+/// which is newer than every comment, nor when the thread was not read.
+fn stale_warnings(
+    all: &Scan,
+    trust: Option<&Trust>,
+    answer: Option<&Entry>,
+    wanted: impl Fn(Kind, &str) -> bool,
+) -> Vec<String> {
+    match (trust, answer) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(e)) if e.comment.pending => Vec::new(),
+        (Some(trust), answer) => {
+            unread_newer(all, trust, answer.and_then(|e| e.comment.id), wanted)
+        }
+    }
+}
