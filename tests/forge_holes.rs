@@ -136,3 +136,92 @@ async fn a_session_issue_is_still_found_on_a_later_page() {
     c.save(cp("p")).await.posted().unwrap();
     assert_eq!(fake.comments_on(n).len(), 1);
 }
+
+/// Runs the binary against `url` with `owner`/`repo` in the environment.
+fn run_as(url: &str, owner: &str, repo: &str, line: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    common::cli::Bin::new(dir.path())
+        .forge(url, owner, repo, BOT_TOKEN)
+        .line(line)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn owner_and_repo_that_are_not_names_exit_78_and_send_nothing() {
+    let fake = FakeForge::start().await;
+    let long = "a".repeat(101);
+    for (owner, repo, setting) in [
+        ("..", REPO, "FORGESTATE_OWNER"),
+        (".", REPO, "FORGESTATE_OWNER"),
+        ("o?x=1#", REPO, "FORGESTATE_OWNER"),
+        ("o%2e%2e", REPO, "FORGESTATE_OWNER"),
+        ("ünïcode", REPO, "FORGESTATE_OWNER"),
+        (OWNER, "..", "FORGESTATE_REPO"),
+        (OWNER, "r#frag", "FORGESTATE_REPO"),
+        (OWNER, long.as_str(), "FORGESTATE_REPO"),
+    ] {
+        for line in ["init", "checkpoint --agent w --session s --phase p"] {
+            let out = run_as(&fake.uri(), owner, repo, line);
+            let err = common::cli::stderr(&out);
+            assert_eq!(out.status.code(), Some(78), "{owner}/{repo} {line}: {err}");
+            assert!(err.contains(setting), "{owner}/{repo}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+        }
+    }
+    assert!(
+        fake.requests().await.is_empty(),
+        "nothing reaches the forge"
+    );
+    // A name with every allowed kind of character is sent as it is.
+    run_as(&fake.uri(), "my-org.x_1", "repo.name-2_b", "init");
+    let paths: Vec<String> = fake
+        .requests()
+        .await
+        .iter()
+        .map(|r| r.url.path().to_string())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.starts_with("/api/v1/repos/my-org.x_1/repo.name-2_b/")),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn empty_title_or_label_exit_78_naming_the_key() {
+    for (config, key) in [
+        ("[forge]\nlabel = \"\"\n", "[forge] label"),
+        ("[forge]\nlabel = \"  \"\n", "[forge] label"),
+        ("[forge]\ntitle = \"\"\n", "[forge] title"),
+        ("[forge]\ntitle = \"\\t\"\n", "[forge] title"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.toml"), config).unwrap();
+        // A forge that refuses connections: a value that slipped through fails otherwise.
+        let out = common::cli::Bin::new(dir.path())
+            .forge("http://127.0.0.1:9", OWNER, REPO, BOT_TOKEN)
+            .line("--config c.toml init");
+        let err = common::cli::stderr(&out);
+        assert_eq!(out.status.code(), Some(78), "{config}: {err}");
+        assert!(
+            err.contains(key) && err.contains("empty"),
+            "{config}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_library_refuses_an_empty_title_or_label_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for (title, label, key) in [("", "L", "title"), ("T", " ", "label")] {
+        let err = forgestate::Client::forge("http://127.0.0.1:9", OWNER, REPO)
+            .token(secrecy::SecretString::from(BOT_TOKEN))
+            .cache_dir(dir.path().join("cache"))
+            .issue(title, label)
+            .build()
+            .err()
+            .expect("refused");
+        assert_eq!(err.category(), forgestate::Category::Config, "{err}");
+        assert!(err.to_string().contains(key), "{err}");
+    }
+}

@@ -39,6 +39,29 @@ impl RepoRef {
     }
 }
 
+/// The longest owner or repository name accepted (Forgejo and Gitea allow 100 for repositories,
+/// fewer for users).
+pub(crate) const MAX_NAME: usize = 100;
+
+/// Why `name` cannot be a Forgejo/Gitea owner or repository name, if it cannot: those are ASCII
+/// letters, digits, `-`, `_` and `.`, not `.` or `..`, at most [`MAX_NAME`] characters.
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() {
+        Some("is empty".into())
+    } else if name == "." || name == ".." {
+        Some(format!("{name:?} is not a name"))
+    } else if name.len() > MAX_NAME {
+        Some(format!("is longer than {MAX_NAME} characters"))
+    } else if let Some(c) = name.chars().find(|&c| !allowed(c)) {
+        Some(format!(
+            "{name:?} contains {c:?}; names are ASCII letters, digits, '-', '_' and '.'"
+        ))
+    } else {
+        None
+    }
+}
+
 impl std::fmt::Display for RepoRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.owner, self.repo)

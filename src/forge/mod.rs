@@ -42,6 +42,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use api::RepoRef;
+pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
