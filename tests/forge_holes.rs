@@ -225,3 +225,28 @@ fn the_library_refuses_an_empty_title_or_label_too() {
         assert!(err.to_string().contains(key), "{err}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_stored_with_crlf_whose_answer_is_lost_is_posted_once() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    fake.state().crlf = true;
+    let dir = tempfile::tempdir().unwrap();
+    let proxy = fake_forge::dropper::Dropper::start(fake.addr(), 1, "POST ").await;
+    let c = fake_forge::client_at(&proxy.uri(), BOT_TOKEN, dir.path())
+        .outbox(dir.path().join("outbox"))
+        .build()
+        .unwrap();
+    let record = cp("p");
+    let id = record.id.clone().unwrap();
+    let outcome = c.save(record).await;
+    assert_eq!(proxy.drops.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let stored = fake.comments_on(n);
+    assert!(
+        stored.iter().all(|c| c.body.contains("\r\n")),
+        "the fake stores CRLF"
+    );
+    let copies = stored.iter().filter(|c| c.body.contains(&id)).count();
+    assert_eq!(copies, 1, "posted once, not twice");
+    assert!(matches!(outcome, Outcome::Posted(_)), "{outcome:?}");
+}

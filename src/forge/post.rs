@@ -4,7 +4,9 @@
 //! went out leaves it unknown whether the server committed it. So before any re-post after such
 //! an ambiguous failure, the thread is listed `since` the first attempt (minus a margin for clock
 //! skew) and searched for a comment by us with the very same body. Bodies carry the record's
-//! unique `Id`, so an identical body is that record: this stays free of format knowledge.
+//! unique `Id`, so an identical body is that record: this stays free of format knowledge. Bodies
+//! are compared with line ends made LF and surrounding whitespace trimmed, since a forge may
+//! store them with CRLF.
 
 use std::collections::HashSet;
 
@@ -133,7 +135,7 @@ impl ForgeThread {
         Ok(comments
             .into_iter()
             .filter(|x| me.is_none() || x.user.as_ref().map(|u| &u.login) == me.as_ref())
-            .find(|x| x.body == body)
+            .find(|x| same_body(&x.body, body))
             .map(Self::to_comment))
     }
 
@@ -187,6 +189,18 @@ impl ForgeThread {
             rejects,
         }
     }
+}
+
+/// Whether a stored body is the one posted: the forge may store it with CRLF (or CR) line ends
+/// and trim or add surrounding whitespace, so both are compared with LF line ends, trimmed.
+pub(crate) fn same_body(stored: &str, posted: &str) -> bool {
+    fn normal(s: &str) -> String {
+        s.replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .trim()
+            .to_string()
+    }
+    stored == posted || normal(stored) == normal(posted)
 }
 
 fn unreadable(u: UnreadableComment) -> store::Unreadable {
