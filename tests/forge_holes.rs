@@ -250,3 +250,25 @@ async fn a_post_stored_with_crlf_whose_answer_is_lost_is_posted_once() {
     assert_eq!(copies, 1, "posted once, not twice");
     assert!(matches!(outcome, Outcome::Posted(_)), "{outcome:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spooled_record_the_forge_holds_with_crlf_is_not_flushed_again() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .outbox(dir.path().join("outbox"))
+        .build()
+        .unwrap();
+    fake.state().down = true;
+    let Outcome::Spooled { path, .. } = c.save(cp("p")).await else {
+        panic!("not spooled");
+    };
+    // The post was committed after all, and the forge keeps it with CRLF line ends.
+    let body = std::fs::read_to_string(&path).unwrap();
+    fake.add_comment(n, "ca-bot", &body.replace('\n', "\r\n"));
+    fake.state().down = false;
+    let report = c.flush().await;
+    assert_eq!(report.already_posted, 1, "{report:?}");
+    assert_eq!(fake.comments_on(n).len(), 1);
+}

@@ -45,6 +45,15 @@ use crate::store::{Comment, Effort, Listing, Thread};
 
 /// How far before the oldest waiting entry to look for copies already in the thread.
 const SKEW: Span = Span::minutes(10);
+
+/// A body as compared with the thread's copies: LF line ends, trimmed (a forge may store CRLF).
+fn same_text(body: &str) -> String {
+    body.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .trim()
+        .to_string()
+}
+
 /// How long the `flush` verb waits for another flusher to finish.
 const FLUSH_PATIENCE: Duration = Duration::from_secs(300);
 
@@ -387,10 +396,10 @@ impl<T: Thread> Durable<T> {
                 .comments
                 .into_iter()
                 .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
-                .map(|c| c.body)
+                .map(|c| same_text(&c.body))
                 .collect();
             for entry in &good {
-                if present.contains(&entry.body) {
+                if present.contains(&same_text(&entry.body)) {
                     report.already_posted += 1;
                 } else {
                     if out_of_time(sent_any) {
