@@ -53,12 +53,10 @@ pub(crate) fn name_problem(name: &str) -> Option<String> {
         Some(format!("{name:?} is not a name"))
     } else if name.len() > MAX_NAME {
         Some(format!("is longer than {MAX_NAME} characters"))
-    } else if let Some(c) = name.chars().find(|&c| !allowed(c)) {
-        Some(format!(
-            "{name:?} contains {c:?}; names are ASCII letters, digits, '-', '_' and '.'"
-        ))
     } else {
-        None
+        name.chars().find(|&c| !allowed(c)).map(|c| {
+            format!("{name:?} contains {c:?}; names are ASCII letters, digits, '-', '_' and '.'")
+        })
     }
 }
 
