@@ -272,3 +272,44 @@ async fn a_spooled_record_the_forge_holds_with_crlf_is_not_flushed_again() {
     assert_eq!(report.already_posted, 1, "{report:?}");
     assert_eq!(fake.comments_on(n).len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_record_posted_to_the_closed_predecessor_after_a_successor_opened_is_resumed() {
+    let fake = FakeForge::start().await;
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let run = |dir: &std::path::Path, line: &str| {
+        let out = common::cli::Bin::new(dir)
+            .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+            .line(line);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{line}: {}",
+            common::cli::stderr(&out)
+        );
+        common::cli::stdout(&out)
+    };
+    run(a.path(), "checkpoint --agent w --session s --phase p1");
+    let first = fake.open_issues_titled(forgestate::defaults::TITLE)[0];
+    {
+        let mut s = fake.state();
+        let now = s.now();
+        let issue = s.issue_mut(first).unwrap();
+        (issue.closed, issue.closed_at) = (true, Some(now)); // a human closes it
+    }
+    run(b.path(), "checkpoint --agent w --session s --phase p2"); // machine B opens #2
+    let second = fake.open_issues_titled(forgestate::defaults::TITLE)[0];
+    assert_ne!(first, second);
+    run(a.path(), "checkpoint --agent w --session s --phase p3"); // machine A's cache is fresh
+    assert!(
+        fake.comments_on(first)
+            .iter()
+            .any(|c| c.body.contains("Phase: p3"))
+    );
+    for dir in [b.path(), a.path()] {
+        let out = run(dir, "resume --agent w --session s --json");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(out.contains("\"p3\""), "{doc}");
+        assert!(!out.contains("\"p2\""), "{doc}");
+    }
+}

@@ -93,6 +93,8 @@ pub struct ForgeThread {
     page_size: std::sync::OnceLock<u32>,
     /// The closed session issues the current one continues, as far as reads walked them.
     chain: lineage::ChainCell,
+    /// The current issue and the predecessor its reads also list (while it is young), once known.
+    recent: Mutex<Option<(IssueNumber, Option<IssueNumber>)>>,
 }
 
 impl ForgeThread {
@@ -113,6 +115,7 @@ impl ForgeThread {
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
+            recent: Mutex::new(None),
         }
     }
 

@@ -156,7 +156,38 @@ impl ForgeThread {
             }
             other => other?,
         };
-        Ok(Self::into_listing(list))
+        Ok(Self::into_listing(
+            self.with_recent(&c, n, list, since).await,
+        ))
+    }
+
+    /// `list` (of issue `n`) merged, in comment id order, with the comments of the predecessor
+    /// `n` replaced recently, where a machine with a fresh cache may still have posted. A failure
+    /// to read the predecessor leaves `list` as it is.
+    async fn with_recent(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+        mut list: CommentList,
+        since: Option<DateTime<Utc>>,
+    ) -> CommentList {
+        let previous = match self.recent_predecessor(c, n).await {
+            Ok(Some(p)) => p,
+            Ok(None) => return list,
+            Err(e) => {
+                tracing::debug!("cannot tell whether issue {n} replaced another recently: {e}");
+                return list;
+            }
+        };
+        match c.comments(&self.settings.repo, previous, since).await {
+            Ok(more) => {
+                list.comments.extend(more.comments);
+                list.comments.sort_by_key(|x| x.id.0);
+                list.unreadable.extend(more.unreadable);
+            }
+            Err(e) => tracing::debug!("cannot read the recent predecessor {previous}: {e}"),
+        }
+        list
     }
 
     /// A decoded comment list as the store's listing: comments, and the unreadable ones as
