@@ -300,6 +300,7 @@ async fn a_record_posted_to_the_closed_predecessor_after_a_successor_opened_is_r
     run(b.path(), "checkpoint --agent w --session s --phase p2"); // machine B opens #2
     let second = fake.open_issues_titled(forgestate::defaults::TITLE)[0];
     assert_ne!(first, second);
+    fake.state().clock_offset += 2; // forge times are whole seconds
     run(a.path(), "checkpoint --agent w --session s --phase p3"); // machine A's cache is fresh
     assert!(
         fake.comments_on(first)

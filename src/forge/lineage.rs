@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 use super::ForgeThread;
 use super::error::ForgeError;
@@ -127,15 +127,15 @@ impl ForgeThread {
         self.linked_session(n, &body).await
     }
 
-    /// The predecessor whose comments a read of the current issue `n` lists too: while `n` is
-    /// younger than the recheck interval plus [`RECENT_MARGIN`], a machine whose cached number
-    /// was still fresh may have posted to the predecessor after `n` replaced it. Asked once per
-    /// process and issue.
+    /// The predecessor whose late comments a read of the current issue `n` lists too, and when
+    /// `n` was created: while `n` is younger than the recheck interval plus [`RECENT_MARGIN`], a
+    /// machine whose cached number was still fresh may have posted to the predecessor after `n`
+    /// replaced it. Asked once per process and issue.
     pub(super) async fn recent_predecessor(
         &self,
         c: &ForgeClient,
         n: IssueNumber,
-    ) -> Result<Option<IssueNumber>, ForgeError> {
+    ) -> Result<Option<(IssueNumber, DateTime<Utc>)>, ForgeError> {
         if let Ok(known) = self.recent.lock()
             && let Some((at, previous)) = *known
             && at == n
@@ -153,7 +153,9 @@ impl ForgeThread {
             .unwrap_or(chrono::Duration::MAX);
         let young = Utc::now().signed_duration_since(issue.created_at) < window;
         let previous = if young {
-            self.linked_session(n, &issue.body).await?.map(|i| i.number)
+            self.linked_session(n, &issue.body)
+                .await?
+                .map(|i| (i.number, issue.created_at))
         } else {
             None
         };

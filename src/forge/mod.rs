@@ -93,8 +93,9 @@ pub struct ForgeThread {
     page_size: std::sync::OnceLock<u32>,
     /// The closed session issues the current one continues, as far as reads walked them.
     chain: lineage::ChainCell,
-    /// The current issue and the predecessor its reads also list (while it is young), once known.
-    recent: Mutex<Option<(IssueNumber, Option<IssueNumber>)>>,
+    /// The current issue, and the predecessor whose late comments its reads also list (while it
+    /// is young) with the current issue's creation time, once known.
+    recent: Mutex<Option<(IssueNumber, Option<(IssueNumber, DateTime<Utc>)>)>>,
 }
 
 impl ForgeThread {

@@ -161,9 +161,11 @@ impl ForgeThread {
         ))
     }
 
-    /// `list` (of issue `n`) merged, in comment id order, with the comments of the predecessor
-    /// `n` replaced recently, where a machine with a fresh cache may still have posted. A failure
-    /// to read the predecessor leaves `list` as it is.
+    /// `list` (of issue `n`) merged, in comment id order, with the comments posted to the
+    /// predecessor `n` replaced recently after `n` was created (a machine with a fresh cache may
+    /// still have posted there; earlier ones are found by following the link, with a warning).
+    /// Forge times are whole seconds, so a comment in the very second `n` was created is not
+    /// merged. A failure to read the predecessor leaves `list` as it is.
     async fn with_recent(
         &self,
         c: &ForgeClient,
@@ -171,7 +173,7 @@ impl ForgeThread {
         mut list: CommentList,
         since: Option<DateTime<Utc>>,
     ) -> CommentList {
-        let previous = match self.recent_predecessor(c, n).await {
+        let (previous, opened) = match self.recent_predecessor(c, n).await {
             Ok(Some(p)) => p,
             Ok(None) => return list,
             Err(e) => {
@@ -179,11 +181,12 @@ impl ForgeThread {
                 return list;
             }
         };
-        match c.comments(&self.settings.repo, previous, since).await {
+        let since = since.map_or(opened, |s| s.max(opened));
+        match c.comments(&self.settings.repo, previous, Some(since)).await {
             Ok(more) => {
-                list.comments.extend(more.comments);
+                let late = more.comments.into_iter().filter(|x| x.created_at > opened);
+                list.comments.extend(late);
                 list.comments.sort_by_key(|x| x.id.0);
-                list.unreadable.extend(more.unreadable);
             }
             Err(e) => tracing::debug!("cannot read the recent predecessor {previous}: {e}"),
         }
