@@ -47,6 +47,10 @@ pub(super) struct Chain {
     ended: bool,
 }
 
+/// The current issue, and the predecessor whose late comments its reads also list (while it is
+/// young) with the current issue's creation time, once known.
+pub(super) type RecentCell = Mutex<Option<(IssueNumber, Option<(IssueNumber, DateTime<Utc>)>)>>;
+
 /// The walked chain, shared by the reads of one process.
 pub(super) type ChainCell = Mutex<Chain>;
 

@@ -95,7 +95,7 @@ pub struct ForgeThread {
     chain: lineage::ChainCell,
     /// The current issue, and the predecessor whose late comments its reads also list (while it
     /// is young) with the current issue's creation time, once known.
-    recent: Mutex<Option<(IssueNumber, Option<(IssueNumber, DateTime<Utc>)>)>>,
+    recent: lineage::RecentCell,
 }
 
 impl ForgeThread {
@@ -116,7 +116,7 @@ impl ForgeThread {
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
-            recent: Mutex::new(None),
+            recent: Default::default(),
         }
     }
 
