@@ -317,6 +317,25 @@ impl ForgeBuilder {
                     format!("forge {name} {value:?} must be a single name, without '/' or spaces"),
                 ));
             }
+            if let Some(why) = crate::forge::name_problem(value) {
+                return Err(Error::setting(
+                    name,
+                    format!(
+                        "forge {name} {why}: check --{name}, FORGESTATE_{} or [forge] {name}",
+                        name.to_uppercase()
+                    ),
+                ));
+            }
+        }
+        for (name, value) in [("title", &self.title), ("label", &self.label)] {
+            if value.trim().is_empty() {
+                return Err(Error::setting(
+                    name,
+                    format!(
+                        "the session issue's {name} is empty: set [forge] {name} to some text, or remove it for the default"
+                    ),
+                ));
+            }
         }
         let renderer = match self.renderer {
             Some(r) => r,

@@ -102,6 +102,16 @@ impl ForgeConfig {
                 ));
             }
         }
+        for (key, value) in [("title", &self.title), ("label", &self.label)] {
+            if let Some(v) = value
+                && v.trim().is_empty()
+            {
+                return Err(format!(
+                    "[forge] {key} = {v:?} is empty; give the session issue's {key} some text, \
+                     or remove the key for the default"
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -88,10 +88,10 @@ impl<T: Thread> Durable<T> {
                 .comments
                 .into_iter()
                 .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
-                .map(|c| c.body)
+                .map(|c| same_text(&c.body))
                 .collect();
             for entry in &good {
-                if present.contains(&entry.body) {
+                if present.contains(&same_text(&entry.body)) {
                     report.already_posted += 1;
                 } else {
                     if out_of_time(sent_any) {
@@ -195,4 +195,12 @@ fn letter(path: PathBuf, reason: &str, answer: Option<String>) -> DeadLetter {
         answer,
         moved_at: Utc::now(),
     }
+}
+
+/// A body as compared with the thread's copies: LF line ends, trimmed (a forge may store CRLF).
+fn same_text(body: &str) -> String {
+    body.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .trim()
+        .to_string()
 }

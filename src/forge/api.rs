@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::clock::server_lag;
-use super::error::ForgeError;
+use super::error::{Call, ForgeError};
 use super::http::ForgeClient;
 use super::models::{
     ApiSettings, Comment, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber, Label,
@@ -16,8 +16,11 @@ use super::page::Page;
 
 const OK: &[StatusCode] = &[StatusCode::OK];
 const CREATED: &[StatusCode] = &[StatusCode::CREATED];
-/// A bound on page walks, against a server whose headers never stop promising more.
-const MAX_PAGES: u32 = 10_000;
+/// A bound on page walks, against a server whose headers never stop promising more: 1000 pages
+/// of 50 is 50 000 open issues, far more than any repository forgestate works in.
+pub(crate) const MAX_PAGES: u32 = 1000;
+/// A bound on the time one page walk may take, whatever each page costs.
+pub(crate) const MAX_WALK: std::time::Duration = std::time::Duration::from_secs(60);
 /// Clock lag below this is the `Date` header's whole seconds plus transit time, not drift.
 const CLOCK_NOISE: chrono::Duration = chrono::Duration::seconds(2);
 
@@ -33,6 +36,27 @@ pub struct RepoRef {
 impl RepoRef {
     fn path(&self, rest: &str) -> String {
         format!("repos/{}/{}/{rest}", self.owner, self.repo)
+    }
+}
+
+/// The longest owner or repository name accepted (Forgejo and Gitea allow 100 for repositories,
+/// fewer for users).
+pub(crate) const MAX_NAME: usize = 100;
+
+/// Why `name` cannot be a Forgejo/Gitea owner or repository name, if it cannot: those are ASCII
+/// letters, digits, `-`, `_` and `.`, not `.` or `..`, at most [`MAX_NAME`] characters.
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() {
+        Some("is empty".into())
+    } else if name == "." || name == ".." {
+        Some(format!("{name:?} is not a name"))
+    } else if name.len() > MAX_NAME {
+        Some(format!("is longer than {MAX_NAME} characters"))
+    } else {
+        name.chars().find(|&c| !allowed(c)).map(|c| {
+            format!("{name:?} contains {c:?}; names are ASCII letters, digits, '-', '_' and '.'")
+        })
     }
 }
 
@@ -96,26 +120,57 @@ impl ForgeClient {
     }
 
     /// Walks every page of a list endpoint: never stops after page 1, and follows
-    /// `Link: rel="next"` or `X-Total-Count`.
+    /// `Link: rel="next"` or `X-Total-Count` (which ends the walk once reached). A server that
+    /// never stops promising more is an error, never a hang: a `next` link that does not move
+    /// forward, a page identical to an earlier one, more than [`MAX_PAGES`] pages or a walk
+    /// longer than [`MAX_WALK`]. (Stopping early instead could miss the session issue and
+    /// create a second one.)
     async fn all_pages<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
         query: Vec<(&str, String)>,
         limit: u32,
     ) -> Result<Vec<T>> {
+        let started = std::time::Instant::now();
         let mut all = Vec::new();
+        let mut seen_pages = std::collections::HashSet::new();
         let mut number = 1;
-        for _ in 0..MAX_PAGES {
-            let page: Page<T> = self
+        loop {
+            let (page, digest): (Page<T>, u64) = self
                 .page(path, &query, limit, number, all.len() as u64)
                 .await?;
-            all.extend(page.items);
-            match page.next {
-                Some(next) => number = next,
-                None => break,
+            let looping = |why: String| ForgeError::Paging {
+                call: Call {
+                    method: "GET",
+                    path: format!("/{path}"),
+                },
+                detail: why,
+            };
+            if !page.items.is_empty() && !seen_pages.insert(digest) {
+                return Err(looping(format!("page {number} repeats an earlier page")));
             }
+            all.extend(page.items);
+            let Some(next) = page.next else {
+                return Ok(all);
+            };
+            if let Some(linked) = page.linked
+                && linked <= number
+            {
+                return Err(looping(format!(
+                    "page {number} links to page {linked} as the next one"
+                )));
+            }
+            if next > MAX_PAGES {
+                return Err(looping(format!("more than {MAX_PAGES} pages")));
+            }
+            if started.elapsed() > MAX_WALK {
+                return Err(looping(format!(
+                    "still more pages after {} s",
+                    MAX_WALK.as_secs()
+                )));
+            }
+            number = next;
         }
-        Ok(all)
     }
 
     /// Page `number` (1-based) of a list endpoint, `limit` items per page, after `seen` items.
@@ -126,11 +181,22 @@ impl ForgeClient {
         limit: u32,
         number: u32,
         seen: u64,
-    ) -> Result<Page<T>> {
+    ) -> Result<(Page<T>, u64)> {
+        use std::hash::{Hash, Hasher};
         let mut q = query.to_vec();
         q.extend([("limit", limit.to_string()), ("page", number.to_string())]);
-        let answer = self.send::<Vec<T>>(Method::GET, path, &q, None, OK).await?;
-        Ok(Page::new(answer.value, &answer.headers, number, seen))
+        let raw = self.raw(Method::GET, path, &q, None).await?;
+        if !OK.contains(&raw.status) {
+            return Err(self.status_error(raw));
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        raw.body.hash(&mut hasher);
+        let items: Vec<T> =
+            serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
+        Ok((
+            Page::new(items, &raw.headers, number, seen),
+            hasher.finish(),
+        ))
     }
 
     pub async fn create_label(&self, repo: &RepoRef, label: &CreateLabel<'_>) -> Result<Label> {

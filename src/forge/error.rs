@@ -133,6 +133,17 @@ pub enum ForgeError {
         /// The underlying cause.
         detail: String,
     },
+    /// A paginated list never ends: the server keeps promising another page.
+    #[error(
+        "{call}: the forge's list never ends ({detail}); giving up on it: the forge or a proxy \
+         in front of it is misbehaving, try again later or report it to its administrator"
+    )]
+    Paging {
+        /// The request that failed.
+        call: Call,
+        /// What showed the list does not end.
+        detail: String,
+    },
     /// The client could not be set up (a bad URL, refused settings); nothing was sent.
     #[error("{0}")]
     Setup(String),

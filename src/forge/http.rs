@@ -156,8 +156,7 @@ impl ForgeClient {
             path: format!("/{path}"),
         };
         let url = self
-            .api
-            .join(path)
+            .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         let mut request = self.http.request(method, url).query(query);
         if let Some(body) = body {
@@ -194,6 +193,28 @@ impl ForgeClient {
             body: bytes,
             call,
         })
+    }
+
+    /// The API url of `path`, each `/`-separated part pushed as one percent-encoded path
+    /// segment, so a name can never add a query, a fragment or a `..` step (owner and repo names
+    /// are checked when the client is built; this is the second line of defence).
+    fn url(&self, path: &str) -> Result<Url, String> {
+        let mut url = self.api.clone();
+        {
+            let mut segments = url
+                .path_segments_mut()
+                .map_err(|()| "the forge url cannot carry a path".to_string())?;
+            segments.pop_if_empty();
+            for segment in path.split('/') {
+                if matches!(segment, "" | "." | "..") {
+                    return Err(format!(
+                        "{segment:?} cannot be a part of a request path; check the owner and repo"
+                    ));
+                }
+                segments.push(segment);
+            }
+        }
+        Ok(url)
     }
 
     /// An answer that does not decode: says what it was (its type, when not JSON) and why,
@@ -323,5 +344,25 @@ fn status_error(
             status: s,
             message,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ForgeClient;
+
+    #[test]
+    fn request_paths_are_built_from_encoded_segments() {
+        let c = ForgeClient::builder("http://127.0.0.1:9/sub")
+            .build()
+            .unwrap();
+        let url = c.url("repos/o?x=1#/r/issues").unwrap();
+        assert_eq!(url.path(), "/sub/api/v1/repos/o%3Fx=1%23/r/issues");
+        assert_eq!((url.query(), url.fragment()), (None, None));
+        for bad in ["repos/../r/issues", "repos/./r/issues", "repos//r/issues"] {
+            let err = c.url(bad).unwrap_err();
+            assert!(err.contains("owner and repo"), "{bad}: {err}");
+        }
+        assert_eq!(c.url("version").unwrap().path(), "/sub/api/v1/version");
     }
 }

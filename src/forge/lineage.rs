@@ -9,10 +9,17 @@
 
 use std::sync::Mutex;
 
+use chrono::{DateTime, Utc};
+
 use super::ForgeThread;
 use super::error::ForgeError;
+use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber, IssueState};
 use crate::store::Predecessor;
+
+/// How long past the recheck interval a new session issue's predecessor is still read with it
+/// (clock skew between machines and the forge).
+const RECENT_MARGIN: chrono::Duration = chrono::Duration::minutes(10);
 
 /// How the link line starts, up to the `#`.
 const LINK_PREFIX: &str = "Previous session issue: #";
@@ -39,6 +46,10 @@ pub(super) struct Chain {
     /// The walk reached an issue with no (followable) link.
     ended: bool,
 }
+
+/// The current issue, and the predecessor whose late comments its reads also list (while it is
+/// young) with the current issue's creation time, once known.
+pub(super) type RecentCell = Mutex<Option<(IssueNumber, Option<(IssueNumber, DateTime<Utc>)>)>>;
 
 /// The walked chain, shared by the reads of one process.
 pub(super) type ChainCell = Mutex<Chain>;
@@ -112,13 +123,60 @@ impl ForgeThread {
 
     /// The session issue that issue `n` links, when the link leads to one.
     async fn link_from(&self, n: IssueNumber) -> Result<Option<Issue>, ForgeError> {
-        let repo = &self.settings.repo;
-        let body = match self.client.issue(repo, n).await {
+        let body = match self.client.issue(&self.settings.repo, n).await {
             Ok(issue) => issue.body,
             Err(ForgeError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let Some(previous) = linked(&body).filter(|p| *p < n) else {
+        self.linked_session(n, &body).await
+    }
+
+    /// The predecessor whose late comments a read of the current issue `n` lists too, and when
+    /// `n` was created: while `n` is younger than the recheck interval plus [`RECENT_MARGIN`], a
+    /// machine whose cached number was still fresh may have posted to the predecessor after `n`
+    /// replaced it. Asked once per process and issue.
+    pub(super) async fn recent_predecessor(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+    ) -> Result<Option<(IssueNumber, DateTime<Utc>)>, ForgeError> {
+        if let Ok(known) = self.recent.lock()
+            && let Some((at, previous)) = *known
+            && at == n
+        {
+            return Ok(previous);
+        }
+        let issue = match c.issue(&self.settings.repo, n).await {
+            Ok(issue) => issue,
+            Err(ForgeError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let window = chrono::Duration::from_std(self.settings.recheck_after)
+            .unwrap_or(chrono::Duration::MAX)
+            .checked_add(&RECENT_MARGIN)
+            .unwrap_or(chrono::Duration::MAX);
+        let young = Utc::now().signed_duration_since(issue.created_at) < window;
+        let previous = if young {
+            self.linked_session(n, &issue.body)
+                .await?
+                .map(|i| (i.number, issue.created_at))
+        } else {
+            None
+        };
+        if let Ok(mut known) = self.recent.lock() {
+            *known = Some((n, previous));
+        }
+        Ok(previous)
+    }
+
+    /// The session issue a body of issue `n` links, when the link leads to one.
+    async fn linked_session(
+        &self,
+        n: IssueNumber,
+        body: &str,
+    ) -> Result<Option<Issue>, ForgeError> {
+        let repo = &self.settings.repo;
+        let Some(previous) = linked(body).filter(|p| *p < n) else {
             return Ok(None);
         };
         let issue = match self.client.issue(repo, previous).await {

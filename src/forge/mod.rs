@@ -42,6 +42,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 pub use api::RepoRef;
+pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
@@ -92,6 +93,9 @@ pub struct ForgeThread {
     page_size: std::sync::OnceLock<u32>,
     /// The closed session issues the current one continues, as far as reads walked them.
     chain: lineage::ChainCell,
+    /// The current issue, and the predecessor whose late comments its reads also list (while it
+    /// is young) with the current issue's creation time, once known.
+    recent: lineage::RecentCell,
 }
 
 impl ForgeThread {
@@ -112,6 +116,7 @@ impl ForgeThread {
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
+            recent: Default::default(),
         }
     }
 

@@ -15,6 +15,9 @@ pub(crate) struct Page<T> {
     pub next: Option<u32>,
     /// `X-Total-Count`, when the server sent it.
     pub total: Option<u64>,
+    /// The page number the `Link: rel="next"` URL names, when it names one: a walk checks that
+    /// it goes forward (a server whose `next` never advances would loop it forever).
+    pub linked: Option<u32>,
 }
 
 impl<T> Page<T> {
@@ -32,6 +35,7 @@ impl<T> Page<T> {
             items,
             next,
             total: total_count(headers),
+            linked: link(headers, "next").as_deref().and_then(page_number),
         }
     }
 }
@@ -51,6 +55,16 @@ pub fn link(headers: &HeaderMap, rel: &str) -> Option<String> {
     })
 }
 
+/// The `page` query parameter of a URL, when it has a numeric one.
+pub fn page_number(url: &str) -> Option<u32> {
+    let query = url.split_once('?')?.1;
+    let query = query.split('#').next().unwrap_or(query);
+    query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .and_then(|n| n.trim().parse().ok())
+}
+
 /// `X-Total-Count`, when present and numeric.
 pub fn total_count(headers: &HeaderMap) -> Option<u64> {
     headers
@@ -62,12 +76,16 @@ pub fn total_count(headers: &HeaderMap) -> Option<u64> {
         .ok()
 }
 
-/// Whether another page follows: a `next` link, or fewer items seen than the total.
+/// Whether another page follows: fewer items seen than `X-Total-Count` when the server sent it
+/// (a `next` link past the total is not followed), else a `next` link.
 pub fn more_pages(headers: &HeaderMap, seen: u64, page_len: usize) -> bool {
     if page_len == 0 {
         return false;
     }
-    link(headers, "next").is_some() || total_count(headers).is_some_and(|t| seen < t)
+    match total_count(headers) {
+        Some(t) => seen < t,
+        None => link(headers, "next").is_some(),
+    }
 }
 
 #[cfg(test)]
@@ -119,7 +137,8 @@ mod tests {
             Page {
                 items: vec!['a', 'b'],
                 next: Some(3),
-                total: Some(7)
+                total: Some(7),
+                linked: Some(3),
             }
         );
         let last = headers("<https://x/issues?page=1>; rel=\"first\"", "7");
@@ -133,6 +152,21 @@ mod tests {
         assert_eq!(Page::new(vec!['z'], &h, u32::MAX, 0).next, None);
         let bare = Page::new(vec!['a'], &HeaderMap::new(), 1, 0);
         assert_eq!((bare.next, bare.total), (None, None));
+    }
+
+    #[test]
+    fn the_total_ends_a_walk_whatever_the_link_says() {
+        let h = headers("<https://x/issues?limit=2&page=5>; rel=\"next\"", "6");
+        assert!(!more_pages(&h, 6, 2), "the total is reached");
+        assert!(more_pages(&h, 4, 2));
+        assert_eq!(Page::new(vec!['e', 'f'], &h, 3, 4).next, None);
+        assert_eq!(Page::new(vec!['e', 'f'], &h, 3, 4).linked, Some(5));
+        assert_eq!(
+            page_number("https://x/i?limit=50&page=2&state=open"),
+            Some(2)
+        );
+        assert_eq!(page_number("https://x/i?page=x"), None);
+        assert_eq!(page_number("https://x/i"), None);
     }
 
     /// The recorded headers in `../shared/forgejo-api/examples/` (moved here from

@@ -4,7 +4,9 @@
 //! went out leaves it unknown whether the server committed it. So before any re-post after such
 //! an ambiguous failure, the thread is listed `since` the first attempt (minus a margin for clock
 //! skew) and searched for a comment by us with the very same body. Bodies carry the record's
-//! unique `Id`, so an identical body is that record: this stays free of format knowledge.
+//! unique `Id`, so an identical body is that record: this stays free of format knowledge. Bodies
+//! are compared with line ends made LF and surrounding whitespace trimmed, since a forge may
+//! store them with CRLF.
 
 use std::collections::HashSet;
 
@@ -133,7 +135,7 @@ impl ForgeThread {
         Ok(comments
             .into_iter()
             .filter(|x| me.is_none() || x.user.as_ref().map(|u| &u.login) == me.as_ref())
-            .find(|x| x.body == body)
+            .find(|x| same_body(&x.body, body))
             .map(Self::to_comment))
     }
 
@@ -154,7 +156,41 @@ impl ForgeThread {
             }
             other => other?,
         };
-        Ok(Self::into_listing(list))
+        Ok(Self::into_listing(
+            self.with_recent(&c, n, list, since).await,
+        ))
+    }
+
+    /// `list` (of issue `n`) merged, in comment id order, with the comments posted to the
+    /// predecessor `n` replaced recently after `n` was created (a machine with a fresh cache may
+    /// still have posted there; earlier ones are found by following the link, with a warning).
+    /// Forge times are whole seconds, so a comment in the very second `n` was created is not
+    /// merged. A failure to read the predecessor leaves `list` as it is.
+    async fn with_recent(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+        mut list: CommentList,
+        since: Option<DateTime<Utc>>,
+    ) -> CommentList {
+        let (previous, opened) = match self.recent_predecessor(c, n).await {
+            Ok(Some(p)) => p,
+            Ok(None) => return list,
+            Err(e) => {
+                tracing::debug!("cannot tell whether issue {n} replaced another recently: {e}");
+                return list;
+            }
+        };
+        let since = since.map_or(opened, |s| s.max(opened));
+        match c.comments(&self.settings.repo, previous, Some(since)).await {
+            Ok(more) => {
+                let late = more.comments.into_iter().filter(|x| x.created_at > opened);
+                list.comments.extend(late);
+                list.comments.sort_by_key(|x| x.id.0);
+            }
+            Err(e) => tracing::debug!("cannot read the recent predecessor {previous}: {e}"),
+        }
+        list
     }
 
     /// A decoded comment list as the store's listing: comments, and the unreadable ones as
@@ -187,6 +223,18 @@ impl ForgeThread {
             rejects,
         }
     }
+}
+
+/// Whether a stored body is the one posted: the forge may store it with CRLF (or CR) line ends
+/// and trim or add surrounding whitespace, so both are compared with LF line ends, trimmed.
+pub(crate) fn same_body(stored: &str, posted: &str) -> bool {
+    fn normal(s: &str) -> String {
+        s.replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .trim()
+            .to_string()
+    }
+    stored == posted || normal(stored) == normal(posted)
 }
 
 fn unreadable(u: UnreadableComment) -> store::Unreadable {

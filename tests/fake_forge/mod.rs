@@ -122,6 +122,8 @@ pub struct State {
     pub committed_then_failed: u32,
     /// Every answer comes this much later (after the work is done): a slow forge.
     pub latency: Duration,
+    /// Comment bodies are stored with CRLF line ends (as a web form or a proxy can leave them).
+    pub crlf: bool,
     rng: u64,
 }
 
@@ -224,6 +226,7 @@ impl FakeForge {
             failed: 0,
             committed_then_failed: 0,
             latency: Duration::ZERO,
+            crlf: false,
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));

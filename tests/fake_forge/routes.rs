@@ -365,9 +365,12 @@ fn issue_route(
                 .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
         }
         ("POST", ["comments"]) => {
-            let text = body_text(req);
+            let mut text = body_text(req);
             if text.is_empty() {
                 return error(s, 422, "[Body]: Required");
+            }
+            if s.crlf {
+                text = text.replace("\r\n", "\n").replace('\n', "\r\n");
             }
             let now = s.now();
             let id = s.next_comment_id;
