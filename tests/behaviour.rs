@@ -173,7 +173,7 @@ async fn both_backends_answer_alike() {
     };
     // The local store twice: as the CLI builds it from its configuration, and through the
     // front door; they must agree with each other and with the forge.
-    let local = scenario(&config.client(&over).unwrap().0).await;
+    let local = scenario(&Client::from_config(&config.with_overrides(over)).unwrap()).await;
     let front_door = Client::local_as(dir.path().join("local-front-door"), "tester").unwrap();
     assert_eq!(
         scenario(&front_door).await,
