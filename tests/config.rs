@@ -295,3 +295,41 @@ fn a_working_directory_config_may_not_move_trust_or_the_token() {
     );
     Config::load_with(None, &env(&[]), d.path()).unwrap();
 }
+
+#[test]
+fn a_working_directory_config_tunes_the_users_config_never_replaces_it() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    write(
+        home.path(),
+        ".config/forgestate/config.toml",
+        "trusted_authors = [\"ops\"]\n[forge]\nurl = \"https://forge.example\"\nowner = \"o\"\n\
+         repo = \"r\"\ntoken_file = \"token\"\n",
+    );
+    // A branch carries a harmless-looking file: it must not drop the operator's forge (which
+    // would let the git remote pick where the token goes).
+    write(
+        cwd.path(),
+        "forgestate.toml",
+        "[forge]\nretry_budget_secs = 5\n",
+    );
+    let home_dir = home.path().display().to_string();
+    let cfg = Config::load_with(None, &env(&[("HOME", &home_dir)]), cwd.path()).unwrap();
+    let forge = cfg.file.forge.clone().unwrap();
+    assert_eq!(forge.url.as_deref(), Some("https://forge.example"));
+    assert_eq!(
+        forge.retry_budget_secs,
+        Some(5),
+        "the checkout's tuning applies"
+    );
+    assert_eq!(cfg.file.trusted_authors, ["ops"]);
+    assert_eq!(
+        forge.token_file,
+        Some(home.path().join(".config/forgestate/token")),
+        "the user's relative paths stay the user's"
+    );
+    // And the checkout may not point the local store at state it planted.
+    write(cwd.path(), "forgestate.toml", "[local]\ndir = \".fs\"\n");
+    let err = Config::load_with(None, &env(&[("HOME", &home_dir)]), cwd.path()).unwrap_err();
+    assert!(err.to_string().contains("local.dir"), "{err}");
+}

@@ -43,6 +43,7 @@ pub(super) fn refuse_trust_settings(file: &ConfigFile, path: &Path) -> Result<()
     let forge = file.forge.clone().unwrap_or_default();
     let set = [
         ("trusted_authors", !file.trusted_authors.is_empty()),
+        ("local.dir", file.local.dir.is_some()),
         ("redact_keys", file.redact_keys.is_some()),
         ("forge.url", forge.url.is_some()),
         ("forge.owner", forge.owner.is_some()),

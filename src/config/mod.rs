@@ -143,14 +143,48 @@ pub fn discover(flag: Option<&Path>, env: &dyn Fn(&str) -> Option<String>, cwd: 
     if local.is_file() {
         return Origin::WorkingDir(local);
     }
+    match xdg_file(env) {
+        Some(path) => Origin::Xdg(path),
+        None => Origin::BuiltIn,
+    }
+}
+
+/// The user's own configuration file, `$XDG_CONFIG_HOME/forgestate/config.toml` (falling back
+/// to `~/.config`), when it exists.
+fn xdg_file(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let xdg = env("XDG_CONFIG_HOME")
         .filter(|p| Path::new(p).is_absolute())
         .map(PathBuf::from)
         .or_else(|| env("HOME").map(|h| Path::new(&h).join(".config")));
-    match xdg.map(|d| d.join("forgestate").join("config.toml")) {
-        Some(path) if path.is_file() => Origin::Xdg(path),
-        _ => Origin::BuiltIn,
+    xdg.map(|d| d.join("forgestate").join("config.toml"))
+        .filter(|p| p.is_file())
+}
+
+/// The user's configuration as the layer under a working-directory file: a checkout's
+/// `forgestate.toml` tunes the operator's settings, it never replaces them (so the forge, the
+/// token file and trust still come from the operator). Its relative paths are made absolute
+/// against its own directory, since the layer above resolves against another.
+fn user_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<ConfigFile>> {
+    let Some(path) = xdg_file(env) else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::config(format!("cannot read config file {}: {e}", path.display())))?;
+    let mut file = ConfigFile::parse(&text, &path.display().to_string())?;
+    let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let abs = |p: &mut Option<PathBuf>| {
+        if let Some(v) = p.as_mut() {
+            *v = dir.join(&*v);
+        }
+    };
+    abs(&mut file.local.dir);
+    abs(&mut file.format.templates_dir);
+    if let Some(forge) = file.forge.as_mut() {
+        abs(&mut forge.token_file);
+        abs(&mut forge.cache_dir);
+        abs(&mut forge.outbox_dir);
     }
+    Ok(Some(file))
 }
 
 /// A loaded configuration: the built-in defaults with the chosen file laid over them.
@@ -208,7 +242,14 @@ impl Config {
                 let base = path
                     .parent()
                     .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
-                let file = defaults.overlay(user);
+                let under = match origin {
+                    Origin::WorkingDir(_) => match user_layer(env)? {
+                        Some(layer) => defaults.overlay(layer),
+                        None => defaults,
+                    },
+                    _ => defaults,
+                };
+                let file = under.overlay(user);
                 validate(&file)
                     .map_err(|e| Error::config(format!("config file {}: {e}", path.display())))?;
                 (file, base)
