@@ -3,7 +3,8 @@
 //! Precedence, written down once: `--config FILE`, then `$FORGESTATE_CONFIG`, then
 //! `./forgestate.toml`, then `$XDG_CONFIG_HOME/forgestate/config.toml` (falling back to
 //! `~/.config/forgestate/config.toml`). The first that applies is used; a file named explicitly
-//! (flag or variable) must exist. Whatever file is used is laid over the built-in defaults,
+//! (flag or variable) must exist. Whatever file is used is laid over the built-in defaults
+//! (a `./forgestate.toml` over the user's XDG file too, and it may not move trust or the token),
 //! which are `config/forgestate.toml` compiled into the binary.
 
 use std::collections::BTreeMap;
