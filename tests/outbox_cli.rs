@@ -130,7 +130,15 @@ async fn flush_all_never_sends_the_token_in_use_to_another_forge() {
     let before = a.requests().await.len();
     // Configured for forge B now: its token must not travel to forge A.
     let out = run(&b, d, REPO, "flush --all --json");
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(78),
+        "records left waiting are not a success: {}",
+        stderr(&out)
+    );
+    let doc = parse_json(&out);
+    assert_eq!(doc[0]["left"], 1, "{doc}");
+    assert_eq!(doc[0]["error"]["code"], 78, "{doc}");
     assert_eq!(
         a.requests().await.len(),
         before,
@@ -162,4 +170,54 @@ async fn flush_from_refuses_a_directory_that_is_not_an_outbox() {
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     assert!(stray.join("todo.rec").is_file(), "nothing was moved");
     assert!(!stray.join("dead").exists());
+}
+
+fn parse_json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_unusable_outbox_does_not_stop_flush_all_from_flushing_the_others() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fake.state().down = true;
+    assert!(
+        run(&fake, d, REPO, "checkpoint --agent w --session s --phase p")
+            .status
+            .success()
+    );
+    fake.state().down = false;
+    // A second outbox whose origin names a repository that is not a name.
+    let root = d.join("state/forgestate/outbox");
+    let good = std::fs::read_dir(&root)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let bad = root.join("aaa");
+    std::fs::create_dir_all(&bad).unwrap();
+    for entry in std::fs::read_dir(&good).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "rec") {
+            std::fs::copy(&p, bad.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let origin = format!(
+        "{{\"url\":\"{}\",\"owner\":\"o\",\"repo\":\"r r\"}}",
+        fake.uri()
+    );
+    std::fs::write(bad.join(".origin.json"), origin).unwrap();
+    let out = run(&fake, d, REPO, "flush --all --json");
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    let doc = parse_json(&out);
+    assert_eq!(doc.as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(fake.comments_on(n).len(), 1, "the good outbox was flushed");
 }

@@ -25,26 +25,36 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
                 continue;
             }
             // The token in use belongs to the forge configured now: never send it elsewhere.
-            if let Some(origin) = &summary.origin
-                && here.as_deref().is_none_or(|u| !same_forge(u, &origin.url))
-            {
-                output::note(&format!(
-                    "warning: skipped the outbox {}: its records are for {}, not the forge \
-                     configured now; run `forgestate flush --all` with that forge's url and token",
-                    summary.dir.display(),
-                    origin.url
-                ));
-                continue;
-            }
+            // Outboxes that cannot be flushed here are reported as failures, not passed over.
+            let left = |error: Error| FlushReport {
+                left: summary.waiting,
+                error: Some(error),
+                ..FlushReport::default()
+            };
             let Some(origin) = summary.origin.clone() else {
-                output::note(&format!(
-                    "warning: the outbox {} does not say where its records were going; post them \
-                     with `forgestate flush --from {}`",
-                    summary.dir.display(),
-                    summary.dir.display()
+                done.push((
+                    summary.dir.clone(),
+                    left(Error::config(format!(
+                        "the outbox {} does not say where its records were going; post them \
+                         with `forgestate flush --from {}`",
+                        summary.dir.display(),
+                        summary.dir.display()
+                    ))),
                 ));
                 continue;
             };
+            if here.as_deref().is_none_or(|u| !same_forge(u, &origin.url)) {
+                done.push((
+                    summary.dir.clone(),
+                    left(Error::config(format!(
+                        "skipped the outbox {}: its records are for {}, not the forge configured \
+                         now; run `forgestate flush --all` with that forge's url and token",
+                        summary.dir.display(),
+                        origin.url
+                    ))),
+                ));
+                continue;
+            }
             let over = Overrides {
                 url: Some(origin.url),
                 owner: Some(origin.owner),
@@ -52,11 +62,19 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
                 store: None,
                 ..base.clone()
             };
-            let client = open_with(cli, &config, &over)?;
-            let report = client
-                .durable()
-                .flush_from(&Outbox::new(&summary.dir))
-                .await;
+            let report = match open_with(cli, &config, &over) {
+                Ok(client) => {
+                    client
+                        .durable()
+                        .flush_from(&Outbox::new(&summary.dir))
+                        .await
+                }
+                Err(f) => left(Error::config(format!(
+                    "the outbox {}: {}",
+                    summary.dir.display(),
+                    f.message
+                ))),
+            };
             done.push((summary.dir, report));
         }
     } else if let Some(dir) = &a.from {
@@ -88,9 +106,20 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
         })
         .collect();
     print(&done, a.all, cli.json);
-    match done.into_iter().find_map(|f| f.failure) {
-        Some((code, message)) => Err(Failure { code, message }),
-        None => Ok(0),
+    let failed: Vec<(u8, String)> = done.into_iter().filter_map(|f| f.failure).collect();
+    match failed.as_slice() {
+        [] => Ok(0),
+        [(code, message)] => Err(Failure {
+            code: *code,
+            message: message.clone(),
+        }),
+        [(code, _), ..] => Err(Failure {
+            code: *code,
+            message: format!(
+                "{} outboxes still hold records; see the errors above",
+                failed.len()
+            ),
+        }),
     }
 }
 
@@ -126,8 +155,17 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
     if all && done.is_empty() {
         output::note("no outbox holds records");
     }
-    for Flushed { dir, report, .. } in done {
+    let several = done.iter().filter(|f| f.failure.is_some()).count() > 1;
+    for Flushed {
+        dir,
+        report,
+        failure,
+    } in done
+    {
         output::out(&report_text(report, dir));
+        if let Some((_, message)) = failure.as_ref().filter(|_| several) {
+            output::error(message);
+        }
         for letter in report.dead.iter().chain(&report.moved_aside) {
             output::note(&format!(
                 "error: {} was moved aside: {}{}; fix it and post it again, or delete it",
