@@ -61,6 +61,119 @@ pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
     builder.create(dir)
 }
 
+/// Reads a regular file of at most `cap` bytes without ever blocking on it: the file is opened
+/// non-blocking (a FIFO or device would otherwise hang the open or the read), and its type and
+/// size are checked on the opened handle, not on the path. A missing file is `NotFound`; anything
+/// that is not a regular file is `InvalidData` ("is not a regular file"); so is a larger file.
+/// A file owned by another user is `PermissionDenied` carrying [`NotOurs`]: nobody else's file
+/// is state we act on.
+pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "is not a regular file",
+        ));
+    }
+    if !owned_by_me(&meta) {
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, NotOurs));
+    }
+    if meta.len() > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("is {} bytes, more than the {cap} allowed", meta.len()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("grew past the {cap} bytes allowed while it was read"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Why [`read_regular`] refused a file: another user owns it.
+#[derive(Debug)]
+pub(crate) struct NotOurs;
+
+impl std::fmt::Display for NotOurs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("is owned by another user")
+    }
+}
+
+impl std::error::Error for NotOurs {}
+
+impl NotOurs {
+    /// Whether `e` is this refusal.
+    pub(crate) fn is(e: &io::Error) -> bool {
+        e.get_ref().is_some_and(|inner| inner.is::<NotOurs>())
+    }
+}
+
+/// Whether a directory may hold state we act on: owned by the effective user and writable by
+/// no one else. The error says what to do.
+#[cfg(unix)]
+pub(crate) fn check_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir)?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is owned by uid {}, not by you (uid {me}); use a directory of your own",
+                dir.display(),
+                meta.uid()
+            ),
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is writable by others (mode {mode:o}), so anyone could queue records under \
+                 your name; run `chmod 700 {}`",
+                dir.display(),
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a directory may hold state we act on (always, where there are no Unix owners).
+#[cfg(not(unix))]
+pub(crate) fn check_private_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Whether an opened file belongs to the effective user (always, where there are no owners).
+pub(crate) fn owned_by_me(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        true
+    }
+}
+
 /// Flushes a directory's entries to disk (best effort: not every platform can open a directory).
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     match File::open(dir) {
@@ -88,6 +201,21 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o600);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_regular(&fifo, 10).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        let file = dir.path().join("g");
+        std::fs::write(&file, b"0123456789x").unwrap();
+        assert!(read_regular(&file, 10).is_err(), "over the cap");
+        assert_eq!(read_regular(&file, 11).unwrap(), b"0123456789x");
     }
 
     #[test]

@@ -8,13 +8,16 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
 use super::{DeadLetter, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
 use crate::error::{Category, Error};
 use crate::store::{Effort, Thread};
+
+/// The least a drain waits for the forge to say who we are, however little budget is left.
+const WHOAMI_FLOOR: Duration = Duration::from_secs(1);
 
 impl<T: Thread> Durable<T> {
     pub(super) async fn flush_from_with(
@@ -48,21 +51,36 @@ impl<T: Thread> Durable<T> {
         let mut sent_any = false;
         let out_of_time =
             |sent_any: bool| sent_any && deadline.is_some_and(|d| Instant::now() >= d);
-        // Entries pushed while we flush are picked up by the next round.
+        // Entries that could not be moved aside (or removed once posted) are left alone for the
+        // rest of this flush, so they are neither retried nor warned about again.
+        let mut stuck: HashSet<PathBuf> = HashSet::new();
+        // Entries pushed while we flush are picked up by the next round; a round that makes no
+        // progress ends the flush.
         'rounds: for _round in 0..1000 {
+            let progress_before = progress(&report);
             let entries = match source.pending() {
-                Ok(e) if e.is_empty() => break,
                 Ok(e) => e,
                 Err(e) => {
                     report.error = Some(Error::io("cannot read the outbox", source.dir(), e));
                     break;
                 }
             };
+            let entries: Vec<Spooled> = entries
+                .into_iter()
+                .filter(|e| !stuck.contains(&e.path))
+                .collect();
+            if entries.is_empty() {
+                break;
+            }
             let mut good = Vec::with_capacity(entries.len());
             for entry in entries {
                 match self.check(&entry) {
                     Ok(()) => good.push(entry),
-                    Err(why) => self.move_aside(source, &entry, &why, &mut report),
+                    Err(why) => {
+                        if !self.move_aside(source, &entry, &why, &mut report) {
+                            stuck.insert(entry.path.clone());
+                        }
+                    }
                 }
             }
             let Some(first) = good.first() else {
@@ -83,7 +101,27 @@ impl<T: Thread> Durable<T> {
                 }
             };
             // Only our own comments can be earlier attempts (the login is cached after one look).
-            let me = self.thread.whoami().await.ok();
+            // A drain bounds the look like any other request; without the answer it stops rather
+            // than let someone else's copy of a body pass for our post.
+            let me = match deadline {
+                None => self.thread.whoami().await.ok(),
+                Some(d) => {
+                    let left = d
+                        .saturating_duration_since(Instant::now())
+                        .max(WHOAMI_FLOOR);
+                    match tokio::time::timeout(left, self.thread.whoami()).await {
+                        Ok(me) => me.ok(),
+                        Err(_) => {
+                            report.error = Some(Error::unavailable(format!(
+                                "the forge did not say who we are within {} s; the records \
+                                 wait in the outbox, run `forgestate flush` later",
+                                left.as_secs_f32().ceil()
+                            )));
+                            break;
+                        }
+                    }
+                }
+            };
             let present: HashSet<String> = listing
                 .comments
                 .into_iter()
@@ -104,7 +142,15 @@ impl<T: Thread> Durable<T> {
                         Err(e) => {
                             let e = Error::from(e);
                             if e.category() == Category::Data {
-                                self.bury(source, entry, &e, &mut report);
+                                if let Err(io) = self.bury(source, entry, &e, &mut report) {
+                                    // Posting it again would be refused again: stop here.
+                                    report.error = Some(Error::io(
+                                        "cannot move a refused record to the dead letters",
+                                        source.dead_dir(),
+                                        io,
+                                    ));
+                                    break 'rounds;
+                                }
                                 continue;
                             }
                             report.error = Some(e);
@@ -115,11 +161,17 @@ impl<T: Thread> Durable<T> {
                 match source.remove(entry) {
                     Ok(()) => tracing::debug!("stage: flushed {}", entry.path.display()),
                     // The next flush finds the body in the thread and removes it then.
-                    Err(e) => tracing::warn!(
-                        "cannot remove flushed outbox entry {}: {e}",
-                        entry.path.display()
-                    ),
+                    Err(e) => {
+                        tracing::warn!(
+                            "cannot remove flushed outbox entry {}: {e}",
+                            entry.path.display()
+                        );
+                        stuck.insert(entry.path.clone());
+                    }
                 }
+            }
+            if progress(&report) == progress_before {
+                break;
             }
         }
         report.left = source.len();
@@ -149,7 +201,14 @@ impl<T: Thread> Durable<T> {
         }
     }
 
-    fn move_aside(&self, source: &Outbox, entry: &Spooled, why: &str, report: &mut FlushReport) {
+    /// Moves a non-record aside; `false` when it cannot be moved (it was warned about).
+    fn move_aside(
+        &self,
+        source: &Outbox,
+        entry: &Spooled,
+        why: &str,
+        report: &mut FlushReport,
+    ) -> bool {
         match source.bury(entry, why, None) {
             Ok(path) => {
                 tracing::warn!(
@@ -158,15 +217,26 @@ impl<T: Thread> Durable<T> {
                     path.display()
                 );
                 report.moved_aside.push(letter(path, why, None));
+                true
             }
-            Err(e) => tracing::warn!(
-                "{} is not a record ({why}) and cannot be moved aside: {e}; it is skipped",
-                entry.path.display()
-            ),
+            Err(e) => {
+                tracing::warn!(
+                    "{} is not a record ({why}) and cannot be moved aside: {e}; it is skipped",
+                    entry.path.display()
+                );
+                false
+            }
         }
     }
 
-    fn bury(&self, source: &Outbox, entry: &Spooled, e: &Error, report: &mut FlushReport) {
+    /// Moves a refused record to the dead letters; the IO error when it cannot be moved.
+    fn bury(
+        &self,
+        source: &Outbox,
+        entry: &Spooled,
+        e: &Error,
+        report: &mut FlushReport,
+    ) -> std::io::Result<()> {
         let reason = "the forge refused it";
         let answer = e.to_string();
         match source.bury(entry, reason, Some(&answer)) {
@@ -177,15 +247,22 @@ impl<T: Thread> Durable<T> {
                     path.display()
                 );
                 report.dead.push(letter(path, reason, Some(answer)));
+                Ok(())
             }
             Err(io) => {
                 tracing::error!(
                     "{}: {reason} ({answer}), and it cannot be moved aside ({io})",
                     entry.path.display()
                 );
+                Err(io)
             }
         }
     }
+}
+
+/// How much a flush has done so far: a round that leaves this unchanged made no progress.
+fn progress(report: &FlushReport) -> usize {
+    report.posted.len() + report.already_posted + report.dead.len() + report.moved_aside.len()
 }
 
 fn letter(path: PathBuf, reason: &str, answer: Option<String>) -> DeadLetter {

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::outbox::{DEAD_DIR, Outbox, Spooled};
-use crate::fsutil::{create_private_dir, sync_dir, write_atomic};
+use crate::fsutil::{create_private_dir, read_regular, sync_dir, write_atomic};
 
 const ORIGIN_FILE: &str = ".origin.json";
 const STATE_FILE: &str = ".state.json";
@@ -183,9 +183,13 @@ impl Outbox {
     }
 }
 
-/// A small JSON file, or `None` when it is missing or unreadable.
+/// No metadata file is anywhere near this large.
+const MAX_META_BYTES: u64 = 1024 * 1024;
+
+/// A small JSON file, or `None` when it is missing, unreadable, not a regular file (a FIFO is
+/// never waited on), too large or someone else's.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    let text = std::fs::read(path).ok()?;
+    let text = read_regular(path, MAX_META_BYTES).ok()?;
     serde_json::from_slice(&text).ok()
 }
 

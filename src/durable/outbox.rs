@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::fsutil::{create_private_dir, new_file, sync_dir};
+use crate::fsutil::{
+    NotOurs, check_private_dir, create_private_dir, new_file, read_regular, sync_dir,
+};
 
 const SUFFIX: &str = ".rec";
 const LOCK_FILE: &str = ".flush.lock";
@@ -107,17 +109,33 @@ impl Outbox {
         result.map(|()| self.dir.join(name))
     }
 
-    /// Every waiting entry, oldest first. Temp files and anything unreadable are skipped.
+    /// Every waiting entry, oldest first. Temp files and entries owned by another user are
+    /// skipped; entries that are not readable text come back marked `unreadable`. An outbox
+    /// directory that someone else owns or may write to is refused: what it holds would be
+    /// posted with our token and trusted on resume.
     pub fn pending(&self) -> io::Result<Vec<Spooled>> {
         let mut names = self.names()?;
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        check_private_dir(&self.dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("refusing the outbox: {e}")))?;
         names.sort();
         let mut out = Vec::with_capacity(names.len());
         for name in names {
             let path = self.dir.join(&name);
             let (body, unreadable) = match read_entry(&path) {
-                Ok(Some(b)) => (b, None),
-                Ok(None) => continue, // flushed meanwhile
-                Err(why) => (String::new(), Some(why)),
+                Entry::Text(b) => (b, None),
+                Entry::Gone => continue, // flushed meanwhile
+                Entry::NotOurs => {
+                    tracing::warn!(
+                        "{} is owned by another user; it is skipped (remove it if you do not \
+                         know where it came from)",
+                        path.display()
+                    );
+                    continue;
+                }
+                Entry::Unreadable(why) => (String::new(), Some(why)),
             };
             let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
             out.push(Spooled {
@@ -188,11 +206,15 @@ impl Outbox {
 
     fn lock_file(&self) -> io::Result<File> {
         self.create_dir()?;
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join(LOCK_FILE))
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Never wait on a FIFO planted under the lock's name.
+            options.mode(0o600).custom_flags(libc::O_NONBLOCK);
+        }
+        options.open(self.dir.join(LOCK_FILE))
     }
 
     /// Names of complete entries (not temp or lock files).
@@ -213,34 +235,30 @@ impl Outbox {
     }
 }
 
-/// An entry's text; `None` when it vanished (flushed by another process), `Err` with the reason
-/// when it is there but is not readable text. Entries are never read without bound.
-fn read_entry(path: &Path) -> Result<Option<String>, String> {
-    use std::io::Read;
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot be read: {e}")),
-    };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    if !meta.is_file() {
-        return Err("is not a regular file".into());
+/// What reading an entry found.
+enum Entry {
+    /// Its text.
+    Text(String),
+    /// It vanished (flushed by another process).
+    Gone,
+    /// Another user owns it: never posted, never moved, never trusted.
+    NotOurs,
+    /// It is there but is not readable text (a FIFO, a directory, too big, not UTF-8).
+    Unreadable(String),
+}
+
+/// An entry's text. Entries are never read without bound and never opened in a way that blocks.
+fn read_entry(path: &Path) -> Entry {
+    match read_regular(path, MAX_ENTRY_BYTES) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Entry::Text(text),
+            Err(e) => Entry::Unreadable(format!("is not UTF-8 text ({e})")),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Entry::Gone,
+        Err(e) if NotOurs::is(&e) => Entry::NotOurs,
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Entry::Unreadable(e.to_string()),
+        Err(e) => Entry::Unreadable(format!("cannot be read: {e}")),
     }
-    if meta.len() > MAX_ENTRY_BYTES {
-        return Err(format!(
-            "is {} bytes, more than any record ({MAX_ENTRY_BYTES})",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_ENTRY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| format!("is not UTF-8 text ({e})"))
 }
 
 /// The spool sequence (nanoseconds since the epoch) at the start of an entry's name.

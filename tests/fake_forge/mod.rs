@@ -122,6 +122,9 @@ pub struct State {
     pub committed_then_failed: u32,
     /// Every answer comes this much later (after the work is done): a slow forge.
     pub latency: Duration,
+    /// Answers to requests whose path (without the query) ends like this come this much later
+    /// again: one slow endpoint, such as `/user`.
+    pub path_delays: Vec<(String, Duration)>,
     /// Comment bodies are stored with CRLF line ends (as a web form or a proxy can leave them).
     pub crlf: bool,
     rng: u64,
@@ -170,10 +173,17 @@ impl Respond for Responder {
         let date = std::time::UNIX_EPOCH + Duration::from_secs(state.now().max(0) as u64);
         let answer = routes::handle(&mut state, request)
             .insert_header("Date", httpdate::fmt_http_date(date).as_str());
-        if state.latency.is_zero() {
+        let extra: Duration = state
+            .path_delays
+            .iter()
+            .filter(|(suffix, _)| request.url.path().ends_with(suffix.as_str()))
+            .map(|(_, d)| *d)
+            .sum();
+        let delay = state.latency + extra;
+        if delay.is_zero() {
             answer
         } else {
-            answer.set_delay(state.latency)
+            answer.set_delay(delay)
         }
     }
 }
@@ -226,6 +236,7 @@ impl FakeForge {
             failed: 0,
             committed_then_failed: 0,
             latency: Duration::ZERO,
+            path_delays: Vec::new(),
             crlf: false,
             rng: 0x2545_f491_4f6c_dd1d,
         };
