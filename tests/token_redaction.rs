@@ -47,3 +47,38 @@ async fn the_token_in_use_is_scrubbed_from_every_field_and_value() {
     assert!(back.redacted.unwrap_or(0) >= 4, "{:?}", back.redacted);
     assert_eq!(posted.record.redacted, back.redacted);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spooled_body_holding_the_token_in_use_is_never_posted() {
+    use forgestate::durable::Outbox;
+    use forgestate::format::Renderer;
+    let fake = FakeForge::start().await;
+    let label = fake.add_label("Type/Automation");
+    let n = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    // Spooled elsewhere, under another token: redaction then did not know this one.
+    let other = Outbox::new(dir.path().join("elsewhere"));
+    let renderer = Renderer::embedded().unwrap();
+    let leaky = Record::checkpoint(
+        "w",
+        "s",
+        "p",
+        json!({"cmd": format!("curl -H 'Authorization: token {}'", BOT_TOKEN.to_uppercase())}),
+    )
+    .unwrap();
+    let fine = Record::checkpoint("w", "s", "q", json!({"step": 2})).unwrap();
+    other.push(&renderer.render(&leaky).unwrap()).unwrap();
+    other.push(&renderer.render(&fine).unwrap()).unwrap();
+    let client = Client::forge(fake.uri(), OWNER, REPO)
+        .token(SecretString::from(BOT_TOKEN))
+        .cache_dir(dir.path().join("cache"))
+        .retry_budget(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let report = client.durable().flush_from(&other).await;
+    assert_eq!(report.moved_aside.len(), 1, "{report:?}");
+    assert!(report.moved_aside[0].reason.contains("token"), "{report:?}");
+    let bodies: Vec<String> = fake.comments_on(n).into_iter().map(|c| c.body).collect();
+    assert_eq!(bodies.len(), 1, "only the clean record is posted");
+    assert!(!bodies[0].to_lowercase().contains(BOT_TOKEN));
+}

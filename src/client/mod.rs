@@ -17,7 +17,7 @@ use serde::Serialize;
 
 pub use builder::ForgeBuilder;
 
-use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
+use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
@@ -99,7 +99,8 @@ impl<T: Thread> Client<T> {
     /// A client over any thread, with no outbox: see [`Client::with_outbox`].
     pub fn new(thread: T, renderer: Renderer, resume: ResumeMap) -> Client<T> {
         Client {
-            store: Durable::new(thread, None, Default::default()).with_validator(valid_record),
+            store: Durable::new(thread, None, Default::default())
+                .with_validator(Validator::new(valid_record)),
             renderer,
             resume,
             trusted_authors: BTreeSet::new(),
@@ -120,9 +121,22 @@ impl<T: Thread> Client<T> {
     }
 
     /// Also scrub this secret (the forge token in use) from every string of every record.
+    /// A spooled body that holds it (spooled under another token, say) is never posted: it is
+    /// moved aside.
     pub fn with_redact_secret(mut self, secret: &secrecy::SecretString) -> Client<T> {
         self.redactor = self.redactor.with_secret(secret);
-        self
+        let secrets = Redactor::new(Vec::<String>::new()).with_secret(secret);
+        let validator = Validator::new(move |body| {
+            valid_record(body)?;
+            match secrets.holds_secret(body) {
+                true => Err("it holds the forge token in use; it was never posted".into()),
+                false => Ok(()),
+            }
+        });
+        Client {
+            store: self.store.with_validator(validator),
+            ..self
+        }
     }
 
     /// Spool records the store cannot take to this outbox, drained under `policy`.
@@ -312,7 +326,7 @@ impl<T: Thread> Client<T> {
 fn valid_record(body: &str) -> std::result::Result<(), String> {
     crate::format::parse(body)
         .map(drop)
-        .map_err(|e| e.to_string())
+        .map_err(|e| format!("not a record: {e}"))
 }
 
 pub(super) fn offline_unknown(what: &str) -> Error {

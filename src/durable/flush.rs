@@ -195,8 +195,8 @@ impl<T: Thread> Durable<T> {
         if entry.body.trim().is_empty() {
             return Err("the file is empty".into());
         }
-        match self.validator {
-            Some(validate) => validate(&entry.body).map_err(|e| format!("not a record: {e}")),
+        match &self.validator {
+            Some(validator) => validator.check(&entry.body),
             None => Ok(()),
         }
     }

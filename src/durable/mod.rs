@@ -67,7 +67,30 @@ impl Default for DrainPolicy {
 }
 
 /// Checks a spooled body before it is posted; `Err` says why it is not a record.
-pub type Validator = fn(&str) -> std::result::Result<(), String>;
+#[derive(Clone)]
+pub struct Validator(std::sync::Arc<ValidatorFn>);
+
+type ValidatorFn = dyn Fn(&str) -> std::result::Result<(), String> + Send + Sync;
+
+impl Validator {
+    /// Wraps a check; `Err` says why a body is not to be posted.
+    pub fn new(
+        check: impl Fn(&str) -> std::result::Result<(), String> + Send + Sync + 'static,
+    ) -> Validator {
+        Validator(std::sync::Arc::new(check))
+    }
+
+    /// Runs the check.
+    pub fn check(&self, body: &str) -> std::result::Result<(), String> {
+        (self.0)(body)
+    }
+}
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
 
 /// What became of a body handed to [`Durable::save`].
 #[derive(Debug)]

@@ -100,6 +100,16 @@ impl Redactor {
         self
     }
 
+    /// Whether `text` holds one of the explicit secrets (the forge token in use), in any ASCII
+    /// letter case. Shapes are not considered.
+    pub fn holds_secret(&self, text: &str) -> bool {
+        let folded = text.to_ascii_lowercase();
+        self.secrets.iter().any(|s| {
+            let s = s.expose_secret();
+            !s.is_empty() && folded.contains(&s.to_ascii_lowercase())
+        })
+    }
+
     /// True when values under `key` are redacted.
     pub fn key_matches(&self, key: &str) -> bool {
         let key = normalise(key);
