@@ -27,6 +27,7 @@
 mod flush;
 mod meta;
 mod outbox;
+mod read;
 mod survey;
 
 use std::path::PathBuf;
@@ -341,48 +342,6 @@ impl<T: Thread> Durable<T> {
     /// Posts the entries of another outbox (spooled under other settings) to this thread.
     pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
         self.flush_from_with(source, None).await
-    }
-
-    /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
-    pub async fn read(&self) -> Result<DurableRead> {
-        let mut out = DurableRead::default();
-        let report = self.drain().await;
-        if report.left > 0 {
-            let dir = self
-                .outbox
-                .as_ref()
-                .map(|o| o.dir().display().to_string())
-                .unwrap_or_default();
-            out.warnings.push(format!(
-                "{} record(s) still wait in the outbox {dir}; they are posted by a later command \
-                 or by `forgestate flush`",
-                report.left
-            ));
-        }
-        if let Some(outbox) = &self.outbox {
-            out.pending = outbox
-                .pending()
-                .map_err(|e| Error::io("cannot read the outbox", outbox.dir(), e))?;
-            out.pending.retain(|s| self.check(s).is_ok());
-        }
-        let effort = if self.unreachable.load(Ordering::Relaxed) {
-            Effort::Once
-        } else {
-            Effort::Full
-        };
-        match self.thread.list_with(None, effort).await {
-            Ok(listing) => out.listing = Some(listing),
-            Err(e) => {
-                let e = Error::from(e);
-                if self.outbox.is_none() || e.category() != Category::TempFail {
-                    return Err(e);
-                }
-                out.warnings.push(format!(
-                    "the forge cannot be read ({e}); answering from this machine's outbox only"
-                ));
-            }
-        }
-        Ok(out)
     }
 }
 
