@@ -9,16 +9,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::cli::{Bin, stderr};
+use fake_forge::outbox::{cp, phases, spool};
 use fake_forge::{BOT_TOKEN, FakeForge, Fault, OWNER, REPO, session};
 use forgestate::backend::AnyThread;
 use forgestate::durable::DrainPolicy;
-use forgestate::format::Record;
 use forgestate::{Category, Client, Outcome};
-use serde_json::json;
-
-fn cp(phase: &str) -> Record {
-    Record::checkpoint("implementation-worker", "s1", phase, json!({"step": phase})).unwrap()
-}
 
 fn client(fake: &FakeForge, dir: &Path, retry: Duration, drain: Duration) -> Client<AnyThread> {
     fake_forge::client(fake, BOT_TOKEN, dir)
@@ -31,23 +26,6 @@ fn client(fake: &FakeForge, dir: &Path, retry: Duration, drain: Duration) -> Cli
         })
         .build()
         .expect("client")
-}
-
-async fn spool(c: &Client<AnyThread>, phase: &str) -> PathBuf {
-    match c.save(cp(phase)).await {
-        Outcome::Spooled { path, .. } => path,
-        other => panic!("expected the record to be spooled, got {other:?}"),
-    }
-}
-
-fn phases(fake: &FakeForge, issue: u64) -> Vec<String> {
-    fake.comments_on(issue)
-        .iter()
-        .map(|c| {
-            let r = forgestate::format::parse(&c.body).unwrap();
-            r.phase().unwrap_or("").to_string()
-        })
-        .collect()
 }
 
 async fn comment_posts(fake: &FakeForge) -> usize {

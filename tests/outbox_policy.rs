@@ -5,19 +5,15 @@
 
 mod fake_forge;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use fake_forge::outbox::{cp, phases, spool};
 use fake_forge::{BOT_TOKEN, FakeForge, Fault, session};
 use forgestate::backend::AnyThread;
 use forgestate::durable::DrainPolicy;
-use forgestate::format::{Record, Renderer};
+use forgestate::format::Renderer;
 use forgestate::{Client, Outcome};
-use serde_json::json;
-
-fn cp(phase: &str) -> Record {
-    Record::checkpoint("implementation-worker", "s1", phase, json!({"step": phase})).unwrap()
-}
 
 /// A forge client with short budgets and an outbox in `dir/outbox`; `drain` and `request` set
 /// the policy under test.
@@ -41,26 +37,6 @@ fn no_backoff(budget: Duration) -> DrainPolicy {
         budget,
         max_backoff: Duration::ZERO,
     }
-}
-
-async fn spool(c: &Client<AnyThread>, phase: &str) -> PathBuf {
-    match c.save(cp(phase)).await {
-        Outcome::Spooled { path, .. } => path,
-        other => panic!("expected the record to be spooled, got {other:?}"),
-    }
-}
-
-fn phases(fake: &FakeForge, issue: u64) -> Vec<String> {
-    fake.comments_on(issue)
-        .iter()
-        .map(|c| {
-            forgestate::format::parse(&c.body)
-                .unwrap()
-                .phase()
-                .unwrap_or("")
-                .to_string()
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -11,6 +11,7 @@
 
 pub mod dropper;
 mod lists;
+pub mod outbox;
 mod routes;
 mod setup;
 mod views;
