@@ -5,7 +5,9 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread};
+use crate::store::{
+    Comment, Cursor, Delta, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread,
+};
 
 /// The store a client runs over, chosen at run time: local or forge.
 #[derive(Debug)]
@@ -39,6 +41,17 @@ impl Thread for AnyThread {
         match self {
             AnyThread::Local(t) => t.list_with(since, effort).await,
             AnyThread::Forge(t) => t.list_with(since, effort).await,
+        }
+    }
+
+    async fn list_delta(
+        &self,
+        cursor: Option<&Cursor>,
+        effort: Effort,
+    ) -> Result<Delta, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.list_delta(cursor, effort).await,
+            AnyThread::Forge(t) => t.list_delta(cursor, effort).await,
         }
     }
 

@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Effort, Init, Listing, StoreError, Thread};
+use super::{Comment, Cursor, Delta, Effort, Init, Listing, StoreError, Thread};
 
+mod delta;
 mod file;
 
 use file::{LineWarnings, next_id, open_regular};
@@ -164,38 +165,44 @@ impl LocalThread {
         file.read_to_end(&mut bytes).map_err(io("cannot read"))?;
         drop(file);
 
-        let mut listing = Listing::default();
-        let mut odd = LineWarnings::new(&path);
-        let ends_clean = bytes.last().is_none_or(|&b| b == b'\n');
-        let mut segments = bytes.split(|&b| b == b'\n').enumerate().peekable();
-        while let Some((index, segment)) = segments.next() {
-            let is_last = segments.peek().is_none();
-            if segment.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match serde_json::from_slice::<Line>(segment) {
-                Ok(line) => {
-                    if let Some(prev) = listing.comments.last()
-                        && line.id <= prev.id
-                    {
-                        odd.out_of_order(index + 1, line.id, prev.id);
-                    }
-                    let keep = since.is_none_or(|s| line.updated_at.timestamp() >= s.timestamp());
-                    if keep {
-                        listing.comments.push(line.into_comment());
-                    }
-                }
-                Err(e) if is_last && !ends_clean => listing.warnings.push(format!(
-                    "{}: ignored a torn last line ({} bytes) left by an interrupted write: {e}",
-                    path.display(),
-                    segment.len()
-                )),
-                Err(e) => odd.corrupt(index + 1, segment.len(), &e),
-            }
-        }
-        listing.warnings.splice(0..0, odd.finish());
-        Ok(listing)
+        Ok(read_lines(&path, &bytes, since))
     }
+}
+
+/// The comments in `bytes` (whole lines of a thread file), with `since` applied, and warnings
+/// for lines that do not read (a torn last line, corrupt or out-of-order lines).
+fn read_lines(path: &Path, bytes: &[u8], since: Option<DateTime<Utc>>) -> Listing {
+    let mut listing = Listing::default();
+    let mut odd = LineWarnings::new(path);
+    let ends_clean = bytes.last().is_none_or(|&b| b == b'\n');
+    let mut segments = bytes.split(|&b| b == b'\n').enumerate().peekable();
+    while let Some((index, segment)) = segments.next() {
+        let is_last = segments.peek().is_none();
+        if segment.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Line>(segment) {
+            Ok(line) => {
+                if let Some(prev) = listing.comments.last()
+                    && line.id <= prev.id
+                {
+                    odd.out_of_order(index + 1, line.id, prev.id);
+                }
+                let keep = since.is_none_or(|s| line.updated_at.timestamp() >= s.timestamp());
+                if keep {
+                    listing.comments.push(line.into_comment());
+                }
+            }
+            Err(e) if is_last && !ends_clean => listing.warnings.push(format!(
+                "{}: ignored a torn last line ({} bytes) left by an interrupted write: {e}",
+                path.display(),
+                segment.len()
+            )),
+            Err(e) => odd.corrupt(index + 1, segment.len(), &e),
+        }
+    }
+    listing.warnings.splice(0..0, odd.finish());
+    listing
 }
 
 impl Line {
@@ -228,6 +235,15 @@ impl Thread for LocalThread {
     ) -> Result<Listing, StoreError> {
         let this = self.clone();
         blocking(move || this.list_blocking(since)).await
+    }
+
+    async fn list_delta(
+        &self,
+        cursor: Option<&Cursor>,
+        _effort: Effort,
+    ) -> Result<Delta, StoreError> {
+        let (this, cursor) = (self.clone(), cursor.cloned());
+        blocking(move || this.delta_blocking(cursor.as_ref())).await
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {

@@ -170,6 +170,17 @@ pub trait Thread: Send + Sync {
         false
     }
 
+    /// What changed after `cursor` (everything when it is `None` or no longer applies), and
+    /// where the next such read starts. The default asks [`Thread::list_with`] `since` the
+    /// cursor's time; the local store reads on from a byte offset instead.
+    fn list_delta(
+        &self,
+        cursor: Option<&Cursor>,
+        effort: Effort,
+    ) -> impl Future<Output = Result<Delta, StoreError>> + Send {
+        list_delta_since(self, cursor, effort)
+    }
+
     /// The thread this one continues, `hops` steps back (1 is the one it links directly), with
     /// its comments: a forge's closed earlier session issue. `None` when there is no such
     /// thread (the default, and the local store's answer).
@@ -180,6 +191,67 @@ pub trait Thread: Send + Sync {
         let _ = hops;
         async { Ok(None) }
     }
+}
+
+/// Where an incremental read ([`Thread::list_delta`]) starts: what the reader saw last.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+pub enum Cursor {
+    /// A forge: comments updated at or after this time (the server's clock, whole seconds).
+    Since(DateTime<Utc>),
+    /// A local file: the bytes after `offset` of the file with this identity, whose bytes just
+    /// before `offset` hash to `tail` (so a file rewritten in place is noticed).
+    Offset {
+        /// Device and inode (0 where the platform has none).
+        identity: (u64, u64),
+        /// How far the reader got (the end of the last complete line).
+        offset: u64,
+        /// A hash of up to 256 bytes before `offset`.
+        tail: u64,
+    },
+}
+
+/// What changed in a thread after a [`Cursor`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delta {
+    /// The comments changed after the cursor (all of them when `full`).
+    pub listing: Listing,
+    /// Where the next incremental read starts; `None` when the store cannot say yet.
+    pub cursor: Option<Cursor>,
+    /// True when this is the whole thread: the cursor was missing or no longer applies.
+    pub full: bool,
+    /// Where the thread lives ([`Thread::describe`] after the read): an incremental read that
+    /// lands in another thread (the session issue changed) is not a continuation.
+    pub location: String,
+}
+
+/// The time-based [`Thread::list_delta`]: `since` the cursor's time (inclusive, whole seconds),
+/// the next cursor being the newest `updated_at` seen.
+async fn list_delta_since<T: Thread + ?Sized>(
+    thread: &T,
+    cursor: Option<&Cursor>,
+    effort: Effort,
+) -> Result<Delta, StoreError> {
+    let since = match cursor {
+        Some(Cursor::Since(at)) => Some(*at),
+        _ => None,
+    };
+    let listing = thread.list_with(since, effort).await?;
+    let newest = listing
+        .comments
+        .iter()
+        .map(|c| c.updated_at)
+        .chain(listing.rejects.iter().filter_map(|r| r.updated_at))
+        .max();
+    let cursor = match (newest, since) {
+        (Some(n), Some(s)) => Some(Cursor::Since(n.max(s))),
+        (n, s) => n.or(s).map(Cursor::Since),
+    };
+    Ok(Delta {
+        full: since.is_none(),
+        cursor,
+        location: thread.describe(),
+        listing,
+    })
 }
 
 /// An earlier thread and what it holds.
