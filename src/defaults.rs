@@ -29,6 +29,10 @@ pub const DRAIN_BUDGET_SECS: u64 = 10;
 pub const DRAIN_MAX_BACKOFF_SECS: u64 = 300;
 /// Whether plain `http://` is allowed off loopback.
 pub const ALLOW_INSECURE_HTTP: bool = false;
+/// Whether reads go through the read cache.
+pub const CACHE_ENABLED: bool = true;
+/// Seconds after which a forge read cache is fully resynced (deleted comments disappear).
+pub const CACHE_RESYNC_SECS: u64 = 3600;
 
 #[cfg(test)]
 mod tests {
@@ -45,6 +49,14 @@ mod tests {
                 (k.trim().to_string(), v.trim_matches('"').to_string())
             })
             .collect()
+    }
+
+    #[test]
+    fn the_cache_table_holds_the_real_defaults() {
+        let file = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults")
+            .expect("the built-in defaults parse");
+        assert_eq!(file.cache.enabled, Some(super::CACHE_ENABLED));
+        assert_eq!(file.cache.resync_secs, Some(super::CACHE_RESYNC_SECS));
     }
 
     #[test]

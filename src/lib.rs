@@ -36,6 +36,7 @@ pub mod error;
 pub mod forge;
 pub mod format;
 mod fsutil;
+pub mod mirror;
 pub mod resume;
 pub mod scan;
 pub mod store;

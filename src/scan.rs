@@ -148,7 +148,7 @@ pub enum Trust {
 }
 
 impl Trust {
-    fn allows(&self, author: &str) -> bool {
+    pub(crate) fn allows(&self, author: &str) -> bool {
         match self {
             Trust::Everyone => true,
             Trust::Only(set) => set.contains(author),
@@ -178,57 +178,93 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
         rejects,
     } = listing;
     comments.sort_by_key(|c| c.id);
-    let mut out = Scan {
+    let parsed = comments.iter().map(|comment| {
+        let outcome = match parse(&comment.body) {
+            Ok(record) => Parsed::Record(record.id.clone(), record),
+            Err(ParseError::NoMarker) => Parsed::NoMarker,
+            Err(e) => Parsed::Invalid(e, marker_line(&comment.body)),
+        };
+        (CommentInfo::from(comment), outcome)
+    });
+    let (entries, rejected) = classify(parsed, rejects, trust);
+    Scan {
+        entries: entries
+            .into_iter()
+            .map(|(comment, record)| Entry { record, comment })
+            .collect(),
+        rejected,
         warnings,
-        ..Scan::default()
-    };
+        offline: false,
+    }
+}
+
+/// What a comment's body is, as far as [`classify`] needs to know.
+pub(crate) enum Parsed<R> {
+    /// Not a record at all (no marker line).
+    NoMarker,
+    /// Meant as a record but invalid, with the kind and agent its marker line names.
+    Invalid(ParseError, Option<(Kind, String)>),
+    /// A record, with its `Id`, and whatever stands for it (the record, or where to load it).
+    Record(Option<String>, R),
+    /// Has a marker line, but its body was not kept (the read cache keeps no body of an author
+    /// it did not trust); rejected as untrusted, or as unreadable should its author be trusted.
+    Skipped,
+}
+
+/// The one place trust and dedupe are decided, over comments in thread order: a comment with no
+/// marker is rejected whoever posted it; then an untrusted author's comment is rejected; then an
+/// invalid body; then a record whose `Id` an earlier comment holds. Returns the accepted records
+/// in thread order, and the rejections (with `unreadable` ones among them in id order).
+pub(crate) fn classify<R>(
+    parsed: impl IntoIterator<Item = (CommentInfo, Parsed<R>)>,
+    unreadable_ones: Vec<Unreadable>,
+    trust: &Trust,
+) -> (Vec<(CommentInfo, R)>, Vec<Rejected>) {
+    let mut accepted = Vec::new();
+    let mut rejected = Vec::new();
     let mut first_seen: HashMap<String, u64> = HashMap::new();
-    for comment in &comments {
-        let info = CommentInfo::from(comment);
+    for (info, outcome) in parsed {
         let mut marker = None;
-        let rejection = match parse(&comment.body) {
-            Err(e @ ParseError::NoMarker) => Rejection::Invalid(e),
-            _ if !trust.allows(&comment.author) => Rejection::Untrusted {
-                author: comment.author.clone(),
+        let rejection = match outcome {
+            Parsed::NoMarker => Rejection::Invalid(ParseError::NoMarker),
+            _ if !trust.allows(&info.author) => Rejection::Untrusted {
+                author: info.author.clone(),
             },
-            Err(e) => {
-                marker = marker_line(&comment.body);
+            Parsed::Invalid(e, m) => {
+                marker = m;
                 Rejection::Invalid(e)
             }
-            Ok(record) => match record
-                .id
-                .as_ref()
-                .and_then(|id| first_seen.get(id).map(|&c| (id, c)))
-            {
-                Some((id, first)) => Rejection::Duplicate {
-                    record_id: id.clone(),
-                    first_comment: first,
-                },
-                None => {
-                    if let Some(id) = &record.id {
-                        first_seen.insert(id.clone(), comment.id);
-                    }
-                    out.entries.push(Entry {
-                        record,
-                        comment: info,
-                    });
-                    continue;
-                }
+            Parsed::Skipped => Rejection::Unreadable {
+                reason: "the read cache did not keep its body; run with --refresh".into(),
             },
+            Parsed::Record(id, record) => {
+                match id.as_ref().and_then(|id| first_seen.get(id).map(|&c| (id, c))) {
+                    Some((id, first)) => Rejection::Duplicate {
+                        record_id: id.clone(),
+                        first_comment: first,
+                    },
+                    None => {
+                        if let Some(id) = id {
+                            first_seen.insert(id, info.id.unwrap_or_default());
+                        }
+                        accepted.push((info, record));
+                        continue;
+                    }
+                }
+            }
         };
-        out.rejected.push(Rejected {
+        rejected.push(Rejected {
             comment: info,
             reason: rejection.to_string(),
             code: rejection,
             marker,
         });
     }
-    if !rejects.is_empty() {
-        out.rejected.extend(rejects.into_iter().map(unreadable));
-        out.rejected
-            .sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
+    if !unreadable_ones.is_empty() {
+        rejected.extend(unreadable_ones.into_iter().map(unreadable));
+        rejected.sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
     }
-    out
+    (accepted, rejected)
 }
 
 /// An unreadable comment as a rejection. Times that could not be read show as the epoch.
@@ -258,11 +294,21 @@ fn unreadable(u: Unreadable) -> Rejected {
 /// and not yet cleaned up: the thread's copy stands. Spooled bodies are this machine's own, so
 /// trust does not apply; a body that does not parse is reported as a warning.
 pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<Utc>, String)>) {
-    let mut seen: std::collections::HashSet<String> = scan
+    let seen = scan
         .entries
         .iter()
         .filter_map(|e| e.record.id.clone())
         .collect();
+    add_pending_except(scan, spooled, seen);
+}
+
+/// [`add_pending`] where the thread's record ids are `seen` (a scan that holds only some of its
+/// entries still knows every id the thread holds).
+pub(crate) fn add_pending_except(
+    scan: &mut Scan,
+    spooled: impl IntoIterator<Item = (DateTime<Utc>, String)>,
+    mut seen: std::collections::HashSet<String>,
+) {
     for (at, body) in spooled {
         match parse(&body) {
             Ok(record) => {

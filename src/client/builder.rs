@@ -19,6 +19,7 @@ use crate::durable::{DrainPolicy, Origin, Outbox};
 use crate::error::{Error, Result};
 use crate::forge::{ForgeClient, ForgeSettings, ForgeThread, RepoRef, store_key};
 use crate::format::{Renderer, SessionIssue};
+use crate::mirror::ReadCache;
 use crate::resume::ResumeMap;
 use crate::store::LocalThread;
 
@@ -84,12 +85,12 @@ impl Client<AnyThread> {
         dir: impl Into<PathBuf>,
         author: impl Into<String>,
     ) -> Result<Client<AnyThread>> {
-        let thread = AnyThread::Local(LocalThread::new(dir, author));
-        Ok(Client::new(
-            thread,
-            Renderer::embedded()?,
-            ResumeMap::default(),
-        ))
+        let dir = dir.into();
+        let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
+        Ok(
+            Client::new(thread, Renderer::embedded()?, ResumeMap::default())
+                .with_local_mirror(&dir, ReadCache::default()),
+        )
     }
 
     /// Starts building a client over the session issue of `owner/repo` on the forge at `url`.
@@ -146,6 +147,7 @@ pub struct ForgeBuilder {
     token: Option<SecretString>,
     outbox: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
+    pub(super) read_cache: ReadCache,
     title: String,
     label: String,
     label_color: String,
@@ -174,6 +176,7 @@ impl ForgeBuilder {
             token: None,
             outbox: None,
             cache_dir: None,
+            read_cache: ReadCache::default(),
             title: d::TITLE.to_string(),
             label: d::LABEL.to_string(),
             label_color: d::LABEL_COLOR.to_string(),
@@ -367,7 +370,7 @@ impl ForgeBuilder {
             label_description: self.label_description,
             issue_body,
             auto_init: self.auto_init,
-            cache_dir: self.cache_dir,
+            cache_dir: self.cache_dir.clone(),
             recheck_after: self.recheck_after,
             quick_timeout: self.quick_timeout.max(Duration::from_millis(1)),
         };
@@ -392,6 +395,10 @@ impl ForgeBuilder {
         client = client.with_redact_secret(&token);
         if let Some(outbox) = outbox {
             client = client.with_outbox(outbox, self.drain);
+        }
+        if let Some(dir) = &self.cache_dir {
+            let name = store_key(&base, &self.owner, &self.repo);
+            client = client.with_mirror_in(dir, &name, self.read_cache, Some(token));
         }
         Ok(client)
     }

@@ -7,6 +7,7 @@
 //! [`Client::forge`], [`Client::from_config`]).
 
 mod builder;
+mod cached;
 mod linked;
 mod reads;
 
@@ -21,7 +22,7 @@ use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator
 use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
-use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
+use crate::scan::{Entry, Filter, Scan, Trust};
 use crate::store::{Comment, Thread};
 
 /// Where a posted record went.
@@ -93,6 +94,7 @@ pub struct Client<T> {
     resume: ResumeMap,
     trusted_authors: BTreeSet<String>,
     redactor: Redactor,
+    mirror: Option<crate::mirror::Mirror>,
 }
 
 impl<T: Thread> Client<T> {
@@ -105,6 +107,7 @@ impl<T: Thread> Client<T> {
             resume,
             trusted_authors: BTreeSet::new(),
             redactor: Redactor::default(),
+            mirror: None,
         }
     }
 
@@ -249,7 +252,11 @@ impl<T: Thread> Client<T> {
             return Ok(Trust::Everyone);
         }
         let mut set = self.trusted_authors.clone();
-        set.insert(self.store.thread().whoami().await?);
+        let login = match self.mirror.as_ref().and_then(|m| m.login()) {
+            Some(login) => login,
+            None => self.store.thread().whoami().await?,
+        };
+        set.insert(login);
         Ok(Trust::Only(set))
     }
 
@@ -262,26 +269,7 @@ impl<T: Thread> Client<T> {
 
     /// [`Client::scan`], and whom it trusted (`None` when offline).
     async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
-        let read = self.store.read().await?;
-        let (mut out, trust) = match read.listing {
-            Some(listing) => {
-                let trust = self.trust().await?;
-                (scan(listing, &trust), Some(trust))
-            }
-            None => (
-                Scan {
-                    offline: true,
-                    ..Scan::default()
-                },
-                None,
-            ),
-        };
-        out.warnings.extend(read.warnings);
-        add_pending(
-            &mut out,
-            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-        );
-        Ok((out, trust))
+        self.scan_select(crate::mirror::Keep::All).await
     }
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.

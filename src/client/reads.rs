@@ -4,6 +4,7 @@
 use super::{Client, Latest, Resumed, offline_unknown};
 use crate::error::Result;
 use crate::format::Kind;
+use crate::mirror::Keep;
 use crate::resume::Resume;
 use crate::scan::{Entry, Filter, Scan, Trust, name_matches, unread_newer};
 use crate::store::Thread;
@@ -12,7 +13,8 @@ impl<T: Thread> Client<T> {
     /// The newest record matching `filter`, in thread order, plus any store warnings.
     /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
-        let (all, trust) = self.scan_trusted().await?;
+        let wanted = |e: &Entry| filter.matches(e);
+        let (all, trust) = self.scan_select(Keep::Newest(&wanted)).await?;
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
         let entry = all
@@ -69,7 +71,7 @@ impl<T: Thread> Client<T> {
                 && e.record.agent == agent
                 && e.record.session == session
         };
-        let (all, trust) = self.scan_trusted().await?;
+        let (all, trust) = self.scan_select(Keep::Newest(&mine)).await?;
         let mut all = self.follow_links(all, mine).await?;
         let offline = all.offline;
         let newest = all.entries.iter().rev().find(|e| mine(e)).cloned();

@@ -64,6 +64,32 @@ pub struct ConfigFile {
     pub resume: ResumeConfig,
     /// The `[forge]` table, when present.
     pub forge: Option<ForgeConfig>,
+    /// The `[cache]` table: the read cache.
+    #[serde(default)]
+    pub cache: CacheConfig,
+}
+
+/// The `[cache]` table: the read cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Whether reads go through the read cache.
+    pub enabled: Option<bool>,
+    /// Seconds after which a forge's read cache is resynced fully.
+    pub resync_secs: Option<u64>,
+}
+
+impl CacheConfig {
+    /// The settings, with the built-in defaults for what is not set.
+    pub fn settings(&self) -> crate::mirror::ReadCache {
+        let d = crate::mirror::ReadCache::default();
+        crate::mirror::ReadCache {
+            enabled: self.enabled.unwrap_or(d.enabled),
+            resync_after: self
+                .resync_secs
+                .map_or(d.resync_after, std::time::Duration::from_secs),
+        }
+    }
 }
 
 /// The `[local]` table: the local store.
@@ -102,6 +128,8 @@ impl ConfigFile {
         self.format.templates_dir = over.format.templates_dir.or(self.format.templates_dir);
         self.resume.default = over.resume.default.or(self.resume.default);
         self.resume.agents.extend(over.resume.agents);
+        self.cache.enabled = over.cache.enabled.or(self.cache.enabled);
+        self.cache.resync_secs = over.cache.resync_secs.or(self.cache.resync_secs);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),
@@ -297,9 +325,10 @@ impl Config {
         let resume = self.resume_map()?;
         let keys = self.file.redact_keys.clone();
         let local = |dir: PathBuf| -> Result<Client<AnyThread>> {
-            let thread = AnyThread::Local(LocalThread::new(dir, self.local_author()));
+            let thread = AnyThread::Local(LocalThread::new(dir.clone(), self.local_author()));
             let mut client = Client::new(thread, renderer.clone(), resume.clone())
-                .with_trusted_authors(self.file.trusted_authors.iter().cloned());
+                .with_trusted_authors(self.file.trusted_authors.iter().cloned())
+                .with_local_mirror(&dir, self.file.cache.settings());
             if let Some(keys) = keys.clone() {
                 client = client.with_redact_keys(keys);
             }
@@ -314,6 +343,7 @@ impl Config {
                 forge::forge_builder(url, &forge, &self.forge_env, over, &self.base_dir)?
                     .renderer(renderer.clone())
                     .resume_map(resume.clone())
+                    .read_cache(self.file.cache.settings())
                     .trusted_authors(self.file.trusted_authors.iter().cloned());
             if let Some(keys) = keys.clone() {
                 builder = builder.redact_keys(keys);

@@ -10,6 +10,24 @@ use crate::store::{Effort, Thread};
 impl<T: Thread> Durable<T> {
     /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
     pub async fn read(&self) -> Result<DurableRead> {
+        let (listing, mut out) = self
+            .read_with(|thread, effort| async move {
+                thread.list_with(None, effort).await.map_err(Error::from)
+            })
+            .await?;
+        out.listing = listing;
+        Ok(out)
+    }
+
+    /// [`Durable::read`] with the thread read by `list` (given the thread and the effort this
+    /// read may spend): the read cache reads through here. The answer's `listing` is left
+    /// `None`; the first value is what `list` returned, `None` when the store could not be read
+    /// and the outbox answers alone.
+    pub async fn read_with<'a, L, F, Fut>(&'a self, list: F) -> Result<(Option<L>, DurableRead)>
+    where
+        F: FnOnce(&'a T, Effort) -> Fut,
+        Fut: std::future::Future<Output = Result<L>>,
+    {
         let mut out = DurableRead::default();
         let report = self.drain().await;
         if report.left > 0 {
@@ -35,18 +53,18 @@ impl<T: Thread> Durable<T> {
         } else {
             Effort::Full
         };
-        match self.thread.list_with(None, effort).await {
-            Ok(listing) => out.listing = Some(listing),
+        let listed = match list(&self.thread, effort).await {
+            Ok(listed) => Some(listed),
             Err(e) => {
-                let e = Error::from(e);
                 if self.outbox.is_none() || e.category() != Category::TempFail {
                     return Err(e);
                 }
                 out.warnings.push(format!(
                     "the forge cannot be read ({e}); answering from this machine's outbox only"
                 ));
+                None
             }
-        }
-        Ok(out)
+        };
+        Ok((listed, out))
     }
 }

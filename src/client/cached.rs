@@ -1,0 +1,133 @@
+//! Reads through the read cache ([`crate::mirror`]): the scan an answer needs, built from the
+//! mirror when the client has one, from a plain listing otherwise, with the same outbox, trust
+//! and dedupe rules either way.
+
+use std::path::Path;
+
+use secrecy::SecretString;
+
+use super::{Client, ForgeBuilder};
+use crate::error::{Error, Result};
+use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache};
+use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan};
+use crate::store::Thread;
+
+impl<T: Thread> Client<T> {
+    /// Reads through the read cache kept in `dir` under `name`, with these settings; `token` is
+    /// the forge token whose login the cache may remember (by a salted hash).
+    pub(crate) fn with_mirror_in(
+        mut self,
+        dir: &Path,
+        name: &str,
+        cache: ReadCache,
+        token: Option<SecretString>,
+    ) -> Client<T> {
+        self.mirror = cache
+            .enabled
+            .then(|| Mirror::new(dir, name, cache.resync_after, token));
+        self
+    }
+
+    /// Reads the thread in `dir` (a local store) through a read cache beside its file.
+    pub(crate) fn with_local_mirror(self, dir: &Path, cache: ReadCache) -> Client<T> {
+        self.with_mirror_in(dir, LOCAL_NAME, cache, None)
+    }
+
+    /// Turns the read cache off: every read lists the whole thread.
+    pub fn without_read_cache(mut self) -> Client<T> {
+        self.mirror = None;
+        self
+    }
+
+    /// Makes the next read resync the read cache fully (the CLI's `--refresh`).
+    pub fn refresh(&self) {
+        if let Some(mirror) = &self.mirror {
+            mirror.refresh();
+        }
+    }
+
+    /// Where the read cache lives, when there is one.
+    pub fn read_cache_path(&self) -> Option<&Path> {
+        self.mirror.as_ref().map(Mirror::path)
+    }
+
+    /// The scan an answer needs (every entry, or only the newest match: see [`Keep`]), and
+    /// whom it trusted (`None` when offline).
+    pub(super) async fn scan_select(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+        let Some(mirror) = &self.mirror else {
+            return self.scan_listed().await;
+        };
+        let trusted = &self.trusted_authors;
+        let (view, read) = self
+            .store
+            .read_with(|thread, effort| async move {
+                mirror
+                    .read(thread, effort, trusted)
+                    .await
+                    .map_err(Error::from)
+            })
+            .await?;
+        let Some(view) = view else {
+            let mut out = Scan {
+                offline: true,
+                ..Scan::default()
+            };
+            out.warnings.extend(read.warnings);
+            add_pending(
+                &mut out,
+                read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
+            );
+            return Ok((out, None));
+        };
+        let trust = view.trust.clone();
+        let (mut out, ids) = match view.scan(keep) {
+            Ok(found) => found,
+            Err(why) => {
+                // The mirror changed under this read: answer without it, rebuild it next time.
+                tracing::warn!("the read cache could not be used ({why}); reading the thread");
+                mirror.refresh();
+                return self.scan_listed().await;
+            }
+        };
+        out.warnings.extend(read.warnings);
+        add_pending_except(
+            &mut out,
+            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
+            ids,
+        );
+        Ok((out, Some(trust)))
+    }
+
+    /// [`Client::scan_select`] without the cache: list the whole thread and scan it.
+    async fn scan_listed(&self) -> Result<(Scan, Option<Trust>)> {
+        let read = self.store.read().await?;
+        let (mut out, trust) = match read.listing {
+            Some(listing) => {
+                let trust = self.trust().await?;
+                (scan(listing, &trust), Some(trust))
+            }
+            None => (
+                Scan {
+                    offline: true,
+                    ..Scan::default()
+                },
+                None,
+            ),
+        };
+        out.warnings.extend(read.warnings);
+        add_pending(
+            &mut out,
+            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
+        );
+        Ok((out, trust))
+    }
+}
+
+impl ForgeBuilder {
+    /// How reads use the read cache (kept in the cache directory; without a cache directory
+    /// there is none). Default: on, resynced fully after an hour.
+    pub fn read_cache(mut self, cache: ReadCache) -> Self {
+        self.read_cache = cache;
+        self
+    }
+}

@@ -1,0 +1,247 @@
+//! The mirror's two files, beside each other in the cache directory:
+//!
+//! - the **base** (`<key>.mirror`), written at a full resync (and when the delta grows large): a
+//!   header line (JSON), then the index (a JSON array of slots: ids, authors, times, record
+//!   headers), then the data area, the records' data as raw JSON text. A read loads the header
+//!   and the index only, and reads the data of the records an answer needs;
+//! - the **delta** (`<key>.mirror-delta`), rewritten by warm reads that saw something new: the
+//!   comments changed since the base, the cursor, and the cached login (a salted hash of the
+//!   token it belongs to, with the salt). It names the base generation it extends; a delta for
+//!   another generation contributes only its salt and login.
+//!
+//! Both are written atomically (`fsutil::write_atomic`), so readers see an old file or a new one,
+//! never a mix; two processes writing at once cost at worst a larger next `since` read.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::slot::{Blob, Body, Slot};
+use crate::store::Cursor;
+
+/// The on-disk schema; another version is rebuilt, without a warning.
+pub(super) const SCHEMA: u32 = 1;
+
+/// The base file's first line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Header {
+    pub schema: u32,
+    /// A random name for this base; a delta extends exactly one.
+    pub generation: String,
+    /// Where the thread lives ([`crate::store::Thread::describe`]).
+    pub location: String,
+    /// The trusted authors the mirror was built for; `None`: everyone.
+    pub trust: Option<Vec<String>>,
+    /// When the base was last built from a full read.
+    pub synced_at: DateTime<Utc>,
+    /// Where the next incremental read starts, as of the base.
+    pub cursor: Option<Cursor>,
+    /// What the full read noticed (a local store's corrupt lines).
+    pub warnings: Vec<String>,
+    /// The index's length in bytes, after the header line.
+    pub index_len: u64,
+}
+
+/// The delta file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct DeltaFile {
+    pub schema: u32,
+    pub generation: String,
+    pub cursor: Option<Cursor>,
+    /// Hex salt of the login fingerprint.
+    pub salt: String,
+    /// `(fingerprint, login)`: the login of the token whose salted hash is the fingerprint.
+    pub login: Option<(String, String)>,
+    pub slots: Vec<Slot>,
+}
+
+/// Just the schema, to tell an old file from a corrupt one.
+#[derive(Deserialize)]
+struct SchemaOnly {
+    schema: u32,
+}
+
+/// The mirror's file paths.
+#[derive(Debug, Clone)]
+pub(super) struct Files {
+    pub base: PathBuf,
+    pub delta: PathBuf,
+}
+
+/// The base's data area, open for reading the records an answer needs.
+#[derive(Debug)]
+pub(super) struct Data {
+    file: Mutex<File>,
+    start: u64,
+}
+
+impl Data {
+    /// The JSON value at `(offset, len)`.
+    pub fn read(&self, offset: u64, len: u64) -> Result<Value, String> {
+        let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
+        let mut file = self.file.lock().map_err(|_| "a reader panicked".to_string())?;
+        file.seek(SeekFrom::Start(self.start + offset))
+            .and_then(|_| file.read_exact(&mut buf))
+            .map_err(|e| format!("cannot read its data: {e}"))?;
+        serde_json::from_slice(&buf).map_err(|e| format!("its data does not read: {e}"))
+    }
+
+    /// The raw bytes at `(offset, len)`.
+    fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
+        let mut file = self.file.lock().map_err(|_| "a reader panicked".to_string())?;
+        file.seek(SeekFrom::Start(self.start + offset))
+            .and_then(|_| file.read_exact(&mut buf))
+            .map_err(|e| format!("cannot read its data: {e}"))?;
+        Ok(buf)
+    }
+}
+
+/// What loading found.
+pub(super) enum Found<T> {
+    /// Nothing there.
+    Missing,
+    /// Written by another schema version.
+    Outdated,
+    /// There, but unreadable: the reason.
+    Corrupt(String),
+    /// Read.
+    Ok(T),
+}
+
+/// Reads the base: header, index, and the data area kept open.
+pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) => return Found::Corrupt(e.to_string()),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    if let Err(e) = reader.read_until(b'\n', &mut line) {
+        return Found::Corrupt(e.to_string());
+    }
+    match serde_json::from_slice::<SchemaOnly>(&line) {
+        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
+        Ok(_) => {}
+        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
+    }
+    let header: Header = match serde_json::from_slice(&line) {
+        Ok(h) => h,
+        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
+    };
+    let Ok(index_len) = usize::try_from(header.index_len) else {
+        return Found::Corrupt("its index is too large".into());
+    };
+    let mut index = vec![0; index_len];
+    if let Err(e) = reader.read_exact(&mut index) {
+        return Found::Corrupt(format!("its index is cut short: {e}"));
+    }
+    let slots: Vec<Slot> = match serde_json::from_slice(&index) {
+        Ok(s) => s,
+        Err(e) => return Found::Corrupt(format!("its index does not read: {e}")),
+    };
+    let start = line.len() as u64 + header.index_len;
+    let file = reader.into_inner();
+    let size = match file.metadata() {
+        Ok(m) => m.len(),
+        Err(e) => return Found::Corrupt(e.to_string()),
+    };
+    // Every record's data must lie inside the file, or the file was cut short.
+    let inside = slots.iter().all(|s| match &s.b {
+        Body::R(_, Blob::At(off, len)) => off
+            .checked_add(*len)
+            .and_then(|end| end.checked_add(start))
+            .is_some_and(|end| end <= size),
+        Body::R(_, Blob::In(_)) => false,
+        _ => true,
+    });
+    if !inside {
+        return Found::Corrupt("its data area is cut short".into());
+    }
+    let data = Data {
+        file: Mutex::new(file),
+        start,
+    };
+    Found::Ok((header, slots, data))
+}
+
+/// Reads the delta.
+pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) => return Found::Corrupt(e.to_string()),
+    };
+    match serde_json::from_slice::<SchemaOnly>(&bytes) {
+        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
+        Ok(_) => {}
+        Err(e) => return Found::Corrupt(format!("it does not read: {e}")),
+    }
+    match serde_json::from_slice::<DeltaFile>(&bytes) {
+        Ok(d) => Found::Ok(d),
+        Err(e) => Found::Corrupt(format!("it does not read: {e}")),
+    }
+}
+
+/// Writes a base holding `slots` (whose data is inline or in `old`), atomically.
+pub(super) fn write_base(
+    path: &Path,
+    mut header: Header,
+    slots: &[Slot],
+    old: Option<&Data>,
+) -> Result<(), String> {
+    let mut data = Vec::new();
+    let mut index = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let mut slot = slot.clone();
+        if let Body::R(_, blob) = &mut slot.b {
+            let offset = data.len() as u64;
+            match blob {
+                Blob::In(raw) => data.extend_from_slice(raw.get().as_bytes()),
+                Blob::At(off, len) => {
+                    let old = old.ok_or("a record's data is in a base that is gone")?;
+                    data.extend(old.bytes(*off, *len)?);
+                }
+            }
+            *blob = Blob::At(offset, data.len() as u64 - offset);
+        }
+        index.push(slot);
+    }
+    let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
+    header.index_len = index.len() as u64;
+    let mut bytes = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    bytes.extend(index);
+    bytes.extend(data);
+    write(path, &bytes)
+}
+
+/// Writes the delta, atomically.
+pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> {
+    let bytes = serde_json::to_vec(delta).map_err(|e| e.to_string())?;
+    write(path, &bytes)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    crate::fsutil::write_atomic(path, bytes, true).map_err(|e| e.to_string())
+}
+
+/// Removes both files (a mirror that cannot be kept consistent).
+pub(super) fn remove(files: &Files) {
+    for path in [&files.base, &files.delta] {
+        if let Err(e) = std::fs::remove_file(path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!("cannot remove the read cache {}: {e}", path.display());
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The read cache: an on-disk mirror of one thread's comments, parsed, so that a warm read asks
+//! the store only for what changed (`Thread::list_delta`: a forge's `since`, the local store's
+//! byte offset) and parses only the records its answer needs.
+//!
+//! The mirror knows the record format (it keeps parsed records), so it sits above the backends,
+//! in the client's read path; the backends stay format-free. It is a cache and nothing more: the
+//! thread is the truth, and losing the mirror loses nothing.
+//!
+//! - **Full resync** (the whole thread read again) when the mirror is missing, unreadable, of
+//!   another schema, built for other trusted authors, for another thread (the session issue
+//!   changed), older than `resync_after` (a forge: deleted comments are invisible to `since`),
+//!   or when asked ([`Mirror::refresh`], the CLI's `--refresh`). A corrupt mirror is never used:
+//!   it is rebuilt, with one warning in the answer.
+//! - **Warm read**: the changes after the cursor are merged by comment id (an edited comment
+//!   replaces its old copy; `since` is inclusive, so a comment may come back unchanged).
+//! - **The login** of the token is cached under a salted SHA-256 of the token (random salt per
+//!   mirror), never the token or an unsalted hash of it: another token asks the forge again.
+//!
+//! Files and their layout are in `disk.rs`, one comment as kept in `slot.rs`, the read in
+//! `read.rs`, and the answer built from the mirror in `view.rs`.
+
+mod disk;
+mod read;
+mod slot;
+mod view;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use sha2::{Digest, Sha256};
+
+pub(crate) use view::{Keep, View};
+
+/// File name suffix of a mirror's base file.
+pub const BASE_SUFFIX: &str = ".mirror";
+/// File name suffix of a mirror's delta file.
+pub const DELTA_SUFFIX: &str = ".mirror-delta";
+
+/// The read cache of one thread.
+#[derive(Debug)]
+pub(crate) struct Mirror {
+    files: disk::Files,
+    resync_after: Duration,
+    token: Option<SecretString>,
+    refresh: AtomicBool,
+    /// The login the last read trusted (from the cache or the store).
+    login: Mutex<Option<String>>,
+}
+
+impl Mirror {
+    /// The mirror named `name` (plus [`BASE_SUFFIX`] and [`DELTA_SUFFIX`]) in `dir`, fully
+    /// resynced when older than `resync_after`. `token` is the forge token whose login the
+    /// mirror may cache (`None`: no login to cache).
+    pub(crate) fn new(
+        dir: &Path,
+        name: &str,
+        resync_after: Duration,
+        token: Option<SecretString>,
+    ) -> Mirror {
+        Mirror {
+            files: disk::Files {
+                base: dir.join(format!("{name}{BASE_SUFFIX}")),
+                delta: dir.join(format!("{name}{DELTA_SUFFIX}")),
+            },
+            resync_after,
+            token,
+            refresh: AtomicBool::new(false),
+            login: Mutex::new(None),
+        }
+    }
+
+    /// Makes the next read a full resync.
+    pub(crate) fn refresh(&self) {
+        self.refresh.store(true, Ordering::Relaxed);
+    }
+
+    /// The login the last read trusted, when it read one.
+    pub(crate) fn login(&self) -> Option<String> {
+        self.login.lock().ok().and_then(|l| l.clone())
+    }
+
+    /// The base file's path (for messages and tests).
+    pub(crate) fn path(&self) -> &Path {
+        &self.files.base
+    }
+
+    /// The salted fingerprint of the token in use, as hex; `None` without a token.
+    fn fingerprint(&self, salt: &str) -> Option<String> {
+        let token = self.token.as_ref()?;
+        let mut hash = Sha256::new();
+        hash.update(salt.as_bytes());
+        hash.update([0]);
+        hash.update(token.expose_secret().as_bytes());
+        Some(hex(&hash.finalize()))
+    }
+}
+
+/// A fresh random salt (or generation name): 32 bytes of hex.
+fn random_hex() -> String {
+    let mut hash = Sha256::new();
+    // UUIDv7s carry 74 random bits each (from the OS generator); the rest makes it unique.
+    for _ in 0..4 {
+        hash.update(uuid::Uuid::now_v7().as_bytes());
+    }
+    hash.update(std::process::id().to_le_bytes());
+    hex(&hash.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// How the read cache behaves (`[cache]` in the configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadCache {
+    /// Whether reads go through the cache at all.
+    pub enabled: bool,
+    /// How old a forge mirror may get before a read resyncs it fully (comments deleted on the
+    /// forge disappear from answers after at most this long).
+    pub resync_after: Duration,
+}
+
+impl Default for ReadCache {
+    fn default() -> Self {
+        ReadCache {
+            enabled: crate::defaults::CACHE_ENABLED,
+            resync_after: Duration::from_secs(crate::defaults::CACHE_RESYNC_SECS),
+        }
+    }
+}
+
+/// The name of a local store's mirror files in its directory (`.thread.mirror`, ...).
+pub const LOCAL_NAME: &str = ".thread";

@@ -1,0 +1,321 @@
+//! One read through the mirror: load it, ask the store for what changed after its cursor (or
+//! for everything), merge, save, and hand the slots to `view.rs`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use chrono::Utc;
+
+use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
+use super::slot::{Blob, Body, Slot};
+use super::{Mirror, View, random_hex};
+use crate::scan::Trust;
+use crate::store::{Cursor, Delta, Effort, Listing, StoreError, Thread, Unreadable};
+
+/// A delta holding more comments than this is folded into a new base.
+const COMPACT_AFTER: usize = 500;
+
+/// The mirror as loaded.
+#[derive(Default)]
+struct Loaded {
+    base: Option<(Header, Vec<Slot>, Arc<disk::Data>)>,
+    /// The delta, when it extends the base.
+    delta: Option<DeltaFile>,
+    salt: Option<String>,
+    login: Option<(String, String)>,
+}
+
+impl Mirror {
+    /// Reads the thread through the mirror. `trusted` are the configured trusted authors (the
+    /// store's own login is added, from the cache when the token's fingerprint matches).
+    pub(crate) async fn read<T: Thread>(
+        &self,
+        thread: &T,
+        effort: Effort,
+        trusted: &BTreeSet<String>,
+    ) -> Result<View, StoreError> {
+        let mut warnings = Vec::new();
+        let loaded = self.load(&mut warnings);
+        let salt = loaded.salt.clone().unwrap_or_else(random_hex);
+        let fingerprint = self.fingerprint(&salt);
+        let cached_login = match (&loaded.login, &fingerprint) {
+            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
+            _ => None,
+        };
+        let refresh = self
+            .refresh
+            .swap(false, std::sync::atomic::Ordering::Relaxed);
+        let cursor = match &loaded.base {
+            Some((header, ..)) if !refresh && !self.too_old(header) => loaded
+                .delta
+                .as_ref()
+                .map_or(header.cursor.clone(), |d| d.cursor.clone()),
+            _ => None,
+        };
+        let mut delta = thread.list_delta(cursor.as_ref(), effort).await?;
+        let same_place = |delta: &Delta| {
+            loaded
+                .base
+                .as_ref()
+                .is_some_and(|(h, ..)| h.location == delta.location)
+        };
+        if !delta.full && !same_place(&delta) {
+            delta = thread.list_delta(None, effort).await?;
+        }
+        let mut learned = false;
+        let trust = if thread.trusts_everyone() {
+            Trust::Everyone
+        } else {
+            let login = match cached_login {
+                Some(login) => login,
+                None => {
+                    learned = fingerprint.is_some();
+                    thread.whoami().await?
+                }
+            };
+            if let Ok(mut l) = self.login.lock() {
+                *l = Some(login.clone());
+            }
+            let mut set = trusted.clone();
+            set.insert(login);
+            Trust::Only(set)
+        };
+        let trust_list = match &trust {
+            Trust::Everyone => None,
+            Trust::Only(set) => Some(set.iter().cloned().collect::<Vec<_>>()),
+        };
+        let same_trust = loaded
+            .base
+            .as_ref()
+            .is_some_and(|(h, ..)| h.trust == trust_list);
+        if !delta.full && !same_trust {
+            delta = thread.list_delta(None, effort).await?;
+        }
+        let login = match (&fingerprint, self.login()) {
+            (Some(fp), Some(login)) => Some((fp.clone(), login)),
+            _ => None,
+        };
+
+        let Delta {
+            listing,
+            cursor,
+            full,
+            location,
+        } = delta;
+        let Listing {
+            comments,
+            warnings: listed,
+            rejects,
+        } = listing;
+        let mut fresh = Vec::with_capacity(comments.len());
+        for c in comments {
+            let trusted = trust.allows(&c.author);
+            fresh.push(Slot::of(c, trusted).map_err(|e| StoreError::Task(e.to_string()))?);
+        }
+        let mut extra: Vec<Unreadable> = Vec::new();
+        for r in rejects {
+            match r.id {
+                Some(id) => fresh.push(Slot::unreadable(&r, id)),
+                None => extra.push(r),
+            }
+        }
+        sort_dedupe(&mut fresh);
+
+        let (slots, data, kept_warnings) = if full {
+            let header = Header {
+                schema: SCHEMA,
+                generation: random_hex(),
+                location,
+                trust: trust_list,
+                synced_at: Utc::now(),
+                cursor: cursor.clone(),
+                warnings: listed.clone(),
+                index_len: 0,
+            };
+            let delta = DeltaFile {
+                schema: SCHEMA,
+                generation: header.generation.clone(),
+                cursor,
+                salt,
+                login,
+                slots: Vec::new(),
+            };
+            if fresh.is_empty() {
+                // Nothing worth keeping (and a read must not create a store's directory).
+                disk::remove(&self.files);
+            } else {
+                self.save(|files| {
+                    disk::write_base(&files.base, header, &fresh, None)?;
+                    disk::write_delta(&files.delta, &delta)
+                });
+            }
+            (fresh, None, Vec::new())
+        } else {
+            let Some((header, base, data)) = loaded.base else {
+                return Err(StoreError::Task("the read cache lost its base".into()));
+            };
+            let mut kept = loaded.delta.unwrap_or_else(|| DeltaFile {
+                schema: SCHEMA,
+                generation: header.generation.clone(),
+                cursor: header.cursor.clone(),
+                ..DeltaFile::default()
+            });
+            let merged_before = merge(&base, &kept.slots);
+            let changed: Vec<Slot> = fresh
+                .into_iter()
+                .filter(|s| !unchanged(&merged_before, s, &data))
+                .collect();
+            let moved = kept.cursor != cursor;
+            kept.slots = merge(&kept.slots, &changed);
+            kept.cursor = cursor;
+            kept.salt = salt;
+            kept.login = login;
+            let slots = merge(&merged_before, &changed);
+            if kept.slots.len() > COMPACT_AFTER {
+                let header = Header {
+                    generation: random_hex(),
+                    cursor: kept.cursor.clone(),
+                    ..header.clone()
+                };
+                kept.generation = header.generation.clone();
+                let folded = std::mem::take(&mut kept.slots);
+                let folded = merge(&base, &folded);
+                self.save(|files| {
+                    disk::write_base(&files.base, header, &folded, Some(&data))?;
+                    disk::write_delta(&files.delta, &kept)
+                });
+            } else if !changed.is_empty() || moved || learned {
+                self.save(|files| disk::write_delta(&files.delta, &kept));
+            }
+            (slots, Some(data), header.warnings)
+        };
+        if !extra.is_empty() {
+            // Comments without an id cannot be merged by id: keep nothing, read all next time.
+            disk::remove(&self.files);
+        }
+        warnings.extend(kept_warnings);
+        warnings.extend(listed);
+        Ok(View {
+            slots,
+            data,
+            trust,
+            warnings,
+            extra,
+        })
+    }
+
+    /// Loads what is usable; a corrupt file is removed, with one warning.
+    fn load(&self, warnings: &mut Vec<String>) -> Loaded {
+        let mut loaded = Loaded::default();
+        let mut corrupt = |path: &std::path::Path, why: String| {
+            tracing::warn!("the read cache {} is unreadable: {why}", path.display());
+            warnings.push(format!(
+                "the read cache {} was unreadable ({why}); rebuilt it from the thread",
+                path.display()
+            ));
+        };
+        match disk::load_base(&self.files.base) {
+            Found::Ok((header, slots, data)) => loaded.base = Some((header, slots, Arc::new(data))),
+            Found::Corrupt(why) => {
+                corrupt(&self.files.base, why);
+                disk::remove(&self.files);
+                return loaded;
+            }
+            Found::Missing | Found::Outdated => {}
+        }
+        match disk::load_delta(&self.files.delta) {
+            Found::Ok(delta) => {
+                loaded.salt = Some(delta.salt.clone()).filter(|s| !s.is_empty());
+                loaded.login = delta.login.clone();
+                let extends = loaded
+                    .base
+                    .as_ref()
+                    .is_some_and(|(h, ..)| h.generation == delta.generation);
+                let ordered = delta.slots.windows(2).all(|w| w[0].i < w[1].i);
+                let inline = delta
+                    .slots
+                    .iter()
+                    .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
+                if extends && ordered && inline {
+                    loaded.delta = Some(delta);
+                }
+            }
+            Found::Corrupt(why) => {
+                corrupt(&self.files.delta, why);
+                disk::remove(&self.files);
+                loaded.base = None;
+            }
+            Found::Missing | Found::Outdated => {}
+        }
+        loaded
+    }
+
+    /// Whether a base is past its resync age. Only a time cursor (a forge) ages: deleted comments
+    /// are invisible to `since`. A local offset cursor is checked exactly on every read.
+    fn too_old(&self, header: &Header) -> bool {
+        if !matches!(header.cursor, None | Some(Cursor::Since(_))) {
+            return false;
+        }
+        let age = Utc::now().signed_duration_since(header.synced_at);
+        age.to_std().map_or(age.num_seconds() < -60, |a| a >= self.resync_after)
+    }
+
+    /// Runs a write; a failure is logged, never fatal (the thread is the truth).
+    fn save(&self, write: impl FnOnce(&disk::Files) -> Result<(), String>) {
+        if let Err(e) = write(&self.files) {
+            tracing::warn!(
+                "cannot update the read cache {}: {e}; the next read asks for more",
+                self.files.base.display()
+            );
+        }
+    }
+}
+
+/// Sorts by comment id, keeping the last copy of an id.
+fn sort_dedupe(slots: &mut Vec<Slot>) {
+    slots.reverse();
+    slots.sort_by_key(|s| s.i);
+    slots.dedup_by_key(|s| s.i);
+}
+
+/// `old` with `new` merged in by comment id (both sorted); `new` replaces `old`.
+fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
+    let mut out = Vec::with_capacity(old.len() + new.len());
+    let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.i < y.i => out.extend(a.next().cloned()),
+            (Some(x), Some(y)) if x.i == y.i => {
+                a.next();
+                out.extend(b.next().cloned());
+            }
+            (_, Some(_)) => out.extend(b.next().cloned()),
+            (Some(_), None) => out.extend(a.next().cloned()),
+            (None, None) => return out,
+        }
+    }
+}
+
+/// Whether `new` is a copy the mirror already holds (the inclusive `since` boundary sends the
+/// newest comments again). In doubt, it is not.
+fn unchanged(held: &[Slot], new: &Slot, data: &disk::Data) -> bool {
+    let Ok(at) = held.binary_search_by_key(&new.i, |s| s.i) else {
+        return false;
+    };
+    let old = &held[at];
+    if old.u != new.u || old.a != new.a || old.w != new.w {
+        return false;
+    }
+    match (&old.b, &new.b) {
+        (Body::R(h1, b1), Body::R(h2, Blob::In(raw))) => {
+            let same_head = serde_json::to_string(h1).ok() == serde_json::to_string(h2).ok();
+            let old_data = match b1 {
+                Blob::In(r) => serde_json::from_str(r.get()).ok(),
+                Blob::At(off, len) => data.read(*off, *len).ok(),
+            };
+            let new_data: Option<serde_json::Value> = serde_json::from_str(raw.get()).ok();
+            same_head && old_data.is_some() && old_data == new_data
+        }
+        (a, b) => serde_json::to_string(a).ok() == serde_json::to_string(b).ok(),
+    }
+}

@@ -1,0 +1,204 @@
+//! One comment as the mirror keeps it: who and when, and the parsed record split into its
+//! header (kept in the index, cheap to load) and its data (raw JSON text, parsed only for the
+//! records an answer needs).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::format::{ParseError, Payload, Record, parse};
+use crate::scan::CommentInfo;
+use crate::store::{Comment, Unreadable};
+
+/// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp(pub DateTime<Utc>);
+
+impl Serialize for Stamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.0.timestamp(), self.0.timestamp_subsec_nanos()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
+        let (secs, nanos) = <(i64, u32)>::deserialize(d)?;
+        DateTime::from_timestamp(secs, nanos)
+            .map(Stamp)
+            .ok_or_else(|| serde::de::Error::custom("time out of range"))
+    }
+}
+
+/// One comment in the mirror.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Slot {
+    /// The store's comment id.
+    pub i: u64,
+    /// The author.
+    pub a: String,
+    /// Created at.
+    pub c: Stamp,
+    /// Updated at.
+    pub u: Stamp,
+    /// The web address, when the store has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w: Option<String>,
+    /// What the body is.
+    pub b: Body,
+}
+
+/// What a comment's body is.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) enum Body {
+    /// A record: its header, and where its data is.
+    R(Head, Blob),
+    /// Not a record (no marker line).
+    N,
+    /// Meant as a record but invalid: the body, parsed again when read (it is rare, and the
+    /// parse error and marker line come back exactly as the parser says).
+    I(String),
+    /// Has a marker line, posted by an author not trusted when it was read: the body is not
+    /// kept (the mirror is rebuilt when the trusted authors change).
+    S,
+    /// The store could not read the comment.
+    U(String),
+}
+
+/// A record's header: everything but its data or metrics.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Head {
+    v: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    q: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    p: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    r: Option<u64>,
+    g: String,
+    s: String,
+    t: Stamp,
+    k: KindHead,
+}
+
+/// The kind-specific part of a header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum KindHead {
+    /// A checkpoint's phase.
+    C(String),
+    /// A health report's status and next check.
+    H(String, Option<String>),
+}
+
+/// Where a record's data is: at an offset of the base file's data area, or inline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) enum Blob {
+    /// `(offset, length)` in the base file's data area.
+    At(u64, u64),
+    /// The data's JSON text.
+    In(Box<RawValue>),
+}
+
+impl Slot {
+    /// A listed comment as a slot; `trusted` says whether its author counts (an untrusted
+    /// author's body is not kept).
+    pub fn of(comment: Comment, trusted: bool) -> Result<Slot, serde_json::Error> {
+        let b = match parse(&comment.body) {
+            Err(ParseError::NoMarker) => Body::N,
+            _ if !trusted => Body::S,
+            Err(_) => Body::I(comment.body),
+            Ok(record) => {
+                let (head, data) = Head::split(record);
+                Body::R(head, Blob::In(serde_json::value::to_raw_value(&data)?))
+            }
+        };
+        Ok(Slot {
+            i: comment.id,
+            a: comment.author,
+            c: Stamp(comment.created_at),
+            u: Stamp(comment.updated_at),
+            w: comment.url,
+            b,
+        })
+    }
+
+    /// An unreadable comment (with an id) as a slot.
+    pub fn unreadable(u: &Unreadable, id: u64) -> Slot {
+        let created = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
+        Slot {
+            i: id,
+            a: u.author.clone().unwrap_or_default(),
+            c: Stamp(created),
+            u: Stamp(u.updated_at.unwrap_or(created)),
+            w: u.url.clone(),
+            b: Body::U(u.reason.clone()),
+        }
+    }
+
+    /// The comment as the scan reports it.
+    pub fn info(&self) -> CommentInfo {
+        CommentInfo {
+            id: Some(self.i),
+            author: self.a.clone(),
+            created_at: self.c.0,
+            updated_at: self.u.0,
+            url: self.w.clone(),
+            edited: self.u.0 > self.c.0,
+            pending: false,
+        }
+    }
+}
+
+impl Head {
+    /// A record as its header and its data (or metrics).
+    fn split(record: Record) -> (Head, Value) {
+        let (k, data) = match record.payload {
+            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => (KindHead::H(status, next_check), metrics),
+        };
+        let head = Head {
+            v: record.version,
+            id: record.id,
+            q: record.seq,
+            p: record.parent,
+            r: record.redacted,
+            g: record.agent,
+            s: record.session,
+            t: Stamp(record.time),
+            k,
+        };
+        (head, data)
+    }
+
+    /// The record, with `data` as its data (or metrics).
+    pub fn record(&self, data: Value) -> Record {
+        let payload = match &self.k {
+            KindHead::C(phase) => Payload::Checkpoint {
+                phase: phase.clone(),
+                data,
+            },
+            KindHead::H(status, next_check) => Payload::Health {
+                status: status.clone(),
+                metrics: data,
+                next_check: next_check.clone(),
+            },
+        };
+        Record {
+            version: self.v.clone(),
+            id: self.id.clone(),
+            seq: self.q,
+            parent: self.p.clone(),
+            redacted: self.r,
+            agent: self.g.clone(),
+            session: self.s.clone(),
+            time: self.t.0,
+            payload,
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The answer built from the mirror: trust and dedupe decided by [`crate::scan::classify`] (the
+//! one copy of those rules) over the slots, and records built only for the entries an answer
+//! keeps ([`Keep`]): every one for `list`, only the newest match for `latest` and `resume`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::disk::Data;
+use super::slot::{Blob, Body, Head, Slot};
+use crate::format::{ParseError, Record, marker_line, parse};
+use crate::scan::{Entry, Parsed, Scan, Trust, classify};
+use crate::store::Unreadable;
+
+/// Which entries a scan builds.
+pub(crate) enum Keep<'a> {
+    /// Every entry (`scan`, `list`).
+    All,
+    /// Only the newest entry the predicate accepts. The predicate sees the entry with its data
+    /// (or metrics) still `null`, so it must decide on the header and the comment alone.
+    Newest(&'a (dyn Fn(&Entry) -> bool + Send + Sync)),
+}
+
+/// The thread as the mirror holds it after a read.
+#[derive(Debug)]
+pub(crate) struct View {
+    pub(super) slots: Vec<Slot>,
+    pub(super) data: Option<Arc<Data>>,
+    /// Whom the read trusted.
+    pub trust: Trust,
+    pub(super) warnings: Vec<String>,
+    /// Unreadable comments without an id (not kept in the mirror).
+    pub(super) extra: Vec<Unreadable>,
+}
+
+/// What stands for an accepted record until it is built.
+enum Src<'a> {
+    Slot(&'a Head, &'a Blob),
+    Parsed(Record),
+}
+
+impl View {
+    /// The scan of the thread, with the entries `keep` asks for, and the `Id` of every record
+    /// the thread holds (for the outbox's dedupe). Fails when a record's data cannot be read
+    /// back (the mirror's data area changed under it).
+    pub(crate) fn scan(self, keep: Keep<'_>) -> Result<(Scan, HashSet<String>), String> {
+        let mut unreadable = Vec::new();
+        let mut parsed = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            let outcome = match &slot.b {
+                Body::R(head, blob) => Parsed::Record(head.id.clone(), Src::Slot(head, blob)),
+                Body::N => Parsed::NoMarker,
+                Body::S => Parsed::Skipped,
+                Body::I(body) => match parse(body) {
+                    Ok(record) => Parsed::Record(record.id.clone(), Src::Parsed(record)),
+                    Err(ParseError::NoMarker) => Parsed::NoMarker,
+                    Err(e) => Parsed::Invalid(e, marker_line(body)),
+                },
+                Body::U(reason) => {
+                    unreadable.push(Unreadable {
+                        id: Some(slot.i),
+                        author: Some(slot.a.clone()),
+                        created_at: Some(slot.c.0),
+                        updated_at: Some(slot.u.0),
+                        url: slot.w.clone(),
+                        reason: reason.clone(),
+                    });
+                    continue;
+                }
+            };
+            parsed.push((slot.info(), outcome));
+        }
+        unreadable.extend(self.extra.iter().cloned());
+        let (accepted, rejected) = classify(parsed, unreadable, &self.trust);
+        let ids: HashSet<String> = accepted
+            .iter()
+            .filter_map(|(_, src)| match src {
+                Src::Slot(head, _) => head.id.clone(),
+                Src::Parsed(r) => r.id.clone(),
+            })
+            .collect();
+        let mut entries = Vec::new();
+        match keep {
+            Keep::All => {
+                for (comment, src) in accepted {
+                    let record = self.build(src)?;
+                    entries.push(Entry { record, comment });
+                }
+            }
+            Keep::Newest(wanted) => {
+                for (comment, src) in accepted.into_iter().rev() {
+                    let shell = self.build_shell(&src);
+                    let mut entry = Entry {
+                        record: shell,
+                        comment,
+                    };
+                    if wanted(&entry) {
+                        entry.record = self.build(src)?;
+                        entries.push(entry);
+                        break;
+                    }
+                }
+            }
+        }
+        let scan = Scan {
+            entries,
+            rejected,
+            warnings: self.warnings.clone(),
+            offline: false,
+        };
+        Ok((scan, ids))
+    }
+
+    /// The record without its data (a `null` in its place), to test a predicate on.
+    fn build_shell(&self, src: &Src<'_>) -> Record {
+        match src {
+            Src::Slot(head, _) => head.record(Value::Null),
+            Src::Parsed(r) => r.clone(),
+        }
+    }
+
+    /// The whole record.
+    fn build(&self, src: Src<'_>) -> Result<Record, String> {
+        match src {
+            Src::Parsed(r) => Ok(r),
+            Src::Slot(head, Blob::In(raw)) => serde_json::from_str(raw.get())
+                .map(|data| head.record(data))
+                .map_err(|e| format!("a record's data does not read: {e}")),
+            Src::Slot(head, Blob::At(off, len)) => {
+                let data = self
+                    .data
+                    .as_ref()
+                    .ok_or("a record's data is in a base that is gone")?;
+                Ok(head.record(data.read(*off, *len)?))
+            }
+        }
+    }
+}
