@@ -224,3 +224,33 @@ async fn both_backends_answer_alike() {
         json!(["duplicate", "no_marker", "bad_json"])
     );
 }
+
+/// The same scenario with the read cache on (the default) and off, on both backends: the cache
+/// changes no answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_read_cache_changes_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let local_on = Client::local_as(dir.path().join("on"), "tester").unwrap();
+    let local_off = Client::local_as(dir.path().join("off"), "tester")
+        .unwrap()
+        .without_read_cache();
+    let on = scenario(&local_on).await;
+    assert_eq!(scenario(&local_off).await, on, "local store, cache off");
+    assert!(local_on.read_cache_path().is_some_and(|p| p.exists()));
+
+    for cached in [true, false] {
+        let fake = FakeForge::start().await;
+        let forge_dir = dir.path().join(format!("forge-{cached}"));
+        let mut forge = fake_forge::client(&fake, BOT_TOKEN, &forge_dir)
+            .build()
+            .unwrap();
+        if !cached {
+            forge = forge.without_read_cache();
+        }
+        let answers = scenario(&forge).await;
+        for ((label, l), (_, f)) in on.iter().zip(&answers) {
+            assert_eq!(l, f, "{label}: forge with the cache {cached} disagrees");
+        }
+        assert_eq!(forge.read_cache_path().is_some_and(|p| p.exists()), cached);
+    }
+}

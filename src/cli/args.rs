@@ -58,6 +58,9 @@ pub struct Cli {
     /// Only errors on stderr
     #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
+    /// Read the whole thread again, rebuilding the read cache (reads otherwise ask only for what changed)
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub refresh: bool,
     #[command(subcommand)]
     pub command: Command,
 }

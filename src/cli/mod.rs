@@ -260,6 +260,9 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// Opens the store of `config` under `over`, with the notes the user should see.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
     let (client, note) = config.client(over)?;
+    if cli.refresh {
+        client.refresh();
+    }
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
     }

@@ -21,6 +21,11 @@ pub struct CacheEntry {
     /// is not used: the configuration changed, so the session issue must be found again.
     pub title: Option<String>,
     pub label: Option<String>,
+    /// An issue number, when that issue was created, and the session issue it continues (as
+    /// checked when first read): what reads need to merge a predecessor's late comments, without
+    /// fetching the issue again in every process.
+    #[serde(default)]
+    pub opened: Option<(u64, DateTime<Utc>, Option<u64>)>,
 }
 
 /// A cache file, or none (then nothing is remembered).

@@ -134,7 +134,7 @@ impl ForgeThread {
     /// The predecessor whose late comments a read of the current issue `n` lists too, and when
     /// `n` was created: while `n` is younger than the recheck interval plus [`RECENT_MARGIN`], a
     /// machine whose cached number was still fresh may have posted to the predecessor after `n`
-    /// replaced it. Asked once per process and issue.
+    /// replaced it. Asked once per machine and issue (kept in the issue-number cache).
     pub(super) async fn recent_predecessor(
         &self,
         c: &ForgeClient,
@@ -146,16 +146,29 @@ impl ForgeThread {
         {
             return Ok(previous);
         }
+        let window = chrono::Duration::from_std(self.settings.recheck_after)
+            .unwrap_or(chrono::Duration::MAX)
+            .checked_add(&RECENT_MARGIN)
+            .unwrap_or(chrono::Duration::MAX);
+        let young = |opened: DateTime<Utc>| Utc::now().signed_duration_since(opened) < window;
+        // An issue read before (by any process on this machine) costs no request.
+        if let Some((number, opened, previous)) = self.cached().opened
+            && number == n.0
+        {
+            let previous = previous
+                .filter(|_| young(opened))
+                .map(|p| (IssueNumber(p), opened));
+            if let Ok(mut known) = self.recent.lock() {
+                *known = Some((n, previous));
+            }
+            return Ok(previous);
+        }
         let issue = match c.issue(&self.settings.repo, n).await {
             Ok(issue) => issue,
             Err(ForgeError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let window = chrono::Duration::from_std(self.settings.recheck_after)
-            .unwrap_or(chrono::Duration::MAX)
-            .checked_add(&RECENT_MARGIN)
-            .unwrap_or(chrono::Duration::MAX);
-        let young = Utc::now().signed_duration_since(issue.created_at) < window;
+        let young = young(issue.created_at);
         let previous = if young {
             self.linked_session(n, &issue.body)
                 .await?
@@ -163,6 +176,9 @@ impl ForgeThread {
         } else {
             None
         };
+        // Past the window the predecessor no longer matters, and the issue only gets older.
+        let linked = previous.map(|(p, _)| p.0);
+        self.remember(|s| s.opened = Some((n.0, issue.created_at, linked)));
         if let Ok(mut known) = self.recent.lock() {
             *known = Some((n, previous));
         }

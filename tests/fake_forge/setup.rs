@@ -27,9 +27,16 @@ pub fn client(fake: &FakeForge, token: &str, dir: &Path) -> ForgeBuilder {
     client_at(&fake.uri(), token, dir)
 }
 
-/// [`client`] for a forge at `url` (the fake behind a proxy, say).
+/// [`client`] for a forge at `url` (the fake behind a proxy, say). With
+/// `FORGESTATE_TEST_READ_CACHE=off` in the test run's environment, the read cache is off, so the
+/// whole suite can be run both ways.
 pub fn client_at(url: &str, token: &str, dir: &Path) -> ForgeBuilder {
+    let cache = forgestate::mirror::ReadCache {
+        enabled: std::env::var("FORGESTATE_TEST_READ_CACHE").as_deref() != Ok("off"),
+        ..Default::default()
+    };
     forgestate::Client::forge(url, OWNER, REPO)
+        .read_cache(cache)
         .token(secrecy::SecretString::from(token))
         .cache_dir(dir.join("cache"))
         .timeouts(Duration::from_secs(1), REQUEST_TIMEOUT)
