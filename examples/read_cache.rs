@@ -10,7 +10,7 @@
 //! Run: `cargo run --release --example read_cache [forge_n] [local_n]`.
 
 #[path = "../tests/fake_forge/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod fake_forge;
 
 use std::io::Write;
@@ -53,9 +53,16 @@ async fn timed<T>(label: &str, f: impl std::future::Future<Output = T>) -> T {
     out
 }
 
+async fn count(fake: &FakeForge) -> usize {
+    fake.requests().await.len()
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let forge_n = args.first().copied().unwrap_or(10_000);
     let local_n = args.get(1).copied().unwrap_or(100_000);
     let renderer = Renderer::embedded()?;
@@ -91,36 +98,48 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
     }
-    let count = |fake: &FakeForge| {
-        let f = fake.requests();
-        async move { f.await.len() }
-    };
     let before = count(&fake).await;
     timed("resume, cache off", client(false)?.resume(agent, session)).await?;
     println!("    requests: {}", count(&fake).await - before);
     let before = count(&fake).await;
-    timed("cold resume (builds the cache)", client(true)?.resume(agent, session)).await?;
+    timed(
+        "cold resume (builds the cache)",
+        client(true)?.resume(agent, session),
+    )
+    .await?;
     println!("    requests: {}", count(&fake).await - before);
     for _ in 0..3 {
         let before = count(&fake).await;
-        timed("warm resume, nothing new (new client)", client(true)?.resume(agent, session))
-            .await?;
+        timed(
+            "warm resume, nothing new (new client)",
+            client(true)?.resume(agent, session),
+        )
+        .await?;
         println!("    requests: {}", count(&fake).await - before);
     }
     for n in 0..5 {
         fake.add_comment(issue, "ca-bot", &renderer.render(&record(forge_n + n))?);
     }
     let before = count(&fake).await;
-    timed("warm resume, 5 new comments", client(true)?.resume(agent, session)).await?;
+    timed(
+        "warm resume, 5 new comments",
+        client(true)?.resume(agent, session),
+    )
+    .await?;
     println!("    requests: {}", count(&fake).await - before);
     let c = client(true)?;
-    timed("warm list (every record built)", c.list(&Default::default(), None)).await?;
+    timed(
+        "warm list (every record built)",
+        c.list(&Default::default(), None),
+    )
+    .await?;
 
     // ---- local store ----
     let dir = tempfile::tempdir()?;
     println!("local store: {local_n} records");
     {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(dir.path().join("thread.jsonl"))?);
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(dir.path().join("thread.jsonl"))?);
         let now = chrono::Utc::now();
         for n in 0..local_n {
             let line = json!({
@@ -133,10 +152,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let size = std::fs::metadata(dir.path().join("thread.jsonl"))?.len();
     println!("  thread.jsonl: {:.1} MB", size as f64 / 1e6);
     let local = || Client::local_as(dir.path(), "tester");
-    timed("resume, cache off", local()?.without_read_cache().resume(agent, session)).await?;
-    timed("cold resume (builds the index)", local()?.resume(agent, session)).await?;
+    timed(
+        "resume, cache off",
+        local()?.without_read_cache().resume(agent, session),
+    )
+    .await?;
+    timed(
+        "cold resume (builds the index)",
+        local()?.resume(agent, session),
+    )
+    .await?;
     for _ in 0..3 {
-        timed("warm resume, nothing new (new client)", local()?.resume(agent, session)).await?;
+        timed(
+            "warm resume, nothing new (new client)",
+            local()?.resume(agent, session),
+        )
+        .await?;
     }
     let writer = local()?.without_read_cache();
     for n in 0..5 {

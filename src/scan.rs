@@ -238,7 +238,10 @@ pub(crate) fn classify<R>(
                 reason: "the read cache did not keep its body; run with --refresh".into(),
             },
             Parsed::Record(id, record) => {
-                match id.as_ref().and_then(|id| first_seen.get(id).map(|&c| (id, c))) {
+                match id
+                    .as_ref()
+                    .and_then(|id| first_seen.get(id).map(|&c| (id, c)))
+                {
                     Some((id, first)) => Rejection::Duplicate {
                         record_id: id.clone(),
                         first_comment: first,

@@ -97,7 +97,11 @@ async fn a_warm_read_sends_one_since_query_and_sees_new_edited_and_untrusted_com
     let dir = tempfile::tempdir().unwrap();
     let first = forge(&fake, BOT_TOKEN, dir.path());
     for (phase, n) in [("clone_complete", 1), ("subtask_1_complete", 2)] {
-        first.save(cp(phase, json!({"n": n}))).await.posted().unwrap();
+        first
+            .save(cp(phase, json!({"n": n})))
+            .await
+            .posted()
+            .unwrap();
     }
     let cold = first.resume(W, "s1").await.unwrap();
     assert_eq!(cold.resume.phase, "subtask_1_complete");
@@ -125,10 +129,21 @@ async fn a_warm_read_sends_one_since_query_and_sees_new_edited_and_untrusted_com
     let warm = forge(&fake, BOT_TOKEN, dir.path());
     let resumed = warm.resume(W, "s1").await.unwrap();
     let reads = comment_reads(&fake, before).await;
-    assert_eq!(fake.requests().await.len() - before, 1, "one request in all");
+    assert_eq!(
+        fake.requests().await.len() - before,
+        1,
+        "one request in all"
+    );
     assert_eq!(reads.len(), 1);
-    assert!(reads[0].contains("since="), "the warm read asks since: {reads:?}");
-    assert_eq!(user_asks(&fake, before).await, 0, "the login came from the cache");
+    assert!(
+        reads[0].contains("since="),
+        "the warm read asks since: {reads:?}"
+    );
+    assert_eq!(
+        user_asks(&fake, before).await,
+        0,
+        "the login came from the cache"
+    );
     assert_eq!(resumed.resume.phase, "subtask_2_complete");
     assert_eq!(resumed.resume.data["n"], 3);
     assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
@@ -194,7 +209,11 @@ async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_re
 
     // `refresh` does the same whatever the age.
     let keep = fake.comments_on(issue)[0].id;
-    client.save(cp("subtask_9_complete", json!({}))).await.posted().unwrap();
+    client
+        .save(cp("subtask_9_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
     assert_eq!(
         client.resume(W, "s1").await.unwrap().resume.phase,
         "subtask_9_complete"
@@ -213,11 +232,19 @@ async fn corrupted_cache_is_rebuilt(which: &str, damage: impl Fn(&Path)) {
     let dir = tempfile::tempdir().unwrap();
     let client = forge(&fake, BOT_TOKEN, dir.path());
     for phase in ["clone_complete", "subtask_1_complete"] {
-        client.save(cp(phase, json!({"k": phase}))).await.posted().unwrap();
+        client
+            .save(cp(phase, json!({"k": phase})))
+            .await
+            .posted()
+            .unwrap();
     }
     let clean = client.list(&Filter::default(), None).await.unwrap();
     // One more comment, so the delta file holds something too.
-    client.save(cp("subtask_2_complete", json!({}))).await.posted().unwrap();
+    client
+        .save(cp("subtask_2_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
     let clean = {
         let again = client.list(&Filter::default(), None).await.unwrap();
         assert_eq!(again.entries.len(), clean.entries.len() + 1);
@@ -270,7 +297,10 @@ async fn another_token_asks_the_forge_who_it_is_and_trust_follows_it() {
     fake_forge::session(&fake);
     let dir = tempfile::tempdir().unwrap();
     let bot = forge(&fake, BOT_TOKEN, dir.path());
-    bot.save(cp("clone_complete", json!({}))).await.posted().unwrap();
+    bot.save(cp("clone_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
     bot.resume(W, "s1").await.unwrap();
 
     let before = fake.requests().await.len();
@@ -284,7 +314,11 @@ async fn another_token_asks_the_forge_who_it_is_and_trust_follows_it() {
     let before = fake.requests().await.len();
     let mallory = forge(&fake, MALLORY_TOKEN, dir.path());
     let resumed = mallory.resume(W, "s1").await.unwrap();
-    assert_eq!(user_asks(&fake, before).await, 1, "a new token is asked about");
+    assert_eq!(
+        user_asks(&fake, before).await,
+        1,
+        "a new token is asked about"
+    );
     assert_eq!(
         resumed.resume.phase, "fresh_start",
         "ca-bot's records are not mallory's"
@@ -299,7 +333,11 @@ async fn another_token_asks_the_forge_who_it_is_and_trust_follows_it() {
     for file in cache_files(dir.path()) {
         let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
         assert!(!text.contains(BOT_TOKEN) && !text.contains(MALLORY_TOKEN));
-        assert!(!text.contains(&plain), "{} holds an unsalted hash", file.display());
+        assert!(
+            !text.contains(&plain),
+            "{} holds an unsalted hash",
+            file.display()
+        );
     }
 }
 
@@ -338,12 +376,21 @@ fn local(dir: &Path) -> Client<AnyThread> {
 async fn a_local_read_picks_up_lines_appended_after_the_index() {
     let dir = tempfile::tempdir().unwrap();
     let a = local(dir.path());
-    a.save(cp("clone_complete", json!({}))).await.posted().unwrap();
-    assert_eq!(a.resume(W, "s1").await.unwrap().resume.phase, "clone_complete");
+    a.save(cp("clone_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    assert_eq!(
+        a.resume(W, "s1").await.unwrap().resume.phase,
+        "clone_complete"
+    );
     assert!(dir.path().join(".thread.mirror").exists());
     // Another process appends.
     let b = local(dir.path()).without_read_cache();
-    b.save(cp("subtask_1_complete", json!({"x": 1}))).await.posted().unwrap();
+    b.save(cp("subtask_1_complete", json!({"x": 1})))
+        .await
+        .posted()
+        .unwrap();
     let resumed = local(dir.path()).resume(W, "s1").await.unwrap();
     assert_eq!(resumed.resume.phase, "subtask_1_complete");
     assert_eq!(resumed.resume.data["x"], 1);
@@ -354,7 +401,10 @@ async fn unchanged_local_lines_are_not_read_again() {
     let dir = tempfile::tempdir().unwrap();
     let c = local(dir.path());
     for phase in ["clone_complete", "subtask_1_complete", "subtask_2_complete"] {
-        c.save(cp(phase, json!({"pad": "x".repeat(300)}))).await.posted().unwrap();
+        c.save(cp(phase, json!({"pad": "x".repeat(300)})))
+            .await
+            .posted()
+            .unwrap();
     }
     c.list(&Filter::default(), None).await.unwrap();
     // Damage the first line in place, far from the end: a read that re-parsed it would reject it.
@@ -366,7 +416,10 @@ async fn unchanged_local_lines_are_not_read_again() {
         .open(&file)
         .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
         .unwrap();
-    let listed = local(dir.path()).list(&Filter::default(), None).await.unwrap();
+    let listed = local(dir.path())
+        .list(&Filter::default(), None)
+        .await
+        .unwrap();
     assert_eq!(listed.entries.len(), 3, "{:?}", listed.warnings);
     // Without the cache, the damage shows.
     let plain = local(dir.path()).without_read_cache();
@@ -396,7 +449,12 @@ async fn a_rewritten_or_truncated_local_file_invalidates_the_index() {
         .and_then(|f| f.set_len(lines[0].len() as u64 + 1))
         .unwrap();
     assert_eq!(
-        local(dir.path()).resume(W, "s1").await.unwrap().resume.phase,
+        local(dir.path())
+            .resume(W, "s1")
+            .await
+            .unwrap()
+            .resume
+            .phase,
         "clone_complete"
     );
 
@@ -405,7 +463,12 @@ async fn a_rewritten_or_truncated_local_file_invalidates_the_index() {
     std::fs::write(&new, format!("{}\n{}\n", lines[0], lines[1])).unwrap();
     std::fs::rename(&new, &file).unwrap();
     assert_eq!(
-        local(dir.path()).resume(W, "s1").await.unwrap().resume.phase,
+        local(dir.path())
+            .resume(W, "s1")
+            .await
+            .unwrap()
+            .resume
+            .phase,
         "subtask_1_complete"
     );
 

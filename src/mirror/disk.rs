@@ -84,7 +84,10 @@ impl Data {
     /// The JSON value at `(offset, len)`.
     pub fn read(&self, offset: u64, len: u64) -> Result<Value, String> {
         let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
-        let mut file = self.file.lock().map_err(|_| "a reader panicked".to_string())?;
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| "a reader panicked".to_string())?;
         file.seek(SeekFrom::Start(self.start + offset))
             .and_then(|_| file.read_exact(&mut buf))
             .map_err(|e| format!("cannot read its data: {e}"))?;
@@ -94,7 +97,10 @@ impl Data {
     /// The raw bytes at `(offset, len)`.
     fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
-        let mut file = self.file.lock().map_err(|_| "a reader panicked".to_string())?;
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| "a reader panicked".to_string())?;
         file.seek(SeekFrom::Start(self.start + offset))
             .and_then(|_| file.read_exact(&mut buf))
             .map_err(|e| format!("cannot read its data: {e}"))?;

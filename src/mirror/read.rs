@@ -208,7 +208,7 @@ impl Mirror {
     fn load(&self, warnings: &mut Vec<String>) -> Loaded {
         let mut loaded = Loaded::default();
         let mut corrupt = |path: &std::path::Path, why: String| {
-            tracing::warn!("the read cache {} is unreadable: {why}", path.display());
+            tracing::debug!("the read cache {} is unreadable: {why}", path.display());
             warnings.push(format!(
                 "the read cache {} was unreadable ({why}); rebuilt it from the thread",
                 path.display()
@@ -257,7 +257,8 @@ impl Mirror {
             return false;
         }
         let age = Utc::now().signed_duration_since(header.synced_at);
-        age.to_std().map_or(age.num_seconds() < -60, |a| a >= self.resync_after)
+        age.to_std()
+            .map_or(age.num_seconds() < -60, |a| a >= self.resync_after)
     }
 
     /// Runs a write; a failure is logged, never fatal (the thread is the truth).

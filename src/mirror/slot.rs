@@ -52,7 +52,7 @@ pub(super) struct Slot {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) enum Body {
     /// A record: its header, and where its data is.
-    R(Head, Blob),
+    R(Box<Head>, Blob),
     /// Not a record (no marker line).
     N,
     /// Meant as a record but invalid: the body, parsed again when read (it is rare, and the
@@ -111,7 +111,10 @@ impl Slot {
             Err(_) => Body::I(comment.body),
             Ok(record) => {
                 let (head, data) = Head::split(record);
-                Body::R(head, Blob::In(serde_json::value::to_raw_value(&data)?))
+                Body::R(
+                    Box::new(head),
+                    Blob::In(serde_json::value::to_raw_value(&data)?),
+                )
             }
         };
         Ok(Slot {

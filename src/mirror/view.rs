@@ -37,7 +37,7 @@ pub(crate) struct View {
 /// What stands for an accepted record until it is built.
 enum Src<'a> {
     Slot(&'a Head, &'a Blob),
-    Parsed(Record),
+    Parsed(Box<Record>),
 }
 
 impl View {
@@ -53,7 +53,7 @@ impl View {
                 Body::N => Parsed::NoMarker,
                 Body::S => Parsed::Skipped,
                 Body::I(body) => match parse(body) {
-                    Ok(record) => Parsed::Record(record.id.clone(), Src::Parsed(record)),
+                    Ok(record) => Parsed::Record(record.id.clone(), Src::Parsed(Box::new(record))),
                     Err(ParseError::NoMarker) => Parsed::NoMarker,
                     Err(e) => Parsed::Invalid(e, marker_line(body)),
                 },
@@ -116,14 +116,14 @@ impl View {
     fn build_shell(&self, src: &Src<'_>) -> Record {
         match src {
             Src::Slot(head, _) => head.record(Value::Null),
-            Src::Parsed(r) => r.clone(),
+            Src::Parsed(r) => (**r).clone(),
         }
     }
 
     /// The whole record.
     fn build(&self, src: Src<'_>) -> Result<Record, String> {
         match src {
-            Src::Parsed(r) => Ok(r),
+            Src::Parsed(r) => Ok(*r),
             Src::Slot(head, Blob::In(raw)) => serde_json::from_str(raw.get())
                 .map(|data| head.record(data))
                 .map_err(|e| format!("a record's data does not read: {e}")),
