@@ -242,6 +242,7 @@ async fn the_read_cache_changes_no_answer() {
         let fake = FakeForge::start().await;
         let forge_dir = dir.path().join(format!("forge-{cached}"));
         let mut forge = fake_forge::client(&fake, BOT_TOKEN, &forge_dir)
+            .read_cache(forgestate::mirror::ReadCache::default())
             .build()
             .unwrap();
         if !cached {
