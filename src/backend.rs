@@ -56,6 +56,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn now(&self) -> DateTime<Utc> {
+        match self {
+            AnyThread::Local(t) => t.now(),
+            AnyThread::Forge(t) => t.now(),
+        }
+    }
+
     fn trusts_everyone(&self) -> bool {
         match self {
             AnyThread::Local(t) => t.trusts_everyone(),

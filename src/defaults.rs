@@ -29,15 +29,30 @@ pub const DRAIN_BUDGET_SECS: u64 = 10;
 pub const DRAIN_MAX_BACKOFF_SECS: u64 = 300;
 /// Whether plain `http://` is allowed off loopback.
 pub const ALLOW_INSECURE_HTTP: bool = false;
+/// `status`: seconds without any record before an agent is `warning`.
+pub const STATUS_WARN_AFTER_SECS: u64 = 600;
+/// `status`: seconds without any record before an agent is `stalled`.
+pub const STATUS_STALLED_AFTER_SECS: u64 = 1800;
+/// `status`: resume points that mean the work is done (`completed`).
+pub const FINAL_RESUME_POINTS: &[&str] = &["done"];
 
 #[cfg(test)]
 mod tests {
     /// The `# key = value` lines of the documented `[forge]` table in `config/forgestate.toml`.
     fn documented() -> std::collections::BTreeMap<String, String> {
         let text = crate::config::DEFAULTS;
-        let forge = text.split("# [forge]").nth(1).unwrap_or_default();
-        forge
-            .lines()
+        section(text.split("# [forge]").nth(1).unwrap_or_default())
+    }
+
+    /// The `# key = value` lines of the `[status]` table, before its per-agent example.
+    fn documented_status() -> std::collections::BTreeMap<String, String> {
+        let text = crate::config::DEFAULTS;
+        let status = text.split("\n[status]\n").nth(1).unwrap_or_default();
+        section(status.split("# [status.agents").next().unwrap_or_default())
+    }
+
+    fn section(text: &str) -> std::collections::BTreeMap<String, String> {
+        text.lines()
             .filter_map(|l| l.strip_prefix("# "))
             .filter_map(|l| l.split_once(" = "))
             .map(|(k, v)| {
@@ -72,6 +87,23 @@ mod tests {
                 doc.get(key),
                 Some(&value),
                 "config/forgestate.toml documents {key} wrongly"
+            );
+        }
+        let status = documented_status();
+        let finals: Vec<String> = FINAL_RESUME_POINTS
+            .iter()
+            .map(|p| format!("{p:?}"))
+            .collect();
+        let expect = [
+            ("warn_after_secs", STATUS_WARN_AFTER_SECS.to_string()),
+            ("stalled_after_secs", STATUS_STALLED_AFTER_SECS.to_string()),
+            ("final_resume_points", format!("[{}]", finals.join(", "))),
+        ];
+        for (key, value) in expect {
+            assert_eq!(
+                status.get(key),
+                Some(&value),
+                "config/forgestate.toml documents [status] {key} wrongly"
             );
         }
     }

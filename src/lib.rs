@@ -7,6 +7,7 @@
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
+//! - [`ops`]: the supervisor's verbs, pure: `status` verdicts, `history` with JSON diffs, `fork`.
 //! - [`durable`]: [`Durable`], the durability layer: outbox, drain, dead letters, flush.
 //! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
 //!   [`Client::forge`] and [`Client::from_config`].
@@ -36,10 +37,11 @@ pub mod error;
 pub mod forge;
 pub mod format;
 mod fsutil;
+pub mod ops;
 pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed};
+pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, SessionHistory, Status};
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -145,20 +145,31 @@ fn key_matches(key: &str, pattern: &Pattern, name: &str) -> bool {
 }
 
 fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
-    let specificity = |r: &Rule<T>| {
-        let exact = !r.key.contains(['*', '?', '[']);
-        let literal = r
-            .key
+    most_specific(
+        rules.iter().map(|r| (r.key.as_str(), &r.pattern, &r.value)),
+        name,
+    )
+}
+
+/// The value of the most specific rule (key, compiled glob, value) matching `name`: an exact
+/// key beats any glob; among globs, more literal characters win; ties go to the alphabetically
+/// first key. Every per-agent table of the configuration picks its rule this one way.
+pub(crate) fn most_specific<'a, T: 'a>(
+    rules: impl Iterator<Item = (&'a str, &'a Pattern, &'a T)>,
+    name: &str,
+) -> Option<&'a T> {
+    let specificity = |key: &str| {
+        let exact = !key.contains(['*', '?', '[']);
+        let literal = key
             .chars()
             .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
             .count();
-        (exact, literal, std::cmp::Reverse(r.key.clone()))
+        (exact, literal, std::cmp::Reverse(key.to_string()))
     };
     rules
-        .iter()
-        .filter(|r| key_matches(&r.key, &r.pattern, name))
-        .max_by_key(|r| specificity(r))
-        .map(|r| &r.value)
+        .filter(|(key, pattern, _)| key_matches(key, pattern, name))
+        .max_by_key(|(key, _, _)| specificity(key))
+        .map(|(_, _, value)| value)
 }
 
 /// The answer to "where do I pick up?".

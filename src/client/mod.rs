@@ -8,6 +8,7 @@
 
 mod builder;
 mod linked;
+mod ops;
 mod reads;
 
 use std::collections::BTreeSet;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use builder::ForgeBuilder;
+pub use ops::{SessionHistory, Status};
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};

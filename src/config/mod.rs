@@ -16,6 +16,7 @@ use crate::backend::AnyThread;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
+use crate::ops::{StatusConfig, StatusPolicy};
 use crate::resume::{ResumeConfig, ResumeMap};
 use crate::store::LocalThread;
 
@@ -64,6 +65,9 @@ pub struct ConfigFile {
     pub resume: ResumeConfig,
     /// The `[forge]` table, when present.
     pub forge: Option<ForgeConfig>,
+    /// The `[status]` table: when an agent is late, per agent glob.
+    #[serde(default)]
+    pub status: StatusConfig,
 }
 
 /// The `[local]` table: the local store.
@@ -102,6 +106,7 @@ impl ConfigFile {
         self.format.templates_dir = over.format.templates_dir.or(self.format.templates_dir);
         self.resume.default = over.resume.default.or(self.resume.default);
         self.resume.agents.extend(over.resume.agents);
+        self.status = self.status.overlay(over.status);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),
@@ -226,6 +231,11 @@ impl Config {
             }
         }
         Ok(Renderer::new(templates, cap)?)
+    }
+
+    /// The `[status]` table, compiled: thresholds per agent and the final resume points.
+    pub fn status_policy(&self) -> Result<StatusPolicy> {
+        StatusPolicy::new(&self.file.status).map_err(Error::config)
     }
 
     /// The resume map: the seed's, with the `[resume]` table laid over it.

@@ -217,6 +217,10 @@ impl Thread for ForgeThread {
         Ok(self.login().await?)
     }
 
+    fn now(&self) -> DateTime<Utc> {
+        self.client.server_now()
+    }
+
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
         Ok(self.predecessor_at(hops).await?)
     }

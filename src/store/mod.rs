@@ -164,6 +164,13 @@ pub trait Thread: Send + Sync {
     /// The identity new comments are posted as.
     fn whoami(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
 
+    /// The store's clock now, which its comments' times are stamped by: a forge's as its last
+    /// answer's `Date` showed it, else (and for the local store) this machine's. Ages of
+    /// records are measured on it, so a client whose clock drifted still judges them right.
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+
     /// Whether comments by other authors may be trusted by default. True only for stores whose
     /// access control is the file system itself.
     fn trusts_everyone(&self) -> bool {
