@@ -189,6 +189,14 @@ pub struct Resume {
     /// The phase matched no key of the resume map, so `resume_point` is the default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unmapped: bool,
+    /// Handoff: the checkpoint's next step, in words.
+    pub next: Option<String>,
+    /// Handoff: the checkpoint's blockers (empty when none).
+    pub blockers: Vec<String>,
+    /// Set by [`Resume::check_context`]: whether the context file changed since the checkpoint
+    /// (`true` too when the checkpoint recorded no `Context-Hash:`, since nobody can say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_drift: Option<bool>,
 }
 
 impl Resume {
@@ -202,6 +210,9 @@ impl Resume {
                 checkpoint: None,
                 offline: false,
                 unmapped: false,
+                next: None,
+                blockers: Vec::new(),
+                context_drift: None,
             },
             Some(entry) => {
                 let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
@@ -211,11 +222,36 @@ impl Resume {
                     resume_point: mapped.unwrap_or_else(|| map.default_point().to_string()),
                     phase,
                     data: entry.record.data().clone(),
+                    next: entry.record.next.clone(),
+                    blockers: entry.record.blockers.clone(),
+                    context_drift: None,
                     checkpoint: Some(entry),
                     offline: false,
                 }
             }
         }
+    }
+
+    /// Compares the context file the agent has now with the `Context-Hash:` of the checkpoint
+    /// and sets [`Resume::context_drift`]: `false` only when the hashes agree, or on a fresh
+    /// start (no state to be stale).
+    ///
+    /// ```
+    /// use forgestate::resume::{Resume, ResumeMap};
+    /// let mut fresh = Resume::from_checkpoint(&ResumeMap::default(), None);
+    /// assert!(!fresh.check_context(b"# STATUS"));
+    /// assert_eq!(fresh.context_drift, Some(false));
+    /// ```
+    pub fn check_context(&mut self, context: &[u8]) -> bool {
+        let drift = match &self.checkpoint {
+            None => false,
+            Some(e) => {
+                e.record.context_hash.as_deref()
+                    != Some(crate::format::context_hash(context).as_str())
+            }
+        };
+        self.context_drift = Some(drift);
+        drift
     }
 
     /// The seed's `resume_implementation` state. `working_dir` given here wins over the saved one,

@@ -86,7 +86,7 @@ pub const NOT_FOR_PARSE: &[&str] = &[
 ];
 
 /// `--strict` only changes what `checkpoint` and `health` do.
-pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health"];
+pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork"];
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -143,6 +143,81 @@ pub enum Command {
   forgestate outbox
   forgestate outbox --json")]
     Outbox,
+    /// Who is alive: one row per agent and session with a verdict (alive, warning, stalled,
+    /// paused, completed), stalled first
+    #[command(
+        after_help = "Ages are measured on the store's clock (a forge's, from its Date header). \
+Thresholds come from --warn-after/--stalled-after, else [status] in the configuration (per agent glob), \
+else 10m and 30m.
+
+Examples:
+  forgestate status
+  forgestate status --agent 'implementation-*' --stalled-after 15m
+  forgestate status --fail-on-stalled --json"
+    )]
+    Status(StatusArgs),
+    /// Every record of one session in order, with the time between them and the resume point
+    /// of each checkpoint; --diff adds the JSON changes between checkpoints
+    #[command(after_help = "Examples:
+  forgestate history --session s1
+  forgestate history --session s1 --agent implementation-worker --diff
+  forgestate history --session s2 --json")]
+    History(HistoryArgs),
+    /// Start a new session from the state of a checkpoint of another one (Parent: names it)
+    #[command(after_help = "Examples:
+  forgestate fork --session s1 --new-session s1-retry
+  forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
+  forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
+    Fork(ForkArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Only agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub session: Option<String>,
+    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
+    #[arg(long, value_name = "DUR")]
+    pub warn_after: Option<String>,
+    /// Stalled after this long without a record, for every agent (e.g. 30m)
+    #[arg(long, value_name = "DUR")]
+    pub stalled_after: Option<String>,
+    /// Exit 1 when any agent is stalled (for cron and alerting)
+    #[arg(long)]
+    pub fail_on_stalled: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The session to show
+    #[arg(long)]
+    pub session: String,
+    /// Only records of agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Show the JSON changes (added, removed, changed keys, with paths) between consecutive
+    /// checkpoints of each agent
+    #[arg(long)]
+    pub diff: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The session to fork
+    #[arg(long)]
+    pub session: String,
+    /// The record (its Id:) whose state to fork [default: the session's newest checkpoint]
+    #[arg(long, value_name = "RECORD_ID")]
+    pub at: Option<String>,
+    /// The new session
+    #[arg(long, value_name = "SESSION")]
+    pub new_session: String,
+    /// Fork this agent's checkpoint (needed when several agents checkpoint the session)
+    #[arg(long)]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +251,16 @@ pub struct CheckpointArgs {
     /// Set one key of the data; VALUE is parsed as JSON when it can be, else taken as a string
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Handoff: the next step, in one line, for whoever picks the work up (a `Next:` line)
+    #[arg(long, value_name = "TEXT")]
+    pub next: Option<String>,
+    /// Handoff: something in the way, in one line (a `Blocker:` line; repeat for several)
+    #[arg(long = "blocker", value_name = "TEXT")]
+    pub blockers: Vec<String>,
+    /// Record the hash of this context file (a `Context-Hash:` line), so that
+    /// `resume --context-file` can tell whether it changed
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -242,6 +327,9 @@ pub struct ResumeArgs {
     /// The session to resume
     #[arg(long)]
     pub session: String,
+    /// Compare this context file with the checkpoint's Context-Hash and report context_drift
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

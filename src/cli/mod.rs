@@ -7,11 +7,14 @@
 mod args;
 mod errors;
 mod flush;
+mod fork;
+mod history;
 mod input;
 mod logging;
 mod output;
 mod remote;
 mod scrub;
+mod status;
 mod table;
 
 use std::process::ExitCode;
@@ -161,8 +164,13 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 read_input(a.data.as_deref(), a.data_file.as_ref())?,
             )?;
             apply_sets(&mut data, &a.set)?;
-            let record = Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
-                .map_err(Error::from)?;
+            let mut record =
+                Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
+                    .and_then(|r| r.with_handoff(a.next.clone(), a.blockers.clone()))
+                    .map_err(Error::from)?;
+            if let Some(path) = &a.context_file {
+                record = record.with_context(&input::context_file(path)?);
+            }
             save(cli, &open(cli)?, record).await
         }
         Command::Health(a) => {
@@ -186,8 +194,13 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Resume(a) => {
+            let context = a.context_file.as_deref().map(input::context_file);
+            let context = context.transpose()?;
             let client = open(cli)?;
-            let answer = client.resume(&a.agent, &a.session).await?;
+            let mut answer = client.resume(&a.agent, &a.session).await?;
+            if let Some(bytes) = &context {
+                answer.resume.check_context(bytes);
+            }
             warn(&answer.warnings);
             output::resume(&answer.resume, &a.agent, &a.session, cli.json);
             Ok(0)
@@ -202,6 +215,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Status(a) => status::status(cli, a).await,
+        Command::History(a) => history::history(cli, a).await,
+        Command::Fork(a) => fork::fork(cli, a).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)

@@ -274,8 +274,23 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
     } else {
         r.resume_point.clone()
     };
+    let mut handoff = String::new();
+    if let Some(next) = &r.next {
+        handoff.push_str(&format!("\nnext:         {next}"));
+    }
+    for b in &r.blockers {
+        handoff.push_str(&format!("\nblocker:      {b}"));
+    }
+    match r.context_drift {
+        Some(true) => handoff.push_str(
+            "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
+             recorded no Context-Hash); re-read it before going on",
+        ),
+        Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
+        None => {}
+    }
     out(&format!(
-        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
+        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
         r.phase,
         pretty(&r.data)
     ));
