@@ -1,7 +1,5 @@
 //! `forgestate fork`: the library builds the forked checkpoint; it is saved like any other.
 
-use forgestate::Error;
-
 use super::args::{Cli, ForkArgs};
 use super::{Failure, open, output, save};
 
@@ -15,8 +13,7 @@ pub async fn fork(cli: &Cli, a: &ForkArgs) -> Result<u8, Failure> {
             &a.new_session,
             a.agent.as_deref(),
         )
-        .await
-        .map_err(Error::from)?;
+        .await?;
     if !cli.quiet && !cli.json {
         output::note(&format!(
             "forking session {} at record {} ({}, phase {}) into session {}",

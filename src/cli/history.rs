@@ -1,7 +1,6 @@
 //! `forgestate history`: one session step by step, as a table (with the JSON changes under each
 //! checkpoint with `--diff`) or as JSON.
 
-use forgestate::Error;
 use forgestate::format::format_time;
 use forgestate::ops::diff::{Change, Op};
 use forgestate::ops::{History, Origin, Step};
@@ -15,8 +14,7 @@ pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
     let client = open(cli)?;
     let answer = client
         .history(&a.session, a.agent.as_deref(), a.diff)
-        .await
-        .map_err(Error::from)?;
+        .await?;
     if !cli.quiet {
         for w in &answer.warnings {
             output::note(&format!("warning: {w}"));

@@ -1,6 +1,5 @@
 //! `forgestate status`: flags into a filter and a policy, then the verdicts as a table or JSON.
 
-use forgestate::Error;
 use forgestate::ops::{StatusRow, Thresholds, Verdict};
 use forgestate::scan::Filter;
 
@@ -32,7 +31,7 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
         session: a.session.clone(),
         ..Filter::default()
     };
-    let answer = client.status(&filter, &policy).await.map_err(Error::from)?;
+    let answer = client.status(&filter, &policy).await?;
     if !cli.quiet {
         for w in &answer.warnings {
             output::note(&format!("warning: {w}"));
