@@ -355,3 +355,7 @@ pub fn span(secs: i64) -> String {
         s => format!("{}d", s / 86_400),
     }
 }
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;
