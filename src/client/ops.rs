@@ -49,10 +49,10 @@ impl<T: Thread> Client<T> {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
     /// use forgestate::{Client, format::Record, ops::{StatusPolicy, Verdict}, scan::Filter};
+    /// use serde_json::json;
     ///
     /// let dir = tempfile::tempdir()?;
     /// let client = Client::local_as(dir.path(), "me")?;
-    /// let json = serde_json::json!;
     /// client.save(Record::checkpoint("worker-1", "s1", "clone_complete", json!({}))?).await.posted()?;
     /// client.save(Record::health("worker-2", "s1", "Paused", json!({"queue": 0}), None)?).await.posted()?;
     ///
