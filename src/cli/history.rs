@@ -57,7 +57,11 @@ fn text(h: &History, color: bool) -> String {
     for (line, step) in lines.zip(&h.records) {
         out.push_str(line);
         out.push('\n');
-        if let Some(o) = &step.forked_from {
+        if let Some(o) = step
+            .forked_from
+            .as_ref()
+            .filter(|o| h.forked_from.as_ref() != Some(*o))
+        {
             out.push_str(&format!("    forked from {}\n", origin(o)));
         }
         if let Some(next) = &step.next {
