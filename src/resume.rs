@@ -189,9 +189,11 @@ pub struct Resume {
     /// The phase matched no key of the resume map, so `resume_point` is the default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unmapped: bool,
-    /// Handoff: the checkpoint's next step, in words.
+    /// Handoff: the checkpoint's next step, in words (absent from the JSON when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
-    /// Handoff: the checkpoint's blockers (empty when none).
+    /// Handoff: the checkpoint's blockers (absent from the JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blockers: Vec<String>,
     /// Set by [`Resume::check_context`]: whether the context file changed since the checkpoint
     /// (`true` too when the checkpoint recorded no `Context-Hash:`, since nobody can say).

@@ -195,3 +195,17 @@ pub fn find_shared_from(manifest: &Path, rel: &str, what: &str) -> Result<PathBu
 pub fn shared(rel: &str, what: &str) -> PathBuf {
     find_shared(rel, what).unwrap_or_else(|msg| panic!("{msg}"))
 }
+
+/// The comment bodies in a local store directory, in thread order.
+pub fn stored_bodies(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join(forgestate::store::THREAD_FILE))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["body"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
