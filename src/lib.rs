@@ -11,6 +11,7 @@
 //! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
+//! - [`ops`]: the operator verbs: watch, prune, doctor.
 //! - [`error`]: the crate-wide error and its categories.
 //!
 //! ```
@@ -36,6 +37,7 @@ pub mod error;
 pub mod forge;
 pub mod format;
 mod fsutil;
+pub mod ops;
 pub mod resume;
 pub mod scan;
 pub mod store;

@@ -51,7 +51,9 @@ pub use models::{
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
-use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
+use crate::store::{
+    self, BackendFailure, Deleted, Effort, Init, Listing, Predecessor, StoreError, Thread,
+};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -215,6 +217,29 @@ impl Thread for ForgeThread {
 
     async fn whoami(&self) -> Result<String, StoreError> {
         Ok(self.login().await?)
+    }
+
+    async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        let mut done = Deleted::default();
+        for &id in ids {
+            match self
+                .client
+                .delete_comment(&self.settings.repo, CommentId(id))
+                .await
+            {
+                Ok(true) => done.deleted.push(id),
+                Ok(false) => done.missing.push(id),
+                Err(e) => {
+                    tracing::info!(
+                        "deleted {} comment(s) before this failure: {:?}",
+                        done.deleted.len(),
+                        done.deleted
+                    );
+                    return Err(e.into());
+                }
+            }
+        }
+        Ok(done)
     }
 
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
