@@ -10,7 +10,7 @@ use super::error::{Call, ForgeError};
 use super::http::ForgeClient;
 use super::models::{
     ApiSettings, Comment, CommentId, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber,
-    Label, LabelId, ServerVersion, User,
+    Label, LabelId, Repository, ServerVersion, User,
 };
 use super::page::Page;
 
@@ -86,6 +86,21 @@ impl ForgeClient {
     /// The token's own user (`read:user` scope).
     pub async fn current_user(&self) -> Result<User> {
         Ok(self.send(Method::GET, "user", &[], None, OK).await?.value)
+    }
+
+    /// The repository, with the caller's permissions. Needs the `read:repository` scope: a
+    /// token scoped to issues alone gets 403 here, whether or not the repository exists.
+    pub async fn repository(&self, repo: &RepoRef) -> Result<Repository> {
+        let path = format!("repos/{}/{}", repo.owner, repo.repo);
+        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+    }
+
+    /// `GET /version` with the answer's headers (its `Date` tells the server's clock).
+    pub async fn version_with_headers(
+        &self,
+    ) -> Result<(ServerVersion, reqwest::header::HeaderMap)> {
+        let answer = self.send(Method::GET, "version", &[], None, OK).await?;
+        Ok((answer.value, answer.headers))
     }
 
     pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {

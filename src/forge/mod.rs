@@ -32,6 +32,7 @@ mod lineage;
 mod models;
 pub(crate) mod page;
 mod post;
+mod probe;
 pub(crate) mod retry;
 mod session;
 
@@ -48,8 +49,9 @@ pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
-    LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
+    LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
+pub use probe::{CachedIssue, Probe, RepoAccess};
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Listing, Predecessor, StoreError, Thread,
