@@ -5,14 +5,17 @@
 //! configuration.
 
 mod args;
+mod doctor;
 mod errors;
 mod flush;
 mod input;
 mod logging;
 mod output;
+mod prune;
 mod remote;
 mod scrub;
 mod table;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -202,6 +205,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Watch(a) => watch::watch(cli, a).await,
+        Command::Prune(a) => prune::prune(cli, a).await,
+        Command::Doctor => doctor::doctor(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
