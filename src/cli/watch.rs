@@ -104,7 +104,7 @@ fn print(e: &Event, cli: &Cli) {
              Ctrl-C stops"
         )),
         Event::Outage { reason, .. } => output::note(&format!(
-            "warning: {reason}; still watching, and will say when it answers again"
+            "warning: {reason}; still watching (a line follows when it is back)"
         )),
         Event::Recovered { lasted_secs, .. } => output::note(&format!(
             "the store answers again (unreachable for {lasted_secs}s)"
