@@ -328,6 +328,9 @@ impl FakeForge {
             created: now,
             updated: now,
         });
+        if let Some(row) = s.issue_mut(issue) {
+            row.comments += 1; // as a post through the API or the web UI does
+        }
         id
     }
 
