@@ -120,6 +120,10 @@ pub async fn run(config: &Config, over: &Overrides) -> Report {
                 "the local store is in use; the forge checks (server, token, repository, label, \
                  session issue, clock) do not apply",
             ));
+            checks.push(Check::skip(
+                "cache",
+                "the local store has no issue-number cache",
+            ));
             thread.whoami().await.ok()
         }
         AnyThread::Forge(forge) => {
@@ -409,22 +413,28 @@ fn trust_check(everyone: bool, login: Option<String>, configured: &[String]) -> 
              system)",
         );
     }
+    let known = login.is_some();
     let mut names: Vec<String> = login.into_iter().collect();
     names.extend(configured.iter().cloned());
     names.sort();
     names.dedup();
-    if names.is_empty() {
-        return Check::new(
+    match (names.is_empty(), known) {
+        (true, _) => Check::skip(
             "trusted authors",
-            Status::Fail,
-            "nobody: the token's login is unknown and trusted_authors is empty",
-        )
-        .fix("fix the token (see above); records are trusted from its login");
+            "not checked: records are trusted from the token's login, which is unknown",
+        ),
+        (false, true) => Check::ok(
+            "trusted authors",
+            format!("records are trusted from {}", names.join(", ")),
+        ),
+        (false, false) => Check::ok(
+            "trusted authors",
+            format!(
+                "records are trusted from {} (and the token's login, once it is known)",
+                names.join(", ")
+            ),
+        ),
     }
-    Check::ok(
-        "trusted authors",
-        format!("records are trusted from {}", names.join(", ")),
-    )
 }
 
 fn outbox_check(dir: Option<&std::path::Path>) -> Check {
