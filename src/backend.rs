@@ -5,7 +5,9 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread};
+use crate::store::{
+    Comment, Deleted, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread,
+};
 
 /// The store a client runs over, chosen at run time: local or forge.
 #[derive(Debug)]
@@ -60,6 +62,13 @@ impl Thread for AnyThread {
         match self {
             AnyThread::Local(t) => t.now(),
             AnyThread::Forge(t) => t.now(),
+        }
+    }
+
+    async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.delete(ids).await,
+            AnyThread::Forge(t) => t.delete(ids).await,
         }
     }
 

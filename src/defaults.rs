@@ -36,6 +36,17 @@ pub const STATUS_STALLED_AFTER_SECS: u64 = 1800;
 /// `status`: resume points that mean the work is done (`completed`).
 pub const FINAL_RESUME_POINTS: &[&str] = &["done"];
 
+// Command-line defaults of the operator verbs (flags, not configuration settings).
+
+/// `watch`: seconds between polls while records arrive.
+pub const WATCH_INTERVAL_SECS: u64 = 5;
+/// `watch`: the longest pause between polls while the thread is idle (or the forge is down).
+pub const WATCH_MAX_INTERVAL_SECS: u64 = 60;
+/// `prune`: records kept per agent, session and kind (seed 000 keeps the last 10 checkpoints).
+pub const PRUNE_KEEP: usize = 10;
+/// `doctor`: clock skew against the forge's `Date` above which it warns.
+pub const CLOCK_SKEW_WARN_SECS: i64 = 60;
+
 #[cfg(test)]
 mod tests {
     /// The `# key = value` lines of the documented `[forge]` table in `config/forgestate.toml`.

@@ -12,6 +12,7 @@
 //! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
+//! - [`ops`]: the operator verbs: watch, prune, doctor.
 //! - [`error`]: the crate-wide error and its categories.
 //!
 //! ```

@@ -169,6 +169,25 @@ Examples:
   forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
   forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
     Fork(ForkArgs),
+    /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
+    #[command(after_help = "Examples:
+  forgestate watch
+  forgestate watch --agent 'implementation-*' --kind health
+  forgestate watch --session s1 --interval 2s --json")]
+    Watch(super::watch::WatchArgs),
+    /// Delete your older records beyond the newest N per agent, session and kind (a dry run
+    /// without --yes); other authors' comments are never touched
+    #[command(after_help = "Examples:
+  forgestate prune
+  forgestate prune --keep 3 --session s1
+  forgestate prune --keep 3 --agent 'implementation-*' --yes")]
+    Prune(super::prune::PruneArgs),
+    /// Check the setup, one line per check with the fix: config, forge, token, repository,
+    /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
+    #[command(after_help = "Examples:
+  forgestate doctor
+  forgestate doctor --json")]
+    Doctor,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 //! configuration.
 
 mod args;
+mod doctor;
 mod errors;
 mod flush;
 mod fork;
@@ -12,10 +13,12 @@ mod history;
 mod input;
 mod logging;
 mod output;
+mod prune;
 mod remote;
 mod scrub;
 mod status;
 mod table;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -218,6 +221,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Status(a) => status::status(cli, a).await,
         Command::History(a) => history::history(cli, a).await,
         Command::Fork(a) => fork::fork(cli, a).await,
+        Command::Watch(a) => watch::watch(cli, a).await,
+        Command::Prune(a) => prune::prune(cli, a).await,
+        Command::Doctor => doctor::doctor(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
