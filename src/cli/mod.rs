@@ -11,6 +11,7 @@ mod input;
 mod logging;
 mod output;
 mod remote;
+mod render;
 mod scrub;
 mod table;
 
@@ -202,6 +203,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Render(a) => render::render(cli, a),
+        Command::ResumeMap(a) => render::resume_map(cli, a),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
