@@ -359,6 +359,12 @@ class Client:
         """Finds or creates the session thread: ``{"thread", "author", "created"}``."""
         return dict(self._run(["init"]).doc or {})
 
+    def flush(self) -> Dict[str, Any]:
+        """Posts what this machine's outbox holds for the configured forge, oldest first, each
+        exactly once; :class:`~forgestate.Offline` when the forge is still unreachable. (Every
+        verb drains the outbox within a budget anyway.)"""
+        return dict(self._run(["flush"]).doc or {})
+
     def render(self, record: Mapping[str, Any]) -> Rendered:
         """The comment body ``checkpoint``/``health`` would post for ``record`` (a mapping with
         ``agent``, ``session``, ``phase`` and ``data``, or a health record's fields; ``id`` and
