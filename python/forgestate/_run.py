@@ -96,10 +96,10 @@ def run(
     except OSError as e:
         raise BinaryNotFound(f"cannot run {binary}: {e}; set FORGESTATE_BIN or reinstall") from e
     stderr = done.stderr.decode("utf-8", "replace").splitlines()
+    # Warnings (a record spooled, an answer from the outbox) reach the `forgestate` logger; an
+    # error line is the message of the exception raised below, so it is only logged at debug.
     for line in stderr:
-        if line.startswith("forgestate: error:"):
-            log.error("%s", line)
-        elif line.startswith("forgestate: warning:"):
+        if line.startswith("forgestate: warning:"):
             log.warning("%s", line)
         else:
             log.debug("%s", line)
