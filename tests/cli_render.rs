@@ -53,11 +53,17 @@ fn render_stamps_a_new_record_and_renders_health_signals() {
     let dir = tempfile::tempdir().unwrap();
     let a = parse_ok(
         &words("render"),
-        &render(dir.path(), &json!({"agent": "w", "session": "s", "phase": "p"})),
+        &render(
+            dir.path(),
+            &json!({"agent": "w", "session": "s", "phase": "p"}),
+        ),
     );
     let b = parse_ok(
         &words("render"),
-        &render(dir.path(), &json!({"agent": "w", "session": "s", "phase": "p"})),
+        &render(
+            dir.path(),
+            &json!({"agent": "w", "session": "s", "phase": "p"}),
+        ),
     );
     assert_ne!(a["record"]["id"], b["record"]["id"], "each gets a fresh id");
     assert_eq!(a["record"]["data"], json!({}));
