@@ -54,6 +54,12 @@ def test_a_killed_worker_resumes_from_its_last_checkpoint(backend):
         assert "[CHECKPOINT] Saved: subtask_1_complete" in lines
         os.kill(first.pid, signal.SIGKILL)
     finally:
+        if first.poll() is None and first.returncode is None:
+            # A failed assertion above must not leave the worker waiting at its gate.
+            try:
+                first.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                first.kill()
         first.wait()
     assert first.returncode == -signal.SIGKILL
 
