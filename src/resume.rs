@@ -120,6 +120,20 @@ impl ResumeMap {
         self.mapped(agent, phase).unwrap_or(self.default.as_str())
     }
 
+    /// The phase table `agent` resumes by: the most specific agent key's phases (globs kept as
+    /// written) and their resume points. Empty when no agent key matches (every phase then
+    /// resumes at the default).
+    pub fn phases(&self, agent: &str) -> BTreeMap<String, String> {
+        best(&self.agents, agent)
+            .map(|rules| {
+                rules
+                    .iter()
+                    .map(|r| (r.key.clone(), r.value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The resume point the map gives an agent's phase; `None` when no key matches, and
     /// [`ResumeMap::point`] falls back to the default.
     pub fn mapped(&self, agent: &str, phase: &str) -> Option<&str> {

@@ -131,6 +131,16 @@ pub enum Command {
   pbpaste | forgestate parse -
   forgestate parse comment.md --json")]
     Parse(ParseArgs),
+    /// Print the comment body `checkpoint` or `health` would post for a record given as JSON
+    #[command(after_help = "Examples:
+  echo '{\"agent\": \"implementation-worker\", \"session\": \"s1\", \"phase\": \"clone_complete\", \"data\": {\"issue_number\": 42}}' | forgestate render
+  forgestate parse comment.md | forgestate render --json")]
+    Render(super::render::RenderArgs),
+    /// Print the phase table an agent resumes by (the resume map as configured)
+    #[command(after_help = "Examples:
+  forgestate resume-map
+  forgestate resume-map --agent pr-self-reviewer --json")]
+    ResumeMap(super::render::ResumeMapArgs),
     /// Post the records waiting in this machine's outbox, oldest first
     #[command(after_help = "Examples:
   forgestate flush

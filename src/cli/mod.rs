@@ -15,6 +15,7 @@ mod logging;
 mod output;
 mod prune;
 mod remote;
+mod render;
 mod scrub;
 mod status;
 mod table;
@@ -224,6 +225,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Watch(a) => watch::watch(cli, a).await,
         Command::Prune(a) => prune::prune(cli, a).await,
         Command::Doctor => doctor::doctor(cli).await,
+        Command::Render(a) => render::render(cli, a),
+        Command::ResumeMap(a) => render::resume_map(cli, a),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
