@@ -4,14 +4,15 @@
 //! (`--strict` and a spooled record; a forge that cannot be read and nothing known), 78
 //! configuration.
 
-mod args;
-mod errors;
+pub(crate) mod args;
+pub(crate) mod errors;
 mod flush;
-mod input;
+pub(crate) mod input;
 mod logging;
+mod mcp;
 mod output;
 mod remote;
-mod scrub;
+pub(crate) mod scrub;
 mod table;
 
 use std::process::ExitCode;
@@ -202,6 +203,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Mcp => mcp::mcp(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
