@@ -10,7 +10,7 @@ mod flush;
 pub(crate) mod input;
 mod logging;
 mod mcp;
-mod output;
+pub(crate) mod output;
 mod remote;
 pub(crate) mod scrub;
 mod table;

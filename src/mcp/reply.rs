@@ -8,12 +8,12 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use forgestate::format::{Payload, Record};
+use forgestate::format::Record;
 use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
 use forgestate::{Error, Outcome};
 
-use crate::cli::{errors, scrub};
+use crate::cli::{errors, output, scrub};
 
 /// A result carrying `value` as `structuredContent`, with `summary` and the JSON as text.
 pub fn ok<T: Serialize>(summary: String, value: &T) -> CallToolResult {
@@ -70,15 +70,7 @@ pub struct Saved<'a> {
 pub fn saved(outcome: Outcome, mut warnings: Vec<String>) -> CallToolResult {
     match outcome {
         Outcome::Posted(p) => {
-            let kind = p.record.kind().name();
-            let id = p.id.as_deref().unwrap_or("(no id)");
-            let mut summary = format!(
-                "{kind} {id} saved as comment {} in {}",
-                p.comment_id, p.store
-            );
-            if let Some(n) = p.record.redacted {
-                summary.push_str(&format!(" ({n} secret value(s) redacted)"));
-            }
+            let summary = output::posted_line(&p);
             let doc = Saved {
                 posted: true,
                 id: p.id.as_deref(),
@@ -261,16 +253,13 @@ pub fn list(scan: &Scan, with_invalid: bool) -> CallToolResult {
 /// One record on one line: kind, id, agent, session, phase or status, and where it is.
 fn line(e: &Entry) -> String {
     let r = &e.record;
-    let what = match &r.payload {
-        Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
-        Payload::Health { status, .. } => format!("status={status}"),
-    };
     format!(
-        "{} {} agent={} session={} {what} ({})",
+        "{} {} agent={} session={} {} ({})",
         r.kind().name(),
         r.id.as_deref().unwrap_or("(no id)"),
         r.agent,
         r.session,
+        output::what(e),
         place(e)
     )
 }
