@@ -207,6 +207,36 @@ async fn health_latest_and_list_filter_like_the_cli() {
     let health = ok(&health);
     assert_eq!(health["record"]["status"], "Active");
     assert_eq!(health["record"]["metrics"]["active_workers"], 3);
+    assert_eq!(health["record"]["next_check"], "in 10 iterations");
+
+    // Nested objects sent as JSON text (some clients do) are read as the CLI reads --data.
+    let texted = call(
+        &client,
+        "checkpoint",
+        json!({"agent": "review-worker", "session": "s2", "phase": "p", "data": "{\"pr_number\": 7}"}),
+    )
+    .await;
+    assert_eq!(ok(&texted)["record"]["data"], json!({"pr_number": 7}));
+
+    // The handoff fields are accepted, and until the format carries them the answer says so.
+    let handoff = call(
+        &client,
+        "checkpoint",
+        json!({"agent": "review-worker", "session": "s2", "phase": "p", "next": "merge", "blockers": ["CI red"]}),
+    )
+    .await;
+    let warnings = ok(&handoff)["warnings"].as_array().unwrap().clone();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("next and blockers")),
+        "{warnings:?}"
+    );
+    assert!(
+        text(&handoff).contains("warning: next and blockers"),
+        "{}",
+        text(&handoff)
+    );
 
     let newest = call(
         &client,
@@ -309,11 +339,23 @@ async fn bad_input_is_a_tool_error_with_the_clis_message_and_the_server_goes_on(
     let r = call(
         &client,
         "health",
-        json!({"agent": "w", "session": "s1", "metrics": "fine"}),
+        json!({"agent": "w", "session": "s1", "metrics": "7"}),
     )
     .await;
     assert!(
         text(&r).starts_with("metrics must be a JSON object"),
+        "{}",
+        text(&r)
+    );
+    let r = call(
+        &client,
+        "health",
+        json!({"agent": "w", "session": "s1", "metrics": "{fine"}),
+    )
+    .await;
+    assert_eq!(failed(&r)["code"], 65);
+    assert!(
+        text(&r).starts_with("metrics is not valid JSON"),
         "{}",
         text(&r)
     );

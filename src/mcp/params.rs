@@ -20,7 +20,8 @@ pub struct CheckpointParams {
     /// turns it into a resume point.
     pub phase: String,
     /// The state needed to resume, as a JSON object (issue numbers, branch names, completed
-    /// subtasks, file paths; never file contents or secrets, which are redacted).
+    /// subtasks, file paths; never file contents or secrets, which are redacted). JSON text of
+    /// an object is accepted too.
     #[serde(default = "empty")]
     #[schemars(with = "Map<String, Value>")]
     pub data: Value,

@@ -97,8 +97,10 @@ impl Server {
             Ok(data) => data,
             Err(failure) => return failure,
         };
-        // TODO(lead): the handoff headers (`--next`/`--blocker`) come with the status helper's
-        // format change; pass `p.next` and `p.blockers` to the record once `Record` has them.
+        // TODO(lead): the handoff headers come with the status branch (`Record::with_handoff`,
+        // commit 78cc1ef there). Once merged, build the record with
+        // `.and_then(|r| r.with_handoff(p.next, p.blockers))` and drop this warning; the README's
+        // MCP section then loses its "not recorded yet" sentence.
         let mut warnings = Vec::new();
         if p.next.is_some() || !p.blockers.is_empty() {
             warnings.push(
@@ -245,11 +247,15 @@ fn by_phase(mut scan: Scan, phase: &str) -> Scan {
     scan
 }
 
-/// A JSON object argument, or the CLI's message for one that is not.
+/// A JSON object argument, or the CLI's message for one that is not. Some clients send nested
+/// objects as JSON text: a string is parsed as the CLI parses `--data`.
 fn object(what: &str, value: Value) -> Result<Value, CallToolResult> {
-    input::object(what, value)
-        .map(Value::Object)
-        .map_err(input_failure)
+    match value {
+        Value::String(text) => input::json_object(what, Some(text)),
+        value => input::object(what, value),
+    }
+    .map(Value::Object)
+    .map_err(input_failure)
 }
 
 /// An argument the caller must fix, with the CLI's exit code for it as the error's code.
