@@ -1,80 +1,15 @@
 //! `forgestate mcp` as an MCP client sees it: the real binary spawned over stdio and driven with
-//! rmcp's client (initialize, tools/list, tools/call), on the local store and the fake forge.
+//! rmcp's client (initialize, tools/list, tools/call) on the local store. The forge and the
+//! process itself (stdout, stdin EOF) are in `mcp_process.rs`.
 
 mod common;
-mod fake_forge;
+mod mcp_client;
 
-use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
-
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
-use common::cli::{Bin, stderr, words};
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, session};
-
-type Client = RunningService<RoleClient, ()>;
-
-/// A hang guard for waits on the child, never a speed assertion.
-const HANG: Duration = Duration::from_secs(60);
-
-/// Spawns `forgestate mcp` as `bin` with `args` and connects rmcp's client to it. The server's
-/// stderr is collected by the returned task (ends when the server exits).
-async fn connect(bin: &Bin, args: &str) -> (Client, tokio::task::JoinHandle<String>) {
-    let cmd = tokio::process::Command::from(bin.command(&words(&format!("mcp {args}"))));
-    let (transport, err) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn forgestate mcp");
-    let mut err = err.expect("stderr piped");
-    let stderr = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = err.read_to_string(&mut text).await;
-        text
-    });
-    let client = ().serve(transport).await.expect("initialize");
-    (client, stderr)
-}
-
-async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments are an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-/// The structured content of a result that must not be an error.
-fn ok(result: &CallToolResult) -> &Value {
-    assert_eq!(result.is_error, Some(false), "{result:?}");
-    result.structured_content.as_ref().expect("structured")
-}
-
-/// The structured `error` object of a result that must be an error, after checking the text
-/// content carries the same message.
-fn failed(result: &CallToolResult) -> &Value {
-    assert_eq!(result.is_error, Some(true), "{result:?}");
-    let error = &result.structured_content.as_ref().expect("structured")["error"];
-    assert_eq!(text(result), error["message"].as_str().expect("message"));
-    error
-}
-
-/// The first text content of a result.
-fn text(result: &CallToolResult) -> &str {
-    result
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.as_str())
-        .expect("a text summary")
-}
+use common::cli::{Bin, stderr};
+use mcp_client::{HANG, call, cli_error, connect, failed, ok, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
@@ -279,17 +214,6 @@ async fn health_latest_and_list_filter_like_the_cli() {
     client.cancel().await.expect("close");
 }
 
-/// The CLI's `forgestate: error:` message for `args`, which must fail with `code`.
-fn cli_error(bin: &Bin, args: &[&str], code: i32) -> String {
-    let out = bin.run(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>());
-    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
-    let err = stderr(&out);
-    err.lines()
-        .find_map(|l| l.strip_prefix("forgestate: error: "))
-        .unwrap_or_else(|| panic!("an error line: {err}"))
-        .to_string()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_is_a_tool_error_with_the_clis_message_and_the_server_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -418,169 +342,5 @@ async fn a_configuration_that_cannot_be_used_is_every_calls_error() {
     assert!(
         said.contains(&format!("forgestate: error: {cli}")),
         "{said}"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_forge_that_is_down_spools_the_record_without_an_error_and_one_server_posts_it_later() {
-    let fake = FakeForge::start().await;
-    session(&fake);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::write(
-        d.join("forgestate.toml"),
-        "[forge]\nretry_budget_secs = 0\nrequest_timeout_secs = 3\ndrain_max_backoff_secs = 0\n",
-    )
-    .unwrap();
-    let bin = Bin::new(d).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
-    let (client, stderr) = connect(&bin, "").await;
-    let mut said = Vec::new();
-
-    fake.state().down = true;
-    let first = call(
-        &client,
-        "checkpoint",
-        json!({"agent": "implementation-worker", "session": "s1", "phase": "clone_complete", "data": {"issue_number": 7}}),
-    )
-    .await;
-    let doc = ok(&first).clone();
-    said.push(serde_json::to_string(&first).unwrap());
-    assert_eq!(doc["posted"], false);
-    assert_eq!(doc["comment_id"], Value::Null);
-    let spooled = doc["spooled"].as_str().expect("outbox entry");
-    assert!(Path::new(spooled).is_file(), "{spooled}");
-    assert!(
-        text(&first).contains("spooled to the outbox"),
-        "{}",
-        text(&first)
-    );
-    let id = doc["id"].as_str().unwrap().to_string();
-
-    let offline = call(
-        &client,
-        "resume",
-        json!({"agent": "implementation-worker", "session": "s1"}),
-    )
-    .await;
-    said.push(serde_json::to_string(&offline).unwrap());
-    let offline = ok(&offline);
-    assert_eq!(offline["offline"], true);
-    assert_eq!(offline["pending"], true);
-    assert_eq!(offline["record_id"], id.as_str());
-    assert_eq!(offline["resume_point"], "phase_2_subtasks");
-
-    // The forge is back: the next call drains the outbox first, in order.
-    fake.state().down = false;
-    let second = call(
-        &client,
-        "checkpoint",
-        json!({"agent": "implementation-worker", "session": "s1", "phase": "subtask_1_complete"}),
-    )
-    .await;
-    said.push(serde_json::to_string(&second).unwrap());
-    assert_eq!(ok(&second)["posted"], true);
-    let list = call(&client, "list", json!({"session": "s1"})).await;
-    said.push(serde_json::to_string(&list).unwrap());
-    let records = ok(&list)["records"].as_array().unwrap().clone();
-    assert_eq!(records.len(), 2, "{records:?}");
-    assert_eq!(records[0]["id"], id.as_str());
-    assert!(
-        records.iter().all(|r| r["comment"]["pending"] == false),
-        "{records:?}"
-    );
-    assert!(
-        !Path::new(spooled).exists(),
-        "the outbox entry was posted and removed"
-    );
-
-    client.cancel().await.expect("close");
-    said.push(
-        tokio::time::timeout(HANG, stderr)
-            .await
-            .expect("exits")
-            .unwrap(),
-    );
-    for text in said {
-        assert!(!text.contains(BOT_TOKEN), "the token never leaves: {text}");
-    }
-}
-
-/// One line of JSON-RPC on the server's stdin.
-async fn send(stdin: &mut tokio::process::ChildStdin, message: Value) {
-    let line = format!("{message}\n");
-    stdin.write_all(line.as_bytes()).await.unwrap();
-    stdin.flush().await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn stdout_carries_only_protocol_and_the_server_exits_0_when_stdin_closes() {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = Bin::new(dir.path()).stdin(Vec::new());
-    // -vv: debug logging on, which must all go to stderr.
-    let mut child = tokio::process::Command::from(bin.command(&words("mcp -vv --store st")))
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut err = child.stderr.take().unwrap();
-    let err = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = err.read_to_string(&mut text).await;
-        text
-    });
-
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    send(&mut stdin, init).await;
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "checkpoint", "arguments": {"agent": "w", "session": "s1", "phase": "p"}}}),
-    )
-    .await;
-
-    let mut lines = Vec::new();
-    while !lines.iter().any(|l: &Value| l["id"] == 2) {
-        let line = tokio::time::timeout(HANG, out.next_line())
-            .await
-            .expect("an answer")
-            .unwrap()
-            .expect("stdout open");
-        let message: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {line:?}"));
-        assert_eq!(message["jsonrpc"], "2.0", "{line}");
-        lines.push(message);
-    }
-    assert_eq!(
-        lines.last().unwrap()["result"]["isError"],
-        false,
-        "{lines:?}"
-    );
-
-    drop(stdin);
-    let status = tokio::time::timeout(HANG, child.wait())
-        .await
-        .expect("exits after stdin closes")
-        .unwrap();
-    let rest = tokio::time::timeout(HANG, out.next_line())
-        .await
-        .expect("eof")
-        .unwrap();
-    assert_eq!(rest, None, "nothing more on stdout");
-    let said = tokio::time::timeout(HANG, err)
-        .await
-        .expect("stderr closes")
-        .unwrap();
-    assert_eq!(status.code(), Some(0), "{said}");
-    assert!(
-        said.contains("forgestate: debug: "),
-        "debug logs go to stderr: {said}"
     );
 }

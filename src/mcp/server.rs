@@ -89,125 +89,100 @@ impl Server {
 
     #[tool(description = CHECKPOINT)]
     async fn checkpoint(&self, Parameters(p): Parameters<CheckpointParams>) -> CallToolResult {
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(failure) => return failure,
-        };
-        let data = match object("data", p.data) {
-            Ok(data) => data,
-            Err(failure) => return failure,
-        };
-        // TODO(lead): the handoff headers come with the status branch (`Record::with_handoff`,
-        // commit 78cc1ef there). Once merged, build the record with
-        // `.and_then(|r| r.with_handoff(p.next, p.blockers))` and drop this warning; the README's
-        // MCP section then loses its "not recorded yet" sentence.
-        let mut warnings = Vec::new();
-        if p.next.is_some() || !p.blockers.is_empty() {
-            warnings.push(
-                "next and blockers are not recorded by this version of forgestate; put them in \
-                 data if they must be kept"
-                    .to_string(),
-            );
-        }
-        match Record::checkpoint(&p.agent, &p.session, &p.phase, data) {
-            Ok(record) => reply::saved(client.save(record).await, warnings),
-            Err(e) => reply::error(&Error::from(e)),
-        }
+        settle(async {
+            let client = self.client()?;
+            let data = object("data", p.data)?;
+            // TODO(lead): the handoff headers come with the status branch
+            // (`Record::with_handoff`, commit 78cc1ef there). Once merged, build the record with
+            // `.and_then(|r| r.with_handoff(p.next, p.blockers))` and drop this warning; the
+            // README's MCP section then loses its "not recorded yet" sentence.
+            let mut warnings = Vec::new();
+            if p.next.is_some() || !p.blockers.is_empty() {
+                warnings.push(
+                    "next and blockers are not recorded by this version of forgestate; put \
+                     them in data if they must be kept"
+                        .to_string(),
+                );
+            }
+            let record = Record::checkpoint(&p.agent, &p.session, &p.phase, data).map_err(built)?;
+            Ok(reply::saved(client.save(record).await, warnings))
+        })
+        .await
     }
 
     #[tool(description = HEALTH)]
     async fn health(&self, Parameters(p): Parameters<HealthParams>) -> CallToolResult {
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(failure) => return failure,
-        };
-        let metrics = match object("metrics", p.metrics) {
-            Ok(metrics) => metrics,
-            Err(failure) => return failure,
-        };
-        let status = p.status.as_deref().unwrap_or(DEFAULT_STATUS);
-        match Record::health(
-            &p.agent,
-            &p.session,
-            status,
-            metrics,
-            p.next_check.as_deref(),
-        ) {
-            Ok(record) => reply::saved(client.save(record).await, Vec::new()),
-            Err(e) => reply::error(&Error::from(e)),
-        }
+        settle(async {
+            let client = self.client()?;
+            let metrics = object("metrics", p.metrics)?;
+            let status = p.status.as_deref().unwrap_or(DEFAULT_STATUS);
+            let record = Record::health(
+                &p.agent,
+                &p.session,
+                status,
+                metrics,
+                p.next_check.as_deref(),
+            )
+            .map_err(built)?;
+            Ok(reply::saved(client.save(record).await, Vec::new()))
+        })
+        .await
     }
 
     #[tool(description = RESUME)]
     async fn resume(&self, Parameters(p): Parameters<ResumeParams>) -> CallToolResult {
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(failure) => return failure,
-        };
-        match client.resume(&p.agent, &p.session).await {
-            Ok(answer) => reply::resumed(&answer.resume, &p.agent, &p.session, answer.warnings),
-            Err(e) => reply::error(&e),
-        }
+        settle(async {
+            let answer = self.client()?.resume(&p.agent, &p.session).await;
+            let answer = answer.map_err(|e| reply::error(&e))?;
+            Ok(reply::resumed(
+                &answer.resume,
+                &p.agent,
+                &p.session,
+                answer.warnings,
+            ))
+        })
+        .await
     }
 
     #[tool(description = LATEST)]
     async fn latest(&self, Parameters(p): Parameters<LatestParams>) -> CallToolResult {
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(failure) => return failure,
-        };
-        let filter = match filter(&p.filter, None) {
-            Ok(f) => f,
-            Err(failure) => return failure,
-        };
-        let answer = match &p.filter.phase {
-            // A phase filter reads the list and takes its newest entry.
-            Some(phase) => client
-                .list(&filter, None)
-                .await
-                .map(|scan| (by_phase(scan, phase).entries.pop(), Vec::new())),
-            None => client.latest(&filter).await.map(|l| (l.entry, l.warnings)),
-        };
-        match answer {
-            Ok((entry, warnings)) => reply::latest(entry.as_ref(), warnings),
-            Err(e) => reply::error(&e),
-        }
+        settle(async {
+            let client = self.client()?;
+            let filter = filter(&p.filter, None)?;
+            let answer = match &p.filter.phase {
+                // A phase filter reads the list and takes its newest entry.
+                Some(phase) => client
+                    .list(&filter, None)
+                    .await
+                    .map(|scan| (by_phase(scan, phase).entries.pop(), Vec::new())),
+                None => client.latest(&filter).await.map(|l| (l.entry, l.warnings)),
+            };
+            let (entry, warnings) = answer.map_err(|e| reply::error(&e))?;
+            Ok(reply::latest(entry.as_ref(), warnings))
+        })
+        .await
     }
 
     #[tool(description = LIST)]
     async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(failure) => return failure,
-        };
-        let since = match p.since.as_deref().map(input::parse_since).transpose() {
-            Ok(since) => since,
-            Err(e) => return input_failure(e),
-        };
-        let filter = match filter(&p.filter, since) {
-            Ok(f) => f,
-            Err(failure) => return failure,
-        };
-        // With a phase filter, the limit counts only the records that pass it.
-        let limit = if p.filter.phase.is_some() {
-            None
-        } else {
-            p.limit
-        };
-        match client.list(&filter, limit).await {
-            Ok(scan) => {
-                let mut scan = match &p.filter.phase {
-                    Some(phase) => by_phase(scan, phase),
-                    None => scan,
-                };
-                if let Some(limit) = p.limit {
-                    let skip = scan.entries.len().saturating_sub(limit);
-                    scan.entries.drain(..skip);
-                }
-                reply::list(&scan, p.invalid)
+        settle(async {
+            let client = self.client()?;
+            let since = p.since.as_deref().map(input::parse_since).transpose();
+            let filter = filter(&p.filter, since.map_err(input_failure)?)?;
+            // With a phase filter, the limit counts only the records that pass it.
+            let limit = p.limit.filter(|_| p.filter.phase.is_none());
+            let scan = client.list(&filter, limit).await;
+            let mut scan = scan.map_err(|e| reply::error(&e))?;
+            if let Some(phase) = &p.filter.phase {
+                scan = by_phase(scan, phase);
             }
-            Err(e) => reply::error(&e),
-        }
+            if let Some(limit) = p.limit {
+                let skip = scan.entries.len().saturating_sub(limit);
+                scan.entries.drain(..skip);
+            }
+            Ok(reply::list(&scan, p.invalid))
+        })
+        .await
     }
 }
 
@@ -218,6 +193,18 @@ impl ServerHandler for Server {
             .with_server_info(Implementation::new("forgestate", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+}
+
+/// A tool's answer, whichever way it went: the `Err` side is already a tool result (`isError`).
+async fn settle(
+    answer: impl Future<Output = Result<CallToolResult, CallToolResult>>,
+) -> CallToolResult {
+    answer.await.unwrap_or_else(|failure| failure)
+}
+
+/// A record that could not be built, as a tool failure.
+fn built(e: forgestate::format::BuildError) -> CallToolResult {
+    reply::error(&Error::from(e))
 }
 
 /// The library's filter from the tool's, with the CLI's glob check.
