@@ -86,6 +86,31 @@ async fn a_forge_that_is_down_spools_the_record_without_an_error_and_one_server_
         "the outbox entry was posted and removed"
     );
 
+    // The token in use is redacted from data and never echoed by an error.
+    let leaky = call(
+        &client,
+        "checkpoint",
+        json!({"agent": "w", "session": "s2", "phase": "p", "data": {"note": BOT_TOKEN}}),
+    )
+    .await;
+    said.push(serde_json::to_string(&leaky).unwrap());
+    assert_eq!(ok(&leaky)["record"]["data"]["note"], "[REDACTED]");
+    let named = call(
+        &client,
+        "resume",
+        json!({"agent": "w", "session": BOT_TOKEN}),
+    )
+    .await;
+    said.push(serde_json::to_string(&named).unwrap());
+    let refused = call(
+        &client,
+        "checkpoint",
+        json!({"agent": "w", "session": BOT_TOKEN, "phase": "p"}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    said.push(serde_json::to_string(&refused).unwrap());
+
     client.cancel().await.expect("close");
     said.push(
         tokio::time::timeout(HANG, stderr)
