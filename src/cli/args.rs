@@ -85,6 +85,9 @@ pub const NOT_FOR_PARSE: &[&str] = &[
     "strict",
 ];
 
+/// The status a health signal reports when none is given.
+pub const DEFAULT_STATUS: &str = "Active";
+
 /// `--strict` only changes what `checkpoint` and `health` do.
 pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork"];
 
@@ -198,6 +201,12 @@ Examples:
   forgestate doctor
   forgestate doctor --json")]
     Doctor,
+    /// Serve the verbs as Model Context Protocol tools on stdin/stdout, for LLM agents
+    #[command(after_help = "Examples:
+  forgestate mcp
+  forgestate mcp --store ./.forgestate
+  FORGESTATE_URL=https://forge.example.com FORGESTATE_REPO=acme/app forgestate mcp -v")]
+    Mcp,
 }
 
 #[derive(Debug, Args)]
@@ -301,7 +310,7 @@ pub struct HealthArgs {
     #[arg(long)]
     pub session: String,
     /// The agent's status, in one word or a short phrase
-    #[arg(long, default_value = "Active")]
+    #[arg(long, default_value = DEFAULT_STATUS)]
     pub status: String,
     /// Metrics as a JSON object, or - to read them from stdin
     #[arg(long, value_name = "JSON")]

@@ -75,11 +75,18 @@ pub fn json_object(what: &str, text: Option<String>) -> Result<Map<String, Value
         return Ok(Map::new());
     };
     match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(InputError::Data(format!(
+        Ok(value) => object(what, value),
+        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
+    }
+}
+
+/// A JSON value that must be an object; `what` names where it came from in errors.
+pub fn object(what: &str, value: Value) -> Result<Map<String, Value>, InputError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(InputError::Data(format!(
             "{what} must be a JSON object such as '{{\"issue_number\": 42}}'"
         ))),
-        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
     }
 }
 

@@ -4,19 +4,20 @@
 //! (`--strict` and a spooled record; a forge that cannot be read and nothing known), 78
 //! configuration.
 
-mod args;
+pub(crate) mod args;
 mod doctor;
-mod errors;
+pub(crate) mod errors;
 mod flush;
 mod fork;
 mod history;
-mod input;
+pub(crate) mod input;
 mod logging;
-mod output;
+mod mcp;
+pub(crate) mod output;
 mod prune;
 mod remote;
 mod render;
-mod scrub;
+pub(crate) mod scrub;
 mod status;
 mod table;
 mod watch;
@@ -227,6 +228,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Doctor => doctor::doctor(cli).await,
         Command::Render(a) => render::render(cli, a),
         Command::ResumeMap(a) => render::resume_map(cli, a),
+        Command::Mcp => mcp::mcp(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)

@@ -20,7 +20,7 @@ use super::errors::ErrorBody;
 use super::table;
 
 mod list;
-pub use list::list;
+pub use list::{list, what};
 
 /// Set once a JSON document is on stdout, so a later failure does not print a second one.
 static PRINTED: AtomicBool = AtomicBool::new(false);
@@ -102,6 +102,15 @@ pub fn posted(p: &Posted, as_json: bool) {
     if as_json {
         return json(p);
     }
+    let mut line = posted_line(p);
+    if let Some(url) = &p.url {
+        line.push_str(&format!("\n{url}"));
+    }
+    out(&line);
+}
+
+/// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
+pub fn posted_line(p: &Posted) -> String {
     let kind = p.record.kind().name();
     let id = p.id.as_deref().unwrap_or("(no id)");
     let mut line = format!(
@@ -111,10 +120,7 @@ pub fn posted(p: &Posted, as_json: bool) {
     if let Some(n) = p.record.redacted {
         line.push_str(&format!(" ({n} secret value(s) redacted)"));
     }
-    if let Some(url) = &p.url {
-        line.push_str(&format!("\n{url}"));
-    }
-    out(&line);
+    line
 }
 
 fn pretty(value: &Value) -> String {
