@@ -32,7 +32,10 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
     let tools = client.list_all_tools().await.expect("tools/list");
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["checkpoint", "health", "latest", "list", "resume", "status"]);
+    assert_eq!(
+        names,
+        ["checkpoint", "health", "latest", "list", "resume", "status"]
+    );
     for tool in &tools {
         let description = tool.description.as_deref().unwrap_or_default();
         assert!(
@@ -161,9 +164,19 @@ async fn health_latest_and_list_filter_like_the_cli() {
     )
     .await;
     assert_eq!(ok(&handoff)["record"]["next"], "merge");
-    let back = call(&client, "resume", json!({"agent": "review-worker", "session": "s2"})).await;
+    let back = call(
+        &client,
+        "resume",
+        json!({"agent": "review-worker", "session": "s2"}),
+    )
+    .await;
     assert_eq!(ok(&back)["data"], json!({}), "{}", text(&back));
-    let listed = call(&client, "latest", json!({"agent": "review-worker", "session": "s2"})).await;
+    let listed = call(
+        &client,
+        "latest",
+        json!({"agent": "review-worker", "session": "s2"}),
+    )
+    .await;
     assert_eq!(ok(&listed)["record"]["blockers"], json!(["CI red"]));
 
     // A blocker that would inject a header line is refused, as the CLI refuses it.
@@ -176,7 +189,12 @@ async fn health_latest_and_list_filter_like_the_cli() {
     assert_eq!(injected.is_error, Some(true), "{}", text(&injected));
 
     // status: one row per pair, the worker just checkpointed, so it is alive.
-    let rows = call(&client, "status", json!({"agent": "review-worker"})).await;
+    let rows = call(
+        &client,
+        "status",
+        json!({"agent": "review-worker", "session": "s2"}),
+    )
+    .await;
     let rows = ok(&rows).clone();
     assert_eq!(rows["rows"][0]["verdict"], "alive", "{rows}");
     assert_eq!(rows["rows"][0]["blockers"], json!(["CI red"]));
@@ -185,7 +203,7 @@ async fn health_latest_and_list_filter_like_the_cli() {
     let stalled = call(
         &client,
         "status",
-        json!({"agent": "review-worker", "warn_after_secs": 0, "stalled_after_secs": 0}),
+        json!({"agent": "review-worker", "session": "s2", "warn_after_secs": 0, "stalled_after_secs": 0}),
     )
     .await;
     assert_eq!(ok(&stalled)["stalled"], 1, "{}", text(&stalled));

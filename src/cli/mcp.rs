@@ -21,9 +21,11 @@ pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
             (Err((f.code, f.message)), StatusPolicy::default())
         }
     };
-    crate::mcp::serve(client, policy).await.map_err(|message| Failure {
-        code: EX_IOERR,
-        message,
-    })?;
+    crate::mcp::serve(client, policy)
+        .await
+        .map_err(|message| Failure {
+            code: EX_IOERR,
+            message,
+        })?;
     Ok(0)
 }

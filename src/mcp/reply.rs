@@ -8,11 +8,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use forgestate::client::Status;
 use forgestate::format::Record;
+use forgestate::ops::Verdict;
 use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
-use forgestate::client::Status;
-use forgestate::ops::Verdict;
 use forgestate::{Error, Outcome};
 
 use crate::cli::{errors, output, scrub};
