@@ -5,10 +5,12 @@
 //! configuration.
 
 mod args;
+mod completions;
 mod errors;
 mod flush;
 mod input;
 mod logging;
+mod man;
 mod output;
 mod remote;
 mod scrub;
@@ -202,6 +204,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Completions(a) => completions::completions(cli, a),
+        Command::Man(a) => man::man(cli, a),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
