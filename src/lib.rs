@@ -12,6 +12,7 @@
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
 //! - [`error`]: the crate-wide error and its categories.
+//! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
 //!
 //! ```
 //! use forgestate::format::{Record, Renderer, parse};
@@ -36,6 +37,7 @@ pub mod error;
 pub mod forge;
 pub mod format;
 mod fsutil;
+pub mod progress;
 pub mod resume;
 pub mod scan;
 pub mod store;

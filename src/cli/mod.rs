@@ -12,6 +12,7 @@ mod input;
 mod logging;
 mod man;
 mod output;
+mod progress;
 mod remote;
 mod scrub;
 mod table;
@@ -124,7 +125,7 @@ fn init_logging(cli: &Cli) {
         .with_target("forgestate", ours);
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
-        .with_writer(std::io::stderr)
+        .with_writer(|| progress::Stderr)
         .with_ansi(table::stderr_color())
         .event_format(logging::Prefixed)
         .finish()
@@ -264,6 +265,7 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// Opens the store of `config` under `over`, with the notes the user should see.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
     let (client, note) = config.client(over)?;
+    let client = client.with_progress(progress::hook(cli));
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
     }
