@@ -14,6 +14,11 @@
 //! - [`error`]: the crate-wide error and its categories.
 //! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
 //!
+//! Runnable examples (`cargo run --example NAME`): `examples/implementation_worker.rs`, seed 003's
+//! complete implementation flow (clone, subtasks with a checkpoint after each, commit, pull
+//! request) that resumes after a kill without redoing a finished step, on the local store or a
+//! forge. [`Client`] has the front door's examples (connect, save, list, resume) as doc tests.
+//!
 //! ```
 //! use forgestate::format::{Record, Renderer, parse};
 //! use serde_json::json;
