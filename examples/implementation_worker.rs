@@ -119,7 +119,10 @@ impl Worker {
         }
         self.saved += 1;
         if self.crash_after == Some(self.saved) {
-            eprintln!("implementation_worker: crashing after {} checkpoint(s)", self.saved);
+            eprintln!(
+                "implementation_worker: crashing after {} checkpoint(s)",
+                self.saved
+            );
             std::process::exit(137);
         }
         Ok(())

@@ -17,7 +17,8 @@
 //! Runnable examples (`cargo run --example NAME`): `examples/implementation_worker.rs`, seed 003's
 //! complete implementation flow (clone, subtasks with a checkpoint after each, commit, pull
 //! request) that resumes after a kill without redoing a finished step, on the local store or a
-//! forge. [`Client`] has the front door's examples (connect, save, list, resume) as doc tests.
+//! forge. The front door ([`Client::local`], [`Client::forge`], [`Client::save`]) carries examples
+//! that run as doc tests.
 //!
 //! ```
 //! use forgestate::format::{Record, Renderer, parse};

@@ -40,15 +40,19 @@ async fn big_outbox() -> (FakeForge, u64, tempfile::TempDir) {
     (fake, n, dir)
 }
 
-/// `cmd` run under a pseudo-terminal (util-linux `script`): stdout and stderr both go to the
-/// terminal, whose whole transcript is returned.
+/// `cmd` run under a pseudo-terminal (util-linux `script`): stderr, and stdout unless it is sent
+/// to the file `stdout_to`, go to the terminal, whose whole transcript is returned.
 #[cfg(target_os = "linux")]
-fn in_terminal(cmd: &Command) -> Output {
+fn in_terminal(cmd: &Command, stdout_to: Option<&Path>) -> Output {
     let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
     let mut line = quote(&cmd.get_program().to_string_lossy());
     for arg in cmd.get_args() {
         line.push(' ');
         line.push_str(&quote(&arg.to_string_lossy()));
+    }
+    if let Some(file) = stdout_to {
+        line.push_str(" > ");
+        line.push_str(&quote(&file.to_string_lossy()));
     }
     let mut script = Command::new("script");
     script.args(["-qec", &line, "/dev/null"]).env_clear();
@@ -95,7 +99,11 @@ async fn a_big_flush_on_a_terminal_shows_a_bar_on_stderr_but_not_in_json_mode() 
     let (fake, n, dir) = big_outbox().await;
     // indicatif draws nothing when TERM is unset or dumb, as a terminal user would expect.
     let term = |b: Bin| b.env("TERM", "xterm");
-    let shown = in_terminal(&term(bin(&fake, dir.path())).command(&words("flush")));
+    let report = dir.path().join("report.txt");
+    let shown = in_terminal(
+        &term(bin(&fake, dir.path())).command(&words("flush")),
+        Some(&report),
+    );
     let transcript = String::from_utf8_lossy(&shown.stdout);
     assert!(shown.status.success(), "{transcript}");
     assert_eq!(fake.comments_on(n).len(), WAITING);
@@ -103,10 +111,23 @@ async fn a_big_flush_on_a_terminal_shows_a_bar_on_stderr_but_not_in_json_mode() 
         transcript.contains(TASK),
         "no bar on a terminal: {transcript:?}"
     );
-    assert!(transcript.contains(&format!("flushed {WAITING} record(s)")));
+    // The bar is on stderr only: stdout (a file here) holds the report alone.
+    let report = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        report.starts_with(&format!("flushed {WAITING} record(s)")),
+        "{report:?}"
+    );
+    assert_eq!(report.lines().count(), 1, "{report:?}");
+    assert!(
+        !report.contains(TASK) && !report.contains('\x1b'),
+        "{report:?}"
+    );
 
     let (fake, n, dir) = big_outbox().await;
-    let json = in_terminal(&term(bin(&fake, dir.path())).command(&words("flush --json")));
+    let json = in_terminal(
+        &term(bin(&fake, dir.path())).command(&words("flush --json")),
+        None,
+    );
     let transcript = String::from_utf8_lossy(&json.stdout);
     assert!(json.status.success(), "{transcript}");
     assert_eq!(fake.comments_on(n).len(), WAITING);

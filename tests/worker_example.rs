@@ -109,12 +109,21 @@ fn crash_and_resume(
     let mut args = base.to_vec();
     args.extend(["--crash-after", &crash]);
     let first = worker(cwd, env, &args);
-    assert_eq!(first.status.code(), Some(137), "crash after {k}: {}", text(&first));
+    assert_eq!(
+        first.status.code(),
+        Some(137),
+        "crash after {k}: {}",
+        text(&first)
+    );
     let saved = phases_now();
     assert_eq!(saved, all_phases()[..k], "crash after {k}");
 
     let second = worker(cwd, env, base);
-    assert!(second.status.success(), "resume after {k}: {}", text(&second));
+    assert!(
+        second.status.success(),
+        "resume after {k}: {}",
+        text(&second)
+    );
     let resumed_from = format!("resume: {} -> ", all_phases()[k - 1]);
     assert!(
         String::from_utf8_lossy(&second.stdout).starts_with(&resumed_from),
@@ -123,8 +132,16 @@ fn crash_and_resume(
     );
     let mut done = steps(&first);
     done.extend(steps(&second));
-    assert_eq!(done, all_steps(), "crash after {k}: each step once, in order");
-    assert_eq!(phases_now(), all_phases(), "crash after {k}: each checkpoint once");
+    assert_eq!(
+        done,
+        all_steps(),
+        "crash after {k}: each step once, in order"
+    );
+    assert_eq!(
+        phases_now(),
+        all_phases(),
+        "crash after {k}: each checkpoint once"
+    );
     assert!(String::from_utf8_lossy(&second.stdout).contains("done: pull request #142 is open"));
 
     // A third run finds everything done and does nothing.
@@ -156,13 +173,9 @@ fn killed_after_any_checkpoint_on_the_local_store_it_resumes_without_redoing_a_s
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("store");
         let store_arg = store.display().to_string();
-        crash_and_resume(
-            dir.path(),
-            &[],
-            &["--store", &store_arg],
-            k,
-            &|| local_phases(&store),
-        );
+        crash_and_resume(dir.path(), &[], &["--store", &store_arg], k, &|| {
+            local_phases(&store)
+        });
     }
 }
 
