@@ -99,10 +99,7 @@ impl Progress for Bars {
 }
 
 fn new_bar(step: &Step<'_>) -> ProgressBar {
-    let bar = match step.total {
-        Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-    };
+    let bar = ProgressBar::with_draw_target(step.total, ProgressDrawTarget::stderr());
     let template = match step.total {
         Some(_) => "forgestate: {msg} [{bar:30}] {pos}/{len} ({elapsed})",
         None => "forgestate: {msg} {spinner} {pos} ({elapsed})",
