@@ -162,7 +162,34 @@ pub enum Command {
 pub struct CompletionsArgs {
     /// The shell to write the completion script for
     #[arg(value_name = "SHELL")]
-    pub shell: clap_complete::Shell,
+    pub shell: ShellArg,
+}
+
+/// `completions SHELL`: the shells clap_complete writes scripts for.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShellArg {
+    /// Bash (bash-completion)
+    Bash,
+    /// Zsh (compsys)
+    Zsh,
+    /// Fish
+    Fish,
+    /// PowerShell
+    Powershell,
+    /// Elvish
+    Elvish,
+}
+
+impl From<ShellArg> for clap_complete::Shell {
+    fn from(s: ShellArg) -> clap_complete::Shell {
+        match s {
+            ShellArg::Bash => clap_complete::Shell::Bash,
+            ShellArg::Zsh => clap_complete::Shell::Zsh,
+            ShellArg::Fish => clap_complete::Shell::Fish,
+            ShellArg::Powershell => clap_complete::Shell::PowerShell,
+            ShellArg::Elvish => clap_complete::Shell::Elvish,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -15,10 +15,11 @@ struct ScriptDoc<'a> {
 
 /// Prints the completion script for `a.shell` on stdout.
 pub fn completions(cli: &Cli, a: &CompletionsArgs) -> Result<u8, Failure> {
-    let script = script(a.shell)?;
+    let shell = clap_complete::Shell::from(a.shell);
+    let script = script(shell)?;
     if cli.json {
         output::json(&ScriptDoc {
-            shell: a.shell.to_string(),
+            shell: shell.to_string(),
             script: &script,
         });
     } else {
