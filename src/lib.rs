@@ -14,6 +14,13 @@
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
 //! - [`ops`]: the operator verbs: watch, prune, doctor.
 //! - [`error`]: the crate-wide error and its categories.
+//! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
+//!
+//! Runnable examples (`cargo run --example NAME`): `examples/implementation_worker.rs`, seed 003's
+//! complete implementation flow (clone, subtasks with a checkpoint after each, commit, pull
+//! request) that resumes after a kill without redoing a finished step, on the local store or a
+//! forge. The front door ([`Client::local`], [`Client::forge`], [`Client::save`]) carries examples
+//! that run as doc tests.
 //!
 //! ```
 //! use forgestate::format::{Record, Renderer, parse};
@@ -39,6 +46,7 @@ pub mod forge;
 pub mod format;
 mod fsutil;
 pub mod ops;
+pub mod progress;
 pub mod resume;
 pub mod scan;
 pub mod store;

@@ -5,7 +5,7 @@ mod common;
 
 use common::cli::{run_in, stderr, stdout, words};
 
-const VERBS: [&str; 8] = [
+const VERBS: [&str; 10] = [
     "init",
     "checkpoint",
     "health",
@@ -14,6 +14,8 @@ const VERBS: [&str; 8] = [
     "list",
     "parse",
     "flush",
+    "completions",
+    "man",
 ];
 
 fn help(args: &str) -> String {

@@ -73,7 +73,8 @@ pub enum ColorArg {
     Never,
 }
 
-/// Global options that mean nothing to `parse`, which reads no configuration and no store.
+/// Global options that mean nothing to `parse`, which reads no configuration and no store (nor to
+/// `completions` and `man`, which only describe the CLI).
 pub const NOT_FOR_PARSE: &[&str] = &[
     "config",
     "store",
@@ -207,6 +208,60 @@ Examples:
   forgestate mcp --store ./.forgestate
   FORGESTATE_URL=https://forge.example.com FORGESTATE_REPO=acme/app forgestate mcp -v")]
     Mcp,
+    /// Print a shell completion script (bash, zsh, fish, powershell or elvish) on stdout
+    #[command(after_help = "Examples:
+  forgestate completions bash > ~/.local/share/bash-completion/completions/forgestate
+  forgestate completions zsh > ~/.zfunc/_forgestate
+  forgestate completions fish > ~/.config/fish/completions/forgestate.fish")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, or write one page per verb into a directory
+    #[command(after_help = "Examples:
+  forgestate man | man -l -
+  forgestate man > /usr/local/share/man/man1/forgestate.1
+  forgestate man --dir target/man")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for
+    #[arg(value_name = "SHELL")]
+    pub shell: ShellArg,
+}
+
+/// `completions SHELL`: the shells clap_complete writes scripts for.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShellArg {
+    /// Bash (bash-completion)
+    Bash,
+    /// Zsh (compsys)
+    Zsh,
+    /// Fish
+    Fish,
+    /// PowerShell
+    Powershell,
+    /// Elvish
+    Elvish,
+}
+
+impl From<ShellArg> for clap_complete::Shell {
+    fn from(s: ShellArg) -> clap_complete::Shell {
+        match s {
+            ShellArg::Bash => clap_complete::Shell::Bash,
+            ShellArg::Zsh => clap_complete::Shell::Zsh,
+            ShellArg::Fish => clap_complete::Shell::Fish,
+            ShellArg::Powershell => clap_complete::Shell::PowerShell,
+            ShellArg::Elvish => clap_complete::Shell::Elvish,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write forgestate.1 and a forgestate-VERB.1 page per verb into DIR (created if missing)
+    /// instead of printing the main page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -141,7 +141,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
         .collect();
     for name in names {
         let hide: &[&str] = match name.as_str() {
-            "parse" => NOT_FOR_PARSE,
+            "parse" | "completions" | "man" => NOT_FOR_PARSE,
             n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
             _ => &[],
         };

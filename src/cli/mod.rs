@@ -5,6 +5,7 @@
 //! configuration.
 
 pub(crate) mod args;
+mod completions;
 mod doctor;
 pub(crate) mod errors;
 mod flush;
@@ -12,8 +13,10 @@ mod fork;
 mod history;
 pub(crate) mod input;
 mod logging;
+mod man;
 mod mcp;
 pub(crate) mod output;
+mod progress;
 mod prune;
 mod remote;
 mod render;
@@ -130,7 +133,7 @@ fn init_logging(cli: &Cli) {
         .with_target("forgestate", ours);
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
-        .with_writer(std::io::stderr)
+        .with_writer(|| progress::Stderr)
         .with_ansi(table::stderr_color())
         .event_format(logging::Prefixed)
         .finish()
@@ -229,6 +232,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Render(a) => render::render(cli, a),
         Command::ResumeMap(a) => render::resume_map(cli, a),
         Command::Mcp => mcp::mcp(cli).await,
+        Command::Completions(a) => completions::completions(cli, a),
+        Command::Man(a) => man::man(cli, a),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -287,6 +292,7 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// Opens the store of `config` under `over`, with the notes the user should see.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
     let (client, note) = config.client(over)?;
+    let client = client.with_progress(progress::hook(cli));
     if let Some(note) = note.filter(|_| !cli.quiet) {
         output::note(&note);
     }

@@ -67,7 +67,7 @@ pub fn note(text: &str) {
         }
     }
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "forgestate: {text}")).ok();
 }
 
 /// `forgestate: error: {text}` on stderr.
@@ -78,13 +78,13 @@ pub fn error(text: &str) {
 fn leveled(level: &str, text: &str) {
     let prefix = table::prefix(level, table::stderr_color());
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "{prefix}{text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }
 
 /// Text on stderr as it is (clap's usage lines after its error line).
 pub fn raw_err(text: &str) {
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{text}")).ok();
 }
 
 pub fn initialized(init: &Init, author: &str, as_json: bool) {

@@ -22,6 +22,7 @@ pub use ops::{SessionHistory, Status};
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
+use crate::progress::ProgressHook;
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
 use crate::store::{Comment, Thread};
@@ -147,6 +148,20 @@ impl<T: Thread> Client<T> {
             store: self.store.with_outbox(outbox, policy),
             ..self
         }
+    }
+
+    /// Reports the progress of long work (a flush now; sync, prune and rotate through the same
+    /// hook) to `progress`. See [`crate::progress`].
+    pub fn with_progress(self, progress: ProgressHook) -> Client<T> {
+        Client {
+            store: self.store.with_progress(progress),
+            ..self
+        }
+    }
+
+    /// Where long work reports its progress.
+    pub fn progress(&self) -> &ProgressHook {
+        self.store.progress()
     }
 
     /// Gives back the store.
