@@ -1,7 +1,7 @@
 //! Watch: follow a thread live, yielding each new record once, and saying once when the store
 //! stops answering and once when it answers again.
 //!
-//! Polling uses [`Thread::list_with`] with `since` (one place, [`Watcher::fetch`], so a read
+//! Polling uses [`Thread::list_with`] with `since` (in one place, `Watcher::fetch`, so a read
 //! cache can take over later). `since` is inclusive, in whole seconds, on `updated_at` and the
 //! server's clock: every comment of the last second is listed again, so comments are deduped
 //! by id (and records by their `Id`). `since` is the newest `updated_at` seen, which is the
