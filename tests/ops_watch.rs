@@ -165,3 +165,26 @@ async fn a_forge_outage_is_said_once_when_it_starts_and_once_when_it_ends() {
         "the outage line says why: {said:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_watch_started_during_an_outage_waits_for_the_forge() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path()).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
+    fake.state().down = true;
+    let mut child = bin
+        .command(&words("watch --interval 20ms"))
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let err = lines(child.stderr.take().unwrap());
+    let mut said = until(&err, "still watching");
+    fake.state().down = false;
+    said.extend(until(&err, "new records follow"));
+    post(&bin, "", "after_recovery");
+    until(&out, "after_recovery");
+    assert_eq!(terminate(&mut child).code(), Some(0));
+    let back = said.iter().filter(|l| l.contains("answers again")).count();
+    assert_eq!(back, 1, "{said:#?}");
+}

@@ -1,7 +1,7 @@
 //! Watch: follow a thread live, yielding each new record once, and saying once when the store
 //! stops answering and once when it answers again.
 //!
-//! Polling uses [`Thread::list_with`] with `since` (one place, [`Watcher::fetch`], so a read
+//! Polling uses [`Thread::list_with`] with `since` (in one place, `Watcher::fetch`, so a read
 //! cache can take over later). `since` is inclusive, in whole seconds, on `updated_at` and the
 //! server's clock: every comment of the last second is listed again, so comments are deduped
 //! by id (and records by their `Id`). `since` is the newest `updated_at` seen, which is the
@@ -134,8 +134,8 @@ impl<'a, T: Thread> Watcher<'a, T> {
         }
     }
 
-    /// Reads the thread as it stands (nothing is yielded for it). Fails when it cannot be read:
-    /// a watch that never saw the thread has nothing to compare with.
+    /// Reads the thread as it stands (nothing is yielded for it). Fails when it cannot be read;
+    /// [`run`] retries a failure that waiting may fix, as an outage.
     pub async fn start(&mut self) -> Result<Event> {
         let existing = self.read().await?.len();
         Ok(Event::Watching {
@@ -155,10 +155,7 @@ impl<'a, T: Thread> Watcher<'a, T> {
         let mut events = Vec::new();
         match self.read().await {
             Ok(fresh) => {
-                if let Some(since) = self.outage.take() {
-                    let lasted_secs = (Utc::now() - since).num_seconds().max(0);
-                    events.push(Event::Recovered { since, lasted_secs });
-                }
+                events.extend(self.recovered());
                 if fresh.is_empty() {
                     self.pacer.idle();
                 } else {
@@ -166,20 +163,34 @@ impl<'a, T: Thread> Watcher<'a, T> {
                 }
                 events.extend(fresh.into_iter().map(|e| Event::Record(Box::new(e))));
             }
-            Err(e) if e.retry_may_fix() => {
-                self.pacer.idle();
-                if self.outage.is_none() {
-                    let since = Utc::now();
-                    self.outage = Some(since);
-                    events.push(Event::Outage {
-                        since,
-                        reason: e.to_string(),
-                    });
-                }
-            }
-            Err(e) => return Err(e),
+            Err(e) => events.extend(self.failed(e)?),
         }
         Ok(events)
+    }
+
+    /// A read failed: an [`Event::Outage`] the first time in a row, nothing after that, and
+    /// the error itself when waiting cannot fix it.
+    fn failed(&mut self, e: crate::error::Error) -> Result<Option<Event>> {
+        if !e.retry_may_fix() {
+            return Err(e);
+        }
+        self.pacer.idle();
+        if self.outage.is_some() {
+            return Ok(None);
+        }
+        let since = Utc::now();
+        self.outage = Some(since);
+        Ok(Some(Event::Outage {
+            since,
+            reason: e.to_string(),
+        }))
+    }
+
+    /// A read succeeded: an [`Event::Recovered`] when it ends an outage.
+    fn recovered(&mut self) -> Option<Event> {
+        let since = self.outage.take()?;
+        let lasted_secs = (Utc::now() - since).num_seconds().max(0);
+        Some(Event::Recovered { since, lasted_secs })
     }
 
     /// The comments listed since the last poll, one attempt (the next poll is the retry).
@@ -231,8 +242,8 @@ impl<'a, T: Thread> Watcher<'a, T> {
 }
 
 /// Watches until `stop` completes: reads the thread, then polls at the adaptive interval,
-/// handing every event to `on_event`. Returns `Ok` when stopped, or the error that ended it
-/// (the first read failing, or a failure waiting cannot fix).
+/// handing every event to `on_event`. Returns `Ok` when stopped, or the failure waiting cannot
+/// fix that ended it (a refused token, a missing repository).
 pub async fn run<T: Thread>(
     client: &Client<T>,
     options: &WatchOptions,
@@ -241,11 +252,29 @@ pub async fn run<T: Thread>(
 ) -> Result<()> {
     let mut watcher = Watcher::new(client, options);
     tokio::pin!(stop);
-    let started = tokio::select! {
-        () = &mut stop => return Ok(()),
-        started = watcher.start() => started?,
-    };
-    on_event(&started);
+    // The first read, retried as an outage while the store is down (a watch may well be started
+    // during one); a failure waiting cannot fix ends it.
+    loop {
+        let started = tokio::select! {
+            () = &mut stop => return Ok(()),
+            started = watcher.start() => started,
+        };
+        match started {
+            Ok(event) => {
+                watcher.recovered().iter().for_each(&mut on_event);
+                on_event(&event);
+                break;
+            }
+            Err(e) => {
+                watcher.failed(e)?.iter().for_each(&mut on_event);
+                let wait = watcher.wait();
+                tokio::select! {
+                    () = &mut stop => return Ok(()),
+                    () = tokio::time::sleep(wait) => {}
+                }
+            }
+        }
+    }
     loop {
         let wait = watcher.wait();
         let events = tokio::select! {
