@@ -6,7 +6,8 @@ use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
 use crate::store::{
-    Comment, Cursor, Delta, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread,
+    Comment, Cursor, Deleted, Delta, Effort, Init, Listing, LocalThread, Predecessor, StoreError,
+    Thread,
 };
 
 /// The store a client runs over, chosen at run time: local or forge.
@@ -66,6 +67,20 @@ impl Thread for AnyThread {
         match self {
             AnyThread::Local(t) => t.whoami().await,
             AnyThread::Forge(t) => t.whoami().await,
+        }
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        match self {
+            AnyThread::Local(t) => t.now(),
+            AnyThread::Forge(t) => t.now(),
+        }
+    }
+
+    async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.delete(ids).await,
+            AnyThread::Forge(t) => t.delete(ids).await,
         }
     }
 

@@ -33,15 +33,41 @@ pub const ALLOW_INSECURE_HTTP: bool = false;
 pub const CACHE_ENABLED: bool = true;
 /// Seconds after which a forge read cache is fully resynced (deleted comments disappear).
 pub const CACHE_RESYNC_SECS: u64 = 3600;
+/// `status`: seconds without any record before an agent is `warning`.
+pub const STATUS_WARN_AFTER_SECS: u64 = 600;
+/// `status`: seconds without any record before an agent is `stalled`.
+pub const STATUS_STALLED_AFTER_SECS: u64 = 1800;
+/// `status`: resume points that mean the work is done (`completed`).
+pub const FINAL_RESUME_POINTS: &[&str] = &["done"];
+
+// Command-line defaults of the operator verbs (flags, not configuration settings).
+
+/// `watch`: seconds between polls while records arrive.
+pub const WATCH_INTERVAL_SECS: u64 = 5;
+/// `watch`: the longest pause between polls while the thread is idle (or the forge is down).
+pub const WATCH_MAX_INTERVAL_SECS: u64 = 60;
+/// `prune`: records kept per agent, session and kind (seed 000 keeps the last 10 checkpoints).
+pub const PRUNE_KEEP: usize = 10;
+/// `doctor`: clock skew against the forge's `Date` above which it warns.
+pub const CLOCK_SKEW_WARN_SECS: i64 = 60;
 
 #[cfg(test)]
 mod tests {
     /// The `# key = value` lines of the documented `[forge]` table in `config/forgestate.toml`.
     fn documented() -> std::collections::BTreeMap<String, String> {
         let text = crate::config::DEFAULTS;
-        let forge = text.split("# [forge]").nth(1).unwrap_or_default();
-        forge
-            .lines()
+        section(text.split("# [forge]").nth(1).unwrap_or_default())
+    }
+
+    /// The `# key = value` lines of the `[status]` table, before its per-agent example.
+    fn documented_status() -> std::collections::BTreeMap<String, String> {
+        let text = crate::config::DEFAULTS;
+        let status = text.split("\n[status]\n").nth(1).unwrap_or_default();
+        section(status.split("# [status.agents").next().unwrap_or_default())
+    }
+
+    fn section(text: &str) -> std::collections::BTreeMap<String, String> {
+        text.lines()
             .filter_map(|l| l.strip_prefix("# "))
             .filter_map(|l| l.split_once(" = "))
             .map(|(k, v)| {
@@ -84,6 +110,23 @@ mod tests {
                 doc.get(key),
                 Some(&value),
                 "config/forgestate.toml documents {key} wrongly"
+            );
+        }
+        let status = documented_status();
+        let finals: Vec<String> = FINAL_RESUME_POINTS
+            .iter()
+            .map(|p| format!("{p:?}"))
+            .collect();
+        let expect = [
+            ("warn_after_secs", STATUS_WARN_AFTER_SECS.to_string()),
+            ("stalled_after_secs", STATUS_STALLED_AFTER_SECS.to_string()),
+            ("final_resume_points", format!("[{}]", finals.join(", "))),
+        ];
+        for (key, value) in expect {
+            assert_eq!(
+                status.get(key),
+                Some(&value),
+                "config/forgestate.toml documents [status] {key} wrongly"
             );
         }
     }

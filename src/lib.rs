@@ -7,11 +7,20 @@
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
+//! - [`ops`]: the supervisor's verbs, pure: `status` verdicts, `history` with JSON diffs, `fork`.
 //! - [`durable`]: [`Durable`], the durability layer: outbox, drain, dead letters, flush.
 //! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
+//! - [`ops`]: the operator verbs: watch, prune, doctor.
 //! - [`error`]: the crate-wide error and its categories.
+//! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
+//!
+//! Runnable examples (`cargo run --example NAME`): `examples/implementation_worker.rs`, seed 003's
+//! complete implementation flow (clone, subtasks with a checkpoint after each, commit, pull
+//! request) that resumes after a kill without redoing a finished step, on the local store or a
+//! forge. The front door ([`Client::local`], [`Client::forge`], [`Client::save`]) carries examples
+//! that run as doc tests.
 //!
 //! ```
 //! use forgestate::format::{Record, Renderer, parse};
@@ -37,10 +46,12 @@ pub mod forge;
 pub mod format;
 mod fsutil;
 pub mod mirror;
+pub mod ops;
+pub mod progress;
 pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed};
+pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, SessionHistory, Status};
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -120,6 +120,20 @@ impl ResumeMap {
         self.mapped(agent, phase).unwrap_or(self.default.as_str())
     }
 
+    /// The phase table `agent` resumes by: the most specific agent key's phases (globs kept as
+    /// written) and their resume points. Empty when no agent key matches (every phase then
+    /// resumes at the default).
+    pub fn phases(&self, agent: &str) -> BTreeMap<String, String> {
+        best(&self.agents, agent)
+            .map(|rules| {
+                rules
+                    .iter()
+                    .map(|r| (r.key.clone(), r.value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The resume point the map gives an agent's phase; `None` when no key matches, and
     /// [`ResumeMap::point`] falls back to the default.
     pub fn mapped(&self, agent: &str, phase: &str) -> Option<&str> {
@@ -145,20 +159,31 @@ fn key_matches(key: &str, pattern: &Pattern, name: &str) -> bool {
 }
 
 fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {
-    let specificity = |r: &Rule<T>| {
-        let exact = !r.key.contains(['*', '?', '[']);
-        let literal = r
-            .key
+    most_specific(
+        rules.iter().map(|r| (r.key.as_str(), &r.pattern, &r.value)),
+        name,
+    )
+}
+
+/// The value of the most specific rule (key, compiled glob, value) matching `name`: an exact
+/// key beats any glob; among globs, more literal characters win; ties go to the alphabetically
+/// first key. Every per-agent table of the configuration picks its rule this one way.
+pub(crate) fn most_specific<'a, T: 'a>(
+    rules: impl Iterator<Item = (&'a str, &'a Pattern, &'a T)>,
+    name: &str,
+) -> Option<&'a T> {
+    let specificity = |key: &str| {
+        let exact = !key.contains(['*', '?', '[']);
+        let literal = key
             .chars()
             .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
             .count();
-        (exact, literal, std::cmp::Reverse(r.key.clone()))
+        (exact, literal, std::cmp::Reverse(key.to_string()))
     };
     rules
-        .iter()
-        .filter(|r| key_matches(&r.key, &r.pattern, name))
-        .max_by_key(|r| specificity(r))
-        .map(|r| &r.value)
+        .filter(|(key, pattern, _)| key_matches(key, pattern, name))
+        .max_by_key(|(key, _, _)| specificity(key))
+        .map(|(_, _, value)| value)
 }
 
 /// The answer to "where do I pick up?".
@@ -178,6 +203,16 @@ pub struct Resume {
     /// The phase matched no key of the resume map, so `resume_point` is the default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unmapped: bool,
+    /// Handoff: the checkpoint's next step, in words (absent from the JSON when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    /// Handoff: the checkpoint's blockers (absent from the JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<String>,
+    /// Set by [`Resume::check_context`]: whether the context file changed since the checkpoint
+    /// (`true` too when the checkpoint recorded no `Context-Hash:`, since nobody can say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_drift: Option<bool>,
 }
 
 impl Resume {
@@ -191,6 +226,9 @@ impl Resume {
                 checkpoint: None,
                 offline: false,
                 unmapped: false,
+                next: None,
+                blockers: Vec::new(),
+                context_drift: None,
             },
             Some(entry) => {
                 let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
@@ -200,11 +238,36 @@ impl Resume {
                     resume_point: mapped.unwrap_or_else(|| map.default_point().to_string()),
                     phase,
                     data: entry.record.data().clone(),
+                    next: entry.record.next.clone(),
+                    blockers: entry.record.blockers.clone(),
+                    context_drift: None,
                     checkpoint: Some(entry),
                     offline: false,
                 }
             }
         }
+    }
+
+    /// Compares the context file the agent has now with the `Context-Hash:` of the checkpoint
+    /// and sets [`Resume::context_drift`]: `false` only when the hashes agree, or on a fresh
+    /// start (no state to be stale).
+    ///
+    /// ```
+    /// use forgestate::resume::{Resume, ResumeMap};
+    /// let mut fresh = Resume::from_checkpoint(&ResumeMap::default(), None);
+    /// assert!(!fresh.check_context(b"# STATUS"));
+    /// assert_eq!(fresh.context_drift, Some(false));
+    /// ```
+    pub fn check_context(&mut self, context: &[u8]) -> bool {
+        let drift = match &self.checkpoint {
+            None => false,
+            Some(e) => {
+                e.record.context_hash.as_deref()
+                    != Some(crate::format::context_hash(context).as_str())
+            }
+        };
+        self.context_drift = Some(drift);
+        drift
     }
 
     /// The seed's `resume_implementation` state. `working_dir` given here wins over the saved one,
@@ -249,104 +312,5 @@ pub struct ImplementationState {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_map_is_the_seeds_with_every_subtask() {
-        let map = ResumeMap::default();
-        let w = "implementation-worker";
-        assert_eq!(map.point(w, "clone_complete"), "phase_2_subtasks");
-        assert_eq!(map.point(w, "subtask_1_complete"), "phase_2_continue");
-        assert_eq!(map.point(w, "subtask_3_complete"), "phase_2_continue");
-        assert_eq!(map.point(w, "all_subtasks_complete"), "phase_3_commit");
-        assert_eq!(map.point(w, "commit_complete"), "phase_4_pr");
-        assert_eq!(map.point(w, "pr_created"), "phase_4_monitoring");
-        assert_eq!(map.point(w, "something_else"), "start");
-        assert_eq!(map.default_point(), "start");
-    }
-    use serde_json::json;
-
-    fn map(toml_text: &str) -> ResumeMap {
-        ResumeMap::new(&toml::from_str::<ResumeConfig>(toml_text).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn seed_map_with_globs() {
-        let cfg = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults").unwrap();
-        let m = ResumeMap::new(&cfg.resume).unwrap();
-        let w = "implementation-worker";
-        assert_eq!(m.point(w, "clone_complete"), "phase_2_subtasks");
-        for n in [1, 2, 3, 17, 250] {
-            assert_eq!(
-                m.point(w, &format!("subtask_{n}_complete")),
-                "phase_2_continue"
-            );
-        }
-        assert_eq!(m.point(w, "all_subtasks_complete"), "phase_3_commit");
-        assert_eq!(m.point(w, "commit_complete"), "phase_4_pr");
-        assert_eq!(m.point(w, "pr_created"), "phase_4_monitoring");
-        assert_eq!(m.point(w, "mystery"), "start");
-        assert_eq!(
-            m.point("pr-self-reviewer", "clone_complete"),
-            "start",
-            "maps are per agent"
-        );
-    }
-
-    #[test]
-    fn most_specific_key_wins() {
-        let m = map(r#"
-            default = "begin"
-            [agents."worker-*"]
-            "*" = "any"
-            "subtask_*" = "sub"
-            "subtask_*_complete" = "sub_done"
-            "subtask_9_complete" = "nine"
-            [agents."worker-special"]
-            "*" = "special"
-        "#);
-        assert_eq!(m.point("worker-1", "subtask_9_complete"), "nine");
-        assert_eq!(m.point("worker-1", "subtask_8_complete"), "sub_done");
-        assert_eq!(m.point("worker-1", "subtask_8_started"), "sub");
-        assert_eq!(m.point("worker-1", "other"), "any");
-        assert_eq!(m.point("worker-special", "subtask_9_complete"), "special");
-        assert_eq!(m.point("reviewer", "x"), "begin");
-        assert_eq!(
-            m.mapped("reviewer", "x"),
-            None,
-            "unmapped: the default applies"
-        );
-        assert_eq!(m.mapped("worker-1", "other"), Some("any"));
-        assert_eq!(m.default_point(), "begin");
-        assert!(
-            ResumeMap::new(
-                &toml::from_str(
-                    r#"[agents."a["]
-x = "y""#
-                )
-                .unwrap()
-            )
-            .is_err()
-        );
-    }
-
-    #[test]
-    fn implementation_state_is_lenient_and_typed() {
-        let m = map("");
-        let mut r = Resume::from_checkpoint(&m, None);
-        assert_eq!(r.implementation_state(None), ImplementationState::default());
-        r.data = json!({"issue_number": 42, "branch_name": "b", "completed_subtasks": [1, 2],
-                        "pr_number": "not a number", "working_dir": "/saved"});
-        let s = r.implementation_state(None);
-        assert_eq!(s.issue_number, Some(42));
-        assert_eq!(s.branch_name.as_deref(), Some("b"));
-        assert_eq!(s.completed_subtasks, vec![json!(1), json!(2)]);
-        assert_eq!(s.pr_number, None);
-        assert_eq!(s.working_dir.as_deref(), Some("/saved"));
-        assert_eq!(
-            r.implementation_state(Some("/here")).working_dir.as_deref(),
-            Some("/here")
-        );
-    }
-}
+#[path = "resume_tests.rs"]
+mod tests;

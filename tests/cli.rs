@@ -3,6 +3,7 @@
 mod common;
 
 use common::cli::{Bin, ok_json, parse_ok, run_in, run_with, stderr, stdout, words};
+use common::stored_bodies;
 use serde_json::{Value, json};
 
 /// The default local store under `$HOME` (the helpers set `HOME` to the test's directory).
@@ -301,20 +302,6 @@ fn a_relative_store_flag_is_shown_as_an_absolute_path() {
         init["thread"],
         abs.join("thread.jsonl").display().to_string()
     );
-}
-
-/// The comment bodies in a local store directory.
-fn stored_bodies(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("thread.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["body"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
 }
 
 #[test]

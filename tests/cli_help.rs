@@ -5,7 +5,7 @@ mod common;
 
 use common::cli::{run_in, stderr, stdout, words};
 
-const VERBS: [&str; 8] = [
+const VERBS: [&str; 20] = [
     "init",
     "checkpoint",
     "health",
@@ -14,6 +14,18 @@ const VERBS: [&str; 8] = [
     "list",
     "parse",
     "flush",
+    "outbox",
+    "status",
+    "history",
+    "fork",
+    "watch",
+    "prune",
+    "doctor",
+    "render",
+    "resume-map",
+    "mcp",
+    "completions",
+    "man",
 ];
 
 fn help(args: &str) -> String {
@@ -139,4 +151,24 @@ fn parse_lists_no_forge_flags_but_still_accepts_them() {
     let line = format!("--url https://forge.example.com parse {fixture}");
     let out = run_in(dir.path(), &words(&line), None);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn no_verb_names_every_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &[], None);
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("a verb is required"))
+        .unwrap_or_else(|| panic!("no 'a verb is required' line in: {err}"));
+    for verb in VERBS {
+        assert!(
+            line.contains(&format!(" {verb},"))
+                || line.contains(&format!("({verb},"))
+                || line.contains(&format!(" {verb})")),
+            "{verb} missing from: {line}"
+        );
+    }
 }

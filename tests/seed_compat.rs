@@ -145,6 +145,41 @@ fn seed_parser_reads_our_checkpoints() {
 }
 
 #[test]
+fn seed_parser_reads_our_handoff_and_context_lines() {
+    let mut fixed = Record::checkpoint(
+        "implementation-worker",
+        "s1",
+        "subtask_2_complete",
+        json!({"issue_number": 42}),
+    )
+    .unwrap()
+    .with_handoff(
+        Some("Phase: open the PR, then ```json review".replace("```", "``")),
+        vec![
+            "Phase: evil".to_string(),
+            "Session: other".to_string(),
+            "waiting on @alice's review".to_string(),
+        ],
+    )
+    .unwrap()
+    .with_context(b"# STATUS\nall green\n");
+    fixed.time = parse_time("2026-11-29T08:40:58Z").unwrap();
+    let body = Renderer::embedded().unwrap().render(&fixed).unwrap();
+    assert!(
+        body.contains("\nNext: Phase: open the PR")
+            && body.contains("\nBlocker: Phase: evil\nBlocker: Session: other\n")
+            && body.contains("\nContext-Hash: sha256:"),
+        "{body}"
+    );
+    // The seed's parser keeps its own phase and session: a blocker is never read as one.
+    assert_seed_reads(&[fixed.clone()]);
+    let back = forgestate::format::parse(&body).unwrap();
+    assert_eq!(back.blockers, fixed.blockers);
+    assert_eq!(back.next, fixed.next);
+    assert_eq!(back.context_hash, fixed.context_hash);
+}
+
+#[test]
 fn seed_parser_reads_generated_checkpoints() {
     let records: Vec<Record> = common::samples(common::record(), 400)
         .into_iter()

@@ -76,7 +76,8 @@ pub enum ColorArg {
     Never,
 }
 
-/// Global options that mean nothing to `parse`, which reads no configuration and no store.
+/// Global options that mean nothing to `parse`, which reads no configuration and no store (nor to
+/// `completions` and `man`, which only describe the CLI).
 pub const NOT_FOR_PARSE: &[&str] = &[
     "config",
     "store",
@@ -88,8 +89,11 @@ pub const NOT_FOR_PARSE: &[&str] = &[
     "strict",
 ];
 
+/// The status a health signal reports when none is given.
+pub const DEFAULT_STATUS: &str = "Active";
+
 /// `--strict` only changes what `checkpoint` and `health` do.
-pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health"];
+pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork"];
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -134,6 +138,16 @@ pub enum Command {
   pbpaste | forgestate parse -
   forgestate parse comment.md --json")]
     Parse(ParseArgs),
+    /// Print the comment body `checkpoint` or `health` would post for a record given as JSON
+    #[command(after_help = "Examples:
+  echo '{\"agent\": \"implementation-worker\", \"session\": \"s1\", \"phase\": \"clone_complete\", \"data\": {\"issue_number\": 42}}' | forgestate render
+  forgestate parse comment.md | forgestate render --json")]
+    Render(super::render::RenderArgs),
+    /// Print the phase table an agent resumes by (the resume map as configured)
+    #[command(after_help = "Examples:
+  forgestate resume-map
+  forgestate resume-map --agent pr-self-reviewer --json")]
+    ResumeMap(super::render::ResumeMapArgs),
     /// Post the records waiting in this machine's outbox, oldest first
     #[command(after_help = "Examples:
   forgestate flush
@@ -146,6 +160,160 @@ pub enum Command {
   forgestate outbox
   forgestate outbox --json")]
     Outbox,
+    /// Who is alive: one row per agent and session with a verdict (alive, warning, stalled,
+    /// paused, completed), stalled first
+    #[command(
+        after_help = "Ages are measured on the store's clock (a forge's, from its Date header). \
+Thresholds come from --warn-after/--stalled-after, else [status] in the configuration (per agent glob), \
+else 10m and 30m.
+
+Examples:
+  forgestate status
+  forgestate status --agent 'implementation-*' --stalled-after 15m
+  forgestate status --fail-on-stalled --json"
+    )]
+    Status(StatusArgs),
+    /// Every record of one session in order, with the time between them and the resume point
+    /// of each checkpoint; --diff adds the JSON changes between checkpoints
+    #[command(after_help = "Examples:
+  forgestate history --session s1
+  forgestate history --session s1 --agent implementation-worker --diff
+  forgestate history --session s2 --json")]
+    History(HistoryArgs),
+    /// Start a new session from the state of a checkpoint of another one (Parent: names it)
+    #[command(after_help = "Examples:
+  forgestate fork --session s1 --new-session s1-retry
+  forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
+  forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
+    Fork(ForkArgs),
+    /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
+    #[command(after_help = "Examples:
+  forgestate watch
+  forgestate watch --agent 'implementation-*' --kind health
+  forgestate watch --session s1 --interval 2s --json")]
+    Watch(super::watch::WatchArgs),
+    /// Delete your older records beyond the newest N per agent, session and kind (a dry run
+    /// without --yes); other authors' comments are never touched
+    #[command(after_help = "Examples:
+  forgestate prune
+  forgestate prune --keep 3 --session s1
+  forgestate prune --keep 3 --agent 'implementation-*' --yes")]
+    Prune(super::prune::PruneArgs),
+    /// Check the setup, one line per check with the fix: config, forge, token, repository,
+    /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
+    #[command(after_help = "Examples:
+  forgestate doctor
+  forgestate doctor --json")]
+    Doctor,
+    /// Serve the verbs as Model Context Protocol tools on stdin/stdout, for LLM agents
+    #[command(after_help = "Examples:
+  forgestate mcp
+  forgestate mcp --store ./.forgestate
+  FORGESTATE_URL=https://forge.example.com FORGESTATE_REPO=acme/app forgestate mcp -v")]
+    Mcp,
+    /// Print a shell completion script (bash, zsh, fish, powershell or elvish) on stdout
+    #[command(after_help = "Examples:
+  forgestate completions bash > ~/.local/share/bash-completion/completions/forgestate
+  forgestate completions zsh > ~/.zfunc/_forgestate
+  forgestate completions fish > ~/.config/fish/completions/forgestate.fish")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, or write one page per verb into a directory
+    #[command(after_help = "Examples:
+  forgestate man | man -l -
+  forgestate man > /usr/local/share/man/man1/forgestate.1
+  forgestate man --dir target/man")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for
+    #[arg(value_name = "SHELL")]
+    pub shell: ShellArg,
+}
+
+/// `completions SHELL`: the shells clap_complete writes scripts for.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShellArg {
+    /// Bash (bash-completion)
+    Bash,
+    /// Zsh (compsys)
+    Zsh,
+    /// Fish
+    Fish,
+    /// PowerShell
+    Powershell,
+    /// Elvish
+    Elvish,
+}
+
+impl From<ShellArg> for clap_complete::Shell {
+    fn from(s: ShellArg) -> clap_complete::Shell {
+        match s {
+            ShellArg::Bash => clap_complete::Shell::Bash,
+            ShellArg::Zsh => clap_complete::Shell::Zsh,
+            ShellArg::Fish => clap_complete::Shell::Fish,
+            ShellArg::Powershell => clap_complete::Shell::PowerShell,
+            ShellArg::Elvish => clap_complete::Shell::Elvish,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write forgestate.1 and a forgestate-VERB.1 page per verb into DIR (created if missing)
+    /// instead of printing the main page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Only agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub session: Option<String>,
+    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
+    #[arg(long, value_name = "DUR")]
+    pub warn_after: Option<String>,
+    /// Stalled after this long without a record, for every agent (e.g. 30m)
+    #[arg(long, value_name = "DUR")]
+    pub stalled_after: Option<String>,
+    /// Exit 1 when any agent is stalled (for cron and alerting)
+    #[arg(long)]
+    pub fail_on_stalled: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The session to show
+    #[arg(long)]
+    pub session: String,
+    /// Only records of agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Show the JSON changes (added, removed, changed keys, with paths) between consecutive
+    /// checkpoints of each agent
+    #[arg(long)]
+    pub diff: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The session to fork
+    #[arg(long)]
+    pub session: String,
+    /// The record (its Id:) whose state to fork [default: the session's newest checkpoint]
+    #[arg(long, value_name = "RECORD_ID")]
+    pub at: Option<String>,
+    /// The new session
+    #[arg(long, value_name = "SESSION")]
+    pub new_session: String,
+    /// Fork this agent's checkpoint (needed when several agents checkpoint the session)
+    #[arg(long)]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -179,6 +347,16 @@ pub struct CheckpointArgs {
     /// Set one key of the data; VALUE is parsed as JSON when it can be, else taken as a string
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Handoff: the next step, in one line, for whoever picks the work up (a `Next:` line)
+    #[arg(long, value_name = "TEXT")]
+    pub next: Option<String>,
+    /// Handoff: something in the way, in one line (a `Blocker:` line; repeat for several)
+    #[arg(long = "blocker", value_name = "TEXT")]
+    pub blockers: Vec<String>,
+    /// Record the hash of this context file (a `Context-Hash:` line), so that
+    /// `resume --context-file` can tell whether it changed
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -190,7 +368,7 @@ pub struct HealthArgs {
     #[arg(long)]
     pub session: String,
     /// The agent's status, in one word or a short phrase
-    #[arg(long, default_value = "Active")]
+    #[arg(long, default_value = DEFAULT_STATUS)]
     pub status: String,
     /// Metrics as a JSON object, or - to read them from stdin
     #[arg(long, value_name = "JSON")]
@@ -245,6 +423,9 @@ pub struct ResumeArgs {
     /// The session to resume
     #[arg(long)]
     pub session: String,
+    /// Compare this context file with the checkpoint's Context-Hash and report context_drift
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -141,7 +141,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
         .collect();
     for name in names {
         let hide: &[&str] = match name.as_str() {
-            "parse" => NOT_FOR_PARSE,
+            "parse" | "completions" | "man" => NOT_FOR_PARSE,
             n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
             _ => &[],
         };
@@ -188,10 +188,17 @@ pub fn parse_args() -> Result<Cli, u8> {
     let message = match e.kind() {
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
             let _ = e.print();
-            let message = "a verb is required (init, checkpoint, health, latest, resume, list, \
-                           parse, flush); run `forgestate --help`";
-            output::error(message);
-            message.to_string()
+            let verbs: Vec<&str> = cmd
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+                .map(|c| c.get_name())
+                .collect();
+            let message = format!(
+                "a verb is required ({}); run `forgestate --help`",
+                verbs.join(", ")
+            );
+            output::error(&message);
+            message
         }
         _ => {
             // clap's first paragraph is the error; the rest (usage, tips) stays as it is.

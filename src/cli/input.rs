@@ -75,11 +75,18 @@ pub fn json_object(what: &str, text: Option<String>) -> Result<Map<String, Value
         return Ok(Map::new());
     };
     match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(InputError::Data(format!(
+        Ok(value) => object(what, value),
+        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
+    }
+}
+
+/// A JSON value that must be an object; `what` names where it came from in errors.
+pub fn object(what: &str, value: Value) -> Result<Map<String, Value>, InputError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(InputError::Data(format!(
             "{what} must be a JSON object such as '{{\"issue_number\": 42}}'"
         ))),
-        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
     }
 }
 
@@ -110,6 +117,36 @@ pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
             value.unwrap_or_default()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// The bytes of a `--context-file`, for its hash: read up to 64 MiB (a context file is a status
+/// document, not a data set; `/dev/zero` is refused instead of read forever).
+pub fn context_file(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
+    const CAP: u64 = 64 * 1024 * 1024;
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(CAP + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?;
+    if bytes.len() as u64 > CAP {
+        return Err(InputError::Data(format!(
+            "--context-file {shown} is over 64 MiB; point it at the status document the agent \
+             works from (STATUS.md), not at data"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// A duration flag (`--warn-after 10m`): whole seconds, at least one.
+pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
+    match humantime::parse_duration(text) {
+        Ok(d) if d.as_secs() >= 1 => Ok(d.as_secs()),
+        _ => Err(InputError::Usage(format!(
+            "{flag} {text:?} is not a duration of a second or more; write it as 90s, 10m or 2h"
+        ))),
     }
 }
 

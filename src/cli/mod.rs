@@ -4,15 +4,26 @@
 //! (`--strict` and a spooled record; a forge that cannot be read and nothing known), 78
 //! configuration.
 
-mod args;
-mod errors;
+pub(crate) mod args;
+mod completions;
+mod doctor;
+pub(crate) mod errors;
 mod flush;
-mod input;
+mod fork;
+mod history;
+pub(crate) mod input;
 mod logging;
-mod output;
+mod man;
+mod mcp;
+pub(crate) mod output;
+mod progress;
+mod prune;
 mod remote;
-mod scrub;
+mod render;
+pub(crate) mod scrub;
+mod status;
 mod table;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -122,7 +133,7 @@ fn init_logging(cli: &Cli) {
         .with_target("forgestate", ours);
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
-        .with_writer(std::io::stderr)
+        .with_writer(|| progress::Stderr)
         .with_ansi(table::stderr_color())
         .event_format(logging::Prefixed)
         .finish()
@@ -161,8 +172,13 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 read_input(a.data.as_deref(), a.data_file.as_ref())?,
             )?;
             apply_sets(&mut data, &a.set)?;
-            let record = Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
-                .map_err(Error::from)?;
+            let mut record =
+                Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
+                    .and_then(|r| r.with_handoff(a.next.clone(), a.blockers.clone()))
+                    .map_err(Error::from)?;
+            if let Some(path) = &a.context_file {
+                record = record.with_context(&input::context_file(path)?);
+            }
             save(cli, &open(cli)?, record).await
         }
         Command::Health(a) => {
@@ -186,8 +202,13 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Resume(a) => {
+            let context = a.context_file.as_deref().map(input::context_file);
+            let context = context.transpose()?;
             let client = open(cli)?;
-            let answer = client.resume(&a.agent, &a.session).await?;
+            let mut answer = client.resume(&a.agent, &a.session).await?;
+            if let Some(bytes) = &context {
+                answer.resume.check_context(bytes);
+            }
             warn(&answer.warnings);
             output::resume(&answer.resume, &a.agent, &a.session, cli.json);
             Ok(0)
@@ -202,6 +223,17 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Status(a) => status::status(cli, a).await,
+        Command::History(a) => history::history(cli, a).await,
+        Command::Fork(a) => fork::fork(cli, a).await,
+        Command::Watch(a) => watch::watch(cli, a).await,
+        Command::Prune(a) => prune::prune(cli, a).await,
+        Command::Doctor => doctor::doctor(cli).await,
+        Command::Render(a) => render::render(cli, a),
+        Command::ResumeMap(a) => render::resume_map(cli, a),
+        Command::Mcp => mcp::mcp(cli).await,
+        Command::Completions(a) => completions::completions(cli, a),
+        Command::Man(a) => man::man(cli, a),
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -260,6 +292,7 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// Opens the store of `config` under `over`, with the notes the user should see.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
     let (client, note) = config.client(over)?;
+    let client = client.with_progress(progress::hook(cli));
     if cli.refresh {
         client.refresh();
     }

@@ -20,7 +20,7 @@ use super::errors::ErrorBody;
 use super::table;
 
 mod list;
-pub use list::list;
+pub use list::{list, what};
 
 /// Set once a JSON document is on stdout, so a later failure does not print a second one.
 static PRINTED: AtomicBool = AtomicBool::new(false);
@@ -67,7 +67,7 @@ pub fn note(text: &str) {
         }
     }
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "forgestate: {text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "forgestate: {text}")).ok();
 }
 
 /// `forgestate: error: {text}` on stderr.
@@ -78,13 +78,13 @@ pub fn error(text: &str) {
 fn leveled(level: &str, text: &str) {
     let prefix = table::prefix(level, table::stderr_color());
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "{prefix}{text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }
 
 /// Text on stderr as it is (clap's usage lines after its error line).
 pub fn raw_err(text: &str) {
     let text = super::scrub::scrub(text);
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
+    super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{text}")).ok();
 }
 
 pub fn initialized(init: &Init, author: &str, as_json: bool) {
@@ -102,6 +102,15 @@ pub fn posted(p: &Posted, as_json: bool) {
     if as_json {
         return json(p);
     }
+    let mut line = posted_line(p);
+    if let Some(url) = &p.url {
+        line.push_str(&format!("\n{url}"));
+    }
+    out(&line);
+}
+
+/// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
+pub fn posted_line(p: &Posted) -> String {
     let kind = p.record.kind().name();
     let id = p.id.as_deref().unwrap_or("(no id)");
     let mut line = format!(
@@ -111,10 +120,7 @@ pub fn posted(p: &Posted, as_json: bool) {
     if let Some(n) = p.record.redacted {
         line.push_str(&format!(" ({n} secret value(s) redacted)"));
     }
-    if let Some(url) = &p.url {
-        line.push_str(&format!("\n{url}"));
-    }
-    out(&line);
+    line
 }
 
 fn pretty(value: &Value) -> String {
@@ -274,8 +280,23 @@ pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
     } else {
         r.resume_point.clone()
     };
+    let mut handoff = String::new();
+    if let Some(next) = &r.next {
+        handoff.push_str(&format!("\nnext:         {next}"));
+    }
+    for b in &r.blockers {
+        handoff.push_str(&format!("\nblocker:      {b}"));
+    }
+    match r.context_drift {
+        Some(true) => handoff.push_str(
+            "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
+             recorded no Context-Hash); re-read it before going on",
+        ),
+        Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
+        None => {}
+    }
     out(&format!(
-        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}\ndata:\n{}",
+        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
         r.phase,
         pretty(&r.data)
     ));

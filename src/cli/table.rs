@@ -11,7 +11,29 @@ use super::args::ColorArg;
 const BOLD: &str = "\x1b[1m";
 const RED: &str = "\x1b[1;31m";
 const YELLOW: &str = "\x1b[1;33m";
+const GREEN: &str = "\x1b[32m";
+const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
+
+/// A colour for one cell of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Red,
+    Yellow,
+    Green,
+    Dim,
+}
+
+/// `text` in `style` (callers colour only when colour is allowed).
+pub fn paint(text: &str, style: Style) -> String {
+    let code = match style {
+        Style::Red => RED,
+        Style::Yellow => YELLOW,
+        Style::Green => GREEN,
+        Style::Dim => DIM,
+    };
+    format!("{code}{text}{RESET}")
+}
 
 /// Bit 0: colour on stdout; bit 1: colour on stderr. Set once at start-up.
 static COLOR: AtomicU8 = AtomicU8::new(0);

@@ -132,6 +132,50 @@ impl Client<AnyThread> {
 
     /// The client the CLI uses: `--store`, else the forge when a URL is configured, else the
     /// local store. See [`Config`] for where each setting comes from.
+    ///
+    /// The main path, end to end: connect from a configuration file, post a checkpoint and a
+    /// health signal, resume, list with filters, and ask who is alive. The same file with a
+    /// `[forge]` table (and `$FORGESTATE_TOKEN`) runs it against a Forgejo or Gitea issue.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::config::Config;
+    /// use forgestate::format::{Kind, Record};
+    /// use forgestate::ops::{StatusPolicy, Verdict};
+    /// use forgestate::scan::Filter;
+    /// use forgestate::Client;
+    /// use serde_json::json;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let file = dir.path().join("forgestate.toml");
+    /// std::fs::write(&file, "[local]\ndir = \"store\"\n\n[status]\nstalled_after_secs = 900\n")?;
+    /// // Config::load(None) reads the real environment and working directory, as the CLI does.
+    /// let config = Config::load_with(Some(&file), &|_| None, dir.path())?;
+    /// let client = Client::from_config(&config)?;
+    ///
+    /// let checkpoint = Record::checkpoint("implementation-worker", "s1", "clone_complete",
+    ///     json!({"issue_number": 42, "branch_name": "fix-42"}))?
+    ///     .with_handoff(Some("split the work into subtasks".into()), vec![])?;
+    /// client.save(checkpoint).await.posted()?;
+    /// let health = Record::health("implementation-orchestrator", "s1", "Active",
+    ///     json!({"active_workers": 1}), Some("in 10 iterations"))?;
+    /// client.save(health).await.posted()?;
+    ///
+    /// let answer = client.resume("implementation-worker", "s1").await?;
+    /// assert_eq!(answer.resume.resume_point, "phase_2_subtasks");
+    /// assert_eq!(answer.resume.next.as_deref(), Some("split the work into subtasks"));
+    ///
+    /// let health_only = Filter { agent: Some("implementation-*".into()), kind: Some(Kind::Health),
+    ///     ..Filter::default() };
+    /// assert_eq!(client.list(&health_only, None).await?.entries.len(), 1);
+    ///
+    /// let status = client.status(&Filter::default(), &config.status_policy()?).await?;
+    /// assert!(status.rows.iter().all(|r| r.verdict == Verdict::Alive));
+    /// assert_eq!(status.rows[0].stalled_after_secs, 900);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_config(config: &Config) -> Result<Client<AnyThread>> {
         config.client_with_overrides()
     }

@@ -9,6 +9,7 @@
 mod builder;
 mod cached;
 mod linked;
+mod ops;
 mod reads;
 
 use std::collections::BTreeSet;
@@ -17,10 +18,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use builder::ForgeBuilder;
+pub use ops::{SessionHistory, Status};
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
+use crate::progress::ProgressHook;
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust};
 use crate::store::{Comment, Thread};
@@ -148,6 +151,20 @@ impl<T: Thread> Client<T> {
             store: self.store.with_outbox(outbox, policy),
             ..self
         }
+    }
+
+    /// Reports the progress of long work (a flush now; sync, prune and rotate through the same
+    /// hook) to `progress`. See [`crate::progress`].
+    pub fn with_progress(self, progress: ProgressHook) -> Client<T> {
+        Client {
+            store: self.store.with_progress(progress),
+            ..self
+        }
+    }
+
+    /// Where long work reports its progress.
+    pub fn progress(&self) -> &ProgressHook {
+        self.store.progress()
     }
 
     /// Gives back the store.

@@ -32,7 +32,8 @@ pub(super) fn validate(file: &ConfigFile) -> std::result::Result<(), String> {
     if let Some(forge) = &file.forge {
         forge.validate()?;
     }
-    ResumeMap::new(&file.resume).map(drop)
+    ResumeMap::new(&file.resume).map(drop)?;
+    crate::ops::StatusPolicy::new(&file.status).map(drop)
 }
 
 /// A `forgestate.toml` found in the working directory comes with whatever checkout an agent is

@@ -16,6 +16,7 @@ use crate::backend::AnyThread;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
+use crate::ops::{StatusConfig, StatusPolicy};
 use crate::resume::{ResumeConfig, ResumeMap};
 use crate::store::LocalThread;
 
@@ -67,6 +68,9 @@ pub struct ConfigFile {
     /// The `[cache]` table: the read cache.
     #[serde(default)]
     pub cache: CacheConfig,
+    /// The `[status]` table: when an agent is late, per agent glob.
+    #[serde(default)]
+    pub status: StatusConfig,
 }
 
 /// The `[cache]` table: the read cache.
@@ -130,6 +134,7 @@ impl ConfigFile {
         self.resume.agents.extend(over.resume.agents);
         self.cache.enabled = over.cache.enabled.or(self.cache.enabled);
         self.cache.resync_secs = over.cache.resync_secs.or(self.cache.resync_secs);
+        self.status = self.status.overlay(over.status);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),
@@ -254,6 +259,11 @@ impl Config {
             }
         }
         Ok(Renderer::new(templates, cap)?)
+    }
+
+    /// The `[status]` table, compiled: thresholds per agent and the final resume points.
+    pub fn status_policy(&self) -> Result<StatusPolicy> {
+        StatusPolicy::new(&self.file.status).map_err(Error::config)
     }
 
     /// The resume map: the seed's, with the `[resume]` table laid over it.

@@ -48,6 +48,9 @@ impl<T: Thread> Durable<T> {
         } else {
             Effort::Full
         };
+        let mut task = self
+            .progress
+            .task("posting the outbox", Some(source.len() as u64));
         let mut sent_any = false;
         let out_of_time =
             |sent_any: bool| sent_any && deadline.is_some_and(|d| Instant::now() >= d);
@@ -72,6 +75,7 @@ impl<T: Thread> Durable<T> {
             if entries.is_empty() {
                 break;
             }
+            task.set_total(Some(progress(&report) as u64 + entries.len() as u64));
             let mut good = Vec::with_capacity(entries.len());
             for entry in entries {
                 match self.check(&entry) {
@@ -129,6 +133,7 @@ impl<T: Thread> Durable<T> {
                 .map(|c| same_text(&c.body))
                 .collect();
             for entry in &good {
+                task.advance_to(progress(&report) as u64);
                 if present.contains(&same_text(&entry.body)) {
                     report.already_posted += 1;
                 } else {
@@ -170,10 +175,12 @@ impl<T: Thread> Durable<T> {
                     }
                 }
             }
+            task.advance_to(progress(&report) as u64);
             if progress(&report) == progress_before {
                 break;
             }
         }
+        drop(task);
         report.left = source.len();
         match &report.error {
             Some(e) => {

@@ -42,6 +42,7 @@ pub use outbox::{DEAD_DIR, FlushLock, Outbox, Spooled};
 pub use survey::{OutboxSummary, survey};
 
 use crate::error::{Category, Error, Result};
+use crate::progress::ProgressHook;
 use crate::store::{Comment, Effort, Listing, Thread};
 
 /// How far before the oldest waiting entry to look for copies already in the thread.
@@ -160,6 +161,7 @@ pub struct Durable<T> {
     outbox: Option<Outbox>,
     policy: DrainPolicy,
     validator: Option<Validator>,
+    progress: ProgressHook,
     /// Set when this process found the forge unreachable: later reads make one attempt instead of
     /// spending the retry budget again.
     unreachable: AtomicBool,
@@ -173,6 +175,7 @@ impl<T: Thread> Durable<T> {
             outbox,
             policy,
             validator: None,
+            progress: ProgressHook::silent(),
             unreachable: AtomicBool::new(false),
         }
     }
@@ -188,6 +191,17 @@ impl<T: Thread> Durable<T> {
     pub fn with_validator(mut self, validator: Validator) -> Durable<T> {
         self.validator = Some(validator);
         self
+    }
+
+    /// Reports the progress of flushes and drains (one unit per outbox entry) to `progress`.
+    pub fn with_progress(mut self, progress: ProgressHook) -> Durable<T> {
+        self.progress = progress;
+        self
+    }
+
+    /// Where long work reports its progress (silent unless set with [`Durable::with_progress`]).
+    pub fn progress(&self) -> &ProgressHook {
+        &self.progress
     }
 
     /// Gives back the wrapped thread.

@@ -9,8 +9,8 @@ use super::clock::server_lag;
 use super::error::{Call, ForgeError};
 use super::http::ForgeClient;
 use super::models::{
-    ApiSettings, Comment, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber, Label,
-    LabelId, ServerVersion, User,
+    ApiSettings, Comment, CommentId, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber,
+    Label, LabelId, Repository, ServerVersion, User,
 };
 use super::page::Page;
 
@@ -86,6 +86,21 @@ impl ForgeClient {
     /// The token's own user (`read:user` scope).
     pub async fn current_user(&self) -> Result<User> {
         Ok(self.send(Method::GET, "user", &[], None, OK).await?.value)
+    }
+
+    /// The repository, with the caller's permissions. Needs the `read:repository` scope: a
+    /// token scoped to issues alone gets 403 here, whether or not the repository exists.
+    pub async fn repository(&self, repo: &RepoRef) -> Result<Repository> {
+        let path = format!("repos/{}/{}", repo.owner, repo.repo);
+        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+    }
+
+    /// `GET /version` with the answer's headers (its `Date` tells the server's clock).
+    pub async fn version_with_headers(
+        &self,
+    ) -> Result<(ServerVersion, reqwest::header::HeaderMap)> {
+        let answer = self.send(Method::GET, "version", &[], None, OK).await?;
+        Ok((answer.value, answer.headers))
     }
 
     pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
@@ -320,6 +335,20 @@ impl ForgeClient {
             return Ok(CommentList::decode(again.value));
         }
         Ok(CommentList::decode(answer.value))
+    }
+
+    /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on
+    /// 204, `Ok(false)` when it is already gone (404; a retry after a lost answer sees this).
+    /// 403 (empty body) means the token's user is neither the poster nor an issue writer.
+    /// Idempotent, so it goes through the retrying request path.
+    pub async fn delete_comment(&self, repo: &RepoRef, id: CommentId) -> Result<bool> {
+        let path = repo.path(&format!("issues/comments/{}", id.0));
+        let raw = self.raw(Method::DELETE, &path, &[], None).await?;
+        match raw.status {
+            StatusCode::NO_CONTENT => Ok(true),
+            StatusCode::NOT_FOUND => Ok(false),
+            _ => Err(self.status_error(raw)),
+        }
     }
 
     pub async fn create_comment(

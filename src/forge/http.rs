@@ -38,6 +38,9 @@ pub struct ForgeClient {
     max_response_bytes: usize,
     /// Said once before the first retry wait of any request of this client or its clones.
     notice: Notice,
+    /// How far the server's clock was behind ours at its last answer (its `Date`), in
+    /// milliseconds; `i64::MIN` until an answer carried one. Shared by clones.
+    lag_ms: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl std::fmt::Debug for ForgeClient {
@@ -88,6 +91,21 @@ impl ForgeClient {
             notice: self.notice.with_fallback(then),
             ..self.clone()
         }
+    }
+
+    /// How far the server's clock was behind ours at its last answer that said (negative when
+    /// it runs ahead); `None` before any answer carried a `Date`.
+    pub fn server_lag(&self) -> Option<chrono::Duration> {
+        match self.lag_ms.load(std::sync::atomic::Ordering::Relaxed) {
+            i64::MIN => None,
+            ms => Some(chrono::Duration::milliseconds(ms)),
+        }
+    }
+
+    /// The server's clock now, as its last `Date` showed it; ours before any answer.
+    pub fn server_now(&self) -> chrono::DateTime<chrono::Utc> {
+        let now = chrono::Utc::now();
+        self.server_lag().map_or(now, |lag| now - lag)
     }
 
     /// A retry state for one operation under this client's policy, announcing its first wait.
@@ -172,6 +190,10 @@ impl ForgeClient {
             .map_err(|e| transport(call.clone(), e, false))?;
         let status = response.status();
         let headers = response.headers().clone();
+        if let Some(lag) = super::clock::server_lag(&headers) {
+            let ms = lag.num_milliseconds().max(i64::MIN + 1);
+            self.lag_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+        }
         let mut bytes = Vec::new();
         while let Some(chunk) = response
             .chunk()

@@ -32,6 +32,7 @@ mod lineage;
 mod models;
 pub(crate) mod page;
 mod post;
+mod probe;
 pub(crate) mod retry;
 mod session;
 
@@ -48,10 +49,13 @@ pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
-    LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
+    LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
+pub use probe::{CachedIssue, Probe, RepoAccess};
 
-use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
+use crate::store::{
+    self, BackendFailure, Deleted, Effort, Init, Listing, Predecessor, StoreError, Thread,
+};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -215,6 +219,33 @@ impl Thread for ForgeThread {
 
     async fn whoami(&self) -> Result<String, StoreError> {
         Ok(self.login().await?)
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.client.server_now()
+    }
+
+    async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        let mut done = Deleted::default();
+        for &id in ids {
+            match self
+                .client
+                .delete_comment(&self.settings.repo, CommentId(id))
+                .await
+            {
+                Ok(true) => done.deleted.push(id),
+                Ok(false) => done.missing.push(id),
+                Err(e) => {
+                    tracing::info!(
+                        "deleted {} comment(s) before this failure: {:?}",
+                        done.deleted.len(),
+                        done.deleted
+                    );
+                    return Err(e.into());
+                }
+            }
+        }
+        Ok(done)
     }
 
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {

@@ -321,6 +321,32 @@ fn json_kind(v: &Value) -> String {
     }
 }
 
+/// `GET /repos/{o}/{r}` (the `repository` token scope): only what `doctor` reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repository {
+    /// `owner/name`.
+    pub full_name: String,
+    /// Whether the repository is archived (read-only: every write is refused).
+    #[serde(default)]
+    pub archived: bool,
+    /// What the token's user may do there; `null` for an anonymous caller.
+    pub permissions: Option<Permission>,
+}
+
+/// A user's access to a repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Permission {
+    /// Administer it.
+    #[serde(default)]
+    pub admin: bool,
+    /// Write to it (issue labels, editing others' comments).
+    #[serde(default)]
+    pub push: bool,
+    /// Read it.
+    #[serde(default)]
+    pub pull: bool,
+}
+
 /// `GET /settings/api`. Newer Gitea adds keys; they are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiSettings {

@@ -98,7 +98,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 10] = [
+const HEADERS: [&str; 12] = [
     "Version",
     "Phase",
     "Session",
@@ -109,7 +109,12 @@ const HEADERS: [&str; 10] = [
     "Status",
     "Next check",
     "Redacted",
+    "Next",
+    "Context-Hash",
 ];
+
+/// The one header that may repeat: each `Blocker:` line is one blocker, in order.
+const BLOCKER: &str = "Blocker";
 
 /// Parses one comment body. Never panics, whatever the input.
 pub fn parse(body: &str) -> Result<Record, ParseError> {
@@ -146,6 +151,9 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let seq = whole_number(headers.take("Seq"), "seq")?;
     let parent = headers.take("Parent");
     let redacted = whole_number(headers.take("Redacted"), "redacted")?;
+    let next = headers.take("Next");
+    let context_hash = headers.take("Context-Hash");
+    let blockers = std::mem::take(&mut headers.blockers);
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -172,6 +180,9 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         seq,
         parent,
         redacted,
+        next,
+        blockers,
+        context_hash,
         agent,
         session,
         time,
@@ -278,6 +289,7 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
 #[derive(Default)]
 struct Headers {
     values: Vec<(&'static str, String)>,
+    blockers: Vec<String>,
 }
 
 impl Headers {
@@ -287,6 +299,13 @@ impl Headers {
                 continue;
             };
             let key = key.trim();
+            if key.eq_ignore_ascii_case(BLOCKER) {
+                let value = value.trim();
+                if !value.is_empty() {
+                    self.blockers.push(value.to_string());
+                }
+                continue;
+            }
             let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
                 continue; // unknown or future header lines are ignored
             };

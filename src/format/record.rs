@@ -58,6 +58,16 @@ pub struct Record {
     /// How many values were replaced by `[REDACTED]` before writing, when any were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted: Option<u64>,
+    /// Handoff (`Next:`): the next step, in words, for whoever picks the work up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    /// Handoff (one `Blocker:` line each): what stands in the way, for a human to clear.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<String>,
+    /// `Context-Hash:` (`sha256:` and 16 hex digits) of the context file the agent worked from,
+    /// so a resume can tell whether that file changed since (see [`context_hash`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_hash: Option<String>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
     /// The session it belongs to.
@@ -161,6 +171,9 @@ impl Record {
             seq: None,
             parent: None,
             redacted: None,
+            next: None,
+            blockers: Vec::new(),
+            context_hash: None,
             agent: agent.to_string(),
             session: session.to_string(),
             time: now_micros(),
@@ -172,6 +185,30 @@ impl Record {
     pub fn with_lineage(mut self, seq: Option<u64>, parent: Option<String>) -> Record {
         self.seq = seq;
         self.parent = parent;
+        self
+    }
+
+    /// Sets the handoff lines (builder style): the next step and the blockers, each a single
+    /// line of printable text, as every header value.
+    pub fn with_handoff(
+        mut self,
+        next: Option<String>,
+        blockers: Vec<String>,
+    ) -> Result<Record, BuildError> {
+        if let Some(next) = &next {
+            check_field("next", next)?;
+        }
+        for blocker in &blockers {
+            check_field("blocker", blocker)?;
+        }
+        self.next = next;
+        self.blockers = blockers;
+        Ok(self)
+    }
+
+    /// Sets the `Context-Hash:` line (builder style) from the bytes of the context file.
+    pub fn with_context(mut self, context: &[u8]) -> Record {
+        self.context_hash = Some(context_hash(context));
         self
     }
 
@@ -204,10 +241,18 @@ impl Record {
         check_name("agent", &self.agent)?;
         check_name("session", &self.session)?;
         check_field("version", &self.version)?;
-        for (name, value) in [("id", &self.id), ("parent", &self.parent)] {
+        for (name, value) in [
+            ("id", &self.id),
+            ("parent", &self.parent),
+            ("next", &self.next),
+            ("context hash", &self.context_hash),
+        ] {
             if let Some(v) = value {
                 check_field(name, v)?;
             }
+        }
+        for blocker in &self.blockers {
+            check_field("blocker", blocker)?;
         }
         match &self.payload {
             Payload::Checkpoint { phase, data } => {
@@ -232,6 +277,19 @@ impl Record {
 /// A fresh record id: a UUIDv7, so ids sort by creation time and are unique across machines.
 pub fn new_record_id() -> String {
     uuid::Uuid::now_v7().to_string()
+}
+
+/// The `Context-Hash:` value of a context file's bytes: `sha256:` and the first 16 hex digits
+/// of their SHA-256 (64 bits: enough to notice a change, short enough to read).
+///
+/// ```
+/// assert_eq!(forgestate::format::context_hash(b""), "sha256:e3b0c44298fc1c14");
+/// ```
+pub fn context_hash(context: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(context);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {

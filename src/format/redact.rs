@@ -190,6 +190,12 @@ impl Redactor {
     pub fn redact_record(&self, record: &mut Record) -> Result<u64, FieldError> {
         self.refuse_secret("agent", &record.agent)?;
         self.refuse_secret("session", &record.session)?;
+        if let Some(next) = &record.next {
+            self.refuse_secret("next", next)?;
+        }
+        for blocker in &record.blockers {
+            self.refuse_secret("blocker", blocker)?;
+        }
         let count = match &mut record.payload {
             Payload::Checkpoint { phase, data } => {
                 self.refuse_secret("phase", phase)?;

@@ -123,7 +123,20 @@ fn secret_shaped_header_values_are_refused_not_scrubbed() {
     let phase = Record::checkpoint("a", "s", "ghp_0123456789abcdefghijABCDEFGHIJ01", json!({}));
     let status = Record::health("a", "s", "ok tok-0123456789", json!({}), None).unwrap();
     let next = Record::health("a", "s", "ok", json!({}), Some("TOK-0123456789")).unwrap();
+    let handoff = |next: Option<&str>, blocker: Option<&str>| {
+        Record::checkpoint("a", "s", "p", json!({}))
+            .unwrap()
+            .with_handoff(
+                next.map(Into::into),
+                blocker.into_iter().map(Into::into).collect(),
+            )
+            .unwrap()
+    };
+    let next_step = handoff(Some("paste tok-0123456789 into CI"), None);
+    let blocker = handoff(None, Some("CI wants token tok-0123456789"));
     for (mut record, field) in [
+        (next_step, "next"),
+        (blocker, "blocker"),
         (session, "session"),
         (agent, "agent"),
         (phase.unwrap(), "phase"),

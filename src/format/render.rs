@@ -159,7 +159,8 @@ impl Renderer {
                     agent => &record.agent, version => &record.version, phase => phase,
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted,
+                    redacted => record.redacted, next => &record.next,
+                    blockers => &record.blockers, context_hash => &record.context_hash,
                     data_json => pretty(data),
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
@@ -173,7 +174,8 @@ impl Renderer {
                     agent => &record.agent, version => &record.version, status => status,
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted,
+                    redacted => record.redacted, next => &record.next,
+                    blockers => &record.blockers, context_hash => &record.context_hash,
                     metrics_json => pretty(metrics), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)

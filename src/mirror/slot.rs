@@ -77,6 +77,15 @@ pub(super) struct Head {
     p: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     r: Option<u64>,
+    /// The handoff's next step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    n: Option<String>,
+    /// The handoff's blockers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    x: Vec<String>,
+    /// The context hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    h: Option<String>,
     g: String,
     s: String,
     t: Stamp,
@@ -171,6 +180,9 @@ impl Head {
             q: record.seq,
             p: record.parent,
             r: record.redacted,
+            n: record.next,
+            x: record.blockers,
+            h: record.context_hash,
             g: record.agent,
             s: record.session,
             t: Stamp(record.time),
@@ -198,6 +210,9 @@ impl Head {
             seq: self.q,
             parent: self.p.clone(),
             redacted: self.r,
+            next: self.n.clone(),
+            blockers: self.x.clone(),
+            context_hash: self.h.clone(),
             agent: self.g.clone(),
             session: self.s.clone(),
             time: self.t.0,

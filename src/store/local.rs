@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Cursor, Delta, Effort, Init, Listing, StoreError, Thread};
+use super::{Comment, Cursor, Deleted, Delta, Effort, Init, Listing, StoreError, Thread};
 
+mod delete;
 mod delta;
 mod file;
 
@@ -89,12 +90,12 @@ impl LocalThread {
         let path = self.file();
         let io = |op| self.io_error(op);
         self.ensure_dir()?;
-        let mut file = open_regular(
+        // Locked, and still the file the path names (a delete may have just replaced it).
+        let mut file = file::lock_current(
             &path,
             OpenOptions::new().read(true).append(true).create(true),
         )
-        .map_err(io("cannot open"))?;
-        file.lock().map_err(io("cannot lock"))?;
+        .map_err(io("cannot open and lock"))?;
         // The lock is released when `file` is dropped, on every path out of this function.
         let len = file.metadata().map_err(io("cannot stat"))?.len();
         let tail = file::tail(&mut file, len).map_err(io("cannot read"))?;
@@ -253,6 +254,11 @@ impl Thread for LocalThread {
     async fn init(&self) -> Result<Init, StoreError> {
         let this = self.clone();
         blocking(move || this.init_blocking()).await
+    }
+
+    async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        let (this, ids) = (self.clone(), ids.to_vec());
+        blocking(move || this.delete_blocking(&ids)).await
     }
 
     fn trusts_everyone(&self) -> bool {

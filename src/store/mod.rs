@@ -72,6 +72,15 @@ pub struct Init {
     pub created: bool,
 }
 
+/// What [`Thread::delete`] did, id by id.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Deleted {
+    /// Comments this call deleted.
+    pub deleted: Vec<u64>,
+    /// Comments that were already gone (deleting is idempotent: not an error).
+    pub missing: Vec<u64>,
+}
+
 /// How hard a remote store tries before giving up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effort {
@@ -163,6 +172,27 @@ pub trait Thread: Send + Sync {
 
     /// The identity new comments are posted as.
     fn whoami(&self) -> impl Future<Output = Result<String, StoreError>> + Send;
+
+    /// The store's clock now, which its comments' times are stamped by: a forge's as its last
+    /// answer's `Date` showed it, else (and for the local store) this machine's. Ages of
+    /// records are measured on it, so a client whose clock drifted still judges them right.
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+
+    /// Deletes these comments, by the store's ids. Idempotent: an id that is already gone is
+    /// listed in [`Deleted::missing`], not an error. The ids of the remaining comments never
+    /// change. A store that cannot delete says so (the default).
+    fn delete(&self, ids: &[u64]) -> impl Future<Output = Result<Deleted, StoreError>> + Send {
+        let _ = ids;
+        let describe = self.describe();
+        async move {
+            Err(StoreError::Backend {
+                kind: BackendFailure::Setup,
+                source: format!("{describe} cannot delete comments").into(),
+            })
+        }
+    }
 
     /// Whether comments by other authors may be trusted by default. True only for stores whose
     /// access control is the file system itself.

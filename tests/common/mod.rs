@@ -63,6 +63,11 @@ pub fn record() -> impl Strategy<Value = Record> {
         proptest::option::of(any::<u64>()),
         proptest::option::of(field()),
         proptest::option::of(1u64..1000),
+        (
+            proptest::option::of(field()),
+            proptest::collection::vec(field(), 0..3),
+            proptest::option::of(field()),
+        ),
     );
     let payload = prop_oneof![
         (field(), json_object()).prop_map(|(phase, data)| Payload::Checkpoint { phase, data }),
@@ -75,12 +80,15 @@ pub fn record() -> impl Strategy<Value = Record> {
         ),
     ];
     (name(), name(), time, lineage, payload).prop_map(
-        |(agent, session, time, (seq, parent, redacted), payload)| Record {
+        |(agent, session, time, (seq, parent, redacted, handoff), payload)| Record {
             version: "2.0".into(),
             id: Some(new_record_id()),
             seq,
             parent,
             redacted,
+            next: handoff.0,
+            blockers: handoff.1,
+            context_hash: handoff.2,
             agent,
             session,
             time,
@@ -186,4 +194,18 @@ pub fn find_shared_from(manifest: &Path, rel: &str, what: &str) -> Result<PathBu
 /// [`find_shared`], failing the test with its message when the path is missing.
 pub fn shared(rel: &str, what: &str) -> PathBuf {
     find_shared(rel, what).unwrap_or_else(|msg| panic!("{msg}"))
+}
+
+/// The comment bodies in a local store directory, in thread order.
+pub fn stored_bodies(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join(forgestate::store::THREAD_FILE))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["body"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
 }

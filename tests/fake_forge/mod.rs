@@ -33,6 +33,9 @@ pub const REPO: &str = "cleveragents-core";
 pub const BOT_TOKEN: &str = "0123456789abcdef0123456789abcdef01234567";
 pub const MALLORY_TOKEN: &str = "fedcba9876543210fedcba9876543210fedcba98";
 pub const READER_TOKEN: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+/// `ca-ops`: a writer whose token also has `read:repository` (it may read the repository's
+/// metadata and permissions).
+pub const OPS_TOKEN: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
 #[derive(Debug, Clone)]
 pub struct UserRow {
@@ -190,8 +193,9 @@ impl Respond for Responder {
 }
 
 impl FakeForge {
-    /// A Forgejo with the bot (`ca-bot`, all scopes, writer), `mallory` (can comment, not a
-    /// writer) and `reader` (read-only scopes).
+    /// A Forgejo with the bot (`ca-bot`, issue and user scopes, writer), `mallory` (can
+    /// comment, not a writer), `reader` (read-only scopes) and `ca-ops` (the bot's scopes plus
+    /// `read:repository`).
     pub async fn start() -> FakeForge {
         let server = MockServer::start().await;
         let state = State {
@@ -217,6 +221,13 @@ impl FakeForge {
                     token: READER_TOKEN.into(),
                     scopes: vec!["read:issue"],
                     writer: false,
+                },
+                UserRow {
+                    id: 13,
+                    login: "ca-ops".into(),
+                    token: OPS_TOKEN.into(),
+                    scopes: vec!["write:issue", "read:user", "read:repository"],
+                    writer: true,
                 },
             ],
             labels: Vec::new(),
@@ -317,6 +328,9 @@ impl FakeForge {
             created: now,
             updated: now,
         });
+        if let Some(row) = s.issue_mut(issue) {
+            row.comments += 1; // as a post through the API or the web UI does
+        }
         id
     }
 

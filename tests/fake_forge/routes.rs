@@ -69,6 +69,16 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
             Err(r) => r,
             Ok(u) => ok(200, &views::user(s, &u, true)),
         },
+        // The repository itself sits in the `repository` scope group (issues and labels are
+        // in `issue`): a token without read:repository gets 403 before the repository is even
+        // looked up, so a missing repository is 403 to it too.
+        ("GET", ["repos", o, r]) => match need(s, &caller, "read:repository", false) {
+            Err(reply) => reply,
+            Ok(_) if *o == super::OWNER && *r == super::REPO => {
+                ok(200, &views::repository(s, caller.as_ref()))
+            }
+            Ok(_) => not_found(s, "The target couldn't be found.", &[]),
+        },
         (m, ["repos", o, r, tail @ ..]) if *o == super::OWNER && *r == super::REPO => {
             repo_route(s, m, tail, &caller, req)
         }

@@ -64,7 +64,7 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
 }
 
 /// `phase=...` or `status=...`.
-fn what(e: &Entry) -> String {
+pub fn what(e: &Entry) -> String {
     match &e.record.payload {
         Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
         Payload::Health { status, .. } => format!("status={status}"),

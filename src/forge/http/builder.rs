@@ -146,6 +146,7 @@ impl ForgeClientBuilder {
             policy: self.policy,
             max_response_bytes: self.max_response_bytes,
             notice: Notice::default(),
+            lag_ms: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(i64::MIN)),
         })
     }
 }

@@ -58,6 +58,35 @@ fn describe(kind: std::fs::FileType) -> &'static str {
     "a special file"
 }
 
+/// Opens `path` like [`open_regular`] and takes an exclusive lock on it, making sure the path
+/// still names the file that was locked: a delete replaces the file by rename while holding the
+/// lock, and whoever waited for that lock on the old file must not write to it.
+pub(super) fn lock_current(path: &Path, options: &OpenOptions) -> io::Result<File> {
+    loop {
+        let file = open_regular(path, &mut options.clone())?;
+        file.lock()?;
+        if same_file(&file, path)? {
+            return Ok(file);
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (open, named) = (file.metadata()?, std::fs::metadata(path));
+    match named {
+        Ok(named) => Ok(open.dev() == named.dev() && open.ino() == named.ino()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> io::Result<bool> {
+    Ok(true)
+}
+
 /// The id after `max` (1 for an empty thread), or an error saying how to fix a file whose ids
 /// were hand-edited up to the limit.
 pub(super) fn next_id(max: Option<u64>) -> io::Result<u64> {

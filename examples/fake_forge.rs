@@ -1,0 +1,62 @@
+//! The test suite's fake Forgejo (`tests/fake_forge/`) as a standalone loopback server, so tests
+//! outside Rust (the Python package's pytest suite) can drive forgestate against it.
+//!
+//! Run it with `cargo run --example fake_forge`. It prints one JSON line on stdout:
+//! `{"url", "owner", "repo", "token", "login", "untrusted_token"}` (the bot's token, whose user
+//! may write the repository's issues, and one of a user who may only comment), then serves on
+//! 127.0.0.1 until stdin closes or it is killed. Lines on stdin steer it: `down` (every request
+//! gets a 503 and nothing changes), `up`, and `comments` (prints how many comments it holds, as one
+//! JSON line, `{"comments": N}`).
+
+#[path = "../tests/fake_forge/mod.rs"]
+mod fake_forge;
+
+use std::io::{BufRead, Write};
+
+use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, OWNER, REPO};
+
+fn main() -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("fake_forge: cannot start the async runtime: {e}");
+            return std::process::ExitCode::from(74);
+        }
+    };
+    let fake = runtime.block_on(FakeForge::start());
+    let hello = serde_json::json!({
+        "url": fake.uri(),
+        "owner": OWNER,
+        "repo": REPO,
+        "token": BOT_TOKEN,
+        "login": "ca-bot",
+        "untrusted_token": MALLORY_TOKEN,
+    });
+    say(&hello.to_string());
+    // The server runs on the runtime's worker; this thread only reads the steering lines.
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        match line.trim() {
+            "down" => fake.state().down = true,
+            "up" => fake.state().down = false,
+            "comments" => {
+                let count = fake.state().comments.len();
+                say(&serde_json::json!({ "comments": count }).to_string());
+            }
+            "" => {}
+            other => eprintln!("fake_forge: unknown command {other:?} (down, up, comments)"),
+        }
+    }
+    drop(fake);
+    std::process::ExitCode::SUCCESS
+}
+
+/// One line on stdout, flushed at once (the reader waits for it).
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}

@@ -1,0 +1,124 @@
+"""Finding and running the bundled ``forgestate`` binary: argv in, one JSON document out.
+
+This is the only place the package starts a process. Every behaviour (the format, the forge
+client, the outbox, trust, redaction) is the binary's; Python only builds argv and maps the
+``--json`` answer and the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
+
+from .errors import BinaryNotFound, StorageError, error_for
+
+log = logging.getLogger("forgestate")
+
+EXE = "forgestate.exe" if os.name == "nt" else "forgestate"
+
+
+def find_binary() -> str:
+    """The ``forgestate`` binary: ``$FORGESTATE_BIN``, else the one pip installed beside this
+    interpreter's scripts (the wheel's), else the first on ``PATH``."""
+    explicit = os.environ.get("FORGESTATE_BIN")
+    if explicit:
+        return explicit
+    schemes = [None]
+    user_scheme = f"{os.name}_user"
+    if user_scheme in sysconfig.get_scheme_names():
+        schemes.append(user_scheme)
+    for scheme in schemes:
+        try:
+            scripts = sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
+        except KeyError:
+            continue
+        if scripts:
+            candidate = Path(scripts) / EXE
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    # A venv's interpreter may be a symlink: look beside sys.executable too.
+    candidate = Path(sys.executable).parent / EXE
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    found = shutil.which("forgestate")
+    if found:
+        return found
+    raise BinaryNotFound(
+        "the forgestate binary was not found beside this Python's scripts "
+        f"({sysconfig.get_path('scripts')}) or on PATH; reinstall the package "
+        "(pip install forgestate) or set FORGESTATE_BIN to the binary"
+    )
+
+
+class Answer:
+    """One run of the binary: its JSON document, exit code and stderr lines."""
+
+    def __init__(self, doc: Any, code: int, stderr: List[str]) -> None:
+        self.doc = doc
+        self.code = code
+        self.stderr = stderr
+
+    @property
+    def warnings(self) -> List[str]:
+        """The ``forgestate: warning:`` lines, without their prefix."""
+        prefix = "forgestate: warning: "
+        return [line[len(prefix):] for line in self.stderr if line.startswith(prefix)]
+
+
+def run(
+    binary: str,
+    argv: Sequence[str],
+    *,
+    stdin: Optional[str] = None,
+    env: Optional[Mapping[str, str]] = None,
+    ok_codes: Tuple[int, ...] = (0,),
+) -> Answer:
+    """Runs ``binary --json ARGV`` and returns its answer, or raises the typed error its
+    exit code and error document name. Exit codes in ``ok_codes`` are answers, not errors."""
+    cmd = [binary, "--json", *argv]
+    try:
+        done = subprocess.run(
+            cmd,
+            input=stdin.encode("utf-8") if stdin is not None else None,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            check=False,
+        )
+    except OSError as e:
+        raise BinaryNotFound(f"cannot run {binary}: {e}; set FORGESTATE_BIN or reinstall") from e
+    stderr = done.stderr.decode("utf-8", "replace").splitlines()
+    # Warnings (a record spooled, an answer from the outbox) reach the `forgestate` logger; an
+    # error line is the message of the exception raised below, so it is only logged at debug.
+    for line in stderr:
+        if line.startswith("forgestate: warning:"):
+            log.warning("%s", line)
+        else:
+            log.debug("%s", line)
+    text = done.stdout.decode("utf-8", "replace")
+    try:
+        doc = json.loads(text) if text.strip() else None
+    except ValueError:
+        doc = None
+    error = doc.get("error") if isinstance(doc, dict) else None
+    if done.returncode in ok_codes and not (done.returncode != 0 and error):
+        return Answer(doc, done.returncode, stderr)
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        code = int(error.get("code") or done.returncode)
+        raise error_for(code, error["message"], error.get("reason"))
+    last = next((l for l in reversed(stderr) if l.strip()), "")
+    if done.returncode < 0:
+        message = f"forgestate was killed by signal {-done.returncode}"
+    else:
+        message = last or f"forgestate exited with code {done.returncode} and no message"
+    if done.returncode in (64, 65, 74, 75, 78):
+        raise error_for(done.returncode, message)
+    raise StorageError(message, code=done.returncode)

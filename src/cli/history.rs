@@ -1,0 +1,121 @@
+//! `forgestate history`: one session step by step, as a table (with the JSON changes under each
+//! checkpoint with `--diff`) or as JSON.
+
+use forgestate::format::format_time;
+use forgestate::ops::diff::{Change, Op};
+use forgestate::ops::{History, Origin, Step};
+
+use super::args::{Cli, HistoryArgs, check_glob};
+use super::{Failure, open, output, table};
+
+/// Runs `history`.
+pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
+    check_glob("--agent", a.agent.as_deref())?;
+    let client = open(cli)?;
+    let answer = client
+        .history(&a.session, a.agent.as_deref(), a.diff)
+        .await?;
+    if !cli.quiet {
+        for w in &answer.warnings {
+            output::note(&format!("warning: {w}"));
+        }
+    }
+    let h = answer.history;
+    if cli.json {
+        output::json(&h);
+    } else if h.records.is_empty() {
+        output::note(&format!("no records in session {}", h.session));
+    } else {
+        output::out(text(&h, table::stdout_color()).trim_end());
+    }
+    Ok(0)
+}
+
+fn text(h: &History, color: bool) -> String {
+    let mut out = format!("session {}", h.session);
+    if let Some(o) = &h.forked_from {
+        out.push_str(&format!(", forked from {}", origin(o)));
+    }
+    out.push('\n');
+    let rows: Vec<Vec<String>> = h.records.iter().map(row).collect();
+    let header = [
+        "N",
+        "SEQ",
+        "TIME",
+        "+DELTA",
+        "AGENT",
+        "KIND",
+        "PHASE/STATUS",
+        "RESUME",
+    ];
+    let body = table::render(&header, &rows, color);
+    let mut lines = body.lines();
+    if let Some(head) = lines.next() {
+        out.push_str(head);
+        out.push('\n');
+    }
+    for (line, step) in lines.zip(&h.records) {
+        out.push_str(line);
+        out.push('\n');
+        if let Some(o) = step
+            .forked_from
+            .as_ref()
+            .filter(|o| h.forked_from.as_ref() != Some(*o))
+        {
+            out.push_str(&format!("    forked from {}\n", origin(o)));
+        }
+        if let Some(next) = &step.next {
+            out.push_str(&format!("    next: {next}\n"));
+        }
+        for b in &step.blockers {
+            out.push_str(&format!("    blocker: {b}\n"));
+        }
+        for c in step.changes.iter().flatten() {
+            out.push_str(&format!("    {}\n", change(c)));
+        }
+    }
+    out
+}
+
+fn row(s: &Step) -> Vec<String> {
+    vec![
+        s.n.to_string(),
+        s.seq.map_or_else(|| "-".into(), |n| n.to_string()),
+        format_time(&s.posted_at),
+        s.since_previous_secs.map_or_else(
+            || "-".into(),
+            |d| format!("+{}", forgestate::ops::status::span(d)),
+        ),
+        s.agent.clone(),
+        s.kind.name().to_string(),
+        s.phase
+            .clone()
+            .or_else(|| s.status.clone())
+            .unwrap_or_default(),
+        s.resume_point.clone().unwrap_or_else(|| "-".into()),
+    ]
+}
+
+fn origin(o: &Origin) -> String {
+    let phase = o
+        .phase
+        .as_deref()
+        .map(|p| format!(", phase {p}"))
+        .unwrap_or_default();
+    format!(
+        "session {} at record {} ({}{phase})",
+        o.session, o.record_id, o.agent
+    )
+}
+
+/// `+ /path: value`, `- /path: value`, `~ /path: old -> new`.
+fn change(c: &Change) -> String {
+    let show =
+        |v: &Option<serde_json::Value>| v.as_ref().map(|v| v.to_string()).unwrap_or_default();
+    let path = if c.path.is_empty() { "/" } else { &c.path };
+    match c.op {
+        Op::Added => format!("+ {path}: {}", show(&c.new)),
+        Op::Removed => format!("- {path}: {}", show(&c.old)),
+        Op::Changed => format!("~ {path}: {} -> {}", show(&c.old), show(&c.new)),
+    }
+}

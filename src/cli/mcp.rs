@@ -1,0 +1,31 @@
+//! `forgestate mcp`: load the configuration once, open the store once, and serve it as MCP tools
+//! on stdin/stdout until the client closes stdin.
+
+use forgestate::ops::StatusPolicy;
+
+use super::args::Cli;
+use super::{EX_IOERR, Failure};
+
+/// Runs the server. A configuration that cannot be used is still served: every tool call then
+/// answers with the error (and what to do), which the model can relay, where a server that exits
+/// at start would only show as a missing tool.
+pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
+    let opened = super::load(cli).and_then(|(config, over)| {
+        let policy = config.status_policy()?;
+        Ok((super::open_with(cli, &config, &over)?, policy))
+    });
+    let (client, policy) = match opened {
+        Ok((client, policy)) => (Ok(client), policy),
+        Err(f) => {
+            super::output::error(&f.message);
+            (Err((f.code, f.message)), StatusPolicy::default())
+        }
+    };
+    crate::mcp::serve(client, policy)
+        .await
+        .map_err(|message| Failure {
+            code: EX_IOERR,
+            message,
+        })?;
+    Ok(0)
+}

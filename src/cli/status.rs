@@ -1,0 +1,131 @@
+//! `forgestate status`: flags into a filter and a policy, then the verdicts as a table or JSON.
+
+use forgestate::ops::{StatusRow, Thresholds, Verdict};
+use forgestate::scan::Filter;
+
+use super::args::{Cli, StatusArgs, check_glob};
+use super::input::duration_secs;
+use super::{Failure, load, open_with, output, table};
+
+/// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled.
+pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
+    check_glob("--agent", a.agent.as_deref())?;
+    check_glob("--session", a.session.as_deref())?;
+    let forced = Thresholds {
+        warn_after_secs: a
+            .warn_after
+            .as_deref()
+            .map(|t| duration_secs("--warn-after", t))
+            .transpose()?,
+        stalled_after_secs: a
+            .stalled_after
+            .as_deref()
+            .map(|t| duration_secs("--stalled-after", t))
+            .transpose()?,
+    };
+    let (config, over) = load(cli)?;
+    let policy = config.status_policy()?.force(forced);
+    let client = open_with(cli, &config, &over)?;
+    let filter = Filter {
+        agent: a.agent.clone(),
+        session: a.session.clone(),
+        ..Filter::default()
+    };
+    let answer = client.status(&filter, &policy).await?;
+    if !cli.quiet {
+        for w in &answer.warnings {
+            output::note(&format!("warning: {w}"));
+        }
+        if answer.offline {
+            output::note(
+                "warning: the forge could not be read; only this machine's pending records \
+                 were judged",
+            );
+        }
+    }
+    if cli.json {
+        output::json(&answer.rows);
+    } else if answer.rows.is_empty() {
+        output::note("no matching records");
+    } else {
+        let text = table_text(&answer.rows, answer.now, table::stdout_color());
+        output::out(text.trim_end());
+    }
+    Ok(u8::from(a.fail_on_stalled && answer.any_stalled()))
+}
+
+/// The aligned table, verdicts coloured when `color`.
+fn table_text(rows: &[StatusRow], now: chrono::DateTime<chrono::Utc>, color: bool) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.verdict.name().to_string(),
+                r.agent.clone(),
+                r.session.clone(),
+                table::relative_age(r.last_seen, now),
+                r.phase.clone().unwrap_or_else(|| "-".into()),
+                r.resume_point.clone().unwrap_or_else(|| "-".into()),
+                health(r),
+                if r.blockers.is_empty() {
+                    "-".to_string()
+                } else {
+                    r.blockers.join("; ")
+                },
+            ]
+        })
+        .collect();
+    let header = [
+        "VERDICT", "AGENT", "SESSION", "LAST", "PHASE", "RESUME", "HEALTH", "BLOCKERS",
+    ];
+    let text = table::render(&header, &cells, color);
+    if !color {
+        return text;
+    }
+    let mut lines = text.lines();
+    let mut out: String = lines.next().map(|h| format!("{h}\n")).unwrap_or_default();
+    for (line, row) in lines.zip(rows) {
+        let word = row.verdict.name();
+        let rest = line.strip_prefix(word).unwrap_or(line);
+        out.push_str(&table::paint(word, verdict_style(row.verdict)));
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
+fn verdict_style(v: Verdict) -> table::Style {
+    match v {
+        Verdict::Stalled => table::Style::Red,
+        Verdict::Warning => table::Style::Yellow,
+        Verdict::Alive => table::Style::Green,
+        Verdict::Paused | Verdict::Completed => table::Style::Dim,
+    }
+}
+
+/// The last health status and a short summary of its top-level metrics: `Active (queue=3, ok=true)`.
+fn health(r: &StatusRow) -> String {
+    let Some(status) = &r.health else {
+        return "-".to_string();
+    };
+    let Some(serde_json::Value::Object(metrics)) = &r.metrics else {
+        return status.clone();
+    };
+    let parts: Vec<String> = metrics
+        .iter()
+        .filter(|(_, v)| !v.is_object() && !v.is_array())
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => format!("{k}={s}"),
+            v => format!("{k}={v}"),
+        })
+        .collect();
+    let mut summary = parts.join(", ");
+    if summary.chars().count() > 40 {
+        summary = summary.chars().take(39).collect::<String>() + "…";
+    }
+    if summary.is_empty() {
+        status.clone()
+    } else {
+        format!("{status} ({summary})")
+    }
+}

@@ -1,0 +1,119 @@
+//! The supervisor's verbs on the client: read the thread once, then answer with the pure
+//! functions of [`crate::ops`].
+
+use serde::Serialize;
+
+use super::{Client, Outcome};
+use crate::error::Result;
+use crate::format::Record;
+use crate::ops::{History, StatusPolicy, StatusRow, fork_record, history, status};
+use crate::scan::Filter;
+use crate::store::Thread;
+
+/// The answer of [`Client::status`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// One row per (agent, session), stalled first.
+    pub rows: Vec<StatusRow>,
+    /// The store's clock when the thread was read: ages are measured on it.
+    #[serde(serialize_with = "crate::ops::status::ser_time")]
+    pub now: chrono::DateTime<chrono::Utc>,
+    /// The store could not be read; only this machine's pending records were judged.
+    pub offline: bool,
+    /// What the store or the outbox noticed on the way.
+    pub warnings: Vec<String>,
+}
+
+impl Status {
+    /// Whether any pair is stalled (what `--fail-on-stalled` exits 1 for).
+    pub fn any_stalled(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| r.verdict == crate::ops::Verdict::Stalled)
+    }
+}
+
+/// The answer of [`Client::history`].
+#[derive(Debug, Clone)]
+pub struct SessionHistory {
+    /// The session's records, step by step.
+    pub history: History,
+    /// What the store or the outbox noticed on the way.
+    pub warnings: Vec<String>,
+}
+
+impl<T: Thread> Client<T> {
+    /// Who is alive: every (agent, session) matching `filter`, judged under `policy` on the
+    /// store's clock (a forge's, from its `Date` header).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+    /// use forgestate::{Client, format::Record, ops::{StatusPolicy, Verdict}, scan::Filter};
+    /// use serde_json::json;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let client = Client::local_as(dir.path(), "me")?;
+    /// client.save(Record::checkpoint("worker-1", "s1", "clone_complete", json!({}))?).await.posted()?;
+    /// client.save(Record::health("worker-2", "s1", "Paused", json!({"queue": 0}), None)?).await.posted()?;
+    ///
+    /// let status = client.status(&Filter::default(), &StatusPolicy::default()).await?;
+    /// let verdicts: Vec<_> = status.rows.iter().map(|r| (r.agent.as_str(), r.verdict)).collect();
+    /// assert_eq!(verdicts, [("worker-1", Verdict::Alive), ("worker-2", Verdict::Paused)]);
+    /// assert_eq!(status.rows[0].resume_point.as_deref(), Some("start"));
+    /// assert!(!status.any_stalled());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn status(&self, filter: &Filter, policy: &StatusPolicy) -> Result<Status> {
+        let scan = self.list(filter, None).await?;
+        let now = self.thread().now();
+        Ok(Status {
+            rows: status(&scan.entries, now, policy, &self.resume),
+            now,
+            offline: scan.offline,
+            warnings: scan.warnings,
+        })
+    }
+
+    /// Every record of `session`, optionally of agents matching `agent` only, with the JSON
+    /// changes between consecutive checkpoints when `with_diff`.
+    pub async fn history(
+        &self,
+        session: &str,
+        agent: Option<&str>,
+        with_diff: bool,
+    ) -> Result<SessionHistory> {
+        let scan = self.list(&Filter::default(), None).await?;
+        Ok(SessionHistory {
+            history: history(&scan.entries, session, agent, with_diff, &self.resume),
+            warnings: scan.warnings,
+        })
+    }
+
+    /// The checkpoint that would start `new_session` from `session`'s state at record `at`
+    /// (its newest checkpoint by default), with `Parent:` naming that record. See
+    /// [`fork_record`]; [`Client::fork`] also saves it.
+    pub async fn fork_record(
+        &self,
+        session: &str,
+        at: Option<&str>,
+        new_session: &str,
+        agent: Option<&str>,
+    ) -> Result<Record> {
+        let scan = self.list(&Filter::default(), None).await?;
+        fork_record(&scan.entries, session, at, new_session, agent)
+    }
+
+    /// [`Client::fork_record`], saved like any record ([`Client::save`]).
+    pub async fn fork(
+        &self,
+        session: &str,
+        at: Option<&str>,
+        new_session: &str,
+        agent: Option<&str>,
+    ) -> Result<Outcome> {
+        let record = self.fork_record(session, at, new_session, agent).await?;
+        Ok(self.save(record).await)
+    }
+}

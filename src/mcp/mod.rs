@@ -1,0 +1,42 @@
+//! `forgestate mcp`: a Model Context Protocol server on stdin/stdout (rmcp), so LLM agents reach
+//! the verbs as tools.
+//!
+//! `server.rs` holds the tools, `params.rs` their inputs (with JSON Schemas), `reply.rs` turns the
+//! library's answers into tool results. Only protocol messages go to stdout; logs go to stderr.
+
+mod params;
+mod reply;
+mod server;
+
+use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
+
+use forgestate::Client;
+use forgestate::backend::AnyThread;
+use forgestate::ops::StatusPolicy;
+
+/// Serves the tools over stdin/stdout until the client closes stdin. `client` is the opened store,
+/// or the exit code and message of why it could not be opened, which every tool call then
+/// answers with. `Err` says why the session could not run.
+pub async fn serve(
+    client: Result<Client<AnyThread>, (u8, String)>,
+    policy: StatusPolicy,
+) -> Result<(), String> {
+    let running = match server::Server::new(client, policy)
+        .serve(rmcp::transport::stdio())
+        .await
+    {
+        Ok(running) => running,
+        // Stdin closed before the handshake: nothing to serve, not a failure.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(format!("cannot start the MCP session on stdin/stdout: {e}")),
+    };
+    tracing::debug!("MCP session started");
+    match running.waiting().await {
+        Ok(reason) => {
+            tracing::debug!("MCP session ended: {reason:?}");
+            Ok(())
+        }
+        Err(e) => Err(format!("the MCP session stopped unexpectedly: {e}")),
+    }
+}

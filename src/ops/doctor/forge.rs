@@ -1,0 +1,232 @@
+//! The forge's checks, from a [`Probe`]: server, token, repository and write access, label,
+//! session issue, clock and the issue-number cache.
+
+use chrono::Utc;
+
+use super::{Check, Status};
+use crate::defaults::CLOCK_SKEW_WARN_SECS;
+use crate::forge::{ForgeError, Probe};
+
+/// The forge checks; returns the token's login when it is known.
+pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String> {
+    let unreachable = p.version.as_ref().is_err_and(|e| e.status().is_none());
+    checks.push(match &p.version {
+        Ok(v) => Check::ok("forge", format!("{} at {}", v.describe(), p.base)),
+        Err(ForgeError::Unauthorized { .. }) => Check::ok(
+            "forge",
+            format!(
+                "{} answers (it refused the token before telling its version)",
+                p.base
+            ),
+        ),
+        Err(e) if unreachable => Check::new("forge", Status::Fail, e.to_string()).fix(
+            "check the url (--url, FORGESTATE_URL or [forge] url), the network, and that the \
+             forge is up; records are kept in the outbox meanwhile",
+        ),
+        Err(e) => Check::new("forge", Status::Warn, format!("answers, but: {e}")),
+    });
+    let skip = |name, why: &str| Check::skip(name, format!("not checked: {why}"));
+    let Some(user) = &p.user else {
+        for name in [
+            "token",
+            "repository",
+            "write access",
+            "label",
+            "session issue",
+        ] {
+            checks.push(skip(name, "the forge does not answer"));
+        }
+        return None;
+    };
+    let login = user.as_ref().ok().map(|u| u.login.clone());
+    checks.push(match user {
+        Ok(u) => Check::ok("token", format!("valid; records are posted as {}", u.login)),
+        Err(ForgeError::Unauthorized { .. }) => Check::new(
+            "token",
+            Status::Fail,
+            "the forge rejected the token (401): unknown, revoked or mistyped",
+        )
+        .fix(
+            "set FORGESTATE_TOKEN (or --token-file, [forge] token_file) to a valid personal \
+             access token with the write:issue and read:user scopes",
+        ),
+        Err(ForgeError::Forbidden { .. }) => Check::new(
+            "token",
+            Status::Fail,
+            "the token is valid but may not read its own user (403): it lacks the read:user scope",
+        )
+        .fix("create a token with the write:issue and read:user scopes"),
+        Err(e) => Check::new("token", Status::Fail, e.to_string()),
+    });
+    let Some(repository) = &p.repository else {
+        for name in ["repository", "write access", "label", "session issue"] {
+            checks.push(skip(name, "the token is refused"));
+        }
+        return login;
+    };
+    match repository {
+        Ok(r) => {
+            checks.push(Check::ok("repository", format!("{} found", r.full_name)));
+            checks.push(match (r.archived, r.write) {
+                (true, _) => Check::new(
+                    "write access",
+                    Status::Fail,
+                    format!("{} is archived: the forge refuses every write", r.full_name),
+                )
+                .fix("unarchive it, or point forgestate at another repository"),
+                (false, Some(true)) => Check::ok(
+                    "write access",
+                    format!("{} may write to {}", who(&login), r.full_name),
+                ),
+                (false, Some(false)) => Check::new(
+                    "write access",
+                    Status::Warn,
+                    format!(
+                        "{} has no write access to {}: comments still post, but a new session \
+                         issue would lose its label",
+                        who(&login),
+                        r.full_name
+                    ),
+                )
+                .fix("give the user write access to the repository's issues"),
+                (false, None) => Check::new(
+                    "write access",
+                    Status::Warn,
+                    "unknown: the token lacks the read:repository scope, which shows the user's \
+                     permissions (doctor never writes to find out)",
+                )
+                .fix("add the read:repository scope to the token to have this checked"),
+            });
+        }
+        Err(e) => {
+            let detail = match e {
+                ForgeError::NotFound { .. } => format!(
+                    "{} not found (404): it does not exist, or the token's user cannot see it",
+                    p.repo
+                ),
+                e => e.to_string(),
+            };
+            checks.push(Check::new("repository", Status::Fail, detail).fix(
+                "check the owner and repo (--repo OWNER/NAME, FORGESTATE_OWNER/FORGESTATE_REPO, or \
+                 [forge] owner/repo) and that the token's user can read it",
+            ));
+            for name in ["write access", "label", "session issue"] {
+                checks.push(skip(name, "the repository is not found"));
+            }
+            return login;
+        }
+    }
+    checks.push(match &p.labels {
+        Some(Ok(1)) => Check::ok("label", format!("{:?} present", p.label)),
+        Some(Ok(0)) => Check::new(
+            "label",
+            Status::Fail,
+            format!("no label {:?} in {}", p.label, p.repo),
+        )
+        .fix("run `forgestate init` (it creates the label), or set [forge] label"),
+        Some(Ok(n)) => Check::new(
+            "label",
+            Status::Warn,
+            format!("{n} labels are named {:?}", p.label),
+        )
+        .fix("delete the copies that are not on the session issue"),
+        Some(Err(e)) => Check::new("label", Status::Fail, e.to_string()),
+        None => skip("label", "the repository is not found"),
+    });
+    checks.push(match &p.issue {
+        Some(Ok(Some(issue))) => Check::ok(
+            "session issue",
+            format!(
+                "{} {} ({} comments)",
+                issue.number, issue.html_url, issue.comments
+            ),
+        ),
+        Some(Ok(None)) => Check::new(
+            "session issue",
+            Status::Fail,
+            format!(
+                "no open issue titled {:?} with label {:?} in {}",
+                p.title, p.label, p.repo
+            ),
+        )
+        .fix("run `forgestate init` to create it"),
+        Some(Err(e)) => Check::new("session issue", Status::Fail, e.to_string()),
+        None => skip("session issue", "the repository is not found"),
+    });
+    checks.push(clock_check(p));
+    login
+}
+
+fn who(login: &Option<String>) -> String {
+    login
+        .clone()
+        .unwrap_or_else(|| "the token's user".to_string())
+}
+
+fn clock_check(p: &Probe) -> Check {
+    let Some(lag) = p.clock_lag else {
+        return Check::skip("clock", "the forge sent no Date header");
+    };
+    let secs = lag.num_seconds();
+    let how = match secs {
+        s if s > 0 => format!("this machine is {s}s ahead of the forge"),
+        s if s < 0 => format!("this machine is {}s behind the forge", -s),
+        _ => "this machine and the forge agree".to_string(),
+    };
+    if secs.abs() > CLOCK_SKEW_WARN_SECS {
+        Check::new("clock", Status::Warn, how).fix(
+            "sync this machine's clock (NTP); forgestate measures ages on the forge's clock, \
+             but Time: lines in records use this one",
+        )
+    } else {
+        Check::ok("clock", how)
+    }
+}
+
+pub(super) fn cache_check(p: &Probe) -> Check {
+    let Some(dir) = &p.cache_dir else {
+        return Check::new(
+            "cache",
+            Status::Ok,
+            "disabled: every run looks the issue up",
+        );
+    };
+    let found = match &p.issue {
+        Some(Ok(Some(issue))) => Some(issue.number.0),
+        _ => None,
+    };
+    match (p.cache.issue, p.cache.current) {
+        (None, _) => Check::ok(
+            "cache",
+            format!(
+                "{}: no session issue cached yet (the next command caches it)",
+                dir.display()
+            ),
+        ),
+        (Some(n), false) => Check::ok(
+            "cache",
+            format!(
+                "{}: #{n} was cached under another title or label; it is looked up again",
+                dir.display()
+            ),
+        ),
+        (Some(n), true) if found.is_some_and(|f| f != n) => Check::new(
+            "cache",
+            Status::Warn,
+            format!(
+                "{}: #{n} cached, but the session issue is #{}",
+                dir.display(),
+                found.unwrap_or_default()
+            ),
+        )
+        .fix("nothing to do: the next write re-checks the cached issue and corrects it"),
+        (Some(n), true) => {
+            let age = p
+                .cache
+                .checked_at
+                .map(|t| format!(", checked {}s ago", (Utc::now() - t).num_seconds().max(0)))
+                .unwrap_or_default();
+            Check::ok("cache", format!("{}: #{n} cached{age}", dir.display()))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `fork`: start a new session from the state of a checkpoint of another one.
+//!
+//! Pure. The new checkpoint carries the source's phase, data, handoff and context hash, and
+//! names the source in `Parent:`, which is how `history` shows where a forked session came from.
+
+use crate::error::{Error, Result};
+use crate::format::{Kind, Record};
+use crate::scan::Entry;
+
+/// The checkpoint that starts `new_session`, from a checkpoint of `session` among `entries`:
+/// the record whose id is `at`, else the newest checkpoint (of `agent`, when given). The new
+/// record is written by the source's agent.
+pub fn fork_record(
+    entries: &[Entry],
+    session: &str,
+    at: Option<&str>,
+    new_session: &str,
+    agent: Option<&str>,
+) -> Result<Record> {
+    let mine =
+        |e: &&Entry| e.record.session == session && agent.is_none_or(|a| e.record.agent == a);
+    let source = match at {
+        Some(id) => entries
+            .iter()
+            .filter(mine)
+            .find(|e| e.record.id.as_deref() == Some(id))
+            .ok_or_else(|| {
+                Error::data(
+                    "--at",
+                    format!(
+                        "no record {id} in session {session}{}; `forgestate history --session \
+                         {session}` lists its record ids",
+                        agent.map(|a| format!(" by agent {a}")).unwrap_or_default()
+                    ),
+                )
+            })?,
+        None => {
+            let checkpoints: Vec<&Entry> = entries
+                .iter()
+                .filter(mine)
+                .filter(|e| e.record.kind() == Kind::Checkpoint)
+                .collect();
+            let mut agents: Vec<&str> = checkpoints
+                .iter()
+                .map(|e| e.record.agent.as_str())
+                .collect();
+            agents.sort_unstable();
+            agents.dedup();
+            if agents.len() > 1 {
+                return Err(Error::data(
+                    "--session",
+                    format!(
+                        "session {session} has checkpoints by {} agents ({}); say whose state \
+                         to fork with --agent",
+                        agents.len(),
+                        agents.join(", ")
+                    ),
+                ));
+            }
+            checkpoints.last().copied().ok_or_else(|| {
+                Error::data(
+                    "--session",
+                    format!(
+                        "session {session} has no checkpoint{} to fork",
+                        agent.map(|a| format!(" by agent {a}")).unwrap_or_default()
+                    ),
+                )
+            })?
+        }
+    };
+    let r = &source.record;
+    let Some(phase) = r.phase() else {
+        return Err(Error::data(
+            "--at",
+            "that record is a [HEALTH] signal, which holds no state; fork from a checkpoint",
+        ));
+    };
+    let Some(id) = r.id.clone() else {
+        return Err(Error::data(
+            "--session",
+            "the checkpoint to fork is a version 1.0 record without an Id:, so the fork could not \
+             name it in Parent:; post a new checkpoint of that session first",
+        ));
+    };
+    let mut record = Record::checkpoint(&r.agent, new_session, phase, r.data().clone())?
+        .with_lineage(None, Some(id))
+        .with_handoff(r.next.clone(), r.blockers.clone())?;
+    record.context_hash = r.context_hash.clone();
+    Ok(record)
+}

@@ -1,0 +1,168 @@
+//! What happened in one session, step by step: every record in thread order, the time between
+//! them, the resume point each checkpoint maps to, where a forked session came from, and (on
+//! request) the JSON changes between consecutive checkpoints of an agent.
+//!
+//! Pure. A session is *forked* when one of its records names, in `Parent:`, a record of another
+//! session (what `fork` writes). The `--json` shape is [`History`]; fields are only ever added.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::diff::{Change, diff};
+use super::status::ser_time;
+use crate::format::{Kind, Payload, empty_object};
+use crate::resume::ResumeMap;
+use crate::scan::{Entry, name_matches};
+
+/// Where a forked record came from: a record of another session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Origin {
+    /// The other session.
+    pub session: String,
+    /// The agent that wrote the origin record.
+    pub agent: String,
+    /// The origin record's id.
+    pub record_id: String,
+    /// The origin's phase, when it is a checkpoint.
+    pub phase: Option<String>,
+    /// The origin's comment id.
+    pub comment_id: Option<u64>,
+}
+
+/// One record of the session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    /// Its position in the listed history, from 1.
+    pub n: usize,
+    /// Its `Seq:` header, when it has one.
+    pub seq: Option<u64>,
+    /// The record's id (absent on version 1.0 records).
+    pub record_id: Option<String>,
+    /// The comment holding it (absent while it waits in this machine's outbox).
+    pub comment_id: Option<u64>,
+    /// `checkpoint` or `health`.
+    pub kind: Kind,
+    /// The agent that wrote it.
+    pub agent: String,
+    /// The record's own `Time:` (the writer's clock).
+    #[serde(serialize_with = "ser_time")]
+    pub time: DateTime<Utc>,
+    /// When the store took it (the store's clock).
+    #[serde(serialize_with = "ser_time")]
+    pub posted_at: DateTime<Utc>,
+    /// Seconds since the previous listed record was posted; `None` for the first.
+    pub since_previous_secs: Option<i64>,
+    /// The checkpoint's phase.
+    pub phase: Option<String>,
+    /// Where that phase resumes.
+    pub resume_point: Option<String>,
+    /// The health signal's status.
+    pub status: Option<String>,
+    /// The record's `Parent:`.
+    pub parent: Option<String>,
+    /// Set when `parent` is a record of another session: this record starts a fork.
+    pub forked_from: Option<Origin>,
+    /// Handoff: the next step.
+    pub next: Option<String>,
+    /// Handoff: the blockers.
+    pub blockers: Vec<String>,
+    /// With `diff`: for a checkpoint, the changes from the agent's previous checkpoint in this
+    /// session (for the first, from the fork's origin, else from an empty object).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<Change>>,
+}
+
+/// A session's history: the `--json` shape of `history`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    /// The session.
+    pub session: String,
+    /// The agent filter, when one was given.
+    pub agent: Option<String>,
+    /// Where the session was forked from: the origin of its first forked record.
+    pub forked_from: Option<Origin>,
+    /// The records, in thread order.
+    pub records: Vec<Step>,
+}
+
+/// The history of `session` (exactly), optionally of agents matching `agent` only, out of all of
+/// a thread's `entries` (which are needed to find fork origins).
+pub fn history(
+    entries: &[Entry],
+    session: &str,
+    agent: Option<&str>,
+    with_diff: bool,
+    map: &ResumeMap,
+) -> History {
+    let by_id: HashMap<&str, &Entry> = entries
+        .iter()
+        .filter_map(|e| e.record.id.as_deref().map(|id| (id, e)))
+        .collect();
+    let mut last_data: HashMap<&str, &Value> = HashMap::new();
+    let mut previous: Option<DateTime<Utc>> = None;
+    let empty = empty_object();
+    let mut records = Vec::new();
+    for e in entries.iter().filter(|e| {
+        e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
+    }) {
+        let r = &e.record;
+        let origin = r
+            .parent
+            .as_deref()
+            .and_then(|p| by_id.get(p))
+            .filter(|o| o.record.session != session);
+        let forked_from = origin.map(|o| Origin {
+            session: o.record.session.clone(),
+            agent: o.record.agent.clone(),
+            record_id: o.record.id.clone().unwrap_or_default(),
+            phase: o.record.phase().map(str::to_string),
+            comment_id: o.comment.id,
+        });
+        let (phase, status) = match &r.payload {
+            Payload::Checkpoint { phase, .. } => (Some(phase.clone()), None),
+            Payload::Health { status, .. } => (None, Some(status.clone())),
+        };
+        let changes = match (&r.payload, with_diff) {
+            (Payload::Checkpoint { data, .. }, true) => {
+                let before = last_data
+                    .get(r.agent.as_str())
+                    .copied()
+                    .or_else(|| origin.map(|o| o.record.data()))
+                    .unwrap_or(&empty);
+                last_data.insert(r.agent.as_str(), data);
+                Some(diff(before, data))
+            }
+            _ => None,
+        };
+        let posted = e.comment.created_at;
+        records.push(Step {
+            n: records.len() + 1,
+            seq: r.seq,
+            record_id: r.id.clone(),
+            comment_id: e.comment.id,
+            kind: r.kind(),
+            agent: r.agent.clone(),
+            time: r.time,
+            posted_at: posted,
+            since_previous_secs: previous.map(|p| posted.signed_duration_since(p).num_seconds()),
+            resume_point: phase.as_deref().map(|p| map.point(&r.agent, p).to_string()),
+            phase,
+            status,
+            parent: r.parent.clone(),
+            forked_from,
+            next: r.next.clone(),
+            blockers: r.blockers.clone(),
+            changes,
+        });
+        previous = Some(posted);
+    }
+    History {
+        session: session.to_string(),
+        agent: agent.map(str::to_string),
+        forked_from: records.iter().find_map(|s| s.forked_from.clone()),
+        records,
+    }
+}

@@ -1,0 +1,193 @@
+//! Prune: delete this identity's older records, keeping the newest N of each agent, session and
+//! kind.
+//!
+//! The plan is computed from [`Client::scan`] (trusted, valid, deduped records), so only
+//! records count: a comment that is not a record is never touched. Records are grouped by
+//! (agent, session, kind) and the newest `keep` of each group stay, whoever posted them;
+//! of the older ones, only those posted by the store's own identity ([`Thread::whoami`]) are
+//! deleted. Checkpoints and health signals are counted apart, so a run of heartbeats never
+//! pushes out the checkpoint an agent resumes from. With `keep >= 1` the newest record of every
+//! group always stays.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::scan::{Entry, Filter};
+use crate::store::{Deleted, Thread};
+
+/// How many comments one [`Thread::delete`] call is handed, so progress is reported as it goes
+/// and a failure loses at most one batch's worth of accounting.
+const BATCH: usize = 50;
+
+/// What to prune.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PruneOptions {
+    /// Records to keep per (agent, session, kind); at least 1.
+    pub keep: usize,
+    /// Only agents matching this glob.
+    pub agent: Option<String>,
+    /// Only sessions matching this glob.
+    pub session: Option<String>,
+}
+
+/// One record the plan deletes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Doomed {
+    /// The store's comment id.
+    pub comment_id: u64,
+    /// The record's id, when it has one.
+    pub record_id: Option<String>,
+    /// The agent.
+    pub agent: String,
+    /// The session.
+    pub session: String,
+    /// `checkpoint` or `health`.
+    pub kind: &'static str,
+    /// The checkpoint's phase or the health signal's status.
+    pub what: String,
+    /// When the comment was posted.
+    pub created_at: DateTime<Utc>,
+    /// Where a human can see it.
+    pub url: Option<String>,
+}
+
+/// What a prune would do (a dry run), or did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PrunePlan {
+    /// Records kept per (agent, session, kind).
+    pub keep: usize,
+    /// Whose records may go: the store's own identity.
+    pub author: String,
+    /// The records to delete, oldest first.
+    pub delete: Vec<Doomed>,
+    /// Matching records that stay: the newest of each group.
+    pub kept: usize,
+    /// Older matching records that stay because another author posted them.
+    pub kept_other_authors: usize,
+}
+
+/// Computes what a prune would delete. Refuses when the thread cannot be read.
+pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Result<PrunePlan> {
+    if options.keep == 0 {
+        return Err(Error::config(
+            "--keep 0 would delete the newest record of every agent and session; keep at least 1",
+        ));
+    }
+    let author = client.thread().whoami().await?;
+    let scan = client.scan().await?;
+    if scan.offline {
+        return Err(Error::unavailable(
+            "the thread cannot be read now, so nothing can be pruned; try again when it can",
+        ));
+    }
+    let filter = Filter {
+        agent: options.agent.clone(),
+        session: options.session.clone(),
+        kind: None,
+        since: None,
+    };
+    let mut groups: BTreeMap<(String, String, &'static str), Vec<Entry>> = BTreeMap::new();
+    for e in scan.entries {
+        if e.comment.id.is_some() && filter.matches(&e) {
+            let key = (
+                e.record.agent.clone(),
+                e.record.session.clone(),
+                e.record.kind().name(),
+            );
+            groups.entry(key).or_default().push(e);
+        }
+    }
+    let mut out = PrunePlan {
+        keep: options.keep,
+        author,
+        delete: Vec::new(),
+        kept: 0,
+        kept_other_authors: 0,
+    };
+    for (_, mut entries) in groups {
+        entries.sort_by_key(|e| e.comment.id);
+        let older = entries.len().saturating_sub(options.keep);
+        out.kept += entries.len() - older;
+        for e in entries.into_iter().take(older) {
+            match e.comment.id {
+                Some(id) if e.comment.author == out.author => out.delete.push(doomed(id, e)),
+                _ => out.kept_other_authors += 1,
+            }
+        }
+    }
+    out.delete.sort_by_key(|d| d.comment_id);
+    Ok(out)
+}
+
+fn doomed(comment_id: u64, e: Entry) -> Doomed {
+    let kind = e.record.kind().name();
+    let what = match &e.record.payload {
+        crate::format::Payload::Checkpoint { phase, .. } => phase.clone(),
+        crate::format::Payload::Health { status, .. } => status.clone(),
+    };
+    Doomed {
+        comment_id,
+        record_id: e.record.id,
+        agent: e.record.agent,
+        session: e.record.session,
+        kind,
+        what,
+        created_at: e.comment.created_at,
+        url: e.comment.url,
+    }
+}
+
+/// What [`apply`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PruneReport {
+    /// Comments deleted now.
+    pub deleted: Vec<u64>,
+    /// Comments that were already gone.
+    pub missing: Vec<u64>,
+}
+
+/// Deletes what `plan` lists, in batches, calling `progress(done, total)` after each. On a
+/// failure, the error says how many were deleted before it (running prune again finishes the
+/// job: deletes are idempotent).
+pub async fn apply<T: Thread>(
+    client: &Client<T>,
+    plan: &PrunePlan,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<PruneReport> {
+    let ids: Vec<u64> = plan.delete.iter().map(|d| d.comment_id).collect();
+    let mut report = PruneReport::default();
+    for batch in ids.chunks(BATCH) {
+        match client.thread().delete(batch).await {
+            Ok(Deleted { deleted, missing }) => {
+                report.deleted.extend(deleted);
+                report.missing.extend(missing);
+            }
+            Err(e) => {
+                let done = report.deleted.len() + report.missing.len();
+                let e = Error::from(e);
+                if done == 0 {
+                    return Err(e);
+                }
+                return Err(partial(e, done, ids.len()));
+            }
+        }
+        progress(report.deleted.len() + report.missing.len(), ids.len());
+    }
+    Ok(report)
+}
+
+/// `e`, saying how far the prune got first, in the same category.
+fn partial(e: Error, done: usize, total: usize) -> Error {
+    let message = format!(
+        "{e} (after deleting {done} of {total}; run prune again to finish, it is idempotent)"
+    );
+    match e.category() {
+        crate::error::Category::Config => Error::config(message),
+        crate::error::Category::TempFail => Error::unavailable(message),
+        _ => e,
+    }
+}

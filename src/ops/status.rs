@@ -1,0 +1,361 @@
+//! Who is alive: one row per (agent, session) with a verdict, for supervisors and for cron.
+//!
+//! Pure. Given the records of a thread and the store's clock, [`status`] judges each pair:
+//! `completed` when its newest checkpoint's phase maps to a final resume point, or its newest
+//! record is a `[HEALTH]` saying `Completed`; `paused` for a newest `[HEALTH]` saying `Paused`;
+//! otherwise by the age of its newest record (`alive`, `warning`, `stalled`), with thresholds
+//! that can differ per agent glob (`[status.agents."<glob>"]`).
+//!
+//! The `--json` shape is [`StatusRow`], one object per pair, in the table's order. Fields are
+//! only ever added.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use glob::Pattern;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::defaults;
+use crate::format::{Kind, Payload, format_time};
+use crate::resume::{ResumeMap, most_specific};
+use crate::scan::Entry;
+
+/// The `[status]` table of a configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusConfig {
+    /// Seconds without any record before a pair is `warning`.
+    pub warn_after_secs: Option<u64>,
+    /// Seconds without any record before a pair is `stalled`.
+    pub stalled_after_secs: Option<u64>,
+    /// Resume points that mean the work is done: a pair whose newest checkpoint maps to one is
+    /// `completed`.
+    pub final_resume_points: Option<Vec<String>>,
+    /// Per agent (a glob), other thresholds.
+    #[serde(default)]
+    pub agents: BTreeMap<String, Thresholds>,
+}
+
+impl StatusConfig {
+    /// `self` with `over` laid on top: keys set in `over` win; agent tables replace per agent.
+    pub fn overlay(mut self, over: StatusConfig) -> StatusConfig {
+        self.warn_after_secs = over.warn_after_secs.or(self.warn_after_secs);
+        self.stalled_after_secs = over.stalled_after_secs.or(self.stalled_after_secs);
+        self.final_resume_points = over.final_resume_points.or(self.final_resume_points);
+        self.agents.extend(over.agents);
+        self
+    }
+}
+
+/// The thresholds of `[status.agents."<glob>"]`; an unset key falls back to the `[status]` one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    /// Seconds without any record before `warning`.
+    pub warn_after_secs: Option<u64>,
+    /// Seconds without any record before `stalled`.
+    pub stalled_after_secs: Option<u64>,
+}
+
+/// The compiled `[status]` table: thresholds per agent and the final resume points.
+#[derive(Debug, Clone)]
+pub struct StatusPolicy {
+    warn: u64,
+    stalled: u64,
+    agents: Vec<(String, Pattern, Thresholds)>,
+    final_points: Vec<String>,
+    forced: Thresholds,
+}
+
+impl Default for StatusPolicy {
+    /// The built-in thresholds (warning after 10 minutes, stalled after 30) and final points.
+    fn default() -> Self {
+        StatusPolicy {
+            warn: defaults::STATUS_WARN_AFTER_SECS,
+            stalled: defaults::STATUS_STALLED_AFTER_SECS,
+            agents: Vec::new(),
+            final_points: defaults::FINAL_RESUME_POINTS
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
+            forced: Thresholds::default(),
+        }
+    }
+}
+
+impl StatusPolicy {
+    /// Compiles a `[status]` table over the built-in defaults. The error names the bad key.
+    pub fn new(config: &StatusConfig) -> Result<StatusPolicy, String> {
+        let base = StatusPolicy::default();
+        let mut agents = Vec::new();
+        for (key, thresholds) in &config.agents {
+            let pattern = Pattern::new(key)
+                .map_err(|e| format!("[status.agents] key {key:?} is not a valid glob: {e}"))?;
+            agents.push((key.clone(), pattern, *thresholds));
+        }
+        Ok(StatusPolicy {
+            warn: config.warn_after_secs.unwrap_or(base.warn),
+            stalled: config.stalled_after_secs.unwrap_or(base.stalled),
+            agents,
+            final_points: config
+                .final_resume_points
+                .clone()
+                .unwrap_or(base.final_points),
+            forced: Thresholds::default(),
+        })
+    }
+
+    /// The same policy with these thresholds for every agent, over any configured ones (the
+    /// command line's `--warn-after` and `--stalled-after`).
+    pub fn force(mut self, thresholds: Thresholds) -> StatusPolicy {
+        self.forced = thresholds;
+        self
+    }
+
+    /// Seconds before `warning` and before `stalled` for `agent`. A warning threshold above the
+    /// stalled one is lowered to it.
+    pub fn thresholds(&self, agent: &str) -> (u64, u64) {
+        let rule = most_specific(
+            self.agents.iter().map(|(k, p, t)| (k.as_str(), p, t)),
+            agent,
+        )
+        .copied()
+        .unwrap_or_default();
+        let stalled = self
+            .forced
+            .stalled_after_secs
+            .or(rule.stalled_after_secs)
+            .unwrap_or(self.stalled);
+        let warn = self
+            .forced
+            .warn_after_secs
+            .or(rule.warn_after_secs)
+            .unwrap_or(self.warn);
+        (warn.min(stalled), stalled)
+    }
+
+    /// Whether a resume point means the work is done.
+    pub fn is_final(&self, resume_point: &str) -> bool {
+        self.final_points.iter().any(|p| p == resume_point)
+    }
+}
+
+/// The verdict on one (agent, session) pair. Sorted as the table shows them: stalled first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No record for longer than the stalled threshold.
+    Stalled,
+    /// No record for longer than the warning threshold.
+    Warning,
+    /// A record within the warning threshold.
+    Alive,
+    /// Its newest record is a `[HEALTH]` with `Status: Paused`.
+    Paused,
+    /// Done: a final phase, or a `[HEALTH]` with `Status: Completed`.
+    Completed,
+}
+
+impl Verdict {
+    /// The lowercase name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Stalled => "stalled",
+            Verdict::Warning => "warning",
+            Verdict::Alive => "alive",
+            Verdict::Paused => "paused",
+            Verdict::Completed => "completed",
+        }
+    }
+}
+
+/// One (agent, session) pair, judged. This is the `--json` shape of `status` (an array of
+/// these); fields are only ever added.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusRow {
+    /// The agent.
+    pub agent: String,
+    /// The session.
+    pub session: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in words: `no record for 41m (stalled after 30m)`.
+    pub reason: String,
+    /// Seconds since the newest record was posted, on the store's clock.
+    pub age_secs: i64,
+    /// When the newest record was posted (the store's time, UTC).
+    #[serde(serialize_with = "ser_time")]
+    pub last_seen: DateTime<Utc>,
+    /// The newest record's kind.
+    pub last_kind: Kind,
+    /// How many records the pair has.
+    pub records: usize,
+    /// The newest checkpoint's phase.
+    pub phase: Option<String>,
+    /// Where that phase resumes (the resume map's answer).
+    pub resume_point: Option<String>,
+    /// The newest health signal's status.
+    pub health: Option<String>,
+    /// The newest health signal's metrics.
+    pub metrics: Option<Value>,
+    /// The newest checkpoint's next step (handoff).
+    pub next: Option<String>,
+    /// The newest checkpoint's blockers (handoff).
+    pub blockers: Vec<String>,
+    /// The warning threshold applied, in seconds.
+    pub warn_after_secs: u64,
+    /// The stalled threshold applied, in seconds.
+    pub stalled_after_secs: u64,
+}
+
+pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_time(t))
+}
+
+/// Judges every (agent, session) pair of `entries` (in thread order) at `now`, the store's
+/// clock. Rows come sorted by verdict (stalled first), then oldest first, then by name.
+pub fn status(
+    entries: &[Entry],
+    now: DateTime<Utc>,
+    policy: &StatusPolicy,
+    map: &ResumeMap,
+) -> Vec<StatusRow> {
+    let mut pairs: BTreeMap<(&str, &str), Vec<&Entry>> = BTreeMap::new();
+    for e in entries {
+        pairs
+            .entry((e.record.agent.as_str(), e.record.session.as_str()))
+            .or_default()
+            .push(e);
+    }
+    let mut rows: Vec<StatusRow> = pairs
+        .into_iter()
+        .filter_map(|((agent, session), list)| judge(agent, session, &list, now, policy, map))
+        .collect();
+    rows.sort_by(|a, b| {
+        (
+            a.verdict,
+            std::cmp::Reverse(a.age_secs),
+            &a.agent,
+            &a.session,
+        )
+            .cmp(&(
+                b.verdict,
+                std::cmp::Reverse(b.age_secs),
+                &b.agent,
+                &b.session,
+            ))
+    });
+    rows
+}
+
+fn judge(
+    agent: &str,
+    session: &str,
+    list: &[&Entry],
+    now: DateTime<Utc>,
+    policy: &StatusPolicy,
+    map: &ResumeMap,
+) -> Option<StatusRow> {
+    let newest = *list.last()?;
+    let checkpoint = list
+        .iter()
+        .rev()
+        .find(|e| e.record.kind() == Kind::Checkpoint);
+    let health = list.iter().rev().find(|e| e.record.kind() == Kind::Health);
+    let phase = checkpoint
+        .and_then(|e| e.record.phase())
+        .map(str::to_string);
+    let resume_point = phase.as_deref().map(|p| map.point(agent, p).to_string());
+    let (status, metrics) = match health.map(|e| &e.record.payload) {
+        Some(Payload::Health {
+            status, metrics, ..
+        }) => (Some(status.clone()), Some(metrics.clone())),
+        _ => (None, None),
+    };
+    let age_secs = now
+        .signed_duration_since(newest.comment.created_at)
+        .num_seconds();
+    let (warn, stalled) = policy.thresholds(agent);
+    let said = |word: &str| {
+        newest.record.kind() == Kind::Health
+            && status
+                .as_deref()
+                .is_some_and(|s| s.trim().eq_ignore_ascii_case(word))
+    };
+    let (verdict, reason) = match &resume_point {
+        Some(point) if policy.is_final(point) => (
+            Verdict::Completed,
+            format!(
+                "phase {} resumes at {point}, a final point",
+                phase_or(&phase)
+            ),
+        ),
+        _ if said("completed") => (Verdict::Completed, "health says Completed".to_string()),
+        _ if said("paused") => (Verdict::Paused, "health says Paused".to_string()),
+        _ => by_age(age_secs, warn, stalled),
+    };
+    Some(StatusRow {
+        agent: agent.to_string(),
+        session: session.to_string(),
+        verdict,
+        reason,
+        age_secs,
+        last_seen: newest.comment.created_at,
+        last_kind: newest.record.kind(),
+        records: list.len(),
+        phase,
+        resume_point,
+        health: status,
+        metrics,
+        next: checkpoint.and_then(|e| e.record.next.clone()),
+        blockers: checkpoint
+            .map(|e| e.record.blockers.clone())
+            .unwrap_or_default(),
+        warn_after_secs: warn,
+        stalled_after_secs: stalled,
+    })
+}
+
+fn phase_or(phase: &Option<String>) -> &str {
+    phase.as_deref().unwrap_or("-")
+}
+
+fn by_age(age: i64, warn: u64, stalled: u64) -> (Verdict, String) {
+    let over = |limit: u64| age >= i64::try_from(limit).unwrap_or(i64::MAX);
+    if over(stalled) {
+        let why = format!(
+            "no record for {} (stalled after {})",
+            span(age),
+            span_u(stalled)
+        );
+        (Verdict::Stalled, why)
+    } else if over(warn) {
+        let why = format!(
+            "no record for {} (warning after {})",
+            span(age),
+            span_u(warn)
+        );
+        (Verdict::Warning, why)
+    } else {
+        (Verdict::Alive, format!("last record {} ago", span(age)))
+    }
+}
+
+fn span_u(secs: u64) -> String {
+    span(i64::try_from(secs).unwrap_or(i64::MAX))
+}
+
+/// A duration as a person says it: `45s`, `12m`, `3h`, `2d`; negative (a clock ahead) is `0s`.
+pub fn span(secs: i64) -> String {
+    match secs.max(0) {
+        s @ 0..120 => format!("{s}s"),
+        s @ 120..7_200 => format!("{}m", s / 60),
+        s @ 7_200..172_800 => format!("{}h", s / 3_600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;

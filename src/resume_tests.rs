@@ -1,0 +1,101 @@
+//! Tests of the resume map and the resume answer.
+
+use super::*;
+
+#[test]
+fn the_default_map_is_the_seeds_with_every_subtask() {
+    let map = ResumeMap::default();
+    let w = "implementation-worker";
+    assert_eq!(map.point(w, "clone_complete"), "phase_2_subtasks");
+    assert_eq!(map.point(w, "subtask_1_complete"), "phase_2_continue");
+    assert_eq!(map.point(w, "subtask_3_complete"), "phase_2_continue");
+    assert_eq!(map.point(w, "all_subtasks_complete"), "phase_3_commit");
+    assert_eq!(map.point(w, "commit_complete"), "phase_4_pr");
+    assert_eq!(map.point(w, "pr_created"), "phase_4_monitoring");
+    assert_eq!(map.point(w, "something_else"), "start");
+    assert_eq!(map.default_point(), "start");
+}
+use serde_json::json;
+
+fn map(toml_text: &str) -> ResumeMap {
+    ResumeMap::new(&toml::from_str::<ResumeConfig>(toml_text).unwrap()).unwrap()
+}
+
+#[test]
+fn seed_map_with_globs() {
+    let cfg = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults").unwrap();
+    let m = ResumeMap::new(&cfg.resume).unwrap();
+    let w = "implementation-worker";
+    assert_eq!(m.point(w, "clone_complete"), "phase_2_subtasks");
+    for n in [1, 2, 3, 17, 250] {
+        assert_eq!(
+            m.point(w, &format!("subtask_{n}_complete")),
+            "phase_2_continue"
+        );
+    }
+    assert_eq!(m.point(w, "all_subtasks_complete"), "phase_3_commit");
+    assert_eq!(m.point(w, "commit_complete"), "phase_4_pr");
+    assert_eq!(m.point(w, "pr_created"), "phase_4_monitoring");
+    assert_eq!(m.point(w, "mystery"), "start");
+    assert_eq!(
+        m.point("pr-self-reviewer", "clone_complete"),
+        "start",
+        "maps are per agent"
+    );
+}
+
+#[test]
+fn most_specific_key_wins() {
+    let m = map(r#"
+        default = "begin"
+        [agents."worker-*"]
+        "*" = "any"
+        "subtask_*" = "sub"
+        "subtask_*_complete" = "sub_done"
+        "subtask_9_complete" = "nine"
+        [agents."worker-special"]
+        "*" = "special"
+    "#);
+    assert_eq!(m.point("worker-1", "subtask_9_complete"), "nine");
+    assert_eq!(m.point("worker-1", "subtask_8_complete"), "sub_done");
+    assert_eq!(m.point("worker-1", "subtask_8_started"), "sub");
+    assert_eq!(m.point("worker-1", "other"), "any");
+    assert_eq!(m.point("worker-special", "subtask_9_complete"), "special");
+    assert_eq!(m.point("reviewer", "x"), "begin");
+    assert_eq!(
+        m.mapped("reviewer", "x"),
+        None,
+        "unmapped: the default applies"
+    );
+    assert_eq!(m.mapped("worker-1", "other"), Some("any"));
+    assert_eq!(m.default_point(), "begin");
+    assert!(
+        ResumeMap::new(
+            &toml::from_str(
+                r#"[agents."a["]
+x = "y""#
+            )
+            .unwrap()
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn implementation_state_is_lenient_and_typed() {
+    let m = map("");
+    let mut r = Resume::from_checkpoint(&m, None);
+    assert_eq!(r.implementation_state(None), ImplementationState::default());
+    r.data = json!({"issue_number": 42, "branch_name": "b", "completed_subtasks": [1, 2],
+                    "pr_number": "not a number", "working_dir": "/saved"});
+    let s = r.implementation_state(None);
+    assert_eq!(s.issue_number, Some(42));
+    assert_eq!(s.branch_name.as_deref(), Some("b"));
+    assert_eq!(s.completed_subtasks, vec![json!(1), json!(2)]);
+    assert_eq!(s.pr_number, None);
+    assert_eq!(s.working_dir.as_deref(), Some("/saved"));
+    assert_eq!(
+        r.implementation_state(Some("/here")).working_dir.as_deref(),
+        Some("/here")
+    );
+}

@@ -1,0 +1,102 @@
+//! Deleting comments from the thread file: the file is rewritten without them, atomically, under
+//! the store's exclusive lock.
+//!
+//! The new file replaces the old one by rename, so a crash leaves one or the other, never a
+//! half-written thread. Appenders lock the file and then check that the path still names the
+//! file they locked (`file::lock_current`), so nobody appends to a file a delete just replaced.
+//! Lines that do not parse (a torn last line, a corrupt one) are kept byte for byte. Ids are
+//! never renumbered, and the comment with the largest id is never deleted, so ids are never
+//! reused: a reader that remembers the last id it saw stays right.
+
+use std::collections::BTreeSet;
+use std::fs::OpenOptions;
+use std::io::{self, Read};
+
+use super::file;
+use super::{Deleted, Line, LocalThread, StoreError};
+
+impl LocalThread {
+    /// The blocking half of [`crate::store::Thread::delete`].
+    pub fn delete_blocking(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
+        let path = self.file();
+        let io = |op| self.io_error(op);
+        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        if wanted.is_empty() {
+            return Ok(Deleted::default());
+        }
+        let mut locked = match file::lock_current(&path, OpenOptions::new().read(true)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Deleted {
+                    deleted: Vec::new(),
+                    missing: wanted.into_iter().collect(),
+                });
+            }
+            Err(e) => return Err(io("cannot open")(e)),
+        };
+        // The lock is held until `locked` is dropped, after the rename.
+        let mut bytes = Vec::new();
+        locked.read_to_end(&mut bytes).map_err(io("cannot read"))?;
+        let max_id = bytes.split(|&b| b == b'\n').filter_map(line_id).max();
+        if let Some(max) = max_id.filter(|m| wanted.contains(m)) {
+            return Err(io("cannot delete from")(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "comment {max} is the newest in the thread; it is kept so that ids are never \
+                     reused (delete the others)"
+                ),
+            )));
+        }
+        let mut kept = Vec::with_capacity(bytes.len());
+        let mut deleted = Vec::new();
+        let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        let last = segments.len().saturating_sub(1);
+        for (i, segment) in segments.into_iter().enumerate() {
+            match line_id(segment).filter(|id| wanted.contains(id)) {
+                Some(id) => deleted.push(id),
+                None => {
+                    kept.extend_from_slice(segment);
+                    if i < last {
+                        kept.push(b'\n');
+                    }
+                }
+            }
+        }
+        if deleted.is_empty() {
+            return Ok(Deleted {
+                deleted,
+                missing: wanted.into_iter().collect(),
+            });
+        }
+        let private = private_mode(&locked);
+        crate::fsutil::write_atomic(&path, &kept, private).map_err(io("cannot rewrite"))?;
+        drop(locked);
+        let missing = wanted
+            .into_iter()
+            .filter(|id| !deleted.contains(id))
+            .collect();
+        deleted.sort_unstable();
+        deleted.dedup();
+        Ok(Deleted { deleted, missing })
+    }
+}
+
+/// The id of a complete line; `None` for a torn or corrupt one (which is kept as it is).
+fn line_id(segment: &[u8]) -> Option<u64> {
+    serde_json::from_slice::<Line>(segment).ok().map(|l| l.id)
+}
+
+/// Whether the thread file is readable by its owner only (the rewrite keeps it so).
+fn private_mode(file: &std::fs::File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.metadata()
+            .is_ok_and(|m| m.permissions().mode() & 0o077 == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}

@@ -1,0 +1,201 @@
+//! `examples/implementation_worker.rs` survives being killed: crashed right after any of its
+//! checkpoints and started again, it resumes at the next step and redoes nothing, on the local
+//! store and on a forge.
+
+mod fake_forge;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use fake_forge::outbox::phases;
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, session};
+use forgestate::Client;
+use forgestate::scan::Filter;
+
+/// Subtasks per run (the example's default).
+const SUBTASKS: u64 = 4;
+
+/// Every checkpoint a complete run saves, in order.
+fn all_phases() -> Vec<String> {
+    let mut p = vec!["clone_complete".to_string()];
+    p.extend((1..=SUBTASKS).map(|i| format!("subtask_{i}_complete")));
+    p.extend(["all_subtasks_complete", "commit_complete", "pr_created"].map(String::from));
+    p
+}
+
+/// Every step a complete run does, in order, as it prints them.
+fn all_steps() -> Vec<String> {
+    let mut s = vec!["[DO] clone".to_string()];
+    s.extend((1..=SUBTASKS).map(|i| format!("[DO] subtask {i}")));
+    s.extend(["[DO] commit", "[DO] open pull request"].map(String::from));
+    s
+}
+
+/// Builds the example once (examples have no `CARGO_BIN_EXE_*`) and returns its path.
+fn example() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let out = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--example",
+                "implementation_worker",
+                "--message-format=json-render-diagnostics",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo build");
+        assert!(
+            out.status.success(),
+            "cargo build --example: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["target"]["name"] == "implementation_worker")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the example's executable")
+    })
+}
+
+/// Runs the example in `cwd` with only `env` (plus HOME and USER) set.
+fn worker(cwd: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
+    Command::new(example())
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("HOME", cwd)
+        .env("USER", "tester")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("run the example")
+}
+
+/// The steps a run did (its `[DO]` lines, without their details).
+fn steps(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("[DO]"))
+        .map(|l| {
+            all_steps()
+                .into_iter()
+                .find(|s| l == s || l.starts_with(&format!("{s} ")))
+                .unwrap_or_else(|| l.to_string())
+        })
+        .collect()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Crashes a run after its `k`th checkpoint, starts it again, and checks the two runs together
+/// did every step exactly once, in order, and the second one started where the first stopped.
+/// `phases_now` reads the thread's checkpoint phases.
+fn crash_and_resume(
+    cwd: &Path,
+    env: &[(&str, String)],
+    base: &[&str],
+    k: usize,
+    phases_now: &dyn Fn() -> Vec<String>,
+) {
+    let crash = k.to_string();
+    let mut args = base.to_vec();
+    args.extend(["--crash-after", &crash]);
+    let first = worker(cwd, env, &args);
+    assert_eq!(
+        first.status.code(),
+        Some(137),
+        "crash after {k}: {}",
+        text(&first)
+    );
+    let saved = phases_now();
+    assert_eq!(saved, all_phases()[..k], "crash after {k}");
+
+    let second = worker(cwd, env, base);
+    assert!(
+        second.status.success(),
+        "resume after {k}: {}",
+        text(&second)
+    );
+    let resumed_from = format!("resume: {} -> ", all_phases()[k - 1]);
+    assert!(
+        String::from_utf8_lossy(&second.stdout).starts_with(&resumed_from),
+        "after {k}: {}",
+        text(&second)
+    );
+    let mut done = steps(&first);
+    done.extend(steps(&second));
+    assert_eq!(
+        done,
+        all_steps(),
+        "crash after {k}: each step once, in order"
+    );
+    assert_eq!(
+        phases_now(),
+        all_phases(),
+        "crash after {k}: each checkpoint once"
+    );
+    assert!(String::from_utf8_lossy(&second.stdout).contains("done: pull request #142 is open"));
+
+    // A third run finds everything done and does nothing.
+    let third = worker(cwd, env, base);
+    assert!(third.status.success(), "{}", text(&third));
+    assert!(steps(&third).is_empty(), "{}", text(&third));
+    assert_eq!(phases_now(), all_phases());
+}
+
+/// The checkpoint phases in a local store, in thread order.
+fn local_phases(dir: &Path) -> Vec<String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = Client::local_as(dir, "tester").unwrap();
+        let scan = client.list(&Filter::default(), None).await.unwrap();
+        scan.entries
+            .iter()
+            .map(|e| e.record.phase().unwrap_or_default().to_string())
+            .collect()
+    })
+}
+
+#[test]
+fn killed_after_any_checkpoint_on_the_local_store_it_resumes_without_redoing_a_step() {
+    for k in 1..=all_phases().len() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        let store_arg = store.display().to_string();
+        crash_and_resume(dir.path(), &[], &["--store", &store_arg], k, &|| {
+            local_phases(&store)
+        });
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_partway_on_a_forge_it_resumes_without_redoing_a_step() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let env = [
+        ("FORGESTATE_URL", fake.uri()),
+        ("FORGESTATE_OWNER", OWNER.to_string()),
+        ("FORGESTATE_REPO", REPO.to_string()),
+        ("FORGESTATE_TOKEN", BOT_TOKEN.to_string()),
+        ("XDG_CACHE_HOME", d.join("cache").display().to_string()),
+        ("XDG_STATE_HOME", d.join("state").display().to_string()),
+    ];
+    // Crash in the middle of the subtasks: the example reads its state back from the issue.
+    let phases_now = || phases(&fake, n);
+    tokio::task::block_in_place(|| crash_and_resume(d, &env, &[], 3, &phases_now));
+    // Nothing was written to the local store by mistake.
+    assert!(!d.join("state/forgestate/local").exists());
+}
