@@ -40,6 +40,6 @@ pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed};
+pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation};
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

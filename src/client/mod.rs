@@ -9,6 +9,7 @@
 mod builder;
 mod linked;
 mod reads;
+mod rotate;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use builder::ForgeBuilder;
+pub use rotate::{Rotation, to_carry};
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};

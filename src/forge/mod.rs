@@ -2,7 +2,8 @@
 //!
 //! Like every store it knows nothing of the record format: it posts and lists opaque bodies. What
 //! it adds is the session issue itself: finding it (`session.rs`), creating it (`create.rs`),
-//! remembering it (`cache.rs`), and the chain of closed issues it continues (`lineage.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
+//! remembering it (`cache.rs`), the chain of closed issues it continues (`lineage.rs`) and
+//! rotating it (`rotate.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
 //! `api.rs` and wire types in `models.rs`.
 //!
 //! Only the thread, its settings, its errors and the wire models are public. The transport,
@@ -33,6 +34,7 @@ mod models;
 pub(crate) mod page;
 mod post;
 pub(crate) mod retry;
+mod rotate;
 mod session;
 
 use std::path::PathBuf;
@@ -46,6 +48,7 @@ pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
+pub use rotate::Successor;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
@@ -76,6 +79,10 @@ pub struct ForgeSettings {
     pub recheck_after: Duration,
     /// The per-attempt timeout of quick (single-try) requests.
     pub quick_timeout: Duration,
+    /// Rotate the session issue once it holds more comments than this; 0 never rotates.
+    pub rotate_after: u64,
+    /// A rotation carries the sessions active within this many days.
+    pub carry_days: u64,
 }
 
 /// A thread on a forge: the comments of the session issue.
@@ -96,6 +103,8 @@ pub struct ForgeThread {
     /// The current issue, and the predecessor whose late comments its reads also list (while it
     /// is young) with the current issue's creation time, once known.
     recent: lineage::RecentCell,
+    /// The session issue's comment count when it was last read (for automatic rotation).
+    seen_count: rotate::CountCell,
 }
 
 impl ForgeThread {
@@ -117,6 +126,7 @@ impl ForgeThread {
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
             recent: Default::default(),
+            seen_count: Default::default(),
         }
     }
 

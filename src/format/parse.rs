@@ -98,7 +98,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 10] = [
+const HEADERS: [&str; 11] = [
     "Version",
     "Phase",
     "Session",
@@ -109,6 +109,7 @@ const HEADERS: [&str; 10] = [
     "Status",
     "Next check",
     "Redacted",
+    "Carried-From",
 ];
 
 /// Parses one comment body. Never panics, whatever the input.
@@ -146,6 +147,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let seq = whole_number(headers.take("Seq"), "seq")?;
     let parent = headers.take("Parent");
     let redacted = whole_number(headers.take("Redacted"), "redacted")?;
+    let carried_from = carried_from(headers.take("Carried-From"))?;
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -172,6 +174,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         seq,
         parent,
         redacted,
+        carried_from,
         agent,
         session,
         time,
@@ -348,6 +351,21 @@ fn whole_number(value: Option<String>, field: &'static str) -> Result<Option<u64
                 value: clip(&v),
                 reason: "expected a whole number".to_string(),
             })
+        })
+        .transpose()
+}
+
+/// The optional `Carried-From: #12` header: the issue number a rotation carried the record from.
+fn carried_from(value: Option<String>) -> Result<Option<u64>, ParseError> {
+    value
+        .map(|v| {
+            v.strip_prefix('#')
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| ParseError::BadField {
+                    field: "carried-from",
+                    value: clip(&v),
+                    reason: "expected an issue number such as #12".to_string(),
+                })
         })
         .transpose()
 }

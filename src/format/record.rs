@@ -58,6 +58,10 @@ pub struct Record {
     /// How many values were replaced by `[REDACTED]` before writing, when any were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted: Option<u64>,
+    /// The session issue this record was carried forward from by a rotation
+    /// (`Carried-From: #12`); the record keeps its `Id`, so readers count it once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<u64>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
     /// The session it belongs to.
@@ -161,6 +165,7 @@ impl Record {
             seq: None,
             parent: None,
             redacted: None,
+            carried_from: None,
             agent: agent.to_string(),
             session: session.to_string(),
             time: now_micros(),
@@ -172,6 +177,12 @@ impl Record {
     pub fn with_lineage(mut self, seq: Option<u64>, parent: Option<String>) -> Record {
         self.seq = seq;
         self.parent = parent;
+        self
+    }
+
+    /// The same record, marked as carried forward from session issue `from` (builder style).
+    pub fn carried(mut self, from: u64) -> Record {
+        self.carried_from = Some(from);
         self
     }
 

@@ -159,7 +159,7 @@ impl Renderer {
                     agent => &record.agent, version => &record.version, phase => phase,
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted,
+                    redacted => record.redacted, carried_from => record.carried_from,
                     data_json => pretty(data),
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
@@ -173,7 +173,7 @@ impl Renderer {
                     agent => &record.agent, version => &record.version, status => status,
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted,
+                    redacted => record.redacted, carried_from => record.carried_from,
                     metrics_json => pretty(metrics), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)

@@ -81,6 +81,7 @@ pub fn record() -> impl Strategy<Value = Record> {
             seq,
             parent,
             redacted,
+            carried_from: None,
             agent,
             session,
             time,
