@@ -143,6 +143,15 @@ pub enum Command {
   forgestate outbox
   forgestate outbox --json")]
     Outbox,
+    /// Replace a long session issue with a new one carrying each active session's newest
+    /// records, then close it (safe to run again after an interruption)
+    #[command(after_help = "Examples:
+  forgestate rotate
+  forgestate rotate --json
+
+Also automatic: a checkpoint or health record rotates the issue once it holds more than
+[forge] rotate_after comments (default 2000; 0 turns it off).")]
+    Rotate,
 }
 
 #[derive(Debug, Args)]

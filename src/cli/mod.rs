@@ -11,6 +11,7 @@ mod input;
 mod logging;
 mod output;
 mod remote;
+mod rotate;
 mod scrub;
 mod table;
 
@@ -202,6 +203,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
+        Command::Rotate => rotate::rotate(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -277,6 +279,7 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
     match client.save(record).await {
         Outcome::Posted(posted) => {
             output::posted(&posted, cli.json);
+            rotate::after_save(cli, client).await;
             Ok(0)
         }
         Outcome::Spooled {

@@ -89,6 +89,8 @@ pub enum Fault {
     /// Do the work twice, as if a concurrent client had sent the same request just before this
     /// one (a racing label or issue create); answer the second.
     Twice,
+    /// Answer normally (lets the first of several matching requests through before a fault).
+    Pass,
 }
 
 /// Everything the fake server knows.
@@ -317,6 +319,9 @@ impl FakeForge {
             created: now,
             updated: now,
         });
+        if let Some(row) = s.issue_mut(issue) {
+            row.comments += 1; // the server counts every comment, however it was posted
+        }
         id
     }
 
