@@ -333,3 +333,29 @@ async fn the_local_store_is_never_rotated() {
     assert!(err.to_string().contains("never rotated"), "{err}");
     assert_eq!(c.rotate_if_due().await.unwrap(), None);
 }
+
+#[test]
+fn the_carried_from_header_reads_back_and_is_checked() {
+    let record = cp("a", "s1", "p").carried(12);
+    let body = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&record)
+        .unwrap();
+    let back = parse(&body).unwrap();
+    assert_eq!(back.carried_from, Some(12));
+    assert_eq!(back.id, record.id, "a carried record keeps its Id");
+    let json = serde_json::to_value(&back).unwrap();
+    assert_eq!(json["carried_from"], 12);
+    // Not carried: no header, and no key in the JSON.
+    let plain = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&cp("a", "s1", "p"))
+        .unwrap();
+    assert!(!plain.contains("Carried-From"), "{plain}");
+    assert!(serde_json::to_value(parse(&plain).unwrap()).unwrap().get("carried_from").is_none());
+    for bad in ["12", "#x", "#-1"] {
+        let edited = body.replace("Carried-From: #12", &format!("Carried-From: {bad}"));
+        let err = parse(&edited).unwrap_err();
+        assert_eq!(err.code(), "bad_field", "{bad}: {err}");
+    }
+}
