@@ -9,8 +9,6 @@
 
 use std::sync::Mutex;
 
-use chrono::Duration as Span;
-
 use super::ForgeThread;
 use super::error::ForgeError;
 use super::lineage::linked;
@@ -19,9 +17,6 @@ use crate::store::{self, Listing};
 
 /// How the closing note on a rotated issue starts, up to the successor's number.
 const NOTE_PREFIX: &str = "Rotated: this session continues in #";
-
-/// How far before the successor's creation the closing note is looked for (clock skew).
-const NOTE_SKEW: Span = Span::minutes(10);
 
 /// The session issue and how many comments it had when last seen.
 pub(super) type CountCell = Mutex<Option<(IssueNumber, u64)>>;
@@ -111,9 +106,11 @@ impl ForgeThread {
         let repo = &self.settings.repo;
         let marker = format!("{NOTE_PREFIX}{} ", new.number.0);
         let me = self.login().await?;
+        // The note was posted after the successor was created, both by the server's clock: only
+        // the comments since then are read, not the whole long thread again.
         let recent = self
             .client
-            .comments(repo, old.number, Some(new.created_at - NOTE_SKEW))
+            .comments(repo, old.number, Some(new.created_at))
             .await?;
         let noted = recent.comments.iter().any(|c| {
             c.user.as_ref().is_some_and(|u| u.login == me) && c.body.starts_with(&marker)
