@@ -18,7 +18,10 @@ fn forgestate(fake: &FakeForge, dir: &Path, line: &str) -> Output {
 }
 
 fn closed(fake: &FakeForge, n: u64) -> bool {
-    fake.state().issues.iter().any(|i| i.number == n && i.closed)
+    fake.state()
+        .issues
+        .iter()
+        .any(|i| i.number == n && i.closed)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -42,10 +45,18 @@ async fn rotate_says_what_it_did_and_a_second_run_does_nothing() {
         stdout(&out)
     );
     assert!(closed(&fake, old));
-    let again = parse_ok(&words("rotate --json"), &forgestate(&fake, d, "rotate --json"));
+    let again = parse_ok(
+        &words("rotate --json"),
+        &forgestate(&fake, d, "rotate --json"),
+    );
     assert_eq!(again["from"], new);
     assert_eq!(again["to"], serde_json::Value::Null);
-    assert!(again["note"].as_str().unwrap().contains("nothing to rotate"));
+    assert!(
+        again["note"]
+            .as_str()
+            .unwrap()
+            .contains("nothing to rotate")
+    );
     let resumed = parse_ok(
         &words("resume --agent w2 --session s1 --json"),
         &forgestate(&fake, d, "resume --agent w2 --session s1 --json"),
@@ -75,8 +86,15 @@ async fn a_checkpoint_past_rotate_after_rotates_the_issue() {
         }
     }
     assert!(closed(&fake, old), "rotated once over the limit");
-    assert!(last.contains(&format!("session issue #{old} rotated to #")), "{last}");
+    assert!(
+        last.contains(&format!("session issue #{old} rotated to #")),
+        "{last}"
+    );
     let new = fake.open_issues_titled(TITLE);
     assert_eq!(new.len(), 1);
-    assert_eq!(fake.comments_on(new[0]).len(), 1, "the newest checkpoint carried");
+    assert_eq!(
+        fake.comments_on(new[0]).len(),
+        1,
+        "the newest checkpoint carried"
+    );
 }

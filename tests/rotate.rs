@@ -267,10 +267,20 @@ async fn resume_answers_the_same_while_both_issues_are_open_and_after() {
     };
     // While both are open, readers keep using the old issue (the lowest open one).
     let during = ask("s1").await;
-    assert_eq!(during, ("subtasks_complete".into(), Some(carry[1].clone()), None));
+    assert_eq!(
+        during,
+        ("subtasks_complete".into(), Some(carry[1].clone()), None)
+    );
     bot(&fake, dir.path()).rotate().await.unwrap();
     let after = ask("s1").await;
-    assert_eq!(after, ("subtasks_complete".into(), Some(carry[1].clone()), Some(old)));
+    assert_eq!(
+        after,
+        (
+            "subtasks_complete".into(),
+            Some(carry[1].clone()),
+            Some(old)
+        )
+    );
 }
 
 #[tokio::test]
@@ -288,7 +298,11 @@ async fn automatic_rotation_waits_for_the_limit_and_costs_no_request_until_then(
         c.save(cp("a", "s1", phase)).await.posted().unwrap();
         let before = fake.requests().await.len();
         assert_eq!(c.rotate_if_due().await.unwrap(), None, "{phase}");
-        assert_eq!(fake.requests().await.len(), before, "no request when not due");
+        assert_eq!(
+            fake.requests().await.len(),
+            before,
+            "no request when not due"
+        );
     }
     // The write before this one saw 4 comments: over the limit.
     let last = c.save(cp("a", "s1", "p5")).await.posted().unwrap();
@@ -352,7 +366,12 @@ fn the_carried_from_header_reads_back_and_is_checked() {
         .render(&cp("a", "s1", "p"))
         .unwrap();
     assert!(!plain.contains("Carried-From"), "{plain}");
-    assert!(serde_json::to_value(parse(&plain).unwrap()).unwrap().get("carried_from").is_none());
+    assert!(
+        serde_json::to_value(parse(&plain).unwrap())
+            .unwrap()
+            .get("carried_from")
+            .is_none()
+    );
     for bad in ["12", "#x", "#-1"] {
         let edited = body.replace("Carried-From: #12", &format!("Carried-From: {bad}"));
         let err = parse(&edited).unwrap_err();

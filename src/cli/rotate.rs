@@ -65,7 +65,7 @@ fn summary(r: &Rotation) -> String {
                 s.push_str(&format!(", {} not carried", r.skipped.len()));
             }
             s.push_str(if r.closed {
-                &"; old issue closed"[..]
+                "; old issue closed"
             } else {
                 "; old issue still open"
             });

@@ -59,13 +59,17 @@ impl Client<AnyThread> {
                  for a human to read, so it is never rotated",
             )
         })?;
-        let old = forge.current_issue().await.map_err(forge_err)?.ok_or_else(|| {
-            Error::config(format!(
-                "no open session issue titled {:?} in {}; nothing to rotate",
-                forge.settings().title,
-                forge.settings().repo
-            ))
-        })?;
+        let old = forge
+            .current_issue()
+            .await
+            .map_err(forge_err)?
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "no open session issue titled {:?} in {}; nothing to rotate",
+                    forge.settings().title,
+                    forge.settings().repo
+                ))
+            })?;
         let mut report = Rotation {
             from: old.number.0,
             from_url: old.html_url.clone(),
@@ -81,11 +85,13 @@ impl Client<AnyThread> {
         let trust = self.trust().await?;
         let listing = forge.issue_comments(old.number).await.map_err(forge_err)?;
         let old_scan = scan(listing, &trust);
-        let pending = forge
-            .find_successor(old.number)
-            .await
-            .map_err(forge_err)?;
-        if pending.is_none() && old_scan.entries.iter().all(|e| e.record.carried_from.is_some()) {
+        let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
+        if pending.is_none()
+            && old_scan
+                .entries
+                .iter()
+                .all(|e| e.record.carried_from.is_some())
+        {
             report.note = Some(format!(
                 "session issue {} holds no record besides those carried into it; nothing to \
                  rotate",
@@ -170,10 +176,15 @@ impl Client<AnyThread> {
             .prepare(record)
             .and_then(|r| Ok(self.renderer.render(&r)?))
             .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
-        forge.post_on(n, &body).await.map_err(|e| match e.status() {
-            Some(400 | 413 | 422) => Carry::Refused(format!("{what}: the forge refused it: {e}")),
-            _ => Carry::Failed(forge_err(e)),
-        })?;
+        forge
+            .post_on(n, &body)
+            .await
+            .map_err(|e| match e.status() {
+                Some(400 | 413 | 422) => {
+                    Carry::Refused(format!("{what}: the forge refused it: {e}"))
+                }
+                _ => Carry::Failed(forge_err(e)),
+            })?;
         Ok(())
     }
 }
@@ -200,6 +211,9 @@ fn describe(r: &Record) -> String {
     )
 }
 
+/// One pair's newest checkpoint and health (indices into the entries) and its last activity.
+type Pair = (Option<usize>, Option<usize>, DateTime<Utc>);
+
 /// The records a rotation carries, in thread order: the newest checkpoint and the newest health
 /// of every (agent, session) pair whose newest record is at most `days` old at `now`. A record
 /// carried before counts by its own `Time:` (its comment is only as old as that rotation), any
@@ -208,8 +222,7 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
     let since = chrono::Duration::try_days(i64::try_from(days).unwrap_or(i64::MAX))
         .and_then(|d| now.checked_sub_signed(d))
         .unwrap_or(DateTime::<Utc>::MIN_UTC);
-    let mut pairs: HashMap<(&str, &str), (Option<usize>, Option<usize>, DateTime<Utc>)> =
-        HashMap::new();
+    let mut pairs: HashMap<(&str, &str), Pair> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
         if e.comment.pending {
             continue;

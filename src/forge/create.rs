@@ -181,7 +181,9 @@ impl ForgeThread {
             .filter(|i| i.pull_request.is_none())
             .filter(|i| i.title == self.settings.title)
             .filter(|i| i.has_label(&self.settings.label) || i.body == body)
-            .filter(|i| successor_of.is_none_or(|old| i.number > old && linked(&i.body) == Some(old)))
+            .filter(|i| {
+                successor_of.is_none_or(|old| i.number > old && linked(&i.body) == Some(old))
+            })
             .collect();
         found.sort_by_key(|i| i.number);
         Ok(found.into_iter().next())

@@ -48,11 +48,11 @@ pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
-pub use rotate::Successor;
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
+pub use rotate::Successor;
 
 use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
 

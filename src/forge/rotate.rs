@@ -112,9 +112,10 @@ impl ForgeThread {
             .client
             .comments(repo, old.number, Some(new.created_at))
             .await?;
-        let noted = recent.comments.iter().any(|c| {
-            c.user.as_ref().is_some_and(|u| u.login == me) && c.body.starts_with(&marker)
-        });
+        let noted = recent
+            .comments
+            .iter()
+            .any(|c| c.user.as_ref().is_some_and(|u| u.login == me) && c.body.starts_with(&marker));
         if !noted {
             let note = format!(
                 "{marker}({}).\n\nThis issue reached its comment limit and was rotated by \
@@ -126,7 +127,11 @@ impl ForgeThread {
             self.post_on(old.number, &note).await?;
         }
         self.client.close_issue(repo, old.number).await?;
-        tracing::info!("closed session issue {} (rotated to {})", old.number, new.number);
+        tracing::info!(
+            "closed session issue {} (rotated to {})",
+            old.number,
+            new.number
+        );
         self.adopt(new);
         Ok(())
     }
