@@ -46,6 +46,8 @@ async fn busy_thread(fake: &FakeForge, dir: &Path) -> (u64, Vec<String>) {
         let p = c.save(cp(agent, sess, phase)).await.posted().unwrap();
         carry.push(p.id.unwrap());
     }
+    // A seed agent's version-1.0 checkpoint (no `Id`), posted with the bot's token.
+    fake.add_comment(n, "ca-bot", SEED_BODY);
     let mallory = client(fake, MALLORY_TOKEN, &dir.join("m")).build().unwrap();
     mallory
         .post(cp("a", "s1", "phase_evil"))
@@ -53,6 +55,11 @@ async fn busy_thread(fake: &FakeForge, dir: &Path) -> (u64, Vec<String>) {
         .expect("mallory can comment");
     (n, carry)
 }
+
+/// A checkpoint as the seed's Python agents write it: version 1.0, no `Id`, unclosed fence.
+const SEED_BODY: &str = "[CHECKPOINT] seed-agent\nVersion: 1.0\nPhase: clone_complete\n\
+    Session: s9\nTime: 2026-11-29T08:40:58.123456Z\n\nState Data:\n```json\n{\n  \"k\": 1\n}\n\n\
+    ---\n\nAutomated by CleverAgents Bot Agent: seed-agent\n";
 
 /// The record ids on issue `n`, with how often each appears.
 fn ids_on(fake: &FakeForge, n: u64) -> HashMap<String, usize> {
@@ -80,8 +87,9 @@ fn notes_on(fake: &FakeForge, n: u64) -> usize {
 }
 
 /// The rotation's end state: one open session issue (`new`, linking `old`), every record to
-/// carry exactly once on it and nothing else, and `old` closed with one note.
-fn assert_rotated(fake: &FakeForge, old: u64, carry: &[String]) -> u64 {
+/// carry exactly once on it, `seeds` copies of the seed's record and nothing else, and `old`
+/// closed with one note.
+fn assert_rotated(fake: &FakeForge, old: u64, carry: &[String], seeds: usize) -> u64 {
     let open = fake.open_issues_titled(TITLE);
     assert_eq!(open.len(), 1, "one open session issue: {open:?}");
     let new = open[0];
@@ -102,6 +110,13 @@ fn assert_rotated(fake: &FakeForge, old: u64, carry: &[String]) -> u64 {
         assert_eq!(ids.get(id), Some(&1), "record {id} carried exactly once");
     }
     assert_eq!(ids.len(), carry.len(), "nothing else carried: {ids:?}");
+    let seed_copies = fake
+        .comments_on(new)
+        .iter()
+        .filter(|c| parse(&c.body).is_ok_and(|r| r.agent == "seed-agent"))
+        .count();
+    assert_eq!(seed_copies, seeds, "the seed's record carried exactly once");
+    assert_eq!(fake.comments_on(new).len(), carry.len() + seeds);
     for c in fake.comments_on(new) {
         assert_eq!(parse(&c.body).unwrap().carried_from, Some(old));
     }
@@ -116,7 +131,7 @@ async fn rotation_carries_the_newest_records_of_active_sessions_and_closes_the_o
     let dir = tempfile::tempdir().unwrap();
     let (old, carry) = busy_thread(&fake, dir.path()).await;
     let report = bot(&fake, dir.path()).rotate().await.unwrap();
-    let new = assert_rotated(&fake, old, &carry);
+    let new = assert_rotated(&fake, old, &carry, 1);
     assert_eq!(
         report,
         Rotation {
@@ -125,7 +140,7 @@ async fn rotation_carries_the_newest_records_of_active_sessions_and_closes_the_o
             to: Some(new),
             to_url: report.to_url.clone(),
             created: true,
-            carried: 3,
+            carried: 4,
             already_carried: 0,
             skipped: Vec::new(),
             closed: true,
@@ -160,7 +175,7 @@ async fn rotation_carries_the_newest_records_of_active_sessions_and_closes_the_o
     let again = bot(&fake, dir.path()).rotate().await.unwrap();
     assert_eq!(again.to, None);
     assert!(again.note.unwrap().contains("nothing to rotate"));
-    assert_rotated(&fake, old, &carry);
+    assert_rotated(&fake, old, &carry, 1);
 }
 
 /// The issue number the fake gives the next issue.
@@ -201,7 +216,7 @@ async fn a_rotation_interrupted_after_any_step_is_finished_by_a_rerun() {
         assert!(!is_closed(&fake, old), "{step}: old issue still open");
         let rerun = bot(&fake, dir.path()).rotate().await.unwrap();
         assert!(rerun.closed, "{step}");
-        assert_rotated(&fake, old, &carry);
+        assert_rotated(&fake, old, &carry, 1);
     }
 }
 
@@ -245,7 +260,7 @@ async fn a_rotation_that_loses_the_creation_race_closes_its_duplicate_and_a_reru
     assert!(is_closed(&fake, racer + 1), "our duplicate is closed");
     // The racer never finished (it crashed, say): a rerun completes its rotation.
     bot(&fake, dir.path()).rotate().await.unwrap();
-    assert_eq!(assert_rotated(&fake, old, &carry), racer);
+    assert_eq!(assert_rotated(&fake, old, &carry, 1), racer);
 }
 
 #[tokio::test]
@@ -309,7 +324,7 @@ async fn automatic_rotation_waits_for_the_limit_and_costs_no_request_until_then(
     let report = c.rotate_if_due().await.unwrap().expect("rotated");
     assert!(report.closed);
     assert_eq!(report.carried, 1);
-    let new = assert_rotated(&fake, old, &[last.id.unwrap()]);
+    let new = assert_rotated(&fake, old, &[last.id.unwrap()], 0);
     // The next write goes to the new issue, which is under the limit.
     c.save(cp("a", "s1", "p6")).await.posted().unwrap();
     assert_eq!(fake.comments_on(new).len(), 2);

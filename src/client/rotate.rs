@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde::Serialize;
 
 use super::Client;
@@ -123,12 +123,32 @@ impl Client<AnyThread> {
             .iter()
             .filter_map(|e| e.record.id.as_deref())
             .collect();
+        let limit = forge.settings().rotate_after;
+        if limit > 0 && picks.len() as u64 >= limit {
+            tracing::warn!(
+                "rotate_after ({limit}) is not above the {} records a rotation carries: the new \
+                 issue is due again almost at once; raise [forge] rotate_after",
+                picks.len()
+            );
+        }
         for entry in picks {
-            let carried = entry.record.clone().carried(old.number.0);
+            let what = describe(&entry.record);
+            let carried = match self.prepare(entry.record.clone().carried(old.number.0)) {
+                Ok(r) => r,
+                Err(e) => {
+                    report.skipped.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
             let done = match &carried.id {
                 Some(id) => ids.contains(id.as_str()),
-                // A seed record has no `Id`: it is there when an identical record is.
-                None => there.entries.iter().any(|e| e.record == carried),
+                // A seed record has no `Id`: it is there when an identical record is (as it
+                // reads back: whole microseconds).
+                None => there.entries.iter().any(|e| {
+                    let mut r = carried.clone();
+                    r.time = r.time.trunc_subsecs(6);
+                    e.record == r
+                }),
             };
             if done {
                 report.already_carried += 1;
@@ -164,7 +184,7 @@ impl Client<AnyThread> {
         }
     }
 
-    /// Renders and posts one carried record on issue `n`.
+    /// Renders and posts one carried (and prepared) record on issue `n`.
     async fn carry(
         &self,
         forge: &ForgeThread,
@@ -173,8 +193,8 @@ impl Client<AnyThread> {
     ) -> std::result::Result<(), Carry> {
         let what = describe(&record);
         let body = self
-            .prepare(record)
-            .and_then(|r| Ok(self.renderer.render(&r)?))
+            .renderer
+            .render(&record)
             .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
         forge
             .post_on(n, &body)
