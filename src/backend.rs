@@ -19,6 +19,16 @@ pub enum AnyThread {
     Forge(Box<ForgeThread>),
 }
 
+impl AnyThread {
+    /// The forge thread, when this is one (rotation and other session-issue operations).
+    pub fn forge(&self) -> Option<&ForgeThread> {
+        match self {
+            AnyThread::Forge(t) => Some(t),
+            AnyThread::Local(_) => None,
+        }
+    }
+}
+
 impl Thread for AnyThread {
     fn describe(&self) -> String {
         match self {

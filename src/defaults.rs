@@ -27,6 +27,10 @@ pub const MAX_RESPONSE_MIB: usize = 256;
 pub const DRAIN_BUDGET_SECS: u64 = 10;
 /// The longest pause between drains after the forge failed.
 pub const DRAIN_MAX_BACKOFF_SECS: u64 = 300;
+/// Rotate the session issue once it holds more comments than this (0: never).
+pub const ROTATE_AFTER: u64 = 2_000;
+/// A rotation carries forward the sessions active within this many days.
+pub const CARRY_DAYS: u64 = 30;
 /// Whether plain `http://` is allowed off loopback.
 pub const ALLOW_INSECURE_HTTP: bool = false;
 /// Whether reads go through the read cache.
@@ -104,6 +108,8 @@ mod tests {
             ("drain_budget_secs", DRAIN_BUDGET_SECS.to_string()),
             ("drain_max_backoff_secs", DRAIN_MAX_BACKOFF_SECS.to_string()),
             ("allow_insecure_http", ALLOW_INSECURE_HTTP.to_string()),
+            ("rotate_after", ROTATE_AFTER.to_string()),
+            ("carry_days", CARRY_DAYS.to_string()),
         ];
         for (key, value) in expect {
             assert_eq!(

@@ -52,6 +52,8 @@ pub mod resume;
 pub mod scan;
 pub mod store;
 
-pub use client::{Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, SessionHistory, Status};
+pub use client::{
+    Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation, SessionHistory, Status,
+};
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

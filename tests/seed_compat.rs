@@ -255,3 +255,17 @@ fn out_of_range_numbers_are_kept_as_written_and_python_reads_them_as_infinity() 
     );
     assert_eq!(python(&script, &body).trim(), "inf -inf");
 }
+
+#[test]
+fn seed_parser_reads_checkpoints_carried_by_a_rotation() {
+    // A rotation reposts records with their own `Id` and a `Carried-From:` header line.
+    let records: Vec<Record> = common::samples(common::record(), 60)
+        .into_iter()
+        .filter(|r| matches!(r.payload, Payload::Checkpoint { .. }))
+        .map(|r| r.carried(12))
+        .collect();
+    assert!(records.len() > 10, "{}", records.len());
+    let body = Renderer::embedded().unwrap().render(&records[0]).unwrap();
+    assert!(body.contains("\nCarried-From: #12\n"), "{body}");
+    assert_seed_reads(&records);
+}

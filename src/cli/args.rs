@@ -223,6 +223,15 @@ Examples:
   forgestate man > /usr/local/share/man/man1/forgestate.1
   forgestate man --dir target/man")]
     Man(ManArgs),
+    /// Replace a long session issue with a new one carrying each active session's newest
+    /// records, then close it (safe to run again after an interruption)
+    #[command(after_help = "Examples:
+  forgestate rotate
+  forgestate rotate --json
+
+Also automatic: a checkpoint or health record rotates the issue once it holds more than
+[forge] rotate_after comments (default 2000; 0 turns it off).")]
+    Rotate,
 }
 
 #[derive(Debug, Args)]

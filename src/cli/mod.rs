@@ -20,6 +20,7 @@ mod progress;
 mod prune;
 mod remote;
 mod render;
+mod rotate;
 pub(crate) mod scrub;
 mod status;
 mod table;
@@ -234,6 +235,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Mcp => mcp::mcp(cli).await,
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
+        Command::Rotate => rotate::rotate(cli).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -313,6 +315,7 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
     match client.save(record).await {
         Outcome::Posted(posted) => {
             output::posted(&posted, cli.json);
+            rotate::after_save(cli, client).await;
             Ok(0)
         }
         Outcome::Spooled {

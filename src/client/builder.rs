@@ -202,6 +202,8 @@ pub struct ForgeBuilder {
     retry_budget: Duration,
     recheck_after: Duration,
     quick_timeout: Duration,
+    rotate_after: u64,
+    carry_days: u64,
     max_response_bytes: usize,
     allow_insecure_http: bool,
     drain: DrainPolicy,
@@ -231,6 +233,8 @@ impl ForgeBuilder {
             retry_budget: Duration::from_secs(d::RETRY_BUDGET_SECS),
             recheck_after: Duration::from_secs(d::RECHECK_SECS),
             quick_timeout: Duration::from_millis(d::QUICK_TIMEOUT_MS),
+            rotate_after: d::ROTATE_AFTER,
+            carry_days: d::CARRY_DAYS,
             max_response_bytes: d::MAX_RESPONSE_MIB * 1024 * 1024,
             allow_insecure_http: d::ALLOW_INSECURE_HTTP,
             drain: DrainPolicy::default(),
@@ -302,6 +306,19 @@ impl ForgeBuilder {
     /// The per-attempt timeout of quick probes.
     pub fn quick_timeout(mut self, timeout: Duration) -> Self {
         self.quick_timeout = timeout;
+        self
+    }
+
+    /// Rotate the session issue once it holds more than this many comments (see
+    /// [`Client::rotate`]); 0 turns automatic rotation off.
+    pub fn rotate_after(mut self, comments: u64) -> Self {
+        self.rotate_after = comments;
+        self
+    }
+
+    /// A rotation carries forward the sessions active within this many days.
+    pub fn carry_days(mut self, days: u64) -> Self {
+        self.carry_days = days;
         self
     }
 
@@ -417,6 +434,8 @@ impl ForgeBuilder {
             cache_dir: self.cache_dir.clone(),
             recheck_after: self.recheck_after,
             quick_timeout: self.quick_timeout.max(Duration::from_millis(1)),
+            rotate_after: self.rotate_after,
+            carry_days: self.carry_days,
         };
         let thread = ForgeThread::new(http, settings);
         let outbox = self.outbox.map(|root| {

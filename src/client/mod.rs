@@ -11,6 +11,7 @@ mod cached;
 mod linked;
 mod ops;
 mod reads;
+mod rotate;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ use serde::Serialize;
 
 pub use builder::ForgeBuilder;
 pub use ops::{SessionHistory, Status};
+pub use rotate::{Rotation, to_carry};
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};

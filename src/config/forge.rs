@@ -64,11 +64,15 @@ pub struct ForgeConfig {
     pub drain_budget_secs: Option<u64>,
     /// The longest wait, in seconds, between drain attempts of one entry.
     pub drain_max_backoff_secs: Option<u64>,
+    /// Rotate the session issue past this many comments (0: never).
+    pub rotate_after: Option<u64>,
+    /// A rotation carries the sessions active within this many days.
+    pub carry_days: Option<u64>,
 }
 
 /// The numeric `[forge]` keys: name, accepted range (inclusive) and unit. Larger values would
 /// overflow a deadline or a byte count; zero timeouts could never succeed.
-const RANGES: [(&str, u64, u64, &str); 8] = [
+const RANGES: [(&str, u64, u64, &str); 10] = [
     ("connect_timeout_secs", 1, 3_600, "seconds"),
     ("request_timeout_secs", 1, 3_600, "seconds"),
     ("recheck_secs", 0, 31_536_000, "seconds"),
@@ -77,6 +81,8 @@ const RANGES: [(&str, u64, u64, &str); 8] = [
     ("max_response_mib", 1, 4_096, "MiB"),
     ("drain_budget_secs", 0, 3_600, "seconds"),
     ("drain_max_backoff_secs", 0, 86_400, "seconds"),
+    ("rotate_after", 0, 1_000_000, "comments"),
+    ("carry_days", 1, 36_500, "days"),
 ];
 
 impl ForgeConfig {
@@ -92,6 +98,8 @@ impl ForgeConfig {
                 .map(|v| u64::try_from(v).unwrap_or(u64::MAX)),
             self.drain_budget_secs,
             self.drain_max_backoff_secs,
+            self.rotate_after,
+            self.carry_days,
         ];
         for ((key, min, max, unit), value) in RANGES.into_iter().zip(values) {
             if let Some(v) = value
@@ -138,6 +146,8 @@ impl ForgeConfig {
             outbox_dir: over.outbox_dir.or(self.outbox_dir),
             drain_budget_secs: over.drain_budget_secs.or(self.drain_budget_secs),
             drain_max_backoff_secs: over.drain_max_backoff_secs.or(self.drain_max_backoff_secs),
+            rotate_after: over.rotate_after.or(self.rotate_after),
+            carry_days: over.carry_days.or(self.carry_days),
         }
     }
 }
@@ -363,6 +373,8 @@ pub fn forge_builder(
                     .unwrap_or(defaults::ALLOW_INSECURE_HTTP),
         )
         .auto_init(file.auto_init.unwrap_or(defaults::AUTO_INIT))
+        .rotate_after(file.rotate_after.unwrap_or(defaults::ROTATE_AFTER))
+        .carry_days(file.carry_days.unwrap_or(defaults::CARRY_DAYS))
         .issue(
             file.title.clone().unwrap_or_else(|| defaults::TITLE.into()),
             file.label.clone().unwrap_or_else(|| defaults::LABEL.into()),

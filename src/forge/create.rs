@@ -9,7 +9,7 @@
 
 use super::ForgeThread;
 use super::error::ForgeError;
-use super::lineage::link_line;
+use super::lineage::{link_line, linked};
 use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, LabelId};
 use super::retry::Retry;
 
@@ -27,29 +27,8 @@ impl ForgeThread {
             self.adopt(&issue);
             return Ok((issue, false));
         }
-        let label = self.ensure_label().await?;
-        let repo = &self.settings.repo;
-        let body = match self.latest_closed().await {
-            Some(previous) => format!("{}\n\n{}", link_line(previous), self.settings.issue_body),
-            None => self.settings.issue_body.clone(),
-        };
-        let created = self.create_once(label, &body).await?;
-        tracing::info!("created session issue {} in {repo}", created.number);
-        if !created.has_label(&self.settings.label) {
-            // The server silently drops labels on creation when the caller cannot write issues.
-            if let Err(e) = self.client.add_labels(repo, created.number, &[label]).await {
-                let _ = self.client.close_issue(repo, created.number).await;
-                return Err(match e {
-                    ForgeError::Forbidden { .. } => ForgeError::Setup(format!(
-                        "the token's user cannot label issues in {repo} (403): it needs write access \
-                         to the repository's issues, or someone with that right must run \
-                         `forgestate init`; the unlabelled issue {} was closed",
-                        created.number
-                    )),
-                    other => other,
-                });
-            }
-        }
+        let previous = self.latest_closed().await;
+        let created = self.create_session_issue(previous, None).await?;
         // Another `init` may have raced us: everyone converges on the lowest number. Every racer
         // sees it, because it was created before any of theirs.
         let all = self.session_issues(&self.client, true).await?;
@@ -71,12 +50,46 @@ impl ForgeThread {
         Ok((canonical, ours))
     }
 
+    /// Creates a session issue (labelled, never twice after a lost answer) whose body links
+    /// `previous`. With `successor_of`, an ambiguous failure adopts only an issue numbered above
+    /// it that links it (a rotation's successor), never the open issue being rotated.
+    pub(super) async fn create_session_issue(
+        &self,
+        previous: Option<IssueNumber>,
+        successor_of: Option<IssueNumber>,
+    ) -> Result<Issue, ForgeError> {
+        let label = self.ensure_label().await?;
+        let repo = &self.settings.repo;
+        let body = match previous {
+            Some(previous) => format!("{}\n\n{}", link_line(previous), self.settings.issue_body),
+            None => self.settings.issue_body.clone(),
+        };
+        let created = self.create_once(label, &body, successor_of).await?;
+        tracing::info!("created session issue {} in {repo}", created.number);
+        if !created.has_label(&self.settings.label) {
+            // The server silently drops labels on creation when the caller cannot write issues.
+            if let Err(e) = self.client.add_labels(repo, created.number, &[label]).await {
+                let _ = self.client.close_issue(repo, created.number).await;
+                return Err(match e {
+                    ForgeError::Forbidden { .. } => ForgeError::Setup(format!(
+                        "the token's user cannot label issues in {repo} (403): it needs write access \
+                         to the repository's issues, or someone with that right must run \
+                         `forgestate init`; the unlabelled issue {} was closed",
+                        created.number
+                    )),
+                    other => other,
+                });
+            }
+        }
+        Ok(created)
+    }
+
     /// Closes our duplicate of `canonical` with a note linking it. Best-effort: a duplicate left
     /// open is only ignored by discovery (the lowest number wins), so a failure is logged.
-    async fn close_duplicate(&self, ours: IssueNumber, canonical: &Issue) {
+    pub(super) async fn close_duplicate(&self, ours: IssueNumber, canonical: &Issue) {
         let repo = &self.settings.repo;
         let note = format!(
-            "Closed as a duplicate of {}, which a concurrent `forgestate init` created first. \
+            "Closed as a duplicate of {}, which a concurrent `forgestate init` or `rotate` created first. \
              Session state lives there: {}",
             canonical.number, canonical.html_url
         );
@@ -95,7 +108,12 @@ impl ForgeThread {
 
     /// Creates the issue, never twice: after an ambiguous failure, an open issue with our title
     /// and body is adopted instead of creating another.
-    async fn create_once(&self, label: LabelId, body: &str) -> Result<Issue, ForgeError> {
+    async fn create_once(
+        &self,
+        label: LabelId,
+        body: &str,
+        successor_of: Option<IssueNumber>,
+    ) -> Result<Issue, ForgeError> {
         let c = &self.client;
         let repo = &self.settings.repo;
         let request = CreateIssue {
@@ -107,7 +125,7 @@ impl ForgeThread {
         let mut unsure = false;
         loop {
             if unsure {
-                match self.find_created(body).await {
+                match self.find_created(body, successor_of).await {
                     Ok(Some(found)) => {
                         tracing::info!(
                             "an earlier attempt created session issue {} after all",
@@ -137,7 +155,7 @@ impl ForgeThread {
             unsure |= e.maybe_committed();
             let what = format!("POST /repos/{repo}/issues");
             if !retry.wait(None, &what, &e.to_string()).await {
-                if unsure && let Ok(Some(found)) = self.find_created(body).await {
+                if unsure && let Ok(Some(found)) = self.find_created(body, successor_of).await {
                     return Ok(found);
                 }
                 return Err(e);
@@ -147,8 +165,13 @@ impl ForgeThread {
 
     /// The lowest open issue with our title and either the session label or our exact body: one
     /// an earlier attempt (or a racing `init`) created. Every open issue is listed (no label
-    /// filter), because the label may have been dropped on creation or exist twice.
-    async fn find_created(&self, body: &str) -> Result<Option<Issue>, ForgeError> {
+    /// filter), because the label may have been dropped on creation or exist twice. With
+    /// `successor_of`, only issues numbered above it that link it count.
+    async fn find_created(
+        &self,
+        body: &str,
+        successor_of: Option<IssueNumber>,
+    ) -> Result<Option<Issue>, ForgeError> {
         let limit = self.page_size(&self.client).await?;
         let mut found: Vec<Issue> = self
             .client
@@ -158,6 +181,9 @@ impl ForgeThread {
             .filter(|i| i.pull_request.is_none())
             .filter(|i| i.title == self.settings.title)
             .filter(|i| i.has_label(&self.settings.label) || i.body == body)
+            .filter(|i| {
+                successor_of.is_none_or(|old| i.number > old && linked(&i.body) == Some(old))
+            })
             .collect();
         found.sort_by_key(|i| i.number);
         Ok(found.into_iter().next())

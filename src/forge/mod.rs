@@ -2,7 +2,8 @@
 //!
 //! Like every store it knows nothing of the record format: it posts and lists opaque bodies. What
 //! it adds is the session issue itself: finding it (`session.rs`), creating it (`create.rs`),
-//! remembering it (`cache.rs`), and the chain of closed issues it continues (`lineage.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
+//! remembering it (`cache.rs`), the chain of closed issues it continues (`lineage.rs`) and
+//! rotating it (`rotate.rs`). The HTTP layer is `http.rs` (one request path) with typed calls in
 //! `api.rs` and wire types in `models.rs`.
 //!
 //! Only the thread, its settings, its errors and the wire models are public. The transport,
@@ -34,6 +35,7 @@ pub(crate) mod page;
 mod post;
 mod probe;
 pub(crate) mod retry;
+mod rotate;
 mod session;
 
 use std::path::PathBuf;
@@ -52,6 +54,7 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub use probe::{CachedIssue, Probe, RepoAccess};
+pub use rotate::Successor;
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Listing, Predecessor, StoreError, Thread,
@@ -80,6 +83,10 @@ pub struct ForgeSettings {
     pub recheck_after: Duration,
     /// The per-attempt timeout of quick (single-try) requests.
     pub quick_timeout: Duration,
+    /// Rotate the session issue once it holds more comments than this; 0 never rotates.
+    pub rotate_after: u64,
+    /// A rotation carries the sessions active within this many days.
+    pub carry_days: u64,
 }
 
 /// A thread on a forge: the comments of the session issue.
@@ -100,6 +107,8 @@ pub struct ForgeThread {
     /// The current issue, and the predecessor whose late comments its reads also list (while it
     /// is young) with the current issue's creation time, once known.
     recent: lineage::RecentCell,
+    /// The session issue's comment count when it was last read (for automatic rotation).
+    seen_count: rotate::CountCell,
 }
 
 impl ForgeThread {
@@ -121,6 +130,7 @@ impl ForgeThread {
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
             recent: Default::default(),
+            seen_count: Default::default(),
         }
     }
 

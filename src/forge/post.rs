@@ -44,14 +44,26 @@ impl ForgeThread {
         let c = self
             .client_for(effort)
             .with_fallback("saving the record to the outbox");
-        let mut n = self.issue_for(&c, true).await?;
+        let n = self.issue_for(&c, true).await?;
+        self.post_at(&c, n, body, true).await
+    }
+
+    /// Posts `body` on issue `n`, never twice. With `rediscover`, an issue that is gone is found
+    /// again once (the session issue moved); without, it is an error.
+    pub(super) async fn post_at(
+        &self,
+        c: &ForgeClient,
+        mut n: IssueNumber,
+        body: &str,
+        rediscover: bool,
+    ) -> Result<store::Comment, ForgeError> {
         let started = Utc::now();
         let mut retry = c.retry();
-        let mut rediscovered = false;
+        let mut rediscovered = !rediscover;
         let mut unsure = false;
         loop {
             if unsure {
-                match self.find_posted(&c, n, body, started).await {
+                match self.find_posted(c, n, body, started).await {
                     Ok(Some(found)) => {
                         tracing::info!(
                             "an earlier attempt was committed after all (comment {})",
@@ -93,7 +105,7 @@ impl ForgeThread {
                     // The cached issue is gone (deleted, or the repo moved): find it again, once.
                     tracing::info!("session issue {n} not found; discovering it again");
                     self.forget_issue();
-                    n = self.issue_for(&c, true).await?;
+                    n = self.issue_for(c, true).await?;
                     rediscovered = true;
                 }
                 e if e.is_transient() => {
@@ -103,7 +115,7 @@ impl ForgeThread {
                         .await
                     {
                         if unsure
-                            && let Ok(Some(found)) = self.find_posted(&c, n, body, started).await
+                            && let Ok(Some(found)) = self.find_posted(c, n, body, started).await
                         {
                             return Ok(found);
                         }

@@ -102,6 +102,7 @@ impl ForgeThread {
     }
 
     pub(super) fn adopt(&self, issue: &Issue) {
+        self.note_count(issue);
         self.remember(|s| {
             s.issue = Some(issue.number.0);
             s.issue_url = Some(issue.html_url.clone());

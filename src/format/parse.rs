@@ -98,7 +98,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 12] = [
+const HEADERS: [&str; 13] = [
     "Version",
     "Phase",
     "Session",
@@ -111,6 +111,7 @@ const HEADERS: [&str; 12] = [
     "Redacted",
     "Next",
     "Context-Hash",
+    "Carried-From",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -154,6 +155,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let next = headers.take("Next");
     let context_hash = headers.take("Context-Hash");
     let blockers = std::mem::take(&mut headers.blockers);
+    let carried_from = carried_from(headers.take("Carried-From"))?;
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -183,6 +185,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         next,
         blockers,
         context_hash,
+        carried_from,
         agent,
         session,
         time,
@@ -367,6 +370,21 @@ fn whole_number(value: Option<String>, field: &'static str) -> Result<Option<u64
                 value: clip(&v),
                 reason: "expected a whole number".to_string(),
             })
+        })
+        .transpose()
+}
+
+/// The optional `Carried-From: #12` header: the issue number a rotation carried the record from.
+fn carried_from(value: Option<String>) -> Result<Option<u64>, ParseError> {
+    value
+        .map(|v| {
+            v.strip_prefix('#')
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| ParseError::BadField {
+                    field: "carried-from",
+                    value: clip(&v),
+                    reason: "expected an issue number such as #12".to_string(),
+                })
         })
         .transpose()
 }

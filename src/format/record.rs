@@ -68,6 +68,10 @@ pub struct Record {
     /// so a resume can tell whether that file changed since (see [`context_hash`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_hash: Option<String>,
+    /// The session issue this record was carried forward from by a rotation
+    /// (`Carried-From: #12`); the record keeps its `Id`, so readers count it once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<u64>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
     /// The session it belongs to.
@@ -174,6 +178,7 @@ impl Record {
             next: None,
             blockers: Vec::new(),
             context_hash: None,
+            carried_from: None,
             agent: agent.to_string(),
             session: session.to_string(),
             time: now_micros(),
@@ -209,6 +214,12 @@ impl Record {
     /// Sets the `Context-Hash:` line (builder style) from the bytes of the context file.
     pub fn with_context(mut self, context: &[u8]) -> Record {
         self.context_hash = Some(context_hash(context));
+        self
+    }
+
+    /// The same record, marked as carried forward from session issue `from` (builder style).
+    pub fn carried(mut self, from: u64) -> Record {
+        self.carried_from = Some(from);
         self
     }
 

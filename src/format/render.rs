@@ -160,7 +160,7 @@ impl Renderer {
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
                     redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash,
+                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     data_json => pretty(data),
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
@@ -175,7 +175,7 @@ impl Renderer {
                     session => &record.session, time => format_time(&record.time),
                     id => &record.id, seq => record.seq, parent => &record.parent,
                     redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash,
+                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     metrics_json => pretty(metrics), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)

@@ -108,7 +108,9 @@ impl Server {
             let record = Record::checkpoint(&p.agent, &p.session, &p.phase, data)
                 .and_then(|r| r.with_handoff(p.next, p.blockers))
                 .map_err(built)?;
-            Ok(reply::saved(client.save(record).await, Vec::new()))
+            let outcome = client.save(record).await;
+            let warnings = rotated(client).await;
+            Ok(reply::saved(outcome, warnings))
         })
         .await
     }
@@ -127,7 +129,9 @@ impl Server {
                 p.next_check.as_deref(),
             )
             .map_err(built)?;
-            Ok(reply::saved(client.save(record).await, Vec::new()))
+            let outcome = client.save(record).await;
+            let warnings = rotated(client).await;
+            Ok(reply::saved(outcome, warnings))
         })
         .await
     }
@@ -225,6 +229,22 @@ async fn settle(
     answer: impl Future<Output = Result<CallToolResult, CallToolResult>>,
 ) -> CallToolResult {
     answer.await.unwrap_or_else(|failure| failure)
+}
+
+/// After a save: rotate the session issue when it is over `rotate_after`, as the CLI does. The
+/// record is already safe, so the rotation's outcome is only ever a warning.
+async fn rotated(client: &Client<AnyThread>) -> Vec<String> {
+    match client.rotate_if_due().await {
+        Ok(Some(r)) => vec![format!(
+            "the session issue was over its comment limit and was rotated ({} record(s) carried)",
+            r.carried
+        )],
+        Ok(None) => Vec::new(),
+        Err(e) => vec![format!(
+            "the session issue is over its comment limit and rotating it failed: {e}; a later \
+             record tries again, or run `forgestate rotate`"
+        )],
+    }
 }
 
 /// A record that could not be built, as a tool failure.

@@ -86,6 +86,9 @@ pub(super) struct Head {
     /// The context hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     h: Option<String>,
+    /// The session issue a rotation carried the record from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    f: Option<u64>,
     g: String,
     s: String,
     t: Stamp,
@@ -183,6 +186,7 @@ impl Head {
             n: record.next,
             x: record.blockers,
             h: record.context_hash,
+            f: record.carried_from,
             g: record.agent,
             s: record.session,
             t: Stamp(record.time),
@@ -213,6 +217,7 @@ impl Head {
             next: self.n.clone(),
             blockers: self.x.clone(),
             context_hash: self.h.clone(),
+            carried_from: self.f,
             agent: self.g.clone(),
             session: self.s.clone(),
             time: self.t.0,

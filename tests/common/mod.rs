@@ -89,6 +89,7 @@ pub fn record() -> impl Strategy<Value = Record> {
             next: handoff.0,
             blockers: handoff.1,
             context_hash: handoff.2,
+            carried_from: None,
             agent,
             session,
             time,

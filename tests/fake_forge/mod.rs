@@ -92,6 +92,8 @@ pub enum Fault {
     /// Do the work twice, as if a concurrent client had sent the same request just before this
     /// one (a racing label or issue create); answer the second.
     Twice,
+    /// Answer normally (lets the first of several matching requests through before a fault).
+    Pass,
 }
 
 /// Everything the fake server knows.

@@ -1,0 +1,335 @@
+//! Rotation: replace a long session issue with a fresh one that carries forward what agents
+//! resume from, so the thread a human reads in the forge UI (and a cold reader downloads) stays
+//! bounded.
+//!
+//! The steps, each safe to repeat: (1) find or create the successor (same title and label, its
+//! body linking the old issue); (2) post on it, as ordinary records with a `Carried-From:` header
+//! and their own `Id`, the newest checkpoint and the newest health of every (agent, session) pair
+//! active within `carry_days`, skipping those already there; (3) note the successor on the old
+//! issue and close it. A rerun after an interruption finishes the job; sessions that were not
+//! carried are still found by following the link back (`linked.rs`), with a warning.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::Serialize;
+
+use super::Client;
+use crate::backend::AnyThread;
+use crate::error::{Error, Result};
+use crate::forge::{ForgeError, ForgeThread};
+use crate::format::{Kind, Record};
+use crate::scan::{Entry, scan};
+use crate::store::StoreError;
+
+/// What [`Client::rotate`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rotation {
+    /// The session issue rotated (or found with nothing to rotate).
+    pub from: u64,
+    /// Its web page.
+    pub from_url: String,
+    /// The successor, when there is one.
+    pub to: Option<u64>,
+    /// The successor's web page.
+    pub to_url: Option<String>,
+    /// This run created the successor (false: an earlier or concurrent run did, or none).
+    pub created: bool,
+    /// Records this run carried forward.
+    pub carried: usize,
+    /// Records an earlier run had already carried (found on the successor by `Id`).
+    pub already_carried: usize,
+    /// Records that could not be carried, each with the reason (they stay readable through the
+    /// link).
+    pub skipped: Vec<String>,
+    /// The old issue is closed.
+    pub closed: bool,
+    /// Why nothing, or not everything, was done, when that is the case.
+    pub note: Option<String>,
+}
+
+impl Client<AnyThread> {
+    /// Rotates the session issue now (`forgestate rotate`): see the module documentation.
+    /// Idempotent: a rerun after an interruption finishes the rotation and never carries a
+    /// record twice; run on an issue that holds only records carried into it, it does nothing.
+    pub async fn rotate(&self) -> Result<Rotation> {
+        let forge = self.thread().forge().ok_or_else(|| {
+            Error::config(
+                "only a forge's session issue is rotated; the local store has no comment list \
+                 for a human to read, so it is never rotated",
+            )
+        })?;
+        let old = forge
+            .current_issue()
+            .await
+            .map_err(forge_err)?
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "no open session issue titled {:?} in {}; nothing to rotate",
+                    forge.settings().title,
+                    forge.settings().repo
+                ))
+            })?;
+        let mut report = Rotation {
+            from: old.number.0,
+            from_url: old.html_url.clone(),
+            to: None,
+            to_url: None,
+            created: false,
+            carried: 0,
+            already_carried: 0,
+            skipped: Vec::new(),
+            closed: false,
+            note: None,
+        };
+        let trust = self.trust().await?;
+        let listing = forge.issue_comments(old.number).await.map_err(forge_err)?;
+        let old_scan = scan(listing, &trust);
+        let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
+        if pending.is_none()
+            && old_scan
+                .entries
+                .iter()
+                .all(|e| e.record.carried_from.is_some())
+        {
+            report.note = Some(format!(
+                "session issue {} holds no record besides those carried into it; nothing to \
+                 rotate",
+                old.number
+            ));
+            return Ok(report);
+        }
+        let successor = forge.successor(&old).await.map_err(forge_err)?;
+        let new = successor.issue;
+        report.to = Some(new.number.0);
+        report.to_url = Some(new.html_url.clone());
+        report.created = successor.created;
+        if successor.lost_race {
+            report.note = Some(format!(
+                "a concurrent rotation created {} first and is carrying the records; run \
+                 `forgestate rotate` again if it was interrupted",
+                new.number
+            ));
+            return Ok(report);
+        }
+        let days = forge.settings().carry_days;
+        let picks = to_carry(&old_scan.entries, days, Utc::now());
+        let there = scan(
+            forge.issue_comments(new.number).await.map_err(forge_err)?,
+            &trust,
+        );
+        let ids: HashSet<&str> = there
+            .entries
+            .iter()
+            .filter_map(|e| e.record.id.as_deref())
+            .collect();
+        let limit = forge.settings().rotate_after;
+        if limit > 0 && picks.len() as u64 >= limit {
+            tracing::warn!(
+                "rotate_after ({limit}) is not above the {} records a rotation carries: the new \
+                 issue is due again almost at once; raise [forge] rotate_after",
+                picks.len()
+            );
+        }
+        for entry in picks {
+            let what = describe(&entry.record);
+            let carried = match self.prepare(entry.record.clone().carried(old.number.0)) {
+                Ok(r) => r,
+                Err(e) => {
+                    report.skipped.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
+            let done = match &carried.id {
+                Some(id) => ids.contains(id.as_str()),
+                // A seed record has no `Id`: it is there when an identical record is (as it
+                // reads back: whole microseconds).
+                None => there.entries.iter().any(|e| {
+                    let mut r = carried.clone();
+                    r.time = r.time.trunc_subsecs(6);
+                    e.record == r
+                }),
+            };
+            if done {
+                report.already_carried += 1;
+                continue;
+            }
+            match self.carry(forge, new.number, carried).await {
+                Ok(()) => report.carried += 1,
+                Err(Carry::Refused(why)) => report.skipped.push(why),
+                Err(Carry::Failed(e)) => return Err(e),
+            }
+        }
+        forge.close_rotated(&old, &new).await.map_err(forge_err)?;
+        report.closed = true;
+        tracing::info!(
+            "rotated session issue {} to {}: {} record(s) carried",
+            old.number,
+            new.number,
+            report.carried
+        );
+        Ok(report)
+    }
+
+    /// Rotates when automatic rotation is on (`rotate_after` > 0) and the session issue was
+    /// last seen with more comments than that. Costs no request when it is not due: the count
+    /// comes from reads of the issue that happen anyway (discovery, the periodic recheck).
+    pub async fn rotate_if_due(&self) -> Result<Option<Rotation>> {
+        match self.thread().forge().and_then(ForgeThread::rotation_due) {
+            Some(n) => {
+                tracing::info!("session issue {n} is over its comment limit; rotating it");
+                Ok(Some(self.rotate().await?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Renders and posts one carried (and prepared) record on issue `n`.
+    async fn carry(
+        &self,
+        forge: &ForgeThread,
+        n: crate::forge::IssueNumber,
+        record: Record,
+    ) -> std::result::Result<(), Carry> {
+        let what = describe(&record);
+        let body = self
+            .renderer
+            .render(&record)
+            .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
+        forge
+            .post_on(n, &body)
+            .await
+            .map_err(|e| match e.status() {
+                Some(400 | 413 | 422) => {
+                    Carry::Refused(format!("{what}: the forge refused it: {e}"))
+                }
+                _ => Carry::Failed(forge_err(e)),
+            })?;
+        Ok(())
+    }
+}
+
+/// Why one record was not carried.
+enum Carry {
+    /// This record cannot be carried (too large with its new header, refused by the forge).
+    Refused(String),
+    /// The forge failed: stop, a rerun continues.
+    Failed(Error),
+}
+
+fn forge_err(e: ForgeError) -> Error {
+    Error::from(StoreError::from(e))
+}
+
+fn describe(r: &Record) -> String {
+    format!(
+        "{} {} of agent {} in session {}",
+        r.kind().name(),
+        r.id.as_deref().unwrap_or("(no id)"),
+        r.agent,
+        r.session
+    )
+}
+
+/// One pair's newest checkpoint and health (indices into the entries) and its last activity.
+type Pair = (Option<usize>, Option<usize>, DateTime<Utc>);
+
+/// The records a rotation carries, in thread order: the newest checkpoint and the newest health
+/// of every (agent, session) pair whose newest record is at most `days` old at `now`. A record
+/// carried before counts by its own `Time:` (its comment is only as old as that rotation), any
+/// other by when its comment was posted (the forge's clock, not the agent's).
+pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry> {
+    let since = chrono::Duration::try_days(i64::try_from(days).unwrap_or(i64::MAX))
+        .and_then(|d| now.checked_sub_signed(d))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let mut pairs: HashMap<(&str, &str), Pair> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.comment.pending {
+            continue;
+        }
+        let active = match e.record.carried_from {
+            Some(_) => e.record.time,
+            None => e.comment.created_at,
+        };
+        let key = (e.record.agent.as_str(), e.record.session.as_str());
+        let slot = pairs.entry(key).or_insert((None, None, active));
+        match e.record.kind() {
+            Kind::Checkpoint => slot.0 = Some(i),
+            Kind::Health => slot.1 = Some(i),
+        }
+        slot.2 = slot.2.max(active);
+    }
+    let mut picked: Vec<usize> = pairs
+        .into_values()
+        .filter(|(_, _, active)| *active >= since)
+        .flat_map(|(c, h, _)| c.into_iter().chain(h))
+        .collect();
+    picked.sort_unstable();
+    picked.into_iter().map(|i| &entries[i]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::CommentInfo;
+    use serde_json::json;
+
+    fn entry(id: u64, agent: &str, session: &str, health: bool, age_days: i64) -> Entry {
+        let now = Utc::now();
+        let record = if health {
+            Record::health(agent, session, "Active", json!({}), None)
+        } else {
+            Record::checkpoint(agent, session, &format!("p{id}"), json!({}))
+        }
+        .unwrap();
+        let at = now - chrono::Duration::days(age_days);
+        Entry {
+            record,
+            comment: CommentInfo {
+                id: Some(id),
+                author: "bot".into(),
+                created_at: at,
+                updated_at: at,
+                url: None,
+                edited: false,
+                pending: false,
+            },
+        }
+    }
+
+    #[test]
+    fn carries_the_newest_checkpoint_and_health_of_active_pairs_in_thread_order() {
+        let entries = vec![
+            entry(1, "a", "s1", false, 3),
+            entry(2, "a", "s1", true, 3),
+            entry(3, "old", "s", false, 40),
+            entry(4, "a", "s1", false, 2),
+            entry(5, "b", "s2", false, 1),
+            entry(6, "a", "s2", true, 1),
+        ];
+        let picked: Vec<u64> = to_carry(&entries, 30, Utc::now())
+            .iter()
+            .filter_map(|e| e.comment.id)
+            .collect();
+        assert_eq!(picked, vec![2, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_pair_counts_as_active_by_its_newest_record() {
+        let entries = vec![entry(1, "a", "s", false, 50), entry(2, "a", "s", true, 1)];
+        let picked: Vec<u64> = to_carry(&entries, 30, Utc::now())
+            .iter()
+            .filter_map(|e| e.comment.id)
+            .collect();
+        assert_eq!(picked, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_record_carried_before_is_as_old_as_its_time_line() {
+        let mut e = entry(1, "a", "s", false, 0);
+        e.record.carried_from = Some(3);
+        e.record.time = Utc::now() - chrono::Duration::days(45);
+        assert!(to_carry(&[e.clone()], 30, Utc::now()).is_empty());
+        assert_eq!(to_carry(&[e], 60, Utc::now()).len(), 1);
+    }
+}

@@ -1,0 +1,167 @@
+//! The forge side of rotation: finding or creating the successor of a long session issue,
+//! posting on a given issue, and the closing note. Format-free: which records to carry is decided
+//! by the client (`client/rotate.rs`), which hands bodies down already rendered.
+//!
+//! Every step can be repeated. The successor is the lowest open session issue above the old one
+//! whose body links it (`Previous session issue: #N`), so a rerun finds the one an interrupted
+//! run created, and racing rotations converge on the lowest, as racing `init`s do. The closing
+//! note is looked for before it is posted again.
+
+use std::sync::Mutex;
+
+use super::ForgeThread;
+use super::error::ForgeError;
+use super::lineage::linked;
+use super::models::{Issue, IssueNumber};
+use crate::store::{self, Listing};
+
+/// How the closing note on a rotated issue starts, up to the successor's number.
+const NOTE_PREFIX: &str = "Rotated: this session continues in #";
+
+/// The session issue and how many comments it had when last seen.
+pub(super) type CountCell = Mutex<Option<(IssueNumber, u64)>>;
+
+/// What [`ForgeThread::successor`] found or made.
+#[derive(Debug, Clone)]
+pub struct Successor {
+    /// The successor issue.
+    pub issue: Issue,
+    /// This call created it (false: an earlier or concurrent rotation did).
+    pub created: bool,
+    /// This call created one but a concurrent rotation created a lower one first; ours was
+    /// closed as its duplicate and `issue` is theirs.
+    pub lost_race: bool,
+}
+
+impl ForgeThread {
+    /// The open session issue writes go to now (the lowest, as discovery picks it), asked fresh
+    /// from the forge. `None` when there is none.
+    pub async fn current_issue(&self) -> Result<Option<Issue>, ForgeError> {
+        let found = self.discover(&self.client).await?;
+        if let Some(issue) = &found {
+            self.adopt(issue);
+        }
+        Ok(found)
+    }
+
+    /// The lowest open session issue numbered above `old` whose body links `old`. Every open
+    /// issue is listed (no label filter), as `init`'s race check does.
+    pub async fn find_successor(&self, old: IssueNumber) -> Result<Option<Issue>, ForgeError> {
+        Ok(self
+            .session_issues(&self.client, true)
+            .await?
+            .into_iter()
+            .find(|i| i.number > old && linked(&i.body) == Some(old)))
+    }
+
+    /// The successor of `old`: found, or created with the same title and label and a body that
+    /// links `old`. Racing rotations converge on the lowest successor; a racer that created a
+    /// higher one closes it as a duplicate and says so in `lost_race`.
+    pub async fn successor(&self, old: &Issue) -> Result<Successor, ForgeError> {
+        if let Some(issue) = self.find_successor(old.number).await? {
+            return Ok(Successor {
+                issue,
+                created: false,
+                lost_race: false,
+            });
+        }
+        let created = self
+            .create_session_issue(Some(old.number), Some(old.number))
+            .await?;
+        let canonical = self
+            .find_successor(old.number)
+            .await?
+            .filter(|c| c.number <= created.number)
+            .unwrap_or_else(|| created.clone());
+        let lost_race = canonical.number != created.number;
+        if lost_race {
+            tracing::warn!(
+                "another rotation created {} at the same time; closing our duplicate {}",
+                canonical.number,
+                created.number
+            );
+            self.close_duplicate(created.number, &canonical).await;
+        }
+        Ok(Successor {
+            issue: canonical,
+            created: !lost_race,
+            lost_race,
+        })
+    }
+
+    /// Every comment of issue `n` (opaque bodies), as a store listing.
+    pub async fn issue_comments(&self, n: IssueNumber) -> Result<Listing, ForgeError> {
+        let list = self.client.comments(&self.settings.repo, n, None).await?;
+        Ok(Self::into_listing(list))
+    }
+
+    /// Posts `body` on issue `n` (not necessarily the session issue in use), never twice.
+    pub async fn post_on(&self, n: IssueNumber, body: &str) -> Result<store::Comment, ForgeError> {
+        self.post_at(&self.client, n, body, false).await
+    }
+
+    /// The last rotation step: a note on `old` linking `new` (unless an earlier run posted it),
+    /// then `old` closed. Afterwards this thread writes to `new`.
+    pub async fn close_rotated(&self, old: &Issue, new: &Issue) -> Result<(), ForgeError> {
+        let repo = &self.settings.repo;
+        let marker = format!("{NOTE_PREFIX}{} ", new.number.0);
+        let me = self.login().await?;
+        // The note was posted after the successor was created, both by the server's clock: only
+        // the comments since then are read, not the whole long thread again.
+        let recent = self
+            .client
+            .comments(repo, old.number, Some(new.created_at))
+            .await?;
+        let noted = recent
+            .comments
+            .iter()
+            .any(|c| c.user.as_ref().is_some_and(|u| u.login == me) && c.body.starts_with(&marker));
+        if !noted {
+            let note = format!(
+                "{marker}({}).\n\nThis issue reached its comment limit and was rotated by \
+                 forgestate: the newest checkpoint and health of every recently active agent \
+                 session were carried there. Readers follow the link back here for sessions that \
+                 were not carried. Please do not reopen it.",
+                new.html_url
+            );
+            self.post_on(old.number, &note).await?;
+        }
+        self.client.close_issue(repo, old.number).await?;
+        tracing::info!(
+            "closed session issue {} (rotated to {})",
+            old.number,
+            new.number
+        );
+        self.adopt(new);
+        Ok(())
+    }
+
+    /// The session issue to rotate, when automatic rotation is on and its comment count (as of
+    /// the last time the issue itself was read, which costs no request of its own) is over
+    /// `rotate_after`.
+    pub fn rotation_due(&self) -> Option<IssueNumber> {
+        let limit = self.settings.rotate_after;
+        let seen = self.seen_count.lock().ok().and_then(|c| *c)?;
+        (limit > 0 && seen.1 > limit).then_some(seen.0)
+    }
+
+    /// Remembers how many comments `issue` had.
+    pub(super) fn note_count(&self, issue: &Issue) {
+        if let Ok(mut c) = self.seen_count.lock() {
+            *c = Some((issue.number, u64::try_from(issue.comments).unwrap_or(0)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_names_the_successor_exactly() {
+        // `#12 ` must not match a note for #123.
+        let marker = format!("{NOTE_PREFIX}{} ", 12);
+        assert!(!format!("{NOTE_PREFIX}123 (url)").starts_with(&marker));
+        assert!(format!("{NOTE_PREFIX}12 (url)").starts_with(&marker));
+    }
+}
