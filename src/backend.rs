@@ -5,7 +5,9 @@
 use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
-use crate::store::{Comment, Effort, Init, Listing, LocalThread, Predecessor, StoreError, Thread};
+use crate::store::{
+    Comment, Effort, Init, Keep, Listing, LocalThread, Predecessor, StoreError, Thread,
+};
 
 /// The store a client runs over, chosen at run time: local or forge.
 #[derive(Debug)]
@@ -39,6 +41,18 @@ impl Thread for AnyThread {
         match self {
             AnyThread::Local(t) => t.list_with(since, effort).await,
             AnyThread::Forge(t) => t.list_with(since, effort).await,
+        }
+    }
+
+    async fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> Result<Listing, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.list_keeping(since, effort, keep).await,
+            AnyThread::Forge(t) => t.list_keeping(since, effort, keep).await,
         }
     }
 

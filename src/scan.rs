@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::format::{GLOB_CHARS, Kind, ParseError, Record, marker_line, parse};
-use crate::store::{Comment, Listing, Unreadable};
+use crate::store::{Comment, Listing, Skip, Unreadable};
 
 /// Where a record came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -236,7 +236,13 @@ fn unreadable(u: Unreadable) -> Rejected {
     let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if m > c);
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
-    let rejection = Rejection::Unreadable { reason: u.reason };
+    let rejection = match u.skipped {
+        Some(Skip::Untrusted) => Rejection::Untrusted {
+            author: u.author.clone().unwrap_or_default(),
+        },
+        Some(Skip::TooLarge { len, cap }) => Rejection::Invalid(ParseError::TooLarge { len, cap }),
+        None => Rejection::Unreadable { reason: u.reason },
+    };
     Rejected {
         comment: CommentInfo {
             id: u.id,

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust, add_pending, scan};
-use crate::store::{Comment, Thread};
+use crate::store::{Comment, Keep, Thread};
 
 /// Where a posted record went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -253,6 +253,16 @@ impl<T: Thread> Client<T> {
         Ok(Trust::Only(set))
     }
 
+    /// What a read may skip as it streams past: comments no trusted author wrote, and bodies the
+    /// parser would refuse anyway. The scan decides the same with or without the skipping.
+    fn keep(&self) -> Keep {
+        let thread = self.store.thread();
+        Keep {
+            authors: (!thread.trusts_everyone()).then(|| self.trusted_authors.clone()),
+            max_body: crate::format::HARD_MAX_BODY_BYTES,
+        }
+    }
+
     /// Reads and classifies the whole thread, plus this machine's pending records. When the
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
@@ -262,7 +272,7 @@ impl<T: Thread> Client<T> {
 
     /// [`Client::scan`], and whom it trusted (`None` when offline).
     async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
-        let read = self.store.read().await?;
+        let read = self.store.read_keeping(&self.keep()).await?;
         let (mut out, trust) = match read.listing {
             Some(listing) => {
                 let trust = self.trust().await?;

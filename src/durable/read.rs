@@ -5,11 +5,16 @@ use std::sync::atomic::Ordering;
 
 use super::{Durable, DurableRead};
 use crate::error::{Category, Error, Result};
-use crate::store::{Effort, Thread};
+use crate::store::{Effort, Keep, Thread};
 
 impl<T: Thread> Durable<T> {
     /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
     pub async fn read(&self) -> Result<DurableRead> {
+        self.read_keeping(&Keep::all()).await
+    }
+
+    /// [`Durable::read`], where the store may skip the comments `keep` does not keep.
+    pub async fn read_keeping(&self, keep: &Keep) -> Result<DurableRead> {
         let mut out = DurableRead::default();
         let report = self.drain().await;
         if report.left > 0 {
@@ -35,7 +40,7 @@ impl<T: Thread> Durable<T> {
         } else {
             Effort::Full
         };
-        match self.thread.list_with(None, effort).await {
+        match self.thread.list_keeping(None, effort, keep).await {
             Ok(listing) => out.listing = Some(listing),
             Err(e) => {
                 let e = Error::from(e);

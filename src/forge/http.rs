@@ -15,6 +15,9 @@
 //! The client is made by [`ForgeClientBuilder`] (`builder.rs`), which checks the base URL.
 
 mod builder;
+mod stream;
+
+pub(crate) use stream::Opened;
 
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, StatusCode, Url};
@@ -49,10 +52,9 @@ impl std::fmt::Debug for ForgeClient {
     }
 }
 
-/// A decoded answer and its headers (for pagination).
+/// A decoded answer.
 pub struct Answer<T> {
     pub value: T,
-    pub headers: HeaderMap,
 }
 
 /// One answer, whatever its status.
@@ -110,10 +112,7 @@ impl ForgeClient {
             return Err(self.status_error(raw));
         }
         let value = serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
-        Ok(Answer {
-            value,
-            headers: raw.headers,
-        })
+        Ok(Answer { value })
     }
 
     /// Sends a request, retrying transient failures within the policy's budget. Returns the
@@ -128,13 +127,8 @@ impl ForgeClient {
         let mut retry = self.retry();
         loop {
             let result = self.once(method.clone(), path, query, body.as_ref()).await;
-            let (after, why) = match &result {
-                Ok(raw) if retryable_status(raw.status) => (
-                    retry_after(&raw.headers),
-                    format!("the forge answered {}", raw.status.as_u16()),
-                ),
-                Err(e) if e.is_transient() => (None, e.to_string()),
-                _ => return result,
+            let Some((after, why)) = worth_retrying(&result) else {
+                return result;
             };
             let what = format!("{method} /{path}");
             if !retry.wait(after, &what, &why).await {
@@ -151,6 +145,18 @@ impl ForgeClient {
         query: &[(&str, String)],
         body: Option<&Value>,
     ) -> Result<Raw, ForgeError> {
+        let (response, call) = self.start(method, path, query, body).await?;
+        self.finish(response, call).await
+    }
+
+    /// Sends one request and waits for the answer's headers; its body is not read yet.
+    async fn start(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<(reqwest::Response, Call), ForgeError> {
         let call = Call {
             method: method_name(&method),
             path: format!("/{path}"),
@@ -166,10 +172,15 @@ impl ForgeClient {
             request = request.timeout(t);
         }
         tracing::debug!("{call}");
-        let mut response = request
+        let response = request
             .send()
             .await
             .map_err(|e| transport(call.clone(), e, false))?;
+        Ok((response, call))
+    }
+
+    /// Reads a whole answer, up to `max_response_bytes`.
+    async fn finish(&self, mut response: reqwest::Response, call: Call) -> Result<Raw, ForgeError> {
         let status = response.status();
         let headers = response.headers().clone();
         let mut bytes = Vec::new();
@@ -220,13 +231,7 @@ impl ForgeClient {
     /// An answer that does not decode: says what it was (its type, when not JSON) and why,
     /// and logs its first bytes under `-v`.
     pub fn decode_error(&self, raw: &Raw, e: &serde_json::Error) -> ForgeError {
-        let kind = raw
-            .headers
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .filter(|t| !t.contains("json"))
-            .map(|t| format!("a {t} answer: "))
-            .unwrap_or_default();
+        let kind = answer_kind(&raw.headers);
         let start = String::from_utf8_lossy(&raw.body[..raw.body.len().min(200)]).into_owned();
         tracing::debug!(
             "{}: the answer does not decode ({e}); it starts: {:?}",
@@ -247,6 +252,30 @@ impl ForgeClient {
             .unwrap_or_default();
         let message = scrub(&message, self.token.as_ref());
         status_error(raw.call, raw.status, &raw.headers, message)
+    }
+}
+
+/// "a text/html answer: " when the answer says it is not JSON, else nothing.
+fn answer_kind(headers: &HeaderMap) -> String {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|t| !t.contains("json"))
+        .map(|t| format!("a {t} answer: "))
+        .unwrap_or_default()
+}
+
+/// When an attempt's outcome is worth another: the delay the server asked for, and why.
+fn worth_retrying(
+    result: &Result<Raw, ForgeError>,
+) -> Option<(Option<std::time::Duration>, String)> {
+    match result {
+        Ok(raw) if retryable_status(raw.status) => Some((
+            retry_after(&raw.headers),
+            format!("the forge answered {}", raw.status.as_u16()),
+        )),
+        Err(e) if e.is_transient() => Some((None, e.to_string())),
+        _ => None,
     }
 }
 

@@ -26,6 +26,7 @@ mod api;
 mod cache;
 mod clock;
 mod create;
+mod decode;
 mod error;
 mod http;
 mod lineage;
@@ -51,7 +52,9 @@ pub use models::{
     LabelId, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 
-use crate::store::{self, BackendFailure, Effort, Init, Listing, Predecessor, StoreError, Thread};
+use crate::store::{
+    self, BackendFailure, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
+};
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -96,6 +99,8 @@ pub struct ForgeThread {
     /// The current issue, and the predecessor whose late comments its reads also list (while it
     /// is young) with the current issue's creation time, once known.
     recent: lineage::RecentCell,
+    /// What the last read kept (see [`Keep`]); reads of earlier issues keep the same.
+    keep: Mutex<Keep>,
 }
 
 impl ForgeThread {
@@ -117,6 +122,7 @@ impl ForgeThread {
             page_size: std::sync::OnceLock::new(),
             chain: Default::default(),
             recent: Default::default(),
+            keep: Mutex::new(Keep::all()),
         }
     }
 
@@ -210,7 +216,16 @@ impl Thread for ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        Ok(self.read(since, effort).await?)
+        Ok(self.read(since, effort, &Keep::all()).await?)
+    }
+
+    async fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> Result<Listing, StoreError> {
+        Ok(self.read(since, effort, keep).await?)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {

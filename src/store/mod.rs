@@ -6,6 +6,7 @@
 
 mod local;
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -60,6 +61,46 @@ pub struct Unreadable {
     pub url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
+    /// Set when the store skipped the comment on purpose, as [`Keep`] asked, without holding
+    /// its body.
+    pub skipped: Option<Skip>,
+}
+
+/// Which comments a listing keeps whole. A store may skip the others as they stream past,
+/// never holding their bodies, and return them as [`Unreadable`] with [`Unreadable::skipped`]
+/// set; a store that does not skip returns them whole, and readers decide the same either way.
+/// Format-free: it names authors and sizes, nothing about what a body says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keep {
+    /// The authors whose comments are kept, besides the store's own identity
+    /// ([`Thread::whoami`]); `None` keeps every author's.
+    pub authors: Option<BTreeSet<String>>,
+    /// Bodies longer than this many bytes are skipped.
+    pub max_body: usize,
+}
+
+impl Keep {
+    /// Keeps everything.
+    pub fn all() -> Keep {
+        Keep {
+            authors: None,
+            max_body: usize::MAX,
+        }
+    }
+}
+
+/// Why a store skipped a comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Its author is not one [`Keep`] keeps.
+    Untrusted,
+    /// Its body is longer than [`Keep::max_body`].
+    TooLarge {
+        /// The body's length, in bytes.
+        len: usize,
+        /// The cap, in bytes.
+        cap: usize,
+    },
 }
 
 /// What [`Thread::init`] did: where the thread lives, and whether this call created it.
@@ -143,6 +184,18 @@ pub trait Thread: Send + Sync {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
+
+    /// [`Thread::list_with`], where the store may skip the comments `keep` does not keep (see
+    /// [`Keep`]). The default skips nothing.
+    fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send {
+        let _ = keep;
+        self.list_with(since, effort)
+    }
 
     /// [`Thread::append_with`] with full effort.
     fn append(&self, body: &str) -> impl Future<Output = Result<Comment, StoreError>> + Send {

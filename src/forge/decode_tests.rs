@@ -1,0 +1,3 @@
+//! Unit tests of the streaming comment decoder.
+
+use super::*;
