@@ -18,6 +18,10 @@ use std::io::Read;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+mod body;
+
+use body::{Body, BodySeed};
+
 use super::models::{Comment, CommentList, UnreadableComment};
 use crate::store::Skip;
 
@@ -240,18 +244,6 @@ fn login(fields: &Map<String, Value>) -> Option<&str> {
     fields.get("user")?.get("login")?.as_str()
 }
 
-/// What became of an element's `body`.
-enum Body {
-    /// No `body` key.
-    Missing,
-    /// A string within the cap.
-    Kept(String),
-    /// Not a string: kept as it is, for the reason it gives.
-    Odd(Value),
-    /// Dropped unread or unkept.
-    Skipped(Skip),
-}
-
 impl State<'_> {
     /// Files one comment object. `Err` when keeping it would pass the listing's cap.
     fn finish(&mut self, mut fields: Map<String, Value>, body: Body) -> Result<(), ()> {
@@ -307,95 +299,6 @@ impl State<'_> {
         odd.skipped = Some(skip);
         tracing::trace!(comment = ?odd.id, "{}", odd.reason);
         self.out.unreadable.push(odd);
-    }
-}
-
-/// Reads a body: a string is kept when within the cap, else only measured.
-struct BodySeed(usize);
-
-impl<'de> DeserializeSeed<'de> for BodySeed {
-    type Value = Body;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Body, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl BodySeed {
-    fn string(self, s: &str) -> Body {
-        if s.len() > self.0 {
-            Body::Skipped(Skip::TooLarge {
-                len: s.len(),
-                cap: self.0,
-            })
-        } else {
-            Body::Kept(s.to_string())
-        }
-    }
-}
-
-impl<'de> Visitor<'de> for BodySeed {
-    type Value = Body;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a comment body")
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Body, E> {
-        Ok(self.string(s))
-    }
-
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Body, E> {
-        if s.len() > self.0 {
-            return Ok(self.string(&s));
-        }
-        Ok(Body::Kept(s))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Body, E> {
-        Ok(Body::Odd(Value::Null))
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Body, E> {
-        Ok(Body::Odd(Value::Null))
-    }
-
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Body, E> {
-        Ok(Body::Odd(Value::Bool(b)))
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
-
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Body::Odd(Value::Array(Vec::new())))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body, A::Error> {
-        // A number, under `arbitrary_precision`, or an object: either way not a string.
-        let mut obj = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == NUMBER_TOKEN {
-                let n: String = map.next_value()?;
-                let n = n
-                    .parse::<serde_json::Number>()
-                    .map_or(Value::Null, Value::Number);
-                return Ok(Body::Odd(n));
-            }
-            map.next_value::<IgnoredAny>()?;
-            obj.insert(key, Value::Null);
-        }
-        Ok(Body::Odd(Value::Object(obj)))
     }
 }
 
