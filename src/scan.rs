@@ -183,8 +183,10 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
         ..Scan::default()
     };
     let mut first_seen: HashMap<String, u64> = HashMap::new();
-    for comment in &comments {
-        let info = CommentInfo::from(comment);
+    // By value: each body is dropped once read, so a long thread's bodies and its parsed
+    // records are not all held at once.
+    for comment in comments {
+        let info = CommentInfo::from(&comment);
         let mut marker = None;
         let rejection = match parse(&comment.body) {
             Err(e @ ParseError::NoMarker) => Rejection::Invalid(e),
