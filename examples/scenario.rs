@@ -22,7 +22,7 @@
 //! child's `ru_maxrss` from `wait4(2)` (what the kernel recorded for that process alone).
 
 #[path = "../tests/fake_forge/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod fake_forge;
 
 use std::path::{Path, PathBuf};
@@ -71,7 +71,9 @@ fn main() {
     let o = opts();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let built = Command::new(cargo)
+        // With the example itself, so the binary reuses the dependencies just built for it.
         .args(["build", "--release", "--quiet", "--bin", "forgestate"])
+        .args(["--example", "scenario"])
         .status();
     if !built.is_ok_and(|s| s.success()) {
         eprintln!("scenario: cannot build target/release/forgestate");

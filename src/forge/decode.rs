@@ -149,7 +149,7 @@ impl Element<'_, '_> {
     /// An element that is not an object: unreadable, said as the list decoder says it.
     fn odd(self, item: Value) {
         if let Err(odd) = Comment::classify(&item) {
-            self.0.out.unreadable.push(odd);
+            self.0.out.unreadable.push(*odd);
         }
     }
 }
@@ -266,7 +266,7 @@ impl State<'_> {
         let mut comment = match Comment::classify(&item) {
             Ok(c) => c,
             Err(odd) => {
-                self.out.unreadable.push(odd);
+                self.out.unreadable.push(*odd);
                 return Ok(());
             }
         };

@@ -237,7 +237,7 @@ impl CommentList {
         for item in items {
             match Comment::classify(&item) {
                 Ok(c) => out.comments.push(c),
-                Err(odd) => out.unreadable.push(odd),
+                Err(odd) => out.unreadable.push(*odd),
             }
         }
         out
@@ -247,17 +247,17 @@ impl CommentList {
 impl Comment {
     /// One element of a comment list: a readable comment with a poster, or what could be read
     /// of it and why not the rest.
-    pub(crate) fn classify(item: &Value) -> Result<Comment, UnreadableComment> {
+    pub(crate) fn classify(item: &Value) -> Result<Comment, Box<UnreadableComment>> {
         let mut odd = UnreadableComment::salvage(item);
         match Comment::deserialize(item) {
             Ok(c) if c.user.is_some() => Ok(c),
             Ok(_) => {
                 odd.reason = "`user` is null: the poster is unknown".to_string();
-                Err(odd)
+                Err(Box::new(odd))
             }
             Err(e) => {
                 odd.reason = shape_error(item, &e);
-                Err(odd)
+                Err(Box::new(odd))
             }
         }
     }
