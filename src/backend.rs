@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
 use crate::store::{
-    Comment, Cursor, Deleted, Delta, Effort, Init, Listing, LocalThread, Predecessor, StoreError,
-    Thread,
+    Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, LocalThread, Predecessor,
+    StoreError, Thread,
 };
 
 /// The store a client runs over, chosen at run time: local or forge.
@@ -59,10 +59,23 @@ impl Thread for AnyThread {
         &self,
         cursor: Option<&Cursor>,
         effort: Effort,
+        keep: &Keep,
     ) -> Result<Delta, StoreError> {
         match self {
-            AnyThread::Local(t) => t.list_delta(cursor, effort).await,
-            AnyThread::Forge(t) => t.list_delta(cursor, effort).await,
+            AnyThread::Local(t) => t.list_delta(cursor, effort, keep).await,
+            AnyThread::Forge(t) => t.list_delta(cursor, effort, keep).await,
+        }
+    }
+
+    async fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> Result<Listing, StoreError> {
+        match self {
+            AnyThread::Local(t) => t.list_keeping(since, effort, keep).await,
+            AnyThread::Forge(t) => t.list_keeping(since, effort, keep).await,
         }
     }
 

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::format::{GLOB_CHARS, Kind, ParseError, Record, marker_line, parse};
-use crate::store::{Comment, Listing, Unreadable};
+use crate::store::{Comment, Listing, Skip, Unreadable};
 
 /// Where a record came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -178,13 +178,15 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
         rejects,
     } = listing;
     comments.sort_by_key(|c| c.id);
-    let parsed = comments.iter().map(|comment| {
+    // By value: each body is dropped once parsed, so a long thread's bodies and its parsed
+    // records are not all held at once.
+    let parsed = comments.into_iter().map(|comment| {
         let outcome = match parse(&comment.body) {
             Ok(record) => Parsed::Record(record.id.clone(), record),
             Err(ParseError::NoMarker) => Parsed::NoMarker,
             Err(e) => Parsed::Invalid(e, marker_line(&comment.body)),
         };
-        (CommentInfo::from(comment), outcome)
+        (CommentInfo::from(&comment), outcome)
     });
     let (entries, rejected) = classify(parsed, rejects, trust);
     Scan {
@@ -275,7 +277,13 @@ fn unreadable(u: Unreadable) -> Rejected {
     let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if m > c);
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
-    let rejection = Rejection::Unreadable { reason: u.reason };
+    let rejection = match u.skipped {
+        Some(Skip::Untrusted) => Rejection::Untrusted {
+            author: u.author.clone().unwrap_or_default(),
+        },
+        Some(Skip::TooLarge { len, cap }) => Rejection::Invalid(ParseError::TooLarge { len, cap }),
+        None => Rejection::Unreadable { reason: u.reason },
+    };
     Rejected {
         comment: CommentInfo {
             id: u.id,

@@ -262,7 +262,9 @@ async fn secrets_are_redacted_before_they_reach_the_forge() {
 async fn an_oversized_answer_fails_clearly() {
     let fake = FakeForge::start().await;
     let n = session(&fake);
-    fake.add_comment(n, "ca-bot", &"x".repeat(1_200_000));
+    // The cap counts the bodies a read keeps: two trusted ones, each within the body cap.
+    fake.add_comment(n, "ca-bot", &"x".repeat(600_000));
+    fake.add_comment(n, "ca-bot", &"y".repeat(600_000));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("forgestate.toml"),

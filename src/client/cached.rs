@@ -100,7 +100,7 @@ impl<T: Thread> Client<T> {
 
     /// [`Client::scan_select`] without the cache: list the whole thread and scan it.
     async fn scan_listed(&self) -> Result<(Scan, Option<Trust>)> {
-        let read = self.store.read().await?;
+        let read = self.store.read_keeping(&self.keep()).await?;
         let (mut out, trust) = match read.listing {
             Some(listing) => {
                 let trust = self.trust().await?;

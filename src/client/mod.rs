@@ -28,7 +28,7 @@ use crate::format::{Record, Redactor, Renderer};
 use crate::progress::ProgressHook;
 use crate::resume::{Resume, ResumeMap};
 use crate::scan::{Entry, Filter, Scan, Trust};
-use crate::store::{Comment, Thread};
+use crate::store::{Comment, Keep, Thread};
 
 /// Where a posted record went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -277,6 +277,16 @@ impl<T: Thread> Client<T> {
         };
         set.insert(login);
         Ok(Trust::Only(set))
+    }
+
+    /// What a read may skip as it streams past: comments no trusted author wrote, and bodies the
+    /// parser would refuse anyway. The scan decides the same with or without the skipping.
+    fn keep(&self) -> Keep {
+        let thread = self.store.thread();
+        Keep {
+            authors: (!thread.trusts_everyone()).then(|| self.trusted_authors.clone()),
+            max_body: crate::format::HARD_MAX_BODY_BYTES,
+        }
     }
 
     /// Reads and classifies the whole thread, plus this machine's pending records. When the

@@ -5,14 +5,23 @@ use std::sync::atomic::Ordering;
 
 use super::{Durable, DurableRead};
 use crate::error::{Category, Error, Result};
-use crate::store::{Effort, Thread};
+use crate::store::{Effort, Keep, Thread};
 
 impl<T: Thread> Durable<T> {
     /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
     pub async fn read(&self) -> Result<DurableRead> {
+        self.read_keeping(&Keep::all()).await
+    }
+
+    /// [`Durable::read`], where the store may skip the comments `keep` does not keep (an
+    /// untrusted author's, a body over the parser's cap), without holding their bodies.
+    pub async fn read_keeping(&self, keep: &Keep) -> Result<DurableRead> {
         let (listing, mut out) = self
             .read_with(|thread, effort| async move {
-                thread.list_with(None, effort).await.map_err(Error::from)
+                thread
+                    .list_keeping(None, effort, keep)
+                    .await
+                    .map_err(Error::from)
             })
             .await?;
         out.listing = listing;

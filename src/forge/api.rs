@@ -3,11 +3,12 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::clock::server_lag;
+use super::decode::Filter;
 use super::error::{Call, ForgeError};
-use super::http::ForgeClient;
+use super::http::{ForgeClient, Opened};
 use super::models::{
     ApiSettings, Comment, CommentId, CommentList, CreateIssue, CreateLabel, Issue, IssueNumber,
     Label, LabelId, Repository, ServerVersion, User,
@@ -93,14 +94,6 @@ impl ForgeClient {
     pub async fn repository(&self, repo: &RepoRef) -> Result<Repository> {
         let path = format!("repos/{}/{}", repo.owner, repo.repo);
         Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
-    }
-
-    /// `GET /version` with the answer's headers (its `Date` tells the server's clock).
-    pub async fn version_with_headers(
-        &self,
-    ) -> Result<(ServerVersion, reqwest::header::HeaderMap)> {
-        let answer = self.send(Method::GET, "version", &[], None, OK).await?;
-        Ok((answer.value, answer.headers))
     }
 
     pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
@@ -299,42 +292,66 @@ impl ForgeClient {
             .value)
     }
 
-    /// Every plain comment of an issue, in (created, id) order, decoded one by one: an element
-    /// of an unexpected shape is one unreadable comment, not an unreadable thread (an answer
-    /// that is not an array at all is an error). Not paginated. `since` is an
+    /// Every plain comment of an issue, in (created, id) order, decoded one by one as the answer
+    /// arrives: an element of an unexpected shape is one unreadable comment, not an unreadable
+    /// thread (an answer that is not an array at all is an error). Not paginated. `since` is an
     /// inclusive bound on `updated_at`, in whole seconds, on this machine's clock: when the
     /// answer's `Date` shows the server's clock lagging ours, the bound is moved back by the lag
-    /// and the list asked for again, so no comment inside the window is missed. (A server
-    /// running ahead only returns a few comments too many, which callers dedupe anyway.)
-    pub async fn comments(
+    /// and the list asked for again, before the first answer's body is read, so no comment
+    /// inside the window is missed. (A server running ahead only returns a few comments too many,
+    /// which callers dedupe anyway.)
+    ///
+    /// Only what the filter keeps is kept (the others come back as skipped unreadable
+    /// comments, their bodies never held; `Filter::all()` keeps everything). The filter is awaited while the
+    /// request is under way, so finding it (the token's login) costs no round trip of its own.
+    pub async fn comments_keeping(
         &self,
         repo: &RepoRef,
         n: IssueNumber,
         since: Option<DateTime<Utc>>,
+        filter: impl std::future::Future<Output = Result<Filter>>,
     ) -> Result<CommentList> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
+        let (opened, filter) = tokio::join!(self.open_comments(&path, since), filter);
+        let (filter, mut opened) = (filter?, opened?);
+        let mut retry = self.retry();
+        loop {
+            match self.decode_comments(opened, &filter).await {
+                Err(e) if e.is_transient() => {
+                    if !retry
+                        .wait(None, &format!("GET /{path}"), &e.to_string())
+                        .await
+                    {
+                        return Err(e);
+                    }
+                    opened = self.open_comments(&path, since).await?;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Opens the comment list, asking again from earlier when the server's clock lags ours.
+    async fn open_comments(&self, path: &str, since: Option<DateTime<Utc>>) -> Result<Opened> {
         let query = |since: Option<DateTime<Utc>>| -> Vec<(&str, String)> {
             since
                 .map(|t| ("since", t.to_rfc3339_opts(SecondsFormat::Secs, true)))
                 .into_iter()
                 .collect()
         };
-        let answer = self
-            .send::<Vec<Value>>(Method::GET, &path, &query(since), None, OK)
-            .await?;
+        let opened = self.open(path, &query(since)).await?;
         if let Some(t) = since
-            && let Some(lag) = server_lag(&answer.headers)
+            && let Some(lag) = server_lag(&opened.headers)
             && lag > CLOCK_NOISE
         {
             tracing::debug!(
                 "the server's clock is {}s behind ours; listing again from that much earlier",
                 lag.num_seconds()
             );
-            let wider = query(Some(t - lag));
-            let again = self.send(Method::GET, &path, &wider, None, OK).await?;
-            return Ok(CommentList::decode(again.value));
+            drop(opened);
+            return self.open(path, &query(Some(t - lag))).await;
         }
-        Ok(CommentList::decode(answer.value))
+        Ok(opened)
     }
 
     /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on

@@ -98,10 +98,10 @@ pub enum ForgeError {
         /// Whether the request may have reached the server.
         sent: bool,
     },
-    /// The answer is larger than the configured cap.
+    /// The answer is larger than the configured cap (a comment list: the bodies kept from it).
     #[error(
-        "{call}: the forge's answer is over {cap} bytes; refusing to read it (raise \
-         max_response_mib, or rotate the session issue)"
+        "{call}: the forge's answer is over {cap} bytes (of a comment list, the bodies kept \
+         from it); refusing to read it (raise max_response_mib, or rotate the session issue)"
     )]
     TooLarge {
         /// The request that failed.

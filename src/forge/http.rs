@@ -15,10 +15,16 @@
 //! The client is made by [`ForgeClientBuilder`] (`builder.rs`), which checks the base URL.
 
 mod builder;
+mod scrub;
+mod stream;
+
+use scrub::scrub;
+
+pub(crate) use stream::Opened;
 
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, StatusCode, Url};
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -52,10 +58,9 @@ impl std::fmt::Debug for ForgeClient {
     }
 }
 
-/// A decoded answer and its headers (for pagination).
+/// A decoded answer.
 pub struct Answer<T> {
     pub value: T,
-    pub headers: HeaderMap,
 }
 
 /// One answer, whatever its status.
@@ -128,10 +133,7 @@ impl ForgeClient {
             return Err(self.status_error(raw));
         }
         let value = serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
-        Ok(Answer {
-            value,
-            headers: raw.headers,
-        })
+        Ok(Answer { value })
     }
 
     /// Sends a request, retrying transient failures within the policy's budget. Returns the
@@ -146,13 +148,8 @@ impl ForgeClient {
         let mut retry = self.retry();
         loop {
             let result = self.once(method.clone(), path, query, body.as_ref()).await;
-            let (after, why) = match &result {
-                Ok(raw) if retryable_status(raw.status) => (
-                    retry_after(&raw.headers),
-                    format!("the forge answered {}", raw.status.as_u16()),
-                ),
-                Err(e) if e.is_transient() => (None, e.to_string()),
-                _ => return result,
+            let Some((after, why)) = worth_retrying(&result) else {
+                return result;
             };
             let what = format!("{method} /{path}");
             if !retry.wait(after, &what, &why).await {
@@ -169,6 +166,18 @@ impl ForgeClient {
         query: &[(&str, String)],
         body: Option<&Value>,
     ) -> Result<Raw, ForgeError> {
+        let (response, call) = self.start(method, path, query, body).await?;
+        self.finish(response, call).await
+    }
+
+    /// Sends one request and waits for the answer's headers; its body is not read yet.
+    async fn start(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<(reqwest::Response, Call), ForgeError> {
         let call = Call {
             method: method_name(&method),
             path: format!("/{path}"),
@@ -184,10 +193,15 @@ impl ForgeClient {
             request = request.timeout(t);
         }
         tracing::debug!("{call}");
-        let mut response = request
+        let response = request
             .send()
             .await
             .map_err(|e| transport(call.clone(), e, false))?;
+        Ok((response, call))
+    }
+
+    /// Reads a whole answer, up to `max_response_bytes`.
+    async fn finish(&self, mut response: reqwest::Response, call: Call) -> Result<Raw, ForgeError> {
         let status = response.status();
         let headers = response.headers().clone();
         if let Some(lag) = super::clock::server_lag(&headers) {
@@ -242,13 +256,7 @@ impl ForgeClient {
     /// An answer that does not decode: says what it was (its type, when not JSON) and why,
     /// and logs its first bytes under `-v`.
     pub fn decode_error(&self, raw: &Raw, e: &serde_json::Error) -> ForgeError {
-        let kind = raw
-            .headers
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .filter(|t| !t.contains("json"))
-            .map(|t| format!("a {t} answer: "))
-            .unwrap_or_default();
+        let kind = answer_kind(&raw.headers);
         let start = String::from_utf8_lossy(&raw.body[..raw.body.len().min(200)]).into_owned();
         tracing::debug!(
             "{}: the answer does not decode ({e}); it starts: {:?}",
@@ -269,6 +277,30 @@ impl ForgeClient {
             .unwrap_or_default();
         let message = scrub(&message, self.token.as_ref());
         status_error(raw.call, raw.status, &raw.headers, message)
+    }
+}
+
+/// "a text/html answer: " when the answer says it is not JSON, else nothing.
+fn answer_kind(headers: &HeaderMap) -> String {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|t| !t.contains("json"))
+        .map(|t| format!("a {t} answer: "))
+        .unwrap_or_default()
+}
+
+/// When an attempt's outcome is worth another: the delay the server asked for, and why.
+fn worth_retrying(
+    result: &Result<Raw, ForgeError>,
+) -> Option<(Option<std::time::Duration>, String)> {
+    match result {
+        Ok(raw) if retryable_status(raw.status) => Some((
+            retry_after(&raw.headers),
+            format!("the forge answered {}", raw.status.as_u16()),
+        )),
+        Err(e) if e.is_transient() => Some((None, e.to_string())),
+        _ => None,
     }
 }
 
@@ -323,38 +355,6 @@ fn is_tls_failure(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// `text` with every occurrence of `needle`, in any ASCII letter case, replaced by `with` (a
-/// server may echo the token upper-cased). ASCII case folding keeps byte offsets, so positions
-/// found in the folded copy are valid in `text`.
-fn replace_ignoring_ascii_case(text: &str, needle: &str, with: &str) -> String {
-    let folded = text.to_ascii_lowercase();
-    let needle = needle.to_ascii_lowercase();
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    while let Some(pos) = folded[at..].find(&needle) {
-        out.push_str(&text[at..at + pos]);
-        out.push_str(with);
-        at += pos + needle.len();
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-/// Removes the token, and whatever follows the server's `[sha: ` marker, from a message.
-fn scrub(message: &str, token: Option<&SecretString>) -> String {
-    let mut text = match token.map(|t| t.expose_secret()).filter(|t| !t.is_empty()) {
-        Some(t) => replace_ignoring_ascii_case(message, t, "[REDACTED]"),
-        None => message.to_string(),
-    };
-    if let Some(start) = text.find("[sha: ") {
-        let end = text[start..]
-            .find(']')
-            .map_or(text.len(), |i| start + i + 1);
-        text.replace_range(start..end, "[sha: REDACTED]");
-    }
-    text
-}
-
 fn status_error(
     call: Call,
     status: StatusCode,
@@ -388,18 +388,6 @@ fn status_error(
 
 #[cfg(test)]
 mod tests {
-    use super::{SecretString, scrub};
-
-    #[test]
-    fn an_echoed_token_is_scrubbed_in_any_letter_case() {
-        let token = SecretString::from("0123456789abcdef0123456789abcdef01234567");
-        let said = scrub(
-            "no user for token 0123456789ABCDEF0123456789ABCDEF01234567 (Ünïcode ok)",
-            Some(&token),
-        );
-        assert_eq!(said, "no user for token [REDACTED] (Ünïcode ok)");
-    }
-
     use super::ForgeClient;
 
     #[test]

@@ -66,9 +66,11 @@ impl ForgeThread {
         let Some(issue) = self.walk(hops).await? else {
             return Ok(None);
         };
+        let keep = self.last_keep();
+        let filter = self.filter(&keep);
         let comments = match self
             .client
-            .comments(&self.settings.repo, issue.number, None)
+            .comments_keeping(&self.settings.repo, issue.number, None, filter)
             .await
         {
             Ok(c) => c,

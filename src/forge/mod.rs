@@ -27,6 +27,7 @@ mod api;
 mod cache;
 mod clock;
 mod create;
+mod decode;
 mod error;
 mod http;
 mod lineage;
@@ -57,7 +58,7 @@ pub use probe::{CachedIssue, Probe, RepoAccess};
 pub use rotate::Successor;
 
 use crate::store::{
-    self, BackendFailure, Deleted, Effort, Init, Listing, Predecessor, StoreError, Thread,
+    self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
 };
 
 /// Everything the backend needs besides the HTTP client.
@@ -109,6 +110,8 @@ pub struct ForgeThread {
     recent: lineage::RecentCell,
     /// The session issue's comment count when it was last read (for automatic rotation).
     seen_count: rotate::CountCell,
+    /// What the last read kept (see [`Keep`]); reads of earlier issues keep the same.
+    keep: Mutex<Keep>,
 }
 
 impl ForgeThread {
@@ -131,6 +134,7 @@ impl ForgeThread {
             chain: Default::default(),
             recent: Default::default(),
             seen_count: Default::default(),
+            keep: Mutex::new(Keep::all()),
         }
     }
 
@@ -224,7 +228,16 @@ impl Thread for ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        Ok(self.read(since, effort).await?)
+        Ok(self.read(since, effort, &Keep::all()).await?)
+    }
+
+    async fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> Result<Listing, StoreError> {
+        Ok(self.read(since, effort, keep).await?)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {

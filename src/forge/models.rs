@@ -215,6 +215,8 @@ pub struct UnreadableComment {
     pub html_url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
+    /// Set when the listing skipped it on purpose (see [`crate::store::Keep`]).
+    pub skipped: Option<crate::store::Skip>,
 }
 
 /// A comment list decoded element by element: one odd element is one unreadable comment, not
@@ -233,26 +235,37 @@ impl CommentList {
     pub fn decode(items: Vec<Value>) -> CommentList {
         let mut out = CommentList::default();
         for item in items {
-            let mut odd = UnreadableComment::salvage(&item);
-            match Comment::deserialize(&item) {
-                Ok(c) if c.user.is_some() => out.comments.push(c),
-                Ok(_) => {
-                    odd.reason = "`user` is null: the poster is unknown".to_string();
-                    out.unreadable.push(odd);
-                }
-                Err(e) => {
-                    odd.reason = shape_error(&item, &e);
-                    out.unreadable.push(odd);
-                }
+            match Comment::classify(&item) {
+                Ok(c) => out.comments.push(c),
+                Err(odd) => out.unreadable.push(*odd),
             }
         }
         out
     }
 }
 
+impl Comment {
+    /// One element of a comment list: a readable comment with a poster, or what could be read
+    /// of it and why not the rest.
+    pub(crate) fn classify(item: &Value) -> Result<Comment, Box<UnreadableComment>> {
+        let mut odd = UnreadableComment::salvage(item);
+        match Comment::deserialize(item) {
+            Ok(c) if c.user.is_some() => Ok(c),
+            Ok(_) => {
+                odd.reason = "`user` is null: the poster is unknown".to_string();
+                Err(Box::new(odd))
+            }
+            Err(e) => {
+                odd.reason = shape_error(item, &e);
+                Err(Box::new(odd))
+            }
+        }
+    }
+}
+
 impl UnreadableComment {
     /// What can be read of an element, each field on its own.
-    fn salvage(item: &Value) -> UnreadableComment {
+    pub(crate) fn salvage(item: &Value) -> UnreadableComment {
         let time = |k: &str| {
             item.get(k)
                 .and_then(Value::as_str)
@@ -273,6 +286,7 @@ impl UnreadableComment {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             reason: String::new(),
+            skipped: None,
         }
     }
 }

@@ -15,11 +15,12 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use super::ForgeThread;
+use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{Comment, CommentList, IssueNumber, UnreadableComment};
 use super::retry::{RetryPolicy, retry_after};
-use crate::store::{self, Effort, Listing};
+use crate::store::{self, Effort, Keep, Listing};
 
 /// How far before the first attempt to look for an already-committed copy.
 const SKEW: Span = Span::minutes(10);
@@ -139,8 +140,15 @@ impl ForgeThread {
             budget: std::time::Duration::ZERO,
             ..c.policy()
         });
+        // Only our own comments can be the earlier attempt: skip the others' bodies.
+        let mine = async {
+            Ok(match self.login().await {
+                Ok(me) => Filter::only(me),
+                Err(_) => Filter::all(),
+            })
+        };
         let comments = once
-            .comments(&self.settings.repo, n, Some(started - SKEW))
+            .comments_keeping(&self.settings.repo, n, Some(started - SKEW), mine)
             .await?
             .comments;
         let me = self.login().await.ok();
@@ -151,26 +159,52 @@ impl ForgeThread {
             .map(Self::to_comment))
     }
 
+    /// The thread's comments (`since`, when given), skipping as they stream past those `keep`
+    /// does not keep. The keep is remembered for the reads of earlier issues that follow.
     pub(super) async fn read(
         &self,
         since: Option<DateTime<Utc>>,
         effort: Effort,
+        keep: &Keep,
     ) -> Result<Listing, ForgeError> {
+        if let Ok(mut last) = self.keep.lock() {
+            last.clone_from(keep);
+        }
         let c = self
             .client_for(effort)
             .with_fallback("answering from this machine's outbox");
         let n = self.issue_for(&c, false).await?;
-        let list = match c.comments(&self.settings.repo, n, since).await {
+        let repo = &self.settings.repo;
+        let list = match c.comments_keeping(repo, n, since, self.filter(keep)).await {
             Err(ForgeError::NotFound { .. }) => {
                 self.forget_issue();
                 let n = self.issue_for(&c, false).await?;
-                c.comments(&self.settings.repo, n, since).await?
+                c.comments_keeping(repo, n, since, self.filter(keep))
+                    .await?
             }
             other => other?,
         };
         Ok(Self::into_listing(
-            self.with_recent(&c, n, list, since).await,
+            self.with_recent(&c, n, list, since, keep).await,
         ))
+    }
+
+    /// `keep` resolved: the token's login joins the kept authors (asked once per process, and
+    /// only when authors are filtered at all).
+    pub(super) async fn filter(&self, keep: &Keep) -> Result<Filter, ForgeError> {
+        let me = match keep.authors {
+            Some(_) => Some(self.login().await?),
+            None => None,
+        };
+        Ok(Filter::new(keep, me))
+    }
+
+    /// The keep of the last read (everything, before any).
+    pub(super) fn last_keep(&self) -> Keep {
+        self.keep
+            .lock()
+            .map(|k| k.clone())
+            .unwrap_or_else(|_| Keep::all())
     }
 
     /// `list` (of issue `n`) merged, in comment id order, with the comments posted to the
@@ -184,6 +218,7 @@ impl ForgeThread {
         n: IssueNumber,
         mut list: CommentList,
         since: Option<DateTime<Utc>>,
+        keep: &Keep,
     ) -> CommentList {
         let (previous, opened) = match self.recent_predecessor(c, n).await {
             Ok(Some(p)) => p,
@@ -194,11 +229,18 @@ impl ForgeThread {
             }
         };
         let since = since.map_or(opened, |s| s.max(opened));
-        match c.comments(&self.settings.repo, previous, Some(since)).await {
+        let filter = self.filter(keep);
+        match c
+            .comments_keeping(&self.settings.repo, previous, Some(since), filter)
+            .await
+        {
             Ok(more) => {
                 let late = more.comments.into_iter().filter(|x| x.created_at > opened);
                 list.comments.extend(late);
                 list.comments.sort_by_key(|x| x.id.0);
+                let skipped = more.unreadable.into_iter();
+                let late = skipped.filter(|x| x.created_at.is_some_and(|t| t > opened));
+                list.unreadable.extend(late);
             }
             Err(e) => tracing::debug!("cannot read the recent predecessor {previous}: {e}"),
         }
@@ -257,5 +299,6 @@ fn unreadable(u: UnreadableComment) -> store::Unreadable {
         updated_at: u.updated_at,
         url: u.html_url,
         reason: u.reason,
+        skipped: u.skipped,
     }
 }

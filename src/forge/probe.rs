@@ -8,7 +8,6 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::clock::server_lag;
 use super::error::ForgeError;
 use super::models::{Issue, ServerVersion, User};
 use super::retry::RetryPolicy;
@@ -92,10 +91,8 @@ impl ForgeThread {
             },
             cache_dir: s.cache_dir.clone(),
         };
-        probe.version = c.version_with_headers().await.map(|(v, headers)| {
-            probe.clock_lag = server_lag(&headers);
-            v
-        });
+        probe.version = c.version().await;
+        probe.clock_lag = c.server_lag();
         // No answer at all: nothing else can be learnt. (A 401 is an answer: Forgejo checks a
         // token on every route, `/version` included.)
         if probe.version.as_ref().is_err_and(|e| e.status().is_none()) {

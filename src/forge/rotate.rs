@@ -10,6 +10,7 @@
 use std::sync::Mutex;
 
 use super::ForgeThread;
+use super::decode::Filter;
 use super::error::ForgeError;
 use super::lineage::linked;
 use super::models::{Issue, IssueNumber};
@@ -91,7 +92,10 @@ impl ForgeThread {
 
     /// Every comment of issue `n` (opaque bodies), as a store listing.
     pub async fn issue_comments(&self, n: IssueNumber) -> Result<Listing, ForgeError> {
-        let list = self.client.comments(&self.settings.repo, n, None).await?;
+        let all = async { Ok(Filter::all()) };
+        let list = (self.client)
+            .comments_keeping(&self.settings.repo, n, None, all)
+            .await?;
         Ok(Self::into_listing(list))
     }
 
@@ -108,9 +112,9 @@ impl ForgeThread {
         let me = self.login().await?;
         // The note was posted after the successor was created, both by the server's clock: only
         // the comments since then are read, not the whole long thread again.
-        let recent = self
-            .client
-            .comments(repo, old.number, Some(new.created_at))
+        let mine = async { Ok(Filter::only(me.clone())) };
+        let recent = (self.client)
+            .comments_keeping(repo, old.number, Some(new.created_at), mine)
             .await?;
         let noted = recent
             .comments

@@ -10,7 +10,9 @@ use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
 use super::slot::{Blob, Body, Slot};
 use super::{Mirror, View, random_hex};
 use crate::scan::Trust;
-use crate::store::{Cursor, Delta, Effort, Listing, StoreError, Thread, Unreadable};
+use crate::store::{
+    Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
+};
 
 /// A delta holding more comments than this is folded into a new base.
 const COMPACT_AFTER: usize = 500;
@@ -52,7 +54,13 @@ impl Mirror {
                 .map_or(header.cursor.clone(), |d| d.cursor.clone()),
             _ => None,
         };
-        let mut delta = thread.list_delta(cursor.as_ref(), effort).await?;
+        // Skip, as they stream past, what no answer may use: an untrusted author's comment and
+        // a body over the parser's cap (the forge adds the token's own login to `authors`).
+        let keep = StoreKeep {
+            authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
+            max_body: crate::format::HARD_MAX_BODY_BYTES,
+        };
+        let mut delta = thread.list_delta(cursor.as_ref(), effort, &keep).await?;
         let same_place = |delta: &Delta| {
             loaded
                 .base
@@ -60,7 +68,7 @@ impl Mirror {
                 .is_some_and(|(h, ..)| h.location == delta.location)
         };
         if !delta.full && !same_place(&delta) {
-            delta = thread.list_delta(None, effort).await?;
+            delta = thread.list_delta(None, effort, &keep).await?;
         }
         let mut learned = false;
         let trust = if thread.trusts_everyone() {
@@ -89,7 +97,7 @@ impl Mirror {
             .as_ref()
             .is_some_and(|(h, ..)| h.trust == trust_list);
         if !delta.full && !same_trust {
-            delta = thread.list_delta(None, effort).await?;
+            delta = thread.list_delta(None, effort, &keep).await?;
         }
         let login = match (&fingerprint, self.login()) {
             (Some(fp), Some(login)) => Some((fp.clone(), login)),

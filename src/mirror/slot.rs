@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::format::{ParseError, Payload, Record, parse};
 use crate::scan::CommentInfo;
-use crate::store::{Comment, Unreadable};
+use crate::store::{Comment, Skip, Unreadable};
 
 /// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +63,8 @@ pub(super) enum Body {
     S,
     /// The store could not read the comment.
     U(String),
+    /// The store skipped the body as over the parser's cap: its length and the cap, in bytes.
+    L(u64, u64),
 }
 
 /// A record's header: everything but its data or metrics.
@@ -148,7 +150,11 @@ impl Slot {
             c: Stamp(created),
             u: Stamp(u.updated_at.unwrap_or(created)),
             w: u.url.clone(),
-            b: Body::U(u.reason.clone()),
+            b: match u.skipped {
+                Some(Skip::Untrusted) => Body::S,
+                Some(Skip::TooLarge { len, cap }) => Body::L(len as u64, cap as u64),
+                None => Body::U(u.reason.clone()),
+            },
         }
     }
 

@@ -57,6 +57,13 @@ impl View {
                     Err(ParseError::NoMarker) => Parsed::NoMarker,
                     Err(e) => Parsed::Invalid(e, marker_line(body)),
                 },
+                Body::L(len, cap) => Parsed::Invalid(
+                    ParseError::TooLarge {
+                        len: usize::try_from(*len).unwrap_or(usize::MAX),
+                        cap: usize::try_from(*cap).unwrap_or(usize::MAX),
+                    },
+                    None,
+                ),
                 Body::U(reason) => {
                     unreadable.push(Unreadable {
                         id: Some(slot.i),
@@ -65,6 +72,7 @@ impl View {
                         updated_at: Some(slot.u.0),
                         url: slot.w.clone(),
                         reason: reason.clone(),
+                        skipped: None,
                     });
                     continue;
                 }

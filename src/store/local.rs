@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Cursor, Deleted, Delta, Effort, Init, Listing, StoreError, Thread};
+use super::{Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, StoreError, Thread};
 
 mod delete;
 mod delta;
@@ -242,6 +242,7 @@ impl Thread for LocalThread {
         &self,
         cursor: Option<&Cursor>,
         _effort: Effort,
+        _keep: &Keep,
     ) -> Result<Delta, StoreError> {
         let (this, cursor) = (self.clone(), cursor.cloned());
         blocking(move || this.delta_blocking(cursor.as_ref())).await

@@ -6,6 +6,7 @@
 
 mod local;
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -60,6 +61,46 @@ pub struct Unreadable {
     pub url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
+    /// Set when the store skipped the comment on purpose, as [`Keep`] asked, without holding
+    /// its body.
+    pub skipped: Option<Skip>,
+}
+
+/// Which comments a listing keeps whole. A store may skip the others as they stream past,
+/// never holding their bodies, and return them as [`Unreadable`] with [`Unreadable::skipped`]
+/// set; a store that does not skip returns them whole, and readers decide the same either way.
+/// Format-free: it names authors and sizes, nothing about what a body says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keep {
+    /// The authors whose comments are kept, besides the store's own identity
+    /// ([`Thread::whoami`]); `None` keeps every author's.
+    pub authors: Option<BTreeSet<String>>,
+    /// Bodies longer than this many bytes are skipped.
+    pub max_body: usize,
+}
+
+impl Keep {
+    /// Keeps everything.
+    pub fn all() -> Keep {
+        Keep {
+            authors: None,
+            max_body: usize::MAX,
+        }
+    }
+}
+
+/// Why a store skipped a comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Its author is not one [`Keep`] keeps.
+    Untrusted,
+    /// Its body is longer than [`Keep::max_body`].
+    TooLarge {
+        /// The body's length, in bytes.
+        len: usize,
+        /// The cap, in bytes.
+        cap: usize,
+    },
 }
 
 /// What [`Thread::init`] did: where the thread lives, and whether this call created it.
@@ -153,6 +194,18 @@ pub trait Thread: Send + Sync {
         effort: Effort,
     ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
 
+    /// [`Thread::list_with`], where the store may skip the comments `keep` does not keep (see
+    /// [`Keep`]). The default skips nothing.
+    fn list_keeping(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+        keep: &Keep,
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send {
+        let _ = keep;
+        self.list_with(since, effort)
+    }
+
     /// [`Thread::append_with`] with full effort.
     fn append(&self, body: &str) -> impl Future<Output = Result<Comment, StoreError>> + Send {
         self.append_with(body, Effort::Full)
@@ -201,14 +254,15 @@ pub trait Thread: Send + Sync {
     }
 
     /// What changed after `cursor` (everything when it is `None` or no longer applies), and
-    /// where the next such read starts. The default asks [`Thread::list_with`] `since` the
-    /// cursor's time; the local store reads on from a byte offset instead.
+    /// where the next such read starts, skipping what `keep` does not keep. The default asks
+    /// [`Thread::list_keeping`] `since` the cursor's time; the local store reads on from a byte offset instead.
     fn list_delta(
         &self,
         cursor: Option<&Cursor>,
         effort: Effort,
+        keep: &Keep,
     ) -> impl Future<Output = Result<Delta, StoreError>> + Send {
-        list_delta_since(self, cursor, effort)
+        list_delta_since(self, cursor, effort, keep)
     }
 
     /// The thread this one continues, `hops` steps back (1 is the one it links directly), with
@@ -260,12 +314,13 @@ async fn list_delta_since<T: Thread + ?Sized>(
     thread: &T,
     cursor: Option<&Cursor>,
     effort: Effort,
+    keep: &Keep,
 ) -> Result<Delta, StoreError> {
     let since = match cursor {
         Some(Cursor::Since(at)) => Some(*at),
         _ => None,
     };
-    let listing = thread.list_with(since, effort).await?;
+    let listing = thread.list_keeping(since, effort, keep).await?;
     let newest = listing
         .comments
         .iter()

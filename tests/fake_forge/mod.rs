@@ -14,7 +14,7 @@ mod lists;
 pub mod outbox;
 mod routes;
 mod setup;
-mod views;
+pub mod views;
 mod writes;
 
 #[allow(unused_imports)] // not every test binary sets the fake up through these

@@ -369,8 +369,9 @@ fn issue_route(
                 })
                 .collect();
             list.sort_by_key(|c| (c.created, c.id));
-            let items: Vec<Value> = list.iter().map(|c| views::comment(s, c)).collect();
-            ok(200, &Value::Array(items.clone()))
+            // In Forgejo's key order (the poster before the body), as a streaming reader sees it.
+            let items: Vec<String> = list.iter().map(|c| views::comment_text(s, c)).collect();
+            views::ok_text(200, format!("[{}]", items.join(",")))
                 .insert_header("X-Total-Count", items.len().to_string().as_str())
                 .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
         }

@@ -99,6 +99,35 @@ pub fn issue(s: &State, i: &IssueRow, caller: Option<i64>) -> Value {
     })
 }
 
+/// A comment's JSON text with its keys in the order Forgejo writes them (Go struct order: the
+/// `user` before the `body`), which a streaming reader may rely on; `Value` would sort them.
+pub fn comment_text(s: &State, c: &CommentRow) -> String {
+    const ORDER: [&str; 11] = [
+        "id",
+        "html_url",
+        "pull_request_url",
+        "issue_url",
+        "user",
+        "original_author",
+        "original_author_id",
+        "body",
+        "assets",
+        "created_at",
+        "updated_at",
+    ];
+    let view = comment(s, c);
+    let Some(map) = view.as_object() else {
+        return view.to_string();
+    };
+    let known = ORDER.iter().filter_map(|k| map.get_key_value(*k));
+    let extra = map.iter().filter(|(k, _)| !ORDER.contains(&k.as_str()));
+    let fields: Vec<String> = known
+        .chain(extra)
+        .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+        .collect();
+    format!("{{{}}}", fields.join(","))
+}
+
 pub fn comment(s: &State, c: &CommentRow) -> Value {
     let poster = s.user(c.poster).cloned().unwrap_or(UserRow {
         id: -1,
@@ -236,8 +265,13 @@ pub fn empty(status: u16) -> ResponseTemplate {
 }
 
 pub fn ok(status: u16, body: &Value) -> ResponseTemplate {
+    ok_text(status, body.to_string())
+}
+
+/// [`ok`] with a body already written as JSON text.
+pub fn ok_text(status: u16, body: String) -> ResponseTemplate {
     ResponseTemplate::new(status)
-        .set_body_raw(body.to_string(), JSON)
+        .set_body_raw(body, JSON)
         .insert_header(
             "Cache-Control",
             "max-age=0, private, must-revalidate, no-transform",

@@ -1,0 +1,307 @@
+//! Decoding a comment list element by element as its bytes arrive, keeping only what a reader
+//! will use.
+//!
+//! The per-issue comment list is one unpaginated JSON array, so a long thread is one large
+//! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`) and
+//! builds each comment from its fields, so the raw answer is never held: only one element's small
+//! fields at a time, plus the comments kept. A comment whose author [`Filter`] does not keep has
+//! its body skipped unread (the author comes before the body in Forgejo's field order; when a
+//! server sends them the other way round, the body is held until its element ends, up to the
+//! body cap), and a body over the cap is measured and dropped. Both come back as unreadable
+//! comments marked [`Skip`], with their id, author and times. One odd element is one unreadable
+//! comment, exactly as [`CommentList::decode`] decides it. No IO of its own, no format knowledge.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+mod body;
+
+use body::{Body, BodySeed};
+
+use super::models::{Comment, CommentList, UnreadableComment};
+use crate::store::Skip;
+
+/// Which comments to keep, resolved: the trusted logins (the token's own included), the body
+/// cap, and the most body bytes one listing may keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Filter {
+    /// `None` keeps every author.
+    pub authors: Option<BTreeSet<String>>,
+    /// Bodies longer than this are skipped.
+    pub max_body: usize,
+    /// The most body bytes kept in one listing (the client sets its `max_response_bytes`).
+    pub max_kept: usize,
+}
+
+impl Filter {
+    /// Keeps everything.
+    pub fn all() -> Filter {
+        Filter {
+            authors: None,
+            max_body: usize::MAX,
+            max_kept: usize::MAX,
+        }
+    }
+
+    /// Keeps only `me`'s comments, whatever their size.
+    pub fn only(me: String) -> Filter {
+        Filter {
+            authors: Some(BTreeSet::from([me])),
+            max_body: usize::MAX,
+            max_kept: usize::MAX,
+        }
+    }
+
+    /// Keeps what `keep` keeps, with `me` (the token's login) among the authors.
+    pub fn new(keep: &crate::store::Keep, me: Option<String>) -> Filter {
+        Filter {
+            authors: keep.authors.clone().map(|mut a| {
+                a.extend(me);
+                a
+            }),
+            max_body: keep.max_body,
+            max_kept: usize::MAX,
+        }
+    }
+
+    fn keeps(&self, author: &str) -> bool {
+        self.authors.as_ref().is_none_or(|a| a.contains(author))
+    }
+}
+
+/// Why a list could not be decoded.
+#[derive(Debug)]
+pub(crate) enum Failed {
+    /// The bytes are not a JSON array (or the reader failed: the caller knows which).
+    Json(serde_json::Error),
+    /// The kept bodies passed [`Filter::max_kept`].
+    OverCap,
+}
+
+/// Decodes a JSON array of comments from `reader`, keeping what `filter` keeps.
+pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
+    let mut state = State {
+        filter,
+        kept: 0,
+        over: false,
+        out: CommentList::default(),
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let done = ListSeed(&mut state)
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    match done {
+        Ok(()) => Ok(state.out),
+        Err(_) if state.over => Err(Failed::OverCap),
+        Err(e) => Err(Failed::Json(e)),
+    }
+}
+
+struct State<'f> {
+    filter: &'f Filter,
+    kept: usize,
+    over: bool,
+    out: CommentList,
+}
+
+/// The key serde_json uses (with `arbitrary_precision`) to hand a number over as a map.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+struct ListSeed<'s, 'f>(&'s mut State<'f>);
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of comments")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Element(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+/// One element of the array: usually a comment object.
+struct Element<'s, 'f>(&'s mut State<'f>);
+
+impl<'de> DeserializeSeed<'de> for Element<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Element<'_, '_> {
+    /// An element that is not an object: unreadable, said as the list decoder says it.
+    fn odd(self, item: Value) {
+        if let Err(odd) = Comment::classify(&item) {
+            self.0.out.unreadable.push(*odd);
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Element<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a comment")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut fields = Map::new();
+        let mut body = Body::Missing;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == NUMBER_TOKEN {
+                let n: Value = map.next_value()?;
+                let n = n
+                    .as_str()
+                    .and_then(|n| n.parse::<serde_json::Number>().ok())
+                    .map_or(Value::Null, Value::Number);
+                self.odd(n);
+                return Ok(());
+            }
+            if key != "body" {
+                let value: Value = map.next_value()?;
+                fields.insert(key, value);
+                continue;
+            }
+            body = match login(&fields) {
+                Some(author) if !self.0.filter.keeps(author) => {
+                    map.next_value::<IgnoredAny>()?;
+                    Body::Skipped(Skip::Untrusted)
+                }
+                _ => map.next_value_seed(BodySeed(self.0.filter.max_body))?,
+            };
+        }
+        let state = self.0;
+        match state.finish(fields, body) {
+            Ok(()) => Ok(()),
+            Err(()) => {
+                state.over = true;
+                Err(de::Error::custom("the kept comments are over the cap"))
+            }
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.odd(Value::Array(Vec::new()));
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.odd(Value::String(String::new()));
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.odd(Value::Bool(b));
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.odd(Value::from(n));
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.odd(Value::from(n));
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        self.odd(Value::from(n));
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.odd(Value::Null);
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.odd(Value::Null);
+        Ok(())
+    }
+}
+
+/// The poster's login, once the element's `user` field has been read.
+fn login(fields: &Map<String, Value>) -> Option<&str> {
+    fields.get("user")?.get("login")?.as_str()
+}
+
+impl State<'_> {
+    /// Files one comment object. `Err` when keeping it would pass the listing's cap.
+    fn finish(&mut self, mut fields: Map<String, Value>, body: Body) -> Result<(), ()> {
+        let text = match body {
+            Body::Missing => None,
+            Body::Odd(v) => {
+                fields.insert("body".into(), v);
+                None
+            }
+            Body::Kept(text) => {
+                fields.insert("body".into(), Value::String(String::new()));
+                Some(text)
+            }
+            Body::Skipped(skip) => {
+                self.skip(fields, skip);
+                return Ok(());
+            }
+        };
+        let item = Value::Object(fields);
+        let mut comment = match Comment::classify(&item) {
+            Ok(c) => c,
+            Err(odd) => {
+                self.out.unreadable.push(*odd);
+                return Ok(());
+            }
+        };
+        let author = comment.user.as_ref().map_or("", |u| u.login.as_str());
+        if !self.filter.keeps(author) {
+            // The body came before the poster: it was held for this element only.
+            let Value::Object(fields) = item else {
+                return Ok(());
+            };
+            self.skip(fields, Skip::Untrusted);
+            return Ok(());
+        }
+        comment.body = text.unwrap_or_default();
+        self.kept = self.kept.saturating_add(comment.body.len());
+        if self.kept > self.filter.max_kept {
+            return Err(());
+        }
+        self.out.comments.push(comment);
+        Ok(())
+    }
+
+    fn skip(&mut self, fields: Map<String, Value>, skip: Skip) {
+        let mut odd = UnreadableComment::salvage(&Value::Object(fields));
+        odd.reason = match skip {
+            Skip::Untrusted => "posted by an author who is not trusted; skipped unread".into(),
+            Skip::TooLarge { len, cap } => {
+                format!("the body is {len} bytes, over the {cap}-byte cap; skipped")
+            }
+        };
+        odd.skipped = Some(skip);
+        tracing::trace!(comment = ?odd.id, "{}", odd.reason);
+        self.out.unreadable.push(odd);
+    }
+}
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

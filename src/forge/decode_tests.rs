@@ -1,0 +1,159 @@
+//! Unit tests of the streaming comment decoder.
+
+use super::*;
+use serde_json::json;
+
+fn comment(id: u64, login: &str, body: &str) -> Value {
+    json!({
+        "id": id,
+        "html_url": format!("https://f.example/o/r/issues/1#issuecomment-{id}"),
+        "user": {"id": 7, "login": login, "created": null},
+        "body": body,
+        "created_at": "2026-07-14T09:47:31Z",
+        "updated_at": "2026-07-14T09:48:00Z",
+    })
+}
+
+/// `fields` as one JSON object, keys in the given order (as Forgejo writes them).
+fn ordered(fields: &[(&str, Value)]) -> String {
+    let inner: Vec<String> = fields.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
+    format!("{{{}}}", inner.join(","))
+}
+
+/// A comment with the poster before the body (Forgejo's order), or after it.
+fn text(id: u64, login: &str, body: &str, user_first: bool) -> String {
+    let user = ("user", json!({"id": 7, "login": login, "created": null}));
+    let body = ("body", Value::from(body));
+    let mut fields = vec![
+        ("id", Value::from(id)),
+        ("html_url", Value::from(format!("https://f.example/#{id}"))),
+    ];
+    if user_first {
+        fields.extend([user, body]);
+    } else {
+        fields.extend([body, user]);
+    }
+    fields.push(("created_at", Value::from("2026-07-14T09:47:31Z")));
+    fields.push(("updated_at", Value::from("2026-07-14T09:48:00Z")));
+    ordered(&fields)
+}
+
+fn trusting(logins: &[&str], max_body: usize) -> Filter {
+    Filter {
+        authors: Some(logins.iter().map(|l| l.to_string()).collect()),
+        max_body,
+        max_kept: usize::MAX,
+    }
+}
+
+fn decode(text: &str, filter: &Filter) -> Result<CommentList, Failed> {
+    decode_list(text.as_bytes(), filter)
+}
+
+#[test]
+fn keeping_everything_decides_every_element_as_the_whole_list_decoder_does() {
+    let items = vec![
+        comment(1, "ca-bot", "[CHECKPOINT] a"),
+        json!(5),
+        json!(12345678901234567890123_u128.to_string()),
+        json!(null),
+        json!([1, 2]),
+        json!({"id": 3, "html_url": "x", "user": null, "body": "b",
+               "created_at": "2026-07-14T09:47:31Z", "updated_at": "2026-07-14T09:47:31Z"}),
+        json!({"id": 4, "html_url": "x", "user": {"id": 1, "login": "a", "created": null},
+               "body": null, "created_at": "2026-07-14T09:47:31Z",
+               "updated_at": "2026-07-14T09:47:31Z"}),
+        json!({"id": 6, "html_url": "x", "user": {"id": 1, "login": "a", "created": null},
+               "body": {"nested": true}, "created_at": "2026-07-14T09:47:31Z",
+               "updated_at": "2026-07-14T09:47:31Z"}),
+        json!({"id": 8, "html_url": "x", "user": {"id": 1, "login": "a", "created": null},
+               "body": 1.5, "created_at": "2026-07-14T09:47:31Z",
+               "updated_at": "2026-07-14T09:47:31Z"}),
+        json!({"id": "nine", "body": "b"}),
+        comment(10, "mallory", "hello"),
+    ];
+    let text = Value::Array(items.clone()).to_string();
+    let streamed = decode(&text, &Filter::all()).unwrap();
+    assert_eq!(streamed, CommentList::decode(items));
+    assert_eq!(streamed.comments.len(), 2);
+    assert_eq!(streamed.comments[1].body, "hello");
+}
+
+#[test]
+fn an_untrusted_comment_is_skipped_with_its_id_author_and_times() {
+    let big = "x".repeat(4096);
+    let list = format!(
+        "[{},{}]",
+        text(1, "mallory", &big, true),
+        text(2, "ca-bot", "[CHECKPOINT] mine", true)
+    );
+    let mut filter = trusting(&["ca-bot"], 1 << 20);
+    // Skipped bodies do not count against the kept bytes.
+    filter.max_kept = 100;
+    let out = decode(&list, &filter).unwrap();
+    assert_eq!(out.comments.len(), 1);
+    assert_eq!(out.comments[0].body, "[CHECKPOINT] mine");
+    let odd = &out.unreadable[0];
+    assert_eq!(odd.skipped, Some(Skip::Untrusted));
+    assert_eq!(odd.id.map(|i| i.0), Some(1));
+    assert_eq!(odd.login.as_deref(), Some("mallory"));
+    assert!(odd.updated_at > odd.created_at);
+    assert!(odd.reason.contains("not trusted"), "{}", odd.reason);
+}
+
+#[test]
+fn the_poster_after_the_body_is_still_filtered_at_the_end_of_the_element() {
+    let list = format!(
+        "[{},{}]",
+        text(1, "mallory", "theirs", false),
+        text(2, "ca-bot", "mine", false)
+    );
+    let out = decode(&list, &trusting(&["ca-bot"], 1 << 20)).unwrap();
+    assert_eq!(out.comments.len(), 1);
+    assert_eq!(out.comments[0].body, "mine");
+    assert_eq!(out.unreadable[0].skipped, Some(Skip::Untrusted));
+}
+
+#[test]
+fn a_body_over_the_cap_is_measured_and_dropped_in_either_order() {
+    for user_first in [true, false] {
+        let list = format!("[{}]", text(1, "ca-bot", &"é".repeat(40), user_first));
+        let out = decode(&list, &trusting(&["ca-bot"], 64)).unwrap();
+        assert!(out.comments.is_empty());
+        assert_eq!(
+            out.unreadable[0].skipped,
+            Some(Skip::TooLarge { len: 80, cap: 64 })
+        );
+        assert_eq!(out.unreadable[0].login.as_deref(), Some("ca-bot"));
+    }
+}
+
+#[test]
+fn kept_bodies_over_the_listing_cap_fail_the_listing() {
+    let list = format!(
+        "[{},{}]",
+        text(1, "ca-bot", &"a".repeat(60), true),
+        text(2, "ca-bot", &"b".repeat(60), true)
+    );
+    let mut filter = Filter::all();
+    filter.max_kept = 100;
+    assert!(matches!(decode(&list, &filter), Err(Failed::OverCap)));
+    filter.max_kept = 120;
+    assert_eq!(decode(&list, &filter).unwrap().comments.len(), 2);
+}
+
+#[test]
+fn an_answer_that_is_not_a_whole_array_is_an_error() {
+    let whole = format!("[{}]", text(1, "ca-bot", "mine", true));
+    for bad in [
+        &whole[..whole.len() - 1],
+        "{\"message\": \"no\"}",
+        "",
+        "[1] 2",
+    ] {
+        assert!(
+            matches!(decode(bad, &Filter::all()), Err(Failed::Json(_))),
+            "{bad:?}"
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Streaming a list answer into the element-by-element decoder (`forge/decode.rs`).
+//!
+//! [`ForgeClient::open`] sends a request (with the usual retries) and stops at the answer's
+//! headers, so a caller can look at them (the server's clock) before reading on.
+//! [`ForgeClient::decode_comments`] then feeds the body, chunk by chunk as it arrives, to the
+//! decoder on a blocking thread: the raw answer is never held whole. `max_response_bytes` does
+//! not bound these answers' size, only the body bytes kept (`Filter::max_kept`): what a
+//! commenter the reader does not trust posts costs time to skip, never memory, and never fails
+//! the read.
+
+use std::io::{self, BufReader, Read};
+
+use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
+
+use super::{ForgeClient, answer_kind, transport, worth_retrying};
+use crate::forge::decode::{Failed, Filter, decode_list};
+use crate::forge::error::{Call, ForgeError};
+use crate::forge::models::CommentList;
+
+/// A successful answer whose body is still to be read.
+pub(crate) struct Opened {
+    response: reqwest::Response,
+    /// The answer's headers.
+    pub headers: HeaderMap,
+    call: Call,
+}
+
+impl ForgeClient {
+    /// `GET path`, with retries, up to a `200` answer's headers. Any other final status is an
+    /// error, as [`ForgeClient::send`] says it.
+    pub async fn open(&self, path: &str, query: &[(&str, String)]) -> Result<Opened, ForgeError> {
+        let mut retry = self.retry();
+        loop {
+            let result = match self.start(Method::GET, path, query, None).await {
+                Ok((response, call)) if response.status() == StatusCode::OK => {
+                    let headers = response.headers().clone();
+                    return Ok(Opened {
+                        response,
+                        headers,
+                        call,
+                    });
+                }
+                Ok((response, call)) => self.finish(response, call).await,
+                Err(e) => Err(e),
+            };
+            let retried = match worth_retrying(&result) {
+                Some((after, why)) => retry.wait(after, &format!("GET /{path}"), &why).await,
+                None => false,
+            };
+            if !retried {
+                return Err(match result {
+                    Ok(raw) => self.status_error(raw),
+                    Err(e) => e,
+                });
+            }
+        }
+    }
+
+    /// Reads an opened answer as a JSON array of comments, keeping what `filter` keeps, up to
+    /// `max_response_bytes` of kept bodies (the filter's own `max_kept` is replaced). A
+    /// connection that fails mid-answer is a transport error (worth a retry); bytes that are
+    /// not such an array are a decode error.
+    pub async fn decode_comments(
+        &self,
+        opened: Opened,
+        filter: &Filter,
+    ) -> Result<CommentList, ForgeError> {
+        let Opened {
+            response,
+            headers,
+            call,
+        } = opened;
+        let mut filter = filter.clone();
+        filter.max_kept = self.max_response_bytes;
+        let cap = filter.max_kept;
+        let handle = tokio::runtime::Handle::current();
+        let task = tokio::task::spawn_blocking(move || {
+            let mut reader = Chunks {
+                response,
+                handle,
+                chunk: Vec::new(),
+                at: 0,
+                read: 0,
+                failed: None,
+            };
+            let list = decode_list(BufReader::with_capacity(64 * 1024, &mut reader), &filter);
+            (list, reader.failed, reader.read)
+        });
+        let (list, failed, read) = task.await.map_err(|e| ForgeError::Transport {
+            call: call.clone(),
+            detail: format!("reading the answer stopped: {e}"),
+            sent: true,
+        })?;
+        if let Some(e) = failed {
+            return Err(transport(call, e, true));
+        }
+        tracing::debug!(bytes = read, "{call}: read as it arrived");
+        match list {
+            Ok(list) => Ok(list),
+            Err(Failed::OverCap) => Err(ForgeError::TooLarge { call, cap }),
+            Err(Failed::Json(e)) => Err(ForgeError::Decode {
+                call,
+                detail: format!("{}{e}", answer_kind(&headers)),
+            }),
+        }
+    }
+}
+
+/// The body of an answer as a blocking [`Read`], one chunk at a time. Runs on a blocking thread
+/// (`Handle::block_on` waits for each chunk); the first transport failure is kept for the
+/// caller, which words it as a failed request.
+struct Chunks {
+    response: reqwest::Response,
+    handle: tokio::runtime::Handle,
+    chunk: Vec<u8>,
+    at: usize,
+    read: u64,
+    failed: Option<reqwest::Error>,
+}
+
+impl Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.chunk.len() {
+            if self.failed.is_some() {
+                return Err(io::Error::other("the connection failed"));
+            }
+            match self.handle.block_on(self.response.chunk()) {
+                Ok(Some(chunk)) => {
+                    self.chunk.clear();
+                    self.chunk.extend_from_slice(&chunk);
+                    self.at = 0;
+                    self.read += chunk.len() as u64;
+                }
+                Ok(None) => return Ok(0),
+                Err(e) => {
+                    self.failed = Some(e);
+                    return Err(io::Error::other("the connection failed"));
+                }
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
