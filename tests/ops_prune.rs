@@ -189,6 +189,10 @@ async fn forge_prune_deletes_only_the_bots_own_older_records() {
     assert_eq!(ids(&done["deleted"]), ours[..2]);
     let left: Vec<u64> = fake.comments_on(n).iter().map(|c| c.id).collect();
     assert_eq!(left, [theirs, chat, ours[2]], "mallory's comments stay");
+    // The read cache (warmed by the reads above) cannot see deletions through `since`: the prune
+    // drops it, so the next read does not bring the deleted records back.
+    let listed = forge(&fake, d, "list --json");
+    assert_eq!(record_ids(&listed), [ours[2]], "{listed}");
     let deletes = fake
         .requests()
         .await

@@ -46,6 +46,17 @@ impl<T: Thread> Client<T> {
         }
     }
 
+    /// Drops the on-disk read cache, so the next read (by this process or any other) reads the
+    /// whole thread again. Deleting comments needs this: a `since` read cannot see deletions.
+    pub fn forget_read_cache(&self) -> Result<()> {
+        match &self.mirror {
+            Some(mirror) => mirror
+                .discard()
+                .map_err(|e| Error::io("cannot delete the read cache", mirror.path(), e)),
+            None => Ok(()),
+        }
+    }
+
     /// Where the read cache lives, when there is one.
     pub fn read_cache_path(&self) -> Option<&Path> {
         self.mirror.as_ref().map(Mirror::path)

@@ -77,6 +77,19 @@ impl Mirror {
         self.refresh.store(true, Ordering::Relaxed);
     }
 
+    /// Deletes the mirror's files, so the next read by any process reads the whole thread: for
+    /// after deletions, which `since` cannot see. A file already gone is fine.
+    pub(crate) fn discard(&self) -> std::io::Result<()> {
+        self.refresh();
+        for path in [&self.files.base, &self.files.delta] {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The login the last read trusted, when it read one.
     pub(crate) fn login(&self) -> Option<String> {
         self.login.lock().ok().and_then(|l| l.clone())

@@ -161,7 +161,10 @@ pub async fn apply<T: Thread>(
     let ids: Vec<u64> = plan.delete.iter().map(|d| d.comment_id).collect();
     let mut report = PruneReport::default();
     for batch in ids.chunks(BATCH) {
-        match client.thread().delete(batch).await {
+        let deleted = client.thread().delete(batch).await;
+        // Whatever went, the read cache must not keep it (even after a partial failure).
+        client.forget_read_cache()?;
+        match deleted {
             Ok(Deleted { deleted, missing }) => {
                 report.deleted.extend(deleted);
                 report.missing.extend(missing);
