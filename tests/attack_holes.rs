@@ -1,6 +1,7 @@
 //! Holes found by attacking the supervision and operations verbs as a hostile user would, each
 //! pinned by a test that failed before its fix: a `--context-file` that is a FIFO with no writer
-//! (which hung `checkpoint` and `resume` forever), ...
+//! (which hung `checkpoint` and `resume` forever); `history` calling a session "forked from" another
+//! when only a later record was forked into it.
 
 mod common;
 
@@ -76,4 +77,50 @@ fn a_context_file_that_is_a_fifo_or_a_device_is_refused_not_waited_on() {
     let resume = run_guarded(d, "resume --agent w --session s --json");
     let answer: serde_json::Value = serde_json::from_slice(&resume.stdout).unwrap();
     assert_eq!(answer["phase"], "p", "a refused checkpoint wrote nothing");
+}
+
+fn ok_json(dir: &Path, line: &str) -> serde_json::Value {
+    let out = run_guarded(dir, &format!("{line} --json"));
+    assert!(out.status.success(), "{line}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn history_says_forked_only_for_a_session_that_began_as_a_fork() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok_json(d, "checkpoint --agent w --session s --phase p1 --set n=1");
+    ok_json(d, "fork --session s --new-session s2");
+    ok_json(d, "checkpoint --agent w --session s2 --phase p2 --set n=2");
+    let s2 = ok_json(d, "history --session s2");
+    assert_eq!(
+        s2["forked_from"]["session"], "s",
+        "s2 began as a fork of s: {s2}"
+    );
+    // s2's state is forked back into s, which had checkpoints of its own long before.
+    ok_json(d, "fork --session s2 --new-session s");
+    let s = ok_json(d, "history --session s");
+    assert_eq!(
+        s["forked_from"],
+        serde_json::Value::Null,
+        "s was never forked: {s}"
+    );
+    let records = s["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2, "{s}");
+    assert_eq!(
+        records[1]["forked_from"]["session"], "s2",
+        "the record says: {s}"
+    );
+    let human = run_guarded(d, "history --session s");
+    let first = String::from_utf8_lossy(&human.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    assert_eq!(
+        first,
+        "session s",
+        "{}",
+        String::from_utf8_lossy(&human.stdout)
+    );
 }
