@@ -1,7 +1,9 @@
 //! Holes found by attacking the supervision and operations verbs as a hostile user would, each
 //! pinned by a test that failed before its fix: a `--context-file` that is a FIFO with no writer
 //! (which hung `checkpoint` and `resume` forever); `history` calling a session "forked from" another
-//! when only a later record was forked into it.
+//! when only a later record was forked into it; `prune` deleting a record but not its later copy
+//! (a re-post with the same `Id:`), so the stale copy became the newest record and `resume` went
+//! back in time.
 
 mod common;
 
@@ -122,5 +124,43 @@ fn history_says_forked_only_for_a_session_that_began_as_a_fork() {
         "session s",
         "{}",
         String::from_utf8_lossy(&human.stdout)
+    );
+}
+
+#[test]
+fn prune_deletes_a_record_with_its_later_copies_so_resume_never_goes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok_json(d, "checkpoint --agent w --session s --phase p1");
+    ok_json(d, "checkpoint --agent w --session s --phase p2");
+    // The first checkpoint is posted again (a retried post that had in fact landed): same
+    // record, same author, a later comment. Readers skip it as a duplicate.
+    let thread = d.join("st").join(forgestate::store::THREAD_FILE);
+    let text = std::fs::read_to_string(&thread).unwrap();
+    let mut copy: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    copy["id"] = 3.into();
+    std::fs::write(&thread, format!("{text}{copy}\n")).unwrap();
+    ok_json(d, "checkpoint --agent w --session other --phase q");
+    assert_eq!(ok_json(d, "resume --agent w --session s")["phase"], "p2");
+
+    let plan = ok_json(d, "prune --keep 1");
+    let doomed: Vec<u64> = plan["delete"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["comment_id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(doomed, vec![1, 3], "the record and its copy: {plan}");
+    ok_json(d, "prune --keep 1 --yes");
+    let resume = ok_json(d, "resume --agent w --session s");
+    assert_eq!(
+        resume["phase"], "p2",
+        "the newest checkpoint still wins: {resume}"
+    );
+    let list = ok_json(d, "list --invalid");
+    assert_eq!(
+        list["invalid"],
+        serde_json::json!([]),
+        "no copy left: {list}"
     );
 }
