@@ -206,6 +206,8 @@ pub async fn apply<T: Thread>(
         }
         progress(report.deleted.len() + report.missing.len(), ids.len());
     }
+    report.deleted.sort_unstable();
+    report.missing.sort_unstable();
     Ok(report)
 }
 
