@@ -3,15 +3,18 @@
 //! (which hung `checkpoint` and `resume` forever); `history` calling a session "forked from" another
 //! when only a later record was forked into it; `prune` deleting a record but not its later copy
 //! (a re-post with the same `Id:`), so the stale copy became the newest record and `resume` went
-//! back in time.
+//! back in time; a forge url carrying the token in its query (`?access_token=`), echoed by
+//! `doctor` and every message naming the forge.
 
 mod common;
+mod fake_forge;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::cli::{Bin, stderr, words};
+use common::cli::{Bin, stderr, stdout, words};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
 
 /// Runs `line` in `dir` on the local store `dir/st`, killing it if it is still running after a
 /// minute (a hang is the bug under test; a correct run takes well under a second).
@@ -163,4 +166,35 @@ fn prune_deletes_a_record_with_its_later_copies_so_resume_never_goes_back() {
         serde_json::json!([]),
         "no copy left: {list}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_in_the_forge_urls_query_is_refused_and_never_echoed() {
+    let fake = FakeForge::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/?access_token={BOT_TOKEN}", fake.uri());
+    let bin = Bin::new(dir.path())
+        .coords(&url, OWNER, REPO, BOT_TOKEN)
+        .dirs();
+    for line in [
+        "doctor --json",
+        "checkpoint --agent w --session s --phase p --json",
+        "status --json",
+    ] {
+        let out = bin.line(line);
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(!all.contains(BOT_TOKEN), "{line} shows the token: {all}");
+        assert!(all.contains("query"), "{line} says what to fix: {all}");
+        assert_ne!(out.status.code(), Some(0), "{line}: {all}");
+    }
+    let files = common::files_under(dir.path());
+    for f in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains(BOT_TOKEN), "{} holds the token", f.display());
+        assert!(
+            !f.display().to_string().contains(BOT_TOKEN),
+            "{}",
+            f.display()
+        );
+    }
 }
