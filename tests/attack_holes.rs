@@ -4,7 +4,8 @@
 //! when only a later record was forked into it; `prune` deleting a record but not its later copy
 //! (a re-post with the same `Id:`), so the stale copy became the newest record and `resume` went
 //! back in time; a forge url carrying the token in its query (`?access_token=`), echoed by
-//! `doctor` and every message naming the forge.
+//! `doctor` and every message naming the forge; `status --fail-on-stalled` exiting 0 during a
+//! forge outage when this machine had a pending record (the rows held only that record).
 
 mod common;
 mod fake_forge;
@@ -197,4 +198,35 @@ async fn a_token_in_the_forge_urls_query_is_refused_and_never_echoed() {
             f.display()
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_fail_on_stalled_does_not_read_an_outage_as_all_clear() {
+    let fake = FakeForge::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("quick.toml");
+    std::fs::write(
+        &config,
+        "[forge]\nretry_budget_secs = 1\nquick_timeout_ms = 300\nrequest_timeout_secs = 2\n",
+    )
+    .unwrap();
+    let bin = Bin::new(dir.path())
+        .coords(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .dirs()
+        .env("FORGESTATE_CONFIG", config.display().to_string());
+    let posted = bin.line("checkpoint --agent w --session s --phase p --json");
+    assert!(posted.status.success(), "{}", stderr(&posted));
+    fake.state().down = true;
+    let spooled = bin.line("checkpoint --agent w --session t --phase p --json");
+    assert!(spooled.status.success(), "spooled: {}", stderr(&spooled));
+    let out = bin.line("status --fail-on-stalled --json");
+    assert_eq!(out.status.code(), Some(75), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        rows[0]["session"], "t",
+        "the pending record is still shown: {rows}"
+    );
+    fake.state().down = false;
+    let out = bin.line("status --fail-on-stalled --json");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
