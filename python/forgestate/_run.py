@@ -17,7 +17,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import BinaryNotFound, StorageError, error_for
+from .errors import BinaryNotFound, DataError, StorageError, error_for
 
 log = logging.getLogger("forgestate")
 
@@ -84,15 +84,28 @@ def run(
     exit code and error document name. Exit codes in ``ok_codes`` are answers, not errors."""
     cmd = [binary, "--json", *argv]
     try:
+        data = stdin.encode("utf-8") if stdin is not None else None
+    except UnicodeEncodeError as e:
+        raise DataError(
+            f"the input is not valid Unicode text ({e.reason} at character {e.start}); "
+            "pass text that can be written as UTF-8"
+        ) from e
+    try:
         done = subprocess.run(
             cmd,
-            input=stdin.encode("utf-8") if stdin is not None else None,
+            input=data,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=dict(env) if env is not None else None,
             check=False,
         )
+    except ValueError as e:
+        # An argument holding a NUL or a lone surrogate cannot reach the command at all.
+        raise DataError(
+            f"an argument cannot be passed to forgestate ({e}); "
+            "names and values must be text without NUL characters or lone surrogates"
+        ) from e
     except OSError as e:
         raise BinaryNotFound(f"cannot run {binary}: {e}; set FORGESTATE_BIN or reinstall") from e
     stderr = done.stderr.decode("utf-8", "replace").splitlines()

@@ -120,13 +120,30 @@ pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
     }
 }
 
-/// The bytes of a `--context-file`, for its hash: read up to 64 MiB (a context file is a status
-/// document, not a data set; `/dev/zero` is refused instead of read forever).
+/// The bytes of a `--context-file`, for its hash: a regular file of up to 64 MiB (a context file
+/// is a status document, not a data set). It is opened non-blocking and its type checked on the
+/// handle, so a FIFO with no writer, a device such as `/dev/zero` or a directory is refused at
+/// once instead of hanging the command or being read forever.
 pub fn context_file(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
     const CAP: u64 = 64 * 1024 * 1024;
     let shown = path.display();
-    let file = std::fs::File::open(path)
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options
+        .open(path)
         .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?;
+    let is_file = file
+        .metadata()
+        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?
+        .is_file();
+    if !is_file {
+        return Err(InputError::Io(format!(
+            "--context-file {shown} is not a regular file (a FIFO, a device or a directory); \
+             point it at the status document the agent works from (STATUS.md)"
+        )));
+    }
     let mut bytes = Vec::new();
     file.take(CAP + 1)
         .read_to_end(&mut bytes)

@@ -7,7 +7,8 @@ use super::args::{Cli, StatusArgs, check_glob};
 use super::input::duration_secs;
 use super::{Failure, load, open_with, output, table};
 
-/// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled.
+/// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
+/// could not be read (the rows then hold only this machine's pending records).
 pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     check_glob("--agent", a.agent.as_deref())?;
     check_glob("--session", a.session.as_deref())?;
@@ -50,6 +51,16 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     } else {
         let text = table_text(&answer.rows, answer.now, table::stdout_color());
         output::out(text.trim_end());
+    }
+    if a.fail_on_stalled && answer.offline {
+        // The rows are this machine's pending records only: an agent stalled in the thread is
+        // not among them, so "nothing stalled" cannot be vouched for. Alerting must not read
+        // an outage as all clear.
+        output::note(
+            "error: --fail-on-stalled: the forge could not be read, so stalled agents may be \
+             missing from the rows; exit 75 (try again when the forge answers)",
+        );
+        return Ok(75);
     }
     Ok(u8::from(a.fail_on_stalled && answer.any_stalled()))
 }

@@ -2,7 +2,7 @@
 //! them, the resume point each checkpoint maps to, where a forked session came from, and (on
 //! request) the JSON changes between consecutive checkpoints of an agent.
 //!
-//! Pure. A session is *forked* when one of its records names, in `Parent:`, a record of another
+//! Pure. A session is *forked* when its first checkpoint names, in `Parent:`, a record of another
 //! session (what `fork` writes). The `--json` shape is [`History`]; fields are only ever added.
 
 use std::collections::HashMap;
@@ -82,7 +82,9 @@ pub struct History {
     pub session: String,
     /// The agent filter, when one was given.
     pub agent: Option<String>,
-    /// Where the session was forked from: the origin of its first forked record.
+    /// Where the session was forked from: the origin of its first checkpoint, when that
+    /// checkpoint was forked from another session. A session that had checkpoints of its own
+    /// before a record was forked into it was not forked (that record says where it came from).
     pub forked_from: Option<Origin>,
     /// The records, in thread order.
     pub records: Vec<Step>,
@@ -162,7 +164,10 @@ pub fn history(
     History {
         session: session.to_string(),
         agent: agent.map(str::to_string),
-        forked_from: records.iter().find_map(|s| s.forked_from.clone()),
+        forked_from: records
+            .iter()
+            .find(|s| s.kind == Kind::Checkpoint)
+            .and_then(|s| s.forked_from.clone()),
         records,
     }
 }

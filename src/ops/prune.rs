@@ -7,7 +7,9 @@
 //! of the older ones, only those posted by the store's own identity ([`Thread::whoami`]) are
 //! deleted. Checkpoints and health signals are counted apart, so a run of heartbeats never
 //! pushes out the checkpoint an agent resumes from. With `keep >= 1` the newest record of every
-//! group always stays.
+//! group always stays. A record's later copies (re-posts with the same `Id:`, which readers skip)
+//! go with it, newest first, so no copy is left to stand in for it at a newer place in the
+//! thread; when a copy is not ours to delete, the record stays too.
 
 use std::collections::BTreeMap;
 
@@ -16,7 +18,7 @@ use serde::Serialize;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::scan::{Entry, Filter};
+use crate::scan::{CommentInfo, Entry, Filter, Rejection};
 use crate::store::{Deleted, Thread};
 
 /// How many comments one [`Thread::delete`] call is handed, so progress is reported as it goes
@@ -90,6 +92,14 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         kind: None,
         since: None,
     };
+    // Later copies of a record (a re-post with the same `Id:`): deleting the first copy alone
+    // would promote the next one to the record, in its newer place in the thread.
+    let mut copies: BTreeMap<u64, Vec<CommentInfo>> = BTreeMap::new();
+    for r in scan.rejected {
+        if let Rejection::Duplicate { first_comment, .. } = r.code {
+            copies.entry(first_comment).or_default().push(r.comment);
+        }
+    }
     let mut groups: BTreeMap<(String, String, &'static str), Vec<Entry>> = BTreeMap::new();
     for e in scan.entries {
         if e.comment.id.is_some() && filter.matches(&e) {
@@ -113,10 +123,27 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         let older = entries.len().saturating_sub(options.keep);
         out.kept += entries.len() - older;
         for e in entries.into_iter().take(older) {
-            match e.comment.id {
-                Some(id) if e.comment.author == out.author => out.delete.push(doomed(id, e)),
-                _ => out.kept_other_authors += 1,
+            let Some(id) = e.comment.id.filter(|_| e.comment.author == out.author) else {
+                out.kept_other_authors += 1;
+                continue;
+            };
+            let copies = copies.remove(&id).unwrap_or_default();
+            if copies
+                .iter()
+                .any(|c| c.id.is_none() || c.author != out.author)
+            {
+                // A copy we may not delete would take the record's place: keep both.
+                out.kept_other_authors += 1;
+                continue;
             }
+            for c in copies {
+                let mut copy = e.clone();
+                copy.comment = c;
+                if let Some(copy_id) = copy.comment.id {
+                    out.delete.push(doomed(copy_id, copy));
+                }
+            }
+            out.delete.push(doomed(id, e));
         }
     }
     out.delete.sort_by_key(|d| d.comment_id);
@@ -158,7 +185,9 @@ pub async fn apply<T: Thread>(
     plan: &PrunePlan,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<PruneReport> {
-    let ids: Vec<u64> = plan.delete.iter().map(|d| d.comment_id).collect();
+    // Newest first: a later copy of a record goes before its first copy, so an interrupted
+    // prune never leaves a copy standing in for a deleted record.
+    let ids: Vec<u64> = plan.delete.iter().rev().map(|d| d.comment_id).collect();
     let mut report = PruneReport::default();
     for batch in ids.chunks(BATCH) {
         let deleted = client.thread().delete(batch).await;
@@ -180,6 +209,8 @@ pub async fn apply<T: Thread>(
         }
         progress(report.deleted.len() + report.missing.len(), ids.len());
     }
+    report.deleted.sort_unstable();
+    report.missing.sort_unstable();
     Ok(report)
 }
 

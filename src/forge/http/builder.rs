@@ -81,6 +81,16 @@ impl ForgeClientBuilder {
                  (leaving {base}) and give the token in $FORGESTATE_TOKEN or a token file"
             )));
         }
+        if base.query().is_some() || base.fragment().is_some() {
+            // A query such as `?access_token=...` may hold the token: never echo it.
+            base.set_query(None);
+            base.set_fragment(None);
+            return Err(ForgeError::Setup(format!(
+                "the forge url has a query or fragment (`?...` or `#...`), which forgestate \
+                 never sends; remove it (leaving {base}) and give the token in $FORGESTATE_TOKEN \
+                 or a token file"
+            )));
+        }
         let trimmed = base.path().trim_end_matches('/');
         if let Some(root) = trimmed.strip_suffix("/api/v1") {
             let root = format!("{root}/");
