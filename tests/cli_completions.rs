@@ -5,23 +5,9 @@ mod common;
 
 use std::process::Command;
 
-use common::cli::{Bin, parse_ok, stderr, stdout, words};
+use common::cli::{Bin, VERBS, parse_ok, stderr, stdout, words};
 
 /// Verbs every completion script and the man page must know.
-const VERBS: [&str; 11] = [
-    "init",
-    "checkpoint",
-    "health",
-    "latest",
-    "resume",
-    "list",
-    "parse",
-    "flush",
-    "outbox",
-    "completions",
-    "man",
-];
-
 fn ok(line: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let out = Bin::new(dir.path()).line(line);
@@ -94,7 +80,7 @@ fn the_man_page_has_the_usual_sections_and_every_verb() {
     }
     for verb in VERBS {
         assert!(
-            page.contains(&format!("forgestate\\-{verb}(1)")),
+            page.contains(&format!("forgestate\\-{}(1)", verb.replace('-', "\\-"))),
             "the page does not list {verb}"
         );
     }

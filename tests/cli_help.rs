@@ -3,30 +3,7 @@
 
 mod common;
 
-use common::cli::{run_in, stderr, stdout, words};
-
-const VERBS: [&str; 20] = [
-    "init",
-    "checkpoint",
-    "health",
-    "latest",
-    "resume",
-    "list",
-    "parse",
-    "flush",
-    "outbox",
-    "status",
-    "history",
-    "fork",
-    "watch",
-    "prune",
-    "doctor",
-    "render",
-    "resume-map",
-    "mcp",
-    "completions",
-    "man",
-];
+use common::cli::{VERBS, run_in, stderr, stdout, words};
 
 fn help(args: &str) -> String {
     let dir = tempfile::tempdir().unwrap();

@@ -326,7 +326,7 @@ async fn the_binary_says_why_a_comment_list_is_unreadable() {
     let out = forgestate(&fake.uri(), dir.path(), "list -v");
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("expected a sequence"), "{err}");
+    assert!(err.contains("expected an array of comments"), "{err}");
     assert!(err.contains("not a list"), "-v shows the answer: {err}");
 }
 

@@ -189,12 +189,13 @@ impl ForgeThread {
         ))
     }
 
-    /// `keep` resolved: the token's login joins the kept authors (asked once per process, and
-    /// only when authors are filtered at all).
+    /// `keep` resolved: the token's login joins the kept authors (the one `keep` names, else
+    /// asked once per process, and only when authors are filtered at all).
     pub(super) async fn filter(&self, keep: &Keep) -> Result<Filter, ForgeError> {
-        let me = match keep.authors {
-            Some(_) => Some(self.login().await?),
-            None => None,
+        let me = match (&keep.authors, &keep.identity) {
+            (Some(_), Some(known)) => Some(known.clone()),
+            (Some(_), None) => Some(self.login().await?),
+            (None, _) => None,
         };
         Ok(Filter::new(keep, me))
     }

@@ -59,6 +59,7 @@ impl Mirror {
         let keep = StoreKeep {
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
+            identity: cached_login.clone(),
         };
         let mut delta = thread.list_delta(cursor.as_ref(), effort, &keep).await?;
         let same_place = |delta: &Delta| {

@@ -77,6 +77,9 @@ pub struct Keep {
     pub authors: Option<BTreeSet<String>>,
     /// Bodies longer than this many bytes are skipped.
     pub max_body: usize,
+    /// The store's own identity, when the caller already knows it (a login the read cache
+    /// holds for this token): the store then need not ask who it is.
+    pub identity: Option<String>,
 }
 
 impl Keep {
@@ -85,6 +88,7 @@ impl Keep {
         Keep {
             authors: None,
             max_body: usize::MAX,
+            identity: None,
         }
     }
 }

@@ -6,6 +6,32 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+/// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
+#[allow(dead_code)]
+pub const VERBS: [&str; 21] = [
+    "init",
+    "checkpoint",
+    "health",
+    "latest",
+    "resume",
+    "list",
+    "parse",
+    "render",
+    "resume-map",
+    "flush",
+    "outbox",
+    "status",
+    "history",
+    "fork",
+    "watch",
+    "prune",
+    "doctor",
+    "rotate",
+    "mcp",
+    "completions",
+    "man",
+];
+
 /// Splits a command line on spaces (for arguments that contain none).
 pub fn words(line: &str) -> Vec<String> {
     line.split_whitespace().map(str::to_string).collect()

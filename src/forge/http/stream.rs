@@ -83,11 +83,12 @@ impl ForgeClient {
                 at: 0,
                 read: 0,
                 failed: None,
+                head: Vec::new(),
             };
             let list = decode_list(BufReader::with_capacity(64 * 1024, &mut reader), &filter);
-            (list, reader.failed, reader.read)
+            (list, reader.failed, reader.read, reader.head)
         });
-        let (list, failed, read) = task.await.map_err(|e| ForgeError::Transport {
+        let (list, failed, read, head) = task.await.map_err(|e| ForgeError::Transport {
             call: call.clone(),
             detail: format!("reading the answer stopped: {e}"),
             sent: true,
@@ -99,10 +100,18 @@ impl ForgeClient {
         match list {
             Ok(list) => Ok(list),
             Err(Failed::OverCap) => Err(ForgeError::TooLarge { call, cap }),
-            Err(Failed::Json(e)) => Err(ForgeError::Decode {
-                call,
-                detail: format!("{}{e}", answer_kind(&headers)),
-            }),
+            Err(Failed::Json(e)) => {
+                // The beginning of what came instead (shown with -v), to tell a proxy or a
+                // login page from the forge.
+                tracing::debug!(
+                    "{call}: the answer began: {}",
+                    String::from_utf8_lossy(&head)
+                );
+                Err(ForgeError::Decode {
+                    call,
+                    detail: format!("{}{e}", answer_kind(&headers)),
+                })
+            }
         }
     }
 }
@@ -117,7 +126,12 @@ struct Chunks {
     at: usize,
     read: u64,
     failed: Option<reqwest::Error>,
+    /// The first [`HEAD_BYTES`] of the answer, for the message when it is not a comment list.
+    head: Vec<u8>,
 }
+
+/// How much of an answer's beginning [`Chunks`] keeps for a message.
+const HEAD_BYTES: usize = 512;
 
 impl Read for Chunks {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -127,6 +141,8 @@ impl Read for Chunks {
             }
             match self.handle.block_on(self.response.chunk()) {
                 Ok(Some(chunk)) => {
+                    let room = HEAD_BYTES.saturating_sub(self.head.len());
+                    self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
                     self.chunk.clear();
                     self.chunk.extend_from_slice(&chunk);
                     self.at = 0;
