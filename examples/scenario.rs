@@ -19,7 +19,9 @@
 //!
 //! Plus `curl` of the whole thread (the bare download a cold read is compared with).
 //! Requests are counted from the fake's request log; wall time is spawn to exit; peak RSS is the
-//! child's `ru_maxrss` from `wait4(2)` (what the kernel recorded for that process alone).
+//! child's own `VmHWM` (`/proc/PID/status`), sampled every millisecond until it exits (`wait4`'s
+//! `ru_maxrss` would carry this process's peak across fork and exec). Rotation is off
+//! (`rotate_after = 0`), so reads see the whole thread of N comments.
 
 #[path = "../tests/fake_forge/mod.rs"]
 #[allow(unused_imports)]
@@ -221,6 +223,7 @@ async fn measure(fake: &FakeForge, program: &Path, args: &[&str], dir: &Path) ->
         .env("FORGESTATE_TOKEN", BOT_TOKEN)
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("XDG_STATE_HOME", dir.join("state"))
+        .env("FORGESTATE_CONFIG", bench_config(dir))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -241,14 +244,42 @@ async fn measure(fake: &FakeForge, program: &Path, args: &[&str], dir: &Path) ->
     }
 }
 
-/// Waits for `pid` with `wait4(2)`: whether it exited 0, and its peak resident set in KiB.
+/// A configuration file with rotation off: the benchmark measures reads of a thread of N
+/// comments, which automatic rotation (default past 2,000) would otherwise cut short.
+fn bench_config(dir: &Path) -> PathBuf {
+    let path = dir.join("bench.toml");
+    if !path.exists() {
+        let _ = std::fs::write(&path, "[forge]\nrotate_after = 0\n");
+    }
+    path
+}
+
+/// Waits for `pid`: whether it exited 0, and its peak resident set in KiB. The peak is the
+/// child's own `VmHWM` from `/proc/PID/status`, sampled every millisecond until it exits:
+/// `wait4(2)`'s `ru_maxrss` would carry this (large) process's own peak across fork and exec.
 fn reap(pid: u32) -> (bool, i64) {
+    let status_file = format!("/proc/{pid}/status");
+    let mut peak = 0;
     let mut status = 0;
-    // SAFETY: `rusage` is plain data that wait4 fills in; the pid is our own child's.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let got = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-    let ok = got == pid as i32 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (ok, usage.ru_maxrss)
+    loop {
+        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
+        }) {
+            peak = peak.max(kib);
+        }
+        // SAFETY: waitpid on our own child's pid, with a valid status pointer.
+        let got = unsafe { libc::waitpid(pid as i32, &mut status, libc::WNOHANG) };
+        if got == pid as i32 {
+            let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+            return (ok, peak);
+        }
+        if got < 0 {
+            return (false, peak);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn row(what: &str, r: &Run) {

@@ -225,12 +225,14 @@ Examples:
     Man(ManArgs),
     /// Replace a long session issue with a new one carrying each active session's newest
     /// records, then close it (safe to run again after an interruption)
-    #[command(after_help = "Examples:
-  forgestate rotate
-  forgestate rotate --json
+    #[command(
+        after_help = "Also automatic: a checkpoint or health record rotates the issue once it \
+holds more than [forge] rotate_after comments (default 2000; 0 turns it off).
 
-Also automatic: a checkpoint or health record rotates the issue once it holds more than
-[forge] rotate_after comments (default 2000; 0 turns it off).")]
+Examples:
+  forgestate rotate
+  forgestate rotate --json"
+    )]
     Rotate,
 }
 
