@@ -200,14 +200,20 @@ impl ForgeClient {
         Ok((response, call))
     }
 
+    /// Keeps the server's clock from an answer's `Date` (every answer, streamed or read whole):
+    /// [`ForgeClient::server_now`] is what record ages are measured on.
+    fn note_clock(&self, headers: &reqwest::header::HeaderMap) {
+        if let Some(lag) = super::clock::server_lag(headers) {
+            let ms = lag.num_milliseconds().max(i64::MIN + 1);
+            self.lag_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Reads a whole answer, up to `max_response_bytes`.
     async fn finish(&self, mut response: reqwest::Response, call: Call) -> Result<Raw, ForgeError> {
         let status = response.status();
         let headers = response.headers().clone();
-        if let Some(lag) = super::clock::server_lag(&headers) {
-            let ms = lag.num_milliseconds().max(i64::MIN + 1);
-            self.lag_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.note_clock(&headers);
         let mut bytes = Vec::new();
         while let Some(chunk) = response
             .chunk()

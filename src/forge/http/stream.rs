@@ -35,6 +35,7 @@ impl ForgeClient {
             let result = match self.start(Method::GET, path, query, None).await {
                 Ok((response, call)) if response.status() == StatusCode::OK => {
                     let headers = response.headers().clone();
+                    self.note_clock(&headers);
                     return Ok(Opened {
                         response,
                         headers,
