@@ -83,14 +83,7 @@ pub(super) struct Data {
 impl Data {
     /// The JSON value at `(offset, len)`.
     pub fn read(&self, offset: u64, len: u64) -> Result<Value, String> {
-        let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| "a reader panicked".to_string())?;
-        file.seek(SeekFrom::Start(self.start + offset))
-            .and_then(|_| file.read_exact(&mut buf))
-            .map_err(|e| format!("cannot read its data: {e}"))?;
+        let buf = self.bytes(offset, len)?;
         serde_json::from_slice(&buf).map_err(|e| format!("its data does not read: {e}"))
     }
 
