@@ -21,7 +21,7 @@ use std::time::Duration;
 use forgestate::backend::AnyThread;
 use forgestate::config::Config;
 use forgestate::format::Record;
-use forgestate::ops::{StatusPolicy, StatusRow, Thresholds, Verdict};
+use forgestate::report::{StatusPolicy, StatusRow, Thresholds, Verdict};
 use forgestate::scan::Filter;
 use forgestate::{Client, Outcome};
 use serde_json::json;

@@ -7,12 +7,12 @@
 //! - [`backend`]: [`backend::AnyThread`], the run-time choice between them.
 //! - [`scan`]: from a thread's comments to trusted, deduped records. Pure.
 //! - [`resume`]: phase to resume point, and the typed implementation state.
-//! - [`ops`]: the supervisor's verbs, pure: `status` verdicts, `history` with JSON diffs, `fork`.
+//! - [`report`]: the supervisor's reports, pure: `status` verdicts, `history` with JSON diffs, `fork`.
 //! - [`durable`]: [`Durable`], the durability layer: outbox, drain, dead letters, flush.
 //! - [`client`]: the verbs over any store, and the front door: [`Client::local`],
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
-//! - [`ops`]: the operator verbs: watch, prune, doctor.
+//! - [`doctor`]: the setup checks; the drivers `watch` and `prune` are in [`client`].
 //! - [`error`]: the crate-wide error and its categories.
 //! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
 //!
@@ -40,14 +40,15 @@ pub mod backend;
 pub mod client;
 pub mod config;
 pub mod defaults;
+pub mod doctor;
 pub mod durable;
 pub mod error;
 pub mod forge;
 pub mod format;
 mod fsutil;
 pub mod mirror;
-pub mod ops;
 pub mod progress;
+pub mod report;
 pub mod resume;
 pub mod scan;
 pub mod store;

@@ -1,7 +1,7 @@
 //! `forgestate doctor`: check the setup, one line per check; exit 1 when a check fails.
 
 use forgestate::config::Config;
-use forgestate::ops::doctor::{Report, Status, config_failed, run};
+use forgestate::doctor::{Report, Status, config_failed, run};
 
 use super::args::Cli;
 use super::{Failure, output, table};

@@ -2,8 +2,8 @@
 //! checkpoint with `--diff`) or as JSON.
 
 use forgestate::format::format_time;
-use forgestate::ops::diff::{Change, Op};
-use forgestate::ops::{History, Origin, Step};
+use forgestate::report::diff::{Change, Op};
+use forgestate::report::{History, Origin, Step};
 
 use super::args::{Cli, HistoryArgs, check_glob};
 use super::{Failure, open, output, table};
@@ -84,7 +84,7 @@ fn row(s: &Step) -> Vec<String> {
         format_time(&s.posted_at),
         s.since_previous_secs.map_or_else(
             || "-".into(),
-            |d| format!("+{}", forgestate::ops::status::span(d)),
+            |d| format!("+{}", forgestate::report::status::span(d)),
         ),
         s.agent.clone(),
         s.kind.name().to_string(),

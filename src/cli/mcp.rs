@@ -1,7 +1,7 @@
 //! `forgestate mcp`: load the configuration once, open the store once, and serve it as MCP tools
 //! on stdin/stdout until the client closes stdin.
 
-use forgestate::ops::StatusPolicy;
+use forgestate::report::StatusPolicy;
 
 use super::args::Cli;
 use super::{EX_IOERR, Failure};

@@ -4,8 +4,8 @@ use chrono::SecondsFormat;
 use clap::Args;
 use serde::Serialize;
 
+use forgestate::client::prune::{PruneOptions, PrunePlan, PruneReport, apply, plan};
 use forgestate::defaults::PRUNE_KEEP;
-use forgestate::ops::prune::{PruneOptions, PrunePlan, PruneReport, apply, plan};
 
 use super::args::{Cli, check_glob};
 use super::{Failure, output};

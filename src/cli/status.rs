@@ -1,6 +1,6 @@
 //! `forgestate status`: flags into a filter and a policy, then the verdicts as a table or JSON.
 
-use forgestate::ops::{StatusRow, Thresholds, Verdict};
+use forgestate::report::{StatusRow, Thresholds, Verdict};
 use forgestate::scan::Filter;
 
 use super::args::{Cli, StatusArgs, check_glob};

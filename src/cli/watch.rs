@@ -5,9 +5,9 @@ use std::time::Duration;
 use clap::Args;
 
 use chrono::SecondsFormat;
+use forgestate::client::watch::{Event, WatchOptions, run};
 use forgestate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use forgestate::format::Payload;
-use forgestate::ops::watch::{Event, WatchOptions, run};
 
 use super::args::{Cli, FilterArgs};
 use super::{EX_USAGE, Failure, output};

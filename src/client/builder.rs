@@ -141,7 +141,7 @@ impl Client<AnyThread> {
     /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
     /// use forgestate::config::Config;
     /// use forgestate::format::{Kind, Record};
-    /// use forgestate::ops::{StatusPolicy, Verdict};
+    /// use forgestate::report::{StatusPolicy, Verdict};
     /// use forgestate::scan::Filter;
     /// use forgestate::Client;
     /// use serde_json::json;

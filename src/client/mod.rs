@@ -9,9 +9,11 @@
 mod builder;
 mod cached;
 mod linked;
-mod ops;
+pub mod prune;
 mod reads;
+mod report;
 mod rotate;
+pub mod watch;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -19,7 +21,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use builder::ForgeBuilder;
-pub use ops::{SessionHistory, Status};
+pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};

@@ -33,7 +33,7 @@ pub(super) fn validate(file: &ConfigFile) -> std::result::Result<(), String> {
         forge.validate()?;
     }
     ResumeMap::new(&file.resume).map(drop)?;
-    crate::ops::StatusPolicy::new(&file.status).map(drop)
+    crate::report::StatusPolicy::new(&file.status).map(drop)
 }
 
 /// A `forgestate.toml` found in the working directory comes with whatever checkout an agent is

@@ -16,7 +16,7 @@ use crate::backend::AnyThread;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
-use crate::ops::{StatusConfig, StatusPolicy};
+use crate::report::{StatusConfig, StatusPolicy};
 use crate::resume::{ResumeConfig, ResumeMap};
 use crate::store::LocalThread;
 

@@ -13,7 +13,7 @@ use rmcp::service::ServerInitializeError;
 
 use forgestate::Client;
 use forgestate::backend::AnyThread;
-use forgestate::ops::StatusPolicy;
+use forgestate::report::StatusPolicy;
 
 /// Serves the tools over stdin/stdout until the client closes stdin. `client` is the opened store,
 /// or the exit code and message of why it could not be opened, which every tool call then

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use forgestate::client::Status;
 use forgestate::format::Record;
-use forgestate::ops::Verdict;
+use forgestate::report::Verdict;
 use forgestate::resume::Resume;
 use forgestate::scan::{Entry, Scan};
 use forgestate::{Error, Outcome};

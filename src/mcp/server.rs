@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use forgestate::backend::AnyThread;
 use forgestate::format::Record;
-use forgestate::ops::{StatusPolicy, Thresholds};
+use forgestate::report::{StatusPolicy, Thresholds};
 use forgestate::resume::glob_matches;
 use forgestate::scan::{Filter, Scan};
 use forgestate::{Client, Error};

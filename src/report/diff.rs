@@ -38,7 +38,7 @@ pub struct Change {
 /// The changes that turn `old` into `new`, in key order (objects) and index order (arrays).
 ///
 /// ```
-/// use forgestate::ops::diff::{Op, diff};
+/// use forgestate::report::diff::{Op, diff};
 /// use serde_json::json;
 ///
 /// let changes = diff(&json!({"done": [1], "pr": null}), &json!({"done": [1, 2], "branch": "b"}));

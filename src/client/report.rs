@@ -1,12 +1,12 @@
 //! The supervisor's verbs on the client: read the thread once, then answer with the pure
-//! functions of [`crate::ops`].
+//! functions of [`crate::report`].
 
 use serde::Serialize;
 
 use super::{Client, Outcome};
 use crate::error::Result;
 use crate::format::Record;
-use crate::ops::{History, StatusPolicy, StatusRow, fork_record, history, status};
+use crate::report::{History, StatusPolicy, StatusRow, fork_record, history, status};
 use crate::scan::Filter;
 use crate::store::Thread;
 
@@ -16,7 +16,7 @@ pub struct Status {
     /// One row per (agent, session), stalled first.
     pub rows: Vec<StatusRow>,
     /// The store's clock when the thread was read: ages are measured on it.
-    #[serde(serialize_with = "crate::ops::status::ser_time")]
+    #[serde(serialize_with = "crate::report::status::ser_time")]
     pub now: chrono::DateTime<chrono::Utc>,
     /// The store could not be read; only this machine's pending records were judged.
     pub offline: bool,
@@ -29,7 +29,7 @@ impl Status {
     pub fn any_stalled(&self) -> bool {
         self.rows
             .iter()
-            .any(|r| r.verdict == crate::ops::Verdict::Stalled)
+            .any(|r| r.verdict == crate::report::Verdict::Stalled)
     }
 }
 

@@ -1,0 +1,17 @@
+//! The supervisor's reports, pure like [`crate::scan`] and [`crate::resume`]: `status`
+//! verdicts, `history` (with JSON diffs) and the record that starts a `fork`.
+//!
+//! Each takes the records [`crate::Client`] read and answers with a `Serialize` value whose JSON
+//! is the verb's documented `--json` shape. No IO: the client methods
+//! ([`crate::Client::status`], [`crate::Client::history`], [`crate::Client::fork`]) read the
+//! thread and call these. The drivers (`watch`, `prune`) live in [`crate::client`], and `doctor`
+//! in [`crate::doctor`].
+
+pub mod diff;
+pub mod fork;
+pub mod history;
+pub mod status;
+
+pub use fork::fork_record;
+pub use history::{History, Origin, Step, history};
+pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};
