@@ -48,7 +48,7 @@ impl<T: Thread> Client<T> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-    /// use forgestate::{Client, format::Record, ops::{StatusPolicy, Verdict}, scan::Filter};
+    /// use forgestate::{Client, format::Record, report::{StatusPolicy, Verdict}, scan::Filter};
     /// use serde_json::json;
     ///
     /// let dir = tempfile::tempdir()?;
