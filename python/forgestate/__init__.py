@@ -4,14 +4,28 @@ Forgejo/Gitea issue, or in a local store.
 Two ways in, both running the bundled ``forgestate`` binary (the single implementation):
 
 - :class:`Client`, a typed API: ``Client.from_env().checkpoint(...)``, ``.health()``,
-  ``.resume()``, ``.latest()``, ``.list()``; failures raise :class:`ConfigError`,
+  ``.resume()``, ``.latest()``, ``.list()``, ``.status()``, ``.history()``, ``.fork()``; failures raise :class:`ConfigError`,
   :class:`DataError`, :class:`Offline` (all :class:`ForgestateError`).
 - :mod:`forgestate.session_state`, a drop-in for the CleverAgents ``session_state`` functions.
 """
 
 from __future__ import annotations
 
-from .client import Client, Comment, Record, Rendered, Resume, ResumeMap, Saved
+from .answers import (
+    Change,
+    Comment,
+    History,
+    Origin,
+    Record,
+    Rendered,
+    Resume,
+    ResumeMap,
+    Saved,
+    Status,
+    StatusRow,
+    Step,
+)
+from .client import Client
 from .errors import (
     BinaryNotFound,
     ConfigError,
@@ -40,6 +54,12 @@ __all__ = [
     "Resume",
     "ResumeMap",
     "Saved",
+    "Status",
+    "StatusRow",
+    "History",
+    "Step",
+    "Origin",
+    "Change",
     "ForgestateError",
     "ConfigError",
     "DataError",

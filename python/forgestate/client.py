@@ -11,158 +11,34 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _run
-from .errors import DataError
+from .answers import (
+    Comment,
+    History,
+    Record,
+    Rendered,
+    Resume,
+    ResumeMap,
+    Saved,
+    Status,
+)
+from .errors import DataError, ForgestateError, reworded
 
-__all__ = ["Client", "Record", "Comment", "Resume", "Saved", "Rendered", "ResumeMap"]
+__all__ = [
+    "Client",
+    "Record",
+    "Comment",
+    "Resume",
+    "Saved",
+    "Rendered",
+    "ResumeMap",
+    "Status",
+    "History",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-@dataclass(frozen=True)
-class Comment:
-    """Where a record sits in its thread."""
-
-    #: The comment id (thread order); ``None`` while the record waits in the outbox.
-    id: Optional[int]
-    author: str
-    created_at: Optional[str]
-    updated_at: Optional[str]
-    url: Optional[str]
-    edited: bool = False
-    #: The record waits in this machine's outbox, not posted yet.
-    pending: bool = False
-
-    @classmethod
-    def _from(cls, doc: Optional[Mapping[str, Any]]) -> Optional["Comment"]:
-        if not isinstance(doc, Mapping):
-            return None
-        return cls(
-            id=doc.get("id"),
-            author=doc.get("author") or "",
-            created_at=doc.get("created_at"),
-            updated_at=doc.get("updated_at"),
-            url=doc.get("url"),
-            edited=bool(doc.get("edited")),
-            pending=bool(doc.get("pending")),
-        )
-
-
-@dataclass(frozen=True)
-class Record:
-    """A ``[CHECKPOINT]`` or ``[HEALTH]`` record, as the CLI's ``--json`` prints it."""
-
-    kind: str
-    version: str
-    id: Optional[str]
-    agent: str
-    session: str
-    #: UTC RFC 3339 with microseconds, as on the ``Time:`` line.
-    time: str
-    phase: Optional[str] = None
-    data: Dict[str, Any] = field(default_factory=dict)
-    status: Optional[str] = None
-    metrics: Dict[str, Any] = field(default_factory=dict)
-    next_check: Optional[str] = None
-    seq: Optional[int] = None
-    parent: Optional[str] = None
-    #: How many secret values were replaced by ``[REDACTED]``, when any were.
-    redacted: Optional[int] = None
-    comment: Optional[Comment] = None
-    #: The whole JSON document, including fields newer than this class.
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def _from(cls, doc: Mapping[str, Any]) -> "Record":
-        return cls(
-            kind=doc.get("kind", "checkpoint"),
-            version=doc.get("version", ""),
-            id=doc.get("id"),
-            agent=doc.get("agent", ""),
-            session=doc.get("session", ""),
-            time=doc.get("time", ""),
-            phase=doc.get("phase"),
-            data=doc.get("data", {}) if doc.get("kind") != "health" else {},
-            status=doc.get("status"),
-            metrics=doc.get("metrics") or {},
-            next_check=doc.get("next_check"),
-            seq=doc.get("seq"),
-            parent=doc.get("parent"),
-            redacted=doc.get("redacted"),
-            comment=Comment._from(doc.get("comment")),
-            raw=dict(doc),
-        )
-
-
-@dataclass(frozen=True)
-class Resume:
-    """Where an agent should pick a session up."""
-
-    #: The resume map's answer for the last phase (the default on a fresh start).
-    resume_point: str
-    #: The last checkpoint's phase, or ``fresh_start``.
-    phase: str
-    #: The last checkpoint's whole data object (``{}`` on a fresh start).
-    data: Dict[str, Any]
-    #: The checkpoint the answer comes from; ``None`` on a fresh start.
-    checkpoint: Optional[Record]
-    #: The forge could not be read: this answer comes from this machine's outbox.
-    offline: bool = False
-    #: The checkpoint waits in this machine's outbox, not posted yet.
-    pending: bool = False
-    #: The phase matched no key of the resume map, so ``resume_point`` is the default.
-    unmapped: bool = False
-    warnings: List[str] = field(default_factory=list, compare=False)
-
-    @property
-    def fresh_start(self) -> bool:
-        """No checkpoint was found."""
-        return self.checkpoint is None
-
-
-@dataclass(frozen=True)
-class Saved:
-    """What became of a record given to :meth:`Client.checkpoint` or :meth:`Client.health`."""
-
-    record: Record
-    #: The record id (UUIDv7).
-    id: Optional[str]
-    #: The comment id it was posted as; ``None`` when it was spooled.
-    comment_id: Optional[int]
-    url: Optional[str]
-    #: Where it was posted (``local store DIR`` or the issue URL); ``None`` when spooled.
-    store: Optional[str] = None
-    #: The outbox file holding it, when the forge could not take it now (it is posted by a
-    #: later command or ``forgestate flush``; nothing is lost).
-    spooled: Optional[str] = None
-    #: Why it was spooled.
-    cause: Optional[str] = None
-    warnings: List[str] = field(default_factory=list, compare=False)
-
-    @property
-    def posted(self) -> bool:
-        """Whether the record is in the thread now (not waiting in the outbox)."""
-        return self.spooled is None
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A comment body and the record it holds (after redaction)."""
-
-    body: str
-    record: Record
-
-
-@dataclass(frozen=True)
-class ResumeMap:
-    """An agent's phase table (keys may be globs) and the resume point of any other phase."""
-
-    agent: str
-    default: str
-    phases: Dict[str, str]
 
 
 class Client:
@@ -262,17 +138,46 @@ class Client:
 
     def _run(self, verb: List[str], stdin: Optional[str] = None) -> _run.Answer:
         binary = self.binary or _run.find_binary()
-        return _run.run(binary, [*verb, *self._argv()], stdin=stdin, env=self._env())
+        try:
+            return _run.run(binary, [*verb, *self._argv()], stdin=stdin, env=self._env())
+        except ForgestateError as e:
+            # The binary's messages name its flags; a Python caller knows parameters.
+            raise reworded(e) from None
+
+    def pure(self) -> "Client":
+        """This client for the verbs that need no store (``render``, ``parse``): every forge
+        setting is dropped, so a half-configured forge (``FORGESTATE_URL`` without an owner)
+        cannot fail them. The templates, redaction keys and resume map of the config file
+        still apply; the forge token is not known to the redactor then."""
+        other = Client.__new__(Client)
+        other.__dict__.update(self.__dict__)
+        other.url = other.owner = other.repo = other.token_file = None
+        other._token = None
+        # `--store` overrides any configured forge. `render` and `parse` never open the store;
+        # a directory inside the null device can never be created, should that change.
+        other.store = os.path.join(os.devnull, "forgestate-needs-no-store")
+        return other
 
     # -- verbs ---------------------------------------------------------------------------
 
     def checkpoint(
-        self, agent: str, session: str, phase: str, data: Optional[Mapping[str, Any]] = None
+        self,
+        agent: str,
+        session: str,
+        phase: str,
+        data: Optional[Mapping[str, Any]] = None,
+        *,
+        next: Optional[str] = None,
+        blockers: Optional[Sequence[str]] = None,
+        context_file: Optional[PathLike] = None,
     ) -> Saved:
         """Posts a ``[CHECKPOINT]``: the phase ``agent`` reached in ``session``, with the state
-        it needs to resume. A record the forge cannot take now is spooled to the outbox (see
-        :attr:`Saved.spooled`), unless the client is ``strict``."""
+        it needs to resume. The handoff: ``next`` the next step in one line, ``blockers`` what
+        stands in the way (one line each), ``context_file`` a file whose hash is recorded so
+        :meth:`resume` can tell whether it changed. A record the forge cannot take now is
+        spooled to the outbox (see :attr:`Saved.spooled`), unless the client is ``strict``."""
         verb = ["checkpoint", "--agent", agent, "--session", session, "--phase", phase]
+        verb += _handoff(next, blockers, context_file)
         return self._save(verb, "--data", data)
 
     def health(
@@ -295,36 +200,73 @@ class Client:
         if self.strict:
             verb.append("--strict")
         answer = self._run([*verb, flag, "-"], stdin=payload)
-        doc = answer.doc or {}
-        return Saved(
-            record=Record._from(doc.get("record") or {}),
-            id=doc.get("id"),
-            comment_id=doc.get("comment_id"),
-            url=doc.get("url"),
-            store=doc.get("store"),
-            spooled=doc.get("spooled"),
-            cause=doc.get("cause"),
-            warnings=answer.warnings,
-        )
+        return Saved._from(_object(answer.doc), answer.warnings)
 
-    def resume(self, agent: str, session: str) -> Resume:
+    def resume(
+        self, agent: str, session: str, *, context_file: Optional[PathLike] = None
+    ) -> Resume:
         """Where ``agent`` should resume ``session``: the resume point, the last phase and its
-        data. Never a fresh start for a forge it could not read: that raises
+        data, with the handoff (``next``, ``blockers``). With ``context_file``,
+        :attr:`Resume.context_drift` says whether that file changed since the checkpoint.
+        Never a fresh start for a forge it could not read: that raises
         :class:`~forgestate.Offline` when this machine knows nothing either."""
-        answer = self._run(["resume", "--agent", agent, "--session", session])
-        doc = answer.doc or {}
-        checkpoint = doc.get("checkpoint")
-        record = Record._from(checkpoint) if isinstance(checkpoint, Mapping) else None
-        return Resume(
-            resume_point=doc.get("resume_point", ""),
-            phase=doc.get("phase", ""),
-            data=doc.get("data") or {},
-            checkpoint=record,
-            offline=bool(doc.get("offline")),
-            pending=bool(record and record.comment and record.comment.pending),
-            unmapped=bool(doc.get("unmapped")),
-            warnings=answer.warnings,
-        )
+        verb = ["resume", "--agent", agent, "--session", session]
+        if context_file is not None:
+            verb += ["--context-file", os.fspath(context_file)]
+        answer = self._run(verb)
+        return Resume._from(_object(answer.doc), answer.warnings)
+
+    def status(
+        self,
+        agent: Optional[str] = None,
+        session: Optional[str] = None,
+        *,
+        warn_after: Optional[str] = None,
+        stalled_after: Optional[str] = None,
+    ) -> Status:
+        """Who is alive: one row per (agent, session) matching the globs, with a verdict
+        (``alive``, ``warning``, ``stalled``, ``paused``, ``completed``), stalled first.
+        ``warn_after``/``stalled_after`` (``90s``, ``10m``, ``2h``) override the configured
+        thresholds for every agent."""
+        verb = ["status", *_filters(agent, session, None)]
+        for flag, value in (("--warn-after", warn_after), ("--stalled-after", stalled_after)):
+            if value is not None:
+                verb += [flag, value]
+        answer = self._run(verb)
+        return Status._from(answer.doc, answer.warnings)
+
+    def history(self, session: str, agent: Optional[str] = None, *, diff: bool = False) -> History:
+        """Every record of ``session`` in thread order, with the time between them and each
+        checkpoint's resume point; ``agent`` a glob; ``diff`` adds the JSON changes between
+        each agent's consecutive checkpoints (:attr:`Step.changes`)."""
+        verb = ["history", "--session", session]
+        if agent is not None:
+            verb += ["--agent", agent]
+        if diff:
+            verb.append("--diff")
+        answer = self._run(verb)
+        return History._from(answer.doc, answer.warnings)
+
+    def fork(
+        self,
+        session: str,
+        new_session: str,
+        *,
+        at: Optional[str] = None,
+        agent: Optional[str] = None,
+    ) -> Saved:
+        """Starts ``new_session`` from the state of a checkpoint of ``session`` (its newest,
+        or the record whose id is ``at``; ``agent`` when several agents checkpoint it). The new
+        checkpoint names its origin as ``Parent:``."""
+        verb = ["fork", "--session", session, "--new-session", new_session]
+        if at is not None:
+            verb += ["--at", at]
+        if agent is not None:
+            verb += ["--agent", agent]
+        if self.strict:
+            verb.append("--strict")
+        answer = self._run(verb)
+        return Saved._from(_object(answer.doc), answer.warnings)
 
     def latest(
         self,
@@ -369,8 +311,8 @@ class Client:
         """The comment body ``checkpoint``/``health`` would post for ``record`` (a mapping with
         ``agent``, ``session``, ``phase`` and ``data``, or a health record's fields; ``id`` and
         ``time`` are kept when given), redacted, with the configured templates."""
-        doc = self._run(["render", "-"], stdin=_dumps(dict(record), "record")).doc or {}
-        return Rendered(body=doc.get("body", ""), record=Record._from(doc.get("record") or {}))
+        doc = _object(self._run(["render", "-"], stdin=_dumps(dict(record), "record")).doc)
+        return Rendered(body=doc.get("body", ""), record=Record._from(_object(doc.get("record"))))
 
     def parse(self, body: str) -> Record:
         """The record a comment body holds; :class:`~forgestate.DataError` (with ``reason``)
@@ -388,6 +330,25 @@ class Client:
             default=doc.get("default", ""),
             phases=dict(doc.get("phases") or {}),
         )
+
+
+def _handoff(
+    next: Optional[str], blockers: Optional[Sequence[str]], context_file: Optional[PathLike]
+) -> List[str]:
+    if isinstance(blockers, str):
+        raise DataError("blockers must be a list of strings, not one string; wrap it as [text]")
+    argv: List[str] = []
+    if next is not None:
+        argv += ["--next", next]
+    for blocker in blockers or ():
+        argv += ["--blocker", blocker]
+    if context_file is not None:
+        argv += ["--context-file", os.fspath(context_file)]
+    return argv
+
+
+def _object(doc: Any) -> Mapping[str, Any]:
+    return doc if isinstance(doc, Mapping) else {}
 
 
 def _filters(agent: Optional[str], session: Optional[str], kind: Optional[str]) -> List[str]:

@@ -7,6 +7,7 @@ prints, which says what went wrong and what to do.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "ConfigError",
     "BinaryNotFound",
     "error_for",
+    "reworded",
 ]
 
 
@@ -107,3 +109,53 @@ def error_for(code: int, message: str, reason: Optional[str] = None) -> Forgesta
     """The exception for an exit code (an unknown code is a :class:`StorageError`)."""
     cls = _BY_CODE.get(code, StorageError)
     return cls(message, code=code, reason=reason)
+
+
+#: The command's flags as :class:`~forgestate.Client` names them (keyword arguments).
+PARAMETERS = {
+    "agent": "agent",
+    "session": "session",
+    "phase": "phase",
+    "data": "data",
+    "metrics": "metrics",
+    "status": "status",
+    "next-check": "next_check",
+    "next": "next",
+    "blocker": "blockers",
+    "context-file": "context_file",
+    "kind": "kind",
+    "since": "since",
+    "limit": "limit",
+    "warn-after": "warn_after",
+    "stalled-after": "stalled_after",
+    "new-session": "new_session",
+    "at": "at",
+    "diff": "diff",
+    "strict": "strict",
+    "store": "store",
+    "url": "url",
+    "owner": "owner",
+    "repo": "repo",
+    "token-file": "token_file",
+    "config": "config",
+    "allow-insecure-http": "allow_insecure_http",
+}
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?![\w-])")
+
+
+def pythonic(message: str) -> str:
+    """``message`` with each flag the :class:`~forgestate.Client` has a parameter for named as
+    that parameter (``--data must be a JSON object`` → ``data must be a JSON object``); other
+    flags (of verbs run by hand) stay."""
+    return _FLAG.sub(lambda m: PARAMETERS.get(m.group(1), m.group(0)), message)
+
+
+def reworded(error: ForgestateError) -> ForgestateError:
+    """The same error, its message in Python's terms (see :func:`pythonic`)."""
+    message = pythonic(error.message)
+    if message == error.message:
+        return error
+    again = type(error)(message, code=error.code, category=error.category, reason=error.reason)
+    again.__cause__ = error.__cause__
+    return again

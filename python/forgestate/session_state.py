@@ -64,6 +64,11 @@ def _for(owner: Optional[str], repo: Optional[str]) -> Client:
     return base.with_repo(owner, repo) if owner and repo else base
 
 
+def _pure() -> Client:
+    # The seed's pure functions need no forge: a half-configured one must not fail them.
+    return _for(None, None).pure()
+
+
 def __getattr__(name: str) -> Any:
     # PHASE_RESUME_MAP is read on first use, so importing the module runs nothing.
     if name == "PHASE_RESUME_MAP":
@@ -88,8 +93,9 @@ def create_checkpoint(
 ) -> Dict[str, Any]:
     """A checkpoint dict: ``version``, ``timestamp``, ``agent``, ``session``, ``phase``,
     ``data``. The names are checked as forgestate checks them (a refused one raises
-    :class:`~forgestate.DataError`) and the timestamp is forgestate's."""
-    rendered = _for(None, None).render(
+    :class:`~forgestate.DataError`) and the timestamp is forgestate's. Pure, as in the seed:
+    no forge settings are read (see :meth:`Client.pure`)."""
+    rendered = _pure().render(
         {"agent": agent_name, "session": session_id, "phase": phase, "data": dict(data)}
     )
     return {
@@ -104,7 +110,7 @@ def create_checkpoint(
 
 def format_checkpoint_comment(checkpoint: Mapping[str, Any]) -> str:
     """The comment body for a checkpoint dict, as forgestate writes it (version 2.0, with an
-    ``Id:`` line, secrets redacted). The seed's parser reads it."""
+    ``Id:`` line, secrets redacted). The seed's parser reads it. Needs no forge settings."""
     record: Dict[str, Any] = {
         "agent": checkpoint["agent"],
         "session": checkpoint["session"],
@@ -115,7 +121,7 @@ def format_checkpoint_comment(checkpoint: Mapping[str, Any]) -> str:
         record["time"] = checkpoint["timestamp"]
     if checkpoint.get("id"):
         record["id"] = checkpoint["id"]
-    return _for(None, None).render(record).body
+    return _pure().render(record).body
 
 
 def save_checkpoint(owner: str, repo: str, session_issue: Any, checkpoint: Mapping[str, Any]) -> None:
@@ -166,7 +172,7 @@ def parse_checkpoint_comment(comment_body: str) -> Optional[Dict[str, Any]]:
     """The checkpoint dict in a comment body (``data``, ``version``, ``phase``, ``session``,
     ``timestamp``, ``agent``), or ``None`` when the body is not a checkpoint."""
     try:
-        record = _for(None, None).parse(comment_body)
+        record = _pure().parse(comment_body)
     except DataError:
         return None
     if record.kind != "checkpoint":

@@ -1,0 +1,437 @@
+"""The typed answers of :class:`~forgestate.Client`'s verbs: one dataclass per ``--json`` shape.
+
+Every field is named as the CLI's ``--json`` answer names it, so a field the binary adds shows
+up in ``raw`` (or fails ``python/tests/test_schema.py``) instead of vanishing. Building these
+from a JSON document is reshaping only: no format, store or policy logic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional
+
+__all__ = [
+    "Comment",
+    "Record",
+    "Resume",
+    "Saved",
+    "Rendered",
+    "ResumeMap",
+    "StatusRow",
+    "Status",
+    "Change",
+    "Origin",
+    "Step",
+    "History",
+]
+
+
+def _strings(value: Any) -> List[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _warnings(doc: Mapping[str, Any], stderr: List[str]) -> List[str]:
+    """The answer's own ``warnings`` and the binary's warning lines, each once."""
+    seen: Dict[str, None] = {}
+    for line in [*_strings(doc.get("warnings")), *stderr]:
+        seen.setdefault(line, None)
+    return list(seen)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class Comment:
+    """Where a record sits in its thread."""
+
+    #: The comment id (thread order); ``None`` while the record waits in the outbox.
+    id: Optional[int]
+    author: str
+    created_at: Optional[str]
+    updated_at: Optional[str]
+    url: Optional[str]
+    edited: bool = False
+    #: The record waits in this machine's outbox, not posted yet.
+    pending: bool = False
+
+    @classmethod
+    def _from(cls, doc: Any) -> Optional["Comment"]:
+        if not isinstance(doc, Mapping):
+            return None
+        return cls(
+            id=doc.get("id"),
+            author=doc.get("author") or "",
+            created_at=doc.get("created_at"),
+            updated_at=doc.get("updated_at"),
+            url=doc.get("url"),
+            edited=bool(doc.get("edited")),
+            pending=bool(doc.get("pending")),
+        )
+
+
+@dataclass(frozen=True)
+class Record:
+    """A ``[CHECKPOINT]`` or ``[HEALTH]`` record, as the CLI's ``--json`` prints it."""
+
+    kind: str
+    version: str
+    id: Optional[str]
+    agent: str
+    session: str
+    #: UTC RFC 3339 with microseconds, as on the ``Time:`` line.
+    time: str
+    phase: Optional[str] = None
+    data: Dict[str, Any] = field(default_factory=dict)
+    status: Optional[str] = None
+    metrics: Dict[str, Any] = field(default_factory=dict)
+    next_check: Optional[str] = None
+    seq: Optional[int] = None
+    parent: Optional[str] = None
+    #: Handoff (``Next:``): the next step, in words, for whoever picks the work up.
+    next: Optional[str] = None
+    #: Handoff (``Blocker:`` lines): what stands in the way.
+    blockers: List[str] = field(default_factory=list)
+    #: ``Context-Hash:`` of the context file the agent worked from (``sha256:...``).
+    context_hash: Optional[str] = None
+    #: The session issue a rotation carried this record forward from (``Carried-From: #N``).
+    carried_from: Optional[int] = None
+    #: How many secret values were replaced by ``[REDACTED]``, when any were.
+    redacted: Optional[int] = None
+    comment: Optional[Comment] = None
+    #: The whole JSON document, including fields newer than this class.
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any]) -> "Record":
+        return cls(
+            kind=doc.get("kind", "checkpoint"),
+            version=doc.get("version", ""),
+            id=doc.get("id"),
+            agent=doc.get("agent", ""),
+            session=doc.get("session", ""),
+            time=doc.get("time", ""),
+            phase=doc.get("phase"),
+            data=doc.get("data", {}) if doc.get("kind") != "health" else {},
+            status=doc.get("status"),
+            metrics=doc.get("metrics") or {},
+            next_check=doc.get("next_check"),
+            seq=doc.get("seq"),
+            parent=doc.get("parent"),
+            next=doc.get("next"),
+            blockers=_strings(doc.get("blockers")),
+            context_hash=doc.get("context_hash"),
+            carried_from=doc.get("carried_from"),
+            redacted=doc.get("redacted"),
+            comment=Comment._from(doc.get("comment")),
+            raw=dict(doc),
+        )
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where an agent should pick a session up."""
+
+    #: The resume map's answer for the last phase (the default on a fresh start).
+    resume_point: str
+    #: The last checkpoint's phase, or ``fresh_start``.
+    phase: str
+    #: The last checkpoint's whole data object (``{}`` on a fresh start).
+    data: Dict[str, Any]
+    #: The checkpoint the answer comes from; ``None`` on a fresh start.
+    checkpoint: Optional[Record]
+    #: The forge could not be read: this answer comes from this machine's outbox.
+    offline: bool = False
+    #: The checkpoint waits in this machine's outbox, not posted yet.
+    pending: bool = False
+    #: The phase matched no key of the resume map, so ``resume_point`` is the default.
+    unmapped: bool = False
+    #: Handoff: the checkpoint's next step, in words (``None`` when it named none).
+    next: Optional[str] = None
+    #: Handoff: the checkpoint's blockers.
+    blockers: List[str] = field(default_factory=list)
+    #: Only when ``resume(context_file=...)`` was given: whether that file changed since the
+    #: checkpoint (``True`` too when the checkpoint recorded no hash, since nobody can say).
+    context_drift: Optional[bool] = None
+    warnings: List[str] = field(default_factory=list, compare=False)
+
+    @property
+    def fresh_start(self) -> bool:
+        """No checkpoint was found."""
+        return self.checkpoint is None
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any], warnings: List[str]) -> "Resume":
+        checkpoint = doc.get("checkpoint")
+        record = Record._from(checkpoint) if isinstance(checkpoint, Mapping) else None
+        drift = doc.get("context_drift")
+        return cls(
+            resume_point=doc.get("resume_point", ""),
+            phase=doc.get("phase", ""),
+            data=doc.get("data") or {},
+            checkpoint=record,
+            offline=bool(doc.get("offline")),
+            pending=bool(record and record.comment and record.comment.pending),
+            unmapped=bool(doc.get("unmapped")),
+            next=doc.get("next"),
+            blockers=_strings(doc.get("blockers")),
+            context_drift=bool(drift) if drift is not None else None,
+            warnings=_warnings(doc, warnings),
+        )
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What became of a record given to :meth:`Client.checkpoint`, :meth:`Client.health` or
+    :meth:`Client.fork`."""
+
+    record: Record
+    #: The record id (UUIDv7).
+    id: Optional[str]
+    #: The comment id it was posted as; ``None`` when it was spooled.
+    comment_id: Optional[int]
+    url: Optional[str]
+    #: Where it was posted (``local store DIR`` or the issue URL); ``None`` when spooled.
+    store: Optional[str] = None
+    #: The outbox file holding it, when the forge could not take it now (it is posted by a
+    #: later command or ``forgestate flush``; nothing is lost).
+    spooled: Optional[str] = None
+    #: Why it was spooled.
+    cause: Optional[str] = None
+    warnings: List[str] = field(default_factory=list, compare=False)
+
+    @property
+    def posted(self) -> bool:
+        """Whether the record is in the thread now (not waiting in the outbox)."""
+        return self.spooled is None
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any], warnings: List[str]) -> "Saved":
+        return cls(
+            record=Record._from(_mapping(doc.get("record"))),
+            id=doc.get("id"),
+            comment_id=doc.get("comment_id"),
+            url=doc.get("url"),
+            store=doc.get("store"),
+            spooled=doc.get("spooled"),
+            cause=doc.get("cause"),
+            warnings=_warnings(doc, warnings),
+        )
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A comment body and the record it holds (after redaction)."""
+
+    body: str
+    record: Record
+
+
+@dataclass(frozen=True)
+class ResumeMap:
+    """An agent's phase table (keys may be globs) and the resume point of any other phase."""
+
+    agent: str
+    default: str
+    phases: Dict[str, str]
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    """One (agent, session) of :meth:`Client.status`, with its verdict."""
+
+    agent: str
+    session: str
+    #: ``alive``, ``warning``, ``stalled``, ``paused`` or ``completed``.
+    verdict: str
+    #: Why, in words (``last record 12m ago``).
+    reason: str
+    #: Seconds since the last record, on the store's clock.
+    age_secs: int
+    #: When the last record was posted (the store's comment time).
+    last_seen: str
+    #: ``checkpoint`` or ``health``.
+    last_kind: str
+    #: How many records the pair has.
+    records: int
+    phase: Optional[str] = None
+    resume_point: Optional[str] = None
+    #: The last health record's status.
+    health: Optional[str] = None
+    metrics: Optional[Dict[str, Any]] = None
+    next: Optional[str] = None
+    blockers: List[str] = field(default_factory=list)
+    warn_after_secs: int = 0
+    stalled_after_secs: int = 0
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any]) -> "StatusRow":
+        return cls(
+            agent=doc.get("agent", ""),
+            session=doc.get("session", ""),
+            verdict=doc.get("verdict", ""),
+            reason=doc.get("reason", ""),
+            age_secs=int(doc.get("age_secs") or 0),
+            last_seen=doc.get("last_seen", ""),
+            last_kind=doc.get("last_kind", ""),
+            records=int(doc.get("records") or 0),
+            phase=doc.get("phase"),
+            resume_point=doc.get("resume_point"),
+            health=doc.get("health"),
+            metrics=doc.get("metrics"),
+            next=doc.get("next"),
+            blockers=_strings(doc.get("blockers")),
+            warn_after_secs=int(doc.get("warn_after_secs") or 0),
+            stalled_after_secs=int(doc.get("stalled_after_secs") or 0),
+        )
+
+
+@dataclass(frozen=True)
+class Status:
+    """Who is alive: :meth:`Client.status`'s answer."""
+
+    #: One row per (agent, session), stalled first.
+    rows: List[StatusRow]
+    #: The store's clock when the thread was read (ages are measured on it); ``None`` from a
+    #: binary that answered ``status --json`` with the bare list of rows.
+    now: Optional[str] = None
+    #: The store could not be read: only this machine's pending records were judged.
+    offline: bool = False
+    warnings: List[str] = field(default_factory=list, compare=False)
+
+    @property
+    def stalled(self) -> List[StatusRow]:
+        """The rows whose verdict is ``stalled``."""
+        return [r for r in self.rows if r.verdict == "stalled"]
+
+    @classmethod
+    def _from(cls, doc: Any, warnings: List[str]) -> "Status":
+        # Before the verb table, `status --json` printed the bare array of rows.
+        if isinstance(doc, list):
+            return cls(rows=[StatusRow._from(_mapping(r)) for r in doc], warnings=warnings)
+        doc = _mapping(doc)
+        return cls(
+            rows=[StatusRow._from(_mapping(r)) for r in doc.get("rows") or []],
+            now=doc.get("now"),
+            offline=bool(doc.get("offline")),
+            warnings=_warnings(doc, warnings),
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One JSON change between consecutive checkpoints (``history(diff=True)``)."""
+
+    #: ``added``, ``removed`` or ``changed``.
+    op: str
+    #: A JSON Pointer into the data (``/completed_subtasks/2``).
+    path: str
+    old: Any = None
+    new: Any = None
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any]) -> "Change":
+        return cls(op=doc.get("op", ""), path=doc.get("path", ""), old=doc.get("old"),
+                   new=doc.get("new"))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The checkpoint a forked session started from (its ``Parent:``)."""
+
+    session: str
+    agent: str
+    record_id: str
+    phase: Optional[str] = None
+    comment_id: Optional[int] = None
+
+    @classmethod
+    def _from(cls, doc: Any) -> Optional["Origin"]:
+        if not isinstance(doc, Mapping):
+            return None
+        return cls(
+            session=doc.get("session", ""),
+            agent=doc.get("agent", ""),
+            record_id=doc.get("record_id", ""),
+            phase=doc.get("phase"),
+            comment_id=doc.get("comment_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One record of :meth:`Client.history`, numbered in thread order."""
+
+    n: int
+    kind: str
+    agent: str
+    #: The record's ``Time:`` line.
+    time: str
+    #: When the store received it.
+    posted_at: str
+    seq: Optional[int] = None
+    record_id: Optional[str] = None
+    comment_id: Optional[int] = None
+    #: Seconds since the previous record of the session (``None`` for the first).
+    since_previous_secs: Optional[int] = None
+    phase: Optional[str] = None
+    resume_point: Optional[str] = None
+    #: A health record's status.
+    status: Optional[str] = None
+    parent: Optional[str] = None
+    #: Set on the first checkpoint of a forked session.
+    forked_from: Optional[Origin] = None
+    next: Optional[str] = None
+    blockers: List[str] = field(default_factory=list)
+    #: The changes since the agent's previous checkpoint (``history(diff=True)`` only).
+    changes: Optional[List[Change]] = None
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any]) -> "Step":
+        changes = doc.get("changes")
+        return cls(
+            n=int(doc.get("n") or 0),
+            kind=doc.get("kind", ""),
+            agent=doc.get("agent", ""),
+            time=doc.get("time", ""),
+            posted_at=doc.get("posted_at", ""),
+            seq=doc.get("seq"),
+            record_id=doc.get("record_id"),
+            comment_id=doc.get("comment_id"),
+            since_previous_secs=doc.get("since_previous_secs"),
+            phase=doc.get("phase"),
+            resume_point=doc.get("resume_point"),
+            status=doc.get("status"),
+            parent=doc.get("parent"),
+            forked_from=Origin._from(doc.get("forked_from")),
+            next=doc.get("next"),
+            blockers=_strings(doc.get("blockers")),
+            changes=[Change._from(_mapping(c)) for c in changes]
+            if isinstance(changes, list)
+            else None,
+        )
+
+
+@dataclass(frozen=True)
+class History:
+    """Every record of one session, step by step: :meth:`Client.history`'s answer."""
+
+    session: str
+    records: List[Step]
+    #: The agent glob asked for, if any.
+    agent: Optional[str] = None
+    #: The checkpoint this session was forked from, when it was.
+    forked_from: Optional[Origin] = None
+    warnings: List[str] = field(default_factory=list, compare=False)
+
+    @classmethod
+    def _from(cls, doc: Any, warnings: List[str]) -> "History":
+        doc = _mapping(doc)
+        return cls(
+            session=doc.get("session", ""),
+            records=[Step._from(_mapping(s)) for s in doc.get("records") or []],
+            agent=doc.get("agent"),
+            forked_from=Origin._from(doc.get("forked_from")),
+            warnings=_warnings(doc, warnings),
+        )
