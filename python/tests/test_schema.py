@@ -1,0 +1,299 @@
+"""The Python face against the verb table: every field of a verb's answer has a dataclass
+field, and every verb marked for the ``python`` face has a :class:`~forgestate.Client` method.
+
+The table comes from ``forgestate schema`` (one JSON Schema per verb's request and answer).
+A binary built before the verb table has no ``schema`` verb; these tests then skip, saying so.
+The answers the binary prints today are checked field by field without the table too
+(``test_every_field_the_binary_answers_has_a_python_counterpart``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import typing
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
+
+import pytest
+
+from forgestate import Client, _run
+from forgestate.answers import (
+    Comment,
+    History,
+    Origin,
+    Record,
+    Rendered,
+    Resume,
+    ResumeMap,
+    Saved,
+    Status,
+    StatusRow,
+    Step,
+    Change,
+)
+
+W = "implementation-worker"
+
+#: Which dataclass holds each python-facing verb's answer. A tuple names the answer's property
+#: whose items the dataclass describes (``list`` answers ``{"records": [...]}`` and
+#: ``Client.list`` returns the records).
+ANSWERS: Dict[str, Any] = {
+    "checkpoint": Saved,
+    "health": Saved,
+    "fork": Saved,
+    "resume": Resume,
+    "latest": Record,
+    "parse": Record,
+    "list": ("records", Record),
+    "render": Rendered,
+    "resume-map": ResumeMap,
+    "status": Status,
+    "history": History,
+}
+
+#: Verbs whose answer Python hands back as a plain ``dict`` (nothing to compare field by field).
+PLAIN: Set[str] = {"init", "flush"}
+
+
+def schema_or_skip() -> Dict[str, Any]:
+    binary = _run.find_binary()
+    done = subprocess.run([binary, "schema"], capture_output=True, text=True, check=False)
+    if done.returncode == 64 and "schema" in done.stderr and "unrecognized" in done.stderr:
+        pytest.skip(
+            "this forgestate binary has no `schema` verb yet (it comes with the verb table, "
+            "branch `verbs`); remove this skip once it is merged"
+        )
+    assert done.returncode == 0, f"forgestate schema failed: {done.stderr}"
+    table = json.loads(done.stdout)
+    assert isinstance(table.get("verbs"), list) and table["verbs"], table
+    return table
+
+
+# -- walking a JSON Schema ------------------------------------------------------------------
+
+
+def _resolve(schema: Any, root: Mapping[str, Any]) -> Any:
+    seen = 0
+    while isinstance(schema, Mapping) and "$ref" in schema and seen < 32:
+        ref = schema["$ref"]
+        assert isinstance(ref, str) and ref.startswith("#/"), f"unsupported $ref {ref!r}"
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        schema = node
+        seen += 1
+    return schema
+
+
+def _branches(schema: Any, root: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """The schema and every `allOf`/`anyOf`/`oneOf` branch of it, resolved."""
+    schema = _resolve(schema, root)
+    if not isinstance(schema, Mapping):
+        return
+    yield schema
+    for key in ("allOf", "anyOf", "oneOf"):
+        for sub in schema.get(key) or []:
+            yield from _branches(sub, root)
+
+
+def properties(schema: Any, root: Mapping[str, Any]) -> Dict[str, Any]:
+    """Every property an object of this schema may have (union over its branches)."""
+    found: Dict[str, Any] = {}
+    for branch in _branches(schema, root):
+        for name, sub in (branch.get("properties") or {}).items():
+            found.setdefault(name, sub)
+    return found
+
+
+def items(schema: Any, root: Mapping[str, Any]) -> Any:
+    for branch in _branches(schema, root):
+        if "items" in branch:
+            return branch["items"]
+    return None
+
+
+# -- the dataclass side ---------------------------------------------------------------------
+
+
+def _dataclass_in(hint: Any) -> Tuple[Optional[type], bool]:
+    """The dataclass a field's type holds, and whether it is a list of them."""
+    if dataclasses.is_dataclass(hint):
+        return hint, False
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (list, List):
+        inner, _ = _dataclass_in(args[0]) if args else (None, False)
+        return inner, True
+    if origin is typing.Union:
+        for arg in args:
+            inner, many = _dataclass_in(arg)
+            if inner is not None:
+                return inner, many
+    return None, False
+
+
+def missing_fields(schema: Any, cls: type, root: Mapping[str, Any], where: str) -> List[str]:
+    """`where.field` for each answer property `cls` has no field for, nested dataclasses
+    included."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    missing: List[str] = []
+    for name, sub in properties(schema, root).items():
+        if name not in fields:
+            missing.append(f"{where}.{name} (no field on {cls.__name__})")
+            continue
+        inner, many = _dataclass_in(hints[name])
+        if inner is None:
+            continue
+        target = items(sub, root) if many else sub
+        if target is not None:
+            missing += missing_fields(target, inner, root, f"{where}.{name}")
+    return missing
+
+
+def check_answer(verb: str, answer: Any, root: Mapping[str, Any]) -> List[str]:
+    spec = ANSWERS[verb]
+    if isinstance(spec, tuple):
+        key, cls = spec
+        props = properties(answer, root)
+        extra = [f"{verb}.{k} (Client.{verb} returns only {key})" for k in props if k != key]
+        assert key in props, f"{verb}'s answer has no {key!r}: {sorted(props)}"
+        return extra + missing_fields(items(props[key], root), cls, root, f"{verb}.{key}[]")
+    return missing_fields(answer, spec, root, verb)
+
+
+# -- the tests ------------------------------------------------------------------------------
+
+
+def python_verbs(table: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    return [v for v in table["verbs"] if "python" in (v.get("faces") or [])]
+
+
+def test_every_answer_field_of_the_verb_table_has_a_dataclass_field(local_store):
+    table = schema_or_skip()
+    verbs = python_verbs(table)
+    assert verbs, "the verb table marks no verb for the python face"
+    missing: List[str] = []
+    for verb in verbs:
+        name = verb["name"]
+        if name in PLAIN:
+            continue
+        assert name in ANSWERS, f"no dataclass is named for {name!r}'s answer; add it to ANSWERS"
+        answer = verb.get("answer")
+        assert isinstance(answer, Mapping), f"{name} has no answer schema"
+        # Sub-schemas ($defs) may sit in the answer schema or beside it at the table's root.
+        root = {**table, **answer}
+        missing += check_answer(name, answer, root)
+    assert not missing, "answer fields with no Python counterpart:\n" + "\n".join(missing)
+
+
+def test_the_schema_walk_finds_a_missing_field_through_refs_branches_and_lists():
+    # The shapes schemars writes: $defs and $ref, a flattened tagged enum as oneOf, Option as
+    # anyOf with null, Vec as an array of a $ref.
+    table = {
+        "$defs": {
+            "Entry": {
+                "type": "object",
+                "properties": {"agent": {"type": "string"}, "comment": {"$ref": "#/$defs/C"}},
+                "oneOf": [
+                    {"properties": {"kind": {"const": "checkpoint"}, "phase": {}}},
+                    {"properties": {"kind": {"const": "health"}, "mood": {}}},
+                ],
+            },
+            "C": {"type": "object", "properties": {"id": {}, "colour": {}}},
+            "Row": {"type": "object", "properties": {"agent": {}, "verdict": {}, "sparkle": {}}},
+        }
+    }
+    latest = {"anyOf": [{"$ref": "#/$defs/Entry"}, {"type": "null"}]}
+    assert sorted(check_answer("latest", latest, table)) == [
+        "latest.comment.colour (no field on Comment)",
+        "latest.mood (no field on Record)",
+    ]
+    status = {"properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
+                             "now": {}, "offline": {}, "warnings": {}}}
+    assert check_answer("status", status, table) == [
+        "status.rows.sparkle (no field on StatusRow)"
+    ]
+    listing = {"properties": {"records": {"items": {"$ref": "#/$defs/Entry"}}, "total": {}}}
+    assert "list.total (Client.list returns only records)" in check_answer("list", listing, table)
+
+
+def test_every_python_facing_verb_has_a_client_method(local_store):
+    table = schema_or_skip()
+    lacking = [
+        v["name"]
+        for v in python_verbs(table)
+        if not callable(getattr(Client, v["name"].replace("-", "_"), None))
+    ]
+    assert not lacking, f"verbs for the python face with no Client method: {lacking}"
+
+
+# The same comparison without the table: the JSON documents the binary prints today.
+
+
+def keys_without_field(doc: Any, cls: type, where: str) -> List[str]:
+    if not isinstance(doc, Mapping):
+        return []
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    missing: List[str] = []
+    for key, value in doc.items():
+        if key not in fields:
+            missing.append(f"{where}.{key} (no field on {cls.__name__})")
+            continue
+        inner, many = _dataclass_in(hints[key])
+        if inner is None:
+            continue
+        for i, element in enumerate(value if many and isinstance(value, list) else [value]):
+            missing += keys_without_field(element, inner, f"{where}.{key}")
+    return missing
+
+
+def raw(client: Client, argv: List[str], stdin: Optional[str] = None) -> Any:
+    return _run.run(_run.find_binary(), [*argv, *client._argv()], stdin=stdin).doc
+
+
+def test_every_field_the_binary_answers_has_a_python_counterpart(tmp_path):
+    c = Client.local(tmp_path / "store")
+    context = tmp_path / "context.md"
+    context.write_text("plan\n")
+    c.checkpoint(W, "s1", "clone_complete", {"a": 1}, next="n", blockers=["b"],
+                 context_file=context)
+    c.health(W, "s1", {"load": 1}, next_check="soon")
+    first = c.checkpoint(W, "s1", "subtask_1_complete", {"a": 2})
+    fork = raw(c, ["fork", "--session", "s1", "--new-session", "s2"])
+    docs = {
+        "checkpoint": (raw(c, ["checkpoint", "--agent", W, "--session", "s1", "--phase", "p",
+                               "--next", "n", "--blocker", "b", "--data", "-"], '{"k": "v"}'),
+                       Saved),
+        "fork": (fork, Saved),
+        "resume": (raw(c, ["resume", "--agent", W, "--session", "s1", "--context-file",
+                           str(context)]), Resume),
+        "latest": (raw(c, ["latest", "--agent", W]), Record),
+        "render": (raw(c, ["render", "-"], json.dumps({"agent": W, "session": "s", "phase": "p",
+                                                       "data": {"password": "x"}})), Rendered),
+        "resume-map": (raw(c, ["resume-map"]), ResumeMap),
+        "history": (raw(c, ["history", "--session", "s2", "--diff"]), History),
+        "history s1": (raw(c, ["history", "--session", "s1", "--diff"]), History),
+    }
+    status = raw(c, ["status"])
+    rows = status if isinstance(status, list) else status.get("rows")
+    assert rows, status
+    missing: List[str] = []
+    if isinstance(status, Mapping):
+        missing += keys_without_field(status, Status, "status")
+    for row in rows:
+        missing += keys_without_field(row, StatusRow, "status.rows")
+    for record in raw(c, ["list"])["records"]:
+        missing += keys_without_field(record, Record, "list.records")
+    for name, (doc, cls) in docs.items():
+        assert doc, f"{name} answered nothing"
+        missing += keys_without_field(doc, cls, name)
+    assert not missing, "answer fields with no Python counterpart:\n" + "\n".join(missing)
+    # The walk reached the nested answers it should have checked.
+    assert docs["history"][0]["forked_from"]["record_id"] == first.id
+    assert docs["history s1"][0]["records"][2]["changes"]
+    assert "context_drift" in docs["resume"][0]
+    for nested in (Comment, Origin, Step, Change):
+        assert dataclasses.is_dataclass(nested)
