@@ -1,4 +1,4 @@
-//! Every built-in default, in one place. `config/forgestate.toml` documents them, and a test
+//! Every built-in default of the configuration, in one place. `config/forgestate.toml` documents them, and a test
 //! checks that file against these values, so the two cannot drift apart.
 
 /// The session issue's exact title.
@@ -43,6 +43,23 @@ pub const STATUS_WARN_AFTER_SECS: u64 = 600;
 pub const STATUS_STALLED_AFTER_SECS: u64 = 1800;
 /// `status`: resume points that mean the work is done (`completed`).
 pub const FINAL_RESUME_POINTS: &[&str] = &["done"];
+
+/// The author of local-store records when nothing names one.
+pub const LOCAL_AUTHOR: &str = "local";
+
+/// The one rule for the author of new local-store records, for every way a local client is
+/// built ([`crate::Client::local`], a configuration's `[local]` store, `--store`): the
+/// configured author (`[local] author`), else `$USER`, else `$USERNAME`, else
+/// [`LOCAL_AUTHOR`]; empty values count as unset.
+pub fn local_author(configured: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> String {
+    configured
+        .map(str::to_string)
+        .into_iter()
+        .chain(env("USER"))
+        .chain(env("USERNAME"))
+        .find(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| LOCAL_AUTHOR.to_string())
+}
 
 // Command-line defaults of the operator verbs (flags, not configuration settings).
 

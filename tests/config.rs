@@ -333,3 +333,55 @@ fn a_working_directory_config_tunes_the_users_config_never_replaces_it() {
     let err = Config::load_with(None, &env(&[("HOME", &home_dir)]), cwd.path()).unwrap_err();
     assert!(err.to_string().contains("local.dir"), "{err}");
 }
+
+/// One default author rule for every local client: the configured one, else `$USER`, else
+/// `$USERNAME`, else `local` ([`forgestate::defaults::local_author`]); `Client::local` and a
+/// configured store (`--store` or `[local]`) agree on it.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_local_client_picks_its_author_by_one_rule() {
+    use forgestate::config::StoreSettings;
+    use forgestate::defaults::local_author;
+    use forgestate::format::Record;
+
+    let none = env(&[]);
+    assert_eq!(local_author(None, &none), "local");
+    assert_eq!(local_author(None, &env(&[("USERNAME", "win")])), "win");
+    assert_eq!(
+        local_author(None, &env(&[("USER", ""), ("USERNAME", "win")])),
+        "win"
+    );
+    assert_eq!(
+        local_author(Some("agent-7"), &env(&[("USER", "me")])),
+        "agent-7"
+    );
+
+    let d = tempfile::tempdir().unwrap();
+    let author_of = |cfg: &Config, over: &Overrides| match cfg.settings(over).unwrap().store {
+        StoreSettings::Local { author, .. } => author,
+        StoreSettings::Forge(_) => panic!("a forge was chosen"),
+    };
+    let store = Overrides {
+        store: Some(d.path().join("store")),
+        ..Overrides::default()
+    };
+    let windows = Config::load_with(None, &env(&[("USERNAME", "win")]), d.path()).unwrap();
+    assert_eq!(author_of(&windows, &store), "win");
+    let nobody = Config::load_with(None, &none, d.path()).unwrap();
+    assert_eq!(author_of(&nobody, &store), "local");
+    write(d.path(), "named.toml", "[local]\nauthor = \"agent-7\"\n");
+    let named = d.path().join("named.toml");
+    let configured = Config::load_with(Some(&named), &env(&[("USER", "me")]), d.path()).unwrap();
+    assert_eq!(author_of(&configured, &store), "agent-7");
+
+    // Client::local reads the real environment by the same rule, and so does a Config loaded
+    // from it: the two write records under the same author.
+    let real = |k: &str| std::env::var(k).ok();
+    let expected = local_author(None, &real);
+    let direct = forgestate::Client::local(d.path().join("direct")).unwrap();
+    let record = Record::checkpoint("w", "s", "p", serde_json::json!({})).unwrap();
+    direct.save(record).await.posted().unwrap();
+    let listed = direct.list(&Default::default(), None).await.unwrap();
+    assert_eq!(listed.entries[0].comment.author, expected);
+    let from_env = Config::load_with(None, &real, d.path()).unwrap();
+    assert_eq!(author_of(&from_env, &store), expected);
+}

@@ -4,7 +4,12 @@
 //! - [`Client::forge`]: a Forgejo or Gitea repository, configured with [`ForgeBuilder`] in the
 //!   style of octocrab's builder; every setting has the documented default from
 //!   [`crate::defaults`].
-//! - [`Client::from_config`]: what the CLI does, from a loaded [`Config`].
+//! - [`Client::from_config`]: what the CLI does, from a loaded [`Config`]; the configuration
+//!   resolves to plain [`Settings`] and [`Client::from_settings`] builds from them. Nothing
+//!   else in the crate constructs a client over a backend.
+//!
+//! The default author of local-store records is one rule for every path:
+//! [`crate::defaults::local_author`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,7 +18,7 @@ use secrecy::SecretString;
 
 use super::Client;
 use crate::backend::AnyThread;
-use crate::config::Config;
+use crate::config::{Config, ForgeOptions, Overrides, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::durable::{DrainPolicy, Origin, Outbox};
 use crate::error::{Error, Result};
@@ -25,7 +30,8 @@ use crate::store::LocalThread;
 
 impl Client<AnyThread> {
     /// A client over the local store in `dir` (created on first write), with the seed's resume
-    /// map. New records are authored as `$USER`, else `local`.
+    /// map. New records are authored as `$USER`, else `$USERNAME`, else `local` (the rule of
+    /// [`crate::defaults::local_author`], the same as a configured local store's).
     ///
     /// Save, resume and list, end to end:
     ///
@@ -57,10 +63,7 @@ impl Client<AnyThread> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn local(dir: impl Into<PathBuf>) -> Result<Client<AnyThread>> {
-        let author = std::env::var("USER")
-            .ok()
-            .filter(|u| !u.is_empty())
-            .unwrap_or_else(|| "local".to_string());
+        let author = d::local_author(None, &|k| std::env::var(k).ok());
         Client::local_as(dir, author)
     }
 
@@ -85,12 +88,56 @@ impl Client<AnyThread> {
         dir: impl Into<PathBuf>,
         author: impl Into<String>,
     ) -> Result<Client<AnyThread>> {
-        let dir = dir.into();
-        let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
-        Ok(
-            Client::new(thread, Renderer::embedded()?, ResumeMap::default())
-                .with_local_mirror(&dir, ReadCache::default()),
-        )
+        Client::from_settings(Settings {
+            store: StoreSettings::Local {
+                dir: dir.into(),
+                author: author.into(),
+            },
+            renderer: Renderer::embedded()?,
+            resume: ResumeMap::default(),
+            trusted_authors: Vec::new(),
+            redact_keys: None,
+            read_cache: ReadCache::default(),
+            note: None,
+        })
+    }
+
+    /// The client that `settings` (what a [`Config`] resolves to, see [`Config::settings`])
+    /// describe. Every constructor ends here, so the local and forge clients get the same
+    /// trust, redaction and read-cache settings.
+    pub fn from_settings(settings: Settings) -> Result<Client<AnyThread>> {
+        let Settings {
+            store,
+            renderer,
+            resume,
+            trusted_authors,
+            redact_keys,
+            read_cache,
+            note: _,
+        } = settings;
+        match store {
+            StoreSettings::Local { dir, author } => {
+                let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
+                let mut client = Client::new(thread, renderer, resume)
+                    .with_trusted_authors(trusted_authors)
+                    .with_local_mirror(&dir, read_cache);
+                if let Some(keys) = redact_keys {
+                    client = client.with_redact_keys(keys);
+                }
+                Ok(client)
+            }
+            StoreSettings::Forge(options) => {
+                let mut builder = ForgeBuilder::from_options(*options)
+                    .renderer(renderer)
+                    .resume_map(resume)
+                    .read_cache(read_cache)
+                    .trusted_authors(trusted_authors);
+                if let Some(keys) = redact_keys {
+                    builder = builder.redact_keys(keys);
+                }
+                builder.build()
+            }
+        }
     }
 
     /// Starts building a client over the session issue of `owner/repo` on the forge at `url`.
@@ -177,7 +224,28 @@ impl Client<AnyThread> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_config(config: &Config) -> Result<Client<AnyThread>> {
-        config.client_with_overrides()
+        config.client(config.overrides()).map(|(client, _)| client)
+    }
+}
+
+// The configuration's client constructors live here, with the front door, so that
+// `src/config/` names no client (the layering test checks it).
+impl Config {
+    /// Builds the client over the chosen store ([`Config::settings`] through
+    /// [`Client::from_settings`]), with an outbox when the store is a forge. The note says when
+    /// a default store was chosen.
+    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
+        let settings = self.settings(over)?;
+        let note = settings.note.clone();
+        Ok((Client::from_settings(settings)?, note))
+    }
+
+    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
+    /// configured, else the local store. The second value is a note for the user when a default
+    /// was chosen on their behalf.
+    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
+        let (client, note) = self.client(over)?;
+        Ok((client.into_thread(), note))
     }
 }
 
@@ -243,6 +311,31 @@ impl ForgeBuilder {
             resume: None,
             renderer: None,
         }
+    }
+
+    /// A builder holding every forge setting a configuration resolved.
+    fn from_options(o: ForgeOptions) -> ForgeBuilder {
+        let mut b = ForgeBuilder::new(o.url, o.owner, o.repo)
+            .token(o.token)
+            .timeouts(o.connect_timeout, o.request_timeout)
+            .retry_budget(o.retry_budget)
+            .recheck_after(o.recheck_after)
+            .quick_timeout(o.quick_timeout)
+            .max_response_bytes(o.max_response_bytes)
+            .allow_insecure_http(o.allow_insecure_http)
+            .auto_init(o.auto_init)
+            .rotate_after(o.rotate_after)
+            .carry_days(o.carry_days)
+            .issue(o.title, o.label)
+            .label_style(o.label_color, o.label_description)
+            .drain(o.drain);
+        if let Some(dir) = o.cache_dir {
+            b = b.cache_dir(dir);
+        }
+        if let Some(root) = o.outbox {
+            b = b.outbox(root);
+        }
+        b
     }
 
     /// The API token (required). It stays a secret: never logged, printed or written.

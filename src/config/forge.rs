@@ -1,4 +1,4 @@
-//! The `[forge]` table and how flags, environment and file combine into a forge backend.
+//! The `[forge]` table and how flags, environment and file combine into the forge settings.
 //!
 //! Precedence, per setting: flag (`--url`, `--owner`, `--repo`, `--token-file`), then environment
 //! (`FORGESTATE_URL`, `FORGESTATE_OWNER`, `FORGESTATE_REPO`, `FORGESTATE_TOKEN`), then the file.
@@ -10,7 +10,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
-use crate::client::{Client, ForgeBuilder};
+use super::settings::ForgeOptions;
 use crate::defaults;
 use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
@@ -310,14 +310,15 @@ pub fn outbox_root(file: &ForgeConfig, env: &ForgeEnv, base: &Path) -> Option<Pa
     }
 }
 
-/// The front door's forge builder, filled in from flags, environment and the `[forge]` table.
-pub fn forge_builder(
+/// The forge settings, filled in from flags, environment and the `[forge]` table, with the
+/// defaults of [`crate::defaults`] for what none of them sets.
+pub fn forge_options(
     url: String,
     file: &ForgeConfig,
     env: &ForgeEnv,
     over: &Overrides,
     base: &Path,
-) -> Result<ForgeBuilder> {
+) -> Result<ForgeOptions> {
     let owner = required(
         "owner",
         "--owner",
@@ -342,52 +343,46 @@ pub fn forge_builder(
         ));
     }
     let secs = |v: Option<u64>, d: u64| Duration::from_secs(v.unwrap_or(d).max(1));
-    let mut b = Client::forge(url, owner, repo)
-        .token(token)
-        .timeouts(
-            secs(file.connect_timeout_secs, defaults::CONNECT_TIMEOUT_SECS),
-            secs(file.request_timeout_secs, defaults::REQUEST_TIMEOUT_SECS),
-        )
-        .retry_budget(Duration::from_secs(
+    Ok(ForgeOptions {
+        url,
+        owner,
+        repo,
+        token,
+        connect_timeout: secs(file.connect_timeout_secs, defaults::CONNECT_TIMEOUT_SECS),
+        request_timeout: secs(file.request_timeout_secs, defaults::REQUEST_TIMEOUT_SECS),
+        retry_budget: Duration::from_secs(
             file.retry_budget_secs
                 .unwrap_or(defaults::RETRY_BUDGET_SECS),
-        ))
-        .recheck_after(Duration::from_secs(
-            file.recheck_secs.unwrap_or(defaults::RECHECK_SECS),
-        ))
-        .quick_timeout(Duration::from_millis(
+        ),
+        recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(defaults::RECHECK_SECS)),
+        quick_timeout: Duration::from_millis(
             file.quick_timeout_ms
                 .unwrap_or(defaults::QUICK_TIMEOUT_MS)
                 .max(1),
-        ))
-        .max_response_bytes(
-            file.max_response_mib
-                .unwrap_or(defaults::MAX_RESPONSE_MIB)
-                .max(1)
-                .saturating_mul(1024 * 1024),
-        )
-        .allow_insecure_http(
-            over.allow_insecure_http
-                || file
-                    .allow_insecure_http
-                    .unwrap_or(defaults::ALLOW_INSECURE_HTTP),
-        )
-        .auto_init(file.auto_init.unwrap_or(defaults::AUTO_INIT))
-        .rotate_after(file.rotate_after.unwrap_or(defaults::ROTATE_AFTER))
-        .carry_days(file.carry_days.unwrap_or(defaults::CARRY_DAYS))
-        .issue(
-            file.title.clone().unwrap_or_else(|| defaults::TITLE.into()),
-            file.label.clone().unwrap_or_else(|| defaults::LABEL.into()),
-        )
-        .label_style(
-            file.label_color
-                .clone()
-                .unwrap_or_else(|| defaults::LABEL_COLOR.into()),
-            file.label_description
-                .clone()
-                .unwrap_or_else(|| defaults::LABEL_DESCRIPTION.into()),
-        )
-        .drain(DrainPolicy {
+        ),
+        max_response_bytes: file
+            .max_response_mib
+            .unwrap_or(defaults::MAX_RESPONSE_MIB)
+            .max(1)
+            .saturating_mul(1024 * 1024),
+        allow_insecure_http: over.allow_insecure_http
+            || file
+                .allow_insecure_http
+                .unwrap_or(defaults::ALLOW_INSECURE_HTTP),
+        auto_init: file.auto_init.unwrap_or(defaults::AUTO_INIT),
+        rotate_after: file.rotate_after.unwrap_or(defaults::ROTATE_AFTER),
+        carry_days: file.carry_days.unwrap_or(defaults::CARRY_DAYS),
+        title: file.title.clone().unwrap_or_else(|| defaults::TITLE.into()),
+        label: file.label.clone().unwrap_or_else(|| defaults::LABEL.into()),
+        label_color: file
+            .label_color
+            .clone()
+            .unwrap_or_else(|| defaults::LABEL_COLOR.into()),
+        label_description: file
+            .label_description
+            .clone()
+            .unwrap_or_else(|| defaults::LABEL_DESCRIPTION.into()),
+        drain: DrainPolicy {
             budget: Duration::from_secs(
                 file.drain_budget_secs
                     .unwrap_or(defaults::DRAIN_BUDGET_SECS),
@@ -396,17 +391,12 @@ pub fn forge_builder(
                 file.drain_max_backoff_secs
                     .unwrap_or(defaults::DRAIN_MAX_BACKOFF_SECS),
             ),
-        });
-    if let Some(dir) = file
-        .cache_dir
-        .as_ref()
-        .map(|d| base.join(d))
-        .or_else(|| env.cache_home.clone())
-    {
-        b = b.cache_dir(dir);
-    }
-    if let Some(root) = outbox_root(file, env, base) {
-        b = b.outbox(root);
-    }
-    Ok(b)
+        },
+        cache_dir: file
+            .cache_dir
+            .as_ref()
+            .map(|d| base.join(d))
+            .or_else(|| env.cache_home.clone()),
+        outbox: outbox_root(file, env, base),
+    })
 }

@@ -1,4 +1,5 @@
-//! Configuration: the file format, where the file is found, and turning it into a client.
+//! Configuration: the file format, where the file is found, and turning it into plain
+//! [`Settings`] (the front door, `client/builder.rs`, builds the client from them).
 //!
 //! Precedence, written down once: `--config FILE`, then `$FORGESTATE_CONFIG`, then
 //! `./forgestate.toml`, then `$XDG_CONFIG_HOME/forgestate/config.toml` (falling back to
@@ -12,17 +13,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::backend::AnyThread;
-use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::format::{Renderer, TEMPLATE_NAMES, Templates, check_body_cap};
 use crate::report::{StatusConfig, StatusPolicy};
 use crate::resume::{ResumeConfig, ResumeMap};
-use crate::store::LocalThread;
 
 mod checks;
 mod discover;
 mod forge;
+mod settings;
 
 use discover::user_layer;
 pub use discover::{Origin, discover};
@@ -30,13 +29,7 @@ pub use discover::{Origin, discover};
 use checks::{absolute, refuse_trust_settings, validate};
 
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
-
-impl Config {
-    /// The client [`crate::Client::from_config`] builds: see [`Config::client`].
-    pub(crate) fn client_with_overrides(&self) -> Result<Client<AnyThread>> {
-        self.client(&self.overrides).map(|(c, _)| c)
-    }
-}
+pub use settings::{ForgeOptions, Settings, StoreSettings};
 
 /// The documented example configuration, which doubles as the built-in defaults.
 pub const DEFAULTS: &str = include_str!("../../config/forgestate.toml");
@@ -283,15 +276,18 @@ impl Config {
         self
     }
 
-    /// The author of new local-store records: `local.author`, else `$USER`, else `local`.
+    /// The author of new local-store records, by the one rule of
+    /// [`crate::defaults::local_author`]: `local.author`, else `$USER`, else `$USERNAME`, else
+    /// `local`.
     fn local_author(&self) -> String {
-        self.file
-            .local
-            .author
-            .clone()
-            .or_else(|| self.env.get("USER").cloned())
-            .or_else(|| self.env.get("USERNAME").cloned())
-            .unwrap_or_else(|| "local".to_string())
+        crate::defaults::local_author(self.file.local.author.as_deref(), &|k| {
+            self.env.get(k).cloned()
+        })
+    }
+
+    /// The settings given by [`Config::with_overrides`] (none, unless it was called).
+    pub fn overrides(&self) -> &Overrides {
+        &self.overrides
     }
 
     /// The directories holding this machine's outboxes: `[forge] outbox_dir` (when set) and the
@@ -320,52 +316,39 @@ impl Config {
             && forge::outbox_root(&forge, &self.forge_env, &self.base_dir).is_none()
     }
 
-    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
-    /// configured, else the local store. The second value is a note for the user when a default
-    /// was chosen on their behalf.
-    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
-        let (client, note) = self.client(over)?;
-        Ok((client.into_thread(), note))
-    }
-
-    /// Builds the client over the chosen store (through the front door), with an outbox when
-    /// the store is a forge. The note says when a default store was chosen.
-    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
+    /// The settings of the store the verbs should use: `--store DIR`, else the forge when a
+    /// URL is configured, else the local store ([`Settings::note`] says so then). The client
+    /// is built from them by the front door: [`crate::Client::from_settings`], or
+    /// [`Config::client`] and [`crate::Client::from_config`], which call it.
+    pub fn settings(&self, over: &Overrides) -> Result<Settings> {
         let renderer = self.renderer()?;
         let resume = self.resume_map()?;
-        let keys = self.file.redact_keys.clone();
-        let local = |dir: PathBuf| -> Result<Client<AnyThread>> {
-            let thread = AnyThread::Local(LocalThread::new(dir.clone(), self.local_author()));
-            let mut client = Client::new(thread, renderer.clone(), resume.clone())
-                .with_trusted_authors(self.file.trusted_authors.iter().cloned())
-                .with_local_mirror(&dir, self.file.cache.settings());
-            if let Some(keys) = keys.clone() {
-                client = client.with_redact_keys(keys);
-            }
-            Ok(client)
-        };
-        if let Some(dir) = &over.store {
-            return Ok((local(absolute(dir, "--store")?)?, None));
-        }
-        if let Some(url) = self.forge_url(over) {
+        let (store, note) = if let Some(dir) = &over.store {
+            let dir = absolute(dir, "--store")?;
+            let author = self.local_author();
+            (StoreSettings::Local { dir, author }, None)
+        } else if let Some(url) = self.forge_url(over) {
             let forge = self.file.forge.clone().unwrap_or_default();
-            let mut builder =
-                forge::forge_builder(url, &forge, &self.forge_env, over, &self.base_dir)?
-                    .renderer(renderer.clone())
-                    .resume_map(resume.clone())
-                    .read_cache(self.file.cache.settings())
-                    .trusted_authors(self.file.trusted_authors.iter().cloned());
-            if let Some(keys) = keys.clone() {
-                builder = builder.redact_keys(keys);
-            }
-            return Ok((builder.build()?, None));
-        }
-        let dir = self.local_dir()?;
-        let note = format!(
-            "no forge configured; using the local store in {}",
-            dir.display()
-        );
-        Ok((local(dir)?, Some(note)))
+            let options = forge::forge_options(url, &forge, &self.forge_env, over, &self.base_dir)?;
+            (StoreSettings::Forge(Box::new(options)), None)
+        } else {
+            let dir = self.local_dir()?;
+            let note = format!(
+                "no forge configured; using the local store in {}",
+                dir.display()
+            );
+            let author = self.local_author();
+            (StoreSettings::Local { dir, author }, Some(note))
+        };
+        Ok(Settings {
+            store,
+            renderer,
+            resume,
+            trusted_authors: self.file.trusted_authors.clone(),
+            redact_keys: self.file.redact_keys.clone(),
+            read_cache: self.file.cache.settings(),
+            note,
+        })
     }
 
     /// The local store directory as an absolute path: `local.dir` (relative to its file), else

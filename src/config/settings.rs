@@ -1,0 +1,93 @@
+//! What a loaded configuration resolves to: plain settings, with no client in them. The front
+//! door (`Client::from_settings`, `Client::from_config` in `client/builder.rs`) turns them
+//! into a client; configuration never builds one itself.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+use crate::durable::DrainPolicy;
+use crate::format::Renderer;
+use crate::mirror::ReadCache;
+use crate::resume::ResumeMap;
+
+/// Every setting a client needs, resolved from flags, environment and file.
+#[derive(Clone)]
+pub struct Settings {
+    /// Which store, and its own settings.
+    pub store: StoreSettings,
+    /// The renderer: templates and the body cap.
+    pub renderer: Renderer,
+    /// The resume map.
+    pub resume: ResumeMap,
+    /// Authors besides the token's own login (or the local author) whose records count.
+    pub trusted_authors: Vec<String>,
+    /// Keys whose values are redacted; `None` keeps the built-in list.
+    pub redact_keys: Option<Vec<String>>,
+    /// The read cache.
+    pub read_cache: ReadCache,
+    /// Said to the user when a default store was chosen on their behalf.
+    pub note: Option<String>,
+}
+
+/// The store a [`Settings`] names.
+#[derive(Debug, Clone)]
+pub enum StoreSettings {
+    /// The local store in `dir`, new records authored as `author`.
+    Local {
+        /// The store's directory (absolute).
+        dir: PathBuf,
+        /// The author of new records (see [`crate::defaults::local_author`]).
+        author: String,
+    },
+    /// A forge repository's session issue.
+    Forge(Box<ForgeOptions>),
+}
+
+/// The forge settings, every one resolved (defaults from [`crate::defaults`] filled in).
+#[derive(Debug, Clone)]
+pub struct ForgeOptions {
+    /// The forge's base URL, as given.
+    pub url: String,
+    /// The repository owner.
+    pub owner: String,
+    /// The repository name.
+    pub repo: String,
+    /// The API token.
+    pub token: SecretString,
+    /// Connection timeout.
+    pub connect_timeout: Duration,
+    /// Whole-request timeout.
+    pub request_timeout: Duration,
+    /// Total time for the retries of one request.
+    pub retry_budget: Duration,
+    /// How long a cached session issue is trusted before a write re-checks it.
+    pub recheck_after: Duration,
+    /// The per-attempt timeout of quick probes.
+    pub quick_timeout: Duration,
+    /// Answers larger than this are refused.
+    pub max_response_bytes: usize,
+    /// Plain `http://` off loopback.
+    pub allow_insecure_http: bool,
+    /// Writes may create the session issue.
+    pub auto_init: bool,
+    /// Rotate after this many comments (0: never).
+    pub rotate_after: u64,
+    /// A rotation carries the sessions active within this many days.
+    pub carry_days: u64,
+    /// The session issue's title.
+    pub title: String,
+    /// The session issue's label.
+    pub label: String,
+    /// The colour of a label forgestate creates.
+    pub label_color: String,
+    /// The description of a label forgestate creates.
+    pub label_description: String,
+    /// The outbox drain policy.
+    pub drain: DrainPolicy,
+    /// Where the session issue number and the read cache are kept.
+    pub cache_dir: Option<PathBuf>,
+    /// The outbox root.
+    pub outbox: Option<PathBuf>,
+}
