@@ -1,6 +1,10 @@
 //! Every built-in default of the configuration, in one place. `config/forgestate.toml` documents them, and a test
 //! checks that file against these values, so the two cannot drift apart.
 
+/// The documented example configuration, `config/forgestate.toml`, compiled in: the built-in
+/// layer every configuration is laid over, and the source of the seed's resume map.
+pub const CONFIG_TOML: &str = include_str!("../config/forgestate.toml");
+
 /// The session issue's exact title.
 pub const TITLE: &str = "[Automated] CleverAgents Build Session";
 /// The label the session issue carries.

@@ -11,8 +11,11 @@ use glob::Pattern;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::format::empty_object;
+use crate::format::{empty_object, key_matches};
 use crate::scan::Entry;
+
+/// Re-exported from [`crate::format`], where the rule lives (the scan's filters use it too).
+pub use crate::format::glob_matches;
 
 /// The phase reported when there is no checkpoint at all.
 pub const FRESH_START: &str = "fresh_start";
@@ -57,7 +60,13 @@ impl Default for ResumeMap {
     /// defaults (`config/forgestate.toml`), so the library and the documented file share one
     /// source.
     fn default() -> Self {
-        crate::config::ConfigFile::parse(crate::config::DEFAULTS, "(built-in defaults)")
+        // Only the `[resume]` table: the rest of the file is the configuration's business.
+        #[derive(Deserialize)]
+        struct Built {
+            #[serde(default)]
+            resume: ResumeConfig,
+        }
+        toml::from_str::<Built>(crate::defaults::CONFIG_TOML)
             .ok()
             .and_then(|file| ResumeMap::new(&file.resume).ok())
             .unwrap_or_else(|| ResumeMap {
@@ -141,21 +150,6 @@ impl ResumeMap {
             .and_then(|rules| best(rules, phase))
             .map(String::as_str)
     }
-}
-
-/// Whether `name` matches a key written as a glob (`implementation-*`): the key itself, or the
-/// glob. A key that is not a valid glob matches only itself. Resume maps and record filters
-/// match names this one way.
-pub fn glob_matches(key: &str, name: &str) -> bool {
-    match Pattern::new(key) {
-        Ok(pattern) => key_matches(key, &pattern, name),
-        Err(_) => key == name,
-    }
-}
-
-/// The one matching rule: the key literally, or its compiled glob.
-fn key_matches(key: &str, pattern: &Pattern, name: &str) -> bool {
-    key == name || pattern.matches(name)
 }
 
 fn best<'a, T>(rules: &'a [Rule<T>], name: &str) -> Option<&'a T> {

@@ -390,10 +390,10 @@ pub fn unread_newer(
 }
 
 /// Whether `name` matches a filter value: exactly, unless the value holds a glob metacharacter
-/// ([`GLOB_CHARS`]); then as a glob, as resume map keys are ([`crate::resume::glob_matches`]).
+/// ([`GLOB_CHARS`]); then as a glob, as resume map keys are ([`crate::format::glob_matches`]).
 pub fn name_matches(value: &str, name: &str) -> bool {
     if value.contains(GLOB_CHARS) {
-        crate::resume::glob_matches(value, name)
+        crate::format::glob_matches(value, name)
     } else {
         value == name
     }

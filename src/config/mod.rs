@@ -31,8 +31,9 @@ use checks::{absolute, refuse_trust_settings, validate};
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
 pub use settings::{ForgeOptions, Settings, StoreSettings};
 
-/// The documented example configuration, which doubles as the built-in defaults.
-pub const DEFAULTS: &str = include_str!("../../config/forgestate.toml");
+/// The documented example configuration, which doubles as the built-in defaults
+/// ([`crate::defaults::CONFIG_TOML`]).
+pub const DEFAULTS: &str = crate::defaults::CONFIG_TOML;
 /// The local store used when nothing else is configured: this directory under the per-user
 /// state directory (`$XDG_STATE_HOME/forgestate`, else `~/.local/state/forgestate`), so the
 /// store does not change when an agent changes directory.

@@ -5,6 +5,7 @@
 //! the two together. Compatibility with the seed document's Python agents is a hard contract in
 //! both directions; see `tests/seed_compat.rs`.
 
+mod glob;
 mod parse;
 mod record;
 mod redact;
@@ -13,6 +14,7 @@ mod shapes;
 mod time;
 mod validate;
 
+pub use glob::{glob_matches, key_matches};
 pub use parse::{ParseError, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,
