@@ -9,8 +9,8 @@
 //! - **Full resync** (the whole thread read again) when the mirror is missing, unreadable, of
 //!   another schema, built for other trusted authors, for another thread (the session issue
 //!   changed), older than `resync_after` (a forge: deleted comments are invisible to `since`),
-//!   or when asked ([`Mirror::refresh`], the CLI's `--refresh`). A corrupt mirror is never used:
-//!   it is rebuilt, with one warning in the answer.
+//!   or when asked ([`Client::refresh`](crate::Client::refresh), the CLI's `--refresh`). A
+//!   corrupt mirror is never used: it is rebuilt, with one warning in the answer.
 //! - **Warm read**: the changes after the cursor are merged by comment id (an edited comment
 //!   replaces its old copy; `since` is inclusive, so a comment may come back unchanged).
 //! - **The login** of the token is cached under a salted SHA-256 of the token (random salt per
