@@ -1,4 +1,4 @@
-//! Every built-in default of the configuration, in one place. `config/forgestate.toml` documents them, and a test
+//! Every built-in default, in one place. `config/forgestate.toml` documents them, and a test
 //! checks that file against these values, so the two cannot drift apart.
 
 /// The documented example configuration, `config/forgestate.toml`, compiled in: the built-in
@@ -47,6 +47,18 @@ pub const STATUS_WARN_AFTER_SECS: u64 = 600;
 pub const STATUS_STALLED_AFTER_SECS: u64 = 1800;
 /// `status`: resume points that mean the work is done (`completed`).
 pub const FINAL_RESUME_POINTS: &[&str] = &["done"];
+
+/// The local store's directory when `[local] dir` is not set: this name under the per-user state
+/// directory (`$XDG_STATE_HOME/forgestate`, else `~/.local/state/forgestate`).
+pub const LOCAL_DIR: &str = "local";
+
+// The format's own defaults are defined with the format (which sits below this file) and
+// listed here, so this file names every built-in default.
+
+/// The largest comment body written by default, in bytes (`[format] max_body_bytes`).
+pub use crate::format::DEFAULT_MAX_BODY_BYTES as MAX_BODY_BYTES;
+/// The keys whose values are redacted by default (`redact_keys`).
+pub use crate::format::DEFAULT_REDACT_KEYS as REDACT_KEYS;
 
 /// The author of local-store records when nothing names one.
 pub const LOCAL_AUTHOR: &str = "local";
@@ -108,6 +120,20 @@ mod tests {
             .expect("the built-in defaults parse");
         assert_eq!(file.cache.enabled, Some(super::CACHE_ENABLED));
         assert_eq!(file.cache.resync_secs, Some(super::CACHE_RESYNC_SECS));
+    }
+
+    #[test]
+    fn the_format_and_local_tables_hold_the_real_defaults() {
+        let file = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults")
+            .expect("the built-in defaults parse");
+        assert_eq!(file.format.max_body_bytes, Some(super::MAX_BODY_BYTES));
+        let keys: Vec<String> = super::REDACT_KEYS.iter().map(|k| k.to_string()).collect();
+        assert_eq!(file.redact_keys, Some(keys));
+        assert_eq!(
+            file.local.dir, None,
+            "the default local dir is LOCAL_DIR, not a file value"
+        );
+        assert_eq!(crate::config::DEFAULT_LOCAL_DIR, super::LOCAL_DIR);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The import direction, enforced: every `crate::` and `super::` path in `src/**/*.rs` must
 //! point down the stack (or stay inside its own module). The stack, bottom first:
 //!
-//! 1. the format and its leaves: `format`, `defaults`, `progress`, `fsutil`
-//! 2. `store` (the `Thread` trait, the comment types, the local store)
+//! 1. the format and the leaves: `format`, `progress`, `fsutil`
+//! 2. `defaults` (it lists the format's own defaults) and `store` (the `Thread` trait, the
+//!    comment types, the local store)
 //! 3. the pure model over stored comments: `scan`, `error`; then `resume`; then `report`
 //! 4. the other stores: `forge`, `durable`, `mirror`; then `backend` (both backends, one type)
 //! 5. `config` (plain settings, no client)
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// Each library module's layer (higher is further up the stack).
 const LAYERS: &[(&str, u8)] = &[
     ("format", 0),
-    ("defaults", 0),
+    ("defaults", 1),
     ("progress", 0),
     ("fsutil", 0),
     ("store", 1),

@@ -37,7 +37,7 @@ pub const DEFAULTS: &str = crate::defaults::CONFIG_TOML;
 /// The local store used when nothing else is configured: this directory under the per-user
 /// state directory (`$XDG_STATE_HOME/forgestate`, else `~/.local/state/forgestate`), so the
 /// store does not change when an agent changes directory.
-pub const DEFAULT_LOCAL_DIR: &str = "local";
+pub const DEFAULT_LOCAL_DIR: &str = crate::defaults::LOCAL_DIR;
 
 /// A configuration file as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -231,7 +231,7 @@ impl Config {
             .file
             .format
             .max_body_bytes
-            .unwrap_or(crate::format::DEFAULT_MAX_BODY_BYTES);
+            .unwrap_or(crate::defaults::MAX_BODY_BYTES);
         let cap = check_body_cap(cap).map_err(Error::config)?;
         let mut templates = Templates::embedded();
         if let Some(dir) = &self.file.format.templates_dir {
