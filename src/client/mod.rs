@@ -8,6 +8,7 @@
 
 mod builder;
 mod cached;
+mod forge_builder;
 mod linked;
 pub mod prune;
 mod reads;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use builder::ForgeBuilder;
+pub use forge_builder::ForgeBuilder;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 
