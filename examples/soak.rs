@@ -88,6 +88,9 @@ fn opts() -> Opts {
     o
 }
 
+/// A comment on the fake: its issue, creation time and body.
+type Comment = (u64, i64, String);
+
 /// What one worker did.
 #[derive(Default)]
 struct Worker {
@@ -195,15 +198,15 @@ fn main() {
     let fresh = Machine::new(setup.clone(), root.path().join("fresh"));
     let listed = fresh.list();
     let mut wrong = Vec::new();
-    for w in 0..o.workers {
-        let last = reports[w].saved.iter().map(|s| s.0).max();
+    for (w, report) in reports.iter().enumerate() {
+        let last = report.saved.iter().map(|s| s.0).max();
         let resumed = fresh.resume_step(w);
         if last.is_none() || resumed != last {
             wrong.push(format!("w{w:02}: {resumed:?} (saved up to {last:?})"));
         }
     }
     // Every comment on the fake: (issue, created, body), and when each closed issue closed.
-    let (forge, closed_at): (Vec<(u64, i64, String)>, BTreeMap<u64, i64>) = {
+    let (forge, closed_at): (Vec<Comment>, BTreeMap<u64, i64>) = {
         let s = fake.state();
         let comments = s.comments.iter();
         (
