@@ -235,8 +235,9 @@ fn main() {
             .insert(id.as_str());
     }
     // Invisible records by where they are: [on an open issue, on a closed one before it
-    // closed, on a closed one after it closed (a late record)].
-    let (mut lost, mut invisible) = (0, [0; 3]);
+    // closed, in the second it closed (the fake's times are whole seconds), after it closed
+    // (a late record)].
+    let (mut lost, mut invisible) = (0, [0; 4]);
     for (_, id, _) in &saved {
         if listed_ids.contains_key(id.as_str()) {
             continue;
@@ -245,7 +246,8 @@ fn main() {
             Some((issue, created, _)) => match closed_at.get(issue) {
                 None => invisible[0] += 1,
                 Some(at) if created < at => invisible[1] += 1,
-                Some(_) => invisible[2] += 1,
+                Some(at) if created == at => invisible[2] += 1,
+                Some(_) => invisible[3] += 1,
             },
             None => lost += 1,
         }
@@ -295,11 +297,12 @@ fn main() {
     println!("lost (saved, on no issue, no outbox): {lost}");
     println!(
         "invisible (saved, on an issue, not listed): {} (on an open issue {}; on a closed one: \
-         posted before it closed {}, after {})",
+         posted before it closed {}, in the second it closed {}, after {})",
         invisible.iter().sum::<usize>(),
         invisible[0],
         invisible[1],
-        invisible[2]
+        invisible[2],
+        invisible[3]
     );
     println!(
         "sessions whose resume is wrong:      {}{}",
