@@ -269,7 +269,8 @@ fn main() {
         .collect();
     println!("requests through the proxy: {}", faults.join(", "));
     println!(
-        "checkpoint commands killed: {}, failed: {}; resumes after a restart: {}, steps redone: {}",
+        "checkpoint commands killed: {}, failed: {}; resumes after a restart: {}, steps redone: \
+         {} (the others had landed before the kill: not counted as saved below)",
         sum(|r| r.killed),
         sum(|r| r.failed),
         sum(|r| r.resumes),

@@ -67,6 +67,15 @@ impl Machine {
     /// code and stdout, or `None` when it was killed or could not start.
     fn run_killing(&self, args: &[&str], kill_after: Option<Duration>) -> Option<(i32, String)> {
         let mut child = self.command(args).spawn().ok()?;
+        // Read stdout as it comes: a long answer (`list`) would otherwise fill the pipe and
+        // block the child until it is killed.
+        let reader = child.stdout.take().map(|mut stdout| {
+            std::thread::spawn(move || {
+                let mut out = String::new();
+                let _ = stdout.read_to_string(&mut out);
+                out
+            })
+        });
         let started = Instant::now();
         let deadline = kill_after.unwrap_or(HUNG).min(HUNG);
         let status = loop {
@@ -81,10 +90,7 @@ impl Machine {
                 Err(_) => return None,
             }
         };
-        let mut out = String::new();
-        if let Some(mut stdout) = child.stdout.take() {
-            let _ = stdout.read_to_string(&mut out);
-        }
+        let out = reader.and_then(|r| r.join().ok()).unwrap_or_default();
         Some((status.code().unwrap_or(-1), out))
     }
 
