@@ -4,8 +4,9 @@
 //! It prints figures and asserts nothing (exit 0).
 //!
 //! Run: `cargo run --release --example soak` (16 workers × 30 steps; `--quick` for 4 × 5;
-//! `--workers N`, `--steps N`, `--kill-percent N`, `--bin PATH`, `--keep` to keep the machines'
-//! directories with each one's `stderr.log`). It runs
+//! `--workers N`, `--steps N`, `--kill-percent N`, `--pause-ms N` (a worker's work between
+//! steps: up to N ms, default 2000), `--bin PATH`, `--keep` to keep the machines' directories
+//! with each one's `stderr.log`). It runs
 //! `target/release/forgestate`, building it first when it is missing.
 //!
 //! - Faults roll through windows: calm, a 503 burst (every request), dropped requests,
@@ -60,6 +61,8 @@ struct Opts {
     workers: usize,
     steps: usize,
     kill_percent: u64,
+    /// A worker's work between two steps: up to this long (half of it on average).
+    pause_ms: u64,
     bin: Option<PathBuf>,
     keep: bool,
 }
@@ -69,6 +72,7 @@ fn opts() -> Opts {
         workers: 16,
         steps: 30,
         kill_percent: 8,
+        pause_ms: 2000,
         bin: None,
         keep: false,
     };
@@ -76,7 +80,8 @@ fn opts() -> Opts {
     while let Some(flag) = args.next() {
         let mut value = || args.next().unwrap_or_default();
         match flag.as_str() {
-            "--quick" => (o.workers, o.steps) = (4, 5),
+            "--quick" => (o.workers, o.steps, o.pause_ms) = (4, 5, 1000),
+            "--pause-ms" => o.pause_ms = value().parse().unwrap_or(o.pause_ms),
             "--workers" => o.workers = value().parse().unwrap_or(o.workers),
             "--steps" => o.steps = value().parse().unwrap_or(o.steps),
             "--kill-percent" => o.kill_percent = value().parse().unwrap_or(o.kill_percent),
@@ -168,8 +173,12 @@ fn main() {
         .map(|w| {
             let m = Machine::new(setup.clone(), root.path().join(format!("w{w:02}")));
             let progress = progress.clone();
-            let (steps, kill) = (o.steps, o.kill_percent);
-            std::thread::spawn(move || work(&m, w, steps, kill, &progress))
+            let pace = Pace {
+                steps: o.steps,
+                kill_percent: o.kill_percent,
+                pause_ms: o.pause_ms,
+            };
+            std::thread::spawn(move || work(&m, w, &pace, &progress))
         })
         .collect();
     let supervisor = {
@@ -221,6 +230,21 @@ fn main() {
         )
     };
     let open = fake.open_issues_titled(forgestate::defaults::TITLE);
+    let issues: Vec<String> = {
+        let s = fake.state();
+        let t0 = s.issues.iter().map(|i| i.created).min().unwrap_or_default();
+        s.issues
+            .iter()
+            .map(|i| {
+                let n = s.comments.iter().filter(|c| c.issue == i.number).count();
+                let state = match i.closed_at {
+                    Some(at) if i.closed => format!("closed at +{}s", at - t0),
+                    _ => "open".to_string(),
+                };
+                format!("#{} made at +{}s, {state}, {n}c", i.number, i.created - t0)
+            })
+            .collect()
+    };
 
     // The figures.
     let saved: Vec<&(usize, String, bool)> = reports.iter().flat_map(|r| &r.saved).collect();
@@ -297,8 +321,9 @@ fn main() {
     );
     println!("lost (saved, on no issue, no outbox): {lost}");
     println!(
-        "invisible (saved, on an issue, not listed): {} (on an open issue {}; on a closed one: \
-         posted before it closed {}, in the second it closed {}, after {})",
+        "invisible (saved, on an issue, not listed): {} (on an open issue: {}; on a closed \
+         one: posted before it closed (history a rotation did not carry) {}, in the second it \
+         closed {}, after it closed (late records) {})",
         invisible.iter().sum::<usize>(),
         invisible[0],
         invisible[1],
@@ -318,14 +343,23 @@ fn main() {
         "open session issues at the end:      {} {open:?}",
         open.len()
     );
+    println!("issues (c: comments): {}", issues.join("; "));
     println!("target: 0 lost, 0 invisible, 0 duplicated, 1 open session issue, 0 wrong resumes");
     if o.keep {
         println!("machines kept in {}", root.keep().display());
     }
 }
 
+/// How a worker goes.
+struct Pace {
+    steps: usize,
+    kill_percent: u64,
+    pause_ms: u64,
+}
+
 /// One worker: its steps in order, as a series of commands, some killed.
-fn work(m: &Machine, w: usize, steps: usize, kill_percent: u64, progress: &AtomicUsize) -> Worker {
+fn work(m: &Machine, w: usize, pace: &Pace, progress: &AtomicUsize) -> Worker {
+    let (steps, kill_percent) = (pace.steps, pace.kill_percent);
     let mut rng = Rng::new(w as u64 + 1);
     let mut report = Worker::default();
     let mut step = 0;
@@ -333,6 +367,7 @@ fn work(m: &Machine, w: usize, steps: usize, kill_percent: u64, progress: &Atomi
     let mut attempts = 0;
     while step < steps && attempts < steps * 20 {
         attempts += 1;
+        std::thread::sleep(Duration::from_millis(rng.below(pace.pause_ms + 1)));
         let kill =
             (rng.below(100) < kill_percent).then(|| Duration::from_millis(20 + rng.below(400)));
         match m.checkpoint(w, step, kill) {
