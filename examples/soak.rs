@@ -30,8 +30,9 @@
 mod fake_forge;
 #[path = "soak/machine.rs"]
 mod machine;
+#[path = "soak/tally.rs"]
+mod tally;
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -92,9 +93,6 @@ fn opts() -> Opts {
     }
     o
 }
-
-/// A comment on the fake: its issue, creation time and body.
-type Comment = (u64, i64, String);
 
 /// What one worker did.
 #[derive(Default)]
@@ -203,32 +201,33 @@ fn main() {
         let _ = m.run(&["flush", "--json"]);
         waiting += m.outbox_len();
     }
-    // A fresh machine reads everything back.
-    let fresh = Machine::new(setup.clone(), root.path().join("fresh"));
-    let listed = fresh.list();
-    let mut wrong = Vec::new();
-    for (w, report) in reports.iter().enumerate() {
-        let last = report.saved.iter().map(|s| s.0).max();
-        let resumed = fresh.resume_step(w);
-        if last.is_none() || resumed != last {
-            wrong.push(format!("w{w:02}: {resumed:?} (saved up to {last:?})"));
-        }
-    }
-    // Every comment on the fake: (issue, created, body), and when each closed issue closed.
-    let (forge, closed_at): (Vec<Comment>, BTreeMap<u64, i64>) = {
+    // Every comment on the fake, and when each closed issue closed.
+    let forge = || {
         let s = fake.state();
         let comments = s.comments.iter();
-        (
-            comments
+        tally::Forge {
+            comments: comments
                 .map(|c| (c.issue, c.created, c.body.clone()))
                 .collect(),
-            s.issues
+            closed_at: s
+                .issues
                 .iter()
                 .filter(|i| i.closed)
                 .map(|i| (i.number, i.closed_at.unwrap_or(i64::MAX)))
                 .collect(),
-        )
+        }
     };
+    // A fresh machine reads everything back, now and (the fake's clock moved on) an hour later.
+    let read = |name: &str| {
+        let fresh = Machine::new(setup.clone(), root.path().join(name));
+        tally::Reading {
+            listed: fresh.list(),
+            resumed: (0..o.workers).map(|w| fresh.resume_step(w)).collect(),
+        }
+    };
+    let now = (read("fresh"), forge());
+    fake.state().clock_offset += 3600;
+    let later = (read("fresh-later"), forge());
     let open = fake.open_issues_titled(forgestate::defaults::TITLE);
     let issues: Vec<String> = {
         let s = fake.state();
@@ -247,42 +246,9 @@ fn main() {
     };
 
     // The figures.
-    let saved: Vec<&(usize, String, bool)> = reports.iter().flat_map(|r| &r.saved).collect();
-    let spooled = saved.iter().filter(|s| s.2).count();
-    let mut listed_ids: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut steps_seen: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
-    for (id, session, phase) in &listed {
-        *listed_ids.entry(id.as_str()).or_default() += 1;
-        steps_seen
-            .entry((session.as_str(), phase.as_str()))
-            .or_default()
-            .insert(id.as_str());
-    }
-    // Invisible records by where they are: [on an open issue, on a closed one before it
-    // closed, in the second it closed (the fake's times are whole seconds), after it closed
-    // (a late record)].
-    let (mut lost, mut invisible) = (0, [0; 4]);
-    for (_, id, _) in &saved {
-        if listed_ids.contains_key(id.as_str()) {
-            continue;
-        }
-        match forge.iter().find(|(.., body)| body.contains(id.as_str())) {
-            Some((issue, created, _)) => match closed_at.get(issue) {
-                None => invisible[0] += 1,
-                Some(at) if created < at => invisible[1] += 1,
-                Some(at) if created == at => invisible[2] += 1,
-                Some(_) => invisible[3] += 1,
-            },
-            None => lost += 1,
-        }
-    }
-    let saved_ids: BTreeSet<&str> = saved.iter().map(|s| s.1.as_str()).collect();
-    let unreported = listed_ids
-        .keys()
-        .filter(|id| !saved_ids.contains(**id))
-        .count();
-    let twice = listed_ids.values().filter(|&&n| n > 1).count();
-    let split = steps_seen.values().filter(|ids| ids.len() > 1).count();
+    let saved: Vec<Vec<(usize, String, bool)>> = reports.iter().map(|r| r.saved.clone()).collect();
+    let count = saved.iter().map(Vec::len).sum::<usize>();
+    let spooled = saved.iter().flatten().filter(|s| s.2).count();
     let sum = |f: fn(&Worker) -> usize| reports.iter().map(f).sum::<usize>();
 
     println!("workers done in {:.1} s", worked.as_secs_f64());
@@ -306,39 +272,12 @@ fn main() {
     );
     println!("---");
     println!(
-        "records saved:                       {} of {total} steps (posted {}, spooled {spooled}; \
-         still in an outbox after flush: {waiting})",
-        saved.len(),
-        saved.len() - spooled
+        "records saved:    {count} of {total} steps (posted {}, spooled {spooled}; still in an \
+         outbox after flush: {waiting})",
+        count - spooled
     );
-    println!(
-        "records listed by a fresh machine:   {} ({unreported} not reported saved: from killed \
-         or failed commands)",
-        listed.len()
-    );
-    println!(
-        "duplicates:                          {twice} Ids listed twice, {split} steps saved as two records"
-    );
-    println!("lost (saved, on no issue, no outbox): {lost}");
-    println!(
-        "invisible (saved, on an issue, not listed): {} (on an open issue: {}; on a closed \
-         one: posted before it closed (history a rotation did not carry) {}, in the second it \
-         closed {}, after it closed (late records) {})",
-        invisible.iter().sum::<usize>(),
-        invisible[0],
-        invisible[1],
-        invisible[2],
-        invisible[3]
-    );
-    println!(
-        "sessions whose resume is wrong:      {}{}",
-        wrong.len(),
-        if wrong.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", wrong.join("; "))
-        }
-    );
+    tally::print("at the end", &saved, &now.0, &now.1);
+    tally::print("an hour later (server time)", &saved, &later.0, &later.1);
     println!(
         "open session issues at the end:      {} {open:?}",
         open.len()
@@ -367,7 +306,11 @@ fn work(m: &Machine, w: usize, pace: &Pace, progress: &AtomicUsize) -> Worker {
     let mut attempts = 0;
     while step < steps && attempts < steps * 20 {
         attempts += 1;
-        std::thread::sleep(Duration::from_millis(rng.below(pace.pause_ms + 1)));
+        // The work between steps; the first steps start together (a race to create the
+        // session issue on a fresh repository).
+        if attempts > 1 {
+            std::thread::sleep(Duration::from_millis(rng.below(pace.pause_ms + 1)));
+        }
         let kill =
             (rng.below(100) < kill_percent).then(|| Duration::from_millis(20 + rng.below(400)));
         match m.checkpoint(w, step, kill) {
