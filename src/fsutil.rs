@@ -68,7 +68,22 @@ pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
 /// A file owned by another user is `PermissionDenied` carrying [`NotOurs`]: nobody else's file
 /// is state we act on.
 pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
+    read_capped(open_regular(path, false)?, cap)
+}
+
+/// [`read_regular`] for a cache file: also refused (`PermissionDenied` carrying [`NotOurs`])
+/// when anyone but its owner may write it, since they could have chosen what it says.
+pub(crate) fn read_private(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    read_capped(open_private(path)?, cap)
+}
+
+/// Opens a file we may trust as a cache, without blocking: a regular file, ours, and writable by
+/// no one else (see [`read_private`]).
+pub(crate) fn open_private(path: &Path) -> io::Result<File> {
+    open_regular(path, true)
+}
+
+fn open_regular(path: &Path, private: bool) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -81,13 +96,19 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
             "is not a regular file",
         ));
     }
-    if !owned_by_me(&meta) {
+    if !owned_by_me(&meta) || (private && writable_by_others(&meta)) {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, NotOurs));
     }
-    if meta.len() > cap {
+    Ok(file)
+}
+
+fn read_capped(file: File, cap: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let len = file.metadata()?.len();
+    if len > cap {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("is {} bytes, more than the {cap} allowed", meta.len()),
+            format!("is {len} bytes, more than the {cap} allowed"),
         ));
     }
     let mut bytes = Vec::new();
@@ -101,13 +122,27 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Whether the group or others may write a file or directory.
+fn writable_by_others(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.mode() & 0o022 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
 /// Why [`read_regular`] refused a file: another user owns it.
 #[derive(Debug)]
 pub(crate) struct NotOurs;
 
 impl std::fmt::Display for NotOurs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("is owned by another user")
+        f.write_str("is owned by another user, or writable by others")
     }
 }
 
@@ -121,9 +156,9 @@ impl NotOurs {
 }
 
 /// Whether a directory may hold state we act on: owned by the effective user and writable by
-/// no one else. The error says what to do.
+/// no one else. The error says what to do; `risk` completes "writable by others, so ...".
 #[cfg(unix)]
-pub(crate) fn check_private_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn check_private_dir(dir: &Path, risk: &str) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(dir)?;
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -143,8 +178,7 @@ pub(crate) fn check_private_dir(dir: &Path) -> io::Result<()> {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "{} is writable by others (mode {mode:o}), so anyone could queue records under \
-                 your name; run `chmod 700 {}`",
+                "{} is writable by others (mode {mode:o}), so {risk}; run `chmod 700 {}`",
                 dir.display(),
                 dir.display()
             ),
@@ -155,7 +189,7 @@ pub(crate) fn check_private_dir(dir: &Path) -> io::Result<()> {
 
 /// Whether a directory may hold state we act on (always, where there are no Unix owners).
 #[cfg(not(unix))]
-pub(crate) fn check_private_dir(_dir: &Path) -> io::Result<()> {
+pub(crate) fn check_private_dir(_dir: &Path, _risk: &str) -> io::Result<()> {
     Ok(())
 }
 
@@ -172,6 +206,13 @@ pub(crate) fn owned_by_me(meta: &std::fs::Metadata) -> bool {
         let _ = meta;
         true
     }
+}
+
+/// Creates `dir` private if it is missing, then checks it is private (an existing directory, or
+/// one another account made first, may not be): where cache files are written.
+pub(crate) fn make_private_dir(dir: &Path, risk: &str) -> io::Result<()> {
+    create_private_dir(dir)?;
+    check_private_dir(dir, risk)
 }
 
 /// Flushes a directory's entries to disk (best effort: not every platform can open a directory).

@@ -2,7 +2,7 @@
 //! for what changed and still sees new, edited and untrusted comments; deletions show after the
 //! resync age or `refresh`; a corrupt cache is rebuilt with one warning and the same answer; the
 //! cached login follows the token in use; the local store's offset index notices a rewritten
-//! file.
+//! file, and an in-place edit of the same length.
 
 mod common;
 mod fake_forge;
@@ -397,7 +397,7 @@ async fn a_local_read_picks_up_lines_appended_after_the_index() {
 }
 
 #[tokio::test]
-async fn unchanged_local_lines_are_not_read_again() {
+async fn lines_before_the_offset_are_not_read_again_after_an_append() {
     let dir = tempfile::tempdir().unwrap();
     let c = local(dir.path());
     for phase in ["clone_complete", "subtask_1_complete", "subtask_2_complete"] {
@@ -407,7 +407,8 @@ async fn unchanged_local_lines_are_not_read_again() {
             .unwrap();
     }
     c.list(&Filter::default(), None).await.unwrap();
-    // Damage the first line in place, far from the end: a read that re-parsed it would reject it.
+    // Damage the first line in place, far from the end, then append: the append is read after
+    // the offset, and a read that re-parsed the first line would reject it.
     let file = dir.path().join("thread.jsonl");
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[2] = b'#';
@@ -416,15 +417,75 @@ async fn unchanged_local_lines_are_not_read_again() {
         .open(&file)
         .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
         .unwrap();
+    local(dir.path())
+        .without_read_cache()
+        .save(cp("subtask_3_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
     let listed = local(dir.path())
         .list(&Filter::default(), None)
         .await
         .unwrap();
-    assert_eq!(listed.entries.len(), 3, "{:?}", listed.warnings);
+    assert_eq!(listed.entries.len(), 4, "{:?}", listed.warnings);
     // Without the cache, the damage shows.
     let plain = local(dir.path()).without_read_cache();
     let listed = plain.list(&Filter::default(), None).await.unwrap();
-    assert_eq!(listed.entries.len(), 2);
+    assert_eq!(listed.entries.len(), 3);
+}
+
+#[tokio::test]
+async fn an_in_place_edit_of_the_same_length_is_noticed_without_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = local(dir.path());
+    c.save(cp("subtask_1_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    // Another session's records after it: the edit lies far before the end of the file.
+    for n in 0..3 {
+        let other = Record::checkpoint(
+            W,
+            "s2",
+            "clone_complete",
+            json!({"n": n, "pad": "x".repeat(300)}),
+        )
+        .unwrap();
+        c.save(other).await.posted().unwrap();
+    }
+    assert_eq!(
+        local(dir.path())
+            .resume(W, "s1")
+            .await
+            .unwrap()
+            .resume
+            .phase,
+        "subtask_1_complete"
+    );
+    let file = dir.path().join("thread.jsonl");
+    let inode = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).unwrap().ino()
+    };
+    let (before, len) = (inode(&file), std::fs::metadata(&file).unwrap().len());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.find("subtask_1_complete").unwrap();
+    assert!(
+        len as usize - at > 1000,
+        "the edit is not in the hashed tail"
+    );
+    // Written in place (no truncation), a moment later than the read.
+    std::thread::sleep(Duration::from_millis(30));
+    let mut f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(at as u64)).unwrap();
+    std::io::Write::write_all(&mut f, b"subtask_7_complete").unwrap();
+    drop(f);
+    assert_eq!(
+        (inode(&file), std::fs::metadata(&file).unwrap().len()),
+        (before, len)
+    );
+    let resumed = local(dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(resumed.resume.phase, "subtask_7_complete");
 }
 
 #[tokio::test]

@@ -120,7 +120,9 @@ impl ForgeBuilder {
         self
     }
 
-    /// Where to cache the session issue number; without one, nothing is cached.
+    /// Where to cache the session issue number, the read cache and the token's login; without
+    /// one, nothing is cached. A directory another account owns or may write is not used (one
+    /// warning names it).
     pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = Some(dir.into());
         self
@@ -321,9 +323,13 @@ impl ForgeBuilder {
         if let Some(outbox) = outbox {
             client = client.with_outbox(outbox, self.drain);
         }
-        if let Some(dir) = &self.cache_dir {
+        if let Some(dir) = self
+            .cache_dir
+            .as_deref()
+            .and_then(crate::forge::cache::usable_dir)
+        {
             let name = store_key(&base, &self.owner, &self.repo);
-            client = client.with_mirror_in(dir, &name, self.read_cache, Some(token));
+            client = client.with_mirror_in(&dir, &name, self.read_cache, Some(token));
         }
         Ok(client)
     }

@@ -191,6 +191,18 @@ pub(super) fn cache_check(p: &Probe) -> Check {
             "disabled: every run looks the issue up",
         );
     };
+    if let Some(problem) = crate::forge::cache::dir_problem(dir) {
+        return Check::new(
+            "cache",
+            Status::Warn,
+            format!("{}: not used: {problem}", dir.display()),
+        )
+        .fix(format!(
+            "run `chmod 700 {}` if it is yours, or set [forge] cache_dir to a directory of your \
+             own; until then every run looks the session issue up and reads the whole thread",
+            dir.display()
+        ));
+    }
     let found = match &p.issue {
         Some(Ok(Some(issue))) => Some(issue.number.0),
         _ => None,

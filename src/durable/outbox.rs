@@ -118,7 +118,7 @@ impl Outbox {
         if names.is_empty() {
             return Ok(Vec::new());
         }
-        check_private_dir(&self.dir)
+        check_private_dir(&self.dir, "anyone could queue records under your name")
             .map_err(|e| io::Error::new(e.kind(), format!("refusing the outbox: {e}")))?;
         names.sort();
         let mut out = Vec::with_capacity(names.len());

@@ -4,8 +4,15 @@
 //!
 //! Losing or corrupting the cache costs requests, never data: every problem here is logged and
 //! treated as an empty cache. It holds no secret. Writes are atomic (`fsutil::write_atomic`).
+//!
+//! Whoever can write the cache chooses where records are posted (the issue number) and what
+//! `resume` answers (the read cache), so the cache directory must be ours and writable by no one
+//! else ([`usable_dir`]: otherwise it is not used, with one warning), and a file in it that is
+//! not ours, or that others may write, is ignored.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -56,7 +63,7 @@ impl DiskCache {
         let Some(path) = &self.path else {
             return CacheEntry::default();
         };
-        match std::fs::read(path) {
+        match crate::fsutil::read_private(path, MAX_CACHE_BYTES) {
             Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 tracing::warn!("ignoring unreadable cache {}: {e}", path.display());
                 CacheEntry::default()
@@ -96,7 +103,47 @@ pub fn store_key(url: &str, owner: &str, repo: &str) -> String {
 
 fn write_atomic(path: &Path, entry: &CacheEntry) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    crate::fsutil::make_private_dir(dir, RISK)?;
     let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
     crate::fsutil::write_atomic(path, &bytes, true)
+}
+
+/// The largest issue-number cache file read (it holds a few short fields).
+const MAX_CACHE_BYTES: u64 = 64 * 1024;
+
+/// What a cache directory others may write lets them do.
+const RISK: &str = "another account could choose where records are posted and what `resume` \
+                    answers";
+
+/// Directories already warned about by this process.
+static WARNED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Why `dir` may not hold this user's caches (another account owns it, or may write to it), or
+/// `None` when it may (a directory not made yet is created private when first written).
+pub fn dir_problem(dir: &Path) -> Option<String> {
+    match crate::fsutil::check_private_dir(dir, RISK) {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// `dir` when it may hold this user's caches (the issue number, the read cache, the cached
+/// login), else `None`, with one warning per directory and process naming it: nothing is cached
+/// then, which costs requests, never records.
+pub fn usable_dir(dir: &Path) -> Option<PathBuf> {
+    let Some(problem) = dir_problem(dir) else {
+        return Some(dir.to_path_buf());
+    };
+    let first = WARNED
+        .lock()
+        .map(|mut w| w.insert(dir.to_path_buf()))
+        .unwrap_or(true);
+    if first {
+        tracing::warn!(
+            "{problem}, or set [forge] cache_dir (or $XDG_CACHE_HOME) to a directory of your \
+             own; until then this cache directory is not used (nothing is cached)"
+        );
+    }
+    None
 }

@@ -24,7 +24,7 @@
 //! ```
 
 mod api;
-mod cache;
+pub(crate) mod cache;
 mod clock;
 mod create;
 mod decode;
@@ -78,7 +78,8 @@ pub struct ForgeSettings {
     pub issue_body: String,
     /// Whether posting may create the session issue when there is none.
     pub auto_init: bool,
-    /// Where to cache the issue number and login; `None` disables the cache.
+    /// Where to cache the issue number and login; `None` disables the cache, and so does a
+    /// directory another account owns or may write ([`cache::usable_dir`]).
     pub cache_dir: Option<PathBuf>,
     /// How long a cached issue is trusted before a write checks it is still open.
     pub recheck_after: Duration,
@@ -116,8 +117,9 @@ pub struct ForgeThread {
 
 impl ForgeThread {
     pub(crate) fn new(client: ForgeClient, settings: ForgeSettings) -> ForgeThread {
+        let usable = settings.cache_dir.as_deref().and_then(cache::usable_dir);
         let cache = DiskCache::new(
-            settings.cache_dir.as_deref(),
+            usable.as_deref(),
             client.base().as_str(),
             &settings.repo.owner,
             &settings.repo.repo,

@@ -10,7 +10,8 @@
 //!   another generation contributes only its salt and login.
 //!
 //! Both are written atomically (`fsutil::write_atomic`), so readers see an old file or a new one,
-//! never a mix; two processes writing at once cost at worst a larger next `since` read.
+//! never a mix; two processes writing at once cost at worst a larger next `since` read. A file
+//! another account owns, or may write, is never read (`Found::Foreign`): it could say anything.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::slot::{Blob, Body, Slot};
+use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
 /// The on-disk schema; another version is rebuilt, without a warning.
@@ -107,6 +109,8 @@ pub(super) enum Found<T> {
     Missing,
     /// Written by another schema version.
     Outdated,
+    /// Another account owns it, or may write it: whatever it says, it is not ours to trust.
+    Foreign,
     /// There, but unreadable: the reason.
     Corrupt(String),
     /// Read.
@@ -115,9 +119,10 @@ pub(super) enum Found<T> {
 
 /// Reads the base: header, index, and the data area kept open.
 pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
-    let file = match File::open(path) {
+    let file = match crate::fsutil::open_private(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) if NotOurs::is(&e) => return Found::Foreign,
         Err(e) => return Found::Corrupt(e.to_string()),
     };
     let mut reader = BufReader::new(file);
@@ -172,9 +177,10 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
 
 /// Reads the delta.
 pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::fsutil::read_private(path, u64::MAX) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) if NotOurs::is(&e) => return Found::Foreign,
         Err(e) => return Found::Corrupt(e.to_string()),
     };
     match serde_json::from_slice::<SchemaOnly>(&bytes) {
@@ -229,7 +235,7 @@ pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> 
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
     crate::fsutil::write_atomic(path, bytes, true).map_err(|e| e.to_string())
 }

@@ -230,6 +230,7 @@ impl Mirror {
                 disk::remove(&self.files);
                 return loaded;
             }
+            Found::Foreign => foreign(&self.files.base),
             Found::Missing | Found::Outdated => {}
         }
         match disk::load_delta(&self.files.delta) {
@@ -252,6 +253,11 @@ impl Mirror {
             Found::Corrupt(why) => {
                 corrupt(&self.files.delta, why);
                 disk::remove(&self.files);
+                loaded.base = None;
+            }
+            Found::Foreign => {
+                // Its cursor, login and comments are not ours: the base alone is not enough.
+                foreign(&self.files.delta);
                 loaded.base = None;
             }
             Found::Missing | Found::Outdated => {}
@@ -279,6 +285,15 @@ impl Mirror {
             );
         }
     }
+}
+
+/// Says that a mirror file is ignored because another account owns it or may write it.
+fn foreign(path: &std::path::Path) {
+    tracing::warn!(
+        "ignoring the read cache {}: it is owned by another user, or writable by others \
+         (remove it if you do not know where it came from)",
+        path.display()
+    );
 }
 
 /// Sorts by comment id, keeping the last copy of an id.

@@ -287,7 +287,8 @@ pub enum Cursor {
     /// A forge: comments updated at or after this time (the server's clock, whole seconds).
     Since(DateTime<Utc>),
     /// A local file: the bytes after `offset` of the file with this identity, whose bytes just
-    /// before `offset` hash to `tail` (so a file rewritten in place is noticed).
+    /// before `offset` hash to `tail`, and whose size and modification time were `len` and
+    /// `mtime_ns` when it was read (so a file rewritten in place is noticed).
     Offset {
         /// Device and inode (0 where the platform has none).
         identity: (u64, u64),
@@ -295,6 +296,16 @@ pub enum Cursor {
         offset: u64,
         /// A hash of up to 256 bytes before `offset`.
         tail: u64,
+        /// The file's size when it was read (0 in cursors written before it was kept).
+        #[serde(default)]
+        len: u64,
+        /// The file's modification time when it was read, in nanoseconds since the epoch.
+        #[serde(default)]
+        mtime_ns: i128,
+        /// Whether that modification time was too close to the read to tell a later write in
+        /// the same clock tick apart (then an unchanged-looking file is read again).
+        #[serde(default)]
+        racy: bool,
     },
 }
 

@@ -98,7 +98,7 @@ fn request_line(message: &[u8]) -> String {
 
 /// Reads one HTTP/1.1 message (head plus `Content-Length` body) from `stream`, keeping any bytes
 /// of the next message in `buf`.
-async fn read_message(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+pub(super) async fn read_message(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();

@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod dropper;
+pub mod faults;
 mod lists;
 pub mod outbox;
 mod routes;

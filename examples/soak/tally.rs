@@ -1,0 +1,97 @@
+//! The soak run's figures: what the workers saved against what a fresh machine reads back.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A comment on the fake: its issue, creation time (whole seconds) and body.
+pub type Comment = (u64, i64, String);
+
+/// What the fake holds at the end.
+pub struct Forge {
+    pub comments: Vec<Comment>,
+    /// Each closed issue's closing time.
+    pub closed_at: BTreeMap<u64, i64>,
+}
+
+/// What one fresh machine read: every listed record (id, session, phase), and per worker the
+/// step its session resumes after.
+pub struct Reading {
+    pub listed: Vec<(String, String, String)>,
+    pub resumed: Vec<Option<usize>>,
+}
+
+/// Prints what `reading` shows of `saved` (per worker: (step, record id, spooled)).
+pub fn print(label: &str, saved: &[Vec<(usize, String, bool)>], reading: &Reading, forge: &Forge) {
+    let mut listed_ids: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut steps_seen: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+    for (id, session, phase) in &reading.listed {
+        *listed_ids.entry(id.as_str()).or_default() += 1;
+        steps_seen
+            .entry((session.as_str(), phase.as_str()))
+            .or_default()
+            .insert(id.as_str());
+    }
+    // Invisible records by where they are: [on an open issue, on a closed one before it
+    // closed, in the second it closed (the fake's times are whole seconds), after it closed
+    // (a late record)].
+    let (mut lost, mut invisible) = (0, [0; 4]);
+    for (_, id, _) in saved.iter().flatten() {
+        if listed_ids.contains_key(id.as_str()) {
+            continue;
+        }
+        match forge
+            .comments
+            .iter()
+            .find(|(.., body)| body.contains(id.as_str()))
+        {
+            Some((issue, created, _)) => match forge.closed_at.get(issue) {
+                None => invisible[0] += 1,
+                Some(at) if created < at => invisible[1] += 1,
+                Some(at) if created == at => invisible[2] += 1,
+                Some(_) => invisible[3] += 1,
+            },
+            None => lost += 1,
+        }
+    }
+    let saved_ids: BTreeSet<&str> = saved.iter().flatten().map(|s| s.1.as_str()).collect();
+    let unreported = listed_ids
+        .keys()
+        .filter(|id| !saved_ids.contains(**id))
+        .count();
+    let twice = listed_ids.values().filter(|&&n| n > 1).count();
+    let split = steps_seen.values().filter(|ids| ids.len() > 1).count();
+    let mut wrong = Vec::new();
+    for (w, steps) in saved.iter().enumerate() {
+        let last = steps.iter().map(|s| s.0).max();
+        let resumed = reading.resumed.get(w).copied().flatten();
+        if last.is_none() || resumed != last {
+            wrong.push(format!("w{w:02} at {resumed:?}, saved up to {last:?}"));
+        }
+    }
+
+    println!("read by a fresh machine {label}:");
+    println!(
+        "  records listed:   {} ({unreported} not reported saved: from killed commands)",
+        reading.listed.len()
+    );
+    println!("  duplicates:       {twice} Ids listed twice, {split} steps listed as two records");
+    println!("  lost:             {lost} (saved, on no issue, in no outbox)");
+    println!(
+        "  invisible:        {} (saved, on an issue, not listed: on an open issue {}; on a \
+         closed one, posted before it closed (history a rotation did not carry) {}, in the \
+         second it closed {}, after it closed (late records) {})",
+        invisible.iter().sum::<usize>(),
+        invisible[0],
+        invisible[1],
+        invisible[2],
+        invisible[3]
+    );
+    println!(
+        "  wrong resumes:    {}{}",
+        wrong.len(),
+        if wrong.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", wrong.join("; "))
+        }
+    );
+}
