@@ -99,6 +99,8 @@ fn opts() -> Opts {
 struct Worker {
     /// (step, record id, spooled) of every command that exited 0.
     saved: Vec<(usize, String, bool)>,
+    /// The last step the worker knows is done: saved, or (killed) found by `resume`.
+    done: Option<usize>,
     killed: usize,
     failed: usize,
     resumes: usize,
@@ -246,7 +248,11 @@ fn main() {
     };
 
     // The figures.
-    let saved: Vec<Vec<(usize, String, bool)>> = reports.iter().map(|r| r.saved.clone()).collect();
+    let work = tally::Work {
+        saved: reports.iter().map(|r| r.saved.clone()).collect(),
+        done: reports.iter().map(|r| r.done).collect(),
+    };
+    let saved = &work.saved;
     let count = saved.iter().map(Vec::len).sum::<usize>();
     let spooled = saved.iter().flatten().filter(|s| s.2).count();
     let sum = |f: fn(&Worker) -> usize| reports.iter().map(f).sum::<usize>();
@@ -276,8 +282,8 @@ fn main() {
          outbox after flush: {waiting})",
         count - spooled
     );
-    tally::print("at the end", &saved, &now.0, &now.1);
-    tally::print("an hour later (server time)", &saved, &later.0, &later.1);
+    tally::print("at the end", &work, &now.0, &now.1);
+    tally::print("an hour later (server time)", &work, &later.0, &later.1);
     println!(
         "open session issues at the end:      {} {open:?}",
         open.len()
@@ -316,6 +322,7 @@ fn work(m: &Machine, w: usize, pace: &Pace, progress: &AtomicUsize) -> Worker {
         match m.checkpoint(w, step, kill) {
             Outcome::Saved { id, spooled } => {
                 report.saved.push((step, id, spooled));
+                report.done = Some(step);
                 progress.fetch_add(1, Ordering::Relaxed);
                 step += 1;
                 continue;
@@ -326,7 +333,10 @@ fn work(m: &Machine, w: usize, pace: &Pace, progress: &AtomicUsize) -> Worker {
         // A restarted worker asks where it is before redoing anything.
         report.resumes += 1;
         match m.resume_step(w) {
-            Some(last) if last >= step => step = last + 1,
+            Some(last) if last >= step => {
+                report.done = Some(last);
+                step = last + 1;
+            }
             _ => report.redone += 1,
         }
     }

@@ -2,7 +2,8 @@
 //! directory others may write (mode 1777), holding a planted issue-number cache and a planted
 //! read cache, changes neither where records are posted nor what `resume` answers, and exactly
 //! one warning names it; in a private directory, a planted file others may write is ignored;
-//! the same plants in a private directory, written by us, are used (so the plants are potent).
+//! the same plants in a private directory, written by us, are used (so the plants are potent);
+//! a directory or files another account owns are not trusted either (run as root: chown).
 
 mod common;
 mod fake_forge;
@@ -207,4 +208,52 @@ async fn in_a_private_dir_a_cache_file_others_may_write_is_ignored() {
     assert!(fake.comments_on(decoy).is_empty());
     assert_eq!(fake.comments_on(session).len(), 2);
     assert_eq!(resume_phase(&fake, d, &home).0, "subtask_2_complete");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cache_dir_or_cache_file_another_account_owns_is_not_trusted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    {
+        use std::os::unix::fs::MetadataExt;
+        if std::fs::metadata(d).unwrap().uid() != 0 {
+            // Handing a file to another account takes root; the mode tests above still run.
+            eprintln!("not run: only root can make a file another account's");
+            return;
+        }
+    }
+    let fake = FakeForge::start().await;
+    let good = d.join("good");
+    checkpoint(&fake, d, &good, TRUE_PHASE);
+    assert_eq!(resume_phase(&fake, d, &good).0, TRUE_PHASE);
+    let session = fake.open_issues_titled(forgestate::config::DEFAULT_TITLE)[0];
+    let decoy = fake.add_issue("an issue another account chose", &[], false);
+    let plant = |name: &str| {
+        let home = d.join(name);
+        let dir = home.join("forgestate");
+        copy_cache(&good.join("forgestate"), &dir, 0o700);
+        let mut planted = plant_mirror(&dir).to_vec();
+        planted.push(plant_issue(&dir, decoy));
+        (home, dir, planted)
+    };
+
+    // The directory is another account's (mode 0700, but not ours).
+    let (home, dir, _) = plant("theirs");
+    std::os::unix::fs::chown(&dir, Some(4242), Some(4242)).unwrap();
+    let (phase, err) = resume_phase(&fake, d, &home);
+    assert_eq!(phase, TRUE_PHASE, "{err}");
+    assert_eq!(warnings_naming(&err, &dir), 1, "{err}");
+    assert!(err.contains("owned by uid 4242"), "{err}");
+    checkpoint(&fake, d, &home, "subtask_2_complete");
+    assert!(fake.comments_on(decoy).is_empty());
+
+    // The directory is ours; the files in it are another account's.
+    let (home, _, planted) = plant("their_files");
+    for p in &planted {
+        std::os::unix::fs::chown(p, Some(4242), Some(4242)).unwrap();
+    }
+    assert_eq!(resume_phase(&fake, d, &home).0, "subtask_2_complete");
+    checkpoint(&fake, d, &home, "subtask_3_complete");
+    assert!(fake.comments_on(decoy).is_empty());
+    assert_eq!(fake.comments_on(session).len(), 3);
 }

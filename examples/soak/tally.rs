@@ -19,8 +19,16 @@ pub struct Reading {
     pub resumed: Vec<Option<usize>>,
 }
 
-/// Prints what `reading` shows of `saved` (per worker: (step, record id, spooled)).
-pub fn print(label: &str, saved: &[Vec<(usize, String, bool)>], reading: &Reading, forge: &Forge) {
+/// What the workers did: per worker, (step, record id, spooled) of each saved step, and the
+/// last step it knows is done (saved, or a killed command's that `resume` found).
+pub struct Work {
+    pub saved: Vec<Vec<(usize, String, bool)>>,
+    pub done: Vec<Option<usize>>,
+}
+
+/// Prints what `reading` shows of `work`.
+pub fn print(label: &str, work: &Work, reading: &Reading, forge: &Forge) {
+    let saved = &work.saved;
     let mut listed_ids: BTreeMap<&str, usize> = BTreeMap::new();
     let mut steps_seen: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
     for (id, session, phase) in &reading.listed {
@@ -60,11 +68,10 @@ pub fn print(label: &str, saved: &[Vec<(usize, String, bool)>], reading: &Readin
     let twice = listed_ids.values().filter(|&&n| n > 1).count();
     let split = steps_seen.values().filter(|ids| ids.len() > 1).count();
     let mut wrong = Vec::new();
-    for (w, steps) in saved.iter().enumerate() {
-        let last = steps.iter().map(|s| s.0).max();
+    for (w, &last) in work.done.iter().enumerate() {
         let resumed = reading.resumed.get(w).copied().flatten();
         if last.is_none() || resumed != last {
-            wrong.push(format!("w{w:02} at {resumed:?}, saved up to {last:?}"));
+            wrong.push(format!("w{w:02} at {resumed:?}, done up to {last:?}"));
         }
     }
 
