@@ -133,7 +133,11 @@ impl Client<AnyThread> {
         }
         for entry in picks {
             let what = describe(&entry.record);
-            let carried = match self.prepare(entry.record.clone().carried(old.number.0)) {
+            let carried = match self.prepare(entry
+                .record
+                .clone()
+                .carried(old.number.0)
+                .first_posted_at(entry.comment.created_at)) {
                 Ok(r) => r,
                 Err(e) => {
                     report.skipped.push(format!("{what}: {e}"));
@@ -247,9 +251,10 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
         if e.comment.pending {
             continue;
         }
-        let active = match e.record.carried_from {
-            Some(_) => e.record.time,
-            None => e.comment.created_at,
+        let active = match (e.record.carried_from, e.record.posted_at) {
+            (_, Some(first)) => first,
+            (Some(_), None) => e.record.time,
+            (None, None) => e.comment.created_at,
         };
         let key = (e.record.agent.as_str(), e.record.session.as_str());
         let slot = pairs.entry(key).or_insert((None, None, active));
@@ -291,6 +296,7 @@ mod tests {
                 created_at: at,
                 updated_at: at,
                 url: None,
+                issue: None,
                 edited: false,
                 pending: false,
             },

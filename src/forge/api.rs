@@ -312,6 +312,30 @@ impl ForgeClient {
         filter: impl std::future::Future<Output = Result<Filter>>,
     ) -> Result<CommentList> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
+        self.list_comments(path, since, filter).await
+    }
+
+    /// The plain comments of **every** issue and pull request of the repository updated at or
+    /// after `since` (`GET /repos/{o}/{r}/issues/comments`, §3.10), in (created, id) order, as
+    /// [`ForgeClient::comments_keeping`] decodes a list. Without `page` the server sends every
+    /// match in one answer; each comment's `issue_url` comes before its body, so the filter's
+    /// [`Filter::drop_issues`] skips the bodies of issues the caller does not want unread.
+    pub async fn repo_comments_keeping(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+        filter: impl std::future::Future<Output = Result<Filter>>,
+    ) -> Result<CommentList> {
+        let path = repo.path("issues/comments");
+        self.list_comments(path, Some(since), filter).await
+    }
+
+    async fn list_comments(
+        &self,
+        path: String,
+        since: Option<DateTime<Utc>>,
+        filter: impl std::future::Future<Output = Result<Filter>>,
+    ) -> Result<CommentList> {
         let (opened, filter) = tokio::join!(self.open_comments(&path, since), filter);
         let (filter, mut opened) = (filter?, opened?);
         let mut retry = self.retry();

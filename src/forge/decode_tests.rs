@@ -43,6 +43,7 @@ fn trusting(logins: &[&str], max_body: usize) -> Filter {
         authors: Some(logins.iter().map(|l| l.to_string()).collect()),
         max_body,
         max_kept: usize::MAX,
+        drop_issues: Default::default(),
     }
 }
 

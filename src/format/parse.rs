@@ -98,7 +98,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 13] = [
+const HEADERS: [&str; 14] = [
     "Version",
     "Phase",
     "Session",
@@ -112,6 +112,7 @@ const HEADERS: [&str; 13] = [
     "Next",
     "Context-Hash",
     "Carried-From",
+    "Posted-At",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -156,6 +157,16 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let context_hash = headers.take("Context-Hash");
     let blockers = std::mem::take(&mut headers.blockers);
     let carried_from = carried_from(headers.take("Carried-From"))?;
+    let posted_at = headers
+        .take("Posted-At")
+        .map(|v| {
+            parse_time(&v).map_err(|reason| ParseError::BadField {
+                field: "posted-at",
+                value: clip(&v),
+                reason,
+            })
+        })
+        .transpose()?;
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -186,6 +197,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         blockers,
         context_hash,
         carried_from,
+        posted_at,
         agent,
         session,
         time,
