@@ -19,6 +19,13 @@ use crate::store::{self, Listing};
 /// How the closing note on a rotated issue starts, up to the successor's number.
 const NOTE_PREFIX: &str = "Rotated: this session continues in #";
 
+/// The issue a closing note forwards to (`Rotated: this session continues in #M …`).
+pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
+    let rest = body.trim_start().strip_prefix(NOTE_PREFIX)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().map(IssueNumber)
+}
+
 /// The session issue and how many comments it had when last seen.
 pub(super) type CountCell = Mutex<Option<(IssueNumber, u64)>>;
 
