@@ -13,6 +13,7 @@ pub mod prune;
 mod reads;
 mod report;
 mod rotate;
+mod tidy;
 pub mod watch;
 
 use std::collections::BTreeSet;
@@ -23,6 +24,7 @@ use serde::Serialize;
 pub use builder::ForgeBuilder;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
+pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};

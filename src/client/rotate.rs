@@ -178,7 +178,15 @@ impl Client<AnyThread> {
     /// Rotates when automatic rotation is on (`rotate_after` > 0) and the session issue was
     /// last seen with more comments than that. Costs no request when it is not due: the count
     /// comes from reads of the issue that happen anyway (discovery, the periodic recheck).
+    /// Tidies the chain first ([`Client::tidy_chain`]; free when there is nothing to tidy): a
+    /// failure there is a warning, since readers merge the members anyway.
     pub async fn rotate_if_due(&self) -> Result<Option<Rotation>> {
+        if let Err(e) = self.tidy_chain().await {
+            tracing::warn!(
+                "cannot tidy the session thread ({e}); its records stay readable, and the next \
+                 record tries again"
+            );
+        }
         match self.thread().forge().and_then(ForgeThread::rotation_due) {
             Some(n) => {
                 tracing::info!("session issue {n} is over its comment limit; rotating it");
@@ -189,7 +197,7 @@ impl Client<AnyThread> {
     }
 
     /// Renders and posts one carried (and prepared) record on issue `n`.
-    async fn carry(
+    pub(super) async fn carry(
         &self,
         forge: &ForgeThread,
         n: crate::forge::IssueNumber,
@@ -214,7 +222,7 @@ impl Client<AnyThread> {
 }
 
 /// Why one record was not carried.
-enum Carry {
+pub(super) enum Carry {
     /// This record cannot be carried (too large with its new header, refused by the forge).
     Refused(String),
     /// The forge failed: stop, a rerun continues.

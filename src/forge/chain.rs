@@ -176,6 +176,55 @@ impl ForgeThread {
         found.into_iter().map(IssueNumber).collect()
     }
 
+    /// The head (where writes go) and when it was created.
+    pub async fn head(&self) -> Result<(IssueNumber, DateTime<Utc>), ForgeError> {
+        let n = self.issue_for(&self.client, true).await?;
+        Ok((n, self.opened(&self.client, n).await?))
+    }
+
+    /// The comments of member `n` updated at or after `since` (opaque bodies, every author).
+    pub async fn comments_since(
+        &self,
+        n: IssueNumber,
+        since: DateTime<Utc>,
+    ) -> Result<crate::store::Listing, ForgeError> {
+        let all = async { Ok(Filter::all()) };
+        let list = (self.client)
+            .comments_keeping(&self.settings.repo, n, Some(since), all)
+            .await?;
+        Ok(Self::into_listing(list))
+    }
+
+    /// Closes the stray member `n` (a duplicate or a reopened old issue) with a note naming the
+    /// head. Best effort: a failure is logged, and the stray stays merged by readers.
+    pub async fn close_stray(&self, n: IssueNumber, head: IssueNumber) -> bool {
+        let repo = &self.settings.repo;
+        let note = format!(
+            "Closed by forgestate: the session continues in #{}, and the records posted here \
+             were carried there (with their `Id`). This issue is a duplicate left by a \
+             concurrent start, or an old session issue that was reopened; please do not reopen \
+             it.",
+            head.0
+        );
+        let closed = match self.post_on(n, &note).await {
+            Ok(_) => self.client.close_issue(repo, n).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        match closed {
+            Ok(()) => {
+                tracing::info!("closed the stray session issue {n} (the head is {head})");
+                true
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "cannot close the stray session issue {n} ({e}); close it by hand, {head} is \
+                     the one in use"
+                );
+                false
+            }
+        }
+    }
+
     /// When the head `n` was created: from the cache, else one `GET`.
     pub(super) async fn opened(
         &self,

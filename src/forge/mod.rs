@@ -49,6 +49,7 @@ use chrono::{DateTime, Utc};
 pub use api::RepoRef;
 pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
+pub(crate) use chain::MARGIN;
 pub use chain::{Stray, issue_in_url};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
