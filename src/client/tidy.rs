@@ -3,6 +3,8 @@
 //! racing start whose creator died, a reopened old issue, late posts to an issue that closed or
 //! was rotated away) get those records carried to the head, each with its own `Id`, a
 //! `Carried-From:` and its first comment time in `Posted-At:`; the open ones are then closed.
+//! An open old issue that a newer member continues (reopened, or a rotation interrupted before
+//! it closed it) is rotated again instead, which finishes that rotation.
 //!
 //! Readers merge the members by `Id` whether or not this ran, so carrying is only an
 //! optimisation for later cold readers: a failure is a warning, never a lost record. It costs no
@@ -50,6 +52,16 @@ impl Client<AnyThread> {
         let trust = self.trust().await?;
         let from = opened - MARGIN;
         for stray in strays.into_iter().filter(|s| s.issue != head) {
+            if stray.continued {
+                // A reopened old issue or an unfinished rotation: rotating it again finishes
+                // the job (carries what is missing by `Id`, notes the successor, closes it).
+                let finished = self.rotate().await?;
+                done.carried += finished.carried;
+                if finished.closed {
+                    done.closed.push(finished.from);
+                }
+                continue;
+            }
             let listing = forge
                 .comments_since(stray.issue, from)
                 .await

@@ -51,9 +51,8 @@ pub fn issue_in_url(url: &str) -> Option<u64> {
 pub(super) struct ChainState {
     /// Issue number: is it a member.
     verdicts: BTreeMap<u64, bool>,
-    /// Members other than the head that may hold records the head lacks: number, and whether
-    /// it is open (then it is closed once its records are carried).
-    strays: BTreeMap<u64, bool>,
+    /// Members other than the head that may hold records the head lacks, by number.
+    strays: BTreeMap<u64, Stray>,
 }
 
 /// The chain state, shared by the reads and writes of one process.
@@ -67,6 +66,9 @@ pub struct Stray {
     /// It is open (a duplicate left by a race, or a reopened old issue): close it once its
     /// records are on the head.
     pub open: bool,
+    /// It is open and a newer member continues it (its body links it): a reopened old issue or
+    /// a rotation interrupted before its last step, which a rotation of it finishes.
+    pub continued: bool,
 }
 
 impl ForgeThread {
@@ -129,10 +131,15 @@ impl ForgeThread {
     }
 
     /// Notes a member other than the head that may hold records the head lacks.
-    pub(super) fn note_stray(&self, n: IssueNumber, open: bool) {
+    pub(super) fn note_stray(&self, n: IssueNumber, open: bool, continued: bool) {
         if let Ok(mut chain) = self.chain.lock() {
-            let was = chain.strays.entry(n.0).or_insert(open);
-            *was |= open;
+            let was = chain.strays.entry(n.0).or_insert(Stray {
+                issue: n,
+                open,
+                continued,
+            });
+            was.open |= open;
+            was.continued |= continued;
         }
     }
 
@@ -142,13 +149,7 @@ impl ForgeThread {
             Ok(mut chain) => std::mem::take(&mut chain.strays),
             Err(_) => return Vec::new(),
         };
-        taken
-            .into_iter()
-            .map(|(n, open)| Stray {
-                issue: IssueNumber(n),
-                open,
-            })
-            .collect()
+        taken.into_values().collect()
     }
 
     /// Remembers that the records of member `n` up to comment `upto` are on the head, so later
@@ -337,7 +338,7 @@ impl ForgeThread {
                 continue;
             };
             if tidied.get(&n).is_none_or(|upto| x.id.0 > *upto) {
-                self.note_stray(IssueNumber(n), false);
+                self.note_stray(IssueNumber(n), false, false);
             }
         }
         Ok(())

@@ -45,7 +45,7 @@ impl ForgeThread {
                 Ok(issue) => {
                     if self.is_member_issue(&issue) || issue.state == IssueState::Closed {
                         // Records posted there since the head moved are carried by the tidy.
-                        self.note_stray(n, false);
+                        self.note_stray(n, false, false);
                     }
                     tracing::info!(
                     "cached session issue {n} is {} or no longer matches; discovering again",
@@ -201,35 +201,26 @@ impl ForgeThread {
         if found.is_empty() {
             return self.forwarded_head(c).await;
         }
-        for i in &found {
-            self.note_verdict(i.number.0, true);
-        }
-        // The links decide: an open issue that another open one continues was reopened.
-        let continued: std::collections::BTreeSet<IssueNumber> = found
-            .iter()
-            .filter_map(|i| linked(&i.body).filter(|p| *p < i.number))
-            .collect();
-        let (reopened, mut heads): (Vec<Issue>, Vec<Issue>) = found
-            .into_iter()
-            .partition(|i| continued.contains(&i.number));
-        if heads.is_empty() {
-            return Ok(None); // links only lead to lower numbers, so this cannot happen
-        }
-        let head = heads.remove(0);
+        let (head, reopened, heads) = self.split_open(found);
+        let Some(head) = head else {
+            return Ok(None);
+        };
         for old in &reopened {
             tracing::warn!(
-                "session issue {} is open again, but the session continues in {} (which links                  it); writing to {} and closing {} once its records are carried",
+                "session issue {} is open, but {} continues it (it was reopened, or a rotation \
+                 did not finish); writing to {}, and the next record rotates {} again to close it",
                 old.number,
                 head.number,
                 head.number,
                 old.number
             );
-            self.note_stray(old.number, true);
+            self.note_stray(old.number, true, true);
         }
         if !heads.is_empty() {
             let others: Vec<String> = heads.iter().map(|i| i.number.to_string()).collect();
             tracing::warn!(
-                "{} open session issues in {}; using {} and ignoring {} (duplicates: their                  records are carried to {} and they are closed)",
+                "{} open session issues in {}; using {} and ignoring {} (duplicates: their \
+                 records are carried to {} and they are closed)",
                 heads.len() + 1,
                 self.settings.repo,
                 head.number,
@@ -237,10 +228,46 @@ impl ForgeThread {
                 head.number
             );
             for dup in &heads {
-                self.note_stray(dup.number, true);
+                self.note_stray(dup.number, true, false);
             }
         }
         Ok(Some(head))
+    }
+
+    /// The open session issues (lowest first) split by the links: the head (the lowest that no
+    /// other continues), those another continues (reopened, or a rotation not finished), and
+    /// the other heads (duplicates).
+    fn split_open(&self, found: Vec<Issue>) -> (Option<Issue>, Vec<Issue>, Vec<Issue>) {
+        for i in &found {
+            self.note_verdict(i.number.0, true);
+        }
+        let continued: std::collections::BTreeSet<IssueNumber> = found
+            .iter()
+            .filter_map(|i| linked(&i.body).filter(|p| *p < i.number))
+            .collect();
+        let (reopened, mut heads): (Vec<Issue>, Vec<Issue>) = found
+            .into_iter()
+            .partition(|i| continued.contains(&i.number));
+        // Links only lead to lower numbers, so some open issue is continued by none.
+        let head = (!heads.is_empty()).then(|| heads.remove(0));
+        (head, reopened, heads)
+    }
+
+    /// The issue a rotation works on: the lowest open session issue a newer open one continues
+    /// (a rotation to finish, or a reopened old issue to close again), else the head.
+    pub(super) async fn rotation_target(
+        &self,
+        c: &ForgeClient,
+    ) -> Result<Option<Issue>, ForgeError> {
+        let found = self.session_issues(c, false).await?;
+        let (head, mut reopened, _) = self.split_open(found);
+        if !reopened.is_empty() {
+            return Ok(Some(reopened.remove(0)));
+        }
+        match head {
+            Some(head) => Ok(Some(head)),
+            None => self.discover(c).await,
+        }
     }
 
     /// With no open session issue: the open issue the newest closed session issue forwards to
@@ -255,7 +282,8 @@ impl ForgeThread {
             };
             if next.state == IssueState::Open {
                 tracing::warn!(
-                    "session issue {} continues in {}, which no longer has the session title                      or label; using it",
+                    "session issue {} continues in {}, which no longer has the session title \
+                     or label; using it",
                     at.number,
                     next.number
                 );
