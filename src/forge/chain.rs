@@ -328,6 +328,15 @@ impl ForgeThread {
                 members.insert(n);
             }
         }
+        let named: Vec<String> = members.iter().map(|n| format!("#{n}")).collect();
+        tracing::info!(
+            "session thread: head {head}; members in this read: {}",
+            if named.is_empty() {
+                "none".to_string()
+            } else {
+                named.join(", ")
+            }
+        );
         list.comments
             .retain(|x| comment_issue(x).is_some_and(|n| members.contains(&n)));
         list.unreadable
