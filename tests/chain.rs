@@ -82,7 +82,11 @@ async fn a_post_to_the_old_issue_an_hour_after_a_rotation_is_read_once_everywher
     assert!(rotation.closed);
     // In the same second the successor was created, the writer's fresh cache still says `old`.
     let same_second = saved(&writer, cp("a", "s1", "subtask_1_complete")).await;
-    assert!(fake.comments_on(old).iter().any(|c| c.body.contains(&same_second)));
+    assert!(
+        fake.comments_on(old)
+            .iter()
+            .any(|c| c.body.contains(&same_second))
+    );
 
     // An hour later (server time), the writer's cache is still fresh on its own clock.
     fake.age(3600);
@@ -102,7 +106,11 @@ async fn a_post_to_the_old_issue_an_hour_after_a_rotation_is_read_once_everywher
     // comes first in thread order; its carried copy on the head (same `Id`) is not counted.
     assert_eq!(listed[0].2, Some(old));
     assert_eq!(listed[2].2, Some(old), "the late post, where it is");
-    assert!(fake.comments_on(new).iter().any(|c| c.body.contains(&listed[0].0)));
+    assert!(
+        fake.comments_on(new)
+            .iter()
+            .any(|c| c.body.contains(&listed[0].0))
+    );
     let fresh = bot(&fake, tempfile::tempdir().unwrap().path());
     let resumed = fresh.resume("a", "s1").await.unwrap();
     assert_eq!(resumed.resume.phase, "subtask_2_complete");
@@ -178,14 +186,22 @@ async fn an_outbox_flushed_after_another_machine_rotated_is_read() {
     fake.age(3600);
     let report = writer.flush().await;
     assert_eq!(report.posted.len(), 2, "{report:?}");
-    assert_eq!(fake.comments_on(old).len(), 4, "flushed to the cached, rotated issue");
+    assert_eq!(
+        fake.comments_on(old).len(),
+        4,
+        "flushed to the cached, rotated issue"
+    );
     let listed = fresh_list(&fake, "a").await;
     assert_once(&listed);
     assert_eq!(
         phases(&listed),
         ["clone_complete", "subtask_1_complete", "subtask_2_complete"]
     );
-    assert_eq!(listed[2].2, Some(old), "the flushed records, where they went");
+    assert_eq!(
+        listed[2].2,
+        Some(old),
+        "the flushed records, where they went"
+    );
     assert!(rotation.to.is_some_and(|new| new != old));
 }
 
@@ -223,7 +239,10 @@ async fn status_across_a_rotation_measures_from_the_first_post() {
     assert_eq!(row("busy").verdict, Verdict::Alive);
     let history = fresh.history("s1", None, false).await.unwrap();
     let step = &history.history.records[0];
-    assert_eq!(step.issue, rotation.to, "the carried copy is on the new issue");
+    assert_eq!(
+        step.issue, rotation.to,
+        "the carried copy is on the new issue"
+    );
     assert!(
         (status.now - step.posted_at).num_seconds() >= 2 * 3600,
         "history keeps the first post time: {step:?}"

@@ -19,7 +19,11 @@ async fn status_fails_on_an_agent_stalled_across_a_rotation_and_list_names_the_i
     let old = session(&fake);
     let setup = tempfile::tempdir().unwrap();
     let agent = client(&fake, BOT_TOKEN, setup.path()).build().unwrap();
-    agent.save(cp("silent", "subtask_1_complete")).await.posted().unwrap();
+    agent
+        .save(cp("silent", "subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
     fake.age(2 * 3600);
     let rotation = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
         .build()
@@ -33,7 +37,13 @@ async fn status_fails_on_an_agent_stalled_across_a_rotation_and_list_names_the_i
     let dir = tempfile::tempdir().unwrap();
     let bin = || Bin::new(dir.path()).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
     let out = bin().run(&words("status --fail-on-stalled --json"));
-    assert_eq!(out.status.code(), Some(1), "{} {}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{} {}",
+        stdout(&out),
+        stderr(&out)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc[0]["verdict"], "stalled", "{doc:#}");
     assert!(doc[0]["age_secs"].as_i64().unwrap() >= 2 * 3600);

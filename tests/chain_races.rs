@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use fake_forge::{BOT_TOKEN, FakeForge, client, session};
-use forgestate::defaults::LABEL;
 use forgestate::backend::AnyThread;
 use forgestate::config::DEFAULT_TITLE as TITLE;
+use forgestate::defaults::LABEL;
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
 use forgestate::{Client, Outcome};
@@ -47,7 +47,10 @@ async fn fresh_ids(fake: &FakeForge) -> Vec<(String, Option<u64>)> {
     let unique: HashSet<&String> = ids.iter().map(|(id, _)| id).collect();
     assert_eq!(unique.len(), ids.len(), "each record once: {ids:?}");
     let order: Vec<u64> = listed.entries.iter().filter_map(|e| e.comment.id).collect();
-    assert!(order.windows(2).all(|w| w[0] < w[1]), "thread order: {order:?}");
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "thread order: {order:?}"
+    );
     ids
 }
 
@@ -59,7 +62,10 @@ fn ids_on(fake: &FakeForge, issue: u64) -> Vec<String> {
 }
 
 fn is_closed(fake: &FakeForge, n: u64) -> bool {
-    fake.state().issues.iter().any(|i| i.number == n && i.closed)
+    fake.state()
+        .issues
+        .iter()
+        .any(|i| i.number == n && i.closed)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -100,7 +106,11 @@ async fn a_writer_that_cached_a_duplicate_is_read_after_a_sixteen_way_first_run(
         expected.push(t.await.unwrap());
     }
     assert_eq!(fake.open_issues_titled(TITLE), vec![head]);
-    assert_eq!(ids_on(&fake, dup).len(), 3, "all three on the closed duplicate");
+    assert_eq!(
+        ids_on(&fake, dup).len(),
+        3,
+        "all three on the closed duplicate"
+    );
 
     let listed = fresh_ids(&fake).await;
     let listed_ids: HashSet<&String> = listed.iter().map(|(id, _)| id).collect();
@@ -132,7 +142,11 @@ async fn a_writer_that_cached_a_duplicate_is_read_after_a_sixteen_way_first_run(
 async fn a_duplicate_left_open_is_carried_to_the_head_and_closed() {
     let fake = FakeForge::start().await;
     let head = session(&fake);
-    saved(&bot(&fake, tempfile::tempdir().unwrap().path()), cp("a", "s", "clone_complete")).await;
+    saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("a", "s", "clone_complete"),
+    )
+    .await;
     // A duplicate whose creator died before closing it, holding a record posted there.
     let label = fake.state().labels[0].id;
     let dup = fake.add_issue(TITLE, &[label], false);
@@ -145,9 +159,18 @@ async fn a_duplicate_left_open_is_carried_to_the_head_and_closed() {
 
     let next = bot(&fake, tempfile::tempdir().unwrap().path());
     saved(&next, cp("a", "s", "subtask_1_complete")).await;
-    assert!(next.rotate_if_due().await.unwrap().is_none(), "no rotation due");
-    assert!(is_closed(&fake, dup), "the next process closed the duplicate");
-    assert!(ids_on(&fake, head).contains(&stranded[0]), "carried with its Id");
+    assert!(
+        next.rotate_if_due().await.unwrap().is_none(),
+        "no rotation due"
+    );
+    assert!(
+        is_closed(&fake, dup),
+        "the next process closed the duplicate"
+    );
+    assert!(
+        ids_on(&fake, head).contains(&stranded[0]),
+        "carried with its Id"
+    );
     assert_eq!(fake.open_issues_titled(TITLE), vec![head]);
     let listed = fresh_ids(&fake).await;
     assert_eq!(listed.len(), 3, "{listed:?}");
@@ -157,7 +180,11 @@ async fn a_duplicate_left_open_is_carried_to_the_head_and_closed() {
 async fn a_reopened_old_issue_never_splits_the_thread() {
     let fake = FakeForge::start().await;
     let old = session(&fake);
-    saved(&bot(&fake, tempfile::tempdir().unwrap().path()), cp("a", "s", "clone_complete")).await;
+    saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("a", "s", "clone_complete"),
+    )
+    .await;
     let new = bot(&fake, tempfile::tempdir().unwrap().path())
         .rotate()
         .await
@@ -190,7 +217,11 @@ async fn a_reopened_old_issue_never_splits_the_thread() {
 async fn a_retitled_head_stays_the_head() {
     let fake = FakeForge::start().await;
     let old = session(&fake);
-    saved(&bot(&fake, tempfile::tempdir().unwrap().path()), cp("a", "s", "clone_complete")).await;
+    saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("a", "s", "clone_complete"),
+    )
+    .await;
     let new = bot(&fake, tempfile::tempdir().unwrap().path())
         .rotate()
         .await
@@ -206,7 +237,10 @@ async fn a_retitled_head_stays_the_head() {
         "clone_complete"
     );
     let id = saved(&fresh, cp("a", "s", "subtask_1_complete")).await;
-    assert!(ids_on(&fake, new).contains(&id), "written to the retitled head");
+    assert!(
+        ids_on(&fake, new).contains(&id),
+        "written to the retitled head"
+    );
     assert_eq!(fake.state().issues.len(), issues, "no new session issue");
     assert!(is_closed(&fake, old));
     let listed = fresh_ids(&fake).await;

@@ -297,7 +297,10 @@ async fn a_closed_session_issue_keeps_its_history() {
     let latest = latest.expect("the late post is on a member of the chain");
     assert_eq!(latest.comment.id, Some(fake.comments_on(first)[1].id));
     assert_eq!(latest.comment.issue, Some(first), "it says where it is");
-    assert!(warnings.is_empty(), "merged, not found by following: {warnings:?}");
+    assert!(
+        warnings.is_empty(),
+        "merged, not found by following: {warnings:?}"
+    );
     // The late post is merged with the head; the history from before the successor was created
     // is reached by following the link when the chain holds nothing for the question.
     let listed = c.list(&worker_filter(), None).await.unwrap();

@@ -133,11 +133,13 @@ impl Client<AnyThread> {
         }
         for entry in picks {
             let what = describe(&entry.record);
-            let carried = match self.prepare(entry
-                .record
-                .clone()
-                .carried(old.number.0)
-                .first_posted_at(entry.comment.created_at)) {
+            let carried = match self.prepare(
+                entry
+                    .record
+                    .clone()
+                    .carried(old.number.0)
+                    .first_posted_at(entry.comment.created_at),
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     report.skipped.push(format!("{what}: {e}"));

@@ -77,8 +77,11 @@ impl Client<AnyThread> {
                     .await
                     .map_err(forge_err)?;
                 let there = scan(there, &trust);
-                let mut ids: HashSet<String> =
-                    there.entries.into_iter().filter_map(|e| e.record.id).collect();
+                let mut ids: HashSet<String> = there
+                    .entries
+                    .into_iter()
+                    .filter_map(|e| e.record.id)
+                    .collect();
                 for entry in found.entries {
                     // A record without an `Id` (a seed record) cannot be told apart from a copy:
                     // readers merge it where it is.

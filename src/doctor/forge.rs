@@ -186,9 +186,7 @@ fn thread_check(p: &Probe) -> Option<Check> {
             named.join(", ")
         }
     );
-    let stray = members
-        .iter()
-        .any(|(n, open)| *open && *n != head.number.0);
+    let stray = members.iter().any(|(n, open)| *open && *n != head.number.0);
     Some(if stray {
         Check::new("session thread", Status::Warn, detail).fix(
             "nothing to do by hand: the next record carries the other open member's records to \

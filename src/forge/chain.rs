@@ -263,13 +263,13 @@ impl ForgeThread {
         let repo = &self.settings.repo;
         let mut list = match since {
             Some(t) => {
-                let wide = c.repo_comments_keeping(repo, t, self.dropping(keep, None)).await;
+                let wide = c
+                    .repo_comments_keeping(repo, t, self.dropping(keep, None))
+                    .await;
                 match wide {
                     Err(ForgeError::NotFound { .. }) => {
                         // A server without the repository-wide list: the head alone.
-                        return c
-                            .comments_keeping(repo, n, since, self.filter(keep))
-                            .await;
+                        return c.comments_keeping(repo, n, since, self.filter(keep)).await;
                     }
                     other => other?,
                 }

@@ -5,11 +5,11 @@ use chrono::Utc;
 
 use super::ForgeThread;
 use super::error::ForgeError;
-use super::lineage::linked;
-use super::rotate::forwarded_to;
 use super::http::ForgeClient;
+use super::lineage::linked;
 use super::models::{Issue, IssueNumber, IssueState, LabelId};
 use super::retry::RetryPolicy;
+use super::rotate::forwarded_to;
 
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
 const FALLBACK_PAGE: u32 = 50;
@@ -48,12 +48,12 @@ impl ForgeThread {
                         self.note_stray(n, false, false);
                     }
                     tracing::info!(
-                    "cached session issue {n} is {} or no longer matches; discovering again",
-                    if issue.state == IssueState::Closed {
-                        "closed"
-                    } else {
-                        "retitled"
-                    }
+                        "cached session issue {n} is {} or no longer matches; discovering again",
+                        if issue.state == IssueState::Closed {
+                            "closed"
+                        } else {
+                            "retitled"
+                        }
                     )
                 }
                 Err(ForgeError::NotFound { .. }) => {
