@@ -73,3 +73,17 @@ pub(super) fn clip(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posted_at_reads_rfc_3339_and_refuses_anything_else() {
+        let t = posted_at(Some("2026-07-14T09:47:31Z".into())).unwrap();
+        assert_eq!(t.map(|t| t.timestamp()), Some(1_784_022_451));
+        assert_eq!(posted_at(None).unwrap(), None);
+        let bad = posted_at(Some("yesterday".into())).unwrap_err();
+        assert!(bad.to_string().contains("posted-at"), "{bad}");
+    }
+}
