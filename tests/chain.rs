@@ -291,3 +291,45 @@ async fn watch_follows_the_head_across_a_rotation_within_one_poll() {
         "a carried copy is not a new record: {events:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reader_with_a_stale_number_never_carries_the_head_backwards() {
+    let fake = FakeForge::start().await;
+    let old = session(&fake);
+    let w = tempfile::tempdir().unwrap();
+    let stale = bot(&fake, w.path());
+    saved(&stale, cp("a", "s1", "clone_complete")).await;
+    let new = bot(&fake, tempfile::tempdir().unwrap().path())
+        .rotate()
+        .await
+        .unwrap()
+        .to
+        .unwrap();
+    let after = saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("b", "s2", "clone_complete"),
+    )
+    .await;
+    // Its cached number (still fresh) is the old issue; it reads the new one's records too.
+    let resumed = stale.resume("b", "s2").await.unwrap();
+    assert_eq!(resumed.resume.phase, "clone_complete");
+    let (on_old, on_new) = (fake.comments_on(old).len(), fake.comments_on(new).len());
+    let tidied = stale.tidy_chain().await.unwrap();
+    assert_eq!(tidied.head, Some(new), "{tidied:?}");
+    assert_eq!(tidied.carried, 0);
+    assert_eq!(
+        fake.comments_on(old).len(),
+        on_old,
+        "nothing carried backwards"
+    );
+    assert_eq!(fake.comments_on(new).len(), on_new);
+    // And it writes to the head from now on.
+    let next = saved(&stale, cp("a", "s1", "subtask_1_complete")).await;
+    assert!(fake.comments_on(new).iter().any(|c| c.body.contains(&next)));
+    assert!(
+        !fake
+            .comments_on(old)
+            .iter()
+            .any(|c| c.body.contains(&after))
+    );
+}

@@ -40,11 +40,12 @@ impl Client<AnyThread> {
         let Some(forge) = self.thread().forge() else {
             return Ok(Tidied::default());
         };
-        let strays = forge.take_strays();
-        if strays.is_empty() {
+        if !forge.has_strays() {
             return Ok(Tidied::default());
         }
+        // The head first (its discovery notes the open strays again), then the strays.
         let (head, opened) = forge.head().await.map_err(forge_err)?;
+        let strays = forge.take_strays();
         let mut done = Tidied {
             head: Some(head.0),
             ..Tidied::default()

@@ -161,26 +161,25 @@ impl ForgeThread {
         });
     }
 
-    /// The members known so far (the head included), lowest first.
-    pub fn known_members(&self) -> Vec<IssueNumber> {
-        let mut found: BTreeSet<u64> = self
-            .cached()
-            .members
-            .iter()
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| *n)
-            .collect();
-        if let Ok(chain) = self.chain.lock() {
-            found.extend(chain.verdicts.iter().filter(|(_, m)| **m).map(|(n, _)| *n));
-        }
-        found.extend(self.cached().issue);
-        found.into_iter().map(IssueNumber).collect()
-    }
-
-    /// The head (where writes go) and when it was created.
+    /// The head (where writes go) and when it was created, asked fresh from the forge (a
+    /// cached number may be a rotated-away issue), and adopted: later writes go there.
     pub async fn head(&self) -> Result<(IssueNumber, DateTime<Utc>), ForgeError> {
+        if let Some(issue) = self.discover(&self.client).await? {
+            let cached = self.cached().issue;
+            if let Some(old) = cached.filter(|n| *n != issue.number.0) {
+                // Its posts since the head moved are carried by the next tidy.
+                self.note_stray(IssueNumber(old), false, false);
+            }
+            self.adopt(&issue);
+            return Ok((issue.number, issue.created_at));
+        }
         let n = self.issue_for(&self.client, true).await?;
         Ok((n, self.opened(&self.client, n).await?))
+    }
+
+    /// Whether any stray was noted (see [`ForgeThread::take_strays`]).
+    pub fn has_strays(&self) -> bool {
+        self.chain.lock().is_ok_and(|c| !c.strays.is_empty())
     }
 
     /// The comments of member `n` updated at or after `since` (opaque bodies, every author).
