@@ -122,11 +122,17 @@ async fn a_post_to_the_old_issue_an_hour_after_a_rotation_is_read_once_everywher
         warm.resume("a", "s1").await.unwrap().resume.phase,
         "subtask_2_complete"
     );
+    // (Counted only with the read cache on: the suite also runs with it off.)
+    let cached = std::env::var("FORGESTATE_TEST_READ_CACHE").as_deref() != Ok("off");
     let asked = fake.requests().await.len() - before;
-    assert!(asked <= 3, "a warm read after a rotation: {asked} requests");
+    assert!(
+        !cached || asked <= 3,
+        "a warm read after a rotation: {asked} requests"
+    );
     let before = fake.requests().await.len();
     bot(&fake, r.path()).resume("a", "s1").await.unwrap();
-    assert_eq!(fake.requests().await.len() - before, 1, "then one request");
+    let asked = fake.requests().await.len() - before;
+    assert!(!cached || asked == 1, "then one request, not {asked}");
 
     // The writer's next recheck moves it to the head, and its late posts are carried there.
     let moved = client(&fake, BOT_TOKEN, w.path())
