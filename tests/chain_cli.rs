@@ -55,4 +55,33 @@ async fn status_fails_on_an_agent_stalled_across_a_rotation_and_list_names_the_i
     assert_eq!(record["comment"]["issue"], json!(new), "{doc:#}");
     assert_eq!(record["carried_from"], json!(old));
     assert!(record["posted_at"].is_string(), "{doc:#}");
+
+    // `-v` names the head and the members a read merged.
+    saved_late(&fake, setup.path(), old).await;
+    let out = Bin::new(tempfile::tempdir().unwrap().path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .run(&words("-v list"));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!(
+            "session thread: head #{new}; members in this read: #{old}, #{new}"
+        )),
+        "{said}"
+    );
+}
+
+/// A record posted to `old` by the agent whose cached number (in `dir`) still names it.
+async fn saved_late(fake: &FakeForge, dir: &std::path::Path, old: u64) {
+    let agent = client(fake, BOT_TOKEN, dir).build().unwrap();
+    let posted = agent
+        .save(cp("silent", "subtask_2_complete"))
+        .await
+        .posted()
+        .unwrap();
+    let on_old = fake.comments_on(old);
+    assert!(
+        on_old
+            .iter()
+            .any(|c| c.body.contains(posted.id.as_deref().unwrap()))
+    );
 }
