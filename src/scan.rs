@@ -25,6 +25,8 @@ pub struct CommentInfo {
     pub updated_at: DateTime<Utc>,
     /// Where a human can see it.
     pub url: Option<String>,
+    /// The forge issue holding it (from its `url`); `None` on the local store and while queued.
+    pub issue: Option<u64>,
     /// Changed after posting (`updated_at` later than `created_at`): a human may have edited it.
     pub edited: bool,
     /// Not posted yet: spooled in this machine's outbox, waiting for the forge.
@@ -39,6 +41,7 @@ impl From<&Comment> for CommentInfo {
             created_at: c.created_at,
             updated_at: c.updated_at,
             url: c.url.clone(),
+            issue: c.url.as_deref().and_then(crate::forge::issue_in_url),
             edited: c.updated_at > c.created_at,
             pending: false,
         }
@@ -290,6 +293,7 @@ fn unreadable(u: Unreadable) -> Rejected {
             author: u.author.unwrap_or_default(),
             created_at,
             updated_at,
+            issue: u.url.as_deref().and_then(crate::forge::issue_in_url),
             url: u.url,
             edited,
             pending: false,
@@ -336,6 +340,7 @@ pub(crate) fn add_pending_except(
                     created_at: at,
                     updated_at: at,
                     url: None,
+                    issue: None,
                     edited: false,
                     pending: true,
                 };

@@ -264,3 +264,73 @@ async fn write_statuses_match_the_real_server() {
     assert_eq!(mallory.status(), 403);
     assert_eq!(mallory.text().await.unwrap(), "", "empty 403 body");
 }
+
+#[tokio::test]
+async fn repo_comments_paginate_only_with_a_page_and_age_moves_every_time() {
+    let fake = FakeForge::start().await;
+    let (a, b) = (
+        fake.add_issue("one", &[], false),
+        fake.add_issue("two", &[], true),
+    );
+    for i in 0..55 {
+        fake.add_comment(if i % 2 == 0 { a } else { b }, "ca-bot", &format!("c{i}"));
+    }
+    let api = Api::new(&fake);
+    let list = |q: &'static str| {
+        let api = &api;
+        async move {
+            let (status, headers, text) = api.call(reqwest::Method::GET, q, None).await;
+            assert_eq!(status, StatusCode::OK);
+            assert!(headers.get("link").is_none(), "never a Link header");
+            let total = headers["x-total-count"].to_str().unwrap().to_string();
+            (serde_json::from_str::<Vec<Value>>(&text).unwrap(), total)
+        }
+    };
+    let (all, total) = list("/issues/comments?limit=5").await;
+    assert_eq!(
+        (all.len(), total.as_str()),
+        (55, "55"),
+        "no page: all, limit ignored"
+    );
+    let (page, total) = list("/issues/comments?page=1").await;
+    assert_eq!((page.len(), total.as_str()), (30, "55"), "default limit 30");
+    let (page, _) = list("/issues/comments?page=1&limit=99").await;
+    assert_eq!(page.len(), 50, "capped at 50");
+    let (page, _) = list("/issues/comments?page=3&limit=20").await;
+    assert_eq!(page.len(), 15);
+    assert!(
+        all[0]["issue_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/issues/{a}"))
+    );
+    assert!(
+        all[1]["issue_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/issues/{b}"))
+    );
+
+    // An hour ago: `since` (inclusive, on updated_at) half an hour back finds none of them.
+    fake.age(3600);
+    let since = (chrono::Utc::now() - chrono::Duration::minutes(30))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let (status, _, text) = api
+        .call(
+            reqwest::Method::GET,
+            &format!("/issues/comments?since={since}"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(text, "[]");
+    let issue = fake
+        .state()
+        .issues
+        .iter()
+        .find(|i| i.number == b)
+        .cloned()
+        .unwrap();
+    let now = chrono::Utc::now().timestamp();
+    assert!(issue.created <= now - 3600 && issue.closed_at.unwrap() <= now - 3600);
+}

@@ -152,3 +152,26 @@ fn the_local_store_skips_the_forge_checks() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_names_the_head_and_the_members_of_the_session_thread() {
+    let fake = FakeForge::start().await;
+    let old = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let label = fake.state().labels[0].id;
+    let new = fake.add_issue(forgestate::defaults::TITLE, &[label], false);
+    fake.state().issue_mut(new).unwrap().body = format!("Previous session issue: #{old}\n");
+    fake.set_closed(old, true);
+    let (_, checks) = doctor(&fake.uri(), REPO, BOT_TOKEN, dir.path());
+    assert_eq!(status(&checks, "session thread"), "ok", "{checks:#?}");
+    assert_eq!(
+        detail(&checks, "session thread"),
+        format!("head #{new}; members #{old} (closed), #{new} (open)")
+    );
+    // Reopened, the old issue is a member that is not the head: a warning, not a new head.
+    fake.set_closed(old, false);
+    let (_, checks) = doctor(&fake.uri(), REPO, BOT_TOKEN, dir.path());
+    assert_eq!(status(&checks, "session thread"), "warn", "{checks:#?}");
+    assert!(detail(&checks, "session thread").starts_with(&format!("head #{new};")));
+    assert!(detail(&checks, "session issue").starts_with(&format!("#{new} ")));
+}

@@ -204,8 +204,9 @@ async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_re
         aged.resume(W, "s1").await.unwrap().resume.phase,
         "clone_complete"
     );
+    // A full read lists the head whole (and the other members' comments since it was created).
     let reads = comment_reads(&fake, before).await;
-    assert!(reads.iter().all(|q| !q.contains("since=")), "{reads:?}");
+    assert!(reads.iter().any(|q| !q.contains("since=")), "{reads:?}");
 
     // `refresh` does the same whatever the age.
     let keep = fake.comments_on(issue)[0].id;

@@ -262,10 +262,14 @@ fn seed_parser_reads_checkpoints_carried_by_a_rotation() {
     let records: Vec<Record> = common::samples(common::record(), 60)
         .into_iter()
         .filter(|r| matches!(r.payload, Payload::Checkpoint { .. }))
-        .map(|r| r.carried(12))
+        .map(|r| {
+            let first = r.time - chrono::Duration::hours(2);
+            r.carried(12).first_posted_at(first)
+        })
         .collect();
     assert!(records.len() > 10, "{}", records.len());
     let body = Renderer::embedded().unwrap().render(&records[0]).unwrap();
     assert!(body.contains("\nCarried-From: #12\n"), "{body}");
+    assert!(body.contains("\nPosted-At: "), "{body}");
     assert_seed_reads(&records);
 }

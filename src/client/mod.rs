@@ -14,6 +14,7 @@ pub mod prune;
 mod reads;
 mod report;
 mod rotate;
+mod tidy;
 pub mod watch;
 
 use std::collections::BTreeSet;
@@ -24,6 +25,7 @@ use serde::Serialize;
 pub use forge_builder::ForgeBuilder;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
+pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};

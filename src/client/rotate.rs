@@ -133,7 +133,13 @@ impl Client<AnyThread> {
         }
         for entry in picks {
             let what = describe(&entry.record);
-            let carried = match self.prepare(entry.record.clone().carried(old.number.0)) {
+            let carried = match self.prepare(
+                entry
+                    .record
+                    .clone()
+                    .carried(old.number.0)
+                    .first_posted_at(entry.comment.created_at),
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     report.skipped.push(format!("{what}: {e}"));
@@ -174,7 +180,15 @@ impl Client<AnyThread> {
     /// Rotates when automatic rotation is on (`rotate_after` > 0) and the session issue was
     /// last seen with more comments than that. Costs no request when it is not due: the count
     /// comes from reads of the issue that happen anyway (discovery, the periodic recheck).
+    /// Tidies the chain first ([`Client::tidy_chain`]; free when there is nothing to tidy): a
+    /// failure there is a warning, since readers merge the members anyway.
     pub async fn rotate_if_due(&self) -> Result<Option<Rotation>> {
+        if let Err(e) = self.tidy_chain().await {
+            tracing::warn!(
+                "cannot tidy the session thread ({e}); its records stay readable, and the next \
+                 record tries again"
+            );
+        }
         match self.thread().forge().and_then(ForgeThread::rotation_due) {
             Some(n) => {
                 tracing::info!("session issue {n} is over its comment limit; rotating it");
@@ -185,7 +199,7 @@ impl Client<AnyThread> {
     }
 
     /// Renders and posts one carried (and prepared) record on issue `n`.
-    async fn carry(
+    pub(super) async fn carry(
         &self,
         forge: &ForgeThread,
         n: crate::forge::IssueNumber,
@@ -210,7 +224,7 @@ impl Client<AnyThread> {
 }
 
 /// Why one record was not carried.
-enum Carry {
+pub(super) enum Carry {
     /// This record cannot be carried (too large with its new header, refused by the forge).
     Refused(String),
     /// The forge failed: stop, a rerun continues.
@@ -247,9 +261,10 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
         if e.comment.pending {
             continue;
         }
-        let active = match e.record.carried_from {
-            Some(_) => e.record.time,
-            None => e.comment.created_at,
+        let active = match (e.record.carried_from, e.record.posted_at) {
+            (_, Some(first)) => first,
+            (Some(_), None) => e.record.time,
+            (None, None) => e.comment.created_at,
         };
         let key = (e.record.agent.as_str(), e.record.session.as_str());
         let slot = pairs.entry(key).or_insert((None, None, active));
@@ -291,6 +306,7 @@ mod tests {
                 created_at: at,
                 updated_at: at,
                 url: None,
+                issue: None,
                 edited: false,
                 pending: false,
             },

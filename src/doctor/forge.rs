@@ -153,8 +153,48 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
         Some(Err(e)) => Check::new("session issue", Status::Fail, e.to_string()),
         None => skip("session issue", "the repository is not found"),
     });
+    if let Some(check) = thread_check(p) {
+        checks.push(check);
+    }
     checks.push(clock_check(p));
     login
+}
+
+/// The session thread: its head and members (the chain, `forge/chain.rs`). A second open
+/// member (a duplicate, a reopened old issue) is a warning: the next record tidies it.
+fn thread_check(p: &Probe) -> Option<Check> {
+    let Some(Ok(Some(head))) = &p.issue else {
+        return None;
+    };
+    let members = match &p.members {
+        Some(Ok(m)) => m,
+        Some(Err(e)) => {
+            return Some(Check::new("session thread", Status::Warn, e.to_string()));
+        }
+        None => return None,
+    };
+    let named: Vec<String> = members
+        .iter()
+        .map(|(n, open)| format!("#{n} ({})", if *open { "open" } else { "closed" }))
+        .collect();
+    let detail = format!(
+        "head {}; members {}",
+        head.number,
+        if named.is_empty() {
+            "none".to_string()
+        } else {
+            named.join(", ")
+        }
+    );
+    let stray = members.iter().any(|(n, open)| *open && *n != head.number.0);
+    Some(if stray {
+        Check::new("session thread", Status::Warn, detail).fix(
+            "nothing to do by hand: the next record carries the other open member's records to \
+             the head and closes it",
+        )
+    } else {
+        Check::ok("session thread", detail)
+    })
 }
 
 fn who(login: &Option<String>) -> String {

@@ -10,7 +10,7 @@
 //! else ([`usable_dir`]: otherwise it is not used, with one warning), and a file in it that is
 //! not ours, or that others may write, is ignored.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -28,11 +28,18 @@ pub struct CacheEntry {
     /// is not used: the configuration changed, so the session issue must be found again.
     pub title: Option<String>,
     pub label: Option<String>,
-    /// An issue number, when that issue was created, and the session issue it continues (as
-    /// checked when first read): what reads need to merge a predecessor's late comments, without
-    /// fetching the issue again in every process.
+    /// The head's number and when it was created (what a cold read of the chain needs), so
+    /// no process fetches the issue again. (The third field is no longer used.)
     #[serde(default)]
     pub opened: Option<(u64, DateTime<Utc>, Option<u64>)>,
+    /// Issue numbers seen in repository-wide comment lists: whether each is a member of the
+    /// session thread (`forge/chain.rs`), so an unknown issue costs one request once.
+    #[serde(default)]
+    pub members: BTreeMap<u64, bool>,
+    /// Members other than the head whose records up to this comment id were carried to the
+    /// head (or found there already).
+    #[serde(default)]
+    pub tidied: BTreeMap<u64, u64>,
 }
 
 /// A cache file, or none (then nothing is remembered).

@@ -193,6 +193,11 @@ impl ForgeThread {
     /// title and label, from the newest page of closed issues. Best-effort: a failure only
     /// leaves the new issue without a link, and is logged.
     pub(super) async fn latest_closed(&self) -> Option<IssueNumber> {
+        self.latest_closed_issue().await.map(|i| i.number)
+    }
+
+    /// [`ForgeThread::latest_closed`], the issue itself.
+    pub(super) async fn latest_closed_issue(&self) -> Option<Issue> {
         let limit = match self.page_size(&self.client).await {
             Ok(n) => n,
             Err(e) => {
@@ -217,8 +222,7 @@ impl ForgeThread {
                         && i.title == self.settings.title
                         && i.has_label(&self.settings.label)
                 })
-                .max_by_key(|i| (i.closed_at, i.number))
-                .map(|i| i.number),
+                .max_by_key(|i| (i.closed_at, i.number)),
             Err(e) => {
                 tracing::warn!("cannot look for a closed session issue to link: {e}");
                 None

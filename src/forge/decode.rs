@@ -35,6 +35,9 @@ pub(crate) struct Filter {
     pub max_body: usize,
     /// The most body bytes kept in one listing (the client sets its `max_response_bytes`).
     pub max_kept: usize,
+    /// Comments on these issues are dropped altogether, their bodies skipped unread (a
+    /// repository-wide list holds other issues' comments).
+    pub drop_issues: BTreeSet<u64>,
 }
 
 impl Filter {
@@ -44,6 +47,7 @@ impl Filter {
             authors: None,
             max_body: usize::MAX,
             max_kept: usize::MAX,
+            drop_issues: BTreeSet::new(),
         }
     }
 
@@ -53,6 +57,7 @@ impl Filter {
             authors: Some(BTreeSet::from([me])),
             max_body: usize::MAX,
             max_kept: usize::MAX,
+            drop_issues: BTreeSet::new(),
         }
     }
 
@@ -65,7 +70,18 @@ impl Filter {
             }),
             max_body: keep.max_body,
             max_kept: usize::MAX,
+            drop_issues: BTreeSet::new(),
         }
+    }
+
+    /// Whether the element whose fields were read so far is on an issue to drop.
+    fn drops(&self, fields: &Map<String, Value>) -> bool {
+        !self.drop_issues.is_empty()
+            && fields
+                .get("issue_url")
+                .and_then(Value::as_str)
+                .and_then(crate::forge::issue_in_url)
+                .is_some_and(|n| self.drop_issues.contains(&n))
     }
 
     fn keeps(&self, author: &str) -> bool {
@@ -180,6 +196,10 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
                 continue;
             }
             body = match login(&fields) {
+                _ if self.0.filter.drops(&fields) => {
+                    map.next_value::<IgnoredAny>()?;
+                    Body::Dropped
+                }
                 Some(author) if !self.0.filter.keeps(author) => {
                     map.next_value::<IgnoredAny>()?;
                     Body::Skipped(Skip::Untrusted)
@@ -247,7 +267,11 @@ fn login(fields: &Map<String, Value>) -> Option<&str> {
 impl State<'_> {
     /// Files one comment object. `Err` when keeping it would pass the listing's cap.
     fn finish(&mut self, mut fields: Map<String, Value>, body: Body) -> Result<(), ()> {
+        if self.filter.drops(&fields) {
+            return Ok(());
+        }
         let text = match body {
+            Body::Dropped => return Ok(()),
             Body::Missing => None,
             Body::Odd(v) => {
                 fields.insert("body".into(), v);

@@ -43,6 +43,7 @@ fn trusting(logins: &[&str], max_body: usize) -> Filter {
         authors: Some(logins.iter().map(|l| l.to_string()).collect()),
         max_body,
         max_kept: usize::MAX,
+        drop_issues: Default::default(),
     }
 }
 
@@ -156,4 +157,38 @@ fn an_answer_that_is_not_a_whole_array_is_an_error() {
             "{bad:?}"
         );
     }
+}
+
+#[test]
+fn comments_on_dropped_issues_are_left_out_with_their_bodies_unread() {
+    let on = |id: u64, issue: u64, body_first: bool| {
+        let url = format!("https://f.example/o/r/issues/{issue}");
+        let mut fields = vec![
+            ("id", Value::from(id)),
+            ("html_url", Value::from(format!("{url}#issuecomment-{id}"))),
+        ];
+        let issue_url = ("issue_url", Value::from(url));
+        let user = ("user", json!({"id": 7, "login": "ca-bot", "created": null}));
+        // A body that is not a string would be an unreadable comment if it were read.
+        let body = ("body", json!({"not": "read"}));
+        if body_first {
+            fields.extend([body, issue_url, user]);
+        } else {
+            fields.extend([issue_url, user, body]);
+        }
+        fields.push(("created_at", Value::from("2026-07-14T09:47:31Z")));
+        fields.push(("updated_at", Value::from("2026-07-14T09:48:00Z")));
+        ordered(&fields)
+    };
+    let kept = text(3, "ca-bot", "kept", true);
+    let list = format!("[{},{},{kept}]", on(1, 5, false), on(2, 5, true));
+    let mut filter = Filter::all();
+    filter.drop_issues.insert(5);
+    let out = decode(&list, &filter).unwrap();
+    assert_eq!(out.comments.len(), 1);
+    assert_eq!(out.comments[0].id.0, 3);
+    assert!(out.unreadable.is_empty(), "{:?}", out.unreadable);
+    // Without the drop, both are there (as unreadable: their bodies are not strings).
+    let all = decode(&list, &Filter::all()).unwrap();
+    assert_eq!(all.unreadable.len(), 2);
 }

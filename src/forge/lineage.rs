@@ -9,17 +9,10 @@
 
 use std::sync::Mutex;
 
-use chrono::{DateTime, Utc};
-
 use super::ForgeThread;
 use super::error::ForgeError;
-use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber, IssueState};
 use crate::store::Predecessor;
-
-/// How long past the recheck interval a new session issue's predecessor is still read with it
-/// (clock skew between machines and the forge).
-const RECENT_MARGIN: chrono::Duration = chrono::Duration::minutes(10);
 
 /// How the link line starts, up to the `#`.
 const LINK_PREFIX: &str = "Previous session issue: #";
@@ -47,12 +40,8 @@ pub(super) struct Chain {
     ended: bool,
 }
 
-/// The current issue, and the predecessor whose late comments its reads also list (while it is
-/// young) with the current issue's creation time, once known.
-pub(super) type RecentCell = Mutex<Option<(IssueNumber, Option<(IssueNumber, DateTime<Utc>)>)>>;
-
 /// The walked chain, shared by the reads of one process.
-pub(super) type ChainCell = Mutex<Chain>;
+pub(super) type LineageCell = Mutex<Chain>;
 
 impl ForgeThread {
     /// The session issue `hops` links back from the current one, with its comments.
@@ -91,7 +80,7 @@ impl ForgeThread {
     async fn walk(&self, hops: usize) -> Result<Option<Issue>, ForgeError> {
         let current = self.issue_for(&self.client, false).await?;
         let (mut at, mut have, ended) = {
-            let mut chain = self.chain.lock().map_err(|_| poisoned())?;
+            let mut chain = self.lineage.lock().map_err(|_| poisoned())?;
             if chain.from != Some(current) {
                 *chain = Chain {
                     from: Some(current),
@@ -103,7 +92,7 @@ impl ForgeThread {
         };
         while have < hops && !ended {
             let next = self.link_from(at).await?;
-            let mut chain = self.chain.lock().map_err(|_| poisoned())?;
+            let mut chain = self.lineage.lock().map_err(|_| poisoned())?;
             if chain.from != Some(current) || chain.issues.len() != have {
                 break; // another read walked concurrently; use what it found
             }
@@ -119,7 +108,7 @@ impl ForgeThread {
                 }
             }
         }
-        let chain = self.chain.lock().map_err(|_| poisoned())?;
+        let chain = self.lineage.lock().map_err(|_| poisoned())?;
         Ok(chain.issues.get(hops - 1).cloned())
     }
 
@@ -131,60 +120,6 @@ impl ForgeThread {
             Err(e) => return Err(e),
         };
         self.linked_session(n, &body).await
-    }
-
-    /// The predecessor whose late comments a read of the current issue `n` lists too, and when
-    /// `n` was created: while `n` is younger than the recheck interval plus [`RECENT_MARGIN`], a
-    /// machine whose cached number was still fresh may have posted to the predecessor after `n`
-    /// replaced it. Asked once per machine and issue (kept in the issue-number cache).
-    pub(super) async fn recent_predecessor(
-        &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-    ) -> Result<Option<(IssueNumber, DateTime<Utc>)>, ForgeError> {
-        if let Ok(known) = self.recent.lock()
-            && let Some((at, previous)) = *known
-            && at == n
-        {
-            return Ok(previous);
-        }
-        let window = chrono::Duration::from_std(self.settings.recheck_after)
-            .unwrap_or(chrono::Duration::MAX)
-            .checked_add(&RECENT_MARGIN)
-            .unwrap_or(chrono::Duration::MAX);
-        let young = |opened: DateTime<Utc>| Utc::now().signed_duration_since(opened) < window;
-        // An issue read before (by any process on this machine) costs no request.
-        if let Some((number, opened, previous)) = self.cached().opened
-            && number == n.0
-        {
-            let previous = previous
-                .filter(|_| young(opened))
-                .map(|p| (IssueNumber(p), opened));
-            if let Ok(mut known) = self.recent.lock() {
-                *known = Some((n, previous));
-            }
-            return Ok(previous);
-        }
-        let issue = match c.issue(&self.settings.repo, n).await {
-            Ok(issue) => issue,
-            Err(ForgeError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let young = young(issue.created_at);
-        let previous = if young {
-            self.linked_session(n, &issue.body)
-                .await?
-                .map(|i| (i.number, issue.created_at))
-        } else {
-            None
-        };
-        // Past the window the predecessor no longer matters, and the issue only gets older.
-        let linked = previous.map(|(p, _)| p.0);
-        self.remember(|s| s.opened = Some((n.0, issue.created_at, linked)));
-        if let Ok(mut known) = self.recent.lock() {
-            *known = Some((n, previous));
-        }
-        Ok(previous)
     }
 
     /// The session issue a body of issue `n` links, when the link leads to one.

@@ -25,6 +25,7 @@
 
 mod api;
 pub(crate) mod cache;
+mod chain;
 mod clock;
 mod create;
 mod decode;
@@ -48,6 +49,8 @@ use chrono::{DateTime, Utc};
 pub use api::RepoRef;
 pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
+pub(crate) use chain::MARGIN;
+pub use chain::{Stray, issue_in_url};
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
 pub use models::{
@@ -105,10 +108,9 @@ pub struct ForgeThread {
     /// The instance's page size (`max_response_items`), once known.
     page_size: std::sync::OnceLock<u32>,
     /// The closed session issues the current one continues, as far as reads walked them.
-    chain: lineage::ChainCell,
-    /// The current issue, and the predecessor whose late comments its reads also list (while it
-    /// is young) with the current issue's creation time, once known.
-    recent: lineage::RecentCell,
+    lineage: lineage::LineageCell,
+    /// Membership verdicts and the strays to tidy.
+    chain: chain::ChainCell,
     /// The session issue's comment count when it was last read (for automatic rotation).
     seen_count: rotate::CountCell,
     /// What the last read kept (see [`Keep`]); reads of earlier issues keep the same.
@@ -133,8 +135,8 @@ impl ForgeThread {
             login: Mutex::new(None),
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
+            lineage: Default::default(),
             chain: Default::default(),
-            recent: Default::default(),
             seen_count: Default::default(),
             keep: Mutex::new(Keep::all()),
         }

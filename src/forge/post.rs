@@ -174,19 +174,15 @@ impl ForgeThread {
             .client_for(effort)
             .with_fallback("answering from this machine's outbox");
         let n = self.issue_for(&c, false).await?;
-        let repo = &self.settings.repo;
-        let list = match c.comments_keeping(repo, n, since, self.filter(keep)).await {
+        let list = match self.read_chain(&c, n, since, keep).await {
             Err(ForgeError::NotFound { .. }) => {
                 self.forget_issue();
                 let n = self.issue_for(&c, false).await?;
-                c.comments_keeping(repo, n, since, self.filter(keep))
-                    .await?
+                self.read_chain(&c, n, since, keep).await?
             }
             other => other?,
         };
-        Ok(Self::into_listing(
-            self.with_recent(&c, n, list, since, keep).await,
-        ))
+        Ok(Self::into_listing(list))
     }
 
     /// `keep` resolved: the token's login joins the kept authors (the one `keep` names, else
@@ -206,46 +202,6 @@ impl ForgeThread {
             .lock()
             .map(|k| k.clone())
             .unwrap_or_else(|_| Keep::all())
-    }
-
-    /// `list` (of issue `n`) merged, in comment id order, with the comments posted to the
-    /// predecessor `n` replaced recently after `n` was created (a machine with a fresh cache may
-    /// still have posted there; earlier ones are found by following the link, with a warning).
-    /// Forge times are whole seconds, so a comment in the very second `n` was created is not
-    /// merged. A failure to read the predecessor leaves `list` as it is.
-    async fn with_recent(
-        &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-        mut list: CommentList,
-        since: Option<DateTime<Utc>>,
-        keep: &Keep,
-    ) -> CommentList {
-        let (previous, opened) = match self.recent_predecessor(c, n).await {
-            Ok(Some(p)) => p,
-            Ok(None) => return list,
-            Err(e) => {
-                tracing::debug!("cannot tell whether issue {n} replaced another recently: {e}");
-                return list;
-            }
-        };
-        let since = since.map_or(opened, |s| s.max(opened));
-        let filter = self.filter(keep);
-        match c
-            .comments_keeping(&self.settings.repo, previous, Some(since), filter)
-            .await
-        {
-            Ok(more) => {
-                let late = more.comments.into_iter().filter(|x| x.created_at > opened);
-                list.comments.extend(late);
-                list.comments.sort_by_key(|x| x.id.0);
-                let skipped = more.unreadable.into_iter();
-                let late = skipped.filter(|x| x.created_at.is_some_and(|t| t > opened));
-                list.unreadable.extend(late);
-            }
-            Err(e) => tracing::debug!("cannot read the recent predecessor {previous}: {e}"),
-        }
-        list
     }
 
     /// A decoded comment list as the store's listing: comments, and the unreadable ones as

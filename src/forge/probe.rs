@@ -58,8 +58,11 @@ pub struct Probe {
     pub repository: Option<Result<RepoAccess, ForgeError>>,
     /// How many labels carry the session label's name.
     pub labels: Option<Result<usize, ForgeError>>,
-    /// The open session issue, if there is one.
+    /// The head of the session thread (where writes go), if there is one.
     pub issue: Option<Result<Option<Issue>, ForgeError>>,
+    /// The thread's members as the newest page of session issues shows them (number, open),
+    /// lowest first, the head included.
+    pub members: Option<Result<Vec<(u64, bool)>, ForgeError>>,
     /// The issue-number cache.
     pub cache: CachedIssue,
     /// Where the cache file is, when there is one.
@@ -83,6 +86,7 @@ impl ForgeThread {
             repository: None,
             labels: None,
             issue: None,
+            members: None,
             cache: CachedIssue {
                 issue: cached.issue,
                 checked_at: cached.checked_at,
@@ -143,7 +147,29 @@ impl ForgeThread {
             Some(n) => Ok(n),
             None => labels().await,
         });
-        probe.issue = Some(self.discover(&c).await);
+        let head = self.discover(&c).await;
+        let members = match self.page_size(&c).await {
+            Ok(limit) => c
+                .newest_issues(&s.repo, "all", Some(&s.label), limit)
+                .await
+                .map(|all| {
+                    let mut found: Vec<(u64, bool)> = all
+                        .iter()
+                        .filter(|i| self.is_member_issue(i))
+                        .map(|i| (i.number.0, i.state == super::models::IssueState::Open))
+                        .collect();
+                    if let Ok(Some(h)) = &head
+                        && !found.iter().any(|(n, _)| *n == h.number.0)
+                    {
+                        found.push((h.number.0, true)); // a retitled head
+                    }
+                    found.sort_unstable();
+                    found
+                }),
+            Err(e) => Err(e),
+        };
+        probe.issue = Some(head);
+        probe.members = Some(members);
         probe
     }
 }

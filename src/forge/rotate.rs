@@ -19,6 +19,13 @@ use crate::store::{self, Listing};
 /// How the closing note on a rotated issue starts, up to the successor's number.
 const NOTE_PREFIX: &str = "Rotated: this session continues in #";
 
+/// The issue a closing note forwards to (`Rotated: this session continues in #M …`).
+pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
+    let rest = body.trim_start().strip_prefix(NOTE_PREFIX)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().map(IssueNumber)
+}
+
 /// The session issue and how many comments it had when last seen.
 pub(super) type CountCell = Mutex<Option<(IssueNumber, u64)>>;
 
@@ -35,14 +42,11 @@ pub struct Successor {
 }
 
 impl ForgeThread {
-    /// The open session issue writes go to now (the lowest, as discovery picks it), asked fresh
-    /// from the forge. `None` when there is none.
+    /// The session issue to rotate, asked fresh from the forge: the lowest open one a newer
+    /// open one continues (an interrupted rotation, or a reopened old issue: rotating it again
+    /// finishes the job), else the head. `None` when there is none.
     pub async fn current_issue(&self) -> Result<Option<Issue>, ForgeError> {
-        let found = self.discover(&self.client).await?;
-        if let Some(issue) = &found {
-            self.adopt(issue);
-        }
-        Ok(found)
+        self.rotation_target(&self.client).await
     }
 
     /// The lowest open session issue numbered above `old` whose body links `old`. Every open

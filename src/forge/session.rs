@@ -6,8 +6,10 @@ use chrono::Utc;
 use super::ForgeThread;
 use super::error::ForgeError;
 use super::http::ForgeClient;
+use super::lineage::linked;
 use super::models::{Issue, IssueNumber, IssueState, LabelId};
 use super::retry::RetryPolicy;
+use super::rotate::forwarded_to;
 
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
 const FALLBACK_PAGE: u32 = 50;
@@ -40,14 +42,20 @@ impl ForgeThread {
                     self.adopt(&issue);
                     return Ok(n);
                 }
-                Ok(issue) => tracing::info!(
-                    "cached session issue {n} is {} or no longer matches; discovering again",
-                    if issue.state == IssueState::Closed {
-                        "closed"
-                    } else {
-                        "retitled"
+                Ok(issue) => {
+                    if self.is_member_issue(&issue) || issue.state == IssueState::Closed {
+                        // Records posted there since the head moved are carried by the tidy.
+                        self.note_stray(n, false, false);
                     }
-                ),
+                    tracing::info!(
+                        "cached session issue {n} is {} or no longer matches; discovering again",
+                        if issue.state == IssueState::Closed {
+                            "closed"
+                        } else {
+                            "retitled"
+                        }
+                    )
+                }
                 Err(ForgeError::NotFound { .. }) => {
                     tracing::info!("cached session issue {n} is gone")
                 }
@@ -103,6 +111,8 @@ impl ForgeThread {
 
     pub(super) fn adopt(&self, issue: &Issue) {
         self.note_count(issue);
+        self.note_opened(issue);
+        self.note_verdict(issue.number.0, true);
         self.remember(|s| {
             s.issue = Some(issue.number.0);
             s.issue_url = Some(issue.html_url.clone());
@@ -169,7 +179,11 @@ impl ForgeThread {
         Ok(found)
     }
 
-    /// The canonical session issue (the lowest number), warning when there are several.
+    /// The head of the session thread (see `chain.rs`): among the open session issues, the
+    /// lowest that no other open one continues (its body links it), warning about the others,
+    /// which are noted as strays to tidy. With none open, the issue the newest closed one
+    /// forwards to (`Rotated: this session continues in #M`), when that issue links it back:
+    /// a head a person retitled.
     pub(super) async fn discover(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
         let mut found = self.session_issues(c, false).await?;
         if found.is_empty() && self.session_label_ids(c).await?.len() > 1 {
@@ -184,20 +198,124 @@ impl ForgeThread {
             );
             found = self.session_issues(c, true).await?;
         }
-        if found.len() > 1 {
-            let others: Vec<String> = found[1..].iter().map(|i| i.number.to_string()).collect();
-            tracing::warn!(
-                "{} open session issues in {}; using {} and ignoring {}",
-                found.len(),
-                self.settings.repo,
-                found[0].number,
-                others.join(", ")
-            );
+        if found.is_empty() {
+            return self.forwarded_head(c).await;
         }
-        Ok(if found.is_empty() {
-            None
-        } else {
-            Some(found.remove(0))
-        })
+        let (head, reopened, heads) = self.split_open(found);
+        let Some(head) = head else {
+            return Ok(None);
+        };
+        for old in &reopened {
+            tracing::warn!(
+                "session issue {} is open, but {} continues it (it was reopened, or a rotation \
+                 did not finish); writing to {}, and the next record rotates {} again to close it",
+                old.number,
+                head.number,
+                head.number,
+                old.number
+            );
+            self.note_stray(old.number, true, true);
+        }
+        if !heads.is_empty() {
+            let others: Vec<String> = heads.iter().map(|i| i.number.to_string()).collect();
+            tracing::warn!(
+                "{} open session issues in {}; using {} and ignoring {} (duplicates: their \
+                 records are carried to {} and they are closed)",
+                heads.len() + 1,
+                self.settings.repo,
+                head.number,
+                others.join(", "),
+                head.number
+            );
+            for dup in &heads {
+                self.note_stray(dup.number, true, false);
+            }
+        }
+        Ok(Some(head))
+    }
+
+    /// The open session issues (lowest first) split by the links: the head (the lowest that no
+    /// other continues), those another continues (reopened, or a rotation not finished), and
+    /// the other heads (duplicates).
+    fn split_open(&self, found: Vec<Issue>) -> (Option<Issue>, Vec<Issue>, Vec<Issue>) {
+        for i in &found {
+            self.note_verdict(i.number.0, true);
+        }
+        let continued: std::collections::BTreeSet<IssueNumber> = found
+            .iter()
+            .filter_map(|i| linked(&i.body).filter(|p| *p < i.number))
+            .collect();
+        let (reopened, mut heads): (Vec<Issue>, Vec<Issue>) = found
+            .into_iter()
+            .partition(|i| continued.contains(&i.number));
+        // Links only lead to lower numbers, so some open issue is continued by none.
+        let head = (!heads.is_empty()).then(|| heads.remove(0));
+        (head, reopened, heads)
+    }
+
+    /// The issue a rotation works on: the lowest open session issue a newer open one continues
+    /// (a rotation to finish, or a reopened old issue to close again), else the head.
+    pub(super) async fn rotation_target(
+        &self,
+        c: &ForgeClient,
+    ) -> Result<Option<Issue>, ForgeError> {
+        let found = self.session_issues(c, false).await?;
+        let (head, mut reopened, _) = self.split_open(found);
+        if !reopened.is_empty() {
+            return Ok(Some(reopened.remove(0)));
+        }
+        match head {
+            Some(head) => Ok(Some(head)),
+            None => self.discover(c).await,
+        }
+    }
+
+    /// With no open session issue: the open issue the newest closed session issue forwards to
+    /// (its closing note), following up to a few notes, when that issue links back.
+    async fn forwarded_head(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
+        let Some(mut at) = self.latest_closed_issue().await else {
+            return Ok(None);
+        };
+        for _ in 0..4 {
+            let Some(next) = self.forwarded(c, &at).await? else {
+                return Ok(None);
+            };
+            if next.state == IssueState::Open {
+                tracing::warn!(
+                    "session issue {} continues in {}, which no longer has the session title \
+                     or label; using it",
+                    at.number,
+                    next.number
+                );
+                self.note_verdict(next.number.0, true);
+                return Ok(Some(next));
+            }
+            at = next;
+        }
+        Ok(None)
+    }
+
+    /// The issue a closed session issue's closing note forwards to, when it links back.
+    async fn forwarded(&self, c: &ForgeClient, issue: &Issue) -> Result<Option<Issue>, ForgeError> {
+        let repo = &self.settings.repo;
+        let since = issue.closed_at.map(|t| t - super::chain::MARGIN);
+        let all = async { Ok(super::decode::Filter::all()) };
+        let notes = c.comments_keeping(repo, issue.number, since, all).await?;
+        let Some(next) = notes
+            .comments
+            .iter()
+            .rev()
+            .find_map(|x| forwarded_to(&x.body))
+            .filter(|m| *m > issue.number)
+        else {
+            return Ok(None);
+        };
+        let found = match c.issue(repo, next).await {
+            Ok(found) => found,
+            Err(ForgeError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let back = found.pull_request.is_none() && linked(&found.body) == Some(issue.number);
+        Ok(back.then_some(found))
     }
 }

@@ -16,6 +16,10 @@ use super::record::{Kind, Payload, Record, SEED_VERSION};
 use super::time::parse_time;
 use super::validate::HARD_MAX_BODY_BYTES;
 
+mod values;
+
+use values::{carried_from, clip, posted_at, version_major, whole_number};
+
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
@@ -98,7 +102,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 13] = [
+const HEADERS: [&str; 14] = [
     "Version",
     "Phase",
     "Session",
@@ -112,6 +116,7 @@ const HEADERS: [&str; 13] = [
     "Next",
     "Context-Hash",
     "Carried-From",
+    "Posted-At",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -156,6 +161,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let context_hash = headers.take("Context-Hash");
     let blockers = std::mem::take(&mut headers.blockers);
     let carried_from = carried_from(headers.take("Carried-From"))?;
+    let posted_at = posted_at(headers.take("Posted-At"))?;
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -186,6 +192,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         blockers,
         context_hash,
         carried_from,
+        posted_at,
         agent,
         session,
         time,
@@ -343,57 +350,5 @@ fn field_name(header: &str) -> &'static str {
         "Time" => "time",
         "Status" => "status",
         _ => "field",
-    }
-}
-
-/// Accepts `1`, `1.0`, `2.0`, `3.1.4`…; returns the major number. Future majors are read
-/// best-effort; anything that is not a version number is refused.
-fn version_major(version: &str) -> Result<u64, ParseError> {
-    let parts: Vec<&str> = version.split('.').collect();
-    let numeric = parts.len() <= 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
-    let major = parts.first().and_then(|p| p.parse::<u64>().ok());
-    match major {
-        Some(m) if numeric && m >= 1 => Ok(m),
-        _ => Err(ParseError::UnsupportedVersion(clip(version))),
-    }
-}
-
-/// An optional header holding a whole number.
-fn whole_number(value: Option<String>, field: &'static str) -> Result<Option<u64>, ParseError> {
-    value
-        .map(|v| {
-            v.parse::<u64>().map_err(|_| ParseError::BadField {
-                field,
-                value: clip(&v),
-                reason: "expected a whole number".to_string(),
-            })
-        })
-        .transpose()
-}
-
-/// The optional `Carried-From: #12` header: the issue number a rotation carried the record from.
-fn carried_from(value: Option<String>) -> Result<Option<u64>, ParseError> {
-    value
-        .map(|v| {
-            v.strip_prefix('#')
-                .and_then(|n| n.parse::<u64>().ok())
-                .ok_or_else(|| ParseError::BadField {
-                    field: "carried-from",
-                    value: clip(&v),
-                    reason: "expected an issue number such as #12".to_string(),
-                })
-        })
-        .transpose()
-}
-
-/// Keeps error messages short when a header value is huge.
-fn clip(text: &str) -> String {
-    const MAX: usize = 80;
-    match text.char_indices().nth(MAX) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
     }
 }

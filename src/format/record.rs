@@ -72,6 +72,11 @@ pub struct Record {
     /// (`Carried-From: #12`); the record keeps its `Id`, so readers count it once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_from: Option<u64>,
+    /// When the record's first comment was posted, by the store's clock (`Posted-At:`), set when
+    /// the record is carried to another issue: ages (`status`, `history`) come from it, so a
+    /// carried copy never makes a silent agent look recently active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub posted_at: Option<DateTime<Utc>>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
     /// The session it belongs to.
@@ -179,6 +184,7 @@ impl Record {
             blockers: Vec::new(),
             context_hash: None,
             carried_from: None,
+            posted_at: None,
             agent: agent.to_string(),
             session: session.to_string(),
             time: now_micros(),
@@ -218,9 +224,23 @@ impl Record {
     }
 
     /// The same record, marked as carried forward from session issue `from` (builder style).
+    /// A carry also says when the record was first posted: see [`Record::first_posted_at`].
     pub fn carried(mut self, from: u64) -> Record {
         self.carried_from = Some(from);
         self
+    }
+
+    /// The same record with its `Posted-At:` (builder style): `first`, the time of the comment
+    /// being carried, unless an earlier carry already recorded an older time.
+    pub fn first_posted_at(mut self, first: DateTime<Utc>) -> Record {
+        self.posted_at = Some(self.first_posted(first));
+        self
+    }
+
+    /// When this record was first posted: its `Posted-At:` when it was carried, else `comment`
+    /// (the time of the comment that holds it).
+    pub fn first_posted(&self, comment: DateTime<Utc>) -> DateTime<Utc> {
+        self.posted_at.map_or(comment, |t| t.min(comment))
     }
 
     /// Whether this is a checkpoint or a health record.

@@ -161,6 +161,7 @@ impl Renderer {
                     id => &record.id, seq => record.seq, parent => &record.parent,
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
+                    posted_at => record.posted_at.as_ref().map(format_time),
                     data_json => pretty(data),
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
@@ -176,6 +177,7 @@ impl Renderer {
                     id => &record.id, seq => record.seq, parent => &record.parent,
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
+                    posted_at => record.posted_at.as_ref().map(format_time),
                     metrics_json => pretty(metrics), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)

@@ -91,6 +91,9 @@ pub(super) struct Head {
     /// The session issue a rotation carried the record from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     f: Option<u64>,
+    /// When the record was first posted (`Posted-At:`), on a carried record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    o: Option<Stamp>,
     g: String,
     s: String,
     t: Stamp,
@@ -166,6 +169,7 @@ impl Slot {
             created_at: self.c.0,
             updated_at: self.u.0,
             url: self.w.clone(),
+            issue: self.w.as_deref().and_then(crate::forge::issue_in_url),
             edited: self.u.0 > self.c.0,
             pending: false,
         }
@@ -193,6 +197,7 @@ impl Head {
             x: record.blockers,
             h: record.context_hash,
             f: record.carried_from,
+            o: record.posted_at.map(Stamp),
             g: record.agent,
             s: record.session,
             t: Stamp(record.time),
@@ -224,6 +229,7 @@ impl Head {
             blockers: self.x.clone(),
             context_hash: self.h.clone(),
             carried_from: self.f,
+            posted_at: self.o.map(|s| s.0),
             agent: self.g.clone(),
             session: self.s.clone(),
             time: self.t.0,

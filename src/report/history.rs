@@ -43,6 +43,8 @@ pub struct Step {
     pub record_id: Option<String>,
     /// The comment holding it (absent while it waits in this machine's outbox).
     pub comment_id: Option<u64>,
+    /// The session issue holding that comment (`None` on the local store and while queued).
+    pub issue: Option<u64>,
     /// `checkpoint` or `health`.
     pub kind: Kind,
     /// The agent that wrote it.
@@ -139,12 +141,13 @@ pub fn history(
             }
             _ => None,
         };
-        let posted = e.comment.created_at;
+        let posted = r.first_posted(e.comment.created_at);
         records.push(Step {
             n: records.len() + 1,
             seq: r.seq,
             record_id: r.id.clone(),
             comment_id: e.comment.id,
+            issue: e.comment.issue,
             kind: r.kind(),
             agent: r.agent.clone(),
             time: r.time,

@@ -273,9 +273,13 @@ fn judge(
         }) => (Some(status.clone()), Some(metrics.clone())),
         _ => (None, None),
     };
-    let age_secs = now
-        .signed_duration_since(newest.comment.created_at)
-        .num_seconds();
+    // A carried copy counts from when its record was first posted, never from the carry.
+    let last_seen = list
+        .iter()
+        .map(|e| e.record.first_posted(e.comment.created_at))
+        .max()
+        .unwrap_or(newest.comment.created_at);
+    let age_secs = now.signed_duration_since(last_seen).num_seconds();
     let (warn, stalled) = policy.thresholds(agent);
     let said = |word: &str| {
         newest.record.kind() == Kind::Health
@@ -301,7 +305,7 @@ fn judge(
         verdict,
         reason,
         age_secs,
-        last_seen: newest.comment.created_at,
+        last_seen,
         last_kind: newest.record.kind(),
         records: list.len(),
         phase,

@@ -14,6 +14,7 @@ fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry
             created_at: posted,
             updated_at: posted,
             url: None,
+            issue: None,
             edited: false,
             pending: false,
         },

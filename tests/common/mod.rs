@@ -90,6 +90,7 @@ pub fn record() -> impl Strategy<Value = Record> {
             blockers: handoff.1,
             context_hash: handoff.2,
             carried_from: None,
+            posted_at: None,
             agent,
             session,
             time,

@@ -143,3 +143,38 @@ fn link_header(
     }
     links.join(",")
 }
+
+/// `GET /repos/{o}/{r}/issues/comments` (ENDPOINTS.md §3.10): the plain comments of every issue
+/// and pull request, inclusive `since`/`before` on `updated_at`, ordered by (created, id).
+/// Paginated only when `page >= 1` (limit default 30, capped at 50); otherwise every match, the
+/// limit ignored. `X-Total-Count` is the total across pages; never a `Link` header.
+pub fn list_repo_comments(s: &State, req: &Request) -> Reply {
+    let (since, before) = match (bound(s, req, "since"), bound(s, req, "before")) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(r), _) | (_, Err(r)) => return r,
+    };
+    let mut list: Vec<&super::CommentRow> = s
+        .comments
+        .iter()
+        .filter(|c| since.is_none_or(|t| c.updated >= t) && before.is_none_or(|t| c.updated <= t))
+        .collect();
+    list.sort_by_key(|c| (c.created, c.id));
+    let total = list.len();
+    let page = int(req, "page");
+    let items: Vec<String> = if page >= 1 {
+        let limit = match int(req, "limit") {
+            l if l <= 0 => 30,
+            l => l.min(50),
+        };
+        list.iter()
+            .skip(((page - 1) * limit) as usize)
+            .take(limit as usize)
+            .map(|c| views::comment_text(s, c))
+            .collect()
+    } else {
+        list.iter().map(|c| views::comment_text(s, c)).collect()
+    };
+    views::ok_text(200, format!("[{}]", items.join(",")))
+        .insert_header("X-Total-Count", total.to_string().as_str())
+        .insert_header("Access-Control-Expose-Headers", "X-Total-Count")
+}

@@ -13,6 +13,7 @@ pub mod dropper;
 pub mod faults;
 mod lists;
 pub mod outbox;
+mod people;
 mod routes;
 mod setup;
 pub mod views;

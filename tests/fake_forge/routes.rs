@@ -6,7 +6,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
-use super::lists::{list_issues, list_labels};
+use super::lists::{list_issues, list_labels, list_repo_comments};
 use super::views::{self, empty, error, not_found, ok};
 use super::writes::{create_issue, create_label, edit_comment};
 use super::{CommentRow, Fault, State, UserRow};
@@ -255,6 +255,7 @@ fn repo_route(
                 empty(204)
             }
         }
+        ("GET", ["issues", "comments"]) => list_repo_comments(s, req),
         ("PATCH" | "DELETE", ["issues", "comments", id]) => edit_comment(s, &u, method, id, req),
         (_, ["issues", n, rest @ ..]) => match number(n) {
             Some(n) => issue_route(s, method, n, rest, &u, req),

@@ -126,6 +126,7 @@ mod tests {
                 created_at: at,
                 updated_at: at,
                 url: None,
+                issue: None,
                 edited: false,
                 pending: false,
             },

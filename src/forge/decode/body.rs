@@ -19,6 +19,8 @@ pub(super) enum Body {
     Odd(Value),
     /// Dropped unread or unkept.
     Skipped(Skip),
+    /// On an issue the filter drops: skipped unread, and the comment with it.
+    Dropped,
 }
 
 /// Reads a body: a string is kept when within the cap, else only measured.

@@ -1,0 +1,129 @@
+//! Tidying the session thread's chain (`forge/chain.rs`): the members other than the head that
+//! reads or discovery noted as holding records the head may lack (a duplicate left open by a
+//! racing start whose creator died, a reopened old issue, late posts to an issue that closed or
+//! was rotated away) get those records carried to the head, each with its own `Id`, a
+//! `Carried-From:` and its first comment time in `Posted-At:`; the open ones are then closed.
+//! An open old issue that a newer member continues (reopened, or a rotation interrupted before
+//! it closed it) is rotated again instead, which finishes that rotation.
+//!
+//! Readers merge the members by `Id` whether or not this ran, so carrying is only an
+//! optimisation for later cold readers: a failure is a warning, never a lost record. It costs no
+//! request when nothing was noted.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::Client;
+use crate::backend::AnyThread;
+use crate::error::{Error, Result};
+use crate::forge::{ForgeError, MARGIN};
+use crate::scan::scan;
+use crate::store::StoreError;
+
+/// What [`Client::tidy_chain`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Tidied {
+    /// The head the records went to.
+    pub head: Option<u64>,
+    /// Records carried to the head.
+    pub carried: usize,
+    /// Strays closed.
+    pub closed: Vec<u64>,
+}
+
+impl Client<AnyThread> {
+    /// Carries the records of the strays the forge noted to the head, and closes the open
+    /// strays: see the module documentation. Nothing to do (no request) on the local store and
+    /// in the steady state.
+    pub async fn tidy_chain(&self) -> Result<Tidied> {
+        let Some(forge) = self.thread().forge() else {
+            return Ok(Tidied::default());
+        };
+        if !forge.has_strays() {
+            return Ok(Tidied::default());
+        }
+        // The head first (its discovery notes the open strays again), then the strays.
+        let (head, opened) = forge.head().await.map_err(forge_err)?;
+        let strays = forge.take_strays();
+        let mut done = Tidied {
+            head: Some(head.0),
+            ..Tidied::default()
+        };
+        let trust = self.trust().await?;
+        let from = opened - MARGIN;
+        for stray in strays.into_iter().filter(|s| s.issue != head) {
+            if stray.continued {
+                // A reopened old issue or an unfinished rotation: rotating it again finishes
+                // the job (carries what is missing by `Id`, notes the successor, closes it).
+                let finished = self.rotate().await?;
+                done.carried += finished.carried;
+                if finished.closed {
+                    done.closed.push(finished.from);
+                }
+                continue;
+            }
+            let listing = forge
+                .comments_since(stray.issue, from)
+                .await
+                .map_err(forge_err)?;
+            let upto = listing.comments.iter().map(|c| c.id).max().unwrap_or(0);
+            let found = scan(listing, &trust);
+            let earliest = found.entries.iter().map(|e| e.comment.created_at).min();
+            if let Some(earliest) = earliest {
+                // A carried copy is posted after its original: the head's comments since then
+                // hold every copy an earlier tidy or rotation made.
+                let there = forge
+                    .comments_since(head, earliest.min(opened) - MARGIN)
+                    .await
+                    .map_err(forge_err)?;
+                let there = scan(there, &trust);
+                let mut ids: HashSet<String> = there
+                    .entries
+                    .into_iter()
+                    .filter_map(|e| e.record.id)
+                    .collect();
+                for entry in found.entries {
+                    // A record without an `Id` (a seed record) cannot be told apart from a copy:
+                    // readers merge it where it is.
+                    let Some(id) = entry.record.id.clone() else {
+                        continue;
+                    };
+                    if !ids.insert(id) {
+                        continue;
+                    }
+                    let record = entry
+                        .record
+                        .carried(stray.issue.0)
+                        .first_posted_at(entry.comment.created_at);
+                    let record = self.prepare(record)?;
+                    match self.carry(forge, head, record).await {
+                        Ok(()) => done.carried += 1,
+                        Err(super::rotate::Carry::Refused(why)) => tracing::warn!(
+                            "not carried from session issue {} to {head}: {why}; readers still \
+                             merge it from there",
+                            stray.issue
+                        ),
+                        Err(super::rotate::Carry::Failed(e)) => return Err(e),
+                    }
+                }
+            }
+            if stray.open && forge.close_stray(stray.issue, head).await {
+                done.closed.push(stray.issue.0);
+            }
+            forge.note_tidied(stray.issue, upto);
+        }
+        if done.carried > 0 || !done.closed.is_empty() {
+            tracing::info!(
+                "tidied the session thread: {} record(s) carried to {head}, closed {:?}",
+                done.carried,
+                done.closed
+            );
+        }
+        Ok(done)
+    }
+}
+
+fn forge_err(e: ForgeError) -> Error {
+    Error::from(StoreError::from(e))
+}

@@ -1,0 +1,89 @@
+//! The values of single header lines: the version's major number, whole numbers, the issue a
+//! record was carried from, the time it was first posted; and short error excerpts.
+
+use chrono::{DateTime, Utc};
+
+use super::super::time::parse_time;
+use super::ParseError;
+
+/// The optional `Posted-At:` header: when a carried record was first posted (RFC 3339).
+pub(super) fn posted_at(value: Option<String>) -> Result<Option<DateTime<Utc>>, ParseError> {
+    value
+        .map(|v| {
+            parse_time(&v).map_err(|reason| ParseError::BadField {
+                field: "posted-at",
+                value: clip(&v),
+                reason,
+            })
+        })
+        .transpose()
+}
+
+/// Accepts `1`, `1.0`, `2.0`, `3.1.4`…; returns the major number. Future majors are read
+/// best-effort; anything that is not a version number is refused.
+pub(super) fn version_major(version: &str) -> Result<u64, ParseError> {
+    let parts: Vec<&str> = version.split('.').collect();
+    let numeric = parts.len() <= 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
+    let major = parts.first().and_then(|p| p.parse::<u64>().ok());
+    match major {
+        Some(m) if numeric && m >= 1 => Ok(m),
+        _ => Err(ParseError::UnsupportedVersion(clip(version))),
+    }
+}
+
+/// An optional header holding a whole number.
+pub(super) fn whole_number(
+    value: Option<String>,
+    field: &'static str,
+) -> Result<Option<u64>, ParseError> {
+    value
+        .map(|v| {
+            v.parse::<u64>().map_err(|_| ParseError::BadField {
+                field,
+                value: clip(&v),
+                reason: "expected a whole number".to_string(),
+            })
+        })
+        .transpose()
+}
+
+/// The optional `Carried-From: #12` header: the issue number a rotation carried the record from.
+pub(super) fn carried_from(value: Option<String>) -> Result<Option<u64>, ParseError> {
+    value
+        .map(|v| {
+            v.strip_prefix('#')
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| ParseError::BadField {
+                    field: "carried-from",
+                    value: clip(&v),
+                    reason: "expected an issue number such as #12".to_string(),
+                })
+        })
+        .transpose()
+}
+
+/// Keeps error messages short when a header value is huge.
+pub(super) fn clip(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posted_at_reads_rfc_3339_and_refuses_anything_else() {
+        let t = posted_at(Some("2026-07-14T09:47:31Z".into())).unwrap();
+        assert_eq!(t.map(|t| t.timestamp()), Some(1_784_022_451));
+        assert_eq!(posted_at(None).unwrap(), None);
+        let bad = posted_at(Some("yesterday".into())).unwrap_err();
+        assert!(bad.to_string().contains("posted-at"), "{bad}");
+    }
+}

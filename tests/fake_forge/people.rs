@@ -1,0 +1,43 @@
+//! What time and people do to the fake's state between requests: every stored time moved into
+//! the past (so "an hour later" runs at once), an issue reopened, closed or retitled by hand.
+
+use super::FakeForge;
+
+impl FakeForge {
+    /// Moves every stored time `secs` into the past (issues' created, updated and closed times,
+    /// comments' created and updated times), so "an hour later" runs at once: the server's clock
+    /// stays the real one, and what it stored looks that much older.
+    pub fn age(&self, secs: i64) {
+        let mut s = self.state();
+        for i in &mut s.issues {
+            i.created -= secs;
+            i.updated -= secs;
+            i.closed_at = i.closed_at.map(|t| t - secs);
+        }
+        for c in &mut s.comments {
+            c.created -= secs;
+            c.updated -= secs;
+        }
+    }
+
+    /// Reopens (or closes) issue `n` as a person would in the web UI.
+    pub fn set_closed(&self, n: u64, closed: bool) {
+        let mut s = self.state();
+        let now = s.now();
+        if let Some(row) = s.issue_mut(n) {
+            row.closed = closed;
+            row.closed_at = closed.then_some(now);
+            row.updated = now;
+        }
+    }
+
+    /// Retitles issue `n` as a person would in the web UI.
+    pub fn retitle(&self, n: u64, title: &str) {
+        let mut s = self.state();
+        let now = s.now();
+        if let Some(row) = s.issue_mut(n) {
+            row.title = title.into();
+            row.updated = now;
+        }
+    }
+}
