@@ -198,7 +198,7 @@ fn a_trailing_api_v1_is_dropped_from_the_forge_url() {
             .build()
             .unwrap();
         assert_eq!(
-            c.thread().describe(),
+            c.thread_raw().describe(),
             format!("{OWNER}/{REPO} on {base}"),
             "{given}"
         );

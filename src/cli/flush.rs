@@ -65,7 +65,7 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
             let report = match open_with(cli, &config, &over) {
                 Ok(client) => {
                     client
-                        .durable()
+                        .durable_raw()
                         .flush_from(&Outbox::new(&summary.dir))
                         .await
                 }
@@ -86,7 +86,7 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
             .into());
         }
         let client = open(cli)?;
-        let report = client.durable().flush_from(&Outbox::new(dir)).await;
+        let report = client.durable_raw().flush_from(&Outbox::new(dir)).await;
         done.push((dir.clone(), report));
     } else {
         let client = open(cli)?;

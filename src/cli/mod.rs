@@ -154,9 +154,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
         Command::Init => {
             let client = open(cli)?;
-            let init = client.thread().init().await.map_err(Error::from)?;
-            let author = client.thread().whoami().await.map_err(Error::from)?;
-            let report = client.durable().drain().await;
+            let init = client.thread_raw().init().await.map_err(Error::from)?;
+            let author = client.thread_raw().whoami().await.map_err(Error::from)?;
+            let report = client.durable_raw().drain().await;
             if report.left > 0 {
                 warn(&[format!(
                     "{} record(s) still wait in the outbox; they are posted by a later command or \
