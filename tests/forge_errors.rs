@@ -264,7 +264,12 @@ async fn edits_are_marked_and_since_is_inclusive() {
     );
     let after = chrono::DateTime::from_timestamp(updated + 1, 0).unwrap();
     assert_eq!(
-        c.thread_raw().list(Some(after)).await.unwrap().comments.len(),
+        c.thread_raw()
+            .list(Some(after))
+            .await
+            .unwrap()
+            .comments
+            .len(),
         0
     );
 }

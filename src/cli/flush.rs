@@ -149,7 +149,7 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
         let docs: Vec<FlushedDoc> = done.iter().map(report_json).collect();
         return match (all, docs.as_slice()) {
             (false, [one]) => output::json(one),
-            _ => output::json(&docs),
+            _ => output::json(&serde_json::json!({ "outboxes": docs })),
         };
     }
     if all && done.is_empty() {
@@ -262,7 +262,7 @@ pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
     let (config, _) = load(cli)?;
     let all = survey(&config.outbox_roots());
     if cli.json {
-        output::json(&all);
+        output::json(&forgestate::verbs::OutboxAnswer { outboxes: all });
         return Ok(0);
     }
     if all.is_empty() {

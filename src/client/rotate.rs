@@ -175,7 +175,11 @@ impl Client<AnyThread> {
     /// last seen with more comments than that. Costs no request when it is not due: the count
     /// comes from reads of the issue that happen anyway (discovery, the periodic recheck).
     pub async fn rotate_if_due(&self) -> Result<Option<Rotation>> {
-        match self.thread_raw().forge().and_then(ForgeThread::rotation_due) {
+        match self
+            .thread_raw()
+            .forge()
+            .and_then(ForgeThread::rotation_due)
+        {
             Some(n) => {
                 tracing::info!("session issue {n} is over its comment limit; rotating it");
                 Ok(Some(self.rotate().await?))

@@ -74,7 +74,9 @@ pub fn parse_age(text: &str) -> Option<u64> {
     let mut total: u64 = 0;
     let mut rest = text;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let n: u64 = rest[..digits].parse().ok()?;
         rest = &rest[digits..];
         let unit_len = rest
@@ -144,27 +146,48 @@ mod tests {
         assert_eq!(parse_age("7d"), Some(604_800));
         assert_eq!(parse_age("1h 30m"), Some(5400));
         assert_eq!(parse_age("2weeks"), Some(1_209_600));
-        for bad in ["", "h", "10", "10x", "last week", "-1h", "99999999999999999999w"] {
+        for bad in [
+            "",
+            "h",
+            "10",
+            "10x",
+            "last week",
+            "-1h",
+            "99999999999999999999w",
+        ] {
             assert_eq!(parse_age(bad), None, "{bad}");
         }
         let age = Utc::now() - parse_since("since", "24h").unwrap();
         assert!((age.num_minutes() - 24 * 60).abs() <= 1);
         let err = parse_since("since", "last week").unwrap_err();
-        assert!(err.to_string().starts_with("since \"last week\" is neither"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("since \"last week\" is neither"),
+            "{err}"
+        );
     }
 
     #[test]
     fn objects_name_the_argument_not_a_flag() {
         let err = object_or_text("data", json!([1])).unwrap_err();
-        assert!(err.to_string().starts_with("data must be a JSON object"), "{err}");
+        assert!(
+            err.to_string().starts_with("data must be a JSON object"),
+            "{err}"
+        );
         let err = object_or_text("metrics", json!("{fine")).unwrap_err();
-        assert!(err.to_string().starts_with("metrics is not valid JSON"), "{err}");
+        assert!(
+            err.to_string().starts_with("metrics is not valid JSON"),
+            "{err}"
+        );
         assert_eq!(
             object_or_text("data", json!("{\"a\": 1}")).unwrap()["a"],
             json!(1)
         );
         let err = check_glob("agent", Some("impl-[")).unwrap_err();
-        assert!(err.to_string().starts_with("agent \"impl-[\" is not a valid glob"));
+        assert!(
+            err.to_string()
+                .starts_with("agent \"impl-[\" is not a valid glob")
+        );
         assert_eq!(err.category(), crate::Category::Usage);
     }
 }

@@ -45,7 +45,9 @@ pub use reads::{
 pub use records::{
     Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
 };
-pub use supervise::{History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb};
+pub use supervise::{
+    History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
+};
 
 /// A face: a way a caller reaches the verbs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -171,7 +173,12 @@ fn unwrap_descriptions(value: &mut Value) {
 
 fn unwrap_lines(text: &str) -> String {
     text.split("\n\n")
-        .map(|para| para.split('\n').map(str::trim).collect::<Vec<_>>().join(" "))
+        .map(|para| {
+            para.split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect::<Vec<_>>()
         .join("\n\n")
 }
@@ -186,8 +193,12 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
         ))
     })?;
     let answer = V::run(ctx, request).await?;
-    serde_json::to_value(answer)
-        .map_err(|e| Error::invalid(format!("cannot serialize the answer of {}: {e}", V::SPEC.name)))
+    serde_json::to_value(answer).map_err(|e| {
+        Error::invalid(format!(
+            "cannot serialize the answer of {}: {e}",
+            V::SPEC.name
+        ))
+    })
 }
 
 /// The table: `run` lists the verbs the library runs, `cli` the verbs the CLI runs itself

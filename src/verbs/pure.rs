@@ -68,7 +68,9 @@ impl RenderRequest {
             "health" => Record::health(
                 &self.agent,
                 &self.session,
-                self.status.as_deref().unwrap_or(super::records::DEFAULT_STATUS),
+                self.status
+                    .as_deref()
+                    .unwrap_or(super::records::DEFAULT_STATUS),
                 self.metrics.unwrap_or_else(empty_object),
                 self.next_check.as_deref(),
             ),

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::{Kind, format_time};
-use crate::resume::glob_matches;
+use crate::resume::{Resume, glob_matches};
 use crate::scan::{Entry, Filter, Rejected, Scan};
 
 /// `resume`: where an agent should pick a session up.
@@ -107,8 +107,15 @@ impl Run for ResumeVerb {
         if let Some(bytes) = &context {
             resume.check_context(bytes);
         }
+        Ok(ResumeAnswer::new(resume, answer.warnings))
+    }
+}
+
+impl ResumeAnswer {
+    /// The answer for `resume` (its context already checked, when there is a context file).
+    pub fn new(resume: Resume, warnings: Vec<String>) -> ResumeAnswer {
         let e = resume.checkpoint.as_ref();
-        Ok(ResumeAnswer {
+        ResumeAnswer {
             record_id: e.and_then(|e| e.record.id.clone()),
             comment_id: e.and_then(|e| e.comment.id),
             time: e.map(|e| format_time(&e.record.time)),
@@ -124,8 +131,8 @@ impl Run for ResumeVerb {
             next: resume.next,
             blockers: resume.blockers,
             context_drift: resume.context_drift,
-            warnings: answer.warnings,
-        })
+            warnings,
+        }
     }
 }
 
@@ -189,7 +196,6 @@ fn by_phase(mut scan: Scan, phase: &str) -> Scan {
 
 /// `latest`: the newest matching record.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct LatestRequest {
     /// Which records count.
     #[serde(flatten)]
@@ -250,7 +256,6 @@ impl Run for LatestVerb {
 
 /// `list`: matching records, oldest first.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ListRequest {
     /// Which records count.
     #[serde(flatten)]

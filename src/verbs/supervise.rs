@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
-use crate::report::{Origin, Step, StatusRow, Thresholds, Verdict};
+use crate::report::{Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
 
 /// `status`: who is alive, and who has stalled.
