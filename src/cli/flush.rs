@@ -181,8 +181,8 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
     }
 }
 
-/// `flush --json`, per outbox. Keys in alphabetical order; `error` is `null` unless the flush
-/// failed, and then the error object (in its fixed key order).
+/// `flush --json`, per outbox ([`forgestate::verbs::FlushAnswer`]); `error` is `null` unless the
+/// flush failed, and then the error object.
 #[derive(Serialize)]
 struct FlushedDoc<'a> {
     already_posted: usize,

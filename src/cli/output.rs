@@ -26,8 +26,13 @@ pub use list::list;
 static PRINTED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a value as one pretty JSON document on stdout.
+///
+/// **Key order, for every verb and every face: sorted**, at every level. The document goes
+/// through a `serde_json::Value`, whose objects are sorted maps, exactly as MCP's
+/// `structuredContent` does; a consumer never depends on the order a struct declares.
 pub fn json<T: Serialize>(value: &T) {
-    let text = serde_json::to_string_pretty(value)
+    let text = serde_json::to_value(value)
+        .and_then(|v| serde_json::to_string_pretty(&v))
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     PRINTED.store(true, Ordering::Relaxed);
     out(&text);
@@ -204,7 +209,7 @@ pub fn spooled(
 }
 
 /// `checkpoint`/`health --json` when the record waits in the outbox: the verb's answer, and
-/// `error` (in its fixed key order) after it only when that is a failure (`--strict`).
+/// `error` only when that is a failure (`--strict`).
 #[derive(Serialize)]
 struct SpooledDoc {
     #[serde(flatten)]

@@ -42,7 +42,7 @@ pub fn exit_code(e: &Error) -> u8 {
     }
 }
 
-/// The `error` object. Field order is the key order on the wire, the same for every verb.
+/// The `error` object, the same for every verb and face.
 #[derive(Debug, Serialize)]
 pub struct ErrorBody {
     /// The exit code.
