@@ -18,7 +18,15 @@ fn doctor(url: &str, repo: &str, token: &str, dir: &Path) -> (Output, Vec<Value>
         .run(&words("doctor --json"));
     let checks: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
-    (out, checks.as_array().unwrap().clone())
+    assert_eq!(
+        checks["failed"],
+        checks["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["ok"] == false)
+    );
+    (out, checks["checks"].as_array().unwrap().clone())
 }
 
 /// The status of the check named `name`.

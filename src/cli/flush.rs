@@ -149,7 +149,7 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
         let docs: Vec<FlushedDoc> = done.iter().map(report_json).collect();
         return match (all, docs.as_slice()) {
             (false, [one]) => output::json(one),
-            _ => output::json(&serde_json::json!({ "outboxes": docs })),
+            _ => output::json(&AllDoc { outboxes: docs }),
         };
     }
     if all && done.is_empty() {
@@ -193,6 +193,12 @@ struct FlushedDoc<'a> {
     moved_aside: Vec<Value>,
     outbox: &'a Path,
     posted: Vec<Value>,
+}
+
+/// `flush --all --json`: one document for every outbox flushed.
+#[derive(Serialize)]
+struct AllDoc<'a> {
+    outboxes: Vec<FlushedDoc<'a>>,
 }
 
 fn report_json(flushed: &Flushed) -> FlushedDoc<'_> {

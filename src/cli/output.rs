@@ -27,12 +27,13 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a value as one pretty JSON document on stdout.
 ///
-/// **Key order, for every verb and every face: sorted**, at every level. The document goes
-/// through a `serde_json::Value`, whose objects are sorted maps, exactly as MCP's
-/// `structuredContent` does; a consumer never depends on the order a struct declares.
+/// **Key order, for every verb: the typed answer's declaration order** (the order its schema
+/// lists the properties in `forgestate schema`); every document is a typed struct, so no verb
+/// prints sorted keys where another does not. Keys of plain JSON objects inside (a record's
+/// `data` and `metrics`, a flush's entries) are sorted, as serde_json keeps them. MCP's
+/// `structuredContent` is the same answer as a `serde_json::Value`, whose keys are sorted.
 pub fn json<T: Serialize>(value: &T) {
-    let text = serde_json::to_value(value)
-        .and_then(|v| serde_json::to_string_pretty(&v))
+    let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     PRINTED.store(true, Ordering::Relaxed);
     out(&text);

@@ -73,8 +73,7 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 fn print(e: &Event, cli: &Cli) {
     if cli.json {
         // NDJSON: one compact document per line, every event (its `event` key says which).
-        // Keys sorted, as in every document (see `output::json`).
-        match serde_json::to_value(e).and_then(|v| serde_json::to_string(&v)) {
+        match serde_json::to_string(e) {
             Ok(line) => output::out(&line),
             Err(err) => output::note(&format!("error: cannot encode an event: {err}")),
         }
