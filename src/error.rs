@@ -89,6 +89,13 @@ pub enum Error {
         /// What is wrong with the value, and what to give instead.
         message: String,
     },
+    /// A file a request names cannot be read as one (a FIFO, a device, a directory); the
+    /// message names the argument and the path.
+    #[error("{message}")]
+    NotAFile {
+        /// What the path is, and what to point the argument at instead.
+        message: String,
+    },
     /// A request was malformed: an argument that is not a valid glob, time or choice. The
     /// message names the argument as the request does (`agent`); a face may add its own name.
     #[error("{message}")]
@@ -132,6 +139,7 @@ impl Error {
             Error::Unavailable { .. } => Category::TempFail,
             Error::Usage { .. } => Category::Usage,
             Error::Invalid { .. } => Category::Data,
+            Error::NotAFile { .. } => Category::Io,
             Error::Io { .. } | Error::NotStored { .. } => Category::Io,
         }
     }

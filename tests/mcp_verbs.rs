@@ -80,7 +80,7 @@ async fn the_handoff_round_trips_through_checkpoint_and_resume() {
     )
     .await;
     let error = failed(&r);
-    assert_eq!(error["code"], 65);
+    assert_eq!(error["code"], 74);
     assert!(
         text(&r).starts_with("context_file ") && !text(&r).contains("--"),
         "{}",

@@ -199,7 +199,7 @@ fn run(fake: &FakeForge, dir: &Path, line: &str) -> std::process::Output {
 
 fn only_outbox(fake: &FakeForge, dir: &Path) -> PathBuf {
     let listed = run_json(&run(fake, dir, "outbox --json"));
-    PathBuf::from(listed[0]["dir"].as_str().expect("one outbox"))
+    PathBuf::from(listed["outboxes"][0]["dir"].as_str().expect("one outbox"))
 }
 
 fn run_json(out: &std::process::Output) -> serde_json::Value {

@@ -114,11 +114,13 @@ pub fn context_file(what: &str, path: &Path) -> Result<Vec<u8>> {
         .metadata()
         .map_err(|e| Error::io(action.clone(), path, e))?;
     if !meta.is_file() {
-        return Err(Error::invalid(format!(
-            "{what} {} is not a regular file (a FIFO, a device or a directory); point it at the \
+        return Err(Error::NotAFile {
+            message: format!(
+                "{what} {} is not a regular file (a FIFO, a device or a directory); point it at the \
              status document the agent works from (STATUS.md)",
-            path.display()
-        )));
+                path.display()
+            ),
+        });
     }
     let mut bytes = Vec::new();
     file.take(CAP + 1)
