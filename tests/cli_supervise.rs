@@ -365,7 +365,7 @@ async fn history_shows_steps_diffs_and_a_forks_lineage() {
             stderr(&several)
         );
         assert!(
-            stderr(&several).contains("--agent"),
+            stderr(&several).contains("by naming the agent"),
             "{name}: {}",
             stderr(&several)
         );

@@ -27,8 +27,7 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a value as one pretty JSON document on stdout.
 ///
-/// **Key order, for every verb: the typed answer's declaration order** (the order its schema
-/// lists the properties in `forgestate schema`); every document is a typed struct, so no verb
+/// **Key order, for every verb: the typed answer's declaration order**; every document is a typed struct, so no verb
 /// prints sorted keys where another does not. Keys of plain JSON objects inside (a record's
 /// `data` and `metrics`, a flush's entries) are sorted, as serde_json keeps them. MCP's
 /// `structuredContent` is the same answer as a `serde_json::Value`, whose keys are sorted.

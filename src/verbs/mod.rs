@@ -235,3 +235,53 @@ verbs! {
 pub fn spec(name: &str) -> Option<&'static Spec> {
     table().into_iter().find(|s| s.name == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_well_formed() {
+        let table = table();
+        let mut names: Vec<&str> = table.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), table.len(), "names are unique");
+        for s in &table {
+            assert!(s.on(Face::Cli), "{} is on the CLI", s.name);
+            assert!(!s.description.contains('\n'), "{}", s.name);
+            assert!(!(s.read_only && s.destructive), "{}", s.name);
+            for schema in [(s.request)(), (s.answer)()] {
+                assert_eq!(schema["type"], "object", "{}", s.name);
+                assert!(!schema.contains_key("title"), "{}", s.name);
+            }
+            assert_eq!(spec(s.name).map(|f| f.name), Some(s.name));
+        }
+        let mcp: Vec<&str> = table
+            .iter()
+            .filter(|s| s.on(Face::Mcp))
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(
+            mcp,
+            [
+                "checkpoint",
+                "health",
+                "resume",
+                "latest",
+                "list",
+                "status",
+                "history",
+                "fork"
+            ]
+        );
+    }
+
+    #[test]
+    fn descriptions_are_prose_without_hard_breaks() {
+        assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
+        let answer = answer_schema::<ResumeAnswer>();
+        let text = serde_json::to_string(&answer).unwrap_or_default();
+        assert!(!text.contains("\\n"), "{text}");
+    }
+}
