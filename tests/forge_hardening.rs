@@ -276,7 +276,7 @@ async fn the_binary_lists_odd_comments_as_invalid() {
     let out = forgestate(&fake.uri(), dir.path(), "list --invalid --json");
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json_out(&out);
-    assert!(doc.get("offline").is_none(), "{doc}");
+    assert_eq!(doc["offline"], false, "{doc}");
     assert_eq!(doc["records"].as_array().unwrap().len(), 2, "{doc}");
     let invalid = doc["invalid"].as_array().unwrap();
     let unreadable: Vec<&Value> = invalid

@@ -137,8 +137,8 @@ async fn flush_all_never_sends_the_token_in_use_to_another_forge() {
         stderr(&out)
     );
     let doc = parse_json(&out);
-    assert_eq!(doc[0]["left"], 1, "{doc}");
-    assert_eq!(doc[0]["error"]["code"], 78, "{doc}");
+    assert_eq!(doc["outboxes"][0]["left"], 1, "{doc}");
+    assert_eq!(doc["outboxes"][0]["error"]["code"], 78, "{doc}");
     assert_eq!(
         a.requests().await.len(),
         before,
