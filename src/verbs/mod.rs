@@ -9,7 +9,7 @@
 //! the automatic rotation after a save).
 //!
 //! **Adding a verb**: its request, answer and `impl Verb`/`impl Run` in the file of its group,
-//! plus one name in the [`verbs!`] list below. `forgestate schema` then lists it, the MCP server
+//! plus one name in the `verbs!` list below. `forgestate schema` then lists it, the MCP server
 //! serves it when its faces include [`Face::Mcp`], and the parity test checks the CLI has it.
 
 pub mod input;
