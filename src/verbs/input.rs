@@ -56,7 +56,8 @@ pub fn parse_since(what: &str, text: &str) -> Result<DateTime<Utc>> {
     }
     let age = parse_age(text).ok_or_else(|| {
         Error::usage(format!(
-            "{what} {text:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor an age (24h, 7d)"
+            "{what} {text:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor an age \
+             (24h, 7d)"
         ))
     })?;
     chrono::Duration::try_seconds(i64::try_from(age).unwrap_or(i64::MAX))
@@ -116,8 +117,8 @@ pub fn context_file(what: &str, path: &Path) -> Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(Error::NotAFile {
             message: format!(
-                "{what} {} is not a regular file (a FIFO, a device or a directory); point it at the \
-             status document the agent works from (STATUS.md)",
+                "{what} {} is not a regular file (a FIFO, a device or a directory); point it at \
+                 the status document the agent works from (STATUS.md)",
                 path.display()
             ),
         });

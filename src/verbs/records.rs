@@ -19,13 +19,17 @@ pub const DEFAULT_STATUS: &str = "Active";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointRequest {
-    /// The agent posting the checkpoint, e.g. "implementation-worker". Use the same name every time: `resume` finds checkpoints by it.
+    /// The agent posting the checkpoint, e.g. "implementation-worker". Use the same name every
+    /// time: `resume` finds checkpoints by it.
     pub agent: String,
     /// The session (one run of work, e.g. "sess-42") the checkpoint belongs to.
     pub session: String,
-    /// The phase just completed, e.g. "clone_complete" or "subtask_3_complete". The resume map turns it into a resume point.
+    /// The phase just completed, e.g. "clone_complete" or "subtask_3_complete". The resume map
+    /// turns it into a resume point.
     pub phase: String,
-    /// The state needed to resume, as a JSON object (issue numbers, branch names, completed subtasks, file paths; never file contents or secrets, which are redacted). JSON text of an object is accepted too.
+    /// The state needed to resume, as a JSON object (issue numbers, branch names, completed
+    /// subtasks, file paths; never file contents or secrets, which are redacted). JSON text of an
+    /// object is accepted too.
     #[serde(default = "empty")]
     #[schemars(with = "Map<String, Value>")]
     pub data: Value,
@@ -35,7 +39,8 @@ pub struct CheckpointRequest {
     /// What blocks progress, one line each.
     #[serde(default)]
     pub blockers: Vec<String>,
-    /// The status document the agent works from (e.g. STATUS.md): its hash is recorded, so a later `resume` with the same file says whether it changed since.
+    /// The status document the agent works from (e.g. STATUS.md): its hash is recorded, so a later
+    /// `resume` with the same file says whether it changed since.
     #[serde(default)]
     pub context_file: Option<PathBuf>,
 }
@@ -51,7 +56,8 @@ pub struct HealthRequest {
     /// The agent's status in one word or a short phrase. Default: "Active".
     #[serde(default)]
     pub status: Option<String>,
-    /// Metrics as a JSON object, e.g. {"active_workers": 3}. JSON text of an object is accepted too.
+    /// Metrics as a JSON object, e.g. {"active_workers": 3}. JSON text of an object is accepted
+    /// too.
     #[serde(default = "empty")]
     #[schemars(with = "Map<String, Value>")]
     pub metrics: Value,
@@ -68,7 +74,8 @@ pub struct ForkRequest {
     pub session: String,
     /// The new session's name.
     pub new_session: String,
-    /// The record id of the checkpoint whose state to fork. Default: the session's newest checkpoint.
+    /// The record id of the checkpoint whose state to fork. Default: the session's newest
+    /// checkpoint.
     #[serde(default)]
     pub at: Option<String>,
     /// Fork this agent's checkpoint (needed when several agents checkpoint the session).
@@ -76,10 +83,12 @@ pub struct ForkRequest {
     pub agent: Option<String>,
 }
 
-/// What `checkpoint`, `health` and `fork` answer: posted, or safe in this machine's outbox (not an error).
+/// What `checkpoint`, `health` and `fork` answer: posted, or safe in this machine's outbox (not an
+/// error).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SaveAnswer {
-    /// In the thread now (false: waiting in this machine's outbox, posted by a later call or `forgestate flush`).
+    /// In the thread now (false: waiting in this machine's outbox, posted by a later call or
+    /// `forgestate flush`).
     pub posted: bool,
     /// The record's id.
     pub id: Option<String>,
@@ -98,7 +107,8 @@ pub struct SaveAnswer {
     /// The record as stored (after redaction).
     #[schemars(with = "Map<String, Value>")]
     pub record: Record,
-    /// The automatic rotation this save triggered: the session issue was over its comment limit and was replaced by a new one carrying each session's newest records.
+    /// The automatic rotation this save triggered: the session issue was over its comment limit and
+    /// was replaced by a new one carrying each session's newest records.
     #[schemars(with = "Option<Map<String, Value>>")]
     pub rotation: Option<Rotation>,
     /// Things the caller should know.
