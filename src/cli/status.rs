@@ -45,17 +45,7 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
         }
     }
     if cli.json {
-        output::json(&forgestate::verbs::StatusAnswer {
-            stalled: answer
-                .rows
-                .iter()
-                .filter(|r| r.verdict == Verdict::Stalled)
-                .count(),
-            now: forgestate::format::format_time(&answer.now),
-            rows: answer.rows.clone(),
-            offline: answer.offline,
-            warnings: answer.warnings.clone(),
-        });
+        output::json(&forgestate::verbs::StatusAnswer::new(answer.clone()));
     } else if answer.rows.is_empty() {
         output::note("no matching records");
     } else {

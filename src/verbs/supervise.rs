@@ -9,6 +9,7 @@ use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema}
 use crate::error::Result;
 use crate::report::{Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
+use crate::{SessionHistory, Status};
 
 /// `status`: who is alive, and who has stalled.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -89,19 +90,26 @@ impl Run for StatusVerb {
             session: r.session,
             ..Filter::default()
         };
-        let answer = ctx.client.status(&filter, &policy).await?;
-        let stalled = answer
-            .rows
-            .iter()
-            .filter(|r| r.verdict == Verdict::Stalled)
-            .count();
-        Ok(StatusAnswer {
-            rows: answer.rows,
-            stalled,
-            now: crate::format::format_time(&answer.now),
-            offline: answer.offline,
-            warnings: answer.warnings,
-        })
+        Ok(StatusAnswer::new(
+            ctx.client.status(&filter, &policy).await?,
+        ))
+    }
+}
+
+impl StatusAnswer {
+    /// The answer for what [`crate::Client::status`] found.
+    pub fn new(status: Status) -> StatusAnswer {
+        StatusAnswer {
+            stalled: status
+                .rows
+                .iter()
+                .filter(|r| r.verdict == Verdict::Stalled)
+                .count(),
+            now: crate::format::format_time(&status.now),
+            rows: status.rows,
+            offline: status.offline,
+            warnings: status.warnings,
+        }
     }
 }
 
@@ -170,12 +178,19 @@ impl Run for History {
             .client
             .history(&r.session, r.agent.as_deref(), r.diff)
             .await?;
-        Ok(HistoryAnswer {
+        Ok(HistoryAnswer::new(h))
+    }
+}
+
+impl HistoryAnswer {
+    /// The answer for what [`crate::Client::history`] found.
+    pub fn new(h: SessionHistory) -> HistoryAnswer {
+        HistoryAnswer {
             session: h.history.session,
             agent: h.history.agent,
             forked_from: h.history.forked_from,
             records: h.history.records,
             warnings: h.warnings,
-        })
+        }
     }
 }
