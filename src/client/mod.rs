@@ -8,6 +8,7 @@
 
 mod builder;
 mod cached;
+mod init;
 mod linked;
 pub mod prune;
 mod reads;

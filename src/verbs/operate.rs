@@ -11,8 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
 use crate::Rotation;
-use crate::error::{Error, Result};
-use crate::store::Thread;
+use crate::error::Result;
 
 /// `init` takes nothing.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -340,20 +339,4 @@ impl Verb for Watch {
         request: request_schema::<WatchRequest>,
         answer: answer_schema::<WatchEvent>,
     };
-}
-
-/// `init` on the client: the thread found or created, and whom records are posted as.
-impl crate::Client<crate::backend::AnyThread> {
-    /// Finds or creates the session thread; answers it and the store's identity.
-    pub async fn init(&self) -> Result<(crate::store::Init, String)> {
-        let thread = self.thread_raw();
-        let init = thread.init().await.map_err(Error::from)?;
-        let author = thread.whoami().await.map_err(Error::from)?;
-        Ok((init, author))
-    }
-
-    /// Posts what the outbox holds within this verb's drain budget; answers how many are left.
-    pub async fn drain(&self) -> usize {
-        self.durable_raw().drain().await.left
-    }
 }
