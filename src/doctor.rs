@@ -113,7 +113,7 @@ pub async fn run(config: &Config, over: &Overrides) -> Report {
             return Report { checks };
         }
     };
-    let thread = client.thread();
+    let thread = client.thread_raw();
     let login = match thread {
         AnyThread::Local(local) => {
             checks.push(local_check(local.dir()));

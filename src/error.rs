@@ -22,6 +22,8 @@ pub enum Category {
     Config,
     /// Temporarily unavailable (the forge cannot be reached); try again later: exit 75.
     TempFail,
+    /// A request was malformed (an argument that is not a valid glob, time or choice): exit 64.
+    Usage,
 }
 
 impl Category {
@@ -32,6 +34,7 @@ impl Category {
             Category::Io => "io",
             Category::Config => "config",
             Category::TempFail => "tempfail",
+            Category::Usage => "usage",
         }
     }
 }
@@ -79,6 +82,27 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A request argument holds bad data (`data must be a JSON object`); the message names the
+    /// argument as the request does.
+    #[error("{message}")]
+    Invalid {
+        /// What is wrong with the value, and what to give instead.
+        message: String,
+    },
+    /// A file a request names cannot be read as one (a FIFO, a device, a directory); the
+    /// message names the argument and the path.
+    #[error("{message}")]
+    NotAFile {
+        /// What the path is, and what to point the argument at instead.
+        message: String,
+    },
+    /// A request was malformed: an argument that is not a valid glob, time or choice. The
+    /// message names the argument as the request does (`agent`); a face may add its own name.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong, and how to write it.
+        message: String,
+    },
     /// The forge is temporarily unavailable and nothing else could answer; try again later.
     #[error("{message}")]
     Unavailable {
@@ -113,6 +137,9 @@ impl Error {
             Error::Store(_) => Category::Io,
             Error::Config { .. } => Category::Config,
             Error::Unavailable { .. } => Category::TempFail,
+            Error::Usage { .. } => Category::Usage,
+            Error::Invalid { .. } => Category::Data,
+            Error::NotAFile { .. } => Category::Io,
             Error::Io { .. } | Error::NotStored { .. } => Category::Io,
         }
     }
@@ -157,6 +184,20 @@ impl Error {
             action: action.into(),
             path: path.into(),
             source,
+        }
+    }
+
+    /// A request argument holding bad data.
+    pub fn invalid(message: impl Into<String>) -> Error {
+        Error::Invalid {
+            message: message.into(),
+        }
+    }
+
+    /// A malformed request.
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage {
+            message: message.into(),
         }
     }
 

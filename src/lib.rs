@@ -13,6 +13,8 @@
 //!   [`Client::forge`] and [`Client::from_config`].
 //! - [`config`]: configuration files, discovery and precedence; [`defaults`]: every default.
 //! - [`doctor`]: the setup checks; the drivers `watch` and `prune` are in [`client`].
+//! - [`verbs`]: the verb table (typed requests and answers, their nature, which faces expose
+//!   them), from which the CLI and the MCP server are generated.
 //! - [`error`]: the crate-wide error and its categories.
 //! - [`progress`]: the hook long work (flush, sync, prune, rotate) reports its progress through.
 //!
@@ -52,6 +54,7 @@ pub mod report;
 pub mod resume;
 pub mod scan;
 pub mod store;
+pub mod verbs;
 
 pub use client::{
     Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation, SessionHistory, Status,

@@ -1,6 +1,8 @@
-//! The `forgestate` binary; all of it lives in the `cli` module over the library.
+//! The `forgestate` binary: its faces over the library, the CLI (`cli`) and the MCP server
+//! (`mcp`), and what both share (`face`).
 
 mod cli;
+mod face;
 mod mcp;
 
 fn main() -> std::process::ExitCode {

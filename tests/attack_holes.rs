@@ -223,7 +223,7 @@ async fn status_fail_on_stalled_does_not_read_an_outage_as_all_clear() {
     assert_eq!(out.status.code(), Some(75), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        rows[0]["session"], "t",
+        rows["rows"][0]["session"], "t",
         "the pending record is still shown: {rows}"
     );
     fake.state().down = false;

@@ -38,7 +38,7 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
     let mut answers = Vec::new();
     let mut note = |label: &str, v: Value| answers.push((label.to_string(), v));
 
-    c.thread().init().await.unwrap();
+    c.thread_raw().init().await.unwrap();
     let fresh = c
         .resume("implementation-worker", "s1")
         .await
@@ -98,11 +98,11 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
         .payload;
     c.post(replay).await.unwrap();
     // Comments that are not records.
-    c.thread()
+    c.thread_raw()
         .append("Human here: is [CHECKPOINT] clone_complete done?")
         .await
         .unwrap();
-    c.thread().append("[CHECKPOINT] implementation-worker\nVersion: 2.0\nPhase: x\nSession: s1\nTime: 2026-01-01T00:00:00Z\nId: broken-1\n\n```json\n{\"a\": }\n```").await.unwrap();
+    c.thread_raw().append("[CHECKPOINT] implementation-worker\nVersion: 2.0\nPhase: x\nSession: s1\nTime: 2026-01-01T00:00:00Z\nId: broken-1\n\n```json\n{\"a\": }\n```").await.unwrap();
 
     let resume = c.resume(w, "s1").await.unwrap().resume;
     note(

@@ -68,7 +68,10 @@ fn fresh_start_and_unknown_phase() {
     let fresh = ok_json(d, resume);
     assert_eq!(
         fresh,
-        json!({"resume_point": "start", "phase": "fresh_start", "data": {}, "checkpoint": null})
+        json!({"resume_point": "start", "phase": "fresh_start", "data": {}, "checkpoint": null,
+               "record_id": null, "comment_id": null, "time": null, "fresh_start": true,
+               "pending": false, "offline": false, "unmapped": false, "next": null,
+               "blockers": [], "context_hash": null, "context_drift": null, "warnings": []})
     );
     ok_json(
         d,

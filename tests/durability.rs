@@ -109,7 +109,7 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
     let args = words("resume --agent w --session s --json");
     let resume = parse_ok(&args, &run(&fake.uri(), d, BOT_TOKEN, &args));
     assert_eq!(resume["checkpoint"]["comment"]["pending"], false);
-    assert!(resume.get("offline").is_none());
+    assert_eq!(resume["offline"], false);
 }
 
 /// How the answer to a committed comment post gets lost.

@@ -23,7 +23,7 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     crowded_with_labelled_decoys(&fake);
     let dir = tempfile::tempdir().unwrap();
     let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
-    let init = c.thread().init().await.unwrap();
+    let init = c.thread_raw().init().await.unwrap();
     assert!(init.created, "the first init creates the issue");
     let url = init.location;
     let open = fake.open_issues_titled(TITLE);
@@ -46,7 +46,7 @@ async fn init_creates_exactly_one_issue_among_pages_and_decoys() {
     let again = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
         .build()
         .unwrap();
-    let found = again.thread().init().await.unwrap();
+    let found = again.thread_raw().init().await.unwrap();
     assert_eq!(
         found.location, url,
         "init is idempotent, even without a cache"
@@ -247,7 +247,7 @@ async fn two_concurrent_inits_leave_one_open_issue() {
         client(&fake, BOT_TOKEN, d1.path()).build().unwrap(),
         client(&fake, BOT_TOKEN, d2.path()).build().unwrap(),
     );
-    let (ra, rb) = tokio::join!(a.thread().init(), b.thread().init());
+    let (ra, rb) = tokio::join!(a.thread_raw().init(), b.thread_raw().init());
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
     assert_eq!(ra.location, rb.location, "both converge on the same issue");
     assert!(
@@ -290,9 +290,9 @@ async fn concurrent_inits_race_through_creation() {
             .map(|d| client(&fake, BOT_TOKEN, d.path()).build().unwrap())
             .collect();
         let (x, y, z) = tokio::join!(
-            clients[0].thread().init(),
-            clients[1].thread().init(),
-            clients[2].thread().init()
+            clients[0].thread_raw().init(),
+            clients[1].thread_raw().init(),
+            clients[2].thread_raw().init()
         );
         let inits: Vec<_> = [x, y, z].into_iter().map(Result::unwrap).collect();
         let creators = inits.iter().filter(|i| i.created).count();
@@ -337,7 +337,7 @@ async fn non_writer_init_is_a_permission_error_and_leaves_no_open_issue() {
     let c = client(&fake, MALLORY_TOKEN, tempfile::tempdir().unwrap().path())
         .build()
         .unwrap();
-    let err = c.thread().init().await.unwrap_err();
+    let err = c.thread_raw().init().await.unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("write access"), "{msg}");
     assert_eq!(Error::from(err).category(), Category::Config);
@@ -368,7 +368,7 @@ async fn gitea_works_too() {
     let c = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
         .build()
         .unwrap();
-    c.thread().init().await.unwrap();
+    c.thread_raw().init().await.unwrap();
     c.post(cp("clone_complete", json!({"x": 1}))).await.unwrap();
     let resume = c
         .resume("implementation-worker", "s1")

@@ -258,13 +258,18 @@ async fn edits_are_marked_and_since_is_inclusive() {
     let updated = fake.comments_on(n)[0].updated;
     let at = chrono::DateTime::from_timestamp(updated, 0).unwrap();
     assert_eq!(
-        c.thread().list(Some(at)).await.unwrap().comments.len(),
+        c.thread_raw().list(Some(at)).await.unwrap().comments.len(),
         1,
         "since is inclusive"
     );
     let after = chrono::DateTime::from_timestamp(updated + 1, 0).unwrap();
     assert_eq!(
-        c.thread().list(Some(after)).await.unwrap().comments.len(),
+        c.thread_raw()
+            .list(Some(after))
+            .await
+            .unwrap()
+            .comments
+            .len(),
         0
     );
 }

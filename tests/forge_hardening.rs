@@ -198,7 +198,7 @@ fn a_trailing_api_v1_is_dropped_from_the_forge_url() {
             .build()
             .unwrap();
         assert_eq!(
-            c.thread().describe(),
+            c.thread_raw().describe(),
             format!("{OWNER}/{REPO} on {base}"),
             "{given}"
         );
@@ -276,7 +276,7 @@ async fn the_binary_lists_odd_comments_as_invalid() {
     let out = forgestate(&fake.uri(), dir.path(), "list --invalid --json");
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json_out(&out);
-    assert!(doc.get("offline").is_none(), "{doc}");
+    assert_eq!(doc["offline"], false, "{doc}");
     assert_eq!(doc["records"].as_array().unwrap().len(), 2, "{doc}");
     let invalid = doc["invalid"].as_array().unwrap();
     let unreadable: Vec<&Value> = invalid

@@ -34,7 +34,16 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["checkpoint", "health", "latest", "list", "resume", "status"]
+        [
+            "checkpoint",
+            "fork",
+            "health",
+            "history",
+            "latest",
+            "list",
+            "resume",
+            "status"
+        ]
     );
     for tool in &tools {
         let description = tool.description.as_deref().unwrap_or_default();
@@ -43,6 +52,45 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
             "{} is described: {description}",
             tool.name
         );
+        assert!(!description.contains('\n'), "{}: {description}", tool.name);
+        assert!(
+            tool.title.as_deref().is_some_and(|t| !t.is_empty()),
+            "{}",
+            tool.name
+        );
+        let hints = tool.annotations.as_ref().expect("annotations");
+        for (hint, said) in [
+            ("readOnlyHint", hints.read_only_hint),
+            ("destructiveHint", hints.destructive_hint),
+            ("idempotentHint", hints.idempotent_hint),
+            ("openWorldHint", hints.open_world_hint),
+        ] {
+            assert!(said.is_some(), "{} says {hint}", tool.name);
+        }
+        let reads = ["resume", "latest", "list", "status", "history"];
+        assert_eq!(
+            hints.read_only_hint,
+            Some(reads.contains(&tool.name.as_ref())),
+            "{}",
+            tool.name
+        );
+        let output = tool.output_schema.as_ref().expect("an output schema");
+        assert_eq!(output["type"], "object", "{}", tool.name);
+        let answers = output["properties"].as_object().expect("answer properties");
+        assert!(answers.contains_key("warnings"), "{}", tool.name);
+        for (name, prop) in answers {
+            let said = prop["description"].as_str().unwrap_or_default();
+            assert!(
+                !said.is_empty(),
+                "{}'s answer {name} is described",
+                tool.name
+            );
+            assert!(
+                !said.contains('\n'),
+                "{}'s answer {name}: {said}",
+                tool.name
+            );
+        }
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         let props = tool.input_schema["properties"]
             .as_object()
@@ -51,6 +99,7 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
         for (name, prop) in props {
             let said = prop["description"].as_str().unwrap_or_default();
             assert!(!said.is_empty(), "{}.{name} is described", tool.name);
+            assert!(!said.contains('\n'), "{}.{name}: {said}", tool.name);
         }
     }
     let checkpoint = tools.iter().find(|t| t.name == "checkpoint").unwrap();

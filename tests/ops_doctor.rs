@@ -18,7 +18,15 @@ fn doctor(url: &str, repo: &str, token: &str, dir: &Path) -> (Output, Vec<Value>
         .run(&words("doctor --json"));
     let checks: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
-    (out, checks.as_array().unwrap().clone())
+    assert_eq!(
+        checks["failed"],
+        checks["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["ok"] == false)
+    );
+    (out, checks["checks"].as_array().unwrap().clone())
 }
 
 /// The status of the check named `name`.
@@ -139,7 +147,9 @@ fn the_local_store_skips_the_forge_checks() {
     let dir = tempfile::tempdir().unwrap();
     let out = Bin::new(dir.path()).line("--store st doctor --json");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["failed"], false);
+    let checks: Vec<Value> = doc["checks"].as_array().unwrap().clone();
     assert_eq!(status(&checks, "forge"), "skip");
     assert_eq!(status(&checks, "store"), "warn", "no thread yet");
     assert_eq!(status(&checks, "config"), "ok");

@@ -209,9 +209,9 @@ async fn forge_delete_is_idempotent() {
     let dir = tempfile::tempdir().unwrap();
     let id = fake.add_comment(n, "ca-bot", "x");
     let c = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
-    let first = c.thread().delete(&[id]).await.unwrap();
+    let first = c.thread_raw().delete(&[id]).await.unwrap();
     assert_eq!((first.deleted, first.missing), (vec![id], vec![]));
-    let second = c.thread().delete(&[id]).await.unwrap();
+    let second = c.thread_raw().delete(&[id]).await.unwrap();
     assert_eq!(
         (second.deleted, second.missing),
         (vec![], vec![id]),

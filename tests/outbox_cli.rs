@@ -41,7 +41,7 @@ async fn a_record_spooled_under_a_mistyped_repo_is_listed_and_reached_with_flush
         &words("outbox --json"),
         &run(&fake, d, REPO, "outbox --json"),
     );
-    let all = listed.as_array().unwrap();
+    let all = listed["outboxes"].as_array().unwrap();
     assert_eq!(all.len(), 1, "{listed}");
     assert_eq!(all[0]["waiting"], 1);
     assert_eq!(all[0]["origin"]["repo"], "cleveragents-typo");
@@ -83,7 +83,7 @@ async fn flush_all_posts_each_outbox_to_the_forge_it_was_spooled_for() {
     // Run from settings that point elsewhere: --all uses each outbox's own coordinates.
     let out = run(&fake, d, "some-other-repo", "flush --all --json");
     let report = parse_ok(&words("flush --all --json"), &out);
-    let reports = report.as_array().unwrap();
+    let reports = report["outboxes"].as_array().unwrap();
     assert_eq!(reports.len(), 1, "{report}");
     assert_eq!(reports[0]["posted"].as_array().unwrap().len(), 2);
     assert_eq!(fake.comments_on(n).len(), 2);
@@ -137,8 +137,8 @@ async fn flush_all_never_sends_the_token_in_use_to_another_forge() {
         stderr(&out)
     );
     let doc = parse_json(&out);
-    assert_eq!(doc[0]["left"], 1, "{doc}");
-    assert_eq!(doc[0]["error"]["code"], 78, "{doc}");
+    assert_eq!(doc["outboxes"][0]["left"], 1, "{doc}");
+    assert_eq!(doc["outboxes"][0]["error"]["code"], 78, "{doc}");
     assert_eq!(
         a.requests().await.len(),
         before,
@@ -218,6 +218,6 @@ async fn one_unusable_outbox_does_not_stop_flush_all_from_flushing_the_others() 
     let out = run(&fake, d, REPO, "flush --all --json");
     assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
     let doc = parse_json(&out);
-    assert_eq!(doc.as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["outboxes"].as_array().unwrap().len(), 2, "{doc}");
     assert_eq!(fake.comments_on(n).len(), 1, "the good outbox was flushed");
 }

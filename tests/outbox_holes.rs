@@ -144,7 +144,7 @@ async fn a_drain_bounds_the_who_am_i_look_too() {
         Duration::from_secs(1),
     );
     let started = Instant::now();
-    let report = c.durable().drain().await;
+    let report = c.durable_raw().drain().await;
     let took = started.elapsed();
     // 1 s of budget (or the 1 s floor) plus the listing's request, and slack for a loaded box.
     assert!(took < Duration::from_secs(7), "the drain took {took:?}");
@@ -199,7 +199,7 @@ fn run(fake: &FakeForge, dir: &Path, line: &str) -> std::process::Output {
 
 fn only_outbox(fake: &FakeForge, dir: &Path) -> PathBuf {
     let listed = run_json(&run(fake, dir, "outbox --json"));
-    PathBuf::from(listed[0]["dir"].as_str().expect("one outbox"))
+    PathBuf::from(listed["outboxes"][0]["dir"].as_str().expect("one outbox"))
 }
 
 fn run_json(out: &std::process::Output) -> serde_json::Value {

@@ -44,11 +44,11 @@ fn truncated(agent: &str, phase: &str) -> String {
 async fn resume_matches_agent_and_session_exactly_never_as_globs() {
     let dir = tempfile::tempdir().unwrap();
     let c = Client::local_as(dir.path(), "me").unwrap();
-    c.thread()
+    c.thread_raw()
         .append(&raw_body("w[1]", "build-*", "mine"))
         .await
         .unwrap();
-    c.thread()
+    c.thread_raw()
         .append(&raw_body("w1", "build-7", "theirs"))
         .await
         .unwrap();
@@ -148,10 +148,10 @@ async fn secret_shaped_header_values_are_refused_and_nothing_is_written() {
 async fn a_newer_unreadable_comment_is_warned_of_on_the_local_store() {
     let dir = tempfile::tempdir().unwrap();
     let c = Client::local_as(dir.path(), "me").unwrap();
-    c.thread().append(&body("w", "p1")).await.unwrap();
+    c.thread_raw().append(&body("w", "p1")).await.unwrap();
     let r = c.resume("w", "s").await.unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
-    c.thread().append(&truncated("w", "p2")).await.unwrap();
+    c.thread_raw().append(&truncated("w", "p2")).await.unwrap();
     let r = c.resume("w", "s").await.unwrap();
     assert_eq!(r.resume.phase, "p1");
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);

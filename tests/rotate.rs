@@ -315,9 +315,11 @@ async fn automatic_rotation_waits_for_the_limit_and_costs_no_request_until_then(
             "no request when not due"
         );
     }
-    // The write before this one saw 4 comments: over the limit.
+    // The write before this one saw 4 comments: over the limit, so the save itself rotated.
     let last = c.save(cp("a", "s1", "p5")).await.posted().unwrap();
-    let report = c.rotate_if_due().await.unwrap().expect("rotated");
+    let report = last.rotation.clone().expect("rotated by the save");
+    assert_eq!(last.rotation_failed, None);
+    assert_eq!(c.rotate_if_due().await.unwrap(), None, "nothing left to do");
     assert!(report.closed);
     assert_eq!(report.carried, 1);
     let new = assert_rotated(&fake, old, &[last.id.unwrap()], 0);
@@ -325,6 +327,50 @@ async fn automatic_rotation_waits_for_the_limit_and_costs_no_request_until_then(
     c.save(cp("a", "s1", "p6")).await.posted().unwrap();
     assert_eq!(fake.comments_on(new).len(), 2);
     assert_eq!(c.rotate_if_due().await.unwrap(), None);
+}
+
+/// A library user gets automatic rotation from `Client::save` alone: no CLI, no MCP server,
+/// no call to `rotate_if_due`.
+#[tokio::test]
+async fn client_save_alone_rotates_the_session_issue_when_it_is_due() {
+    let fake = FakeForge::start().await;
+    let old = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, BOT_TOKEN, dir.path())
+        .rotate_after(2)
+        .recheck_after(Duration::ZERO)
+        .build()
+        .unwrap();
+    let mut rotations = Vec::new();
+    let mut last_ids = HashMap::new();
+    for (agent, phase) in [("a", "p1"), ("b", "p1"), ("a", "p2"), ("b", "p2")] {
+        let posted = c.save(cp(agent, "s1", phase)).await.posted().unwrap();
+        assert_eq!(posted.rotation_failed, None, "{agent} {phase}");
+        last_ids.insert(agent, posted.id.clone().unwrap());
+        if let Some(r) = posted.rotation {
+            rotations.push((agent, phase, r));
+        }
+    }
+    // The fourth save found 3 comments on the issue (over 2) before posting: after posting, it
+    // rotated, carrying the newest checkpoint of each (agent, session).
+    assert_eq!(rotations.len(), 1, "{rotations:?}");
+    let (agent, phase, r) = &rotations[0];
+    assert_eq!((*agent, *phase), ("b", "p2"));
+    assert_eq!(r.from, old);
+    assert!(r.closed && r.created, "{r:?}");
+    assert_eq!(r.carried, 2, "{r:?}");
+    assert!(is_closed(&fake, old));
+    let new = r.to.expect("a successor");
+    let on_new = ids_on(&fake, new);
+    for id in last_ids.values() {
+        assert_eq!(on_new.get(id), Some(&1), "{id} carried once: {on_new:?}");
+    }
+    // The next save goes to the new issue, and resume reads it there.
+    let next = c.save(cp("a", "s1", "p3")).await.posted().unwrap();
+    assert_eq!(next.rotation, None);
+    assert_eq!(ids_on(&fake, new).get(next.id.as_ref().unwrap()), Some(&1));
+    let resumed = c.resume("a", "s1").await.unwrap().resume;
+    assert_eq!(resumed.phase, "p3");
 }
 
 #[tokio::test]

@@ -75,7 +75,7 @@ async fn a_spooled_body_holding_the_token_in_use_is_never_posted() {
         .retry_budget(Duration::from_millis(300))
         .build()
         .unwrap();
-    let report = client.durable().flush_from(&other).await;
+    let report = client.durable_raw().flush_from(&other).await;
     assert_eq!(report.moved_aside.len(), 1, "{report:?}");
     assert!(report.moved_aside[0].reason.contains("token"), "{report:?}");
     let bodies: Vec<String> = fake.comments_on(n).into_iter().map(|c| c.body).collect();

@@ -234,6 +234,12 @@ Examples:
   forgestate rotate --json"
     )]
     Rotate,
+    /// Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas
+    /// of its request and answer
+    #[command(after_help = "Examples:
+  forgestate schema
+  forgestate schema | jq '.verbs[] | select(.read_only) | .name'")]
+    Schema,
 }
 
 #[derive(Debug, Args)]

@@ -25,7 +25,10 @@ pub async fn doctor(cli: &Cli) -> Result<u8, Failure> {
 
 fn print(report: &Report, as_json: bool) {
     if as_json {
-        return output::json(report);
+        return output::json(&forgestate::verbs::DoctorAnswer {
+            checks: report.checks.clone(),
+            failed: report.failed(),
+        });
     }
     let color = table::stdout_color();
     let mut text = String::new();

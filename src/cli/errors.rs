@@ -7,72 +7,10 @@ use clap::error::ErrorKind;
 use clap::{ColorChoice, CommandFactory, FromArgMatches};
 use serde::Serialize;
 
-use forgestate::{Category, Error};
-
 use super::args::{Cli, ColorArg, NOT_FOR_PARSE, STRICT_ONLY_FOR};
 use super::output;
 
-/// The category named in the JSON error document for each exit code.
-pub fn category(code: u8) -> &'static str {
-    match code {
-        64 => "usage",
-        65 => "data",
-        75 => "tempfail",
-        78 => "config",
-        _ => "io",
-    }
-}
-
-/// The exit code for a library error, by who must act.
-pub fn exit_code(e: &Error) -> u8 {
-    match e.category() {
-        Category::Data => super::EX_DATAERR,
-        Category::Io => super::EX_IOERR,
-        Category::Config => super::EX_CONFIG,
-        Category::TempFail => super::EX_TEMPFAIL,
-        _ => super::EX_IOERR,
-    }
-}
-
-/// The `error` object. Field order is the key order on the wire, the same for every verb.
-#[derive(Debug, Serialize)]
-pub struct ErrorBody {
-    pub code: u8,
-    pub category: &'static str,
-    /// The message on one line.
-    pub message: String,
-    /// Why a comment is not a record (`parse` only): `no_marker`, `missing_field`, ...
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-impl ErrorBody {
-    pub fn new(code: u8, message: &str) -> ErrorBody {
-        ErrorBody {
-            code,
-            category: category(code),
-            message: one_line(&super::scrub::scrub(message)),
-            reason: None,
-        }
-    }
-}
-
-/// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
-/// draw under their message (`1 | [locall]`, `  |  ^^^^`).
-pub fn one_line(message: &str) -> String {
-    let excerpt = |l: &str| {
-        let rest = l
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start();
-        rest.starts_with('|')
-    };
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !excerpt(l))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
+pub use crate::face::{ErrorBody, exit_code};
 
 #[derive(Debug, Serialize)]
 struct ErrorDoc {
@@ -228,6 +166,7 @@ pub fn parse_args() -> Result<Cli, u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::face::one_line;
 
     fn argv(line: &str) -> Vec<OsString> {
         std::iter::once("forgestate")
@@ -313,19 +252,5 @@ mod tests {
             "config file x.toml: TOML parse error at line 1, column 2; unknown field `locall`"
         );
         assert_eq!(one_line("plain"), "plain");
-    }
-
-    #[test]
-    fn categories_follow_exit_codes() {
-        let pairs = [
-            (64, "usage"),
-            (65, "data"),
-            (74, "io"),
-            (75, "tempfail"),
-            (78, "config"),
-        ];
-        for (code, name) in pairs {
-            assert_eq!(category(code), name);
-        }
     }
 }

@@ -65,7 +65,7 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
             let report = match open_with(cli, &config, &over) {
                 Ok(client) => {
                     client
-                        .durable()
+                        .durable_raw()
                         .flush_from(&Outbox::new(&summary.dir))
                         .await
                 }
@@ -86,7 +86,7 @@ pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
             .into());
         }
         let client = open(cli)?;
-        let report = client.durable().flush_from(&Outbox::new(dir)).await;
+        let report = client.durable_raw().flush_from(&Outbox::new(dir)).await;
         done.push((dir.clone(), report));
     } else {
         let client = open(cli)?;
@@ -149,7 +149,7 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
         let docs: Vec<FlushedDoc> = done.iter().map(report_json).collect();
         return match (all, docs.as_slice()) {
             (false, [one]) => output::json(one),
-            _ => output::json(&docs),
+            _ => output::json(&AllDoc { outboxes: docs }),
         };
     }
     if all && done.is_empty() {
@@ -181,8 +181,8 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
     }
 }
 
-/// `flush --json`, per outbox. Keys in alphabetical order; `error` is `null` unless the flush
-/// failed, and then the error object (in its fixed key order).
+/// `flush --json`, per outbox ([`forgestate::verbs::FlushAnswer`]); `error` is `null` unless the
+/// flush failed, and then the error object.
 #[derive(Serialize)]
 struct FlushedDoc<'a> {
     already_posted: usize,
@@ -193,6 +193,12 @@ struct FlushedDoc<'a> {
     moved_aside: Vec<Value>,
     outbox: &'a Path,
     posted: Vec<Value>,
+}
+
+/// `flush --all --json`: one document for every outbox flushed.
+#[derive(Serialize)]
+struct AllDoc<'a> {
+    outboxes: Vec<FlushedDoc<'a>>,
 }
 
 fn report_json(flushed: &Flushed) -> FlushedDoc<'_> {
@@ -262,7 +268,7 @@ pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
     let (config, _) = load(cli)?;
     let all = survey(&config.outbox_roots());
     if cli.json {
-        output::json(&all);
+        output::json(&forgestate::verbs::OutboxAnswer { outboxes: all });
         return Ok(0);
     }
     if all.is_empty() {

@@ -20,10 +20,12 @@ pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
             output::note(&format!("warning: {w}"));
         }
     }
-    let h = answer.history;
     if cli.json {
-        output::json(&h);
-    } else if h.records.is_empty() {
+        output::json(&forgestate::verbs::HistoryAnswer::new(answer));
+        return Ok(0);
+    }
+    let h = answer.history;
+    if h.records.is_empty() {
         output::note(&format!("no records in session {}", h.session));
     } else {
         output::out(text(&h, table::stdout_color()).trim_end());

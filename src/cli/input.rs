@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use forgestate::format::parse_time;
+use forgestate::verbs;
 
 /// A flag value the user must fix. `usage` errors exit 64, the others 65 (bad data) or 74 (IO).
 #[derive(Debug)]
@@ -69,24 +69,21 @@ fn utf8(source: &str, bytes: Vec<u8>) -> Result<String, InputError> {
     })
 }
 
-/// Parses a JSON object given on the command line; `what` names the flag in errors.
+/// Parses a JSON object given on the command line; `what` names the flag in errors. The check
+/// is the library's ([`forgestate::verbs::input`]), which every face shares.
 pub fn json_object(what: &str, text: Option<String>) -> Result<Map<String, Value>, InputError> {
-    let Some(text) = text else {
-        return Ok(Map::new());
-    };
-    match serde_json::from_str::<Value>(&text) {
-        Ok(value) => object(what, value),
-        Err(e) => Err(InputError::Data(format!("{what} is not valid JSON: {e}"))),
+    match text {
+        None => Ok(Map::new()),
+        Some(text) => verbs::input::json_object(what, &text).map_err(from_library),
     }
 }
 
-/// A JSON value that must be an object; `what` names where it came from in errors.
-pub fn object(what: &str, value: Value) -> Result<Map<String, Value>, InputError> {
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(InputError::Data(format!(
-            "{what} must be a JSON object such as '{{\"issue_number\": 42}}'"
-        ))),
+/// A library check's error as a flag error: usage errors exit 64, bad data 65, IO 74.
+fn from_library(e: forgestate::Error) -> InputError {
+    match e.category() {
+        forgestate::Category::Usage => InputError::Usage(e.to_string()),
+        forgestate::Category::Io => InputError::Io(e.to_string()),
+        _ => InputError::Data(e.to_string()),
     }
 }
 
@@ -111,50 +108,13 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
 
 /// A `--agent`/`--session` filter must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`.
 pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
-    match value.map(glob::Pattern::new) {
-        Some(Err(e)) => Err(InputError::Usage(format!(
-            "{flag} {:?} is not a valid glob: {e}; write [[] to match a literal [",
-            value.unwrap_or_default()
-        ))),
-        _ => Ok(()),
-    }
+    verbs::input::check_glob(flag, value).map_err(from_library)
 }
 
-/// The bytes of a `--context-file`, for its hash: a regular file of up to 64 MiB (a context file
-/// is a status document, not a data set). It is opened non-blocking and its type checked on the
-/// handle, so a FIFO with no writer, a device such as `/dev/zero` or a directory is refused at
-/// once instead of hanging the command or being read forever.
+/// The bytes of a `--context-file`, for its hash (a regular file of up to 64 MiB, opened
+/// without blocking: see [`forgestate::verbs::input::context_file`]).
 pub fn context_file(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
-    const CAP: u64 = 64 * 1024 * 1024;
-    let shown = path.display();
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let file = options
-        .open(path)
-        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?;
-    let is_file = file
-        .metadata()
-        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?
-        .is_file();
-    if !is_file {
-        return Err(InputError::Io(format!(
-            "--context-file {shown} is not a regular file (a FIFO, a device or a directory); \
-             point it at the status document the agent works from (STATUS.md)"
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(CAP + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| InputError::Io(format!("cannot read --context-file {shown}: {e}")))?;
-    if bytes.len() as u64 > CAP {
-        return Err(InputError::Data(format!(
-            "--context-file {shown} is over 64 MiB; point it at the status document the agent \
-             works from (STATUS.md), not at data"
-        )));
-    }
-    Ok(bytes)
+    verbs::input::context_file("--context-file", path).map_err(from_library)
 }
 
 /// A duration flag (`--warn-after 10m`): whole seconds, at least one.
@@ -169,18 +129,7 @@ pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
 
 /// `--since`: an RFC 3339 time, or an age (`90m`, `24h`, `7d`) counted back from now.
 pub fn parse_since(text: &str) -> Result<DateTime<Utc>, InputError> {
-    if let Ok(t) = parse_time(text) {
-        return Ok(t);
-    }
-    let age = humantime::parse_duration(text).map_err(|_| {
-        InputError::Usage(format!(
-            "--since {text:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor an age (24h, 7d)"
-        ))
-    })?;
-    chrono::Duration::from_std(age)
-        .ok()
-        .and_then(|age| Utc::now().checked_sub_signed(age))
-        .ok_or_else(|| InputError::Usage(format!("--since {text:?} reaches too far back")))
+    verbs::input::parse_since("--since", text).map_err(from_library)
 }
 
 #[cfg(test)]

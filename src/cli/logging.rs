@@ -41,6 +41,6 @@ where
         let mut fields = String::new();
         ctx.field_format()
             .format_fields(Writer::new(&mut fields), event)?;
-        writeln!(writer, "{}", super::scrub::scrub(&fields))
+        writeln!(writer, "{}", crate::face::scrub::scrub(&fields))
     }
 }

@@ -21,7 +21,6 @@ mod prune;
 mod remote;
 mod render;
 mod rotate;
-pub(crate) mod scrub;
 mod status;
 mod table;
 mod watch;
@@ -34,17 +33,14 @@ use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
-use forgestate::store::Thread;
+use forgestate::verbs::{self, Run};
 use forgestate::{Client, Error, Outcome};
 
 use args::{Cli, Command};
 use input::{InputError, apply_sets, json_object, parse_since, read_input};
 
-const EX_USAGE: u8 = 64;
-const EX_DATAERR: u8 = 65;
-const EX_IOERR: u8 = 74;
-const EX_TEMPFAIL: u8 = 75;
-const EX_CONFIG: u8 = 78;
+use crate::face::scrub;
+use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE};
 
 /// A failure with its exit code, already worded for the user.
 struct Failure {
@@ -154,17 +150,14 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
         Command::Init => {
             let client = open(cli)?;
-            let init = client.thread().init().await.map_err(Error::from)?;
-            let author = client.thread().whoami().await.map_err(Error::from)?;
-            let report = client.durable().drain().await;
-            if report.left > 0 {
-                warn(&[format!(
-                    "{} record(s) still wait in the outbox; they are posted by a later command or \
-                     by `forgestate flush`",
-                    report.left
-                )]);
-            }
-            output::initialized(&init, &author, cli.json);
+            let policy = forgestate::report::StatusPolicy::default();
+            let ctx = verbs::Context {
+                client: &client,
+                policy: &policy,
+            };
+            let answer = verbs::Init::run(&ctx, verbs::InitRequest {}).await?;
+            warn(&answer.warnings);
+            output::initialized(&answer, cli.json);
             Ok(0)
         }
         Command::Checkpoint(a) => {
@@ -211,7 +204,13 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 answer.resume.check_context(bytes);
             }
             warn(&answer.warnings);
-            output::resume(&answer.resume, &a.agent, &a.session, cli.json);
+            output::resume(
+                answer.resume,
+                answer.warnings,
+                &a.agent,
+                &a.session,
+                cli.json,
+            );
             Ok(0)
         }
         Command::List(a) => {
@@ -236,6 +235,10 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
+        Command::Schema => {
+            output::json(&verbs::SchemaAnswer::new());
+            Ok(0)
+        }
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)
@@ -314,8 +317,8 @@ fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyT
 async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u8, Failure> {
     match client.save(record).await {
         Outcome::Posted(posted) => {
-            output::posted(&posted, cli.json);
-            rotate::after_save(cli, client).await;
+            rotate::after_save(cli, &posted);
+            output::posted(posted, cli.json);
             Ok(0)
         }
         Outcome::Spooled {

@@ -7,25 +7,30 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::resume::Resume;
 use forgestate::scan::Entry;
-use forgestate::store::Init;
-use forgestate::{Error, Posted};
+use forgestate::verbs::{InitAnswer, ResumeAnswer, SaveAnswer};
+use forgestate::{Error, Outcome, Posted};
 
 use super::errors::ErrorBody;
 use super::table;
 
 mod list;
-pub use list::{list, what};
+pub use list::list;
 
 /// Set once a JSON document is on stdout, so a later failure does not print a second one.
 static PRINTED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a value as one pretty JSON document on stdout.
+///
+/// **Key order, for every verb: the typed answer's declaration order**; every document is a typed struct, so no verb
+/// prints sorted keys where another does not. Keys of plain JSON objects inside (a record's
+/// `data` and `metrics`, a flush's entries) are sorted, as serde_json keeps them. MCP's
+/// `structuredContent` is the same answer as a `serde_json::Value`, whose keys are sorted.
 pub fn json<T: Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
@@ -66,7 +71,7 @@ pub fn note(text: &str) {
             return leveled(level, rest);
         }
     }
-    let text = super::scrub::scrub(text);
+    let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "forgestate: {text}")).ok();
 }
 
@@ -77,31 +82,36 @@ pub fn error(text: &str) {
 
 fn leveled(level: &str, text: &str) {
     let prefix = table::prefix(level, table::stderr_color());
-    let text = super::scrub::scrub(text);
+    let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }
 
 /// Text on stderr as it is (clap's usage lines after its error line).
 pub fn raw_err(text: &str) {
-    let text = super::scrub::scrub(text);
+    let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{text}")).ok();
 }
 
-pub fn initialized(init: &Init, author: &str, as_json: bool) {
-    let location = &init.location;
+pub fn initialized(init: &InitAnswer, as_json: bool) {
     if as_json {
-        return json(&json!({ "thread": location, "author": author, "created": init.created }));
+        return json(init);
     }
     let what = if init.created { "created" } else { "found" };
     out(&format!(
-        "session thread {what}: {location} (records are posted as {author})"
+        "session thread {what}: {} (records are posted as {})",
+        init.thread, init.author
     ));
 }
 
-pub fn posted(p: &Posted, as_json: bool) {
+/// A posted record: with `--json`, the verb's answer ([`SaveAnswer`], as every face has it).
+pub fn posted(p: Posted, as_json: bool) {
     if as_json {
-        return json(p);
+        return match SaveAnswer::new(Outcome::Posted(p)) {
+            Ok(answer) => json(&answer),
+            Err(e) => note(&format!("error: {e}")),
+        };
     }
+    let p = &p;
     let mut line = posted_line(p);
     if let Some(url) = &p.url {
         line.push_str(&format!("\n{url}"));
@@ -169,13 +179,20 @@ pub fn spooled(
             ErrorBody::new(code, &message)
         });
         json(&SpooledDoc {
-            cause: cause.to_string(),
-            comment_id: None,
+            answer: SaveAnswer {
+                posted: false,
+                id: record.id.clone(),
+                comment_id: None,
+                url: None,
+                store: None,
+                spooled: Some(path.to_path_buf()),
+                cause: Some(cause.to_string()),
+                permanent: !cause.retry_may_fix(),
+                record: record.clone(),
+                rotation: None,
+                warnings: Vec::new(),
+            },
             error,
-            id,
-            record,
-            spooled: path,
-            url: None,
         });
     }
     if !quiet {
@@ -191,18 +208,14 @@ pub fn spooled(
     }
 }
 
-/// `checkpoint`/`health --json` when the record waits in the outbox. Keys in alphabetical
-/// order, as they always were; `error` (in its fixed key order) only when that is a failure.
+/// `checkpoint`/`health --json` when the record waits in the outbox: the verb's answer, and
+/// `error` only when that is a failure (`--strict`).
 #[derive(Serialize)]
-struct SpooledDoc<'a> {
-    cause: String,
-    comment_id: Option<u64>,
+struct SpooledDoc {
+    #[serde(flatten)]
+    answer: SaveAnswer,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorBody>,
-    id: &'a str,
-    record: &'a Record,
-    spooled: &'a Path,
-    url: Option<String>,
 }
 
 /// A record as a short block of text.
@@ -254,10 +267,11 @@ pub fn latest(entry: Option<&Entry>, as_json: bool) {
     }
 }
 
-pub fn resume(r: &Resume, agent: &str, session: &str, as_json: bool) {
+pub fn resume(r: Resume, warnings: Vec<String>, agent: &str, session: &str, as_json: bool) {
     if as_json {
-        return json(r);
+        return json(&ResumeAnswer::new(r, warnings));
     }
+    let r = &r;
     let from = match &r.checkpoint {
         Some(e) => format!(
             "checkpoint {} ({}, {})",

@@ -1,8 +1,8 @@
-//! `forgestate rotate`, and the automatic rotation a `checkpoint` or `health` may trigger. The
-//! work is the library's ([`forgestate::Client::rotate`]); this only reports it.
+//! `forgestate rotate`, and the automatic rotation a `checkpoint` or `health` triggered. The
+//! work is the library's ([`forgestate::Client::rotate`], and [`forgestate::Client::save`] for
+//! the automatic one); this only reports it.
 
-use forgestate::backend::AnyThread;
-use forgestate::{Client, Rotation};
+use forgestate::{Posted, Rotation};
 
 use super::args::Cli;
 use super::{Failure, open, output};
@@ -20,20 +20,22 @@ pub async fn rotate(cli: &Cli) -> Result<u8, Failure> {
     Ok(0)
 }
 
-/// After a record was saved: rotate when the session issue is over `rotate_after`. The record
-/// is already safe, so a failed rotation is a warning (the next due write tries again).
-pub async fn after_save(cli: &Cli, client: &Client<AnyThread>) {
-    match client.rotate_if_due().await {
-        Ok(Some(report)) if !cli.quiet => {
-            output::note(&summary(&report));
-            warn(cli, &report);
-        }
-        Ok(_) => {}
-        Err(e) if !cli.quiet => output::note(&format!(
+/// After a record was saved: what the library's automatic rotation did, when the save made one
+/// due. The record is already safe, so a failed rotation is a warning (the next due write tries
+/// again).
+pub fn after_save(cli: &Cli, posted: &Posted) {
+    if cli.quiet {
+        return;
+    }
+    if let Some(report) = &posted.rotation {
+        output::note(&summary(report));
+        warn(cli, report);
+    }
+    if let Some(e) = &posted.rotation_failed {
+        output::note(&format!(
             "warning: the session issue is over its comment limit and rotating it failed: {e}; \
              a later record tries again, or run `forgestate rotate`"
-        )),
-        Err(_) => {}
+        ));
     }
 }
 

@@ -45,7 +45,7 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
         }
     }
     if cli.json {
-        output::json(&answer.rows);
+        output::json(&forgestate::verbs::StatusAnswer::new(answer.clone()));
     } else if answer.rows.is_empty() {
         output::note("no matching records");
     } else {

@@ -150,7 +150,7 @@ impl Client<AnyThread> {
     ///     .outbox(outbox.path())
     ///     .build()?;
     /// // `/api/v1` is the client's business, not the caller's.
-    /// assert_eq!(client.thread().describe(), "acme/app on https://forge.example.com/");
+    /// assert_eq!(client.thread_raw().describe(), "acme/app on https://forge.example.com/");
     /// assert!(client.outbox().is_some());
     ///
     /// // A URL carrying credentials is refused, without echoing them.

@@ -27,7 +27,7 @@ impl<T: Thread> Client<T> {
         }
         let mut trust = None;
         for hops in 1..=MAX_HOPS {
-            let Some(earlier) = self.thread().predecessor(hops).await? else {
+            let Some(earlier) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };
             let trust = match &trust {
@@ -46,7 +46,7 @@ impl<T: Thread> Client<T> {
             found.warnings.extend(older.warnings);
             found.warnings.push(format!(
                 "found in {place}, not in {}: the thread was closed or rotated",
-                self.thread().describe()
+                self.thread_raw().describe()
             ));
             let mut entries = older.entries;
             entries.append(&mut found.entries);

@@ -9,6 +9,7 @@
 mod builder;
 mod cached;
 mod forge_builder;
+mod init;
 mod linked;
 pub mod prune;
 mod reads;
@@ -48,10 +49,20 @@ pub struct Posted {
     pub store: String,
     /// The record as posted (after redaction).
     pub record: Record,
+    /// The automatic rotation this save triggered (the session issue was over
+    /// `rotate_after` comments), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<Rotation>,
+    /// Why the rotation this save made due failed (the record itself is posted; a later save
+    /// tries again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation_failed: Option<String>,
 }
 
-/// What became of a record handed to [`Client::save`].
+/// What became of a record handed to [`Client::save`]. A spooled record or a failure must be
+/// looked at: dropping the outcome unread would hide them.
 #[derive(Debug)]
+#[must_use = "a record may have been spooled or refused; look at the outcome"]
 pub enum Outcome {
     /// It is in the thread.
     Posted(Posted),
@@ -179,14 +190,21 @@ impl<T: Thread> Client<T> {
         self.store.into_thread()
     }
 
-    /// The store under the durability layer.
-    pub fn thread(&self) -> &T {
+    /// The store under the durability layer. **Raw**: a body appended here bypasses redaction,
+    /// rendering checks, the outbox and trust; use [`Client::save`] for records.
+    pub fn thread_raw(&self) -> &T {
         self.store.thread()
     }
 
-    /// The durability layer: outbox, drain, flush.
-    pub fn durable(&self) -> &Durable<T> {
+    /// The durability layer: outbox, drain, flush. **Raw**: a body saved here bypasses
+    /// redaction and the record checks; use [`Client::save`] for records.
+    pub fn durable_raw(&self) -> &Durable<T> {
         &self.store
+    }
+
+    /// The resume map records are resumed by.
+    pub fn resume_map(&self) -> &ResumeMap {
+        &self.resume
     }
 
     /// The renderer records are written with.
@@ -244,13 +262,31 @@ impl<T: Thread> Client<T> {
             Err(e) => return Outcome::Failed(e.into()),
         };
         match self.store.save(&body).await {
-            Ok(Saved::Posted(c)) => Outcome::Posted(self.posted(record, c)),
+            Ok(Saved::Posted(c)) => {
+                let mut posted = self.posted(record, c);
+                match self.rotate_if_due_any().await {
+                    Ok(rotation) => posted.rotation = rotation,
+                    Err(e) => posted.rotation_failed = Some(e.to_string()),
+                }
+                Outcome::Posted(posted)
+            }
             Ok(Saved::Spooled { path, cause }) => Outcome::Spooled {
                 record,
                 path,
                 cause,
             },
             Err(e) => Outcome::Failed(e),
+        }
+    }
+
+    /// After a posted save: the automatic rotation, when the store is one that rotates (a
+    /// forge session issue, through [`Client::rotate_if_due`]) and it is due. The record is
+    /// already safe, so a failed rotation is reported, never the save's failure.
+    async fn rotate_if_due_any(&self) -> Result<Option<Rotation>> {
+        let any: &dyn std::any::Any = self;
+        match any.downcast_ref::<Client<crate::backend::AnyThread>>() {
+            Some(client) => client.rotate_if_due().await,
+            None => Ok(None),
         }
     }
 
@@ -267,6 +303,8 @@ impl<T: Thread> Client<T> {
             url: comment.url,
             store: self.store.thread().describe(),
             record,
+            rotation: None,
+            rotation_failed: None,
         }
     }
 

@@ -79,7 +79,7 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
             "--keep 0 would delete the newest record of every agent and session; keep at least 1",
         ));
     }
-    let author = client.thread().whoami().await?;
+    let author = client.thread_raw().whoami().await?;
     let scan = client.scan().await?;
     if scan.offline {
         return Err(Error::unavailable(
@@ -190,7 +190,7 @@ pub async fn apply<T: Thread>(
     let ids: Vec<u64> = plan.delete.iter().rev().map(|d| d.comment_id).collect();
     let mut report = PruneReport::default();
     for batch in ids.chunks(BATCH) {
-        let deleted = client.thread().delete(batch).await;
+        let deleted = client.thread_raw().delete(batch).await;
         // Whatever went, the read cache must not keep it (even after a partial failure).
         client.forget_read_cache()?;
         match deleted {

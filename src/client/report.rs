@@ -67,7 +67,7 @@ impl<T: Thread> Client<T> {
     /// ```
     pub async fn status(&self, filter: &Filter, policy: &StatusPolicy) -> Result<Status> {
         let scan = self.list(filter, None).await?;
-        let now = self.thread().now();
+        let now = self.thread_raw().now();
         Ok(Status {
             rows: status(&scan.entries, now, policy, &self.resume),
             now,

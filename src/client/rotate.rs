@@ -23,7 +23,7 @@ use crate::scan::{Entry, scan};
 use crate::store::StoreError;
 
 /// What [`Client::rotate`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Rotation {
     /// The session issue rotated (or found with nothing to rotate).
     pub from: u64,
@@ -53,7 +53,7 @@ impl Client<AnyThread> {
     /// Idempotent: a rerun after an interruption finishes the rotation and never carries a
     /// record twice; run on an issue that holds only records carried into it, it does nothing.
     pub async fn rotate(&self) -> Result<Rotation> {
-        let forge = self.thread().forge().ok_or_else(|| {
+        let forge = self.thread_raw().forge().ok_or_else(|| {
             Error::config(
                 "only a forge's session issue is rotated; the local store has no comment list \
                  for a human to read, so it is never rotated",
@@ -189,7 +189,7 @@ impl Client<AnyThread> {
                  record tries again"
             );
         }
-        match self.thread().forge().and_then(ForgeThread::rotation_due) {
+        match self.thread_raw().forge().and_then(ForgeThread::rotation_due) {
             Some(n) => {
                 tracing::info!("session issue {n} is over its comment limit; rotating it");
                 Ok(Some(self.rotate().await?))

@@ -139,7 +139,7 @@ impl<'a, T: Thread> Watcher<'a, T> {
     pub async fn start(&mut self) -> Result<Event> {
         let existing = self.read().await?.len();
         Ok(Event::Watching {
-            thread: self.client.thread().describe(),
+            thread: self.client.thread_raw().describe(),
             existing,
         })
     }
@@ -198,7 +198,7 @@ impl<'a, T: Thread> Watcher<'a, T> {
     async fn fetch(&self) -> Result<Listing> {
         Ok(self
             .client
-            .thread()
+            .thread_raw()
             .list_with(self.since, Effort::Once)
             .await?)
     }

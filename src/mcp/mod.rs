@@ -1,10 +1,12 @@
 //! `forgestate mcp`: a Model Context Protocol server on stdin/stdout (rmcp), so LLM agents reach
 //! the verbs as tools.
 //!
-//! `server.rs` holds the tools, `params.rs` their inputs (with JSON Schemas), `reply.rs` turns the
-//! library's answers into tool results. Only protocol messages go to stdout; logs go to stderr.
+//! `server.rs` generates the tools from the library's verb table and runs them through it,
+//! `reply.rs` turns answers into tool results, `extras.rs` is the resume resource and prompt.
+//! Nothing here imports the CLI: what both faces share is in `crate::face`. Only protocol
+//! messages go to stdout; logs go to stderr.
 
-mod params;
+mod extras;
 mod reply;
 mod server;
 

@@ -1,306 +1,218 @@
-//! From the library's answers to MCP tool results: `structuredContent` (typed, in fixed key
-//! order), a short text summary for the model, and the serialized JSON beside it for clients that
-//! only read text. A failure is a result with `isError: true` carrying the CLI's one-line message.
-
-use std::path::Path;
+//! From a verb's answer to an MCP tool result: the answer object as `structuredContent`, a short
+//! text summary for the model first, and the serialized answer beside it for clients that read
+//! only text. A failure is a result with `isError: true` carrying the one-line message and the
+//! error document every face shares ([`crate::face::ErrorBody`]). Everything is scrubbed.
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde::Serialize;
 use serde_json::{Value, json};
 
-use forgestate::client::Status;
-use forgestate::format::Record;
-use forgestate::report::Verdict;
-use forgestate::resume::Resume;
-use forgestate::scan::{Entry, Scan};
-use forgestate::{Error, Outcome};
+use forgestate::Error;
 
-use crate::cli::{errors, output, scrub};
+use crate::face::{self, ErrorBody, scrub::scrub};
 
-/// A result carrying `value` as `structuredContent`, with `summary` and the JSON as text.
-pub fn ok<T: Serialize>(summary: String, value: &T) -> CallToolResult {
-    let value = serde_json::to_value(value)
-        .unwrap_or_else(|e| json!({ "error": format!("cannot serialize the answer: {e}") }));
+/// The result of a verb that answered.
+pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
+    scrub_notes(&mut value);
+    let mut text = summary(verb, &value);
+    for w in value["warnings"].as_array().into_iter().flatten() {
+        text.push_str(&format!("\nwarning: {}", w.as_str().unwrap_or_default()));
+    }
     let mut result = CallToolResult::structured(value.clone());
     result.content = vec![
-        ContentBlock::text(scrub::scrub(&summary)),
+        ContentBlock::text(scrub(&text)),
         ContentBlock::text(value.to_string()),
     ];
     result
 }
 
-/// A domain failure: `isError: true`, the message the CLI would print (one line, scrubbed), and
-/// the CLI's `--json` error document as `structuredContent`.
+/// A domain failure: `isError: true`, the message (one line, scrubbed), and the error document
+/// as `structuredContent`.
 pub fn failure(code: u8, message: &str) -> CallToolResult {
-    let body = errors::ErrorBody::new(code, message);
+    let body = ErrorBody::new(code, message);
     let text = body.message.clone();
     let mut result = CallToolResult::structured_error(json!({ "error": body }));
     result.content = vec![ContentBlock::text(text)];
     result
 }
 
-/// A library error as a tool failure, with the CLI's exit code for its category.
+/// A library error as a tool failure, with the exit code of its category.
 pub fn error(e: &Error) -> CallToolResult {
-    failure(errors::exit_code(e), &e.to_string())
+    failure(face::exit_code(e), &e.to_string())
 }
 
-/// What `checkpoint` and `health` answer: posted, or safe in the outbox (not an error: the CLI
-/// exits 0 too).
-#[derive(Debug, Serialize)]
-pub struct Saved<'a> {
-    /// In the thread now (`false`: waiting in this machine's outbox).
-    pub posted: bool,
-    /// The record's id.
-    pub id: Option<&'a str>,
-    /// The store's comment id, once posted.
-    pub comment_id: Option<u64>,
-    /// The comment's web address, where the store has one.
-    pub url: Option<&'a str>,
-    /// The store the record went to.
-    pub store: Option<&'a str>,
-    /// The outbox entry holding the record, when it was spooled.
-    pub spooled: Option<&'a Path>,
-    /// Why it was spooled.
-    pub cause: Option<String>,
-    /// The record as stored (after redaction).
-    pub record: &'a Record,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
+/// The first text of a result.
+pub fn first_text(result: &CallToolResult) -> String {
+    result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default()
 }
 
-/// `checkpoint`/`health`: the outcome of [`forgestate::Client::save`] as a tool result.
-pub fn saved(outcome: Outcome, mut warnings: Vec<String>) -> CallToolResult {
-    match outcome {
-        Outcome::Posted(p) => {
-            let summary = output::posted_line(&p);
-            let doc = Saved {
-                posted: true,
-                id: p.id.as_deref(),
-                comment_id: Some(p.comment_id),
-                url: p.url.as_deref(),
-                store: Some(&p.store),
-                spooled: None,
-                cause: None,
-                record: &p.record,
-                warnings: scrubbed(warnings),
-            };
-            ok(with_warnings(summary, &doc.warnings), &doc)
-        }
-        Outcome::Spooled {
-            record,
-            path,
-            cause,
-        } => {
-            let kind = record.kind().name();
-            let id = record.id.as_deref().unwrap_or("(no id)");
-            if !cause.retry_may_fix() {
-                warnings.push(format!(
-                    "{cause}; fix this, then run `forgestate flush`: flushing cannot succeed \
-                     until it is fixed"
-                ));
+/// Warnings and causes may quote a server's words: scrub them like every line that leaves.
+fn scrub_notes(value: &mut Value) {
+    if let Some(ws) = value.get_mut("warnings").and_then(Value::as_array_mut) {
+        for w in ws.iter_mut() {
+            if let Value::String(s) = w {
+                *s = scrub(s);
             }
-            let summary = format!(
-                "{kind} {id} spooled to the outbox, not posted yet ({cause}); the next call or \
-                 `forgestate flush` posts it"
-            );
-            let doc = Saved {
-                posted: false,
-                id: record.id.as_deref(),
-                comment_id: None,
-                url: None,
-                store: None,
-                spooled: Some(&path),
-                cause: Some(scrub::scrub(&cause.to_string())),
-                record: &record,
-                warnings: scrubbed(warnings),
-            };
-            ok(with_warnings(summary, &doc.warnings), &doc)
         }
-        Outcome::Failed(e) => error(&e),
+    }
+    if let Some(Value::String(cause)) = value.get_mut("cause") {
+        *cause = scrub(cause);
     }
 }
 
-/// What `resume` answers: where to pick up, from which record, and how sure that is.
-#[derive(Debug, Serialize)]
-pub struct Resumed<'a> {
-    /// Where to pick up: the resume map's answer for the last phase.
-    pub resume_point: &'a str,
-    /// The last checkpoint's phase, or `fresh_start`.
-    pub phase: &'a str,
-    /// The last checkpoint's whole data object (empty on a fresh start).
-    pub data: &'a Value,
-    /// The checkpoint's record id (`null` on a fresh start).
-    pub record_id: Option<&'a str>,
-    /// The checkpoint's comment id (`null` on a fresh start, or while it is pending).
-    pub comment_id: Option<u64>,
-    /// When the checkpoint was written.
-    pub time: Option<String>,
-    /// No checkpoint exists for this agent and session.
-    pub fresh_start: bool,
-    /// The checkpoint waits in this machine's outbox, not posted yet.
-    pub pending: bool,
-    /// The store could not be read: the answer comes from this machine's outbox.
-    pub offline: bool,
-    /// The phase matched no key of the resume map, so `resume_point` is the default.
-    pub unmapped: bool,
-    /// Things the caller should know (a newer comment that could not be read, say).
-    pub warnings: Vec<String>,
-}
-
-/// `resume` as a tool result.
-pub fn resumed(r: &Resume, agent: &str, session: &str, warnings: Vec<String>) -> CallToolResult {
-    let e = r.checkpoint.as_ref();
-    let doc = Resumed {
-        resume_point: &r.resume_point,
-        phase: &r.phase,
-        data: &r.data,
-        record_id: e.and_then(|e| e.record.id.as_deref()),
-        comment_id: e.and_then(|e| e.comment.id),
-        time: e.map(|e| forgestate::format::format_time(&e.record.time)),
-        fresh_start: e.is_none(),
-        pending: e.is_some_and(|e| e.comment.pending),
-        offline: r.offline,
-        unmapped: r.unmapped,
-        warnings: scrubbed(warnings),
-    };
-    let mut summary = match e {
-        None => format!(
-            "no checkpoint for agent {agent} in session {session}: fresh start at {}",
-            r.resume_point
-        ),
-        Some(e) => format!(
-            "resume at {} (phase {}, checkpoint {} in {})",
-            r.resume_point,
-            r.phase,
-            e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
-            place(e)
-        ),
-    };
-    if r.unmapped {
-        summary.push_str(&format!(
-            "; phase {} is not in the resume map of {agent}, so this is the default",
-            r.phase
-        ));
-    }
-    if r.offline {
-        summary.push_str("; offline: the forge could not be read, answered from the outbox");
-    }
-    ok(with_warnings(summary, &doc.warnings), &doc)
-}
-
-/// What `latest` answers.
-#[derive(Debug, Serialize)]
-pub struct Latest<'a> {
-    /// The newest matching record, with the comment that holds it; `null` when none matches.
-    pub record: Option<&'a Entry>,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
-
-/// `latest` as a tool result.
-pub fn latest(entry: Option<&Entry>, warnings: Vec<String>) -> CallToolResult {
-    let summary = match entry {
-        Some(e) => format!("newest matching record: {}", line(e)),
-        None => "no matching record found".to_string(),
-    };
-    let doc = Latest {
-        record: entry,
-        warnings: scrubbed(warnings),
-    };
-    ok(with_warnings(summary, &doc.warnings), &doc)
-}
-
-/// What `list` answers.
-#[derive(Debug, Serialize)]
-pub struct List<'a> {
-    /// The matching records, oldest first.
-    pub records: &'a [Entry],
-    /// The store could not be read: only this machine's pending records are listed.
-    pub offline: bool,
-    /// Comments that are not valid, trusted records (only when asked for).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<Value>,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
-
-/// `list` as a tool result.
-pub fn list(scan: &Scan, with_invalid: bool) -> CallToolResult {
-    let mut summary = match scan.entries.len() {
-        0 => "no matching records".to_string(),
-        n => format!("{n} matching record(s), oldest first:"),
-    };
-    for e in &scan.entries {
-        summary.push_str(&format!("\n{}", line(e)));
-    }
-    if scan.offline {
-        summary.push_str("\noffline: the forge could not be read; only pending records are listed");
-    }
-    let invalid = with_invalid.then(|| json!(scan.rejected));
-    if with_invalid {
-        summary.push_str(&format!(
-            "\n{} comment(s) are not valid, trusted records",
-            scan.rejected.len()
-        ));
-    }
-    let doc = List {
-        records: &scan.entries,
-        offline: scan.offline,
-        invalid,
-        warnings: scrubbed(scan.warnings.clone()),
-    };
-    ok(with_warnings(summary, &doc.warnings), &doc)
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or("-")
 }
 
 /// One record on one line: kind, id, agent, session, phase or status, and where it is.
-fn line(e: &Entry) -> String {
-    let r = &e.record;
+fn line(e: &Value) -> String {
+    let kind = str_of(e, "kind");
+    let what = match e["phase"].as_str() {
+        Some(phase) => format!("phase={phase}"),
+        None => format!("status={}", str_of(e, "status")),
+    };
     format!(
-        "{} {} agent={} session={} {} ({})",
-        r.kind().name(),
-        r.id.as_deref().unwrap_or("(no id)"),
-        r.agent,
-        r.session,
-        output::what(e),
-        place(e)
+        "{kind} {} agent={} session={} {what} ({})",
+        e["id"].as_str().unwrap_or("(no id)"),
+        str_of(e, "agent"),
+        str_of(e, "session"),
+        place(&e["comment"])
     )
 }
 
 /// Where a record sits: `comment 12`, or pending in the outbox.
-fn place(e: &Entry) -> String {
-    match e.comment.id {
+fn place(comment: &Value) -> String {
+    match comment["id"].as_u64() {
         Some(id) => format!("comment {id}"),
         None => "the outbox, pending, not posted yet".to_string(),
     }
 }
 
-fn scrubbed(warnings: Vec<String>) -> Vec<String> {
-    warnings.iter().map(|w| scrub::scrub(w)).collect()
-}
-
-fn with_warnings(mut summary: String, warnings: &[String]) -> String {
-    for w in warnings {
-        summary.push_str(&format!("\nwarning: {w}"));
+/// What the model reads first: the answer in a sentence.
+fn summary(verb: &str, v: &Value) -> String {
+    match verb {
+        "checkpoint" | "health" | "fork" => saved(v),
+        "resume" => resumed(v),
+        "latest" => match v["record"].is_object() {
+            true => format!("newest matching record: {}", line(&v["record"])),
+            false => "no matching record found".to_string(),
+        },
+        "list" => {
+            let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            let mut s = match records.len() {
+                0 => "no matching records".to_string(),
+                n => format!("{n} matching record(s), oldest first:"),
+            };
+            for e in records {
+                s.push_str(&format!("\n{}", line(e)));
+            }
+            if v["offline"] == true {
+                s.push_str(
+                    "\noffline: the forge could not be read; only pending records are listed",
+                );
+            }
+            if let Some(invalid) = v["invalid"].as_array() {
+                s.push_str(&format!(
+                    "\n{} comment(s) are not valid, trusted records",
+                    invalid.len()
+                ));
+            }
+            s
+        }
+        "status" => match v["rows"].as_array().map_or(0, Vec::len) {
+            0 => "no matching records".to_string(),
+            n => format!("{n} agent session(s), {} stalled", v["stalled"]),
+        },
+        "history" => {
+            let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            let mut s = format!(
+                "session {}: {} record(s) in thread order",
+                str_of(v, "session"),
+                records.len()
+            );
+            if let Some(origin) = v["forked_from"].as_object() {
+                s.push_str(&format!(
+                    "; forked from session {} at record {}",
+                    origin.get("session").and_then(Value::as_str).unwrap_or("?"),
+                    origin.get("id").and_then(Value::as_str).unwrap_or("?")
+                ));
+            }
+            s
+        }
+        other => format!("{other}: done"),
     }
-    summary
 }
 
-/// What `status` answers: the rows (the CLI's `status --json` objects) and how many stalled.
-pub fn status(answer: &Status) -> CallToolResult {
-    let stalled = answer
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Stalled)
-        .count();
-    let summary = match answer.rows.len() {
-        0 => "no matching records".to_string(),
-        n => format!("{n} agent session(s), {stalled} stalled"),
+fn saved(v: &Value) -> String {
+    let record = &v["record"];
+    let kind = str_of(record, "kind");
+    let id = v["id"].as_str().unwrap_or("(no id)");
+    let mut s = match v["posted"] == true {
+        true => format!(
+            "{kind} {id} saved as comment {} in {}",
+            v["comment_id"],
+            str_of(v, "store")
+        ),
+        false => format!(
+            "{kind} {id} spooled to the outbox, not posted yet ({}); the next call or \
+             `forgestate flush` posts it",
+            str_of(v, "cause")
+        ),
     };
-    let value = json!({
-        "rows": answer.rows,
-        "stalled": stalled,
-        "offline": answer.offline,
-        "warnings": scrubbed(answer.warnings.clone()),
-    });
-    ok(with_warnings(summary, &answer.warnings), &value)
+    if let Some(n) = record["redacted"].as_u64() {
+        s.push_str(&format!(" ({n} secret value(s) redacted)"));
+    }
+    if let Some(r) = v["rotation"].as_object() {
+        s.push_str(&format!(
+            "; the session issue was over its comment limit and was rotated to #{} ({} record(s) \
+             carried)",
+            r.get("to").cloned().unwrap_or(Value::Null),
+            r.get("carried").cloned().unwrap_or(Value::Null)
+        ));
+    }
+    s
+}
+
+fn resumed(v: &Value) -> String {
+    let mut s = match v["fresh_start"] == true {
+        true => format!(
+            "no checkpoint yet for this agent in this session: fresh start at {}",
+            str_of(v, "resume_point")
+        ),
+        false => format!(
+            "resume at {} (phase {}, checkpoint {} in {})",
+            str_of(v, "resume_point"),
+            str_of(v, "phase"),
+            v["record_id"].as_str().unwrap_or("(version 1.0, no id)"),
+            place(&v["checkpoint"]["comment"])
+        ),
+    };
+    if v["unmapped"] == true {
+        s.push_str(&format!(
+            "; phase {} is not in the resume map, so this is the default",
+            str_of(v, "phase")
+        ));
+    }
+    if let Some(next) = v["next"].as_str() {
+        s.push_str(&format!("; next: {next}"));
+    }
+    for b in v["blockers"].as_array().into_iter().flatten() {
+        s.push_str(&format!("; blocker: {}", b.as_str().unwrap_or_default()));
+    }
+    match v["context_drift"].as_bool() {
+        Some(true) => s.push_str(
+            "; the context file changed since this checkpoint (or it recorded no hash): re-read \
+             it before going on",
+        ),
+        Some(false) => s.push_str("; the context file is unchanged since this checkpoint"),
+        None => {}
+    }
+    if v["offline"] == true {
+        s.push_str("; offline: the forge could not be read, answered from the outbox");
+    }
+    s
 }

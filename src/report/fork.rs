@@ -26,7 +26,7 @@ pub fn fork_record(
             .find(|e| e.record.id.as_deref() == Some(id))
             .ok_or_else(|| {
                 Error::data(
-                    "--at",
+                    "at",
                     format!(
                         "no record {id} in session {session}{}; `forgestate history --session \
                          {session}` lists its record ids",
@@ -48,10 +48,10 @@ pub fn fork_record(
             agents.dedup();
             if agents.len() > 1 {
                 return Err(Error::data(
-                    "--session",
+                    "session",
                     format!(
                         "session {session} has checkpoints by {} agents ({}); say whose state \
-                         to fork with --agent",
+                         to fork by naming the agent",
                         agents.len(),
                         agents.join(", ")
                     ),
@@ -59,7 +59,7 @@ pub fn fork_record(
             }
             checkpoints.last().copied().ok_or_else(|| {
                 Error::data(
-                    "--session",
+                    "session",
                     format!(
                         "session {session} has no checkpoint{} to fork",
                         agent.map(|a| format!(" by agent {a}")).unwrap_or_default()
@@ -71,13 +71,13 @@ pub fn fork_record(
     let r = &source.record;
     let Some(phase) = r.phase() else {
         return Err(Error::data(
-            "--at",
+            "at",
             "that record is a [HEALTH] signal, which holds no state; fork from a checkpoint",
         ));
     };
     let Some(id) = r.id.clone() else {
         return Err(Error::data(
-            "--session",
+            "session",
             "the checkpoint to fork is a version 1.0 record without an Id:, so the fork could not \
              name it in Parent:; post a new checkpoint of that session first",
         ));

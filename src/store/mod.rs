@@ -179,7 +179,7 @@ pub enum BackendFailure {
 /// A thread of comments: the one abstraction every verb goes through.
 ///
 /// Methods return `Send` futures so a store can be used from any tokio runtime.
-pub trait Thread: Send + Sync {
+pub trait Thread: Send + Sync + 'static {
     /// Where the thread lives, for messages ("local store ./.forgestate", an issue URL).
     fn describe(&self) -> String;
 

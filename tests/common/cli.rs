@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
 #[allow(dead_code)]
-pub const VERBS: [&str; 21] = [
+pub const VERBS: [&str; 22] = [
     "init",
     "checkpoint",
     "health",
@@ -27,6 +27,7 @@ pub const VERBS: [&str; 21] = [
     "prune",
     "doctor",
     "rotate",
+    "schema",
     "mcp",
     "completions",
     "man",

@@ -2,8 +2,6 @@
 
 use std::io::IsTerminal;
 
-use serde_json::json;
-
 use forgestate::format::{Payload, format_time};
 use forgestate::scan::{Entry, Scan};
 
@@ -11,14 +9,12 @@ use super::{note, out, table};
 
 pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
     if as_json {
-        let mut doc = json!({ "records": scan.entries });
-        if scan.offline {
-            doc["offline"] = json!(true);
-        }
-        if with_invalid {
-            doc["invalid"] = json!(scan.rejected);
-        }
-        return super::json(&doc);
+        return super::json(&forgestate::verbs::ListAnswer {
+            records: scan.entries.clone(),
+            invalid: with_invalid.then(|| scan.rejected.clone()),
+            offline: scan.offline,
+            warnings: scan.warnings.clone(),
+        });
     }
     if scan.entries.is_empty() && (!with_invalid || scan.rejected.is_empty()) {
         // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
@@ -115,6 +111,7 @@ mod tests {
     use chrono::{Duration, Utc};
     use forgestate::format::Record;
     use forgestate::scan::CommentInfo;
+    use serde_json::json;
 
     fn entry(id: u64, agent: &str, phase: &str, age_secs: i64) -> Entry {
         let at = Utc::now() - Duration::seconds(age_secs);

@@ -1,0 +1,21 @@
+//! `init` on the client: the thread found or created, whom records are posted as, and the drain
+//! of what the outbox holds.
+
+use super::Client;
+use crate::error::{Error, Result};
+use crate::store::{Init, Thread};
+
+impl<T: Thread> Client<T> {
+    /// Finds or creates the session thread; answers it and the store's identity.
+    pub async fn init(&self) -> Result<(Init, String)> {
+        let thread = self.store.thread();
+        let init = thread.init().await.map_err(Error::from)?;
+        let author = thread.whoami().await.map_err(Error::from)?;
+        Ok((init, author))
+    }
+
+    /// Posts what the outbox holds within this verb's drain budget; answers how many are left.
+    pub async fn drain(&self) -> usize {
+        self.store.drain().await.left
+    }
+}

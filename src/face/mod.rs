@@ -1,0 +1,107 @@
+//! What both faces of the binary (the CLI and the MCP server) share: exit codes by who must act,
+//! the error document (`{"error": {"code", "category", "message"}}`), one-line messages, and the
+//! scrubber every line that leaves the process passes through. Neither face imports the other.
+
+pub mod scrub;
+
+use serde::Serialize;
+
+use forgestate::{Category, Error};
+
+/// Exit 64: the command line or a request was malformed.
+pub const EX_USAGE: u8 = 64;
+/// Exit 65: bad input data.
+pub const EX_DATAERR: u8 = 65;
+/// Exit 74: a local file could not be read or written.
+pub const EX_IOERR: u8 = 74;
+/// Exit 75: try again later (`--strict` and a spooled record; a forge that cannot be read).
+pub const EX_TEMPFAIL: u8 = 75;
+/// Exit 78: the configuration is wrong.
+pub const EX_CONFIG: u8 = 78;
+
+/// The category named in the error document for each exit code.
+pub fn category(code: u8) -> &'static str {
+    match code {
+        EX_USAGE => "usage",
+        EX_DATAERR => "data",
+        EX_TEMPFAIL => "tempfail",
+        EX_CONFIG => "config",
+        _ => "io",
+    }
+}
+
+/// The exit code for a library error, by who must act.
+pub fn exit_code(e: &Error) -> u8 {
+    match e.category() {
+        Category::Data => EX_DATAERR,
+        Category::Io => EX_IOERR,
+        Category::Config => EX_CONFIG,
+        Category::TempFail => EX_TEMPFAIL,
+        Category::Usage => EX_USAGE,
+        _ => EX_IOERR,
+    }
+}
+
+/// The `error` object, the same for every verb and face.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody {
+    /// The exit code.
+    pub code: u8,
+    /// Who must act: `usage`, `data`, `io`, `tempfail`, `config`.
+    pub category: &'static str,
+    /// The message on one line.
+    pub message: String,
+    /// Why a comment is not a record (`parse` only): `no_marker`, `missing_field`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ErrorBody {
+    /// The error object for `message` (scrubbed, on one line) with exit code `code`.
+    pub fn new(code: u8, message: &str) -> ErrorBody {
+        ErrorBody {
+            code,
+            category: category(code),
+            message: one_line(&scrub::scrub(message)),
+            reason: None,
+        }
+    }
+}
+
+/// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
+/// draw under their message (`1 | [locall]`, `  |  ^^^^`).
+pub fn one_line(message: &str) -> String {
+    let excerpt = |l: &str| {
+        let rest = l
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        rest.starts_with('|')
+    };
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !excerpt(l))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_follow_exit_codes() {
+        let pairs = [
+            (64, "usage"),
+            (65, "data"),
+            (74, "io"),
+            (75, "tempfail"),
+            (78, "config"),
+        ];
+        for (code, name) in pairs {
+            assert_eq!(category(code), name);
+        }
+        assert_eq!(exit_code(&Error::usage("x")), EX_USAGE);
+        assert_eq!(exit_code(&Error::invalid("x")), EX_DATAERR);
+    }
+}

@@ -1,0 +1,116 @@
+//! What the MCP server offers beside its tools, both run through the same verbs: the resource
+//! `forgestate://resume/{agent}/{session}` (the `resume` answer as JSON, for clients that attach
+//! context rather than call tools) and the `resume-my-work` prompt (tells the model to resume,
+//! work, and checkpoint).
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourceTemplatesResult, Prompt, PromptArgument, PromptMessage, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ResourceTemplate, Role,
+};
+use serde_json::{Map, Value};
+
+use super::server::Server;
+
+const SCHEME: &str = "forgestate://resume/";
+const PROMPT: &str = "resume-my-work";
+
+/// The one resource template.
+pub fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult::with_all_items(vec![
+        ResourceTemplate::new(format!("{SCHEME}{{agent}}/{{session}}"), "resume")
+            .with_title("Where an agent resumes a session")
+            .with_description(
+                "The `resume` answer for this agent and session as JSON: resume point, last \
+                 phase and data, the handoff (next, blockers) and the flags.",
+            )
+            .with_mime_type("application/json"),
+    ])
+}
+
+/// Reads `forgestate://resume/{agent}/{session}`.
+pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
+    let not_found = || {
+        ErrorData::resource_not_found(
+            format!("no resource {uri:?}; write it as {SCHEME}AGENT/SESSION"),
+            None,
+        )
+    };
+    let (agent, session) = uri
+        .strip_prefix(SCHEME)
+        .and_then(|rest| rest.split_once('/'))
+        .filter(|(a, s)| !a.is_empty() && !s.is_empty() && !s.contains('/'))
+        .ok_or_else(not_found)?;
+    let mut args = Map::new();
+    args.insert("agent".into(), Value::String(agent.to_string()));
+    args.insert("session".into(), Value::String(session.to_string()));
+    let result = server.run("resume", args).await.ok_or_else(not_found)?;
+    let text = match (&result.structured_content, result.is_error) {
+        (Some(value), Some(false)) => value.to_string(),
+        _ => {
+            let message = super::reply::first_text(&result);
+            return Err(ErrorData::internal_error(message, None));
+        }
+    };
+    let contents = ResourceContents::TextResourceContents {
+        uri: uri.to_string(),
+        mime_type: Some("application/json".into()),
+        text,
+        meta: None,
+    };
+    Ok(ReadResourceResult::new(vec![contents]).into())
+}
+
+/// The one prompt.
+pub fn prompts() -> ListPromptsResult {
+    let arg = |name: &str, what: &str| {
+        let mut a = PromptArgument::new(name);
+        a.description = Some(what.to_string());
+        a.required = Some(true);
+        a
+    };
+    ListPromptsResult::with_all_items(vec![Prompt::new(
+        PROMPT,
+        Some("Resume my work: find where this agent left the session, then continue from there"),
+        Some(vec![
+            arg("agent", "Your agent name, as you post checkpoints"),
+            arg("session", "The session to resume"),
+        ]),
+    )])
+}
+
+/// `resume-my-work` with its arguments.
+pub fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResponse, ErrorData> {
+    if request.name != PROMPT {
+        return Err(ErrorData::invalid_params(
+            format!("no prompt named {:?}; the prompt is {PROMPT}", request.name),
+            None,
+        ));
+    }
+    let get = |key: &str| {
+        request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(format!("{PROMPT} needs the argument {key}"), None)
+            })
+    };
+    let (agent, session) = (get("agent")?, get("session")?);
+    let text = format!(
+        "You are agent {agent:?} working on session {session:?}. First call the `resume` tool \
+         with agent {agent:?} and session {session:?}. If `fresh_start` is true, start the task \
+         from the beginning; otherwise continue from `resume_point` using `data`, and read \
+         `next` and `blockers` (the handoff left by whoever worked before). After each step \
+         that would be costly to redo, call `checkpoint` with the phase just completed, the \
+         state needed to resume, and `next`/`blockers` for whoever picks the work up."
+    );
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description(format!("Resume {agent} in {session}"))
+            .into(),
+    )
+}

@@ -1,0 +1,196 @@
+//! Checking a verb's request: JSON objects given as objects or as JSON text, globs, times and
+//! ages, context files. Every face (CLI, MCP, Python) gets the same checks and the same words;
+//! `what` names the argument as the face calls it (`data`, `--data`).
+
+use std::io::Read;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::format::parse_time;
+
+/// A JSON object argument. Some clients send nested objects as JSON text: a string is parsed.
+pub fn object_or_text(what: &str, value: Value) -> Result<Map<String, Value>> {
+    match value {
+        Value::String(text) => json_object(what, &text),
+        value => object(what, value),
+    }
+}
+
+/// A JSON object given as text.
+pub fn json_object(what: &str, text: &str) -> Result<Map<String, Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => object(what, value),
+        Err(e) => Err(Error::invalid(format!("{what} is not valid JSON: {e}"))),
+    }
+}
+
+/// A JSON value that must be an object.
+pub fn object(what: &str, value: Value) -> Result<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(Error::invalid(format!(
+            "{what} must be a JSON object such as '{{\"issue_number\": 42}}'"
+        ))),
+    }
+}
+
+/// A filter argument must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`.
+pub fn check_glob(what: &str, value: Option<&str>) -> Result<()> {
+    match value.map(glob::Pattern::new) {
+        Some(Err(e)) => Err(Error::usage(format!(
+            "{what} {:?} is not a valid glob: {e}; write [[] to match a literal [",
+            value.unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A `since` argument: an RFC 3339 time, or an age (`90m`, `24h`, `7d`, `1h 30m`) counted back
+/// from now.
+pub fn parse_since(what: &str, text: &str) -> Result<DateTime<Utc>> {
+    if let Ok(t) = parse_time(text) {
+        return Ok(t);
+    }
+    let age = parse_age(text).ok_or_else(|| {
+        Error::usage(format!(
+            "{what} {text:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor an age \
+             (24h, 7d)"
+        ))
+    })?;
+    chrono::Duration::try_seconds(i64::try_from(age).unwrap_or(i64::MAX))
+        .and_then(|age| Utc::now().checked_sub_signed(age))
+        .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back")))
+}
+
+/// An age in whole seconds: one or more `<number><unit>` parts (`s`, `m`, `h`, `d`, `w`, and
+/// their long names), optionally separated by spaces.
+pub fn parse_age(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut total: u64 = 0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        let unit = match &rest[..unit_len] {
+            "s" | "sec" | "secs" | "second" | "seconds" => 1,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
+            "d" | "day" | "days" => 86_400,
+            "w" | "week" | "weeks" => 604_800,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(unit)?)?;
+        rest = rest[unit_len..].trim_start();
+    }
+    Some(total)
+}
+
+/// The bytes of a context file (the status document an agent works from), for its hash: a
+/// regular file of up to 64 MiB. It is opened non-blocking and its type checked on the handle,
+/// so a FIFO with no writer, a device such as `/dev/zero` or a directory is refused at once
+/// instead of hanging the verb or being read forever.
+pub fn context_file(what: &str, path: &Path) -> Result<Vec<u8>> {
+    const CAP: u64 = 64 * 1024 * 1024;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let action = format!("cannot read {what}");
+    let file = options
+        .open(path)
+        .map_err(|e| Error::io(action.clone(), path, e))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io(action.clone(), path, e))?;
+    if !meta.is_file() {
+        return Err(Error::NotAFile {
+            message: format!(
+                "{what} {} is not a regular file (a FIFO, a device or a directory); point it at \
+                 the status document the agent works from (STATUS.md)",
+                path.display()
+            ),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(CAP + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(action, path, e))?;
+    if bytes.len() as u64 > CAP {
+        return Err(Error::invalid(format!(
+            "{what} {} is over 64 MiB; point it at the status document the agent works from \
+             (STATUS.md), not at data",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ages_are_units_summed() {
+        assert_eq!(parse_age("90m"), Some(5400));
+        assert_eq!(parse_age("24h"), Some(86_400));
+        assert_eq!(parse_age("7d"), Some(604_800));
+        assert_eq!(parse_age("1h 30m"), Some(5400));
+        assert_eq!(parse_age("2weeks"), Some(1_209_600));
+        for bad in [
+            "",
+            "h",
+            "10",
+            "10x",
+            "last week",
+            "-1h",
+            "99999999999999999999w",
+        ] {
+            assert_eq!(parse_age(bad), None, "{bad}");
+        }
+        let age = Utc::now() - parse_since("since", "24h").unwrap();
+        assert!((age.num_minutes() - 24 * 60).abs() <= 1);
+        let err = parse_since("since", "last week").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("since \"last week\" is neither"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn objects_name_the_argument_not_a_flag() {
+        let err = object_or_text("data", json!([1])).unwrap_err();
+        assert!(
+            err.to_string().starts_with("data must be a JSON object"),
+            "{err}"
+        );
+        let err = object_or_text("metrics", json!("{fine")).unwrap_err();
+        assert!(
+            err.to_string().starts_with("metrics is not valid JSON"),
+            "{err}"
+        );
+        assert_eq!(
+            object_or_text("data", json!("{\"a\": 1}")).unwrap()["a"],
+            json!(1)
+        );
+        let err = check_glob("agent", Some("impl-[")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("agent \"impl-[\" is not a valid glob")
+        );
+        assert_eq!(err.category(), crate::Category::Usage);
+    }
+}

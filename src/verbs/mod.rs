@@ -1,0 +1,287 @@
+//! The verb table: every verb once, as one typed request, one typed answer and its nature, from
+//! which every face (the CLI, the MCP server, the Python package) is generated.
+//!
+//! A verb is a type implementing [`Verb`]: its [`Spec`] (name, title, a description written for
+//! a model, whether it is read-only, destructive, idempotent or reaches the network, and which
+//! faces expose it) and its `Request` and `Answer` types (serde + schemars: their JSON Schemas
+//! are what `forgestate schema` prints and what MCP's `inputSchema`/`outputSchema` are). A verb
+//! the library runs also implements [`Run`], with all its policy (redaction, the outbox drain,
+//! the automatic rotation after a save).
+//!
+//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run` in the file of its group,
+//! plus one name in the `verbs!` list below. `forgestate schema` then lists it, the MCP server
+//! serves it when its faces include [`Face::Mcp`], and the parity test checks the CLI has it.
+
+pub mod input;
+mod operate;
+mod pure;
+mod reads;
+mod records;
+mod supervise;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::Client;
+use crate::backend::AnyThread;
+use crate::error::{Error, Result};
+use crate::report::StatusPolicy;
+
+pub use operate::{
+    Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushRequest, Init, InitAnswer,
+    InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune, PruneAnswer, PruneRequest, Rotate,
+    RotateRequest, Watch, WatchEvent, WatchRequest,
+};
+pub use pure::{
+    Parse, ParseAnswer, ParseRequest, Render, RenderAnswer, RenderRequest, ResumeMapAnswer,
+    ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
+};
+pub use reads::{
+    LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb, ResumeAnswer,
+    ResumeRequest, ResumeVerb,
+};
+pub use records::{
+    Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
+};
+pub use supervise::{
+    History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
+};
+
+/// A face: a way a caller reaches the verbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Face {
+    /// The `forgestate` command (every verb).
+    Cli,
+    /// The MCP server's tools (the agent-facing verbs).
+    Mcp,
+    /// The pip package's `Client` (the agent-facing verbs and the pure ones).
+    Python,
+}
+
+/// What every face exposes.
+pub const ALL: &[Face] = &[Face::Cli, Face::Mcp, Face::Python];
+/// The CLI and Python (verbs an agent needs from a program, not as a model's tool).
+pub const CLI_PYTHON: &[Face] = &[Face::Cli, Face::Python];
+/// The CLI only (operator verbs).
+pub const CLI: &[Face] = &[Face::Cli];
+
+/// One verb's description: what a face needs to expose it.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The verb's name on every face (`resume`, `resume-map`).
+    pub name: &'static str,
+    /// A short human title (MCP's `title`).
+    pub title: &'static str,
+    /// What the verb does and when to call it, written for a model (no hard line breaks).
+    pub description: &'static str,
+    /// It changes nothing.
+    pub read_only: bool,
+    /// It may delete or overwrite (meaningful when not read-only).
+    pub destructive: bool,
+    /// Calling it again with the same request has no further effect.
+    pub idempotent: bool,
+    /// It may reach a forge over the network (a local store, or no store, does not).
+    pub open_world: bool,
+    /// It streams answers (one per line) until stopped, instead of answering once.
+    pub streams: bool,
+    /// The faces that expose it.
+    pub faces: &'static [Face],
+    /// The request's JSON Schema.
+    pub request: fn() -> Map<String, Value>,
+    /// The answer's JSON Schema (of one streamed answer, for a streaming verb).
+    pub answer: fn() -> Map<String, Value>,
+}
+
+impl Spec {
+    /// Whether `face` exposes the verb.
+    pub fn on(&self, face: Face) -> bool {
+        self.faces.contains(&face)
+    }
+}
+
+/// A verb: its spec and its typed request and answer.
+pub trait Verb {
+    /// What the verb takes.
+    type Request: DeserializeOwned + JsonSchema;
+    /// What it answers (always a JSON object).
+    type Answer: Serialize + JsonSchema;
+    /// Its description.
+    const SPEC: Spec;
+}
+
+/// What a verb runs with: the opened client and the configured policies.
+pub struct Context<'a> {
+    /// The client over the configured store.
+    pub client: &'a Client<AnyThread>,
+    /// The `[status]` thresholds and final resume points.
+    pub policy: &'a StatusPolicy,
+}
+
+/// A verb the library runs, with all its policy.
+pub trait Run: Verb {
+    /// Runs the verb.
+    fn run(
+        ctx: &Context<'_>,
+        request: Self::Request,
+    ) -> impl Future<Output = Result<Self::Answer>> + Send;
+}
+
+/// The JSON Schema of what `T` accepts (a request), draft 2020-12, root title dropped.
+pub fn request_schema<T: JsonSchema>() -> Map<String, Value> {
+    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12())
+}
+
+/// The JSON Schema of what `T` writes (an answer), draft 2020-12, root title dropped.
+pub fn answer_schema<T: JsonSchema>() -> Map<String, Value> {
+    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12().for_serialize())
+}
+
+fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(mut map)) => {
+            map.remove("title");
+            for value in map.values_mut() {
+                unwrap_descriptions(value);
+            }
+            map
+        }
+        // A schema is always an object; an empty one accepts anything.
+        _ => Map::new(),
+    }
+}
+
+/// Doc comments wrap at 100 columns and schemars keeps their line breaks: a model reads a
+/// description as prose, so a single line break becomes a space (blank lines stay paragraphs).
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(text) if key == "description" => *text = unwrap_lines(text),
+                    v => unwrap_descriptions(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+fn unwrap_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|para| {
+            para.split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
+/// and the answer as a JSON value.
+async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
+    let request: V::Request = serde_json::from_value(args).map_err(|e| {
+        Error::usage(format!(
+            "the arguments of {} do not fit its schema: {e}",
+            V::SPEC.name
+        ))
+    })?;
+    let answer = V::run(ctx, request).await?;
+    serde_json::to_value(answer).map_err(|e| {
+        Error::invalid(format!(
+            "cannot serialize the answer of {}: {e}",
+            V::SPEC.name
+        ))
+    })
+}
+
+/// The table: `run` lists the verbs the library runs, `cli` the verbs the CLI runs itself
+/// (their requests and answers are still described here).
+macro_rules! verbs {
+    (run: [$($run:ty),* $(,)?], cli: [$($cli:ty),* $(,)?] $(,)?) => {
+        /// Every verb, in the order `--help` lists them.
+        pub fn table() -> Vec<&'static Spec> {
+            vec![$(&<$run as Verb>::SPEC,)* $(&<$cli as Verb>::SPEC,)*]
+        }
+
+        /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
+        /// does not run a verb of that name.
+        pub async fn call(ctx: &Context<'_>, name: &str, args: Value) -> Option<Result<Value>> {
+            $(
+                if name == <$run as Verb>::SPEC.name {
+                    return Some(call_one::<$run>(ctx, args).await);
+                }
+            )*
+            None
+        }
+    };
+}
+
+verbs! {
+    run: [
+        Checkpoint, Health, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork, Rotate,
+        Init, Render, Parse, ResumeMapVerb,
+    ],
+    cli: [Prune, Flush, Outboxes, Doctor, Watch, Schema],
+}
+
+/// The spec of the verb named `name`.
+pub fn spec(name: &str) -> Option<&'static Spec> {
+    table().into_iter().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_well_formed() {
+        let table = table();
+        let mut names: Vec<&str> = table.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), table.len(), "names are unique");
+        for s in &table {
+            assert!(s.on(Face::Cli), "{} is on the CLI", s.name);
+            assert!(!s.description.contains('\n'), "{}", s.name);
+            assert!(!(s.read_only && s.destructive), "{}", s.name);
+            for schema in [(s.request)(), (s.answer)()] {
+                assert_eq!(schema["type"], "object", "{}", s.name);
+                assert!(!schema.contains_key("title"), "{}", s.name);
+            }
+            assert_eq!(spec(s.name).map(|f| f.name), Some(s.name));
+        }
+        let mcp: Vec<&str> = table
+            .iter()
+            .filter(|s| s.on(Face::Mcp))
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(
+            mcp,
+            [
+                "checkpoint",
+                "health",
+                "resume",
+                "latest",
+                "list",
+                "status",
+                "history",
+                "fork"
+            ]
+        );
+    }
+
+    #[test]
+    fn descriptions_are_prose_without_hard_breaks() {
+        assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
+        let answer = answer_schema::<ResumeAnswer>();
+        let text = serde_json::to_string(&answer).unwrap_or_default();
+        assert!(!text.contains("\\n"), "{text}");
+    }
+}

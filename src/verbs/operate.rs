@@ -1,0 +1,342 @@
+//! The operator's verbs: `init`, `rotate` (the library runs them), and `prune`, `flush`,
+//! `outbox`, `doctor`, `watch`, which the CLI drives (signals, the machine's outboxes, the
+//! configuration file) over the library's drivers; their requests and answers are described here
+//! so every face agrees on them.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
+use crate::Rotation;
+use crate::error::Result;
+
+/// `init` takes nothing.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitRequest {}
+
+/// What `init` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InitAnswer {
+    /// Where the session thread is (the issue's web page, or the local store's file).
+    pub thread: String,
+    /// Whom records are posted as.
+    pub author: String,
+    /// This call created the thread (false: it was there).
+    pub created: bool,
+    /// Records still waiting in this machine's outbox after the drain.
+    pub left: usize,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// Init.
+pub struct Init;
+
+impl Verb for Init {
+    type Request = InitRequest;
+    type Answer = InitAnswer;
+    const SPEC: Spec = Spec {
+        name: "init",
+        title: "Find or create the session thread",
+        description: "Find or create the session thread (on a forge: the labelled session \
+            issue), say whom records are posted as, and post what waits in the outbox.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: super::CLI_PYTHON,
+        request: request_schema::<InitRequest>,
+        answer: answer_schema::<InitAnswer>,
+    };
+}
+
+impl Run for Init {
+    async fn run(ctx: &Context<'_>, _: InitRequest) -> Result<InitAnswer> {
+        let (init, author) = ctx.client.init().await?;
+        let left = ctx.client.drain().await;
+        let warnings = match left {
+            0 => Vec::new(),
+            n => vec![format!(
+                "{n} record(s) still wait in the outbox; they are posted by a later command or \
+                 by `forgestate flush`"
+            )],
+        };
+        Ok(InitAnswer {
+            thread: init.location,
+            author,
+            created: init.created,
+            left,
+            warnings,
+        })
+    }
+}
+
+/// `rotate` takes nothing.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateRequest {}
+
+/// Rotate.
+pub struct Rotate;
+
+impl Verb for Rotate {
+    type Request = RotateRequest;
+    type Answer = Rotation;
+    const SPEC: Spec = Spec {
+        name: "rotate",
+        title: "Rotate the session issue",
+        description: "Replace a long session issue with a new one carrying each active \
+            session's newest records, then close it (safe to run again after an interruption). \
+            Also automatic after a save once the issue holds more than `rotate_after` comments.",
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<RotateRequest>,
+        answer: answer_schema::<Rotation>,
+    };
+}
+
+impl Run for Rotate {
+    async fn run(ctx: &Context<'_>, _: RotateRequest) -> Result<Rotation> {
+        ctx.client.rotate().await
+    }
+}
+
+/// `prune`: which records go.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PruneRequest {
+    /// Keep the newest N records per agent, session and kind.
+    pub keep: usize,
+    /// Only agents matching this glob.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Delete (without it, a dry run).
+    #[serde(default)]
+    pub yes: bool,
+}
+
+/// What `prune` answers: the plan, and what was deleted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PruneAnswer {
+    /// Nothing was deleted (no `yes`).
+    pub dry_run: bool,
+    /// Whose records the plan deletes (only the store identity's own).
+    pub author: String,
+    /// How many per agent, session and kind stay.
+    pub keep: usize,
+    /// The records the plan deletes.
+    pub delete: Vec<Map<String, Value>>,
+    /// Comment ids deleted.
+    pub deleted: Vec<u64>,
+    /// Comment ids already gone.
+    pub missing: Vec<u64>,
+}
+
+/// Prune.
+pub struct Prune;
+
+impl Verb for Prune {
+    type Request = PruneRequest;
+    type Answer = PruneAnswer;
+    const SPEC: Spec = Spec {
+        name: "prune",
+        title: "Delete older records",
+        description: "Delete your older records beyond the newest N per agent, session and kind \
+            (a dry run without `yes`); other authors' comments are never touched.",
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<PruneRequest>,
+        answer: answer_schema::<PruneAnswer>,
+    };
+}
+
+/// `flush`: which outboxes.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlushRequest {
+    /// Every outbox on this machine, each to the forge it was spooled for.
+    #[serde(default)]
+    pub all: bool,
+    /// This outbox directory, to the forge configured now.
+    #[serde(default)]
+    pub from: Option<PathBuf>,
+}
+
+/// What `flush` answers for one outbox (`flush --all`: `{"outboxes": [...]}` of these).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FlushAnswer {
+    /// Entries found already in the thread (not posted again).
+    pub already_posted: usize,
+    /// Another process was flushing this outbox.
+    pub busy: bool,
+    /// Entries the forge refused, moved to the dead letters.
+    pub dead: Vec<Value>,
+    /// The error that stopped the flush, when one did.
+    pub error: Option<Map<String, Value>>,
+    /// Entries still waiting.
+    pub left: usize,
+    /// Entries that are not records, moved aside.
+    pub moved_aside: Vec<Value>,
+    /// The outbox directory.
+    pub outbox: PathBuf,
+    /// Entries posted now, with their comments.
+    pub posted: Vec<Value>,
+}
+
+/// Flush.
+pub struct Flush;
+
+impl Verb for Flush {
+    type Request = FlushRequest;
+    type Answer = FlushAnswer;
+    const SPEC: Spec = Spec {
+        name: "flush",
+        title: "Post the outbox",
+        description: "Post the records waiting in this machine's outbox, oldest first, exactly \
+            once each.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: super::CLI_PYTHON,
+        request: request_schema::<FlushRequest>,
+        answer: answer_schema::<FlushAnswer>,
+    };
+}
+
+/// `outbox` takes nothing.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutboxRequest {}
+
+/// What `outbox` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutboxAnswer {
+    /// Every outbox on this machine: its directory, forge, waiting records, oldest, last drains
+    /// and dead letters.
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub outboxes: Vec<crate::durable::OutboxSummary>,
+}
+
+/// Outbox.
+pub struct Outboxes;
+
+impl Verb for Outboxes {
+    type Request = OutboxRequest;
+    type Answer = OutboxAnswer;
+    const SPEC: Spec = Spec {
+        name: "outbox",
+        title: "This machine's outboxes",
+        description: "Every outbox on this machine: its forge, waiting records, oldest age, last \
+            failure and dead letters.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<OutboxRequest>,
+        answer: answer_schema::<OutboxAnswer>,
+    };
+}
+
+/// `doctor` takes nothing.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DoctorRequest {}
+
+/// What `doctor` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DoctorAnswer {
+    /// Every check in order: name, status (ok, warn, fail, skip), ok, detail, fix.
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub checks: Vec<crate::doctor::Check>,
+    /// Whether any check failed.
+    pub failed: bool,
+}
+
+/// Doctor.
+pub struct Doctor;
+
+impl Verb for Doctor {
+    type Request = DoctorRequest;
+    type Answer = DoctorAnswer;
+    const SPEC: Spec = Spec {
+        name: "doctor",
+        title: "Check the setup",
+        description: "Check the setup, one check per line with the fix: config, forge, token, \
+            repository, label, session issue, clock, trust, outbox, cache.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<DoctorRequest>,
+        answer: answer_schema::<DoctorAnswer>,
+    };
+}
+
+/// `watch`: which records to follow.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchRequest {
+    /// Only agents matching this glob.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only this kind ("checkpoint" or "health").
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Seconds between polls.
+    #[serde(default)]
+    pub interval_secs: Option<u64>,
+}
+
+/// One line of `watch`: an event, named by its `event` key (`record`, `outage`, `recovered`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WatchEvent {
+    /// Which event.
+    pub event: String,
+}
+
+/// Watch.
+pub struct Watch;
+
+impl Verb for Watch {
+    type Request = WatchRequest;
+    type Answer = WatchEvent;
+    const SPEC: Spec = Spec {
+        name: "watch",
+        title: "Follow the thread live",
+        description: "Follow the thread live: one answer per new record, outage or recovery, \
+            until stopped.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: true,
+        faces: CLI,
+        request: request_schema::<WatchRequest>,
+        answer: answer_schema::<WatchEvent>,
+    };
+}

@@ -1,0 +1,327 @@
+//! The verbs of the format alone, which post nothing: `render` (the body `checkpoint` would
+//! post), `parse` (a body back into a record), `resume-map` (an agent's phase table), and
+//! `schema` (this table).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{CLI, CLI_PYTHON, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
+use crate::error::{Error, Result};
+use crate::format::{Record, empty_object, parse_time};
+
+/// `render`: a record's fields. `id` and `time` are kept when given, so the same input renders
+/// the same body; otherwise the record gets a fresh id and the current time. Other keys
+/// (`version`, `comment`, `redacted`, as `parse` and `latest` print them) are ignored.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RenderRequest {
+    /// "checkpoint" (the default) or "health".
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The agent.
+    pub agent: String,
+    /// The session.
+    pub session: String,
+    /// A checkpoint's phase.
+    #[serde(default)]
+    pub phase: Option<String>,
+    /// A checkpoint's data object.
+    #[serde(default)]
+    pub data: Option<Value>,
+    /// A health record's status (default "Active").
+    #[serde(default)]
+    pub status: Option<String>,
+    /// A health record's metrics object.
+    #[serde(default)]
+    pub metrics: Option<Value>,
+    /// A health record's next check.
+    #[serde(default)]
+    pub next_check: Option<String>,
+    /// The record id to keep.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The record time to keep (RFC 3339).
+    #[serde(default)]
+    pub time: Option<String>,
+    /// The sequence number.
+    #[serde(default)]
+    pub seq: Option<u64>,
+    /// The parent record id.
+    #[serde(default)]
+    pub parent: Option<String>,
+}
+
+impl RenderRequest {
+    /// The record the request describes, refusing what `checkpoint` and `health` would refuse.
+    pub fn record(self) -> Result<Record> {
+        let bad = |reason: String| Error::data("the record to render", reason);
+        let missing = |field: &str, kind: &str| bad(format!("a {kind} needs \"{field}\""));
+        let record = match self.kind.as_deref().unwrap_or("checkpoint") {
+            "checkpoint" => Record::checkpoint(
+                &self.agent,
+                &self.session,
+                &self.phase.ok_or_else(|| missing("phase", "checkpoint"))?,
+                self.data.unwrap_or_else(empty_object),
+            ),
+            "health" => Record::health(
+                &self.agent,
+                &self.session,
+                self.status
+                    .as_deref()
+                    .unwrap_or(super::records::DEFAULT_STATUS),
+                self.metrics.unwrap_or_else(empty_object),
+                self.next_check.as_deref(),
+            ),
+            other => {
+                return Err(bad(format!(
+                    "\"kind\" is {other:?}; use \"checkpoint\" or \"health\""
+                )));
+            }
+        }?;
+        let mut record = record.with_lineage(self.seq, self.parent);
+        if let Some(id) = self.id {
+            record.id = Some(id);
+        }
+        if let Some(time) = self.time {
+            record.time = parse_time(&time).map_err(|e| bad(format!("\"time\": {e}")))?;
+        }
+        record.check()?;
+        Ok(record)
+    }
+}
+
+/// What `render` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RenderAnswer {
+    /// The comment body `checkpoint` or `health` would post (redacted, within the size cap, with
+    /// the configured templates).
+    pub body: String,
+    /// The record it holds (after redaction).
+    #[schemars(with = "Map<String, Value>")]
+    pub record: Record,
+}
+
+/// Render.
+pub struct Render;
+
+impl Verb for Render {
+    type Request = RenderRequest;
+    type Answer = RenderAnswer;
+    const SPEC: Spec = Spec {
+        name: "render",
+        title: "Render a record",
+        description: "The comment body `checkpoint` or `health` would post for a record given as \
+            JSON, redacted, within the size cap and with the configured templates, without \
+            posting it. For callers that post comments themselves.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        streams: false,
+        faces: CLI_PYTHON,
+        request: request_schema::<RenderRequest>,
+        answer: answer_schema::<RenderAnswer>,
+    };
+}
+
+impl Run for Render {
+    async fn run(ctx: &Context<'_>, r: RenderRequest) -> Result<RenderAnswer> {
+        let record = ctx.client.prepare(r.record()?)?;
+        let body = ctx.client.renderer().render(&record)?;
+        Ok(RenderAnswer { body, record })
+    }
+}
+
+/// `parse`: one comment body.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParseRequest {
+    /// The comment body, markdown as posted.
+    pub body: String,
+}
+
+/// What `parse` answers: the record (its fields at the top level, as `latest` prints them).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ParseAnswer {
+    /// The record.
+    #[schemars(with = "Map<String, Value>")]
+    pub record: Record,
+}
+
+/// Parse.
+pub struct Parse;
+
+impl Verb for Parse {
+    type Request = ParseRequest;
+    type Answer = ParseAnswer;
+    const SPEC: Spec = Spec {
+        name: "parse",
+        title: "Parse a comment body",
+        description: "Parse one comment body into its record, or say why it is not one (exit 65 \
+            on the CLI, with the reason code in the error document).",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        streams: false,
+        faces: CLI_PYTHON,
+        request: request_schema::<ParseRequest>,
+        answer: answer_schema::<ParseAnswer>,
+    };
+}
+
+impl Run for Parse {
+    async fn run(_: &Context<'_>, r: ParseRequest) -> Result<ParseAnswer> {
+        Ok(ParseAnswer {
+            record: crate::format::parse(&r.body)?,
+        })
+    }
+}
+
+/// `resume-map`: whose phase table.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeMapRequest {
+    /// The agent whose phase table to return.
+    #[serde(default = "default_agent")]
+    pub agent: String,
+}
+
+fn default_agent() -> String {
+    "implementation-worker".to_string()
+}
+
+/// What `resume-map` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResumeMapAnswer {
+    /// The agent.
+    pub agent: String,
+    /// The resume point of any phase the table does not name.
+    pub default: String,
+    /// Phase (a glob) to resume point.
+    pub phases: BTreeMap<String, String>,
+}
+
+/// Resume map.
+pub struct ResumeMapVerb;
+
+impl Verb for ResumeMapVerb {
+    type Request = ResumeMapRequest;
+    type Answer = ResumeMapAnswer;
+    const SPEC: Spec = Spec {
+        name: "resume-map",
+        title: "An agent's phase table",
+        description: "The phase table an agent resumes by (the configured resume map): each \
+            phase glob and the resume point it maps to, and the default for any other phase.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        streams: false,
+        faces: CLI_PYTHON,
+        request: request_schema::<ResumeMapRequest>,
+        answer: answer_schema::<ResumeMapAnswer>,
+    };
+}
+
+impl Run for ResumeMapVerb {
+    async fn run(ctx: &Context<'_>, r: ResumeMapRequest) -> Result<ResumeMapAnswer> {
+        let map = ctx.client.resume_map();
+        Ok(ResumeMapAnswer {
+            phases: map.phases(&r.agent),
+            default: map.default_point().to_string(),
+            agent: r.agent,
+        })
+    }
+}
+
+/// `schema` takes nothing.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaRequest {}
+
+/// One verb in `schema`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct VerbDoc {
+    /// The verb's name.
+    pub name: &'static str,
+    /// Its title.
+    pub title: &'static str,
+    /// What it does, for a model.
+    pub description: &'static str,
+    /// It changes nothing.
+    pub read_only: bool,
+    /// It may delete or overwrite.
+    pub destructive: bool,
+    /// Repeating it has no further effect.
+    pub idempotent: bool,
+    /// It may reach a forge over the network.
+    pub open_world: bool,
+    /// The faces that expose it.
+    pub faces: &'static [Face],
+    /// The request's JSON Schema.
+    pub request: Map<String, Value>,
+    /// The answer's JSON Schema.
+    pub answer: Map<String, Value>,
+}
+
+/// What `schema` answers: the verb table.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SchemaAnswer {
+    /// Every verb.
+    pub verbs: Vec<VerbDoc>,
+}
+
+impl SchemaAnswer {
+    /// The whole table.
+    pub fn new() -> SchemaAnswer {
+        let verbs = super::table()
+            .into_iter()
+            .map(|s| VerbDoc {
+                name: s.name,
+                title: s.title,
+                description: s.description,
+                read_only: s.read_only,
+                destructive: s.destructive,
+                idempotent: s.idempotent,
+                open_world: s.open_world,
+                faces: s.faces,
+                request: (s.request)(),
+                answer: (s.answer)(),
+            })
+            .collect();
+        SchemaAnswer { verbs }
+    }
+}
+
+impl Default for SchemaAnswer {
+    fn default() -> Self {
+        SchemaAnswer::new()
+    }
+}
+
+/// Schema.
+pub struct Schema;
+
+impl Verb for Schema {
+    type Request = SchemaRequest;
+    type Answer = SchemaAnswer;
+    const SPEC: Spec = Spec {
+        name: "schema",
+        title: "The verb table",
+        description: "Every verb with its nature (read-only, destructive, idempotent, reaching \
+            the network), the faces that expose it, and the JSON Schemas of its request and \
+            answer.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<SchemaRequest>,
+        answer: answer_schema::<SchemaAnswer>,
+    };
+}

@@ -1,0 +1,342 @@
+//! The verbs that read records: `resume` (with the handoff: next step, blockers, context drift),
+//! `latest` and `list`.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::error::Result;
+use crate::format::{Kind, format_time};
+use crate::resume::{Resume, glob_matches};
+use crate::scan::{Entry, Filter, Rejected, Scan};
+
+/// `resume`: where an agent should pick a session up.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeRequest {
+    /// The agent resuming, exactly as it posts checkpoints (not a glob).
+    pub agent: String,
+    /// The session to resume, exactly (not a glob).
+    pub session: String,
+    /// The status document the agent works from (the one given to `checkpoint`): the answer's
+    /// `context_drift` says whether it changed since the checkpoint.
+    #[serde(default)]
+    pub context_file: Option<PathBuf>,
+}
+
+/// What `resume` answers: where to pick up, from which record, the handoff, and how sure that is.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResumeAnswer {
+    /// Where to pick up: the resume map's answer for the last phase.
+    pub resume_point: String,
+    /// The last checkpoint's phase, or `fresh_start`.
+    pub phase: String,
+    /// The last checkpoint's whole data object (empty on a fresh start).
+    #[schemars(with = "Map<String, Value>")]
+    pub data: Value,
+    /// The checkpoint the answer comes from, with its comment; null on a fresh start.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub checkpoint: Option<Entry>,
+    /// The checkpoint's record id (null on a fresh start).
+    pub record_id: Option<String>,
+    /// The checkpoint's comment id (null on a fresh start, or while it is pending).
+    pub comment_id: Option<u64>,
+    /// When the checkpoint was written (RFC 3339).
+    pub time: Option<String>,
+    /// No checkpoint exists for this agent and session: start from the beginning.
+    pub fresh_start: bool,
+    /// The checkpoint waits in this machine's outbox, not posted yet.
+    pub pending: bool,
+    /// The store could not be read: the answer comes from this machine's outbox.
+    pub offline: bool,
+    /// The phase matched no key of the resume map, so `resume_point` is the default.
+    pub unmapped: bool,
+    /// Handoff: the checkpoint's next step, in words.
+    pub next: Option<String>,
+    /// Handoff: what blocked progress, one line each.
+    pub blockers: Vec<String>,
+    /// The hash of the context file the checkpoint recorded (`sha256:…`), if any.
+    pub context_hash: Option<String>,
+    /// With `context_file`: whether that file changed since the checkpoint (true too when the
+    /// checkpoint recorded no hash, since nobody can say); null without `context_file`.
+    pub context_drift: Option<bool>,
+    /// Things the caller should know (a newer comment that could not be read, say).
+    pub warnings: Vec<String>,
+}
+
+/// Resume.
+pub struct ResumeVerb;
+
+impl Verb for ResumeVerb {
+    type Request = ResumeRequest;
+    type Answer = ResumeAnswer;
+    const SPEC: Spec = Spec {
+        name: "resume",
+        title: "Resume a session",
+        description: "Find where an agent should pick up a session. Call it first when \
+            (re)starting work. Returns `resume_point` (the step to continue from), the last \
+            checkpoint's `phase` and its whole `data`, its `record_id`, the handoff it left \
+            (`next`, `blockers`; with `context_file`, `context_drift` says whether that status \
+            document changed since), and flags: `fresh_start` (no checkpoint yet: start from the \
+            beginning), `pending` (the checkpoint is still in this machine's outbox), `offline` \
+            (the forge could not be read, the answer comes from the outbox). Agent and session \
+            match exactly.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<ResumeRequest>,
+        answer: answer_schema::<ResumeAnswer>,
+    };
+}
+
+impl Run for ResumeVerb {
+    async fn run(ctx: &Context<'_>, r: ResumeRequest) -> Result<ResumeAnswer> {
+        let context = r
+            .context_file
+            .as_deref()
+            .map(|p| input::context_file("context_file", p))
+            .transpose()?;
+        let answer = ctx.client.resume(&r.agent, &r.session).await?;
+        let mut resume = answer.resume;
+        if let Some(bytes) = &context {
+            resume.check_context(bytes);
+        }
+        Ok(ResumeAnswer::new(resume, answer.warnings))
+    }
+}
+
+impl ResumeAnswer {
+    /// The answer for `resume` (its context already checked, when there is a context file).
+    pub fn new(resume: Resume, warnings: Vec<String>) -> ResumeAnswer {
+        let e = resume.checkpoint.as_ref();
+        ResumeAnswer {
+            record_id: e.and_then(|e| e.record.id.clone()),
+            comment_id: e.and_then(|e| e.comment.id),
+            time: e.map(|e| format_time(&e.record.time)),
+            fresh_start: e.is_none(),
+            pending: e.is_some_and(|e| e.comment.pending),
+            context_hash: e.and_then(|e| e.record.context_hash.clone()),
+            resume_point: resume.resume_point,
+            phase: resume.phase,
+            data: resume.data,
+            checkpoint: resume.checkpoint,
+            offline: resume.offline,
+            unmapped: resume.unmapped,
+            next: resume.next,
+            blockers: resume.blockers,
+            context_drift: resume.context_drift,
+            warnings,
+        }
+    }
+}
+
+/// A kind of record.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KindParam {
+    /// [CHECKPOINT] records: progress and resume state.
+    Checkpoint,
+    /// [HEALTH] records: liveness signals.
+    Health,
+}
+
+impl From<KindParam> for Kind {
+    fn from(k: KindParam) -> Kind {
+        match k {
+            KindParam::Checkpoint => Kind::Checkpoint,
+            KindParam::Health => Kind::Health,
+        }
+    }
+}
+
+/// The record filters `latest` and `list` share.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct FilterRequest {
+    /// Only records of this agent; a glob such as "implementation-*" matches several.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only records of this session; a glob such as "sess-*" matches several.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only this kind of record. Default: either.
+    #[serde(default)]
+    pub kind: Option<KindParam>,
+    /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
+    #[serde(default)]
+    pub phase: Option<String>,
+}
+
+impl FilterRequest {
+    /// The library's filter, every glob checked.
+    fn filter(&self, since: Option<chrono::DateTime<chrono::Utc>>) -> Result<Filter> {
+        input::check_glob("agent", self.agent.as_deref())?;
+        input::check_glob("session", self.session.as_deref())?;
+        input::check_glob("phase", self.phase.as_deref())?;
+        Ok(Filter {
+            agent: self.agent.clone(),
+            session: self.session.clone(),
+            kind: self.kind.map(Into::into),
+            since,
+        })
+    }
+}
+
+/// Keeps the records whose phase matches `phase` (a glob); health records have none.
+fn by_phase(mut scan: Scan, phase: &str) -> Scan {
+    scan.entries
+        .retain(|e| e.record.phase().is_some_and(|p| glob_matches(phase, p)));
+    scan
+}
+
+/// `latest`: the newest matching record.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct LatestRequest {
+    /// Which records count.
+    #[serde(flatten)]
+    pub filter: FilterRequest,
+}
+
+/// What `latest` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LatestAnswer {
+    /// The newest matching record, with the comment that holds it; null when none matches.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub record: Option<Entry>,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// Latest.
+pub struct LatestVerb;
+
+impl Verb for LatestVerb {
+    type Request = LatestRequest;
+    type Answer = LatestAnswer;
+    const SPEC: Spec = Spec {
+        name: "latest",
+        title: "Newest matching record",
+        description: "Return the newest record matching the filters (agent and session globs \
+            such as \"implementation-*\", kind checkpoint or health, phase glob), in thread \
+            order. Use it to see what another agent did last. Returns `record` (null when none \
+            matches).",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<LatestRequest>,
+        answer: answer_schema::<LatestAnswer>,
+    };
+}
+
+impl Run for LatestVerb {
+    async fn run(ctx: &Context<'_>, r: LatestRequest) -> Result<LatestAnswer> {
+        let filter = r.filter.filter(None)?;
+        let (record, warnings) = match &r.filter.phase {
+            // A phase filter reads the list and takes its newest entry.
+            Some(phase) => {
+                let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
+                (scan.entries.last().cloned(), scan.warnings)
+            }
+            None => {
+                let latest = ctx.client.latest(&filter).await?;
+                (latest.entry, latest.warnings)
+            }
+        };
+        Ok(LatestAnswer { record, warnings })
+    }
+}
+
+/// `list`: matching records, oldest first.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ListRequest {
+    /// Which records count.
+    #[serde(flatten)]
+    pub filter: FilterRequest,
+    /// Only records posted at or after this time: RFC 3339 ("2026-11-29T08:00:00Z") or an age
+    /// such as "90m", "24h" or "7d".
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Only the newest N matching records (still returned oldest first). Default: all.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Also return comments that are not valid, trusted records, with the reason.
+    #[serde(default)]
+    pub invalid: bool,
+}
+
+/// What `list` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListAnswer {
+    /// The matching records, oldest first.
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub records: Vec<Entry>,
+    /// With `invalid`: the comments that are not valid, trusted records, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<Map<String, Value>>>")]
+    pub invalid: Option<Vec<Rejected>>,
+    /// The store could not be read: only this machine's pending records are listed.
+    pub offline: bool,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// List.
+pub struct ListVerb;
+
+impl Verb for ListVerb {
+    type Request = ListRequest;
+    type Answer = ListAnswer;
+    const SPEC: Spec = Spec {
+        name: "list",
+        title: "List records",
+        description: "List records matching the filters (agent and session globs, kind, phase \
+            glob, since a time or an age such as \"24h\"), oldest first; `limit` keeps only the \
+            newest N. Use it to review what agents recorded. Returns `records`, and with \
+            `invalid: true` also the comments that are not valid, trusted records, with the \
+            reason.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<ListRequest>,
+        answer: answer_schema::<ListAnswer>,
+    };
+}
+
+impl Run for ListVerb {
+    async fn run(ctx: &Context<'_>, r: ListRequest) -> Result<ListAnswer> {
+        let since = r
+            .since
+            .as_deref()
+            .map(|t| input::parse_since("since", t))
+            .transpose()?;
+        let filter = r.filter.filter(since)?;
+        // With a phase filter, the limit counts only the records that pass it.
+        let limit = r.limit.filter(|_| r.filter.phase.is_none());
+        let mut scan = ctx.client.list(&filter, limit).await?;
+        if let Some(phase) = &r.filter.phase {
+            scan = by_phase(scan, phase);
+        }
+        if let Some(limit) = r.limit {
+            let skip = scan.entries.len().saturating_sub(limit);
+            scan.entries.drain(..skip);
+        }
+        let invalid = r.invalid.then_some(scan.rejected);
+        Ok(ListAnswer {
+            records: scan.entries,
+            invalid,
+            offline: scan.offline,
+            warnings: scan.warnings,
+        })
+    }
+}

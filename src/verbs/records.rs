@@ -1,0 +1,313 @@
+//! The verbs that write a record: `checkpoint`, `health` and `fork`, all answered by
+//! [`SaveAnswer`] (posted, or safe in the outbox, and any automatic rotation).
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::error::Result;
+use crate::format::Record;
+use crate::{Outcome, Rotation};
+
+/// The status a health signal reports when none is given.
+pub const DEFAULT_STATUS: &str = "Active";
+
+/// `checkpoint`: where an agent got to, and the state it needs to resume.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointRequest {
+    /// The agent posting the checkpoint, e.g. "implementation-worker". Use the same name every
+    /// time: `resume` finds checkpoints by it.
+    pub agent: String,
+    /// The session (one run of work, e.g. "sess-42") the checkpoint belongs to.
+    pub session: String,
+    /// The phase just completed, e.g. "clone_complete" or "subtask_3_complete". The resume map
+    /// turns it into a resume point.
+    pub phase: String,
+    /// The state needed to resume, as a JSON object (issue numbers, branch names, completed
+    /// subtasks, file paths; never file contents or secrets, which are redacted). JSON text of an
+    /// object is accepted too.
+    #[serde(default = "empty")]
+    #[schemars(with = "Map<String, Value>")]
+    pub data: Value,
+    /// What should happen next, in one line, for whoever picks the work up.
+    #[serde(default)]
+    pub next: Option<String>,
+    /// What blocks progress, one line each.
+    #[serde(default)]
+    pub blockers: Vec<String>,
+    /// The status document the agent works from (e.g. STATUS.md): its hash is recorded, so a later
+    /// `resume` with the same file says whether it changed since.
+    #[serde(default)]
+    pub context_file: Option<PathBuf>,
+}
+
+/// `health`: a liveness signal with metrics.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HealthRequest {
+    /// The agent signalling, e.g. "implementation-orchestrator".
+    pub agent: String,
+    /// The session the signal belongs to.
+    pub session: String,
+    /// The agent's status in one word or a short phrase. Default: "Active".
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Metrics as a JSON object, e.g. {"active_workers": 3}. JSON text of an object is accepted
+    /// too.
+    #[serde(default = "empty")]
+    #[schemars(with = "Map<String, Value>")]
+    pub metrics: Value,
+    /// When the next signal is due, in words, e.g. "in 10 iterations".
+    #[serde(default)]
+    pub next_check: Option<String>,
+}
+
+/// `fork`: a new session started from a checkpoint of another one.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForkRequest {
+    /// The session to fork, exactly.
+    pub session: String,
+    /// The new session's name.
+    pub new_session: String,
+    /// The record id of the checkpoint whose state to fork. Default: the session's newest
+    /// checkpoint.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Fork this agent's checkpoint (needed when several agents checkpoint the session).
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+/// What `checkpoint`, `health` and `fork` answer: posted, or safe in this machine's outbox (not an
+/// error).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SaveAnswer {
+    /// In the thread now (false: waiting in this machine's outbox, posted by a later call or
+    /// `forgestate flush`).
+    pub posted: bool,
+    /// The record's id.
+    pub id: Option<String>,
+    /// The store's comment id, once posted.
+    pub comment_id: Option<u64>,
+    /// The comment's web address, where the store has one.
+    pub url: Option<String>,
+    /// The store the record went to.
+    pub store: Option<String>,
+    /// The outbox entry holding the record, when it was spooled.
+    pub spooled: Option<PathBuf>,
+    /// Why it was spooled.
+    pub cause: Option<String>,
+    /// Retrying cannot post it: the cause must be fixed first (then `forgestate flush`).
+    pub permanent: bool,
+    /// The record as stored (after redaction).
+    #[schemars(with = "Map<String, Value>")]
+    pub record: Record,
+    /// The automatic rotation this save triggered: the session issue was over its comment limit and
+    /// was replaced by a new one carrying each session's newest records.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub rotation: Option<Rotation>,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+impl SaveAnswer {
+    /// The answer for `outcome`, or the error of a record stored nowhere.
+    pub fn new(outcome: Outcome) -> Result<SaveAnswer> {
+        match outcome {
+            Outcome::Posted(p) => {
+                let mut warnings = Vec::new();
+                if let Some(e) = &p.rotation_failed {
+                    warnings.push(format!(
+                        "the session issue is over its comment limit and rotating it failed: \
+                         {e}; a later record tries again, or run `forgestate rotate`"
+                    ));
+                }
+                if let Some(r) = &p.rotation {
+                    warnings.extend(r.skipped.iter().map(|why| {
+                        format!(
+                            "not carried ({why}); it stays readable through the link to session \
+                             issue #{}",
+                            r.from
+                        )
+                    }));
+                }
+                Ok(SaveAnswer {
+                    posted: true,
+                    id: p.id,
+                    comment_id: Some(p.comment_id),
+                    url: p.url,
+                    store: Some(p.store),
+                    spooled: None,
+                    cause: None,
+                    permanent: false,
+                    record: p.record,
+                    rotation: p.rotation,
+                    warnings,
+                })
+            }
+            Outcome::Spooled {
+                record,
+                path,
+                cause,
+            } => {
+                let permanent = !cause.retry_may_fix();
+                let warnings = match permanent {
+                    true => vec![format!(
+                        "{cause}; fix this, then run `forgestate flush`: flushing cannot succeed \
+                         until it is fixed"
+                    )],
+                    false => Vec::new(),
+                };
+                Ok(SaveAnswer {
+                    posted: false,
+                    id: record.id.clone(),
+                    comment_id: None,
+                    url: None,
+                    store: None,
+                    spooled: Some(path),
+                    cause: Some(cause.to_string()),
+                    permanent,
+                    record,
+                    rotation: None,
+                    warnings,
+                })
+            }
+            Outcome::Failed(e) => Err(e),
+        }
+    }
+}
+
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// Checkpoint.
+pub struct Checkpoint;
+
+impl Verb for Checkpoint {
+    type Request = CheckpointRequest;
+    type Answer = SaveAnswer;
+    const SPEC: Spec = Spec {
+        name: "checkpoint",
+        title: "Save a checkpoint",
+        description: "Save a checkpoint: the phase an agent just completed and the state it needs \
+            to resume (a JSON object of issue numbers, branch names, completed subtasks, paths), \
+            with optional handoff lines (`next`, `blockers`) for whoever picks the work up. Call \
+            it after each step that would be costly to redo, e.g. phase \"clone_complete\" with \
+            {\"issue_number\": 42, \"branch_name\": \"fix-42\"}. Secrets in the data are \
+            redacted. Returns the record id and where it was stored; `posted: false` means it \
+            waits in this machine's outbox and will be posted later (not an error).",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<CheckpointRequest>,
+        answer: answer_schema::<SaveAnswer>,
+    };
+}
+
+impl Run for Checkpoint {
+    async fn run(ctx: &Context<'_>, r: CheckpointRequest) -> Result<SaveAnswer> {
+        let data = input::object_or_text("data", r.data)?;
+        let context = r
+            .context_file
+            .as_deref()
+            .map(|p| input::context_file("context_file", p))
+            .transpose()?;
+        let mut record = Record::checkpoint(&r.agent, &r.session, &r.phase, Value::Object(data))
+            .and_then(|rec| rec.with_handoff(r.next, r.blockers))?;
+        if let Some(bytes) = &context {
+            record = record.with_context(bytes);
+        }
+        SaveAnswer::new(ctx.client.save(record).await)
+    }
+}
+
+/// Health.
+pub struct Health;
+
+impl Verb for Health {
+    type Request = HealthRequest;
+    type Answer = SaveAnswer;
+    const SPEC: Spec = Spec {
+        name: "health",
+        title: "Post a health signal",
+        description: "Post a health signal: the agent is alive, its status in a word (default \
+            \"Active\"), metrics as a JSON object, and when the next signal is due. Call it \
+            periodically from long-running loops so supervisors can tell a stalled agent from a \
+            busy one. Returns the record id and where it was stored; `posted: false` means it \
+            waits in this machine's outbox (not an error).",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<HealthRequest>,
+        answer: answer_schema::<SaveAnswer>,
+    };
+}
+
+impl Run for Health {
+    async fn run(ctx: &Context<'_>, r: HealthRequest) -> Result<SaveAnswer> {
+        let metrics = input::object_or_text("metrics", r.metrics)?;
+        let status = r.status.as_deref().unwrap_or(DEFAULT_STATUS);
+        let record = Record::health(
+            &r.agent,
+            &r.session,
+            status,
+            Value::Object(metrics),
+            r.next_check.as_deref(),
+        )?;
+        SaveAnswer::new(ctx.client.save(record).await)
+    }
+}
+
+/// Fork.
+pub struct Fork;
+
+impl Verb for Fork {
+    type Request = ForkRequest;
+    type Answer = SaveAnswer;
+    const SPEC: Spec = Spec {
+        name: "fork",
+        title: "Fork a session",
+        description: "Start a new session from the state of a checkpoint of another one: the new \
+            session's first checkpoint copies that checkpoint's phase and data, and its `Parent:` \
+            names the record it came from. Use it to retry a session from a known-good point, or \
+            to branch off an alternative approach without disturbing the original. `at` picks \
+            the record (default: the session's newest checkpoint); `agent` picks whose \
+            checkpoint when several agents work in the session. Returns the new checkpoint as \
+            `checkpoint` does.",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<ForkRequest>,
+        answer: answer_schema::<SaveAnswer>,
+    };
+}
+
+impl Run for Fork {
+    async fn run(ctx: &Context<'_>, r: ForkRequest) -> Result<SaveAnswer> {
+        let record = ctx
+            .client
+            .fork_record(
+                &r.session,
+                r.at.as_deref(),
+                &r.new_session,
+                r.agent.as_deref(),
+            )
+            .await?;
+        SaveAnswer::new(ctx.client.save(record).await)
+    }
+}

@@ -1,0 +1,196 @@
+//! The supervisor's verbs: `status` (who is alive, who has stalled) and `history` (a session
+//! step by step).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::error::Result;
+use crate::report::{Origin, StatusRow, Step, Thresholds, Verdict};
+use crate::scan::Filter;
+use crate::{SessionHistory, Status};
+
+/// `status`: who is alive, and who has stalled.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {
+    /// Only agents matching this glob, e.g. "implementation-*".
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Seconds without any record before an agent is "warning", for every agent (overrides the
+    /// configured thresholds; default 600).
+    #[serde(default)]
+    pub warn_after_secs: Option<u64>,
+    /// Seconds without any record before an agent is "stalled", for every agent (overrides the
+    /// configured thresholds; default 1800).
+    #[serde(default)]
+    pub stalled_after_secs: Option<u64>,
+}
+
+/// What `status` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatusAnswer {
+    /// One row per (agent, session), stalled first: its verdict (alive, warning, stalled,
+    /// paused, completed), the age of its newest record, last phase and resume point, last
+    /// health status and metrics, next step and blockers.
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub rows: Vec<StatusRow>,
+    /// How many rows are stalled.
+    pub stalled: usize,
+    /// The store's clock when the thread was read (RFC 3339): ages are measured on it.
+    pub now: String,
+    /// The store could not be read; only this machine's pending records were judged.
+    pub offline: bool,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// Status.
+pub struct StatusVerb;
+
+impl Verb for StatusVerb {
+    type Request = StatusRequest;
+    type Answer = StatusAnswer;
+    const SPEC: Spec = Spec {
+        name: "status",
+        title: "Who is alive, who has stalled",
+        description: "Who is alive and who has stalled: one row per (agent, session) with its \
+            verdict (alive, warning, stalled, paused, completed), the age of its newest record on \
+            the store's clock, its last phase and resume point, its last health status and \
+            metrics, its next step and blockers. Call it as a supervisor before deciding which \
+            agent to restart or unblock. `agent` and `session` are globs; \
+            `warn_after_secs`/`stalled_after_secs` override the configured thresholds (default \
+            600 and 1800). Returns `rows` (stalled first), `stalled` (how many), `offline` and \
+            `warnings`.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<StatusRequest>,
+        answer: answer_schema::<StatusAnswer>,
+    };
+}
+
+impl Run for StatusVerb {
+    async fn run(ctx: &Context<'_>, r: StatusRequest) -> Result<StatusAnswer> {
+        input::check_glob("agent", r.agent.as_deref())?;
+        input::check_glob("session", r.session.as_deref())?;
+        let policy = ctx.policy.clone().force(Thresholds {
+            warn_after_secs: r.warn_after_secs,
+            stalled_after_secs: r.stalled_after_secs,
+        });
+        let filter = Filter {
+            agent: r.agent,
+            session: r.session,
+            ..Filter::default()
+        };
+        Ok(StatusAnswer::new(
+            ctx.client.status(&filter, &policy).await?,
+        ))
+    }
+}
+
+impl StatusAnswer {
+    /// The answer for what [`crate::Client::status`] found.
+    pub fn new(status: Status) -> StatusAnswer {
+        StatusAnswer {
+            stalled: status
+                .rows
+                .iter()
+                .filter(|r| r.verdict == Verdict::Stalled)
+                .count(),
+            now: crate::format::format_time(&status.now),
+            rows: status.rows,
+            offline: status.offline,
+            warnings: status.warnings,
+        }
+    }
+}
+
+/// `history`: one session step by step.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryRequest {
+    /// The session to show, exactly.
+    pub session: String,
+    /// Only records of agents matching this glob.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Also the JSON changes (added, removed, changed keys, with JSON Pointer paths) between
+    /// consecutive checkpoints of each agent.
+    #[serde(default)]
+    pub diff: bool,
+}
+
+/// What `history` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HistoryAnswer {
+    /// The session.
+    pub session: String,
+    /// The agent filter, when one was given.
+    pub agent: Option<String>,
+    /// Where the session was forked from (the record its first checkpoint copies), when it was.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub forked_from: Option<Origin>,
+    /// The records in thread order, each with the time since the one before and, for a
+    /// checkpoint, its resume point (and with `diff`, its changes).
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub records: Vec<Step>,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// History.
+pub struct History;
+
+impl Verb for History {
+    type Request = HistoryRequest;
+    type Answer = HistoryAnswer;
+    const SPEC: Spec = Spec {
+        name: "history",
+        title: "A session step by step",
+        description: "Every record of one session in thread order, with the time between them, \
+            the resume point of each checkpoint and, with `diff: true`, the JSON changes between \
+            consecutive checkpoints of each agent. Use it to understand how a session got where \
+            it is before resuming, forking or unblocking it. `forked_from` names the record the \
+            session was forked from, when it was.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<HistoryRequest>,
+        answer: answer_schema::<HistoryAnswer>,
+    };
+}
+
+impl Run for History {
+    async fn run(ctx: &Context<'_>, r: HistoryRequest) -> Result<HistoryAnswer> {
+        input::check_glob("agent", r.agent.as_deref())?;
+        let h = ctx
+            .client
+            .history(&r.session, r.agent.as_deref(), r.diff)
+            .await?;
+        Ok(HistoryAnswer::new(h))
+    }
+}
+
+impl HistoryAnswer {
+    /// The answer for what [`crate::Client::history`] found.
+    pub fn new(h: SessionHistory) -> HistoryAnswer {
+        HistoryAnswer {
+            session: h.history.session,
+            agent: h.history.agent,
+            forked_from: h.history.forked_from,
+            records: h.history.records,
+            warnings: h.warnings,
+        }
+    }
+}
