@@ -41,7 +41,7 @@ impl From<&Comment> for CommentInfo {
             created_at: c.created_at,
             updated_at: c.updated_at,
             url: c.url.clone(),
-            issue: c.url.as_deref().and_then(crate::forge::issue_in_url),
+            issue: c.url.as_deref().and_then(crate::store::issue_in_url),
             edited: c.updated_at > c.created_at,
             pending: false,
         }
@@ -293,7 +293,7 @@ fn unreadable(u: Unreadable) -> Rejected {
             author: u.author.unwrap_or_default(),
             created_at,
             updated_at,
-            issue: u.url.as_deref().and_then(crate::forge::issue_in_url),
+            issue: u.url.as_deref().and_then(crate::store::issue_in_url),
             url: u.url,
             edited,
             pending: false,

@@ -139,11 +139,10 @@ async fn a_post_to_the_old_issue_an_hour_after_a_rotation_is_read_once_everywher
         .recheck_after(Duration::ZERO)
         .build()
         .unwrap();
+    // `Client::save` tidies the chain after the post (through `rotate_if_due`), so the save
+    // alone carries the late posts.
     let next = saved(&moved, cp("a", "s1", "subtask_3_complete")).await;
     assert!(fake.comments_on(new).iter().any(|c| c.body.contains(&next)));
-    let tidied = moved.tidy_chain().await.unwrap();
-    assert_eq!(tidied.head, Some(new));
-    assert_eq!(tidied.carried, 2, "{tidied:?}");
     let copies: Vec<Record> = fake
         .comments_on(new)
         .iter()

@@ -45,8 +45,8 @@ async fn status_fails_on_an_agent_stalled_across_a_rotation_and_list_names_the_i
         stderr(&out)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc[0]["verdict"], "stalled", "{doc:#}");
-    assert!(doc[0]["age_secs"].as_i64().unwrap() >= 2 * 3600);
+    assert_eq!(doc["rows"][0]["verdict"], "stalled", "{doc:#}");
+    assert!(doc["rows"][0]["age_secs"].as_i64().unwrap() >= 2 * 3600);
 
     let out = bin().run(&words("list --json"));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -2,7 +2,6 @@
 field, and every verb marked for the ``python`` face has a :class:`~forgestate.Client` method.
 
 The table comes from ``forgestate schema`` (one JSON Schema per verb's request and answer).
-A binary built before the verb table has no ``schema`` verb; these tests then skip, saying so.
 The answers the binary prints today are checked field by field without the table too
 (``test_every_field_the_binary_answers_has_a_python_counterpart``).
 """
@@ -56,14 +55,9 @@ ANSWERS: Dict[str, Any] = {
 PLAIN: Set[str] = {"init", "flush"}
 
 
-def schema_or_skip() -> Dict[str, Any]:
+def schema_table() -> Dict[str, Any]:
     binary = _run.find_binary()
     done = subprocess.run([binary, "schema"], capture_output=True, text=True, check=False)
-    if done.returncode == 64 and "schema" in done.stderr and "unrecognized" in done.stderr:
-        pytest.skip(
-            "this forgestate binary has no `schema` verb yet (it comes with the verb table, "
-            "branch `verbs`); remove this skip once it is merged"
-        )
     assert done.returncode == 0, f"forgestate schema failed: {done.stderr}"
     table = json.loads(done.stdout)
     assert isinstance(table.get("verbs"), list) and table["verbs"], table
@@ -171,7 +165,7 @@ def python_verbs(table: Mapping[str, Any]) -> List[Mapping[str, Any]]:
 
 
 def test_every_answer_field_of_the_verb_table_has_a_dataclass_field(local_store):
-    table = schema_or_skip()
+    table = schema_table()
     verbs = python_verbs(table)
     assert verbs, "the verb table marks no verb for the python face"
     missing: List[str] = []
@@ -220,7 +214,7 @@ def test_the_schema_walk_finds_a_missing_field_through_refs_branches_and_lists()
 
 
 def test_every_python_facing_verb_has_a_client_method(local_store):
-    table = schema_or_skip()
+    table = schema_table()
     lacking = [
         v["name"]
         for v in python_verbs(table)

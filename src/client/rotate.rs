@@ -189,7 +189,11 @@ impl Client<AnyThread> {
                  record tries again"
             );
         }
-        match self.thread_raw().forge().and_then(ForgeThread::rotation_due) {
+        match self
+            .thread_raw()
+            .forge()
+            .and_then(ForgeThread::rotation_due)
+        {
             Some(n) => {
                 tracing::info!("session issue {n} is over its comment limit; rotating it");
                 Ok(Some(self.rotate().await?))

@@ -37,7 +37,7 @@ impl Client<AnyThread> {
     /// strays: see the module documentation. Nothing to do (no request) on the local store and
     /// in the steady state.
     pub async fn tidy_chain(&self) -> Result<Tidied> {
-        let Some(forge) = self.thread().forge() else {
+        let Some(forge) = self.thread_raw().forge() else {
             return Ok(Tidied::default());
         };
         if !forge.has_strays() {

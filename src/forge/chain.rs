@@ -26,25 +26,12 @@ use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{Comment, CommentList, Issue, IssueNumber, UnreadableComment};
-use crate::store::Keep;
+use crate::store::{Keep, issue_in_url};
 
 /// How long before the head was created a cold read looks for other members' comments: a
 /// rotation reads the old issue, then creates the successor, and a post in between (or in the
 /// same second) is on the old issue only.
 pub(crate) const MARGIN: Duration = Duration::minutes(10);
-
-/// The issue number in a comment's or an issue's web URL (`…/issues/12#issuecomment-3`), when
-/// it is on an issue (a pull request's is `…/pulls/…`).
-pub fn issue_in_url(url: &str) -> Option<u64> {
-    let at = url.rfind("/issues/")?;
-    let rest = &url[at + "/issues/".len()..];
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let after = rest[digits.len()..].chars().next();
-    if !matches!(after, None | Some('#' | '/' | '?')) {
-        return None;
-    }
-    digits.parse().ok()
-}
 
 /// What one process knows of the chain: verdicts per issue, and the strays to tidy.
 #[derive(Debug, Default)]

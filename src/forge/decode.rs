@@ -80,7 +80,7 @@ impl Filter {
             && fields
                 .get("issue_url")
                 .and_then(Value::as_str)
-                .and_then(crate::forge::issue_in_url)
+                .and_then(crate::store::issue_in_url)
                 .is_some_and(|n| self.drop_issues.contains(&n))
     }
 

@@ -46,11 +46,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+pub use crate::store::issue_in_url;
 pub use api::RepoRef;
 pub(crate) use api::name_problem;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub(crate) use chain::MARGIN;
-pub use chain::{Stray, issue_in_url};
+pub use chain::Stray;
 pub use error::{Call, ForgeError};
 pub(crate) use http::ForgeClient;
 pub use models::{

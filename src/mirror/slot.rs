@@ -169,7 +169,7 @@ impl Slot {
             created_at: self.c.0,
             updated_at: self.u.0,
             url: self.w.clone(),
-            issue: self.w.as_deref().and_then(crate::forge::issue_in_url),
+            issue: self.w.as_deref().and_then(crate::store::issue_in_url),
             edited: self.u.0 > self.c.0,
             pending: false,
         }

@@ -362,3 +362,16 @@ pub struct Predecessor {
     /// Its comments.
     pub listing: Listing,
 }
+
+/// The issue number in a forge comment's or issue's web URL ([`Comment::url`],
+/// `…/issues/12#issuecomment-3`), when it is on an issue (a pull request's is `…/pulls/…`).
+pub fn issue_in_url(url: &str) -> Option<u64> {
+    let at = url.rfind("/issues/")?;
+    let rest = &url[at + "/issues/".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let after = rest[digits.len()..].chars().next();
+    if !matches!(after, None | Some('#' | '/' | '?')) {
+        return None;
+    }
+    digits.parse().ok()
+}
