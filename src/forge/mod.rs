@@ -83,7 +83,7 @@ pub struct ForgeSettings {
     /// Whether posting may create the session issue when there is none.
     pub auto_init: bool,
     /// Where to cache the issue number and login; `None` disables the cache, and so does a
-    /// directory another account owns or may write ([`cache::usable_dir`]).
+    /// directory another account owns or may write (checked by `cache::usable_dir`).
     pub cache_dir: Option<PathBuf>,
     /// How long a cached issue is trusted before a write checks it is still open.
     pub recheck_after: Duration,
