@@ -114,7 +114,9 @@ fn latest_follows_thread_order_and_filters() {
         "health --agent a --session s1 --json --metrics {\"q\":1} --store st",
     );
 
-    let latest = |filters: &str| ok_json(d, &format!("latest --json --store st {filters}"));
+    let latest = |filters: &str| {
+        ok_json(d, &format!("latest --json --store st {filters}"))["record"].clone()
+    };
     assert_eq!(latest("")["kind"], "health");
     assert_eq!(latest("--kind checkpoint")["phase"], "three");
     assert_eq!(latest("--session s1 --kind checkpoint")["phase"], "two");
@@ -125,7 +127,7 @@ fn latest_follows_thread_order_and_filters() {
     assert_eq!(
         latest("--agent nobody"),
         Value::Null,
-        "none found is JSON null, exit 0"
+        "none found is a null record, exit 0"
     );
 
     assert_eq!(

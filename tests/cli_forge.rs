@@ -75,7 +75,10 @@ async fn init_post_and_read_back_through_the_binary() {
     assert_eq!(resume["resume_point"], "phase_2_continue");
     assert_eq!(resume["data"], json!({"issue_number": 42}));
     assert_eq!(resume["checkpoint"]["comment"]["author"], "ca-bot");
-    assert_eq!(ok_json(&fake, d, "latest --json")["kind"], "health");
+    assert_eq!(
+        ok_json(&fake, d, "latest --json")["record"]["kind"],
+        "health"
+    );
     let list = ok_json(&fake, d, "list --json");
     assert_eq!(list["records"].as_array().unwrap().len(), 2);
     let human = forgestate(&fake, d, BOT_TOKEN, "list");

@@ -48,11 +48,11 @@ fn list_and_latest_filters_take_globs() {
         "a plain name is still exact"
     );
     assert_eq!(
-        ok_json(d, "latest --json --agent *-orchestrator")["phase"],
+        ok_json(d, "latest --json --agent *-orchestrator")["record"]["phase"],
         "two"
     );
     assert_eq!(
-        ok_json(d, "latest --json --agent implementation")["phase"],
+        ok_json(d, "latest --json --agent implementation")["record"]["phase"],
         Value::Null
     );
     let bad = run_in(d, &words("list --agent [oops"), None);

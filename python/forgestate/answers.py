@@ -55,6 +55,8 @@ class Comment:
     edited: bool = False
     #: The record waits in this machine's outbox, not posted yet.
     pending: bool = False
+    #: The forge issue holding it (a member of the session thread); ``None`` on the local store.
+    issue: Optional[int] = None
 
     @classmethod
     def _from(cls, doc: Any) -> Optional["Comment"]:
@@ -68,6 +70,7 @@ class Comment:
             url=doc.get("url"),
             edited=bool(doc.get("edited")),
             pending=bool(doc.get("pending")),
+            issue=doc.get("issue"),
         )
 
 
@@ -97,9 +100,14 @@ class Record:
     context_hash: Optional[str] = None
     #: The session issue a rotation carried this record forward from (``Carried-From: #N``).
     carried_from: Optional[int] = None
+    #: When the record was first posted (``Posted-At:``), kept when a rotation or a tidy of the
+    #: session thread carried it to another issue; ages are measured from it.
+    posted_at: Optional[str] = None
     #: How many secret values were replaced by ``[REDACTED]``, when any were.
     redacted: Optional[int] = None
     comment: Optional[Comment] = None
+    #: What the store noticed on the way (``latest`` only; empty elsewhere).
+    warnings: List[str] = field(default_factory=list, compare=False)
     #: The whole JSON document, including fields newer than this class.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -123,6 +131,7 @@ class Record:
             blockers=_strings(doc.get("blockers")),
             context_hash=doc.get("context_hash"),
             carried_from=doc.get("carried_from"),
+            posted_at=doc.get("posted_at"),
             redacted=doc.get("redacted"),
             comment=Comment._from(doc.get("comment")),
             raw=dict(doc),
@@ -151,15 +160,18 @@ class Resume:
     next: Optional[str] = None
     #: Handoff: the checkpoint's blockers.
     blockers: List[str] = field(default_factory=list)
+    #: The checkpoint's record id, comment id and ``Time:`` (``None`` on a fresh start).
+    record_id: Optional[str] = None
+    comment_id: Optional[int] = None
+    time: Optional[str] = None
+    #: No checkpoint exists for this agent and session: start from the beginning.
+    fresh_start: bool = False
+    #: The ``Context-Hash:`` the checkpoint recorded (``sha256:...``), if any.
+    context_hash: Optional[str] = None
     #: Only when ``resume(context_file=...)`` was given: whether that file changed since the
     #: checkpoint (``True`` too when the checkpoint recorded no hash, since nobody can say).
     context_drift: Optional[bool] = None
     warnings: List[str] = field(default_factory=list, compare=False)
-
-    @property
-    def fresh_start(self) -> bool:
-        """No checkpoint was found."""
-        return self.checkpoint is None
 
     @classmethod
     def _from(cls, doc: Mapping[str, Any], warnings: List[str]) -> "Resume":
@@ -177,6 +189,11 @@ class Resume:
             next=doc.get("next"),
             blockers=_strings(doc.get("blockers")),
             context_drift=bool(drift) if drift is not None else None,
+            record_id=doc.get("record_id"),
+            comment_id=doc.get("comment_id"),
+            time=doc.get("time"),
+            fresh_start=bool(doc.get("fresh_start", record is None)),
+            context_hash=doc.get("context_hash"),
             warnings=_warnings(doc, warnings),
         )
 
@@ -199,12 +216,13 @@ class Saved:
     spooled: Optional[str] = None
     #: Why it was spooled.
     cause: Optional[str] = None
+    #: In the thread now (``False``: waiting in the outbox).
+    posted: bool = True
+    #: Retrying cannot post it: the cause must be fixed first (then ``forgestate flush``).
+    permanent: bool = False
+    #: The automatic rotation this save triggered, as a dict (``from``, ``to``, ``carried``...).
+    rotation: Optional[Dict[str, Any]] = None
     warnings: List[str] = field(default_factory=list, compare=False)
-
-    @property
-    def posted(self) -> bool:
-        """Whether the record is in the thread now (not waiting in the outbox)."""
-        return self.spooled is None
 
     @classmethod
     def _from(cls, doc: Mapping[str, Any], warnings: List[str]) -> "Saved":
@@ -216,6 +234,9 @@ class Saved:
             store=doc.get("store"),
             spooled=doc.get("spooled"),
             cause=doc.get("cause"),
+            posted=bool(doc.get("posted", doc.get("spooled") is None)),
+            permanent=bool(doc.get("permanent")),
+            rotation=dict(doc["rotation"]) if isinstance(doc.get("rotation"), Mapping) else None,
             warnings=_warnings(doc, warnings),
         )
 
@@ -298,10 +319,12 @@ class Status:
     now: Optional[str] = None
     #: The store could not be read: only this machine's pending records were judged.
     offline: bool = False
+    #: How many rows are stalled.
+    stalled: int = 0
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @property
-    def stalled(self) -> List[StatusRow]:
+    def stalled_rows(self) -> List[StatusRow]:
         """The rows whose verdict is ``stalled``."""
         return [r for r in self.rows if r.verdict == "stalled"]
 
@@ -309,10 +332,14 @@ class Status:
     def _from(cls, doc: Any, warnings: List[str]) -> "Status":
         # Before the verb table, `status --json` printed the bare array of rows.
         if isinstance(doc, list):
-            return cls(rows=[StatusRow._from(_mapping(r)) for r in doc], warnings=warnings)
+            rows = [StatusRow._from(_mapping(r)) for r in doc]
+            stalled = sum(1 for r in rows if r.verdict == "stalled")
+            return cls(rows=rows, stalled=stalled, warnings=warnings)
         doc = _mapping(doc)
+        rows = [StatusRow._from(_mapping(r)) for r in doc.get("rows") or []]
         return cls(
-            rows=[StatusRow._from(_mapping(r)) for r in doc.get("rows") or []],
+            rows=rows,
+            stalled=int(doc.get("stalled", sum(1 for r in rows if r.verdict == "stalled"))),
             now=doc.get("now"),
             offline=bool(doc.get("offline")),
             warnings=_warnings(doc, warnings),
@@ -384,6 +411,8 @@ class Step:
     forked_from: Optional[Origin] = None
     next: Optional[str] = None
     blockers: List[str] = field(default_factory=list)
+    #: The forge issue holding it (a member of the session thread); ``None`` on the local store.
+    issue: Optional[int] = None
     #: The changes since the agent's previous checkpoint (``history(diff=True)`` only).
     changes: Optional[List[Change]] = None
 
@@ -407,6 +436,7 @@ class Step:
             forked_from=Origin._from(doc.get("forked_from")),
             next=doc.get("next"),
             blockers=_strings(doc.get("blockers")),
+            issue=doc.get("issue"),
             changes=[Change._from(_mapping(c)) for c in changes]
             if isinstance(changes, list)
             else None,
@@ -433,5 +463,30 @@ class History:
             records=[Step._from(_mapping(s)) for s in doc.get("records") or []],
             agent=doc.get("agent"),
             forked_from=Origin._from(doc.get("forked_from")),
+            warnings=_warnings(doc, warnings),
+        )
+
+
+@dataclass(frozen=True)
+class Listing:
+    """:meth:`Client.listing`'s answer: the matching records and what the read noticed
+    (:meth:`Client.list` returns only ``records``)."""
+
+    #: The matching records, oldest first.
+    records: List[Record]
+    #: The store could not be read: only this machine's pending records are listed.
+    offline: bool = False
+    #: With ``invalid=True``: the comments that are not valid, trusted records, with the reason.
+    invalid: Optional[List[Dict[str, Any]]] = None
+    warnings: List[str] = field(default_factory=list, compare=False)
+
+    @classmethod
+    def _from(cls, doc: Any, warnings: List[str]) -> "Listing":
+        doc = _mapping(doc)
+        invalid = doc.get("invalid")
+        return cls(
+            records=[Record._from(_mapping(r)) for r in doc.get("records") or []],
+            offline=bool(doc.get("offline")),
+            invalid=[dict(_mapping(i)) for i in invalid] if isinstance(invalid, list) else None,
             warnings=_warnings(doc, warnings),
         )

@@ -9,12 +9,15 @@ the CLI (``FORGESTATE_URL``, ``FORGESTATE_OWNER``, ``FORGESTATE_REPO``, ``FORGES
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _run
 from .answers import (
+    Listing,
     Comment,
     History,
     Record,
@@ -277,7 +280,13 @@ class Client:
         """The newest matching record (thread order), or ``None``. ``agent`` and ``session``
         match exactly, or as a glob when they hold ``*``, ``?``, ``[``, ``{``."""
         answer = self._run(["latest", *_filters(agent, session, kind)])
-        return Record._from(answer.doc) if isinstance(answer.doc, Mapping) else None
+        doc = answer.doc
+        # `latest --json` answers `{"record": ..., "warnings": [...]}` (a bare record before).
+        if isinstance(doc, Mapping) and "record" in doc and "kind" not in doc:
+            doc = doc.get("record")
+        if not isinstance(doc, Mapping):
+            return None
+        return dataclasses.replace(Record._from(doc), warnings=answer.warnings)
 
     def list(
         self,
@@ -288,14 +297,29 @@ class Client:
         limit: Optional[int] = None,
     ) -> List[Record]:
         """Matching records, oldest first. ``since`` is RFC 3339 or an age (``90m``, ``24h``);
-        ``limit`` keeps the newest N."""
+        ``limit`` keeps the newest N. :meth:`listing` also says what the read noticed."""
+        return self.listing(agent, session, kind, since, limit).records
+
+    def listing(
+        self,
+        agent: Optional[str] = None,
+        session: Optional[str] = None,
+        kind: Optional[str] = None,
+        since: Optional[str] = None,
+        limit: Optional[int] = None,
+        invalid: bool = False,
+    ) -> Listing:
+        """:meth:`list`'s whole answer: the records, ``offline``, ``warnings`` and, with
+        ``invalid=True``, the comments that are not valid trusted records."""
         verb = ["list", *_filters(agent, session, kind)]
         if since is not None:
             verb += ["--since", since]
         if limit is not None:
             verb += ["--limit", str(int(limit))]
-        doc = self._run(verb).doc or {}
-        return [Record._from(r) for r in doc.get("records", [])]
+        if invalid:
+            verb += ["--invalid"]
+        answer = self._run(verb)
+        return Listing._from(answer.doc, answer.warnings)
 
     def init(self) -> Dict[str, Any]:
         """Finds or creates the session thread: ``{"thread", "author", "created"}``."""

@@ -160,3 +160,16 @@ def test_the_package_exports_its_api():
         assert name in forgestate.__all__
     assert issubclass(ConfigError, ForgestateError) and issubclass(Offline, ForgestateError)
     assert forgestate.__version__ != "0+unknown"
+
+
+def test_listing_carries_the_whole_list_answer_and_latest_its_warnings(tmp_path):
+    c = Client.local(tmp_path / "store")
+    c.checkpoint(W, "s1", "clone_complete", {"a": 1})
+    (tmp_path / "store" / "thread.jsonl").open("a").write('{"id": 99, "body": "not a record"\n')
+    listing = c.listing(invalid=True)
+    assert [r.phase for r in listing.records] == ["clone_complete"]
+    assert [r.id for r in listing.records] == [r.id for r in c.list()]
+    assert listing.offline is False and isinstance(listing.invalid, list)
+    latest = c.latest(agent=W)
+    assert latest is not None and latest.phase == "clone_complete"
+    assert c.latest(agent="nobody") is None

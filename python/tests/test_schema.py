@@ -18,6 +18,7 @@ import pytest
 
 from forgestate import Client, _run
 from forgestate.answers import (
+    Listing,
     Comment,
     History,
     Origin,
@@ -42,9 +43,9 @@ ANSWERS: Dict[str, Any] = {
     "health": Saved,
     "fork": Saved,
     "resume": Resume,
-    "latest": Record,
+    "latest": ("record", Record),
     "parse": Record,
-    "list": ("records", Record),
+    "list": Listing,
     "render": Rendered,
     "resume-map": ResumeMap,
     "status": Status,
@@ -151,9 +152,17 @@ def check_answer(verb: str, answer: Any, root: Mapping[str, Any]) -> List[str]:
     if isinstance(spec, tuple):
         key, cls = spec
         props = properties(answer, root)
-        extra = [f"{verb}.{k} (Client.{verb} returns only {key})" for k in props if k != key]
+        fields = {f.name for f in dataclasses.fields(cls)}
+        extra = [
+            f"{verb}.{k} (Client.{verb} returns only {key})"
+            for k in props
+            if k != key and k not in fields
+        ]
         assert key in props, f"{verb}'s answer has no {key!r}: {sorted(props)}"
-        return extra + missing_fields(items(props[key], root), cls, root, f"{verb}.{key}[]")
+        many = items(props[key], root)
+        target = many if many is not None else props[key]
+        where = f"{verb}.{key}[]" if many is not None else f"{verb}.{key}"
+        return extra + missing_fields(target, cls, root, where)
     return missing_fields(answer, spec, root, verb)
 
 
@@ -199,10 +208,11 @@ def test_the_schema_walk_finds_a_missing_field_through_refs_branches_and_lists()
             "Row": {"type": "object", "properties": {"agent": {}, "verdict": {}, "sparkle": {}}},
         }
     }
-    latest = {"anyOf": [{"$ref": "#/$defs/Entry"}, {"type": "null"}]}
+    latest = {"properties": {"record": {"anyOf": [{"$ref": "#/$defs/Entry"}, {"type": "null"}]},
+                             "warnings": {}}}
     assert sorted(check_answer("latest", latest, table)) == [
-        "latest.comment.colour (no field on Comment)",
-        "latest.mood (no field on Record)",
+        "latest.record.comment.colour (no field on Comment)",
+        "latest.record.mood (no field on Record)",
     ]
     status = {"properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
                              "now": {}, "offline": {}, "warnings": {}}}
@@ -210,7 +220,9 @@ def test_the_schema_walk_finds_a_missing_field_through_refs_branches_and_lists()
         "status.rows.sparkle (no field on StatusRow)"
     ]
     listing = {"properties": {"records": {"items": {"$ref": "#/$defs/Entry"}}, "total": {}}}
-    assert "list.total (Client.list returns only records)" in check_answer("list", listing, table)
+    assert "list.total (no field on Listing)" in check_answer("list", listing, table)
+    only = {"properties": {"record": {"$ref": "#/$defs/Entry"}, "total": {}}}
+    assert "latest.total (Client.latest returns only record)" in check_answer("latest", only, table)
 
 
 def test_every_python_facing_verb_has_a_client_method(local_store):
@@ -264,7 +276,7 @@ def test_every_field_the_binary_answers_has_a_python_counterpart(tmp_path):
         "fork": (fork, Saved),
         "resume": (raw(c, ["resume", "--agent", W, "--session", "s1", "--context-file",
                            str(context)]), Resume),
-        "latest": (raw(c, ["latest", "--agent", W]), Record),
+        "latest": (raw(c, ["latest", "--agent", W])["record"], Record),
         "render": (raw(c, ["render", "-"], json.dumps({"agent": W, "session": "s", "phase": "p",
                                                        "data": {"password": "x"}})), Rendered),
         "resume-map": (raw(c, ["resume-map"]), ResumeMap),
@@ -279,8 +291,7 @@ def test_every_field_the_binary_answers_has_a_python_counterpart(tmp_path):
         missing += keys_without_field(status, Status, "status")
     for row in rows:
         missing += keys_without_field(row, StatusRow, "status.rows")
-    for record in raw(c, ["list"])["records"]:
-        missing += keys_without_field(record, Record, "list.records")
+    missing += keys_without_field(raw(c, ["list", "--invalid"]), Listing, "list")
     for name, (doc, cls) in docs.items():
         assert doc, f"{name} answered nothing"
         missing += keys_without_field(doc, cls, name)

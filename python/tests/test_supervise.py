@@ -76,7 +76,7 @@ def test_status_judges_each_agent_and_session(backend):
 
     status = c.status()
     assert isinstance(status, Status)
-    assert not status.offline and status.stalled == []
+    assert not status.offline and status.stalled == 0 and status.stalled_rows == []
     by_pair = {(row.agent, row.session): row for row in status.rows}
     assert set(by_pair) == {(W, "s1"), ("orchestrator", "s1"), (W, "s2")}
     worker = by_pair[(W, "s1")]
@@ -105,7 +105,7 @@ def test_status_reads_both_answer_shapes():
         ["from stderr"],
     )
     assert bare.rows == wrapped.rows and bare.rows[0].blockers == ["b"]
-    assert [r.agent for r in bare.stalled] == ["a"]
+    assert [r.agent for r in bare.stalled_rows] == ["a"] and bare.stalled == 1
     assert (bare.now, bare.offline, bare.warnings) == (None, False, ["from stderr"])
     assert (wrapped.now, wrapped.offline) == ("2026-01-01T00:00:05Z", True)
     assert wrapped.warnings == ["from the answer", "from stderr"]

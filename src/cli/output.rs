@@ -258,10 +258,10 @@ fn entry_text(e: &Entry) -> String {
     text
 }
 
-pub fn latest(entry: Option<&Entry>, as_json: bool) {
+pub fn latest(entry: Option<Entry>, warnings: Vec<String>, as_json: bool) {
     match (entry, as_json) {
-        (e, true) => json(&e),
-        (Some(e), false) => out(&entry_text(e)),
+        (record, true) => json(&forgestate::verbs::LatestAnswer { record, warnings }),
+        (Some(e), false) => out(&entry_text(&e)),
         // On stderr, so `forgestate latest | wc -l` counts records.
         (None, false) => note("no matching record found"),
     }
