@@ -152,7 +152,7 @@ impl Machine {
 
     /// Every record `list --json` shows: (record id, session, phase).
     pub fn list(&self) -> Vec<(String, String, String)> {
-        let Some((0, out)) = self.run(&["list", "--json"]) else {
+        let Some((0, out)) = self.run(&["list", "--all", "--json"]) else {
             return Vec::new();
         };
         let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();

@@ -308,9 +308,11 @@ class Client:
         since: Optional[str] = None,
         limit: Optional[int] = None,
         invalid: bool = False,
+        all: bool = False,
     ) -> Listing:
         """:meth:`list`'s whole answer: the records, ``offline``, ``warnings`` and, with
-        ``invalid=True``, the comments that are not valid trusted records."""
+        ``invalid=True``, the comments that are not valid trusted records. ``all=True`` reads
+        the thread's whole history (every rotated-away session issue it continues)."""
         verb = ["list", *_filters(agent, session, kind)]
         if since is not None:
             verb += ["--since", since]
@@ -318,6 +320,8 @@ class Client:
             verb += ["--limit", str(int(limit))]
         if invalid:
             verb += ["--invalid"]
+        if all:
+            verb += ["--all"]
         answer = self._run(verb)
         return Listing._from(answer.doc, answer.warnings)
 

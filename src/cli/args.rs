@@ -458,6 +458,10 @@ pub struct ListArgs {
     /// Also list comments that are not valid, trusted records, with the reason
     #[arg(long)]
     pub invalid: bool,
+    /// Read the whole history: every earlier session issue the thread continues (rotated
+    /// away), not only the current one and the records carried from them
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -216,7 +216,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::List(a) => {
             let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?)?;
             let client = open(cli)?;
-            let scan = client.list(&filter, a.limit).await?;
+            let scan = client.list_reading(&filter, a.limit, a.all).await?;
             warn(&scan.warnings);
             output::list(&scan, a.invalid, cli.json);
             Ok(0)

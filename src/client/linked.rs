@@ -12,6 +12,9 @@ use crate::store::Thread;
 /// How many links back reads follow.
 pub const MAX_HOPS: usize = 3;
 
+/// How many links back a whole-history read (`list --all`) follows at most.
+pub const MAX_HISTORY_HOPS: usize = 1000;
+
 impl<T: Thread> Client<T> {
     /// `found` as it is when it holds an entry `wanted` keeps (or was answered offline).
     /// Otherwise the nearest earlier thread, up to [`MAX_HOPS`] back, that holds one: its
@@ -53,6 +56,39 @@ impl<T: Thread> Client<T> {
             found.entries = entries;
             return Ok(found);
         }
+        Ok(found)
+    }
+
+    /// `found` with the whole history of the thread before it: every earlier thread it
+    /// continues (up to [`MAX_HISTORY_HOPS`] links back), merged in thread order (comment id;
+    /// pending records last) and counted once by record `Id` (first wins: an original before
+    /// the copies a rotation carried). What `list --all` answers: after a rotation, the records
+    /// that were not carried stay listable from any machine.
+    pub(super) async fn with_history(&self, mut found: Scan) -> Result<Scan> {
+        if found.offline {
+            return Ok(found);
+        }
+        let trust = self.trust().await?;
+        let mut earlier = Vec::new();
+        for hops in 1..=MAX_HISTORY_HOPS {
+            let Some(thread) = self.thread_raw().predecessor(hops).await? else {
+                break;
+            };
+            let older = scan(thread.listing, &trust);
+            found.warnings.extend(older.warnings);
+            found.rejected.extend(older.rejected);
+            earlier.extend(older.entries);
+        }
+        earlier.append(&mut found.entries);
+        earlier.sort_by_key(|e| (e.comment.id.is_none(), e.comment.id));
+        let mut seen = std::collections::HashSet::new();
+        earlier.retain(|e| {
+            e.record
+                .id
+                .as_ref()
+                .is_none_or(|id| seen.insert(id.clone()))
+        });
+        found.entries = earlier;
         Ok(found)
     }
 }

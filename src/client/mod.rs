@@ -369,8 +369,23 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
+        self.list_reading(filter, limit, false).await
+    }
+
+    /// [`Client::list`] over the thread's whole history: with `history`, every earlier thread
+    /// the current one continues (a forge's rotated-away session issues) is read in full and
+    /// merged in thread order, so the records a rotation did not carry are listed too.
+    pub async fn list_reading(
+        &self,
+        filter: &Filter,
+        limit: Option<usize>,
+        history: bool,
+    ) -> Result<Scan> {
         let all = self.scan().await?;
-        let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
+        let mut all = match history {
+            true => self.with_history(all).await?,
+            false => self.follow_links(all, |e| filter.matches(e)).await?,
+        };
         all.entries.retain(|e| filter.matches(e));
         if all.offline && all.entries.is_empty() {
             return Err(offline_unknown("records matching this filter"));

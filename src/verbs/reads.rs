@@ -270,6 +270,10 @@ pub struct ListRequest {
     /// Also return comments that are not valid, trusted records, with the reason.
     #[serde(default)]
     pub invalid: bool,
+    /// Read the thread's whole history: every earlier session issue it continues (rotated away),
+    /// not only the current one and what was carried from them.
+    #[serde(default)]
+    pub all: bool,
 }
 
 /// What `list` answers.
@@ -323,7 +327,7 @@ impl Run for ListVerb {
         let filter = r.filter.filter(since)?;
         // With a phase filter, the limit counts only the records that pass it.
         let limit = r.limit.filter(|_| r.filter.phase.is_none());
-        let mut scan = ctx.client.list(&filter, limit).await?;
+        let mut scan = ctx.client.list_reading(&filter, limit, r.all).await?;
         if let Some(phase) = &r.filter.phase {
             scan = by_phase(scan, phase);
         }
