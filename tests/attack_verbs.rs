@@ -23,10 +23,16 @@ async fn fork_never_sends_an_existing_session_back_in_time() {
         into_existing.is_err(),
         "fork into a session with records: {into_existing:?}"
     );
-    assert_eq!(c.resume("w", "s2").await.unwrap().resume.phase, "pr_created");
+    assert_eq!(
+        c.resume("w", "s2").await.unwrap().resume.phase,
+        "pr_created"
+    );
 
     // Forking a session into itself at an older record is a rewind, not a fork.
-    c.save(cp("s1", "subtask_1_complete")).await.posted().unwrap();
+    c.save(cp("s1", "subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
     let first = c.list(&Default::default(), None).await.unwrap().entries[0]
         .record
         .id
