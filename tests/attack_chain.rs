@@ -1,7 +1,11 @@
 //! Holes found by attacking the session thread (a chain of issues) as a flaky forge and a
 //! careless operator would: each test states the claim it checks, "every record reported saved
 //! stays readable by `resume` and `list` from any machine, once, in thread order", and fails
-//! while the hole is open.
+//! while the hole is open. Fixed: a late post to the first issue was lost by a second rotation
+//! (rotation carried from the old issue alone). Open: membership is "session title and label",
+//! so a person retitling or unlabelling an issue takes its records out of the thread (a
+//! retitled rotated-away issue, a retitled or unlabelled head that was never rotated, whose
+//! readers are then told to `init`, which would start a thread without them).
 
 mod fake_forge;
 
@@ -41,14 +45,14 @@ async fn fresh_phases(fake: &FakeForge) -> Vec<String> {
         .collect()
 }
 
+/// The phase a machine that never saw this thread resumes agent `a`'s session `s1` at, or the
+/// error it got.
 async fn fresh_resume(fake: &FakeForge) -> String {
     let dir = tempfile::tempdir().unwrap();
-    bot(fake, dir.path())
-        .resume("a", "s1")
-        .await
-        .unwrap()
-        .resume
-        .phase
+    match bot(fake, dir.path()).resume("a", "s1").await {
+        Ok(resumed) => resumed.resume.phase,
+        Err(e) => format!("error: {e}"),
+    }
 }
 
 /// A machine with a stale cached number posts to the rotated-away issue #1 an hour after the
@@ -132,5 +136,44 @@ async fn a_post_to_a_retitled_rotated_away_issue_is_read() {
         fresh_resume(&fake).await,
         "subtask_1_complete",
         "a record reported saved on a retitled member is never read"
+    );
+}
+
+/// A person retitles the session issue before it was ever rotated (so no closing note leads
+/// to it). The README: "a retitled head stays the head". A machine that never saw the thread
+/// must still resume from its records, and a new record must not start a thread without them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retitled_head_that_was_never_rotated_stays_the_head() {
+    let fake = FakeForge::start().await;
+    let first = session(&fake);
+    saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("a", "s1", "clone_complete"),
+    )
+    .await;
+    fake.retitle(first, "Agent state (please do not edit)");
+    assert_eq!(
+        fresh_resume(&fake).await,
+        "clone_complete",
+        "the records of a retitled, never rotated head are not found"
+    );
+}
+
+/// A person takes the session label off the head (relabelling issues in the web UI). The
+/// thread's records must stay readable from a machine that never saw it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_whose_label_was_removed_keeps_its_records_readable() {
+    let fake = FakeForge::start().await;
+    let first = session(&fake);
+    saved(
+        &bot(&fake, tempfile::tempdir().unwrap().path()),
+        cp("a", "s1", "clone_complete"),
+    )
+    .await;
+    fake.state().issue_mut(first).unwrap().labels.clear();
+    assert_eq!(
+        fresh_resume(&fake).await,
+        "clone_complete",
+        "the records of an unlabelled head are not found"
     );
 }
