@@ -142,7 +142,8 @@ class Client:
     def _run(self, verb: List[str], stdin: Optional[str] = None) -> _run.Answer:
         binary = self.binary or _run.find_binary()
         try:
-            return _run.run(binary, [*verb, *self._argv()], stdin=stdin, env=self._env())
+            argv = _joined([*verb, *self._argv()])
+            return _run.run(binary, argv, stdin=stdin, env=self._env())
         except ForgestateError as e:
             # The binary's messages name its flags; a Python caller knows parameters.
             raise reworded(e) from None
@@ -377,6 +378,30 @@ def _handoff(
 
 def _object(doc: Any) -> Mapping[str, Any]:
     return doc if isinstance(doc, Mapping) else {}
+
+
+#: The flags that take a value; :func:`_joined` hands each its value in one argument.
+_VALUE_FLAGS = frozenset(
+    "--agent --session --phase --status --next-check --context-file --warn-after "
+    "--stalled-after --at --new-session --since --limit --next --blocker --kind --data "
+    "--metrics --config --store --url --owner --repo --token-file".split()
+)
+
+
+def _joined(argv: Sequence[str]) -> List[str]:
+    """``argv`` with each value flag and its value joined as ``--flag=value``, so a value that
+    starts with a dash (a session ``-1``, a next step ``--dry-run first``) is read as the value,
+    not refused as an unknown flag."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in _VALUE_FLAGS and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
 
 
 def _filters(agent: Optional[str], session: Optional[str], kind: Optional[str]) -> List[str]:

@@ -1,6 +1,7 @@
 """Holes found by attacking the Python package as a careless caller: text that cannot reach the
 command at all (a lone surrogate, a NUL) raised raw `UnicodeEncodeError`/`ValueError` where the
-seed's `parse_checkpoint_comment` returns None and the typed API promises `ForgestateError`s."""
+seed's `parse_checkpoint_comment` returns None and the typed API promises `ForgestateError`s; a
+name or handoff line starting with a dash (`-1`) was refused as an unknown flag."""
 
 from __future__ import annotations
 
@@ -31,3 +32,17 @@ def test_unpassable_arguments_are_data_errors(local_store, agent):
 def test_parse_of_an_unencodable_body_is_a_data_error(local_store):
     with pytest.raises(DataError):
         Client().parse(BODY)
+
+
+@pytest.mark.parametrize("name", ["-1", "--agent", "-"])
+def test_a_value_that_starts_with_a_dash_is_a_value_not_a_flag(local_store, name):
+    # The library takes any one-line name; the client once passed `--session -1`, which the
+    # command refused as an unknown flag.
+    c = Client()
+    saved = c.checkpoint(name, name, name, {"k": 1}, next="--dry-run first", blockers=["-x"])
+    assert saved.posted
+    resumed = c.resume(name, name)
+    assert resumed.phase == name
+    assert resumed.next == "--dry-run first"
+    assert resumed.blockers == ["-x"]
+    assert [s.agent for s in c.history(name).records] == [name]

@@ -83,13 +83,16 @@ impl Client<AnyThread> {
             note: None,
         };
         let trust = self.trust().await?;
-        let listing = forge.issue_comments(old.number).await.map_err(forge_err)?;
+        let listing = forge.thread_comments(old.number).await.map_err(forge_err)?;
         let old_scan = scan(listing, &trust);
         let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
         if pending.is_none()
             && old_scan
                 .entries
                 .iter()
+                // The other members' records merged in: the ones this issue has a copy of are
+                // read as the originals, so only this issue's own records decide.
+                .filter(|e| e.comment.issue.is_none_or(|n| n == old.number.0))
                 .all(|e| e.record.carried_from.is_some())
         {
             report.note = Some(format!(

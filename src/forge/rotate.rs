@@ -103,6 +103,17 @@ impl ForgeThread {
         Ok(Self::into_listing(list))
     }
 
+    /// Every comment of the thread whose head is `n` (opaque bodies): its own and what the other
+    /// members got since shortly before it was created, merged in comment-id order, as a store
+    /// listing. A rotation carries from this, so a late post to an older member that no tidy
+    /// carried yet is carried too, not left behind a link no reader follows.
+    pub async fn thread_comments(&self, n: IssueNumber) -> Result<Listing, ForgeError> {
+        let list = self
+            .read_chain(&self.client, n, None, &store::Keep::all())
+            .await?;
+        Ok(Self::into_listing(list))
+    }
+
     /// Posts `body` on issue `n` (not necessarily the session issue in use), never twice.
     pub async fn post_on(&self, n: IssueNumber, body: &str) -> Result<store::Comment, ForgeError> {
         self.post_at(&self.client, n, body, false).await

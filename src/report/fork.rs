@@ -17,6 +17,29 @@ pub fn fork_record(
     new_session: &str,
     agent: Option<&str>,
 ) -> Result<Record> {
+    if new_session == session {
+        return Err(Error::data(
+            "new_session",
+            format!(
+                "the new session is {session}, the session being forked: a fork starts another \
+                 session; name one no record uses (to go back, checkpoint the old state again)"
+            ),
+        ));
+    }
+    let taken = entries
+        .iter()
+        .filter(|e| e.record.session == new_session)
+        .count();
+    if taken > 0 {
+        return Err(Error::data(
+            "new_session",
+            format!(
+                "session {new_session} already has {taken} record(s), and a fork would become its \
+                 newest, sending its agent back to {session}'s state; name a new session \
+                 (`forgestate list --session {new_session}` shows what is there)"
+            ),
+        ));
+    }
     let mine =
         |e: &&Entry| e.record.session == session && agent.is_none_or(|a| e.record.agent == a);
     let source = match at {

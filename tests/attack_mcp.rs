@@ -1,0 +1,47 @@
+//! Holes found by sending `forgestate mcp` what a buggy MCP client sends: a `tools/call` whose
+//! `arguments` is not an object was answered "method not found" (-32601, message `tools/call`),
+//! which tells the client the server has no tools at all, instead of "invalid params" (-32602).
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+
+use common::cli::Bin;
+use serde_json::Value;
+
+#[test]
+fn tools_call_with_arguments_that_are_not_an_object_is_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("st").display().to_string();
+    let mut child = Bin::new(dir.path())
+        .command(&["--store".into(), store, "mcp".into()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":[1,2]}}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let answer = answers
+        .iter()
+        .find(|a| a["id"] == 2)
+        .unwrap_or_else(|| panic!("no answer to the call: {answers:?}"));
+    assert_eq!(
+        answer["error"]["code"], -32602,
+        "arguments [1,2] to list: {answer}"
+    );
+}
