@@ -84,11 +84,19 @@ impl ForgeThread {
         Ok(member)
     }
 
-    /// An issue with the session title and label, open or closed, not a pull request.
+    /// An issue with the session title and label, open or closed, not a pull request; or one
+    /// the token's own account opened that kept one of the two (a person retitled it, or took
+    /// the label off), so an edit in the web UI never drops a member's records.
     pub(super) fn is_member_issue(&self, issue: &Issue) -> bool {
-        issue.pull_request.is_none()
-            && issue.title == self.settings.title
-            && issue.has_label(&self.settings.label)
+        let title = issue.title == self.settings.title;
+        let label = issue.has_label(&self.settings.label);
+        issue.pull_request.is_none() && ((title && label) || ((title || label) && self.ours(issue)))
+    }
+
+    /// Whether the token's own account opened `issue` (as far as this process knows its login).
+    pub(super) fn ours(&self, issue: &Issue) -> bool {
+        let me = self.login.lock().ok().and_then(|l| l.clone());
+        me.is_some_and(|me| issue.user.login == me)
     }
 
     fn verdict(&self, n: u64) -> Option<bool> {

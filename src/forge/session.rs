@@ -199,7 +199,10 @@ impl ForgeThread {
             found = self.session_issues(c, true).await?;
         }
         if found.is_empty() {
-            return self.forwarded_head(c).await;
+            if let Some(head) = self.forwarded_head(c).await? {
+                return Ok(Some(head));
+            }
+            return self.edited_head(c).await;
         }
         let (head, reopened, heads) = self.split_open(found);
         let Some(head) = head else {
@@ -268,6 +271,36 @@ impl ForgeThread {
             Some(head) => Ok(Some(head)),
             None => self.discover(c).await,
         }
+    }
+
+    /// With no open session issue and none forwarded to: the lowest open issue the token's own
+    /// account opened that kept the session title or the session label (a person changed the
+    /// other in the web UI). It is still the head, with one warning, rather than a reason to
+    /// open a second thread beside it.
+    async fn edited_head(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
+        if self.login().await.is_err() {
+            return Ok(None);
+        }
+        let limit = self.page_size(c).await?;
+        let mut found: Vec<Issue> = c
+            .open_issues(&self.settings.repo, None, limit)
+            .await?
+            .into_iter()
+            .filter(|i| i.state == IssueState::Open && self.is_member_issue(i))
+            .collect();
+        found.sort_by_key(|i| i.number);
+        let Some(head) = found.into_iter().next() else {
+            return Ok(None);
+        };
+        tracing::warn!(
+            "session issue {} no longer has the session title {:?} and label {:?} (someone \
+             edited it); still using it: restore them so that other tools find it",
+            head.number,
+            self.settings.title,
+            self.settings.label
+        );
+        self.note_verdict(head.number.0, true);
+        Ok(Some(head))
     }
 
     /// With no open session issue: the open issue the newest closed session issue forwards to
