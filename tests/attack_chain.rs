@@ -31,6 +31,15 @@ async fn saved(c: &Client<AnyThread>, r: Record) -> String {
 }
 
 /// The phases a machine that never saw this thread lists for agent `a`, in thread order.
+/// A session issue made as forgestate makes one (`init`: our title, label and body).
+async fn initialized(fake: &FakeForge) -> u64 {
+    let (init, _) = bot(fake, tempfile::tempdir().unwrap().path())
+        .init()
+        .await
+        .unwrap();
+    forgestate::store::issue_in_url(&init.location).unwrap()
+}
+
 async fn fresh_phases(fake: &FakeForge) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let filter = Filter {
@@ -116,7 +125,7 @@ async fn a_late_post_to_the_first_issue_survives_a_second_rotation() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_post_to_a_retitled_rotated_away_issue_is_read() {
     let fake = FakeForge::start().await;
-    let first = session(&fake);
+    let first = initialized(&fake).await;
     let w = tempfile::tempdir().unwrap();
     let writer = bot(&fake, w.path());
     saved(&writer, cp("a", "s1", "clone_complete")).await;
@@ -145,7 +154,7 @@ async fn a_post_to_a_retitled_rotated_away_issue_is_read() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_retitled_head_that_was_never_rotated_stays_the_head() {
     let fake = FakeForge::start().await;
-    let first = session(&fake);
+    let first = initialized(&fake).await;
     saved(
         &bot(&fake, tempfile::tempdir().unwrap().path()),
         cp("a", "s1", "clone_complete"),
@@ -164,7 +173,7 @@ async fn a_retitled_head_that_was_never_rotated_stays_the_head() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_head_whose_label_was_removed_keeps_its_records_readable() {
     let fake = FakeForge::start().await;
-    let first = session(&fake);
+    let first = initialized(&fake).await;
     saved(
         &bot(&fake, tempfile::tempdir().unwrap().path()),
         cp("a", "s1", "clone_complete"),

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use common::cli::{Bin, stderr, stdout, words};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
+use forgestate::store::Thread;
+use serde_json::json;
 
 /// Runs `line` in `dir` on the local store `dir/st`, killing it if it is still running after a
 /// minute (a hang is the bug under test; a correct run takes well under a second).
@@ -103,8 +105,25 @@ fn history_says_forked_only_for_a_session_that_began_as_a_fork() {
         s2["forked_from"]["session"], "s",
         "s2 began as a fork of s: {s2}"
     );
-    // s2's state is forked back into s, which had checkpoints of its own long before.
-    ok_json(d, "fork --session s2 --new-session s");
+    // A fork back into s, which had checkpoints of its own long before, is refused now (it
+    // would send s's agent back to s2's state)...
+    let refused = run_guarded(d, "fork --session s2 --new-session s --json");
+    assert_eq!(refused.status.code(), Some(65), "{}", stderr(&refused));
+    // ...but an older forgestate wrote such records: a checkpoint of s naming s2's in `Parent:`.
+    let origin = s2["records"][0]["record_id"].as_str().unwrap().to_string();
+    let mut late = forgestate::format::Record::checkpoint("w", "s", "p2", json!({"n": 2})).unwrap();
+    late.parent = Some(origin);
+    let body = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&late)
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let local = forgestate::Client::local(d.join("st")).unwrap();
+        local.thread_raw().append(&body).await.unwrap();
+    });
     let s = ok_json(d, "history --session s");
     assert_eq!(
         s["forked_from"],

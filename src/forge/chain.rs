@@ -85,18 +85,25 @@ impl ForgeThread {
     }
 
     /// An issue with the session title and label, open or closed, not a pull request; or one
-    /// the token's own account opened that kept one of the two (a person retitled it, or took
-    /// the label off), so an edit in the web UI never drops a member's records.
+    /// that kept one of the two (a person retitled it, or took the label off) and is plainly
+    /// ours: opened by the token's own account, with the body forgestate gives a session issue.
+    /// So an edit in the web UI never drops a member's records, and an issue that merely shares
+    /// the title or the label (another tool's, a person's) is never taken for one.
     pub(super) fn is_member_issue(&self, issue: &Issue) -> bool {
         let title = issue.title == self.settings.title;
         let label = issue.has_label(&self.settings.label);
         issue.pull_request.is_none() && ((title && label) || ((title || label) && self.ours(issue)))
     }
 
-    /// Whether the token's own account opened `issue` (as far as this process knows its login).
+    /// Whether `issue` was opened by the token's own account (as far as this process knows its
+    /// login) with the session issue's body (after any `Previous session issue:` line).
     pub(super) fn ours(&self, issue: &Issue) -> bool {
         let me = self.login.lock().ok().and_then(|l| l.clone());
+        let body = issue.body.replace("\r\n", "\n");
+        let ours = self.settings.issue_body.replace("\r\n", "\n");
         me.is_some_and(|me| issue.user.login == me)
+            && !ours.trim().is_empty()
+            && body.trim_end().ends_with(ours.trim_end())
     }
 
     fn verdict(&self, n: u64) -> Option<bool> {
