@@ -49,7 +49,7 @@ async fn the_token_in_use_is_scrubbed_from_every_field_and_value() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_spooled_body_holding_the_token_in_use_is_never_posted() {
+async fn a_spooled_body_holding_the_token_in_use_is_redacted_on_its_way_out() {
     use forgestate::durable::Outbox;
     use forgestate::format::Renderer;
     let fake = FakeForge::start().await;
@@ -76,9 +76,16 @@ async fn a_spooled_body_holding_the_token_in_use_is_never_posted() {
         .build()
         .unwrap();
     let report = client.durable_raw().flush_from(&other).await;
-    assert_eq!(report.moved_aside.len(), 1, "{report:?}");
-    assert!(report.moved_aside[0].reason.contains("token"), "{report:?}");
+    assert!(report.moved_aside.is_empty(), "{report:?}");
+    assert_eq!(report.posted.len(), 2, "{report:?}");
     let bodies: Vec<String> = fake.comments_on(n).into_iter().map(|c| c.body).collect();
-    assert_eq!(bodies.len(), 1, "only the clean record is posted");
-    assert!(!bodies[0].to_lowercase().contains(BOT_TOKEN));
+    assert_eq!(bodies.len(), 2, "both records are posted, in order");
+    assert!(bodies.iter().all(|b| !b.to_lowercase().contains(BOT_TOKEN)));
+    let first = parse(&bodies[0]).unwrap();
+    assert_eq!(
+        first.data()["cmd"],
+        "curl -H 'Authorization: token [REDACTED]'"
+    );
+    assert_eq!(first.redacted, Some(1));
+    assert_eq!(parse(&bodies[1]).unwrap().phase(), Some("q"));
 }

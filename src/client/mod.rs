@@ -122,14 +122,42 @@ impl<T: Thread> Client<T> {
     /// A client over any thread, with no outbox: see [`Client::with_outbox`].
     pub fn new(thread: T, renderer: Renderer, resume: ResumeMap) -> Client<T> {
         Client {
-            store: Durable::new(thread, None, Default::default())
-                .with_validator(Validator::new(valid_record)),
+            store: Durable::new(thread, None, Default::default()),
             renderer,
             resume,
             trusted_authors: BTreeSet::new(),
             redactor: Redactor::default(),
             mirror: None,
         }
+        .regate()
+    }
+
+    /// Hands the durability layer the out-gate over this client's redactor and renderer, so a
+    /// flushed body passes the same checks as a saved one (see [`Client::outbound`]).
+    fn regate(self) -> Client<T> {
+        let (redactor, renderer) = (self.redactor.clone(), self.renderer.clone());
+        let gate = Validator::gate(move |body| {
+            match crate::format::outbound(body, &redactor, &renderer) {
+                Ok(std::borrow::Cow::Borrowed(_)) => Ok(None),
+                Ok(std::borrow::Cow::Owned(clean)) => Ok(Some(clean)),
+                Err(e) => Err(format!("{e}; it was never posted")),
+            }
+        });
+        Client {
+            store: self.store.with_validator(gate),
+            ..self
+        }
+    }
+
+    /// The out-gate: what `body` (a rendered record from anywhere: an outbox, an export, another
+    /// thread) must become before it leaves the machine through this client. It must parse as a
+    /// valid record; every secret this client's redactor finds is replaced (the body rendered
+    /// again, its `Redacted:` count raised); a clean body comes back unchanged. Refused (a data
+    /// error) when it is not a record or a header value holds a secret.
+    pub fn outbound(&self, body: &str) -> Result<String> {
+        crate::format::outbound(body, &self.redactor, &self.renderer)
+            .map(std::borrow::Cow::into_owned)
+            .map_err(|e| Error::data("the record", format!("{e}; it was not posted")))
     }
 
     /// Trust these authors on top of the store's own identity.
@@ -141,26 +169,15 @@ impl<T: Thread> Client<T> {
     /// Redact the values of keys matching these patterns (see [`Redactor`]) before rendering.
     pub fn with_redact_keys(mut self, keys: Vec<String>) -> Client<T> {
         self.redactor = self.redactor.with_keys(keys);
-        self
+        self.regate()
     }
 
-    /// Also scrub this secret (the forge token in use) from every string of every record.
-    /// A spooled body that holds it (spooled under another token, say) is never posted: it is
-    /// moved aside.
+    /// Also scrub this secret (the forge token in use) from every string of every record,
+    /// spooled ones included: a spooled body that holds it is redacted on its way out (see
+    /// [`Client::outbound`]), and one whose header holds it is never posted, but moved aside.
     pub fn with_redact_secret(mut self, secret: &secrecy::SecretString) -> Client<T> {
         self.redactor = self.redactor.with_secret(secret);
-        let secrets = Redactor::new(Vec::<String>::new()).with_secret(secret);
-        let validator = Validator::new(move |body| {
-            valid_record(body)?;
-            match secrets.holds_secret(body) {
-                true => Err("it holds the forge token in use; it was never posted".into()),
-                false => Ok(()),
-            }
-        });
-        Client {
-            store: self.store.with_validator(validator),
-            ..self
-        }
+        self.regate()
     }
 
     /// Spool records the store cannot take to this outbox, drained under `policy`.
@@ -396,13 +413,6 @@ impl<T: Thread> Client<T> {
         }
         Ok(all)
     }
-}
-
-/// The durability layer's check of a spooled body: it must parse as a record.
-fn valid_record(body: &str) -> std::result::Result<(), String> {
-    crate::format::parse(body)
-        .map(drop)
-        .map_err(|e| format!("not a record: {e}"))
 }
 
 pub(super) fn offline_unknown(what: &str) -> Error {

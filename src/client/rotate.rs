@@ -217,6 +217,11 @@ impl Client<AnyThread> {
             .renderer
             .render(&record)
             .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
+        // The one out-gate, as for a flushed body: a carried record is checked and redacted
+        // with this client's redactor however it was read.
+        let body = self
+            .outbound(&body)
+            .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
         forge
             .post_on(n, &body)
             .await

@@ -77,9 +77,17 @@ impl<T: Thread> Durable<T> {
             }
             task.set_total(Some(progress(&report) as u64 + entries.len() as u64));
             let mut good = Vec::with_capacity(entries.len());
-            for entry in entries {
+            for mut entry in entries {
                 match self.check(&entry) {
-                    Ok(()) => good.push(entry),
+                    Ok(None) => good.push(entry),
+                    Ok(Some(gated)) => {
+                        tracing::info!(
+                            "{}: secrets redacted on its way out of the outbox",
+                            entry.path.display()
+                        );
+                        entry.body = gated;
+                        good.push(entry)
+                    }
                     Err(why) => {
                         if !self.move_aside(source, &entry, &why, &mut report) {
                             stuck.insert(entry.path.clone());
@@ -194,8 +202,8 @@ impl<T: Thread> Durable<T> {
         report
     }
 
-    /// Whether an entry may be posted at all.
-    pub(super) fn check(&self, entry: &Spooled) -> std::result::Result<(), String> {
+    /// Whether an entry may be posted at all, and the body to post when the gate rewrote it.
+    pub(super) fn check(&self, entry: &Spooled) -> std::result::Result<Option<String>, String> {
         if let Some(why) = &entry.unreadable {
             return Err(format!("the file {why}"));
         }
@@ -204,7 +212,7 @@ impl<T: Thread> Durable<T> {
         }
         match &self.validator {
             Some(validator) => validator.check(&entry.body),
-            None => Ok(()),
+            None => Ok(None),
         }
     }
 

@@ -68,22 +68,30 @@ impl Default for DrainPolicy {
     }
 }
 
-/// Checks a spooled body before it is posted; `Err` says why it is not a record.
+/// Checks a spooled body before it is posted: `Err` says why it is not to be posted, `Ok(Some)`
+/// is the body to post instead (the out-gate redacted it), `Ok(None)` posts it as it is.
 #[derive(Clone)]
 pub struct Validator(std::sync::Arc<ValidatorFn>);
 
-type ValidatorFn = dyn Fn(&str) -> std::result::Result<(), String> + Send + Sync;
+type Verdict = std::result::Result<Option<String>, String>;
+type ValidatorFn = dyn Fn(&str) -> Verdict + Send + Sync;
 
 impl Validator {
-    /// Wraps a check; `Err` says why a body is not to be posted.
+    /// Wraps a check that only accepts or refuses; `Err` says why a body is not to be posted.
     pub fn new(
         check: impl Fn(&str) -> std::result::Result<(), String> + Send + Sync + 'static,
     ) -> Validator {
-        Validator(std::sync::Arc::new(check))
+        Validator(std::sync::Arc::new(move |body| check(body).map(|()| None)))
+    }
+
+    /// Wraps a gate, which may also rewrite a body (`Ok(Some(body))`: post this instead). It
+    /// must be deterministic: a flush recognises an earlier attempt by the body it posted.
+    pub fn gate(gate: impl Fn(&str) -> Verdict + Send + Sync + 'static) -> Validator {
+        Validator(std::sync::Arc::new(gate))
     }
 
     /// Runs the check.
-    pub fn check(&self, body: &str) -> std::result::Result<(), String> {
+    pub fn check(&self, body: &str) -> Verdict {
         (self.0)(body)
     }
 }

@@ -5,7 +5,10 @@
 //! the two together. Compatibility with the seed document's Python agents is a hard contract in
 //! both directions; see `tests/seed_compat.rs`.
 
+mod assign;
+mod gate;
 mod glob;
+mod invisible;
 mod parse;
 mod record;
 mod redact;
@@ -14,6 +17,7 @@ mod shapes;
 mod time;
 mod validate;
 
+pub use gate::{GateError, outbound};
 pub use glob::{glob_matches, key_matches};
 pub use parse::{ParseError, marker_line, parse};
 pub use record::{

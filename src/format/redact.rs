@@ -8,6 +8,7 @@
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 
+use super::invisible::strip_zero_width;
 use super::record::{Payload, Record};
 use super::shapes::scrub;
 use super::validate::FieldError;
@@ -18,11 +19,14 @@ pub const REDACTED: &str = "[REDACTED]";
 /// The key patterns redacted unless configured otherwise. A key matches when, lowercased and
 /// with everything but letters and digits removed, it contains a pattern treated the same way:
 /// `api-key`, `API_KEY` and `db_api_key` all match `api_key`.
-pub const DEFAULT_REDACT_KEYS: [&str; 10] = [
+pub const DEFAULT_REDACT_KEYS: [&str; 13] = [
     "token",
     "secret",
     "password",
     "passwd",
+    "passphrase",
+    "pwd",
+    "session_key",
     "api_key",
     "private_key",
     "access_key",
@@ -101,9 +105,12 @@ impl Redactor {
     }
 
     /// Whether `text` holds one of the explicit secrets (the forge token in use), in any ASCII
-    /// letter case. Shapes are not considered.
+    /// letter case, zero-width characters inside it or not. Shapes are not considered.
     pub fn holds_secret(&self, text: &str) -> bool {
-        let folded = text.to_ascii_lowercase();
+        let folded = match strip_zero_width(text) {
+            Some((clean, _)) => clean.to_ascii_lowercase(),
+            None => text.to_ascii_lowercase(),
+        };
         self.secrets.iter().any(|s| {
             let s = s.expose_secret();
             !s.is_empty() && folded.contains(&s.to_ascii_lowercase())
@@ -121,7 +128,7 @@ impl Redactor {
     /// Scrubs secrets from one string, replacing only the secret parts. Returns how many.
     pub fn redact_text(&self, text: &mut String) -> u64 {
         let secrets: Vec<&str> = self.secrets.iter().map(|s| s.expose_secret()).collect();
-        match scrub(text, &secrets) {
+        match scrub(text, &secrets, &|key| self.key_matches(key)) {
             Some((clean, count)) => {
                 *text = clean;
                 count

@@ -4,27 +4,33 @@
 //! Only the secret part of a string is replaced (`https://user:[REDACTED]@host/x`), so the rest of
 //! the value stays useful. Pure string work; [`super::redact`] decides where it is applied.
 
+use super::assign::assignments;
+use super::invisible::strip_zero_width;
 use super::redact::REDACTED;
 
 /// Replaces every secret found in `text` with [`REDACTED`]. Returns the new text and how many
-/// secrets were replaced, or `None` when there were none.
-pub(crate) fn scrub(text: &str, secrets: &[&str]) -> Option<(String, u64)> {
+/// secrets were replaced, or `None` when there were none. `secret_key` says which assigned names
+/// (`NAME=value`) hold secrets. Zero-width characters inside a secret do not hide it: the search
+/// runs over the text without them, and a find covers them too.
+pub(crate) fn scrub(
+    text: &str,
+    secrets: &[&str],
+    secret_key: &dyn Fn(&str) -> bool,
+) -> Option<(String, u64)> {
     let mut spans = Vec::new();
-    // ASCII case folding keeps every byte where it was, so offsets in `folded` are offsets in
-    // `text`: a token pasted in upper case (`F00DFEED...`) is still the token.
-    let folded = text.to_ascii_lowercase();
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let secret = secret.to_ascii_lowercase();
-        spans.extend(
-            folded
-                .match_indices(&secret)
-                .map(|(at, s)| (at, at + s.len())),
-        );
+    match strip_zero_width(text) {
+        None => find(text, secrets, secret_key, &mut spans),
+        Some((clean, map)) => {
+            let mut found = Vec::new();
+            find(&clean, secrets, secret_key, &mut found);
+            spans.extend(
+                found
+                    .into_iter()
+                    .filter(|&(start, end)| start < end)
+                    .filter_map(|(start, end)| Some((*map.get(start)?, map.get(end - 1)? + 1))),
+            );
+        }
     }
-    url_credentials(text, &mut spans);
-    pem_private_keys(text, &mut spans);
-    token_formats(text, &mut spans);
-    bearer(text, &mut spans);
     if spans.is_empty() {
         return None;
     }
@@ -45,6 +51,31 @@ pub(crate) fn scrub(text: &str, secrets: &[&str]) -> Option<(String, u64)> {
     }
     out.push_str(&text[at..]);
     Some((out, merged.len() as u64))
+}
+
+/// Every secret's span in `text`.
+fn find(
+    text: &str,
+    secrets: &[&str],
+    secret_key: &dyn Fn(&str) -> bool,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    // ASCII case folding keeps every byte where it was, so offsets in `folded` are offsets in
+    // `text`: a token pasted in upper case (`F00DFEED...`) is still the token.
+    let folded = text.to_ascii_lowercase();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        let secret = secret.to_ascii_lowercase();
+        spans.extend(
+            folded
+                .match_indices(&secret)
+                .map(|(at, s)| (at, at + s.len())),
+        );
+    }
+    url_credentials(text, spans);
+    pem_private_keys(text, spans);
+    token_formats(text, spans);
+    bearer(text, spans);
+    assignments(text, secret_key, spans);
 }
 
 fn is_token_byte(b: u8) -> bool {
@@ -230,7 +261,7 @@ mod tests {
     use super::*;
 
     fn scrubbed(text: &str, secrets: &[&str]) -> (String, u64) {
-        scrub(text, secrets).unwrap_or((text.to_string(), 0))
+        scrub(text, secrets, &|_| false).unwrap_or((text.to_string(), 0))
     }
 
     #[test]

@@ -7,6 +7,8 @@
 
 use thiserror::Error;
 
+use super::invisible;
+
 /// Longest agent, session or phase we accept, in characters.
 pub const MAX_FIELD_CHARS: usize = 200;
 /// Default cap on a rendered comment body.
@@ -58,8 +60,9 @@ pub enum FieldError {
     },
     /// The value holds an invisible or reordering character.
     #[error(
-        "{field} contains U+{code:04X} ({name}) at character {index}, which is invisible or \
-         reorders text, so one name could pass for another in the forge's UI; remove it"
+        "{field} contains U+{code:04X} ({name}) at character {index}, which is invisible, \
+         renders blank or reorders text, so one name could pass for another in the forge's UI; \
+         remove it (only the plain space U+0020 may separate words)"
     )]
     Spoofing {
         /// The field (`agent`, `session`, ...).
@@ -118,50 +121,12 @@ pub fn check_name(field: &'static str, value: &str) -> Result<(), FieldError> {
     }
 }
 
-/// If `c` is a bidirectional control or an invisible character that would let one name display
-/// as another, a short description of it.
-fn spoofing_kind(c: char) -> Option<&'static str> {
-    Some(match c {
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-            "a bidirectional embedding, override or isolate"
-        }
-        '\u{200E}' | '\u{200F}' | '\u{061C}' => "a bidirectional mark",
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => "a zero-width character",
-        // The rest of Unicode's format (Cf) category, fillers that render as nothing, and
-        // variation selectors, which are invisible after ordinary letters.
-        '\u{00AD}'
-        | '\u{034F}'
-        | '\u{0600}'..='\u{0605}'
-        | '\u{06DD}'
-        | '\u{070F}'
-        | '\u{0890}'
-        | '\u{0891}'
-        | '\u{08E2}'
-        | '\u{115F}'
-        | '\u{1160}'
-        | '\u{17B4}'
-        | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}'
-        | '\u{2061}'..='\u{2065}'
-        | '\u{206A}'..='\u{206F}'
-        | '\u{3164}'
-        | '\u{FE00}'..='\u{FE0F}'
-        | '\u{FFA0}'
-        | '\u{FFF9}'..='\u{FFFB}'
-        | '\u{110BD}'
-        | '\u{110CD}'
-        | '\u{13430}'..='\u{1343F}'
-        | '\u{1BCA0}'..='\u{1BCA3}'
-        | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0000}'..='\u{E0FFF}' => "an invisible formatting character",
-        _ => return None,
-    })
-}
-
-/// The first bidirectional control or invisible character in `value`, if any. Writes refuse
+/// The first bidirectional control, invisible or blank-rendering character in `value` (see
+/// `invisible.rs`: white space other than the plain space, default-ignorable code points, format
+/// controls, the braille blank and the like), if any. Writes refuse
 /// such header values; readers may use this to flag records that were written elsewhere.
 pub fn spoofing_char(value: &str) -> Option<char> {
-    value.chars().find(|&c| spoofing_kind(c).is_some())
+    value.chars().find(|&c| invisible::kind(c).is_some())
 }
 
 /// Checks one header value (agent, session, phase, status, next check).
@@ -182,7 +147,7 @@ pub fn check_field(field: &'static str, value: &str) -> Result<(), FieldError> {
                 index,
             });
         }
-        if let Some(name) = spoofing_kind(c) {
+        if let Some(name) = invisible::kind(c) {
             return Err(FieldError::Spoofing {
                 field,
                 code: c as u32,

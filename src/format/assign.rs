@@ -1,0 +1,114 @@
+//! Secrets found as the value of a `NAME=value` assignment inside a string, where the name looks
+//! like a secret's: `export AWS_SECRET_ACCESS_KEY=…`, `--password=…`, `?user=a&password=…&x=1`.
+//! Pure string work; the key patterns are the redactor's (`redact.rs`), handed in.
+
+use super::redact::REDACTED;
+
+/// A byte that may be part of an assigned name (`AWS_SECRET_ACCESS_KEY`, `--db.password`).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// A byte that ends an unquoted value: white space, a query string's `&`, a list's `;` or `,`,
+/// a quote, a closing bracket.
+fn ends_value(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'&' | b';' | b',' | b'"' | b'\'' | b'`' | b')' | b']' | b'}' | b'<' | b'>'
+        )
+}
+
+/// Pushes the span of every value assigned to a name `secret_key` accepts. A value that is a
+/// number or `true`/`false` is kept (`max_tokens=4096` is no secret), as are empty values and
+/// values already redacted. `==`, `!=`, `<=` and `>=` are comparisons, not assignments.
+pub(crate) fn assignments(
+    text: &str,
+    secret_key: &dyn Fn(&str) -> bool,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    let bytes = text.as_bytes();
+    for (eq, _) in text.match_indices('=') {
+        if bytes.get(eq + 1) == Some(&b'=') {
+            continue;
+        }
+        let name_start = bytes[..eq]
+            .iter()
+            .rposition(|&b| !is_name_byte(b))
+            .map_or(0, |p| p + 1);
+        if name_start == eq || (name_start > 0 && matches!(bytes[name_start - 1], b'!' | b'<')) {
+            continue;
+        }
+        if !secret_key(&text[name_start..eq]) {
+            continue;
+        }
+        let (start, end) = match bytes.get(eq + 1) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let start = eq + 2;
+                let len = bytes[start..]
+                    .iter()
+                    .position(|&b| b == q)
+                    .unwrap_or(bytes.len() - start);
+                (start, start + len)
+            }
+            _ => {
+                let start = eq + 1;
+                let len = bytes[start..]
+                    .iter()
+                    .position(|&b| ends_value(b))
+                    .unwrap_or(bytes.len() - start);
+                (start, start + len)
+            }
+        };
+        let value = &text[start..end];
+        let plain = value.parse::<f64>().is_ok() || matches!(value, "true" | "false");
+        if value.is_empty() || plain || text[start..].starts_with(REDACTED) {
+            continue;
+        }
+        spans.push((start, end));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<&str> {
+        let key = |k: &str| {
+            let k = k.to_ascii_lowercase();
+            k.contains("password") || k.contains("secret") || k.contains("token")
+        };
+        let mut spans = Vec::new();
+        assignments(text, &key, &mut spans);
+        spans.iter().map(|&(s, e)| &text[s..e]).collect()
+    }
+
+    #[test]
+    fn values_of_secret_names_are_found() {
+        assert_eq!(
+            found("export AWS_SECRET_ACCESS_KEY=abc/Def+1"),
+            ["abc/Def+1"]
+        );
+        assert_eq!(
+            found("https://h/x?user=a&password=hunter2&x=1"),
+            ["hunter2"]
+        );
+        assert_eq!(found("run --db.password='p w' next"), ["p w"]);
+        assert_eq!(found("TOKEN=\"x y\"; SECRET=z"), ["x y", "z"]);
+    }
+
+    #[test]
+    fn other_names_numbers_and_comparisons_are_kept() {
+        for kept in [
+            "user=bob&page=2",
+            "max_tokens=4096",
+            "use_secret=true",
+            "if token == x",
+            "password=",
+            "password=[REDACTED]&a=1",
+            "=secret",
+        ] {
+            assert!(found(kept).is_empty(), "{kept}");
+        }
+    }
+}
