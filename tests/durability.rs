@@ -59,7 +59,9 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
             stderr(&out)
         );
         assert!(
-            stderr(&out).contains("`forgestate flush` posts it") && !stderr(&out).contains("  "),
+            stderr(&out).contains(&format!(
+                "{i} record(s) wait in the outbox: run `forgestate flush`"
+            )) && !stderr(&out).contains("  "),
             "{}",
             stderr(&out)
         );

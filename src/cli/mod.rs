@@ -335,10 +335,14 @@ async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u
             }
             let code = if cli.strict { EX_TEMPFAIL } else { 0 };
             let fail = Some(code).filter(|&c| c != 0);
+            // This command ends with records on this machine only: say how many, and how to
+            // post them, so an agent that exits now leaves no silent backlog.
+            let waiting = client.outbox().map_or(1, |o| o.len().max(1));
             output::spooled(
                 &record,
                 &path,
                 &cause,
+                waiting,
                 cli.json,
                 cli.quiet && !permanent,
                 fail,

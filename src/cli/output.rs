@@ -164,6 +164,7 @@ pub fn spooled(
     record: &Record,
     path: &Path,
     cause: &Error,
+    waiting: usize,
     as_json: bool,
     quiet: bool,
     fail: Option<u8>,
@@ -197,7 +198,8 @@ pub fn spooled(
     }
     if !quiet {
         note(&format!(
-            "warning: {} {id} spooled to {} ({cause}); the next forgestate command or `forgestate flush` posts it{}",
+            "warning: {} {id} spooled to {} ({cause}){}; {waiting} record(s) wait in the outbox: \
+             run `forgestate flush` to post them (the next forgestate command also tries)",
             record.kind().name(),
             path.display(),
             record

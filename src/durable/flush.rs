@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::{DeadLetter, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
+use super::{DeadLetter, Drain, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
 use crate::error::{Category, Error};
 use crate::store::{Effort, Thread};
 
@@ -20,15 +20,16 @@ use crate::store::{Effort, Thread};
 const WHOAMI_FLOOR: Duration = Duration::from_secs(1);
 
 impl<T: Thread> Durable<T> {
-    pub(super) async fn flush_from_with(
-        &self,
-        source: &Outbox,
-        deadline: Option<Instant>,
-    ) -> FlushReport {
+    pub(super) async fn flush_from_with(&self, source: &Outbox, how: Drain<'_>) -> FlushReport {
         let mut report = FlushReport::default();
-        let lock = match deadline {
-            Some(_) => source.try_lock(),
-            None => source.lock(FLUSH_PATIENCE).await,
+        let (deadline, own) = match how {
+            Drain::Flush => (None, None),
+            Drain::Budget(deadline) => (Some(deadline), None),
+            Drain::Until { own, .. } => (None, Some(own)),
+        };
+        let lock = match how {
+            Drain::Flush => source.lock(FLUSH_PATIENCE).await,
+            _ => source.try_lock(),
         };
         let _lock = match lock {
             Ok(Some(l)) => l,
@@ -43,10 +44,10 @@ impl<T: Thread> Durable<T> {
                 return report;
             }
         };
-        let effort = if deadline.is_some() {
-            Effort::Once
-        } else {
-            Effort::Full
+        let effort = match how {
+            Drain::Flush => Effort::Full,
+            Drain::Budget(_) => Effort::Once,
+            Drain::Until { effort, .. } => effort,
         };
         let mut task = self
             .progress
@@ -115,7 +116,13 @@ impl<T: Thread> Durable<T> {
             // Only our own comments can be earlier attempts (the login is cached after one look).
             // A drain bounds the look like any other request; without the answer it stops rather
             // than let someone else's copy of a body pass for our post.
-            let me = match deadline {
+            let bound = match how {
+                Drain::Flush => None,
+                Drain::Budget(d) => Some(d),
+                // As long as a command's drain may take.
+                Drain::Until { .. } => Some(Instant::now() + self.policy.budget),
+            };
+            let me = match bound {
                 None => self.thread.whoami().await.ok(),
                 Some(d) => {
                     let left = d
@@ -171,6 +178,7 @@ impl<T: Thread> Durable<T> {
                         }
                     }
                 }
+                let done = own.is_some_and(|own| entry.path == own);
                 match source.remove(entry) {
                     Ok(()) => tracing::debug!("stage: flushed {}", entry.path.display()),
                     // The next flush finds the body in the thread and removes it then.
@@ -181,6 +189,10 @@ impl<T: Thread> Durable<T> {
                         );
                         stuck.insert(entry.path.clone());
                     }
+                }
+                if done {
+                    // The command's own record is in: later entries are another command's.
+                    break 'rounds;
                 }
             }
             task.advance_to(progress(&report) as u64);

@@ -260,7 +260,7 @@ impl<T: Thread> Durable<T> {
                 Err(io) => return self.last_resort(outbox, body, io).await,
             };
             tracing::debug!("stage: spooled {}", path.display());
-            let report = self.drain().await;
+            let report = self.drain_to(outbox, &path).await;
             if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
                 return Ok(Saved::Posted(c.clone()));
             }
@@ -330,6 +330,22 @@ impl<T: Thread> Durable<T> {
         }
     }
 
+    /// A saving command's drain, up to and including its own entry `own`: always at least one
+    /// attempt, backoff or not (a backoff only makes the connection attempt short, so an
+    /// unreachable forge costs a second or two), and no budget while the forge answers, so the
+    /// command's own record reaches the thread in that command, after the backlog, in order.
+    async fn drain_to(&self, outbox: &Outbox, own: &std::path::Path) -> FlushReport {
+        let effort = match outbox
+            .drain_state()
+            .backing_off(Utc::now(), self.policy.max_backoff)
+        {
+            true => Effort::Probe,
+            false => Effort::Once,
+        };
+        self.flush_from_with(outbox, Drain::Until { own, effort })
+            .await
+    }
+
     /// Drains the outbox within the policy's budget, unless a recent failure says to wait.
     pub async fn drain(&self) -> FlushReport {
         let Some(outbox) = &self.outbox else {
@@ -350,21 +366,37 @@ impl<T: Thread> Durable<T> {
             };
         }
         let deadline = Instant::now() + self.policy.budget;
-        self.flush_from_with(outbox, Some(deadline)).await
+        self.flush_from_with(outbox, Drain::Budget(deadline)).await
     }
 
     /// Posts everything waiting, with the full retry budget, waiting for another flusher.
     pub async fn flush(&self) -> FlushReport {
         match &self.outbox {
-            Some(outbox) => self.flush_from_with(outbox, None).await,
+            Some(outbox) => self.flush_from_with(outbox, Drain::Flush).await,
             None => FlushReport::default(),
         }
     }
 
     /// Posts the entries of another outbox (spooled under other settings) to this thread.
     pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
-        self.flush_from_with(source, None).await
+        self.flush_from_with(source, Drain::Flush).await
     }
+}
+
+/// How a flush runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Drain<'a> {
+    /// The `flush` verb: the full retry budget, waiting for another flusher.
+    Flush,
+    /// A command's drain: one attempt per request, no request after the deadline (the first
+    /// listing and post aside).
+    Budget(Instant),
+    /// A saving command's drain: one attempt per request with this effort, until `own` is
+    /// posted or a request fails.
+    Until {
+        own: &'a std::path::Path,
+        effort: Effort,
+    },
 }
 
 fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {

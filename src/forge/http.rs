@@ -36,6 +36,8 @@ use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
 #[derive(Clone)]
 pub struct ForgeClient {
     http: reqwest::Client,
+    /// The same client with a short connect timeout, for `RetryPolicy::short_connect`.
+    short_connect: reqwest::Client,
     base: Url,
     api: Url,
     /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
@@ -185,7 +187,11 @@ impl ForgeClient {
         let url = self
             .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
-        let mut request = self.http.request(method, url).query(query);
+        let http = match self.policy.short_connect {
+            true => &self.short_connect,
+            false => &self.http,
+        };
+        let mut request = http.request(method, url).query(query);
         if let Some(body) = body {
             request = request.json(body);
         }

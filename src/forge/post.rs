@@ -34,6 +34,7 @@ impl ForgeThread {
                 .client
                 .with_policy(RetryPolicy::quick(self.settings.quick_timeout)),
             Effort::Once => self.client.with_policy(RetryPolicy::once()),
+            Effort::Probe => self.client.with_policy(RetryPolicy::probe()),
         }
     }
 

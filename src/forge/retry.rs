@@ -20,6 +20,9 @@ pub struct RetryPolicy {
     pub budget: Duration,
     /// Per-attempt timeout replacing the client's default, when set.
     pub attempt_timeout: Option<Duration>,
+    /// Connect with this short timeout instead of the client's (a drain during a backoff: an
+    /// unreachable forge costs this, one that accepts the connection gets the request timeout).
+    pub short_connect: bool,
 }
 
 impl RetryPolicy {
@@ -28,6 +31,7 @@ impl RetryPolicy {
         RetryPolicy {
             budget,
             attempt_timeout: None,
+            short_connect: false,
         }
     }
 
@@ -36,6 +40,7 @@ impl RetryPolicy {
         RetryPolicy {
             budget: Duration::ZERO,
             attempt_timeout: Some(timeout),
+            short_connect: false,
         }
     }
 
@@ -44,6 +49,15 @@ impl RetryPolicy {
         RetryPolicy {
             budget: Duration::ZERO,
             attempt_timeout: None,
+            short_connect: false,
+        }
+    }
+
+    /// One attempt with the normal request timeout, connecting with a short timeout.
+    pub fn probe() -> RetryPolicy {
+        RetryPolicy {
+            short_connect: true,
+            ..RetryPolicy::once()
         }
     }
 }

@@ -136,6 +136,10 @@ pub enum Effort {
     /// One attempt with the normal request timeout: draining the outbox, where a slow forge must
     /// still get through but a failure is simply retried by a later command.
     Once,
+    /// [`Effort::Once`], connecting with a short timeout (1.5 s at most): the drain a saving
+    /// command still makes during a backoff, so an unreachable forge costs a second or two and
+    /// one that accepts the connection gets the normal request timeout.
+    Probe,
 }
 
 /// A store failed. Each message names the object involved and what to try.

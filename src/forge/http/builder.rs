@@ -141,15 +141,20 @@ impl ForgeClientBuilder {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(self.connect_timeout)
-            .timeout(self.request_timeout)
-            .build()
-            .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))?;
+        let build = |connect: Duration| {
+            reqwest::Client::builder()
+                .default_headers(headers.clone())
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(connect)
+                .timeout(self.request_timeout)
+                .build()
+                .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))
+        };
+        let http = build(self.connect_timeout)?;
+        let short = build(self.connect_timeout.min(SHORT_CONNECT))?;
         Ok(ForgeClient {
             http,
+            short_connect: short,
             base,
             api,
             token: self.token,
@@ -160,6 +165,9 @@ impl ForgeClientBuilder {
         })
     }
 }
+
+/// The connect timeout of a drain during a backoff (see `RetryPolicy::probe`).
+pub const SHORT_CONNECT: Duration = Duration::from_millis(1500);
 
 fn is_loopback(url: &Url) -> bool {
     let host = url.host_str().unwrap_or("");
