@@ -2,11 +2,13 @@
 //! the verbs as tools.
 //!
 //! `server.rs` generates the tools from the library's verb table and runs them through it,
-//! `reply.rs` turns answers into tool results, `extras.rs` is the resume resource and prompt.
+//! `reply.rs` turns answers into tool results, `extras.rs` is the resume resource and prompt,
+//! `lines.rs` the line gate in front of rmcp's transport (every line gets an answer).
 //! Nothing here imports the CLI: what both faces share is in `crate::face`. Only protocol
 //! messages go to stdout; logs go to stderr.
 
 mod extras;
+mod lines;
 mod reply;
 mod server;
 
@@ -24,17 +26,21 @@ pub async fn serve(
     client: Result<Client<AnyThread>, (u8, String)>,
     policy: StatusPolicy,
 ) -> Result<(), String> {
-    let running = match server::Server::new(client, policy)
-        .serve(rmcp::transport::stdio())
-        .await
-    {
+    // Every line passes the line gate first, so each one gets an answer (see `lines.rs`).
+    let (transport, pump) = lines::gate(tokio::io::stdin(), tokio::io::stdout());
+    let running = match server::Server::new(client, policy).serve(transport).await {
         Ok(running) => running,
         // Stdin closed before the handshake: nothing to serve, not a failure.
-        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(ServerInitializeError::ConnectionClosed(_)) => {
+            pump.finish().await;
+            return Ok(());
+        }
         Err(e) => return Err(format!("cannot start the MCP session on stdin/stdout: {e}")),
     };
     tracing::debug!("MCP session started");
-    match running.waiting().await {
+    let ended = running.waiting().await;
+    pump.finish().await;
+    match ended {
         Ok(reason) => {
             tracing::debug!("MCP session ended: {reason:?}");
             Ok(())
