@@ -4,7 +4,6 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use forgestate::verbs;
@@ -128,8 +127,14 @@ pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
 }
 
 /// `--since`: an RFC 3339 time, or an age (`90m`, `24h`, `7d`) counted back from now.
-pub fn parse_since(text: &str) -> Result<DateTime<Utc>, InputError> {
+#[cfg(test)]
+pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, InputError> {
     verbs::input::parse_since("--since", text).map_err(from_library)
+}
+
+/// `--since` as given: a time, or an age the library counts back on the store's clock.
+pub fn since_arg(text: &str) -> Result<verbs::input::Since, InputError> {
+    verbs::input::since_arg("--since", text).map_err(from_library)
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ use forgestate::verbs::{self, Run};
 use forgestate::{Client, Error, Outcome};
 
 use args::{Cli, Command};
-use input::{InputError, apply_sets, json_object, parse_since, read_input};
+use input::{InputError, apply_sets, json_object, read_input, since_arg};
 
 use crate::face::scrub;
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE};
@@ -214,9 +214,12 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::List(a) => {
-            let filter = filter(&a.filter, a.since.as_deref().map(parse_since).transpose()?)?;
+            let since = a.since.as_deref().map(since_arg).transpose()?;
+            // An age is counted back on the store's clock, as `status` measures ages.
+            let (since, age) = forgestate::verbs::input::Since::split(since);
+            let filter = filter(&a.filter, since)?;
             let client = open(cli)?;
-            let scan = client.list_reading(&filter, a.limit, a.all).await?;
+            let scan = client.list_since(&filter, age, a.limit, a.all).await?;
             warn(&scan.warnings);
             output::list(&scan, a.invalid, cli.json);
             Ok(0)

@@ -8,6 +8,7 @@
 
 mod builder;
 mod cached;
+mod clock;
 mod forge_builder;
 mod init;
 mod linked;
@@ -399,6 +400,17 @@ impl<T: Thread> Client<T> {
         history: bool,
     ) -> Result<Scan> {
         let all = self.scan().await?;
+        self.list_from(all, filter, limit, history).await
+    }
+
+    /// [`Client::list_reading`] over a scan already read.
+    async fn list_from(
+        &self,
+        all: Scan,
+        filter: &Filter,
+        limit: Option<usize>,
+        history: bool,
+    ) -> Result<Scan> {
         let mut all = match history {
             true => self.with_history(all).await?,
             false => self.follow_links(all, |e| filter.matches(e)).await?,

@@ -66,8 +66,10 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn status(&self, filter: &Filter, policy: &StatusPolicy) -> Result<Status> {
-        let scan = self.list(filter, None).await?;
-        let now = self.thread_raw().now();
+        let mut scan = self.list(filter, None).await?;
+        // Ages on one consistent clock, even when the forge's Date disagrees with its own
+        // comment times (records from the future).
+        let now = self.clock(&mut scan).now;
         Ok(Status {
             rows: status(&scan.entries, now, policy, &self.resume),
             now,

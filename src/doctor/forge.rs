@@ -207,6 +207,28 @@ fn clock_check(p: &Probe) -> Check {
     let Some(lag) = p.clock_lag else {
         return Check::skip("clock", "the forge sent no Date header");
     };
+    // The forge's own times (the session issue's last change) running ahead of its Date header
+    // mean the header is what is off (a proxy with another clock), not this machine.
+    let stamped = match &p.issue {
+        Some(Ok(Some(issue))) => Some(issue.updated_at),
+        _ => None,
+    };
+    let date_now = Utc::now() - lag;
+    if let Some(ahead) = crate::report::clock::consistent(date_now, stamped).ahead {
+        return Check::new(
+            "clock",
+            Status::Warn,
+            format!(
+                "the forge's Date header runs {} behind the times it stamps on its own issues \
+                 and comments; this machine's clock is not what is off",
+                crate::report::clock::span(ahead)
+            ),
+        )
+        .fix(
+            "fix the clock of the forge or of the proxy in front of it (the one that sends \
+             Date); until then forgestate measures ages from the forge's newest comment time",
+        );
+    }
     let secs = lag.num_seconds();
     let how = match secs {
         s if s > 0 => format!("this machine is {s}s ahead of the forge"),

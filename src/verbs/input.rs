@@ -51,8 +51,39 @@ pub fn check_glob(what: &str, value: Option<&str>) -> Result<()> {
 /// A `since` argument: an RFC 3339 time, or an age (`90m`, `24h`, `7d`, `1h 30m`) counted back
 /// from now.
 pub fn parse_since(what: &str, text: &str) -> Result<DateTime<Utc>> {
+    match since_arg(what, text)? {
+        Since::At(t) => Ok(t),
+        Since::Age(age) => Utc::now()
+            .checked_sub_signed(age)
+            .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back"))),
+    }
+}
+
+/// A `since` argument as given: a time, or an age to count back on the store's clock (see
+/// `Client::list_since`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Since {
+    /// An RFC 3339 time.
+    At(DateTime<Utc>),
+    /// An age.
+    Age(chrono::Duration),
+}
+
+impl Since {
+    /// The filter's fixed time and the age, one of them set.
+    pub fn split(since: Option<Since>) -> (Option<DateTime<Utc>>, Option<chrono::Duration>) {
+        match since {
+            Some(Since::At(t)) => (Some(t), None),
+            Some(Since::Age(age)) => (None, Some(age)),
+            None => (None, None),
+        }
+    }
+}
+
+/// Reads a `since` argument without deciding the clock an age is counted on.
+pub fn since_arg(what: &str, text: &str) -> Result<Since> {
     if let Ok(t) = parse_time(text) {
-        return Ok(t);
+        return Ok(Since::At(t));
     }
     let age = parse_age(text).ok_or_else(|| {
         Error::usage(format!(
@@ -61,7 +92,8 @@ pub fn parse_since(what: &str, text: &str) -> Result<DateTime<Utc>> {
         ))
     })?;
     chrono::Duration::try_seconds(i64::try_from(age).unwrap_or(i64::MAX))
-        .and_then(|age| Utc::now().checked_sub_signed(age))
+        .filter(|age| Utc::now().checked_sub_signed(*age).is_some())
+        .map(Since::Age)
         .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back")))
 }
 

@@ -322,12 +322,14 @@ impl Run for ListVerb {
         let since = r
             .since
             .as_deref()
-            .map(|t| input::parse_since("since", t))
+            .map(|t| input::since_arg("since", t))
             .transpose()?;
+        // An age is counted back on the store's clock, as `status` measures ages.
+        let (since, age) = input::Since::split(since);
         let filter = r.filter.filter(since)?;
         // With a phase filter, the limit counts only the records that pass it.
         let limit = r.limit.filter(|_| r.filter.phase.is_none());
-        let mut scan = ctx.client.list_reading(&filter, limit, r.all).await?;
+        let mut scan = ctx.client.list_since(&filter, age, limit, r.all).await?;
         if let Some(phase) = &r.filter.phase {
             scan = by_phase(scan, phase);
         }

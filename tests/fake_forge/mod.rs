@@ -118,6 +118,9 @@ pub struct State {
     /// Seconds added to the real clock, to simulate time passing or a server clock that drifted
     /// (it shows in the `Date` header and in every timestamp).
     pub clock_offset: i64,
+    /// Seconds added to the `Date` header only: a proxy in front of the forge whose clock is off,
+    /// so `Date` disagrees with the times the forge stamps on comments and issues.
+    pub date_offset: i64,
     /// Faults for POSTs to a path ending like this, consumed in order.
     pub faults: VecDeque<(String, Fault)>,
     /// The forge is down: every request gets a 503 and nothing changes.
@@ -178,7 +181,8 @@ impl Respond for Responder {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
         // Go's server stamps every answer with its own clock (hyper would use the real one).
-        let date = std::time::UNIX_EPOCH + Duration::from_secs(state.now().max(0) as u64);
+        let date = std::time::UNIX_EPOCH
+            + Duration::from_secs((state.now() + state.date_offset).max(0) as u64);
         let answer = routes::handle(&mut state, request)
             .insert_header("Date", httpdate::fmt_http_date(date).as_str());
         let extra: Duration = state
@@ -252,6 +256,7 @@ impl FakeForge {
             failed: 0,
             committed_then_failed: 0,
             latency: Duration::ZERO,
+            date_offset: 0,
             path_delays: Vec::new(),
             crlf: false,
             rng: 0x2545_f491_4f6c_dd1d,

@@ -1,0 +1,56 @@
+//! The clock ages are measured on, on the client: the store's clock (`Thread::now`, a forge's
+//! `Date`), made consistent with the store's own comment times (`report::clock`), with one
+//! warning per process when they disagree; and `list` with `since` given as an age, counted back
+//! on that clock rather than this machine's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::Client;
+use crate::error::Result;
+use crate::report::clock::{Clock, consistent};
+use crate::scan::{Filter, Scan};
+use crate::store::Thread;
+
+/// Whether this process has said that the forge's clocks disagree.
+static WARNED: AtomicBool = AtomicBool::new(false);
+
+impl<T: Thread> Client<T> {
+    /// The clock for ages over `scan`: the store's, moved up to its newest comment time when
+    /// that runs ahead (see [`crate::report::clock`]). The first time in a process the clocks
+    /// disagree, the warning joins `scan`'s warnings (and the log).
+    pub fn clock(&self, scan: &mut Scan) -> Clock {
+        let newest = scan
+            .entries
+            .iter()
+            .filter(|e| e.comment.id.is_some())
+            .map(|e| e.comment.created_at.max(e.comment.updated_at))
+            .max();
+        let clock = consistent(self.thread_raw().now(), newest);
+        if let Some(warning) = clock.warning()
+            && !WARNED.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!("{warning}");
+            scan.warnings.push(warning);
+        }
+        clock
+    }
+
+    /// [`Client::list_reading`] with `since` an age (`30m`) counted back from the store's clock
+    /// ([`Client::clock`]), so it is measured as `status` measures ages; `None` lists as
+    /// `list_reading` does with `filter.since`.
+    pub async fn list_since(
+        &self,
+        filter: &Filter,
+        age: Option<chrono::Duration>,
+        limit: Option<usize>,
+        history: bool,
+    ) -> Result<Scan> {
+        let mut all = self.scan().await?;
+        let mut filter = filter.clone();
+        if let Some(age) = age {
+            let now = self.clock(&mut all).now;
+            filter.since = Some(now.checked_sub_signed(age).unwrap_or(now));
+        }
+        self.list_from(all, &filter, limit, history).await
+    }
+}
