@@ -93,6 +93,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn comment_count(&self) -> Option<crate::store::CommentCount> {
+        match self {
+            AnyThread::Local(t) => t.comment_count(),
+            AnyThread::Forge(t) => t.comment_count(),
+        }
+    }
+
     fn now(&self) -> DateTime<Utc> {
         match self {
             AnyThread::Local(t) => t.now(),

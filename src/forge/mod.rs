@@ -253,6 +253,10 @@ impl Thread for ForgeThread {
         self.client.server_now()
     }
 
+    fn comment_count(&self) -> Option<store::CommentCount> {
+        self.seen_count()
+    }
+
     async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
         let mut done = Deleted::default();
         for &id in ids {

@@ -27,7 +27,7 @@ pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
 }
 
 /// The session issue and how many comments it had when last seen.
-pub(super) type CountCell = Mutex<Option<(IssueNumber, u64)>>;
+pub(super) type CountCell = Mutex<Option<(IssueNumber, u64, chrono::DateTime<chrono::Utc>)>>;
 
 /// What [`ForgeThread::successor`] found or made.
 #[derive(Debug, Clone)]
@@ -164,10 +164,24 @@ impl ForgeThread {
         (limit > 0 && seen.1 > limit).then_some(seen.0)
     }
 
+    /// The head's comment count as last read (see `Thread::comment_count`).
+    pub(super) fn seen_count(&self) -> Option<crate::store::CommentCount> {
+        let (n, count, at) = self.seen_count.lock().ok().and_then(|c| *c)?;
+        Some(crate::store::CommentCount {
+            issue: n.0,
+            count,
+            at,
+        })
+    }
+
     /// Remembers how many comments `issue` had.
     pub(super) fn note_count(&self, issue: &Issue) {
         if let Ok(mut c) = self.seen_count.lock() {
-            *c = Some((issue.number, u64::try_from(issue.comments).unwrap_or(0)));
+            *c = Some((
+                issue.number,
+                u64::try_from(issue.comments).unwrap_or(0),
+                issue.updated_at,
+            ));
         }
     }
 }

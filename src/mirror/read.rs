@@ -71,6 +71,13 @@ impl Mirror {
         if !delta.full && !same_place(&delta) {
             delta = thread.list_delta(None, effort, &keep).await?;
         }
+        // Deletions are invisible to `since`; the head's comment count, when this read had the
+        // forge read the issue anyway (a recheck of the cached head), shows one: the mirror then
+        // holds more comments on it than the forge has.
+        if !delta.full && missed_deletion(&loaded, thread.comment_count()) {
+            tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
+            delta = thread.list_delta(None, effort, &keep).await?;
+        }
         let mut learned = false;
         let trust = if thread.trusts_everyone() {
             Trust::Everyone
@@ -288,6 +295,21 @@ impl Mirror {
 }
 
 /// Says that a mirror file is ignored because another account owns it or may write it.
+/// Whether the mirror holds more comments on the head, created by the time `count` was taken,
+/// than the head had then.
+fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -> bool {
+    let (Some(count), Some((_, base, _))) = (count, &loaded.base) else {
+        return false;
+    };
+    let delta = loaded.delta.as_ref().map_or(&[][..], |d| &d.slots[..]);
+    let held = merge(base, delta)
+        .iter()
+        .filter(|s| s.w.as_deref().and_then(crate::store::issue_in_url) == Some(count.issue))
+        .filter(|s| s.c.0 <= count.at)
+        .count();
+    u64::try_from(held).unwrap_or(u64::MAX) > count.count
+}
+
 fn foreign(path: &std::path::Path) {
     tracing::warn!(
         "ignoring the read cache {}: it is owned by another user, or writable by others \

@@ -261,6 +261,14 @@ pub trait Thread: Send + Sync + 'static {
         false
     }
 
+    /// How many comments the thread's head held when this process last read the head itself
+    /// (a forge's issue number, its `comments` count, and its `updated_at`), when it did. A read
+    /// cache holding more comments on that issue, created by then, has missed a deletion.
+    /// `None` by default (the local store, whose cursor sees deletions).
+    fn comment_count(&self) -> Option<CommentCount> {
+        None
+    }
+
     /// What changed after `cursor` (everything when it is `None` or no longer applies), and
     /// where the next such read starts, skipping what `keep` does not keep. The default asks
     /// [`Thread::list_keeping`] `since` the cursor's time; the local store reads on from a byte offset instead.
@@ -283,6 +291,17 @@ pub trait Thread: Send + Sync + 'static {
         let _ = hops;
         async { Ok(None) }
     }
+}
+
+/// What [`Thread::comment_count`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommentCount {
+    /// The issue (its number).
+    pub issue: u64,
+    /// How many comments it had.
+    pub count: u64,
+    /// When it last changed, by the store's clock.
+    pub at: DateTime<Utc>,
 }
 
 /// Where an incremental read ([`Thread::list_delta`]) starts: what the reader saw last.
