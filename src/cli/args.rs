@@ -331,6 +331,10 @@ pub struct ForkArgs {
     /// Fork this agent's checkpoint (needed when several agents checkpoint the session)
     #[arg(long)]
     pub agent: Option<String>,
+    /// Fork into the new session even though it already has records (its agent then resumes
+    /// from the forked state; the new record's Next: names the record it replaced)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,11 +7,12 @@ use super::{Failure, open, output, save};
 pub async fn fork(cli: &Cli, a: &ForkArgs) -> Result<u8, Failure> {
     let client = open(cli)?;
     let record = client
-        .fork_record(
+        .fork_record_with(
             &a.session,
             a.at.as_deref(),
             &a.new_session,
             a.agent.as_deref(),
+            a.force,
         )
         .await?;
     if !cli.quiet && !cli.json {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{Client, Outcome};
 use crate::error::Result;
 use crate::format::Record;
-use crate::report::{History, StatusPolicy, StatusRow, fork_record, history, status};
+use crate::report::{History, StatusPolicy, StatusRow, fork_over, history, status};
 use crate::scan::Filter;
 use crate::store::Thread;
 
@@ -103,8 +103,22 @@ impl<T: Thread> Client<T> {
         new_session: &str,
         agent: Option<&str>,
     ) -> Result<Record> {
+        self.fork_record_with(session, at, new_session, agent, false)
+            .await
+    }
+
+    /// [`Client::fork_record`]; with `force`, also into a session that already has records, the
+    /// new record's `next` naming the record it replaced (see [`crate::report::fork_over`]).
+    pub async fn fork_record_with(
+        &self,
+        session: &str,
+        at: Option<&str>,
+        new_session: &str,
+        agent: Option<&str>,
+        force: bool,
+    ) -> Result<Record> {
         let scan = self.list(&Filter::default(), None).await?;
-        fork_record(&scan.entries, session, at, new_session, agent)
+        fork_over(&scan.entries, session, at, new_session, agent, force)
     }
 
     /// [`Client::fork_record`], saved like any record ([`Client::save`]).

@@ -17,6 +17,20 @@ pub fn fork_record(
     new_session: &str,
     agent: Option<&str>,
 ) -> Result<Record> {
+    fork_over(entries, session, at, new_session, agent, false)
+}
+
+/// [`fork_record`]; with `force`, also into a session that already has records (refused
+/// otherwise): the new record's `next` then says which record it replaced, so the agent
+/// resuming that session and a person reading it see that its state was reset.
+pub fn fork_over(
+    entries: &[Entry],
+    session: &str,
+    at: Option<&str>,
+    new_session: &str,
+    agent: Option<&str>,
+    force: bool,
+) -> Result<Record> {
     if new_session == session {
         return Err(Error::data(
             "new_session",
@@ -26,20 +40,32 @@ pub fn fork_record(
             ),
         ));
     }
-    let taken = entries
+    let taken: Vec<&Entry> = entries
         .iter()
         .filter(|e| e.record.session == new_session)
-        .count();
-    if taken > 0 {
+        .collect();
+    if !taken.is_empty() && !force {
         return Err(Error::data(
             "new_session",
             format!(
-                "session {new_session} already has {taken} record(s), and a fork would become its \
+                "session {new_session} already has {} record(s), and a fork would become its \
                  newest, sending its agent back to {session}'s state; name a new session \
-                 (`forgestate list --session {new_session}` shows what is there)"
+                 (`forgestate list --session {new_session}` shows what is there), or fork with \
+                 force (`--force`) to replace its state",
+                taken.len()
             ),
         ));
     }
+    let replaced = taken.last().map(|e| {
+        format!(
+            "forked over session {new_session}'s newest record {} ({}{})",
+            e.record.id.as_deref().unwrap_or("without an Id"),
+            e.record
+                .phase()
+                .map_or_else(|| "a health signal".to_string(), |p| format!("phase {p}")),
+            format_args!(", by {}", e.record.agent)
+        )
+    });
     let mine =
         |e: &&Entry| e.record.session == session && agent.is_none_or(|a| e.record.agent == a);
     let source = match at {
@@ -105,9 +131,25 @@ pub fn fork_record(
              name it in Parent:; post a new checkpoint of that session first",
         ));
     };
+    let (next, mut blockers) = (r.next.clone(), r.blockers.clone());
+    let next = match (replaced, next) {
+        (None, next) => next,
+        (Some(note), None) => Some(note),
+        (Some(note), Some(next)) => {
+            let both = format!("{note}; then: {next}");
+            match both.chars().count() <= crate::format::MAX_FIELD_CHARS {
+                true => Some(both),
+                // Too long for one header line: the source's handoff becomes a blocker line.
+                false => {
+                    blockers.insert(0, format!("handoff of the forked record: {next}"));
+                    Some(note)
+                }
+            }
+        }
+    };
     let mut record = Record::checkpoint(&r.agent, new_session, phase, r.data().clone())?
         .with_lineage(None, Some(id))
-        .with_handoff(r.next.clone(), r.blockers.clone())?;
+        .with_handoff(next, blockers)?;
     record.context_hash = r.context_hash.clone();
     Ok(record)
 }

@@ -13,6 +13,6 @@ pub mod fork;
 pub mod history;
 pub mod status;
 
-pub use fork::fork_record;
+pub use fork::{fork_over, fork_record};
 pub use history::{History, Origin, Step, history};
 pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};

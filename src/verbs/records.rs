@@ -81,6 +81,11 @@ pub struct ForkRequest {
     /// Fork this agent's checkpoint (needed when several agents checkpoint the session).
     #[serde(default)]
     pub agent: Option<String>,
+    /// Fork into `new_session` even though it already has records (refused otherwise): its agent
+    /// then resumes from the forked state, and the new record's `next` names the record it
+    /// replaced.
+    #[serde(default)]
+    pub force: bool,
 }
 
 /// What `checkpoint`, `health` and `fork` answer: posted, or safe in this machine's outbox (not an
@@ -301,11 +306,12 @@ impl Run for Fork {
     async fn run(ctx: &Context<'_>, r: ForkRequest) -> Result<SaveAnswer> {
         let record = ctx
             .client
-            .fork_record(
+            .fork_record_with(
                 &r.session,
                 r.at.as_deref(),
                 &r.new_session,
                 r.agent.as_deref(),
+                r.force,
             )
             .await?;
         SaveAnswer::new(ctx.client.save(record).await)
