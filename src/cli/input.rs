@@ -205,7 +205,7 @@ mod tests {
     fn since_takes_times_and_ages() {
         let t = parse_since("2026-11-29T08:00:00Z").unwrap();
         assert_eq!(t.to_rfc3339(), "2026-11-29T08:00:00+00:00");
-        let age = Utc::now() - parse_since("24h").unwrap();
+        let age = chrono::Utc::now() - parse_since("24h").unwrap();
         assert!((age.num_minutes() - 24 * 60).abs() <= 1);
         assert!(parse_since("last week").is_err());
     }
