@@ -10,6 +10,7 @@ mod builder;
 mod cached;
 mod clock;
 mod forge_builder;
+mod gate;
 mod init;
 mod linked;
 pub mod prune;
@@ -29,7 +30,7 @@ pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use tidy::Tidied;
 
-use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
+use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
 use crate::format::{Record, Redactor, Renderer};
 use crate::progress::ProgressHook;
@@ -131,34 +132,6 @@ impl<T: Thread> Client<T> {
             mirror: None,
         }
         .regate()
-    }
-
-    /// Hands the durability layer the out-gate over this client's redactor and renderer, so a
-    /// flushed body passes the same checks as a saved one (see [`Client::outbound`]).
-    fn regate(self) -> Client<T> {
-        let (redactor, renderer) = (self.redactor.clone(), self.renderer.clone());
-        let gate = Validator::gate(move |body| {
-            match crate::format::outbound(body, &redactor, &renderer) {
-                Ok(std::borrow::Cow::Borrowed(_)) => Ok(None),
-                Ok(std::borrow::Cow::Owned(clean)) => Ok(Some(clean)),
-                Err(e) => Err(format!("{e}; it was never posted")),
-            }
-        });
-        Client {
-            store: self.store.with_validator(gate),
-            ..self
-        }
-    }
-
-    /// The out-gate: what `body` (a rendered record from anywhere: an outbox, an export, another
-    /// thread) must become before it leaves the machine through this client. It must parse as a
-    /// valid record; every secret this client's redactor finds is replaced (the body rendered
-    /// again, its `Redacted:` count raised); a clean body comes back unchanged. Refused (a data
-    /// error) when it is not a record or a header value holds a secret.
-    pub fn outbound(&self, body: &str) -> Result<String> {
-        crate::format::outbound(body, &self.redactor, &self.renderer)
-            .map(std::borrow::Cow::into_owned)
-            .map_err(|e| Error::data("the record", format!("{e}; it was not posted")))
     }
 
     /// Trust these authors on top of the store's own identity.

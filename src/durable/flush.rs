@@ -12,9 +12,25 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::{DeadLetter, Drain, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
+use super::{DeadLetter, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
 use crate::error::{Category, Error};
 use crate::store::{Effort, Thread};
+
+/// How a flush runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Drain<'a> {
+    /// The `flush` verb: the full retry budget, waiting for another flusher.
+    Flush,
+    /// A command's drain: one attempt per request, no request after the deadline (the first
+    /// listing and post aside).
+    Budget(Instant),
+    /// A saving command's drain: one attempt per request with this effort, until `own` is
+    /// posted or a request fails.
+    Until {
+        own: &'a std::path::Path,
+        effort: Effort,
+    },
+}
 
 /// The least a drain waits for the forge to say who we are, however little budget is left.
 const WHOAMI_FLOOR: Duration = Duration::from_secs(1);

@@ -29,6 +29,7 @@ mod meta;
 mod outbox;
 mod read;
 mod survey;
+mod validate;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,6 +41,9 @@ use chrono::Utc;
 pub use meta::{DeadLetter, DrainState, Origin};
 pub use outbox::{DEAD_DIR, FlushLock, Outbox, Spooled};
 pub use survey::{OutboxSummary, survey};
+pub use validate::Validator;
+
+use flush::Drain;
 
 use crate::error::{Category, Error, Result};
 use crate::progress::ProgressHook;
@@ -65,40 +69,6 @@ impl Default for DrainPolicy {
             budget: Duration::from_secs(crate::defaults::DRAIN_BUDGET_SECS),
             max_backoff: Duration::from_secs(crate::defaults::DRAIN_MAX_BACKOFF_SECS),
         }
-    }
-}
-
-/// Checks a spooled body before it is posted: `Err` says why it is not to be posted, `Ok(Some)`
-/// is the body to post instead (the out-gate redacted it), `Ok(None)` posts it as it is.
-#[derive(Clone)]
-pub struct Validator(std::sync::Arc<ValidatorFn>);
-
-type Verdict = std::result::Result<Option<String>, String>;
-type ValidatorFn = dyn Fn(&str) -> Verdict + Send + Sync;
-
-impl Validator {
-    /// Wraps a check that only accepts or refuses; `Err` says why a body is not to be posted.
-    pub fn new(
-        check: impl Fn(&str) -> std::result::Result<(), String> + Send + Sync + 'static,
-    ) -> Validator {
-        Validator(std::sync::Arc::new(move |body| check(body).map(|()| None)))
-    }
-
-    /// Wraps a gate, which may also rewrite a body (`Ok(Some(body))`: post this instead). It
-    /// must be deterministic: a flush recognises an earlier attempt by the body it posted.
-    pub fn gate(gate: impl Fn(&str) -> Verdict + Send + Sync + 'static) -> Validator {
-        Validator(std::sync::Arc::new(gate))
-    }
-
-    /// Runs the check.
-    pub fn check(&self, body: &str) -> Verdict {
-        (self.0)(body)
-    }
-}
-
-impl std::fmt::Debug for Validator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Validator")
     }
 }
 
@@ -381,22 +351,6 @@ impl<T: Thread> Durable<T> {
     pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
         self.flush_from_with(source, Drain::Flush).await
     }
-}
-
-/// How a flush runs.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Drain<'a> {
-    /// The `flush` verb: the full retry budget, waiting for another flusher.
-    Flush,
-    /// A command's drain: one attempt per request, no request after the deadline (the first
-    /// listing and post aside).
-    Budget(Instant),
-    /// A saving command's drain: one attempt per request with this effort, until `own` is
-    /// posted or a request fails.
-    Until {
-        own: &'a std::path::Path,
-        effort: Effort,
-    },
 }
 
 fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {

@@ -1,0 +1,320 @@
+//! Judging one line for the line gate (`lines.rs`): hand it to rmcp, rewrite it (tool
+//! arguments too deep for rmcp's parser become JSON text), or answer it here. Pure.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+/// JSON-RPC's parse error.
+const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC's invalid request.
+pub(super) const INVALID_REQUEST: i64 = -32600;
+/// The deepest an argument may nest and still be handed to rmcp as JSON: the message, `params`
+/// and `arguments` are three more levels, and serde_json stops at 128.
+const ARGUMENT_DEPTH: usize = 124;
+
+/// What to do with one line.
+#[derive(Debug, PartialEq)]
+pub(super) enum Verdict {
+    Skip,
+    Forward(Vec<u8>),
+    Answer(Value),
+}
+
+pub(super) fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+pub(super) fn judge(line: &[u8]) -> Verdict {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Skip;
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Verdict::Answer(error(
+            top_level_id(line),
+            PARSE_ERROR,
+            "Parse error: the line is not UTF-8",
+        ));
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(message) => shape(message, text),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => deep(text),
+        Err(e) => Verdict::Answer(error(
+            top_level_id(line),
+            PARSE_ERROR,
+            &format!("Parse error: {e}"),
+        )),
+    }
+}
+
+/// A JSON message: is it a JSON-RPC 2.0 request, notification or response?
+fn shape(message: Value, text: &str) -> Verdict {
+    let Value::Object(map) = &message else {
+        let why = match message.is_array() {
+            true => "a batch (a JSON array); send one message per line",
+            false => "not a JSON object",
+        };
+        return Verdict::Answer(error(
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("Invalid Request: {why}"),
+        ));
+    };
+    let id = map.get("id").cloned();
+    let id_ok = matches!(
+        id,
+        None | Some(Value::Null | Value::String(_) | Value::Number(_))
+    );
+    let shown_id = id.clone().filter(|_| id_ok).unwrap_or(Value::Null);
+    let invalid = |why: &str| {
+        Verdict::Answer(error(
+            shown_id.clone(),
+            INVALID_REQUEST,
+            &format!("Invalid Request: {why}"),
+        ))
+    };
+    if !id_ok {
+        return invalid("`id` must be a string, a number or null");
+    }
+    if map.get("jsonrpc") != Some(&json!("2.0")) {
+        return invalid("`jsonrpc` must be \"2.0\"");
+    }
+    match map.get("method") {
+        Some(Value::String(_)) => Verdict::Forward(text.as_bytes().to_vec()),
+        Some(_) => invalid("`method` must be a string"),
+        None if id.is_some() && (map.contains_key("result") || map.contains_key("error")) => {
+            Verdict::Forward(text.as_bytes().to_vec())
+        }
+        None => invalid("no `method` (nor a `result` or `error` answering a request)"),
+    }
+}
+
+/// A message nested past what serde_json parses whole.
+fn deep(text: &str) -> Verdict {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+        method: Option<String>,
+        #[serde(borrow)]
+        params: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Call<'a> {
+        name: String,
+        #[serde(borrow, default)]
+        arguments: BTreeMap<String, &'a RawValue>,
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a RawValue>,
+    }
+    let Ok(head) = serde_json::from_str::<Head>(text) else {
+        return Verdict::Answer(error(
+            top_level_id(text.as_bytes()),
+            INVALID_REQUEST,
+            "Invalid Request: nested too deeply to read",
+        ));
+    };
+    let id = head
+        .id
+        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        .unwrap_or(Value::Null);
+    let call = match (head.method.as_deref(), head.params) {
+        (Some("tools/call"), Some(params)) => serde_json::from_str::<Call>(params.get()).ok(),
+        _ => None,
+    };
+    let Some(call) = call else {
+        return Verdict::Answer(error(
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: nested deeper than 127 levels; only a tool's arguments may nest \
+             that deep",
+        ));
+    };
+    let mut arguments = serde_json::Map::new();
+    for (key, raw) in call.arguments {
+        let value = match depth(raw.get().as_bytes()) > ARGUMENT_DEPTH {
+            // The verb parses it as the CLI parses `--data`, with the same limit.
+            true => Value::String(raw.get().to_string()),
+            false => match serde_json::from_str(raw.get()) {
+                Ok(v) => v,
+                Err(_) => Value::String(raw.get().to_string()),
+            },
+        };
+        arguments.insert(key, value);
+    }
+    let mut params = json!({"name": call.name, "arguments": arguments});
+    if let Some(meta) = call
+        .meta
+        .and_then(|m| serde_json::from_str::<Value>(m.get()).ok())
+    {
+        params["_meta"] = meta;
+    }
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    Verdict::Forward(message.to_string().into_bytes())
+}
+
+/// The deepest nesting of arrays and objects in JSON text (strings skipped).
+fn depth(text: &[u8]) -> usize {
+    let (mut now, mut most, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                now += 1;
+                most = most.max(now);
+            }
+            b']' | b'}' => now = now.saturating_sub(1),
+            _ => {}
+        }
+    }
+    most
+}
+
+/// The `id` of a message that could not be parsed whole (truncated, too long, a bad string
+/// somewhere): the value of the top-level key `id`, when it is a string, number or null and comes
+/// before the damage. `null` otherwise.
+pub(super) fn top_level_id(text: &[u8]) -> Value {
+    let (mut level, mut at) = (0usize, 0usize);
+    while at < text.len() {
+        match text[at] {
+            b'"' => {
+                let end = string_end(text, at);
+                if level == 1 && &text[at..end] == b"\"id\"" {
+                    let rest = &text[end..];
+                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace());
+                    if colon.is_some_and(|c| rest[c] == b':') {
+                        return id_value(&rest[colon.unwrap_or(0) + 1..]);
+                    }
+                }
+                at = end;
+                continue;
+            }
+            b'[' | b'{' => level += 1,
+            b']' | b'}' => level = level.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    Value::Null
+}
+
+/// Where the string opening at `start` ends (just past its closing quote, or the end).
+fn string_end(text: &[u8], start: usize) -> usize {
+    let mut at = start + 1;
+    while at < text.len() {
+        match text[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    text.len()
+}
+
+/// The JSON value at the start of `rest`, when it is a plain id (string, number, null).
+fn id_value(rest: &[u8]) -> Value {
+    let start = rest
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    let rest = &rest[start..];
+    let end = match rest.first() {
+        Some(b'"') => string_end(rest, 0),
+        Some(_) => rest
+            .iter()
+            .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+            .unwrap_or(rest.len()),
+        None => 0,
+    };
+    match serde_json::from_slice::<Value>(&rest[..end]) {
+        Ok(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v,
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        match judge(line.as_bytes()) {
+            Verdict::Answer(a) => a,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_answered_with_the_id_when_it_can_be_read() {
+        let a = answer("not json");
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (Value::Null, json!(-32700))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"li"#);
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!(7), json!(-32700))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","id":"x","method":"ping","params":{"s":"\ud800"}}"#);
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!("x"), json!(-32700))
+        );
+        for bad in [
+            r#"[]"#,
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":2}"#,
+            "5",
+        ] {
+            assert_eq!(answer(bad)["error"]["code"], -32600, "{bad}");
+        }
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#)["id"],
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn good_lines_and_blank_lines_pass() {
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert_eq!(
+            judge(ping.as_bytes()),
+            Verdict::Forward(ping.as_bytes().to_vec())
+        );
+        assert_eq!(judge(b"  \r"), Verdict::Skip);
+    }
+
+    #[test]
+    fn deep_tool_arguments_are_handed_on_as_text() {
+        let data = format!("{}1{}", "{\"a\":".repeat(126), "}".repeat(126));
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"checkpoint","arguments":{{"agent":"w","data":{data}}}}}}}"#
+        );
+        let Verdict::Forward(out) = judge(line.as_bytes()) else {
+            panic!("not forwarded")
+        };
+        let message: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(message["params"]["arguments"]["data"], Value::String(data));
+        assert_eq!(message["params"]["arguments"]["agent"], "w");
+        assert_eq!(message["id"], 3);
+    }
+
+    #[test]
+    fn the_depth_scanner_skips_strings() {
+        assert_eq!(depth(br#"{"a":[1,{"b":"[[[{"}]}"#), 3);
+        assert_eq!(top_level_id(br#"{"params":{"id":9},"id":4"#), json!(4));
+    }
+}
