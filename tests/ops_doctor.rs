@@ -125,9 +125,11 @@ async fn a_bad_token_a_missing_repository_and_a_missing_issue_are_told_apart() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_forge_and_a_skewed_clock() {
     let fake = FakeForge::start().await;
+    // The forge's whole clock is behind (its Date and the times it stamps, the session issue's
+    // included); a Date behind its own stamps is the proxy case (tests/harden_clock.rs).
+    fake.state().clock_offset = -300;
     session(&fake);
     let dir = tempfile::tempdir().unwrap();
-    fake.state().clock_offset = -300;
     let (out, skewed) = doctor(&fake.uri(), REPO, BOT_TOKEN, dir.path());
     assert_eq!(out.status.code(), Some(0), "a skewed clock warns");
     assert_eq!(status(&skewed, "clock"), "warn");
