@@ -93,6 +93,7 @@ impl Client<AnyThread> {
             trusted_authors: Vec::new(),
             redact_keys: None,
             read_cache: ReadCache::default(),
+            signing: Vec::new(),
             note: None,
         })
     }
@@ -108,6 +109,7 @@ impl Client<AnyThread> {
             trusted_authors,
             redact_keys,
             read_cache,
+            signing,
             note: _,
         } = settings;
         match store {
@@ -119,7 +121,7 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     client = client.with_redact_keys(keys);
                 }
-                Ok(client)
+                Ok(client.with_signing_keys(signing))
             }
             StoreSettings::Forge(options) => {
                 let mut builder = ForgeBuilder::from_options(*options)
@@ -130,7 +132,7 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     builder = builder.redact_keys(keys);
                 }
-                builder.build()
+                Ok(builder.build()?.with_signing_keys(signing))
             }
         }
     }

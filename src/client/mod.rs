@@ -30,10 +30,10 @@ pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};
 use crate::error::{Error, Result};
-use crate::format::{Record, Redactor, Renderer};
+use crate::format::{Record, Redactor, Renderer, SigningKey};
 use crate::progress::ProgressHook;
 use crate::resume::{Resume, ResumeMap};
-use crate::scan::{Entry, Filter, Scan, Trust};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning};
 use crate::store::{Comment, Keep, Thread};
 
 /// Where a posted record went.
@@ -116,6 +116,7 @@ pub struct Client<T> {
     trusted_authors: BTreeSet<String>,
     redactor: Redactor,
     mirror: Option<crate::mirror::Mirror>,
+    signing: Vec<SigningKey>,
 }
 
 impl<T: Thread> Client<T> {
@@ -129,6 +130,7 @@ impl<T: Thread> Client<T> {
             trusted_authors: BTreeSet::new(),
             redactor: Redactor::default(),
             mirror: None,
+            signing: Vec::new(),
         }
     }
 
@@ -160,6 +162,36 @@ impl<T: Thread> Client<T> {
         Client {
             store: self.store.with_validator(validator),
             ..self
+        }
+    }
+
+    /// Sign every record posted with the first of `keys`, and believe only records whose
+    /// signature one of them made (the others are older keys, kept for rotation). A read with
+    /// keys lists the thread itself, not the read cache, whose slots keep no whole bodies to
+    /// check. See [`crate::format::sign`].
+    pub fn with_signing_keys(mut self, keys: Vec<SigningKey>) -> Client<T> {
+        self.signing = keys;
+        self
+    }
+
+    /// The keys records are signed (the first) and checked with.
+    pub fn signing_keys(&self) -> &[SigningKey] {
+        &self.signing
+    }
+
+    /// A rendered body as it is posted: signed with the signing key, when there is one.
+    pub(crate) fn seal(&self, body: String) -> String {
+        match self.signing.first() {
+            Some(key) => crate::format::sign(&body, key),
+            None => body,
+        }
+    }
+
+    /// Why a body is not believed under the signing keys (`None` when it is, or with no keys).
+    pub(crate) fn doubt(&self, body: &str) -> Option<String> {
+        match self.signing.is_empty() {
+            true => None,
+            false => crate::format::verify(body, &self.signing).problem(),
         }
     }
 
@@ -231,7 +263,7 @@ impl<T: Thread> Client<T> {
     /// unless the body reads back as the record. See [`Client::save`] for the durable path.
     pub async fn post(&self, record: Record) -> Result<Posted> {
         let record = self.prepare(record)?;
-        let body = self.renderer.render(&record)?;
+        let body = self.seal(self.renderer.render(&record)?);
         let comment = self.store.thread().append(&body).await?;
         Ok(self.posted(record, comment))
     }
@@ -258,7 +290,7 @@ impl<T: Thread> Client<T> {
             Err(e) => return Outcome::Failed(e),
         };
         let body = match self.renderer.render(&record) {
-            Ok(b) => b,
+            Ok(b) => self.seal(b),
             Err(e) => return Outcome::Failed(e.into()),
         };
         match self.store.save(&body).await {
@@ -394,6 +426,8 @@ impl<T: Thread> Client<T> {
             let skip = all.entries.len().saturating_sub(limit);
             all.entries.drain(..skip);
         }
+        let edited: Vec<String> = all.entries.iter().filter_map(edited_warning).collect();
+        all.warnings.extend(edited);
         Ok(all)
     }
 }

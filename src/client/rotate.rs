@@ -216,6 +216,7 @@ impl Client<AnyThread> {
         let body = self
             .renderer
             .render(&record)
+            .map(|b| self.seal(b))
             .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
         forge
             .post_on(n, &body)

@@ -27,6 +27,9 @@ pub struct Settings {
     pub redact_keys: Option<Vec<String>>,
     /// The read cache.
     pub read_cache: ReadCache,
+    /// The signing keys: the first signs, every one is believed (empty: records are not
+    /// signed, and unsigned records are believed).
+    pub signing: Vec<crate::format::SigningKey>,
     /// Said to the user when a default store was chosen on their behalf.
     pub note: Option<String>,
 }
