@@ -94,6 +94,7 @@ impl Client<AnyThread> {
             redact_keys: None,
             read_cache: ReadCache::default(),
             signing: Vec::new(),
+            dashboard: Default::default(),
             note: None,
         })
     }
@@ -110,6 +111,7 @@ impl Client<AnyThread> {
             redact_keys,
             read_cache,
             signing,
+            dashboard,
             note: _,
         } = settings;
         match store {
@@ -121,7 +123,7 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     client = client.with_redact_keys(keys);
                 }
-                Ok(client.with_signing_keys(signing))
+                Ok(client.with_signing_keys(signing).with_dashboard(dashboard))
             }
             StoreSettings::Forge(options) => {
                 let mut builder = ForgeBuilder::from_options(*options)
@@ -132,7 +134,10 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     builder = builder.redact_keys(keys);
                 }
-                Ok(builder.build()?.with_signing_keys(signing))
+                Ok(builder
+                    .build()?
+                    .with_signing_keys(signing)
+                    .with_dashboard(dashboard))
             }
         }
     }

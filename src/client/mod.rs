@@ -11,6 +11,7 @@ mod cached;
 mod forge_builder;
 mod init;
 mod linked;
+mod publish;
 pub mod prune;
 mod reads;
 mod report;
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use forge_builder::ForgeBuilder;
+pub use publish::Published;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use tidy::Tidied;
@@ -57,6 +59,10 @@ pub struct Posted {
     /// tries again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation_failed: Option<String>,
+    /// Why the automatic refresh of the status table (`[dashboard] auto`) failed, when it did
+    /// (the record itself is posted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dashboard_failed: Option<String>,
 }
 
 /// What became of a record handed to [`Client::save`]. A spooled record or a failure must be
@@ -117,6 +123,7 @@ pub struct Client<T> {
     redactor: Redactor,
     mirror: Option<crate::mirror::Mirror>,
     signing: Vec<SigningKey>,
+    dashboard: crate::config::DashboardSettings,
 }
 
 impl<T: Thread> Client<T> {
@@ -131,6 +138,7 @@ impl<T: Thread> Client<T> {
             redactor: Redactor::default(),
             mirror: None,
             signing: Vec::new(),
+            dashboard: Default::default(),
         }
     }
 
@@ -174,6 +182,13 @@ impl<T: Thread> Client<T> {
         self
     }
 
+    /// Keep the status table in the session issue's body as `dashboard` says (with
+    /// `auto`, saves refresh it; rotation carries it with `dashboard.policy`).
+    pub fn with_dashboard(mut self, dashboard: crate::config::DashboardSettings) -> Client<T> {
+        self.dashboard = dashboard;
+        self
+    }
+
     /// The keys records are signed (the first) and checked with.
     pub fn signing_keys(&self) -> &[SigningKey] {
         &self.signing
@@ -193,6 +208,13 @@ impl<T: Thread> Client<T> {
             true => None,
             false => crate::format::verify(body, &self.signing).problem(),
         }
+    }
+
+    /// Parses, trusts and dedupes a listing as every read of this client does: with signing
+    /// keys, a record without a valid signature is not believed.
+    pub(crate) fn scan_listing(&self, listing: crate::store::Listing, trust: &Trust) -> Scan {
+        let doubt = |body: &str| self.doubt(body);
+        crate::scan::scan_checked(listing, trust, &doubt)
     }
 
     /// Spool records the store cannot take to this outbox, drained under `policy`.
@@ -300,6 +322,9 @@ impl<T: Thread> Client<T> {
                     Ok(rotation) => posted.rotation = rotation,
                     Err(e) => posted.rotation_failed = Some(e.to_string()),
                 }
+                if let Err(e) = self.auto_dashboard_any().await {
+                    posted.dashboard_failed = Some(e.to_string());
+                }
                 Outcome::Posted(posted)
             }
             Ok(Saved::Spooled { path, cause }) => Outcome::Spooled {
@@ -322,6 +347,19 @@ impl<T: Thread> Client<T> {
         }
     }
 
+    /// After a posted save: the automatic refresh of the status table, when `[dashboard] auto`
+    /// is on, the store is a forge and this machine last refreshed it long enough ago.
+    async fn auto_dashboard_any(&self) -> Result<()> {
+        if !self.dashboard.auto {
+            return Ok(());
+        }
+        let any: &dyn std::any::Any = self;
+        match any.downcast_ref::<Client<crate::backend::AnyThread>>() {
+            Some(client) => client.auto_publish().await,
+            None => Ok(()),
+        }
+    }
+
     /// Posts everything the outbox holds, with the full retry budget.
     pub async fn flush(&self) -> FlushReport {
         self.store.flush().await
@@ -337,6 +375,7 @@ impl<T: Thread> Client<T> {
             record,
             rotation: None,
             rotation_failed: None,
+            dashboard_failed: None,
         }
     }
 

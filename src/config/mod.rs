@@ -30,7 +30,7 @@ pub use discover::{Origin, discover};
 use checks::{absolute, refuse_trust_settings, validate};
 
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
-pub use settings::{ForgeOptions, Settings, StoreSettings};
+pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
 
 /// The documented example configuration, which doubles as the built-in defaults
 /// ([`crate::defaults::CONFIG_TOML`]).
@@ -393,6 +393,17 @@ impl Config {
             redact_keys: self.file.redact_keys.clone(),
             read_cache: self.file.cache.settings(),
             signing: self.signing_keys()?,
+            dashboard: DashboardSettings {
+                auto: self.file.dashboard.auto.unwrap_or(false),
+                every: std::time::Duration::from_secs(
+                    60 * self
+                        .file
+                        .dashboard
+                        .every_minutes
+                        .unwrap_or(crate::defaults::DASHBOARD_EVERY_MINUTES),
+                ),
+                policy: self.status_policy()?,
+            },
             note,
         })
     }

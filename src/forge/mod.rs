@@ -24,6 +24,7 @@
 //! ```
 
 mod api;
+mod body;
 pub(crate) mod cache;
 mod chain;
 mod clock;
@@ -59,6 +60,7 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub use probe::{CachedIssue, Probe, RepoAccess};
+pub use body::BodyEdit;
 pub use rotate::Successor;
 
 use crate::store::{

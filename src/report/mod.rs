@@ -7,6 +7,7 @@
 //! thread and call these. The drivers (`watch`, `prune`) live in [`crate::client`], and `doctor`
 //! in [`crate::doctor`].
 
+pub mod dashboard;
 pub mod diff;
 pub mod fork;
 pub mod history;
