@@ -8,6 +8,7 @@
 
 mod builder;
 mod cached;
+mod export;
 mod forge_builder;
 mod init;
 mod linked;
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use export::{Exported, Imported};
 pub use forge_builder::ForgeBuilder;
 pub use publish::Published;
 pub use report::{SessionHistory, Status};
