@@ -23,7 +23,7 @@ use crate::scan::{Filter, Trust};
 use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
 
 /// What [`Client::export_to`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Exported {
     /// The local store written (its thread file).
     pub to: String,
@@ -38,7 +38,7 @@ pub struct Exported {
 }
 
 /// What [`Client::import_from`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Imported {
     /// The local store read.
     pub from: String,

@@ -13,7 +13,7 @@ use crate::scan::Filter;
 use crate::store::{StoreError, Thread};
 
 /// What publishing the status table did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Published {
     /// The session issue whose body holds the table.
     pub issue: u64,
