@@ -159,7 +159,9 @@ impl<T: Thread> Client<T> {
                 report.already += 1;
                 continue;
             }
-            let record = entry.record.clone().first_posted_at(entry.comment.created_at);
+            // A body holds whole microseconds (the local store's clock has nanoseconds).
+            let first = entry.comment.created_at.trunc_subsecs(6);
+            let record = entry.record.clone().first_posted_at(first);
             match self.save(record).await {
                 Outcome::Posted(_) => report.posted += 1,
                 Outcome::Spooled { cause, .. } => {
@@ -170,6 +172,17 @@ impl<T: Thread> Client<T> {
                          the import again when the forge answers"
                     ));
                     break;
+                }
+                Outcome::Failed(e) if e.category() != crate::error::Category::Data => {
+                    if e.category() != crate::error::Category::TempFail {
+                        return Err(e);
+                    }
+                    return Err(Error::unavailable(format!(
+                        "the import stopped after posting {} record(s) ({} already there) of \
+                         {total}: {e}; run it again when the store answers: it resumes where it \
+                         stopped",
+                        report.posted, report.already
+                    )));
                 }
                 Outcome::Failed(e) => report.refused.push(format!(
                     "{} {} of agent {} in session {}: {e}",

@@ -17,8 +17,8 @@ pub struct Kept {
 
 impl LocalThread {
     /// Appends `comments` (in ascending id order) with their own ids, authors and times, under
-    /// the store's lock. A comment whose id the store already holds is skipped (rerunning an
-    /// export writes nothing new); one whose id is below the store's largest and not in it is
+    /// the store's lock. A comment the store already holds (same id, time and body) is skipped
+    /// (rerunning an export writes nothing new), another comment under its id is refused; one whose id is below the store's largest and not in it is
     /// refused, since ids must increase in thread order (the store holds another thread).
     pub fn append_kept_blocking(&self, comments: &[Comment]) -> Result<Kept, StoreError> {
         let path = self.file();
@@ -32,7 +32,8 @@ impl LocalThread {
         let mut bytes = Vec::new();
         handle.read_to_end(&mut bytes).map_err(io("cannot read"))?;
         let held = read_lines(&path, &bytes, None);
-        let ids: std::collections::HashSet<u64> = held.comments.iter().map(|c| c.id).collect();
+        let ids: std::collections::HashMap<u64, &Comment> =
+            held.comments.iter().map(|c| (c.id, c)).collect();
         let mut max = held.comments.iter().map(|c| c.id).max();
         let mut out = Vec::new();
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
@@ -40,7 +41,14 @@ impl LocalThread {
         }
         let mut kept = Kept::default();
         for c in comments {
-            if ids.contains(&c.id) {
+            if let Some(there) = ids.get(&c.id) {
+                if there.body != c.body || there.created_at != c.created_at {
+                    return Err(io("cannot export into")(io::Error::other(format!(
+                        "the store already holds another comment {}; the directory holds \
+                         another thread: export into an empty directory",
+                        c.id
+                    ))));
+                }
                 kept.present += 1;
                 continue;
             }
