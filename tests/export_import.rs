@@ -3,6 +3,7 @@
 //! into another repository twice (nothing new the second time); an import interrupted by an
 //! outage and run again.
 
+mod common;
 mod fake_forge;
 
 use std::path::Path;
@@ -231,4 +232,44 @@ async fn import_goes_through_the_gate_every_post_does() {
         .await
         .unwrap_err();
     assert_eq!(e.category(), Category::Usage, "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_exports_publishes_and_imports() {
+    use fake_forge::{OWNER, REPO};
+    let source = FakeForge::start().await;
+    let n = session(&source);
+    let cwd = tempfile::tempdir().unwrap();
+    let bin = common::cli::Bin::new(cwd.path()).forge(&source.uri(), OWNER, REPO, BOT_TOKEN);
+    let ok = |out: std::process::Output| {
+        assert!(out.status.success(), "{}", common::cli::stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&common::cli::stdout(&out)).unwrap()
+    };
+    ok(bin.line("checkpoint --agent w --session s1 --phase clone_complete --set n=1 --json"));
+    let published = ok(bin.line("status --publish --json"));
+    assert_eq!((published["issue"].as_u64(), published["written"].as_bool()), (Some(n), Some(true)));
+    assert!(source.issue_body(n).contains("| w | s1 | alive | clone_complete |"));
+    let again = ok(bin.line("publish --json"));
+    assert_eq!(again["written"], false);
+
+    let archive = cwd.path().join("archive");
+    let exported = ok(bin.line(&format!("export --to {} --json", archive.display())));
+    assert_eq!(exported["written"], 1);
+    let local = common::cli::Bin::new(cwd.path());
+    let resumed = ok(local.line(&format!(
+        "--store {} resume --agent w --session s1 --json",
+        archive.display()
+    )));
+    assert_eq!(resumed["phase"], "clone_complete");
+
+    let target = FakeForge::start().await;
+    let m = session(&target);
+    let other = tempfile::tempdir().unwrap();
+    let into = common::cli::Bin::new(other.path()).forge(&target.uri(), OWNER, REPO, BOT_TOKEN);
+    let line = format!("import --from {} --json", archive.display());
+    let first = ok(into.line(&line));
+    assert_eq!((first["posted"].as_u64(), first["already"].as_u64()), (Some(1), Some(0)));
+    let second = ok(into.line(&line));
+    assert_eq!((second["posted"].as_u64(), second["already"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(target.comments_on(m).len(), 1);
 }
