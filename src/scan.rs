@@ -375,7 +375,8 @@ pub(crate) fn classify<R>(
 
 /// An unreadable comment as a rejection. Times that could not be read show as the epoch.
 fn unreadable(u: Unreadable) -> Rejected {
-    let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if edited_after_posting(c, m));
+    let edited =
+        matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if edited_after_posting(c, m));
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
     let rejection = match u.skipped {

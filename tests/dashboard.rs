@@ -55,7 +55,10 @@ async fn the_table_is_published_keeps_a_persons_text_and_skips_unchanged_writes(
     assert!(first.written);
     assert_eq!((first.issue, first.rows), (n, 2));
     let body = fake.issue_body(n);
-    assert!(body.starts_with(intro), "the person's text stays first: {body:?}");
+    assert!(
+        body.starts_with(intro),
+        "the person's text stays first: {body:?}"
+    );
     assert_eq!(dashboard::current(&body), Some(first.table.as_str()));
     for cell in [
         "| implementation-worker | s1 | alive | clone_complete | phase_2_subtasks |",
@@ -69,7 +72,11 @@ async fn the_table_is_published_keeps_a_persons_text_and_skips_unchanged_writes(
     // Unchanged: read, not written.
     let again = c.publish_status(&policy).await.unwrap();
     assert!(!again.written);
-    assert_eq!(body_writes(&fake, n).await, 1, "an unchanged table is not written");
+    assert_eq!(
+        body_writes(&fake, n).await,
+        1,
+        "an unchanged table is not written"
+    );
 
     // A person adds text after the table; the next change keeps it, byte for byte.
     let outro = "\n\nNotes after the table, by a person.\t\n";
@@ -92,8 +99,14 @@ async fn two_publishers_converge_on_one_table() {
     let n = session(&fake);
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, b) = (bot(&fake, d1.path()), bot(&fake, d2.path()));
-    a.save(cp("a", "s1", "clone_complete")).await.posted().unwrap();
-    b.save(cp("b", "s2", "clone_complete")).await.posted().unwrap();
+    a.save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
+    b.save(cp("b", "s2", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
     fake.edit_issue_body(n, "Kept by a person.\n");
     let policy = StatusPolicy::default();
     for _ in 0..5 {
@@ -103,7 +116,11 @@ async fn two_publishers_converge_on_one_table() {
     }
     let body = fake.issue_body(n);
     assert!(body.starts_with("Kept by a person.\n"), "{body:?}");
-    assert_eq!(body.matches("<!-- forgestate:status:begin").count(), 1, "{body}");
+    assert_eq!(
+        body.matches("<!-- forgestate:status:begin").count(),
+        1,
+        "{body}"
+    );
     assert_eq!(body.matches(dashboard::END).count(), 1, "{body}");
     // Converged: neither has anything left to write.
     assert!(!a.publish_status(&policy).await.unwrap().written);
@@ -116,7 +133,10 @@ async fn rotation_carries_the_table_and_the_old_body_says_where_it_continues() {
     let n = session(&fake);
     let dir = tempfile::tempdir().unwrap();
     let c = bot(&fake, dir.path());
-    c.save(cp("a", "s1", "clone_complete")).await.posted().unwrap();
+    c.save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
     fake.edit_issue_body(n, "A person's note.\n");
     c.publish_status(&StatusPolicy::default()).await.unwrap();
     let rotation = c.rotate().await.unwrap();
@@ -150,9 +170,16 @@ async fn auto_refresh_runs_at_most_once_per_interval_per_machine() {
         policy: StatusPolicy::default(),
     };
     let c = bot(&fake, dir.path()).with_dashboard(auto(Duration::from_secs(300)));
-    let posted = c.save(cp("a", "s1", "clone_complete")).await.posted().unwrap();
+    let posted = c
+        .save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
     assert_eq!(posted.dashboard_failed, None);
-    assert!(fake.issue_body(n).contains("| a | s1 | alive | clone_complete |"));
+    assert!(
+        fake.issue_body(n)
+            .contains("| a | s1 | alive | clone_complete |")
+    );
     c.save(cp("a", "s1", "subtask_1_complete"))
         .await
         .posted()
@@ -166,9 +193,15 @@ async fn auto_refresh_runs_at_most_once_per_interval_per_machine() {
     // Another machine (its own cache directory) refreshes on its own schedule.
     let other = tempfile::tempdir().unwrap();
     let c2 = bot(&fake, other.path()).with_dashboard(auto(Duration::from_secs(300)));
-    c2.save(cp("b", "s2", "clone_complete")).await.posted().unwrap();
+    c2.save(cp("b", "s2", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
     let body = fake.issue_body(n);
-    assert!(body.contains("subtask_1_complete") && body.contains("| b | s2 |"), "{body}");
+    assert!(
+        body.contains("subtask_1_complete") && body.contains("| b | s2 |"),
+        "{body}"
+    );
     // With no interval, every record refreshes it.
     let c3 = bot(&fake, dir.path()).with_dashboard(auto(Duration::ZERO));
     c3.save(cp("a", "s1", "subtask_2_complete"))
@@ -182,8 +215,14 @@ async fn auto_refresh_runs_at_most_once_per_interval_per_machine() {
 async fn the_local_store_has_no_body_to_publish_to() {
     let dir = tempfile::tempdir().unwrap();
     let c = Client::local_as(dir.path(), "me").unwrap();
-    c.save(cp("a", "s1", "clone_complete")).await.posted().unwrap();
-    let e = c.publish_status(&StatusPolicy::default()).await.unwrap_err();
+    c.save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
+    let e = c
+        .publish_status(&StatusPolicy::default())
+        .await
+        .unwrap_err();
     assert_eq!(e.category(), Category::Config, "{e}");
     assert!(e.to_string().contains("local store"), "{e}");
 }

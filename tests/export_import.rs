@@ -35,7 +35,11 @@ async fn thread(fake: &FakeForge, dir: &Path) -> Vec<String> {
     }
     c.rotate().await.unwrap();
     let health = Record::health("w", "s1", "Active", json!({"load": 1}), None).unwrap();
-    for r in [cp("w", "subtask_1_complete"), health, cp("w", "subtask_2_complete")] {
+    for r in [
+        cp("w", "subtask_1_complete"),
+        health,
+        cp("w", "subtask_2_complete"),
+    ] {
         ids.push(c.save(r).await.posted().unwrap().id.unwrap());
     }
     let m = tempfile::tempdir().unwrap();
@@ -52,7 +56,10 @@ async fn export_keeps_ids_authors_and_times_and_the_export_resumes() {
     let c = bot(&fake, dir.path());
     let out = tempfile::tempdir().unwrap();
     let exported = c.export_to(out.path()).await.unwrap();
-    assert_eq!((exported.records, exported.written, exported.already), (5, 5, 0));
+    assert_eq!(
+        (exported.records, exported.written, exported.already),
+        (5, 5, 0)
+    );
 
     let local = Client::local_as(out.path(), "someone-else").unwrap();
     let listed = local.list(&Filter::default(), None).await.unwrap();
@@ -61,14 +68,23 @@ async fn export_keeps_ids_authors_and_times_and_the_export_resumes() {
         .iter()
         .filter_map(|e| e.record.id.clone())
         .collect();
-    assert_eq!(got, ids, "every believed record once, in thread order, mallory's left out");
+    assert_eq!(
+        got, ids,
+        "every believed record once, in thread order, mallory's left out"
+    );
     // Each keeps its forge comment: id, author and time (the originals, not carried copies).
-    let forge = c.list_reading(&Filter::default(), None, true).await.unwrap();
+    let forge = c
+        .list_reading(&Filter::default(), None, true)
+        .await
+        .unwrap();
     for (mine, theirs) in listed.entries.iter().zip(&forge.entries) {
         assert_eq!(mine.comment.id, theirs.comment.id);
         assert_eq!(mine.comment.author, "ca-bot");
         assert_eq!(mine.comment.created_at, theirs.comment.created_at);
-        assert_eq!(mine.record.carried_from, None, "the original, not a carried copy");
+        assert_eq!(
+            mine.record.carried_from, None,
+            "the original, not a carried copy"
+        );
     }
     let resumed = local.resume("w", "s1").await.unwrap();
     assert_eq!(resumed.resume.phase, "subtask_2_complete");
@@ -77,7 +93,10 @@ async fn export_keeps_ids_authors_and_times_and_the_export_resumes() {
     // Again: nothing new is written; a new record is.
     let again = c.export_to(out.path()).await.unwrap();
     assert_eq!((again.written, again.already), (0, 5));
-    c.save(cp("w", "all_subtasks_complete")).await.posted().unwrap();
+    c.save(cp("w", "all_subtasks_complete"))
+        .await
+        .posted()
+        .unwrap();
     let third = c.export_to(out.path()).await.unwrap();
     assert_eq!((third.written, third.already), (1, 5));
     assert_eq!(
@@ -91,7 +110,10 @@ async fn a_local_store_exports_too_and_another_threads_directory_is_refused() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let one = Client::local_as(a.path(), "alice").unwrap();
     one.save(cp("w", "clone_complete")).await.posted().unwrap();
-    one.save(cp("w", "subtask_1_complete")).await.posted().unwrap();
+    one.save(cp("w", "subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
     let out = tempfile::tempdir().unwrap();
     assert_eq!(one.export_to(out.path()).await.unwrap().written, 2);
     let copy = Client::local_as(out.path(), "x").unwrap();
@@ -101,9 +123,16 @@ async fn a_local_store_exports_too_and_another_threads_directory_is_refused() {
     );
     // A second thread whose ids fall below the first's is not mixed in.
     let other = Client::local_as(b.path(), "bob").unwrap();
-    other.save(cp("z", "clone_complete")).await.posted().unwrap();
+    other
+        .save(cp("z", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
     let e = other.export_to(out.path()).await.unwrap_err();
-    assert!(e.to_string().contains("export into an empty directory"), "{e}");
+    assert!(
+        e.to_string().contains("export into an empty directory"),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -112,7 +141,10 @@ async fn import_into_another_repository_twice_posts_nothing_new_the_second_time(
     let dir = tempfile::tempdir().unwrap();
     let ids = thread(&source, dir.path()).await;
     let out = tempfile::tempdir().unwrap();
-    bot(&source, dir.path()).export_to(out.path()).await.unwrap();
+    bot(&source, dir.path())
+        .export_to(out.path())
+        .await
+        .unwrap();
     let original = Client::local_as(out.path(), "x")
         .unwrap()
         .list(&Filter::default(), None)
@@ -134,12 +166,20 @@ async fn import_into_another_repository_twice_posts_nothing_new_the_second_time(
     let posted: Vec<String> = bodies.iter().filter_map(|r| r.id.clone()).collect();
     assert_eq!(posted, ids, "in order, once each");
     for (r, e) in bodies.iter().zip(&original.entries) {
-        assert_eq!(r.posted_at, Some(e.comment.created_at), "the original time is kept");
+        assert_eq!(
+            r.posted_at,
+            Some(e.comment.created_at),
+            "the original time is kept"
+        );
     }
 
     let second = t.import_from(out.path()).await.unwrap();
     assert_eq!((second.posted, second.already), (0, 5));
-    assert_eq!(target.comments_on(n).len(), 5, "nothing new the second time");
+    assert_eq!(
+        target.comments_on(n).len(),
+        5,
+        "nothing new the second time"
+    );
     assert_eq!(
         t.resume("w", "s1").await.unwrap().resume.phase,
         "subtask_2_complete"
@@ -171,7 +211,11 @@ async fn an_interrupted_import_resumes_where_it_stopped() {
     }
     let e = t.import_from(dir.path()).await.unwrap_err();
     assert!(e.to_string().contains("injected failure"), "{e}");
-    assert_eq!(target.comments_on(n).len(), 2, "two posted before the outage, then it stopped");
+    assert_eq!(
+        target.comments_on(n).len(),
+        2,
+        "two posted before the outage, then it stopped"
+    );
     assert!(target.state().faults.len() < 20);
 
     // With an outbox, the record the outage hit is spooled and the import stops there.
@@ -184,9 +228,17 @@ async fn an_interrupted_import_resumes_where_it_stopped() {
         .build()
         .unwrap();
     let stopped = spooling.import_from(dir.path()).await.unwrap();
-    assert_eq!((stopped.posted, stopped.already, stopped.spooled), (0, 2, 1));
+    assert_eq!(
+        (stopped.posted, stopped.already, stopped.spooled),
+        (0, 2, 1)
+    );
     assert_eq!(stopped.left, 4);
-    assert!(stopped.warnings.iter().any(|w| w.contains("run the import again")));
+    assert!(
+        stopped
+            .warnings
+            .iter()
+            .any(|w| w.contains("run the import again"))
+    );
     target.state().faults.clear();
     // Once the forge answers, the outbox is flushed (`forgestate flush`, or a later command's
     // drain) and the rerun posts the rest.
@@ -211,8 +263,8 @@ async fn an_interrupted_import_resumes_where_it_stopped() {
 async fn import_goes_through_the_gate_every_post_does() {
     let dir = tempfile::tempdir().unwrap();
     let local = Client::local_as(dir.path(), "alice").unwrap();
-    let secret = Record::checkpoint("w", "s1", "clone_complete", json!({"api_key": "hunter2"}))
-        .unwrap();
+    let secret =
+        Record::checkpoint("w", "s1", "clone_complete", json!({"api_key": "hunter2"})).unwrap();
     // Written raw, unredacted, as an older tool might have.
     let body = forgestate::format::Renderer::embedded()
         .unwrap()
@@ -222,10 +274,16 @@ async fn import_goes_through_the_gate_every_post_does() {
     let target = FakeForge::start().await;
     let n = session(&target);
     let tdir = tempfile::tempdir().unwrap();
-    let report = bot(&target, tdir.path()).import_from(dir.path()).await.unwrap();
+    let report = bot(&target, tdir.path())
+        .import_from(dir.path())
+        .await
+        .unwrap();
     assert_eq!(report.posted, 1);
     let posted = &target.comments_on(n)[0].body;
-    assert!(!posted.contains("hunter2") && posted.contains("[REDACTED]"), "{posted}");
+    assert!(
+        !posted.contains("hunter2") && posted.contains("[REDACTED]"),
+        "{posted}"
+    );
     let missing = tempfile::tempdir().unwrap();
     let e = bot(&target, tdir.path())
         .import_from(missing.path())
@@ -247,8 +305,15 @@ async fn the_cli_exports_publishes_and_imports() {
     };
     ok(bin.line("checkpoint --agent w --session s1 --phase clone_complete --set n=1 --json"));
     let published = ok(bin.line("status --publish --json"));
-    assert_eq!((published["issue"].as_u64(), published["written"].as_bool()), (Some(n), Some(true)));
-    assert!(source.issue_body(n).contains("| w | s1 | alive | clone_complete |"));
+    assert_eq!(
+        (published["issue"].as_u64(), published["written"].as_bool()),
+        (Some(n), Some(true))
+    );
+    assert!(
+        source
+            .issue_body(n)
+            .contains("| w | s1 | alive | clone_complete |")
+    );
     let again = ok(bin.line("publish --json"));
     assert_eq!(again["written"], false);
 
@@ -268,8 +333,14 @@ async fn the_cli_exports_publishes_and_imports() {
     let into = common::cli::Bin::new(other.path()).forge(&target.uri(), OWNER, REPO, BOT_TOKEN);
     let line = format!("import --from {} --json", archive.display());
     let first = ok(into.line(&line));
-    assert_eq!((first["posted"].as_u64(), first["already"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(
+        (first["posted"].as_u64(), first["already"].as_u64()),
+        (Some(1), Some(0))
+    );
     let second = ok(into.line(&line));
-    assert_eq!((second["posted"].as_u64(), second["already"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(
+        (second["posted"].as_u64(), second["already"].as_u64()),
+        (Some(0), Some(1))
+    );
     assert_eq!(target.comments_on(m).len(), 1);
 }

@@ -10,9 +10,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use forgestate::format::{
-    Payload, Record, Renderer, SigningKey, format_time, parse_time, sign,
-};
+use forgestate::format::{Payload, Record, Renderer, SigningKey, format_time, parse_time, sign};
 use serde_json::{Value, json};
 
 /// The seed document (see [`common::shared`] for where it is looked for).
@@ -115,7 +113,10 @@ fn assert_seed_reads_with(records: &[Record], key: Option<&SigningKey>) {
             Some(k) => {
                 let signed = sign(&b, k);
                 assert!(signed.contains("\nSignature: hmac-sha256 "), "{signed}");
-                assert_eq!(forgestate::format::parse(&signed).unwrap(), forgestate::format::parse(&b).unwrap());
+                assert_eq!(
+                    forgestate::format::parse(&signed).unwrap(),
+                    forgestate::format::parse(&b).unwrap()
+                );
                 signed
             }
             None => b,

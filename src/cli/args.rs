@@ -236,20 +236,24 @@ Examples:
     Rotate,
     /// Write the status table into the session issue's body between two markers (text outside
     /// them is kept; an unchanged table is not written); the same as `status --publish`
-    #[command(after_help = "Set [dashboard] auto = true to refresh it after records, at most once every \
+    #[command(
+        after_help = "Set [dashboard] auto = true to refresh it after records, at most once every \
 [dashboard] every_minutes (default 5) per machine.
 
 Examples:
   forgestate publish
-  forgestate status --publish --json")]
+  forgestate status --publish --json"
+    )]
     Publish(PublishArgs),
     /// Write the thread's believed records (every session issue of a forge's chain, or a local
     /// store) into a local store, with their ids, authors and original times
-    #[command(after_help = "Running it again writes only what is new. Resume from the copy with --store DIR.
+    #[command(
+        after_help = "Running it again writes only what is new. Resume from the copy with --store DIR.
 
 Examples:
   forgestate export --to ./archive
-  forgestate --store ./archive resume --agent w --session s1")]
+  forgestate --store ./archive resume --agent w --session s1"
+    )]
     Export(ExportArgs),
     /// Post a local store's records to the configured forge, in order, each once by Id (a
     /// rerun posts nothing new; an interrupted import resumes)

@@ -54,7 +54,11 @@ impl Client<AnyThread> {
                     .head_issue()
                     .await
                     .map_err(forge_err)?
-                    .ok_or_else(|| Error::unavailable("the session issue just created cannot be found; try again".to_string()))?
+                    .ok_or_else(|| {
+                        Error::unavailable(
+                            "the session issue just created cannot be found; try again".to_string(),
+                        )
+                    })?
             }
         };
         let edit = forge
@@ -129,7 +133,10 @@ impl Client<AnyThread> {
         }
         self.publish_status(&self.dashboard.policy).await?;
         if let Err(e) = crate::fsutil::write_atomic(&stamp, now.to_string().as_bytes(), true) {
-            tracing::warn!("cannot note the status table's refresh in {}: {e}", stamp.display());
+            tracing::warn!(
+                "cannot note the status table's refresh in {}: {e}",
+                stamp.display()
+            );
         }
         Ok(())
     }

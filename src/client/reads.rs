@@ -84,7 +84,8 @@ impl<T: Thread> Client<T> {
             kind == Kind::Checkpoint && a == agent
         });
         all.warnings.extend(stale);
-        all.warnings.extend(newest.as_ref().and_then(edited_warning));
+        all.warnings
+            .extend(newest.as_ref().and_then(edited_warning));
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {

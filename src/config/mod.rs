@@ -429,7 +429,9 @@ impl Config {
         };
         let mut keys = Vec::new();
         match (&self.signing_env, &self.file.signing.key_file) {
-            (Some(secret), _) => keys.extend(crate::format::SigningKey::new(secret.expose_secret())),
+            (Some(secret), _) => {
+                keys.extend(crate::format::SigningKey::new(secret.expose_secret()))
+            }
             (None, Some(path)) => keys.push(read(path)?),
             (None, None) => {}
         }

@@ -293,7 +293,12 @@ impl ForgeClient {
 
     /// Replaces an issue's body (`PATCH /repos/{o}/{r}/issues/{n}` with `{"body"}`). The
     /// server answers 201 to an edit, not 200.
-    pub async fn edit_issue_body(&self, repo: &RepoRef, n: IssueNumber, body: &str) -> Result<Issue> {
+    pub async fn edit_issue_body(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        body: &str,
+    ) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
         let body = Some(json!({ "body": body }));
         Ok(self

@@ -50,6 +50,7 @@ use chrono::{DateTime, Utc};
 pub use crate::store::issue_in_url;
 pub use api::RepoRef;
 pub(crate) use api::name_problem;
+pub use body::BodyEdit;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub(crate) use chain::MARGIN;
 pub use chain::Stray;
@@ -60,7 +61,6 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub use probe::{CachedIssue, Probe, RepoAccess};
-pub use body::BodyEdit;
 pub use rotate::Successor;
 
 use crate::store::{

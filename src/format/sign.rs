@@ -253,7 +253,8 @@ mod tests {
         );
     }
 
-    const BODY: &str = "[CHECKPOINT] w\nVersion: 2.0\nPhase: p\nSession: s\n\nState Data:\n```json\n{}\n```\n";
+    const BODY: &str =
+        "[CHECKPOINT] w\nVersion: 2.0\nPhase: p\nSession: s\n\nState Data:\n```json\n{}\n```\n";
 
     #[test]
     fn signs_verifies_and_notices_edits_and_other_keys() {
@@ -266,18 +267,35 @@ mod tests {
                 key_id: key.id().into()
             }
         );
-        assert_eq!(verify(&signed.replace("\n", "\r\n"), &[key.clone()]).problem(), None);
+        assert_eq!(
+            verify(&signed.replace("\n", "\r\n"), std::slice::from_ref(&key)).problem(),
+            None
+        );
         assert_eq!(canonical(&signed), canonical(BODY));
         let edited = signed.replace("Phase: p", "Phase: q");
-        assert!(matches!(verify(&edited, &[key.clone()]), Verdict::Wrong { .. }));
-        assert_eq!(verify(BODY, &[key.clone()]), Verdict::Missing);
+        assert!(matches!(
+            verify(&edited, std::slice::from_ref(&key)),
+            Verdict::Wrong { .. }
+        ));
+        assert_eq!(verify(BODY, std::slice::from_ref(&key)), Verdict::Missing);
         let other = SigningKey::new("k2").unwrap();
         assert_ne!(other.id(), key.id());
-        assert!(matches!(verify(&signed, &[other.clone()]), Verdict::UnknownKey { .. }));
-        assert_eq!(verify(&signed, &[other, key.clone()]).problem(), None, "rotation");
+        assert!(matches!(
+            verify(&signed, std::slice::from_ref(&other)),
+            Verdict::UnknownKey { .. }
+        ));
+        assert_eq!(
+            verify(&signed, &[other, key.clone()]).problem(),
+            None,
+            "rotation"
+        );
         let bad = signed.replace("hmac-sha256", "md5");
-        assert_eq!(verify(&bad, &[key.clone()]), Verdict::Malformed);
-        assert_eq!(sign(&signed, &key), signed, "signing again replaces the line");
+        assert_eq!(verify(&bad, std::slice::from_ref(&key)), Verdict::Malformed);
+        assert_eq!(
+            sign(&signed, &key),
+            signed,
+            "signing again replaces the line"
+        );
         assert!(!format!("{key:?}").contains("k1"));
         assert!(SigningKey::new("  \n").is_none());
     }

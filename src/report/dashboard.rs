@@ -114,10 +114,20 @@ mod tests {
         let person = "Hello.\r\n\r\nNotes  \n";
         let first = splice(person, &t("one")).unwrap();
         assert!(first.starts_with(person));
-        let edited = format!("Intro\n{}\n\nOutro by a person\t\n", current(&first).unwrap());
+        let edited = format!(
+            "Intro\n{}\n\nOutro by a person\t\n",
+            current(&first).unwrap()
+        );
         let second = splice(&edited, &t("two")).unwrap();
-        assert_eq!(second, format!("Intro\n{}\n\nOutro by a person\t\n", t("two")));
-        assert_eq!(splice(&second, &t("two")), None, "unchanged: nothing to write");
+        assert_eq!(
+            second,
+            format!("Intro\n{}\n\nOutro by a person\t\n", t("two"))
+        );
+        assert_eq!(
+            splice(&second, &t("two")),
+            None,
+            "unchanged: nothing to write"
+        );
         assert_eq!(splice("", &t("x")).unwrap(), t("x"));
         let cut = format!("{BEGIN}\nno end");
         assert!(splice(&cut, &t("x")).unwrap().starts_with(&cut));

@@ -30,9 +30,7 @@ use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::report::StatusPolicy;
 
-pub use carry::{
-    Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest,
-};
+pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
     Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushRequest, Init, InitAnswer,
     InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune, PruneAnswer, PruneRequest, Rotate,

@@ -4,7 +4,7 @@
 use std::fs::OpenOptions;
 use std::io::{self, Read, Write};
 
-use super::{Comment, LocalThread, Line, StoreError, file, read_lines};
+use super::{Comment, Line, LocalThread, StoreError, file, read_lines};
 
 /// What [`LocalThread::append_kept_blocking`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
