@@ -180,6 +180,9 @@ impl<T: Thread> Client<T> {
     /// keys lists the thread itself, not the read cache, whose slots keep no whole bodies to
     /// check. See [`crate::format::sign`].
     pub fn with_signing_keys(mut self, keys: Vec<SigningKey>) -> Client<T> {
+        for key in &keys {
+            self.redactor = self.redactor.with_secret(key.secret());
+        }
         self.signing = keys;
         self
     }

@@ -59,6 +59,11 @@ impl SigningKey {
         })
     }
 
+    /// The secret, for the redactor (a record never carries the key).
+    pub fn secret(&self) -> &SecretString {
+        &self.secret
+    }
+
     /// The key's id, as signatures name it.
     pub fn id(&self) -> &str {
         &self.id
