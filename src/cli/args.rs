@@ -238,21 +238,22 @@ Examples:
     /// them is kept; an unchanged table is not written); the same as `status --publish`
     #[command(
         after_help = "Set [dashboard] auto = true to refresh it after records, at most once every \
-[dashboard] every_minutes (default 5) per machine.
+[dashboard] every_minutes (default 5) per machine. `forgestate status --publish` does the same.
 
 Examples:
   forgestate publish
-  forgestate status --publish --json"
+  forgestate publish --stalled-after 1h --json"
     )]
     Publish(PublishArgs),
     /// Write the thread's believed records (every session issue of a forge's chain, or a local
     /// store) into a local store, with their ids, authors and original times
     #[command(
-        after_help = "Running it again writes only what is new. Resume from the copy with --store DIR.
+        after_help = "Running it again writes only what is new. Resume from the copy with \
+`forgestate --store ./archive resume --agent w --session s1`.
 
 Examples:
   forgestate export --to ./archive
-  forgestate --store ./archive resume --agent w --session s1"
+  forgestate export --to ./archive --json"
     )]
     Export(ExportArgs),
     /// Post a local store's records to the configured forge, in order, each once by Id (a
