@@ -15,6 +15,9 @@ pub const LABEL_COLOR: &str = "1d76db";
 pub const LABEL_DESCRIPTION: &str = "Issues created and maintained by automation";
 /// Whether writes create the session issue when there is none.
 pub const AUTO_INIT: bool = true;
+/// Minutes between two automatic refreshes of the status table from one machine
+/// (`[dashboard] every_minutes`).
+pub const DASHBOARD_EVERY_MINUTES: u64 = 5;
 /// Seconds to wait for a TCP/TLS connection.
 pub const CONNECT_TIMEOUT_SECS: u64 = 5;
 /// Seconds to wait for one whole request.

@@ -57,7 +57,8 @@ pub mod store;
 pub mod verbs;
 
 pub use client::{
-    Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation, SessionHistory, Status,
+    Client, Exported, ForgeBuilder, Imported, Latest, Outcome, Posted, Published, Resumed,
+    Rotation, SessionHistory, Status,
 };
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

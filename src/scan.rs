@@ -42,10 +42,51 @@ impl From<&Comment> for CommentInfo {
             updated_at: c.updated_at,
             url: c.url.clone(),
             issue: c.url.as_deref().and_then(crate::store::issue_in_url),
-            edited: c.updated_at > c.created_at,
+            edited: edited_after_posting(c.created_at, c.updated_at),
             pending: false,
         }
     }
+}
+
+/// How much later than its creation a comment may have been stamped `updated_at` and still
+/// count as unedited: forgestate never edits a posted comment, but a server may stamp the two
+/// times a moment apart.
+pub const EDIT_SLACK_SECS: i64 = 2;
+
+/// Whether a comment created at `created` and last changed at `updated` was edited after
+/// posting (beyond [`EDIT_SLACK_SECS`]).
+pub fn edited_after_posting(created: DateTime<Utc>, updated: DateTime<Utc>) -> bool {
+    (updated - created).num_seconds() > EDIT_SLACK_SECS
+}
+
+/// The warning for a record whose comment was edited after posting (`None` when it was not):
+/// anyone with write access to a forge repository can edit any comment, and the API does not
+/// say who did.
+pub fn edited_warning(e: &Entry) -> Option<String> {
+    if !e.comment.edited {
+        return None;
+    }
+    let which = match e.comment.id {
+        Some(id) => format!("comment {id}"),
+        None => "its comment".to_string(),
+    };
+    let record = match &e.record.id {
+        Some(id) => format!("record {id}"),
+        None => "a record".to_string(),
+    };
+    let seen = match &e.comment.url {
+        Some(url) => format!(" (see {url})"),
+        None => String::new(),
+    };
+    Some(format!(
+        "{record} ({} {}/{}) was edited after posting: {which} changed at {}, posted at {}; \
+         what it says may not be what the agent wrote{seen}",
+        e.record.kind().name(),
+        e.record.agent,
+        e.record.session,
+        crate::format::format_time(&e.comment.updated_at),
+        crate::format::format_time(&e.comment.created_at),
+    ))
 }
 
 /// A trusted, valid, first-of-its-id record and the comment that holds it.
@@ -75,6 +116,12 @@ pub enum Rejection {
         /// The comment that holds its first copy.
         first_comment: u64,
     },
+    /// A valid record by a trusted author that is not believed: with a signing key configured,
+    /// its signature is missing or does not match its content.
+    NotBelieved {
+        /// Why, as a clause ("it carries no signature").
+        reason: String,
+    },
     /// The store holds the comment in a shape that cannot be read (say, a `null` body).
     Unreadable {
         /// What could not be read.
@@ -90,6 +137,7 @@ impl Rejection {
             Rejection::Untrusted { .. } => "untrusted",
             Rejection::Duplicate { .. } => "duplicate",
             Rejection::Unreadable { .. } => "unreadable",
+            Rejection::NotBelieved { .. } => "not_believed",
         }
     }
 }
@@ -112,6 +160,11 @@ impl std::fmt::Display for Rejection {
                     "repeats record {record_id}, first posted as comment {first_comment}"
                 )
             }
+            Rejection::NotBelieved { reason } => write!(
+                f,
+                "not believed: {reason}; answers come from the newest record whose signature \
+                 is valid"
+            ),
             Rejection::Unreadable { reason } => write!(
                 f,
                 "the comment cannot be read ({reason}); it is not used (look at it in the \
@@ -175,6 +228,18 @@ pub struct Scan {
 /// Reads a listing: parse, trust, dedupe. Comments the store could not read are rejected, each
 /// with its reason, in thread order among the others.
 pub fn scan(listing: Listing, trust: &Trust) -> Scan {
+    scan_checked(listing, trust, &|_: &str| None)
+}
+
+/// [`scan`], where a valid record whose body `check` finds a problem with (a signature that is
+/// missing or wrong, with a signing key configured) is not believed: it is rejected with that
+/// problem, and a trusted author's such record is also a warning, so a caller learns why the
+/// answer is an older record.
+pub fn scan_checked(
+    listing: Listing,
+    trust: &Trust,
+    check: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Scan {
     let Listing {
         mut comments,
         warnings,
@@ -185,13 +250,20 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
     // records are not all held at once.
     let parsed = comments.into_iter().map(|comment| {
         let outcome = match parse(&comment.body) {
-            Ok(record) => Parsed::Record(record.id.clone(), record),
+            Ok(record) => match check(&comment.body) {
+                None => Parsed::Record(record.id.clone(), record),
+                Some(why) => Parsed::Refused(why, marker_line(&comment.body)),
+            },
             Err(ParseError::NoMarker) => Parsed::NoMarker,
             Err(e) => Parsed::Invalid(e, marker_line(&comment.body)),
         };
         (CommentInfo::from(&comment), outcome)
     });
     let (entries, rejected) = classify(parsed, rejects, trust);
+    let warnings = warnings
+        .into_iter()
+        .chain(rejected.iter().filter_map(not_believed_warning))
+        .collect();
     Scan {
         entries: entries
             .into_iter()
@@ -203,6 +275,25 @@ pub fn scan(listing: Listing, trust: &Trust) -> Scan {
     }
 }
 
+/// The warning for a rejection that is a trusted author's record not believed.
+fn not_believed_warning(r: &Rejected) -> Option<String> {
+    let Rejection::NotBelieved { reason } = &r.code else {
+        return None;
+    };
+    let whose = match &r.marker {
+        Some((kind, agent)) => format!(" ({} {agent})", kind.name()),
+        None => String::new(),
+    };
+    let which = match r.comment.id {
+        Some(id) => format!("comment {id}"),
+        None => "a comment".to_string(),
+    };
+    Some(format!(
+        "{which}{whose} is not believed: {reason}; answering from the newest record whose \
+         signature is valid"
+    ))
+}
+
 /// What a comment's body is, as far as [`classify`] needs to know.
 pub(crate) enum Parsed<R> {
     /// Not a record at all (no marker line).
@@ -211,6 +302,9 @@ pub(crate) enum Parsed<R> {
     Invalid(ParseError, Option<(Kind, String)>),
     /// A record, with its `Id`, and whatever stands for it (the record, or where to load it).
     Record(Option<String>, R),
+    /// A record that is not believed (a missing or wrong signature), with why, and the kind and
+    /// agent its marker line names.
+    Refused(String, Option<(Kind, String)>),
     /// Has a marker line, but its body was not kept (the read cache keeps no body of an author
     /// it did not trust); rejected as untrusted, or as unreadable should its author be trusted.
     Skipped,
@@ -238,6 +332,10 @@ pub(crate) fn classify<R>(
             Parsed::Invalid(e, m) => {
                 marker = m;
                 Rejection::Invalid(e)
+            }
+            Parsed::Refused(reason, m) => {
+                marker = m;
+                Rejection::NotBelieved { reason }
             }
             Parsed::Skipped => Rejection::Unreadable {
                 reason: "the read cache did not keep its body; run with --refresh".into(),
@@ -277,7 +375,8 @@ pub(crate) fn classify<R>(
 
 /// An unreadable comment as a rejection. Times that could not be read show as the epoch.
 fn unreadable(u: Unreadable) -> Rejected {
-    let edited = matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if m > c);
+    let edited =
+        matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if edited_after_posting(c, m));
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
     let rejection = match u.skipped {
@@ -371,6 +470,8 @@ pub fn unread_newer(
             Rejection::Unreadable { .. } => {
                 r.comment.author.is_empty() || trust.allows(&r.comment.author)
             }
+            // Already a warning of the scan's own, whichever answer it is newer than.
+            Rejection::NotBelieved { .. } => false,
             Rejection::Untrusted { .. } | Rejection::Duplicate { .. } => false,
         })
         .filter(|r| match (r.comment.id, answer) {

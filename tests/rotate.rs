@@ -145,6 +145,7 @@ async fn rotation_carries_the_newest_records_of_active_sessions_and_closes_the_o
             skipped: Vec::new(),
             closed: true,
             note: None,
+            dashboard: false,
         }
     );
     let note = &fake.comments_on(old)[fake.comments_on(old).len() - 1].body;

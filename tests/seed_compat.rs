@@ -10,7 +10,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use forgestate::format::{Payload, Record, Renderer, format_time, parse_time};
+use forgestate::format::{Payload, Record, Renderer, SigningKey, format_time, parse_time, sign};
 use serde_json::{Value, json};
 
 /// The seed document (see [`common::shared`] for where it is looked for).
@@ -100,10 +100,27 @@ fn seed_parse(bodies: &[String]) -> Vec<Value> {
 }
 
 fn assert_seed_reads(records: &[Record]) {
+    assert_seed_reads_with(records, None);
+}
+
+/// [`assert_seed_reads`] on the bodies as posted with `key` signing them.
+fn assert_seed_reads_with(records: &[Record], key: Option<&SigningKey>) {
     let renderer = Renderer::embedded().unwrap();
     let bodies: Vec<String> = records
         .iter()
         .map(|r| renderer.render(r).unwrap())
+        .map(|b| match key {
+            Some(k) => {
+                let signed = sign(&b, k);
+                assert!(signed.contains("\nSignature: hmac-sha256 "), "{signed}");
+                assert_eq!(
+                    forgestate::format::parse(&signed).unwrap(),
+                    forgestate::format::parse(&b).unwrap()
+                );
+                signed
+            }
+            None => b,
+        })
         .collect();
     let parsed = seed_parse(&bodies);
     assert_eq!(parsed.len(), records.len());
@@ -191,6 +208,17 @@ fn seed_parser_reads_generated_checkpoints() {
         records.len()
     );
     assert_seed_reads(&records);
+}
+
+#[test]
+fn seed_parser_reads_signed_checkpoints() {
+    let key = SigningKey::new("a shared secret").unwrap();
+    let records: Vec<Record> = common::samples(common::record(), 200)
+        .into_iter()
+        .filter(|r| matches!(r.payload, Payload::Checkpoint { .. }))
+        .collect();
+    assert!(records.len() > 40, "{}", records.len());
+    assert_seed_reads_with(&records, Some(&key));
 }
 
 #[test]

@@ -234,6 +234,34 @@ Examples:
   forgestate rotate --json"
     )]
     Rotate,
+    /// Write the status table into the session issue's body between two markers (text outside
+    /// them is kept; an unchanged table is not written); the same as `status --publish`
+    #[command(
+        after_help = "Set [dashboard] auto = true to refresh it after records, at most once every \
+[dashboard] every_minutes (default 5) per machine. `forgestate status --publish` does the same.
+
+Examples:
+  forgestate publish
+  forgestate publish --stalled-after 1h --json"
+    )]
+    Publish(PublishArgs),
+    /// Write the thread's believed records (every session issue of a forge's chain, or a local
+    /// store) into a local store, with their ids, authors and original times
+    #[command(
+        after_help = "Running it again writes only what is new. Resume from the copy with \
+`forgestate --store ./archive resume --agent w --session s1`.
+
+Examples:
+  forgestate export --to ./archive
+  forgestate export --to ./archive --json"
+    )]
+    Export(ExportArgs),
+    /// Post a local store's records to the configured forge, in order, each once by Id (a
+    /// rerun posts nothing new; an interrupted import resumes)
+    #[command(after_help = "Examples:
+  forgestate import --from ~/.local/state/forgestate/local
+  forgestate import --from ./archive --json")]
+    Import(ImportArgs),
     /// Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas
     /// of its request and answer
     #[command(after_help = "Examples:
@@ -301,6 +329,33 @@ pub struct StatusArgs {
     /// Exit 1 when any agent is stalled (for cron and alerting)
     #[arg(long)]
     pub fail_on_stalled: bool,
+    /// Also write the table into the session issue's body (see `forgestate publish`)
+    #[arg(long)]
+    pub publish: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
+    #[arg(long, value_name = "DUR")]
+    pub warn_after: Option<String>,
+    /// Stalled after this long without a record, for every agent (e.g. 30m)
+    #[arg(long, value_name = "DUR")]
+    pub stalled_after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The directory of the local store to write (created when missing)
+    #[arg(long, value_name = "DIR")]
+    pub to: std::path::PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The directory of the local store to read
+    #[arg(long, value_name = "DIR")]
+    pub from: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 //! configuration.
 
 pub(crate) mod args;
+mod carry;
 mod completions;
 mod doctor;
 pub(crate) mod errors;
@@ -238,6 +239,11 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
+        Command::Publish(a) => {
+            carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref()).await
+        }
+        Command::Export(a) => carry::export(cli, a).await,
+        Command::Import(a) => carry::import(cli, a).await,
         Command::Schema => {
             output::json(&verbs::SchemaAnswer::new());
             Ok(0)

@@ -31,6 +31,12 @@ pub fn after_save(cli: &Cli, posted: &Posted) {
         output::note(&summary(report));
         warn(cli, report);
     }
+    if let Some(e) = &posted.dashboard_failed {
+        output::note(&format!(
+            "warning: refreshing the status table in the session issue's body failed: {e}; the \
+             record is posted (run `forgestate status --publish`)"
+        ));
+    }
     if let Some(e) = &posted.rotation_failed {
         output::note(&format!(
             "warning: the session issue is over its comment limit and rotating it failed: {e}; \

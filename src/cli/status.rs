@@ -10,6 +10,18 @@ use super::{Failure, load, open_with, output, table};
 /// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
 /// could not be read (the rows then hold only this machine's pending records).
 pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
+    if a.publish {
+        if a.agent.is_some() || a.session.is_some() || a.fail_on_stalled {
+            return Err(forgestate::Error::usage(
+                "--publish writes the table of every agent and session; drop --agent, --session \
+                 and --fail-on-stalled, or run `status` with them separately"
+                    .to_string(),
+            )
+            .into());
+        }
+        return super::carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref())
+            .await;
+    }
     check_glob("--agent", a.agent.as_deref())?;
     check_glob("--session", a.session.as_deref())?;
     let forced = Thresholds {

@@ -93,6 +93,8 @@ impl Client<AnyThread> {
             trusted_authors: Vec::new(),
             redact_keys: None,
             read_cache: ReadCache::default(),
+            signing: Vec::new(),
+            dashboard: Default::default(),
             note: None,
         })
     }
@@ -108,6 +110,8 @@ impl Client<AnyThread> {
             trusted_authors,
             redact_keys,
             read_cache,
+            signing,
+            dashboard,
             note: _,
         } = settings;
         match store {
@@ -119,7 +123,7 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     client = client.with_redact_keys(keys);
                 }
-                Ok(client)
+                Ok(client.with_signing_keys(signing).with_dashboard(dashboard))
             }
             StoreSettings::Forge(options) => {
                 let mut builder = ForgeBuilder::from_options(*options)
@@ -130,7 +134,10 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     builder = builder.redact_keys(keys);
                 }
-                builder.build()
+                Ok(builder
+                    .build()?
+                    .with_signing_keys(signing)
+                    .with_dashboard(dashboard))
             }
         }
     }

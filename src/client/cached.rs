@@ -9,7 +9,7 @@ use secrecy::SecretString;
 use super::{Client, ForgeBuilder};
 use crate::error::{Error, Result};
 use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache};
-use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan};
+use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
 use crate::store::Thread;
 
 impl<T: Thread> Client<T> {
@@ -65,7 +65,7 @@ impl<T: Thread> Client<T> {
     /// The scan an answer needs (every entry, or only the newest match: see [`Keep`]), and
     /// whom it trusted (`None` when offline).
     pub(super) async fn scan_select(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
-        let Some(mirror) = &self.mirror else {
+        let Some(mirror) = self.mirror.as_ref().filter(|_| self.signing.is_empty()) else {
             return self.scan_listed().await;
         };
         let trusted = &self.trusted_authors;
@@ -115,7 +115,8 @@ impl<T: Thread> Client<T> {
         let (mut out, trust) = match read.listing {
             Some(listing) => {
                 let trust = self.trust().await?;
-                (scan(listing, &trust), Some(trust))
+                let doubt = |body: &str| self.doubt(body);
+                (scan_checked(listing, &trust, &doubt), Some(trust))
             }
             None => (
                 Scan {

@@ -6,7 +6,7 @@
 
 use super::Client;
 use crate::error::Result;
-use crate::scan::{Entry, Scan, scan};
+use crate::scan::{Entry, Scan};
 use crate::store::Thread;
 
 /// How many links back reads follow.
@@ -37,7 +37,7 @@ impl<T: Thread> Client<T> {
                 Some(t) => t,
                 None => trust.insert(self.trust().await?),
             };
-            let older = scan(earlier.listing, trust);
+            let older = self.scan_listing(earlier.listing, trust);
             if !older.entries.iter().any(&wanted) {
                 continue;
             }
@@ -74,7 +74,7 @@ impl<T: Thread> Client<T> {
             let Some(thread) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };
-            let older = scan(thread.listing, &trust);
+            let older = self.scan_listing(thread.listing, &trust);
             found.warnings.extend(older.warnings);
             found.rejected.extend(older.rejected);
             earlier.extend(older.entries);

@@ -9,11 +9,13 @@
 mod builder;
 mod cached;
 mod clock;
+mod export;
 mod forge_builder;
 mod gate;
 mod init;
 mod linked;
 pub mod prune;
+mod publish;
 mod reads;
 mod report;
 mod rotate;
@@ -25,17 +27,19 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use export::{Exported, Imported};
 pub use forge_builder::ForgeBuilder;
+pub use publish::Published;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
 use crate::error::{Error, Result};
-use crate::format::{Record, Redactor, Renderer};
+use crate::format::{Record, Redactor, Renderer, SigningKey};
 use crate::progress::ProgressHook;
 use crate::resume::{Resume, ResumeMap};
-use crate::scan::{Entry, Filter, Scan, Trust};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning};
 use crate::store::{Comment, Keep, Thread};
 
 /// Where a posted record went.
@@ -59,6 +63,10 @@ pub struct Posted {
     /// tries again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation_failed: Option<String>,
+    /// Why the automatic refresh of the status table (`[dashboard] auto`) failed, when it did
+    /// (the record itself is posted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dashboard_failed: Option<String>,
 }
 
 /// What became of a record handed to [`Client::save`]. A spooled record or a failure must be
@@ -118,6 +126,8 @@ pub struct Client<T> {
     trusted_authors: BTreeSet<String>,
     redactor: Redactor,
     mirror: Option<crate::mirror::Mirror>,
+    signing: Vec<SigningKey>,
+    dashboard: crate::config::DashboardSettings,
 }
 
 impl<T: Thread> Client<T> {
@@ -130,6 +140,8 @@ impl<T: Thread> Client<T> {
             trusted_authors: BTreeSet::new(),
             redactor: Redactor::default(),
             mirror: None,
+            signing: Vec::new(),
+            dashboard: Default::default(),
         }
         .regate()
     }
@@ -152,6 +164,53 @@ impl<T: Thread> Client<T> {
     pub fn with_redact_secret(mut self, secret: &secrecy::SecretString) -> Client<T> {
         self.redactor = self.redactor.with_secret(secret);
         self.regate()
+    }
+
+    /// Sign every record posted with the first of `keys`, and believe only records whose
+    /// signature one of them made (the others are older keys, kept for rotation). A read with
+    /// keys lists the thread itself, not the read cache, whose slots keep no whole bodies to
+    /// check. See [`crate::format::sign`].
+    pub fn with_signing_keys(mut self, keys: Vec<SigningKey>) -> Client<T> {
+        for key in &keys {
+            self.redactor = self.redactor.with_secret(key.secret());
+        }
+        self.signing = keys;
+        self.regate()
+    }
+
+    /// Keep the status table in the session issue's body as `dashboard` says (with
+    /// `auto`, saves refresh it; rotation carries it with `dashboard.policy`).
+    pub fn with_dashboard(mut self, dashboard: crate::config::DashboardSettings) -> Client<T> {
+        self.dashboard = dashboard;
+        self
+    }
+
+    /// The keys records are signed (the first) and checked with.
+    pub fn signing_keys(&self) -> &[SigningKey] {
+        &self.signing
+    }
+
+    /// A rendered body as it is posted: signed with the signing key, when there is one.
+    pub(crate) fn seal(&self, body: String) -> String {
+        match self.signing.first() {
+            Some(key) => crate::format::sign(&body, key),
+            None => body,
+        }
+    }
+
+    /// Why a body is not believed under the signing keys (`None` when it is, or with no keys).
+    pub(crate) fn doubt(&self, body: &str) -> Option<String> {
+        match self.signing.is_empty() {
+            true => None,
+            false => crate::format::verify(body, &self.signing).problem(),
+        }
+    }
+
+    /// Parses, trusts and dedupes a listing as every read of this client does: with signing
+    /// keys, a record without a valid signature is not believed.
+    pub(crate) fn scan_listing(&self, listing: crate::store::Listing, trust: &Trust) -> Scan {
+        let doubt = |body: &str| self.doubt(body);
+        crate::scan::scan_checked(listing, trust, &doubt)
     }
 
     /// Spool records the store cannot take to this outbox, drained under `policy`.
@@ -222,7 +281,7 @@ impl<T: Thread> Client<T> {
     /// unless the body reads back as the record. See [`Client::save`] for the durable path.
     pub async fn post(&self, record: Record) -> Result<Posted> {
         let record = self.prepare(record)?;
-        let body = self.renderer.render(&record)?;
+        let body = self.seal(self.renderer.render(&record)?);
         let comment = self.store.thread().append(&body).await?;
         Ok(self.posted(record, comment))
     }
@@ -249,7 +308,7 @@ impl<T: Thread> Client<T> {
             Err(e) => return Outcome::Failed(e),
         };
         let body = match self.renderer.render(&record) {
-            Ok(b) => b,
+            Ok(b) => self.seal(b),
             Err(e) => return Outcome::Failed(e.into()),
         };
         match self.store.save(&body).await {
@@ -258,6 +317,9 @@ impl<T: Thread> Client<T> {
                 match self.rotate_if_due_any().await {
                     Ok(rotation) => posted.rotation = rotation,
                     Err(e) => posted.rotation_failed = Some(e.to_string()),
+                }
+                if let Err(e) = self.auto_dashboard_any().await {
+                    posted.dashboard_failed = Some(e.to_string());
                 }
                 Outcome::Posted(posted)
             }
@@ -281,6 +343,19 @@ impl<T: Thread> Client<T> {
         }
     }
 
+    /// After a posted save: the automatic refresh of the status table, when `[dashboard] auto`
+    /// is on, the store is a forge and this machine last refreshed it long enough ago.
+    async fn auto_dashboard_any(&self) -> Result<()> {
+        if !self.dashboard.auto {
+            return Ok(());
+        }
+        let any: &dyn std::any::Any = self;
+        match any.downcast_ref::<Client<crate::backend::AnyThread>>() {
+            Some(client) => client.auto_publish().await,
+            None => Ok(()),
+        }
+    }
+
     /// Posts everything the outbox holds, with the full retry budget.
     pub async fn flush(&self) -> FlushReport {
         self.store.flush().await
@@ -296,6 +371,7 @@ impl<T: Thread> Client<T> {
             record,
             rotation: None,
             rotation_failed: None,
+            dashboard_failed: None,
         }
     }
 
@@ -396,6 +472,8 @@ impl<T: Thread> Client<T> {
             let skip = all.entries.len().saturating_sub(limit);
             all.entries.drain(..skip);
         }
+        let edited: Vec<String> = all.entries.iter().filter_map(edited_warning).collect();
+        all.warnings.extend(edited);
         Ok(all)
     }
 }

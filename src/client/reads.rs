@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::format::Kind;
 use crate::mirror::Keep;
 use crate::resume::Resume;
-use crate::scan::{Entry, Filter, Scan, Trust, name_matches, unread_newer};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
 use crate::store::Thread;
 
 impl<T: Thread> Client<T> {
@@ -84,6 +84,8 @@ impl<T: Thread> Client<T> {
             kind == Kind::Checkpoint && a == agent
         });
         all.warnings.extend(stale);
+        all.warnings
+            .extend(newest.as_ref().and_then(edited_warning));
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {

@@ -19,7 +19,7 @@ use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeError, ForgeThread};
 use crate::format::{Kind, Record};
-use crate::scan::{Entry, scan};
+use crate::scan::Entry;
 use crate::store::StoreError;
 
 /// What [`Client::rotate`] did.
@@ -46,6 +46,9 @@ pub struct Rotation {
     pub closed: bool,
     /// Why nothing, or not everything, was done, when that is the case.
     pub note: Option<String>,
+    /// The old issue's body held the status table: the new issue got it, and the old one's
+    /// table now says where the session continues.
+    pub dashboard: bool,
 }
 
 impl Client<AnyThread> {
@@ -81,10 +84,11 @@ impl Client<AnyThread> {
             skipped: Vec::new(),
             closed: false,
             note: None,
+            dashboard: false,
         };
         let trust = self.trust().await?;
         let listing = forge.thread_comments(old.number).await.map_err(forge_err)?;
-        let old_scan = scan(listing, &trust);
+        let old_scan = self.scan_listing(listing, &trust);
         let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
         if pending.is_none()
             && old_scan
@@ -117,7 +121,7 @@ impl Client<AnyThread> {
         }
         let days = forge.settings().carry_days;
         let picks = to_carry(&old_scan.entries, days, Utc::now());
-        let there = scan(
+        let there = self.scan_listing(
             forge.issue_comments(new.number).await.map_err(forge_err)?,
             &trust,
         );
@@ -171,6 +175,16 @@ impl Client<AnyThread> {
         }
         forge.close_rotated(&old, &new).await.map_err(forge_err)?;
         report.closed = true;
+        let policy = &self.dashboard.policy;
+        match self
+            .carry_dashboard(old.number, new.number, &new.html_url, policy)
+            .await
+        {
+            Ok(carried) => report.dashboard = carried,
+            Err(e) => report.skipped.push(format!(
+                "the status table in the old issue's body: {e}; run `forgestate status --publish`"
+            )),
+        }
         tracing::info!(
             "rotated session issue {} to {}: {} record(s) carried",
             old.number,
@@ -216,6 +230,7 @@ impl Client<AnyThread> {
         let body = self
             .renderer
             .render(&record)
+            .map(|b| self.seal(b))
             .map_err(|e| Carry::Refused(format!("{what}: {e}")))?;
         // The one out-gate, as for a flushed body: a carried record is checked and redacted
         // with this client's redactor however it was read.

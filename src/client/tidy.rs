@@ -18,7 +18,6 @@ use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeError, MARGIN};
-use crate::scan::scan;
 use crate::store::StoreError;
 
 /// What [`Client::tidy_chain`] did.
@@ -68,7 +67,7 @@ impl Client<AnyThread> {
                 .await
                 .map_err(forge_err)?;
             let upto = listing.comments.iter().map(|c| c.id).max().unwrap_or(0);
-            let found = scan(listing, &trust);
+            let found = self.scan_listing(listing, &trust);
             let earliest = found.entries.iter().map(|e| e.comment.created_at).min();
             if let Some(earliest) = earliest {
                 // A carried copy is posted after its original: the head's comments since then
@@ -77,7 +76,7 @@ impl Client<AnyThread> {
                     .comments_since(head, earliest.min(opened) - MARGIN)
                     .await
                     .map_err(forge_err)?;
-                let there = scan(there, &trust);
+                let there = self.scan_listing(there, &trust);
                 let mut ids: HashSet<String> = there
                     .entries
                     .into_iter()

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::client::Client;
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::Result;
-use crate::scan::{Entry, Filter, scan};
+use crate::scan::{Entry, Filter};
 use crate::store::{Effort, Listing, Thread};
 
 /// What to watch and how often.
@@ -227,7 +227,7 @@ impl<'a, T: Thread> Watcher<'a, T> {
             ..Listing::default()
         };
         let mut fresh = Vec::new();
-        for e in scan(listing, &trust).entries {
+        for e in self.client.scan_listing(listing, &trust).entries {
             let repeat = e
                 .record
                 .id

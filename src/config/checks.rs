@@ -56,6 +56,11 @@ pub(super) fn refuse_trust_settings(file: &ConfigFile, path: &Path) -> Result<()
         ),
         ("forge.outbox_dir", forge.outbox_dir.is_some()),
         ("forge.cache_dir", forge.cache_dir.is_some()),
+        ("signing.key_file", file.signing.key_file.is_some()),
+        (
+            "signing.verify_key_files",
+            !file.signing.verify_key_files.is_empty(),
+        ),
     ];
     match set.iter().find(|(_, is_set)| *is_set) {
         Some((key, _)) => Err(Error::setting(

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use secrecy::SecretString;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
@@ -29,7 +30,7 @@ pub use discover::{Origin, discover};
 use checks::{absolute, refuse_trust_settings, validate};
 
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
-pub use settings::{ForgeOptions, Settings, StoreSettings};
+pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
 
 /// The documented example configuration, which doubles as the built-in defaults
 /// ([`crate::defaults::CONFIG_TOML`]).
@@ -65,6 +66,35 @@ pub struct ConfigFile {
     /// The `[status]` table: when an agent is late, per agent glob.
     #[serde(default)]
     pub status: StatusConfig,
+    /// The `[signing]` table: the key records are signed with, and older keys still believed.
+    #[serde(default)]
+    pub signing: SigningConfig,
+    /// The `[dashboard]` table: the status table in the session issue's body.
+    #[serde(default)]
+    pub dashboard: DashboardConfig,
+}
+
+/// The `[signing]` table. `$FORGESTATE_SIGNING_KEY`, when set, is the signing key instead of
+/// `key_file`'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SigningConfig {
+    /// A file holding the signing key (one line of text; keep it private, like the token).
+    pub key_file: Option<PathBuf>,
+    /// Files holding older keys: records they signed are still believed (key rotation).
+    #[serde(default)]
+    pub verify_key_files: Vec<PathBuf>,
+}
+
+/// The `[dashboard]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DashboardConfig {
+    /// Whether checkpoints and health signals refresh the status table in the session issue's
+    /// body (at most once every `every_minutes` per machine).
+    pub auto: Option<bool>,
+    /// Minutes between automatic refreshes from one machine (default 5).
+    pub every_minutes: Option<u64>,
 }
 
 /// The `[cache]` table: the read cache.
@@ -129,6 +159,15 @@ impl ConfigFile {
         self.cache.enabled = over.cache.enabled.or(self.cache.enabled);
         self.cache.resync_secs = over.cache.resync_secs.or(self.cache.resync_secs);
         self.status = self.status.overlay(over.status);
+        self.signing.key_file = over.signing.key_file.or(self.signing.key_file);
+        self.signing
+            .verify_key_files
+            .extend(over.signing.verify_key_files);
+        self.dashboard.auto = over.dashboard.auto.or(self.dashboard.auto);
+        self.dashboard.every_minutes = over
+            .dashboard
+            .every_minutes
+            .or(self.dashboard.every_minutes);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),
@@ -152,6 +191,8 @@ pub struct Config {
     forge_env: ForgeEnv,
     /// Command-line settings, which beat everything else.
     overrides: Overrides,
+    /// `$FORGESTATE_SIGNING_KEY` (a secret: never printed or logged).
+    signing_env: Option<SecretString>,
 }
 
 impl Config {
@@ -218,6 +259,9 @@ impl Config {
             env: captured,
             forge_env: ForgeEnv::capture(env),
             overrides: Overrides::default(),
+            signing_env: env("FORGESTATE_SIGNING_KEY")
+                .filter(|v| !v.trim().is_empty())
+                .map(SecretString::from),
         })
     }
 
@@ -348,8 +392,60 @@ impl Config {
             trusted_authors: self.file.trusted_authors.clone(),
             redact_keys: self.file.redact_keys.clone(),
             read_cache: self.file.cache.settings(),
+            signing: self.signing_keys()?,
+            dashboard: DashboardSettings {
+                auto: self.file.dashboard.auto.unwrap_or(false),
+                every: std::time::Duration::from_secs(
+                    60 * self
+                        .file
+                        .dashboard
+                        .every_minutes
+                        .unwrap_or(crate::defaults::DASHBOARD_EVERY_MINUTES),
+                ),
+                policy: self.status_policy()?,
+            },
             note,
         })
+    }
+
+    /// The signing keys: `$FORGESTATE_SIGNING_KEY` or `[signing] key_file` first (the one that
+    /// signs), then `[signing] verify_key_files`. Empty when none is configured.
+    pub fn signing_keys(&self) -> Result<Vec<crate::format::SigningKey>> {
+        use secrecy::ExposeSecret;
+        let read = |path: &Path| -> Result<crate::format::SigningKey> {
+            let path = self.resolve(path);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Error::config(format!(
+                    "cannot read the signing key file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            crate::format::SigningKey::new(text.trim_start_matches('\u{feff}')).ok_or_else(|| {
+                Error::config(format!(
+                    "the signing key file {} is empty; put the key in it or remove the setting",
+                    path.display()
+                ))
+            })
+        };
+        let mut keys = Vec::new();
+        match (&self.signing_env, &self.file.signing.key_file) {
+            (Some(secret), _) => {
+                keys.extend(crate::format::SigningKey::new(secret.expose_secret()))
+            }
+            (None, Some(path)) => keys.push(read(path)?),
+            (None, None) => {}
+        }
+        for path in &self.file.signing.verify_key_files {
+            keys.push(read(path)?);
+        }
+        if keys.is_empty() && !self.file.signing.verify_key_files.is_empty() {
+            return Err(Error::config(
+                "[signing] verify_key_files is set but there is no signing key; set \
+                 $FORGESTATE_SIGNING_KEY or [signing] key_file"
+                    .to_string(),
+            ));
+        }
+        Ok(keys)
     }
 
     /// The local store directory as an absolute path: `local.dir` (relative to its file), else

@@ -27,8 +27,25 @@ pub struct Settings {
     pub redact_keys: Option<Vec<String>>,
     /// The read cache.
     pub read_cache: ReadCache,
+    /// The signing keys: the first signs, every one is believed (empty: records are not
+    /// signed, and unsigned records are believed).
+    pub signing: Vec<crate::format::SigningKey>,
+    /// The status table in the session issue's body (`[dashboard]`, with the `[status]`
+    /// policy it is judged by).
+    pub dashboard: DashboardSettings,
     /// Said to the user when a default store was chosen on their behalf.
     pub note: Option<String>,
+}
+
+/// How the status table in the session issue's body is kept.
+#[derive(Debug, Clone, Default)]
+pub struct DashboardSettings {
+    /// Checkpoints and health signals refresh it, at most once every `every` per machine.
+    pub auto: bool,
+    /// The least time between two automatic refreshes from one machine.
+    pub every: Duration,
+    /// The verdicts' thresholds.
+    pub policy: crate::report::StatusPolicy,
 }
 
 /// The store a [`Settings`] names.

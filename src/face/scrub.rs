@@ -12,13 +12,18 @@ use forgestate::format::Redactor;
 
 static SCRUBBER: OnceLock<Redactor> = OnceLock::new();
 
-/// Learns the token in use: `$FORGESTATE_TOKEN` and the `--token-file` given, when readable.
+/// Learns the token in use: `$FORGESTATE_TOKEN` and the `--token-file` given, when readable,
+/// and `$FORGESTATE_SIGNING_KEY`.
 /// Called once, before anything is printed.
 pub fn install(token_file: Option<&Path>) {
     let mut redactor = Redactor::default();
     let clean = |t: &str| t.trim().trim_start_matches('\u{feff}').trim().to_string();
     if let Ok(token) = std::env::var("FORGESTATE_TOKEN") {
         redactor = redactor.with_secret(&SecretString::from(clean(&token)));
+    }
+    // The signing key is a secret too (`docs/security.md`).
+    if let Ok(key) = std::env::var("FORGESTATE_SIGNING_KEY") {
+        redactor = redactor.with_secret(&SecretString::from(clean(&key)));
     }
     if let Some(text) = token_file.and_then(|p| std::fs::read_to_string(p).ok()) {
         redactor = redactor.with_secret(&SecretString::from(clean(&text)));

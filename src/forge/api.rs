@@ -291,6 +291,22 @@ impl ForgeClient {
             .value)
     }
 
+    /// Replaces an issue's body (`PATCH /repos/{o}/{r}/issues/{n}` with `{"body"}`). The
+    /// server answers 201 to an edit, not 200.
+    pub async fn edit_issue_body(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        body: &str,
+    ) -> Result<Issue> {
+        let path = repo.path(&format!("issues/{}", n.0));
+        let body = Some(json!({ "body": body }));
+        Ok(self
+            .send(Method::PATCH, &path, &[], body, CREATED)
+            .await?
+            .value)
+    }
+
     /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on
     /// 204, `Ok(false)` when it is already gone (404; a retry after a lost answer sees this).
     /// 403 (empty body) means the token's user is neither the poster nor an issue writer.

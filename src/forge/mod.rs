@@ -24,6 +24,7 @@
 //! ```
 
 mod api;
+mod body;
 pub(crate) mod cache;
 mod chain;
 mod clock;
@@ -49,6 +50,7 @@ use chrono::{DateTime, Utc};
 pub use crate::store::issue_in_url;
 pub use api::RepoRef;
 pub(crate) use api::name_problem;
+pub use body::BodyEdit;
 pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub(crate) use chain::MARGIN;
 pub use chain::Stray;

@@ -170,7 +170,7 @@ impl Slot {
             updated_at: self.u.0,
             url: self.w.clone(),
             issue: self.w.as_deref().and_then(crate::store::issue_in_url),
-            edited: self.u.0 > self.c.0,
+            edited: crate::scan::edited_after_posting(self.c.0, self.u.0),
             pending: false,
         }
     }

@@ -8,6 +8,7 @@
 //! in [`crate::doctor`].
 
 pub mod clock;
+pub mod dashboard;
 pub mod diff;
 pub mod fork;
 pub mod history;

@@ -27,6 +27,9 @@ use super::{Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, StoreE
 mod delete;
 mod delta;
 mod file;
+mod kept;
+
+pub use kept::Kept;
 
 use file::{LineWarnings, next_id, open_regular};
 

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
-pub use local::{LocalThread, THREAD_FILE};
+pub use local::{Kept, LocalThread, THREAD_FILE};
 
 /// One comment as a store holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

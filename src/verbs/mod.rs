@@ -12,6 +12,7 @@
 //! plus one name in the `verbs!` list below. `forgestate schema` then lists it, the MCP server
 //! serves it when its faces include [`Face::Mcp`], and the parity test checks the CLI has it.
 
+mod carry;
 pub mod input;
 mod operate;
 mod pure;
@@ -29,6 +30,7 @@ use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::report::StatusPolicy;
 
+pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
     Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushRequest, Init, InitAnswer,
     InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune, PruneAnswer, PruneRequest, Rotate,
@@ -226,7 +228,7 @@ macro_rules! verbs {
 verbs! {
     run: [
         Checkpoint, Health, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork, Rotate,
-        Init, Render, Parse, ResumeMapVerb,
+        Init, Publish, Export, Import, Render, Parse, ResumeMapVerb,
     ],
     cli: [Prune, Flush, Outboxes, Doctor, Watch, Schema],
 }

@@ -132,6 +132,12 @@ impl SaveAnswer {
                          {e}; a later record tries again, or run `forgestate rotate`"
                     ));
                 }
+                if let Some(e) = &p.dashboard_failed {
+                    warnings.push(format!(
+                        "refreshing the status table in the session issue's body failed: {e}; \
+                         the record is posted (run `forgestate status --publish`)"
+                    ));
+                }
                 if let Some(r) = &p.rotation {
                     warnings.extend(r.skipped.iter().map(|why| {
                         format!(

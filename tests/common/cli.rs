@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
 #[allow(dead_code)]
-pub const VERBS: [&str; 22] = [
+pub const VERBS: [&str; 25] = [
     "init",
     "checkpoint",
     "health",
@@ -27,6 +27,9 @@ pub const VERBS: [&str; 22] = [
     "prune",
     "doctor",
     "rotate",
+    "publish",
+    "export",
+    "import",
     "schema",
     "mcp",
     "completions",

@@ -1,0 +1,208 @@
+//! `export` and `import`: a thread moved between a forge (or a local store) and a local store.
+//!
+//! Export writes the believed records of the whole thread (a forge's every chain member, the
+//! earlier issues a rotation closed included) into a local store, each comment with its id,
+//! author and times, so the exported store resumes as the thread did. Import posts a local
+//! store's records to this client's store in thread order, through [`Client::save`] like every
+//! other record (redaction, the record checks, the outbox, signing), each once: a record whose
+//! `Id` (or, for a seed record without one, whose content) the target already holds, posted or
+//! waiting in this machine's outbox, is skipped, so a rerun posts nothing new and an
+//! interrupted import resumes where it stopped. The original time is kept as `Posted-At:`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use chrono::SubsecRound;
+use serde::Serialize;
+
+use super::linked::MAX_HISTORY_HOPS;
+use super::{Client, Outcome};
+use crate::error::{Error, Result};
+use crate::format::Record;
+use crate::scan::{Filter, Trust};
+use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
+
+/// What [`Client::export_to`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Exported {
+    /// The local store written (its thread file).
+    pub to: String,
+    /// Believed records in the thread.
+    pub records: usize,
+    /// Records written by this run.
+    pub written: usize,
+    /// Records the store already held (an export run again).
+    pub already: usize,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// What [`Client::import_from`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Imported {
+    /// The local store read.
+    pub from: String,
+    /// Where the records went ([`Thread::describe`]).
+    pub to: String,
+    /// Records in the local store.
+    pub records: usize,
+    /// Records posted by this run.
+    pub posted: usize,
+    /// Records the target already held (posted before, or waiting in the outbox).
+    pub already: usize,
+    /// Records spooled to this machine's outbox because the target could not take them now
+    /// (a later command or `flush` posts them). The import stops at the first one: run it again
+    /// once the forge answers.
+    pub spooled: usize,
+    /// Records refused by the checks every post goes through, each with why.
+    pub refused: Vec<String>,
+    /// Records not tried because the import stopped early (an outage).
+    pub left: usize,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+impl<T: Thread> Client<T> {
+    /// Writes the thread's believed records into the local store in `dir` (created when
+    /// missing), each with its comment id, author and times. Running it again writes only what
+    /// is new; a directory holding another thread is refused.
+    pub async fn export_to(&self, dir: &Path) -> Result<Exported> {
+        let mut all: BTreeMap<u64, Comment> = BTreeMap::new();
+        let mut warnings = Vec::new();
+        let head = self.thread_raw().list(None).await?;
+        warnings.extend(head.warnings);
+        all.extend(head.comments.into_iter().map(|c| (c.id, c)));
+        for hops in 1..=MAX_HISTORY_HOPS {
+            let Some(earlier) = self.thread_raw().predecessor(hops).await? else {
+                break;
+            };
+            warnings.extend(earlier.listing.warnings);
+            for c in earlier.listing.comments {
+                all.entry(c.id).or_insert(c);
+            }
+        }
+        let trust = self.trust().await?;
+        let listing = Listing {
+            comments: all.values().cloned().collect(),
+            ..Listing::default()
+        };
+        let scan = self.scan_listing(listing, &trust);
+        warnings.extend(scan.warnings);
+        let keep: Vec<Comment> = scan
+            .entries
+            .iter()
+            .filter_map(|e| e.comment.id.and_then(|id| all.remove(&id)))
+            .collect();
+        let records = keep.len();
+        let target = LocalThread::new(dir, "export");
+        let kept = target.append_kept(keep).await?;
+        Ok(Exported {
+            to: dir.join(THREAD_FILE).display().to_string(),
+            records,
+            written: kept.written,
+            already: kept.present,
+            warnings,
+        })
+    }
+
+    /// Posts the records of the local store in `dir` to this client's store, in thread order,
+    /// each once (see the module documentation). Fails when `dir` holds no local store.
+    pub async fn import_from(&self, dir: &Path) -> Result<Imported> {
+        let file = dir.join(THREAD_FILE);
+        if !file.is_file() {
+            return Err(Error::usage(format!(
+                "{} holds no local store (no {THREAD_FILE}); give the directory `export --to` \
+                 wrote, or a local store's directory",
+                dir.display()
+            )));
+        }
+        let source = LocalThread::new(dir, "import");
+        let listing = source.list(None).await?;
+        let from = crate::scan::scan(listing, &Trust::Everyone);
+        let mut report = Imported {
+            from: file.display().to_string(),
+            to: self.thread_raw().describe(),
+            records: from.entries.len(),
+            posted: 0,
+            already: 0,
+            spooled: 0,
+            refused: Vec::new(),
+            left: 0,
+            warnings: from.warnings,
+        };
+        let there = self.list_reading(&Filter::default(), None, true).await?;
+        if there.offline {
+            return Err(Error::unavailable(
+                "the forge cannot be read, so which records it already holds is unknown; try \
+                 again when it answers (nothing was posted)"
+                    .to_string(),
+            ));
+        }
+        let ids: HashSet<String> = there
+            .entries
+            .iter()
+            .filter_map(|e| e.record.id.clone())
+            .collect();
+        let idless: Vec<&Record> = there
+            .entries
+            .iter()
+            .filter(|e| e.record.id.is_none())
+            .map(|e| &e.record)
+            .collect();
+        let total = from.entries.len();
+        for (done, entry) in from.entries.into_iter().enumerate() {
+            let held = match &entry.record.id {
+                Some(id) => ids.contains(id),
+                None => idless.iter().any(|r| same_record(r, &entry.record)),
+            };
+            if held {
+                report.already += 1;
+                continue;
+            }
+            // A body holds whole microseconds (the local store's clock has nanoseconds).
+            let first = entry.comment.created_at.trunc_subsecs(6);
+            let record = entry.record.clone().first_posted_at(first);
+            match self.save(record).await {
+                Outcome::Posted(_) => report.posted += 1,
+                Outcome::Spooled { cause, .. } => {
+                    report.spooled += 1;
+                    report.left = total - done - 1;
+                    report.warnings.push(format!(
+                        "the import stopped: a record was spooled to the outbox ({cause}); run \
+                         the import again when the forge answers"
+                    ));
+                    break;
+                }
+                Outcome::Failed(e) if e.category() != crate::error::Category::Data => {
+                    if e.category() != crate::error::Category::TempFail {
+                        return Err(e);
+                    }
+                    return Err(Error::unavailable(format!(
+                        "the import stopped after posting {} record(s) ({} already there) of \
+                         {total}: {e}; run it again when the store answers: it resumes where it \
+                         stopped",
+                        report.posted, report.already
+                    )));
+                }
+                Outcome::Failed(e) => report.refused.push(format!(
+                    "{} {} of agent {} in session {}: {e}",
+                    entry.record.kind().name(),
+                    entry.record.id.as_deref().unwrap_or("(no id)"),
+                    entry.record.agent,
+                    entry.record.session
+                )),
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// Whether two records without an `Id` are the same record (a seed record imported before):
+/// same kind, agent, session, time (to the microsecond a body holds) and payload.
+fn same_record(a: &Record, b: &Record) -> bool {
+    a.kind() == b.kind()
+        && a.agent == b.agent
+        && a.session == b.session
+        && a.time.trunc_subsecs(6) == b.time.trunc_subsecs(6)
+        && a.payload == b.payload
+}

@@ -1,0 +1,143 @@
+//! The verbs that move a thread or show it to people: `publish` (`status --publish`: the
+//! status table in the session issue's body), `export` (a thread into a local store) and
+//! `import` (a local store's records to the configured store).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
+use crate::error::{Error, Result};
+use crate::report::Thresholds;
+use crate::{Exported, Imported, Published};
+
+/// `publish`: the status table into the session issue's body.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PublishRequest {
+    /// Seconds without any record before an agent is "warning" (overrides the configured
+    /// thresholds).
+    #[serde(default)]
+    pub warn_after_secs: Option<u64>,
+    /// Seconds without any record before an agent is "stalled" (overrides the configured
+    /// thresholds).
+    #[serde(default)]
+    pub stalled_after_secs: Option<u64>,
+}
+
+/// Publish.
+pub struct Publish;
+
+impl Verb for Publish {
+    type Request = PublishRequest;
+    type Answer = Published;
+    const SPEC: Spec = Spec {
+        name: "publish",
+        title: "Publish the status table",
+        description: "Write the status table (agent, session, verdict, phase, resume point, last \
+            seen, next, blockers) into the session issue's body between two markers, for people \
+            reading the forge's web UI (`status --publish`). Text outside the markers is kept \
+            byte for byte; an unchanged table is not written. Returns the issue, whether the \
+            body was written, and the table.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<PublishRequest>,
+        answer: answer_schema::<Published>,
+    };
+}
+
+impl Run for Publish {
+    async fn run(ctx: &Context<'_>, r: PublishRequest) -> Result<Published> {
+        let policy = ctx.policy.clone().force(Thresholds {
+            warn_after_secs: r.warn_after_secs,
+            stalled_after_secs: r.stalled_after_secs,
+        });
+        ctx.client.publish_status(&policy).await
+    }
+}
+
+/// `export`: the thread into a local store.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportRequest {
+    /// The directory of the local store to write (created when missing).
+    pub to: String,
+}
+
+/// Export.
+pub struct Export;
+
+impl Verb for Export {
+    type Request = ExportRequest;
+    type Answer = Exported;
+    const SPEC: Spec = Spec {
+        name: "export",
+        title: "Export the thread to a local store",
+        description: "Write every believed record of the thread (a forge's whole chain of \
+            session issues, or a local store) into the local store in `to`, each with its \
+            comment id, author and original time, so it can be resumed from or archived. \
+            Running it again writes only what is new.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<ExportRequest>,
+        answer: answer_schema::<Exported>,
+    };
+}
+
+impl Run for Export {
+    async fn run(ctx: &Context<'_>, r: ExportRequest) -> Result<Exported> {
+        if r.to.trim().is_empty() {
+            return Err(Error::usage("to must name a directory".to_string()));
+        }
+        ctx.client.export_to(std::path::Path::new(&r.to)).await
+    }
+}
+
+/// `import`: a local store's records to the configured store.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportRequest {
+    /// The directory of the local store to read.
+    pub from: String,
+}
+
+/// Import.
+pub struct Import;
+
+impl Verb for Import {
+    type Request = ImportRequest;
+    type Answer = Imported;
+    const SPEC: Spec = Spec {
+        name: "import",
+        title: "Import a local store's records",
+        description: "Post the records of the local store in `from` to the configured store \
+            (a forge's session issue), in thread order, through the same checks and redaction \
+            as every record, each once by its Id: a rerun posts nothing new, and an import \
+            interrupted by an outage resumes where it stopped. The original time is kept as \
+            `Posted-At:`.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        streams: false,
+        faces: CLI,
+        request: request_schema::<ImportRequest>,
+        answer: answer_schema::<Imported>,
+    };
+}
+
+impl Run for Import {
+    async fn run(ctx: &Context<'_>, r: ImportRequest) -> Result<Imported> {
+        if r.from.trim().is_empty() {
+            return Err(Error::usage("from must name a directory".to_string()));
+        }
+        ctx.client.import_from(std::path::Path::new(&r.from)).await
+    }
+}
