@@ -251,6 +251,18 @@ fn entry_text(e: &Entry) -> String {
             }
             text.push_str(&format!("metrics:\n{}", pretty(metrics)));
         }
+        Payload::End { reason, note } => {
+            text.push_str(&format!("reason:  {reason}\n"));
+            if let Some(note) = note {
+                text.push_str(&format!("note:    {note}\n"));
+            }
+        }
+    }
+    if let Some(intent) = &r.intent {
+        text.push_str(&format!("\nintent:  {}", intent.name));
+    }
+    if let Some(done) = &r.done {
+        text.push_str(&format!("\ndone:    {done}"));
     }
     if let Some(url) = &e.comment.url {
         text.push_str(&format!("\n{url}"));

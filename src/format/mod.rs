@@ -10,6 +10,7 @@ mod parse;
 mod record;
 mod redact;
 mod render;
+mod session;
 mod shapes;
 mod time;
 mod validate;
@@ -21,6 +22,7 @@ pub use record::{
     new_record_id,
 };
 pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
+pub use session::{END_REASONS, Intent};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{

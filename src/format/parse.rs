@@ -13,6 +13,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::record::{Kind, Payload, Record, SEED_VERSION};
+use super::session::Intent;
 use super::time::parse_time;
 use super::validate::HARD_MAX_BODY_BYTES;
 
@@ -31,8 +32,10 @@ pub enum ParseError {
         /// The cap, in bytes.
         cap: usize,
     },
-    /// The first non-blank line is not a `[CHECKPOINT]` or `[HEALTH]` marker.
-    #[error("not a record: the first non-blank line does not start with [CHECKPOINT] or [HEALTH]")]
+    /// The first non-blank line is not a `[CHECKPOINT]`, `[HEALTH]` or `[END]` marker.
+    #[error(
+        "not a record: the first non-blank line does not start with [CHECKPOINT], [HEALTH] or [END]"
+    )]
     NoMarker,
     /// A required header line is missing.
     #[error("record has no {field} (expected {hint})")]
@@ -102,7 +105,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 14] = [
+const HEADERS: [&str; 17] = [
     "Version",
     "Phase",
     "Session",
@@ -117,6 +120,9 @@ const HEADERS: [&str; 14] = [
     "Context-Hash",
     "Carried-From",
     "Posted-At",
+    "Reason",
+    "Intent",
+    "Done",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -162,6 +168,14 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let blockers = std::mem::take(&mut headers.blockers);
     let carried_from = carried_from(headers.take("Carried-From"))?;
     let posted_at = posted_at(headers.take("Posted-At"))?;
+    let intent = match headers.take("Intent") {
+        Some(name) => Some(Intent {
+            name,
+            data: intent_data(body, block.fence_start)?,
+        }),
+        None => None,
+    };
+    let done = headers.take("Done");
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -181,6 +195,10 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
                     .or_else(|| trailer.take("Next check")),
             }
         }
+        Kind::End => Payload::End {
+            reason: headers.require("Reason", "a `Reason:` line")?,
+            note: value.get("note").and_then(Value::as_str).map(str::to_string),
+        },
     };
     Ok(Record {
         version,
@@ -192,6 +210,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         blockers,
         context_hash,
         carried_from,
+        intent,
+        done,
         posted_at,
         agent,
         session,
@@ -220,6 +240,8 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
             (Kind::Checkpoint, rest)
         } else if let Some(rest) = text.strip_prefix(Kind::Health.marker()) {
             (Kind::Health, rest)
+        } else if let Some(rest) = text.strip_prefix(Kind::End.marker()) {
+            (Kind::End, rest)
         } else {
             return Err(ParseError::NoMarker);
         };
@@ -268,6 +290,34 @@ fn json_block(body: &str) -> Option<JsonBlock> {
         }
     }
     found
+}
+
+/// The data of an intent: the first `json-intent` block after the record's data, or `null`.
+/// Seed readers look for a `json` fence only, so they never see it.
+fn intent_data(body: &str, after: usize) -> Result<Value, ParseError> {
+    let rest = &body[after..];
+    let mut content: Option<(usize, String)> = None;
+    for (event, range) in Parser::new_ext(rest, Options::empty()).into_offset_iter() {
+        match (&mut content, event) {
+            (None, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
+                let lang = info.split_whitespace().next().unwrap_or("");
+                if lang.eq_ignore_ascii_case("json-intent") {
+                    content = Some((after + range.start, String::new()));
+                }
+            }
+            (Some((_, text)), Event::Text(t)) => text.push_str(&t),
+            (Some(_), Event::End(TagEnd::CodeBlock)) => break,
+            _ => {}
+        }
+    }
+    let Some((start, text)) = content else {
+        return Ok(Value::Null);
+    };
+    serde_json::from_str(&text).map_err(|e| ParseError::BadJson {
+        line: body[..start].matches('\n').count() + 1 + e.line(),
+        column: e.column(),
+        message: format!("in the intent's data: {e}"),
+    })
 }
 
 /// The first complete JSON value in the block; whatever follows it is ignored.
@@ -349,6 +399,7 @@ fn field_name(header: &str) -> &'static str {
         "Session" => "session",
         "Time" => "time",
         "Status" => "status",
+        "Reason" => "reason",
         _ => "field",
     }
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::time::{format_time, now_micros, parse_time};
+use super::session::{END_REASONS, Intent};
 use super::validate::{FieldError, check_field, check_name};
 
 /// The version written by this crate.
@@ -24,6 +25,8 @@ pub enum Kind {
     Checkpoint,
     /// `[HEALTH]`: a status report with metrics.
     Health,
+    /// `[END]`: the session stopped, and why (see [`END_REASONS`]).
+    End,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
         match self {
             Kind::Checkpoint => "[CHECKPOINT]",
             Kind::Health => "[HEALTH]",
+            Kind::End => "[END]",
         }
     }
 
@@ -40,6 +44,7 @@ impl Kind {
         match self {
             Kind::Checkpoint => "checkpoint",
             Kind::Health => "health",
+            Kind::End => "end",
         }
     }
 }
@@ -72,6 +77,14 @@ pub struct Record {
     /// (`Carried-From: #12`); the record keeps its `Id`, so readers count it once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_from: Option<u64>,
+    /// A write-ahead intent (`Intent:`, on a checkpoint): a side effect about to happen, pending
+    /// until a later checkpoint of the session confirms it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Intent>,
+    /// The intent this checkpoint confirms explicitly (`Done:`); any later checkpoint of the
+    /// session confirms an earlier intent anyway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<String>,
     /// When the record's first comment was posted, by the store's clock (`Posted-At:`), set when
     /// the record is carried to another issue: ages (`status`, `history`) come from it, so a
     /// carried copy never makes a silent agent look recently active.
@@ -109,6 +122,13 @@ pub enum Payload {
         /// When the next report is due, as written.
         next_check: Option<String>,
     },
+    /// The end of a session.
+    End {
+        /// Why it ended: one of [`END_REASONS`] when we write it.
+        reason: String,
+        /// An optional note, in words.
+        note: Option<String>,
+    },
 }
 
 /// Why a record could not be built for writing.
@@ -117,6 +137,12 @@ pub enum BuildError {
     /// A header value was refused.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// An end reason outside [`END_REASONS`].
+    #[error("the end reason {reason:?} is not one of {}; pick one of them", END_REASONS.join(", "), reason = .0)]
+    BadReason(String),
+    /// An intent or a confirmation on a record that is not a checkpoint.
+    #[error("only a checkpoint can carry an intent or confirm one")]
+    NotCheckpoint,
     /// A value that must be a JSON object was not.
     #[error("{what} must be a JSON object, not {found}; wrap the value as {{\"key\": ...}}")]
     NotAnObject {
@@ -171,7 +197,7 @@ impl Record {
         )
     }
 
-    fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
+    pub(super) fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
         check_name("agent", agent)?;
         check_name("session", session)?;
         Ok(Record {
@@ -184,6 +210,8 @@ impl Record {
             blockers: Vec::new(),
             context_hash: None,
             carried_from: None,
+            intent: None,
+            done: None,
             posted_at: None,
             agent: agent.to_string(),
             session: session.to_string(),
@@ -248,22 +276,25 @@ impl Record {
         match self.payload {
             Payload::Checkpoint { .. } => Kind::Checkpoint,
             Payload::Health { .. } => Kind::Health,
+            Payload::End { .. } => Kind::End,
         }
     }
 
-    /// The checkpoint phase, or `None` for a health record.
+    /// The checkpoint phase, or `None` for a health or end record.
     pub fn phase(&self) -> Option<&str> {
         match &self.payload {
             Payload::Checkpoint { phase, .. } => Some(phase),
-            Payload::Health { .. } => None,
+            Payload::Health { .. } | Payload::End { .. } => None,
         }
     }
 
-    /// Checkpoint data or health metrics.
+    /// Checkpoint data or health metrics (`null` for an end record).
     pub fn data(&self) -> &Value {
+        static NONE: Value = Value::Null;
         match &self.payload {
             Payload::Checkpoint { data, .. } => data,
             Payload::Health { metrics, .. } => metrics,
+            Payload::End { .. } => &NONE,
         }
     }
 
@@ -277,6 +308,7 @@ impl Record {
             ("parent", &self.parent),
             ("next", &self.next),
             ("context hash", &self.context_hash),
+            ("done", &self.done),
         ] {
             if let Some(v) = value {
                 check_field(name, v)?;
@@ -285,6 +317,7 @@ impl Record {
         for blocker in &self.blockers {
             check_field("blocker", blocker)?;
         }
+        super::session::check_session_fields(self)?;
         match &self.payload {
             Payload::Checkpoint { phase, data } => {
                 check_field("phase", phase)?;
@@ -301,6 +334,7 @@ impl Record {
                 }
                 require_object("metrics", metrics)
             }
+            Payload::End { reason, .. } => super::session::check_reason(reason),
         }
     }
 }
@@ -323,7 +357,7 @@ pub fn context_hash(context: &[u8]) -> String {
     format!("sha256:{hex}")
 }
 
-fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {
+pub(super) fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {
     let found = match value {
         Value::Object(_) => return Ok(()),
         Value::Null => "null",

@@ -128,6 +128,7 @@ pub fn history(
         let (phase, status) = match &r.payload {
             Payload::Checkpoint { phase, .. } => (Some(phase.clone()), None),
             Payload::Health { status, .. } => (None, Some(status.clone())),
+            Payload::End { reason, .. } => (None, Some(format!("ended: {reason}"))),
         };
         let changes = match (&r.payload, with_diff) {
             (Payload::Checkpoint { data, .. }, true) => {

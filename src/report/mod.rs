@@ -10,8 +10,10 @@
 pub mod diff;
 pub mod fork;
 pub mod history;
+pub mod session;
 pub mod status;
 
 pub use fork::fork_record;
 pub use history::{History, Origin, Step, history};
+pub use session::{Conflict, Ended, Facts, PendingIntent, Sibling, conflict_warning, facts};
 pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};
