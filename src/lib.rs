@@ -57,7 +57,7 @@ pub mod store;
 pub mod verbs;
 
 pub use client::{
-    Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation, SessionHistory, Status,
+    Client, ForgeBuilder, Latest, Outcome, Posted, Resumed, Rotation, SessionHistory, Status, Write,
 };
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -204,13 +204,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 answer.resume.check_context(bytes);
             }
             warn(&answer.warnings);
-            output::resume(
-                answer.resume,
-                answer.warnings,
-                &a.agent,
-                &a.session,
-                cli.json,
-            );
+            output::resume(answer, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {

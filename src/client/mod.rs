@@ -15,6 +15,7 @@ pub mod prune;
 mod reads;
 mod report;
 mod rotate;
+mod sessions;
 mod tidy;
 pub mod watch;
 
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use forge_builder::ForgeBuilder;
+pub use sessions::Write;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use tidy::Tidied;
@@ -104,6 +106,9 @@ pub struct Latest {
 pub struct Resumed {
     /// Where to pick up.
     pub resume: Resume,
+    /// What the session's records say beyond the checkpoint: ended, a pending intent, writers
+    /// that continued from the same record.
+    pub session: crate::report::Facts,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }
@@ -116,6 +121,9 @@ pub struct Client<T> {
     trusted_authors: BTreeSet<String>,
     redactor: Redactor,
     mirror: Option<crate::mirror::Mirror>,
+    /// Per (agent, session), the newest record id this client wrote or read back: its next
+    /// record's `Parent:` (see `sessions.rs`).
+    known: sessions::Known,
 }
 
 impl<T: Thread> Client<T> {
@@ -129,6 +137,7 @@ impl<T: Thread> Client<T> {
             trusted_authors: BTreeSet::new(),
             redactor: Redactor::default(),
             mirror: None,
+            known: sessions::Known::default(),
         }
     }
 
@@ -253,7 +262,7 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        let record = match self.prepare(record) {
+        let record = match self.prepare(self.with_known_parent(record)) {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(e),
         };
@@ -261,7 +270,11 @@ impl<T: Thread> Client<T> {
             Ok(b) => b,
             Err(e) => return Outcome::Failed(e.into()),
         };
-        match self.store.save(&body).await {
+        let saved = self.store.save(&body).await;
+        if saved.is_ok() {
+            self.remember(&record);
+        }
+        match saved {
             Ok(Saved::Posted(c)) => {
                 let mut posted = self.posted(record, c);
                 match self.rotate_if_due_any().await {

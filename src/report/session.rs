@@ -7,12 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::status::ser_time;
 use crate::format::{Kind, Payload, format_time};
 use crate::scan::Entry;
 
@@ -22,9 +20,7 @@ pub struct Ended {
     /// `completed`, `interrupted`, `error` or `user_stop`.
     pub reason: String,
     /// When the end was written (the record's `Time:`, RFC 3339).
-    #[serde(serialize_with = "ser_time")]
-    #[schemars(with = "String")]
-    pub at: DateTime<Utc>,
+    pub at: String,
     /// The note, when one was given.
     pub note: Option<String>,
     /// The end record's id.
@@ -43,9 +39,7 @@ pub struct PendingIntent {
     /// The id of the checkpoint that recorded it.
     pub id: Option<String>,
     /// When that checkpoint was written (RFC 3339).
-    #[serde(serialize_with = "ser_time")]
-    #[schemars(with = "String")]
-    pub at: DateTime<Utc>,
+    pub at: String,
 }
 
 /// Records of one pair that continue from the same record: two writers worked from one state.
@@ -68,9 +62,7 @@ pub struct Sibling {
     /// The comment holding it (absent while it waits in the outbox).
     pub comment_id: Option<u64>,
     /// When it was written (RFC 3339).
-    #[serde(serialize_with = "ser_time")]
-    #[schemars(with = "String")]
-    pub time: DateTime<Utc>,
+    pub time: String,
 }
 
 /// What a pair's records say about the session.
@@ -128,7 +120,7 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
             name: i.name.clone(),
             data: i.data.clone(),
             id: e.record.id.clone(),
-            at: e.record.time,
+            at: format_time(&e.record.time),
         })
     });
     out.conflicts = order
@@ -143,7 +135,7 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
                         id: e.record.id.clone(),
                         kind: e.record.kind(),
                         comment_id: e.comment.id,
-                        time: e.record.time,
+                        time: format_time(&e.record.time),
                     })
                     .collect(),
             })
@@ -156,7 +148,7 @@ fn ended(e: &Entry) -> Option<Ended> {
     match &e.record.payload {
         Payload::End { reason, note } => Some(Ended {
             reason: reason.clone(),
-            at: e.record.time,
+            at: format_time(&e.record.time),
             note: note.clone(),
             id: e.record.id.clone(),
         }),
@@ -174,7 +166,7 @@ pub fn conflict_warning(agent: &str, session: &str, c: &Conflict) -> String {
                 "{} ({} at {})",
                 s.id.as_deref().unwrap_or("-"),
                 s.kind.name(),
-                format_time(&s.time)
+                s.time
             )
         })
         .collect();
@@ -192,6 +184,7 @@ mod tests {
     use super::*;
     use crate::format::Record;
     use crate::scan::CommentInfo;
+    use chrono::Utc;
     use serde_json::json;
 
     fn entry(record: Record, id: u64) -> Entry {

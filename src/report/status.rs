@@ -1,7 +1,9 @@
 //! Who is alive: one row per (agent, session) with a verdict, for supervisors and for cron.
 //!
 //! Pure. Given the records of a thread and the store's clock, [`status`] judges each pair:
-//! `completed` when its newest checkpoint's phase maps to a final resume point, or its newest
+//! `completed` or `ended` when an `[END]` record came after its last checkpoint (never stalled);
+//! `conflicted` when two of its records continue from the same parent; `completed` when its
+//! newest checkpoint's phase maps to a final resume point, or its newest
 //! record is a `[HEALTH]` saying `Completed`; `paused` for a newest `[HEALTH]` saying `Paused`;
 //! otherwise by the age of its newest record (`alive`, `warning`, `stalled`), with thresholds
 //! that can differ per agent glob (`[status.agents."<glob>"]`).
@@ -17,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::defaults;
+use super::session::{Ended, facts};
 use crate::format::{Kind, Payload, format_time};
 use crate::resume::{ResumeMap, most_specific};
 use crate::scan::Entry;
@@ -145,6 +148,9 @@ impl StatusPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// Two writers continued the session from the same record (see `report::session`), and it
+    /// has not ended: stop one of them.
+    Conflicted,
     /// No record for longer than the stalled threshold.
     Stalled,
     /// No record for longer than the warning threshold.
@@ -153,7 +159,10 @@ pub enum Verdict {
     Alive,
     /// Its newest record is a `[HEALTH]` with `Status: Paused`.
     Paused,
-    /// Done: a final phase, or a `[HEALTH]` with `Status: Completed`.
+    /// Ended by an `[END]` record with a reason other than `completed` (see `ended`).
+    Ended,
+    /// Done: an `[END]` with reason `completed`, a final phase, or a `[HEALTH]` with
+    /// `Status: Completed`.
     Completed,
 }
 
@@ -161,10 +170,12 @@ impl Verdict {
     /// The lowercase name used in tables and JSON.
     pub fn name(self) -> &'static str {
         match self {
+            Verdict::Conflicted => "conflicted",
             Verdict::Stalled => "stalled",
             Verdict::Warning => "warning",
             Verdict::Alive => "alive",
             Verdict::Paused => "paused",
+            Verdict::Ended => "ended",
             Verdict::Completed => "completed",
         }
     }
@@ -207,6 +218,14 @@ pub struct StatusRow {
     pub warn_after_secs: u64,
     /// The stalled threshold applied, in seconds.
     pub stalled_after_secs: u64,
+    /// The end record, when the session ended and no checkpoint came after it.
+    pub ended: Option<Ended>,
+    /// True when a checkpoint came after an end record: the session was reopened.
+    pub reopened: bool,
+    /// The write-ahead intent the newest checkpoint left unconfirmed, by name.
+    pub pending_intent: Option<String>,
+    /// Parents named by more than one record: two writers continued from one state.
+    pub conflicts: usize,
 }
 
 pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -287,7 +306,16 @@ fn judge(
                 .as_deref()
                 .is_some_and(|s| s.trim().eq_ignore_ascii_case(word))
     };
+    let facts = facts(list.iter().copied());
     let (verdict, reason) = match &resume_point {
+        _ if facts.ended.is_some() => ended_verdict(facts.ended.as_ref()),
+        _ if !facts.conflicts.is_empty() => (
+            Verdict::Conflicted,
+            format!(
+                "two writers continued from record {}",
+                facts.conflicts[0].parent
+            ),
+        ),
         Some(point) if policy.is_final(point) => (
             Verdict::Completed,
             format!(
@@ -298,6 +326,12 @@ fn judge(
         _ if said("completed") => (Verdict::Completed, "health says Completed".to_string()),
         _ if said("paused") => (Verdict::Paused, "health says Paused".to_string()),
         _ => by_age(age_secs, warn, stalled),
+    };
+    let reason = match &facts.reopened {
+        Some(end) if facts.ended.is_none() => {
+            format!("{reason}; reopened after an end ({})", end.reason)
+        }
+        _ => reason,
     };
     Some(StatusRow {
         agent: agent.to_string(),
@@ -318,7 +352,22 @@ fn judge(
             .unwrap_or_default(),
         warn_after_secs: warn,
         stalled_after_secs: stalled,
+        reopened: facts.reopened.is_some(),
+        pending_intent: facts.pending_intent.map(|i| i.name),
+        conflicts: facts.conflicts.len(),
+        ended: facts.ended,
     })
+}
+
+fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
+    let Some(end) = end else {
+        return (Verdict::Ended, String::new());
+    };
+    let at = &end.at;
+    match end.reason.as_str() {
+        "completed" => (Verdict::Completed, format!("ended: completed at {at}")),
+        reason => (Verdict::Ended, format!("ended: {reason} at {at}")),
+    }
 }
 
 fn phase_or(phase: &Option<String>) -> &str {
