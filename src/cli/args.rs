@@ -107,7 +107,9 @@ pub enum Command {
     #[command(after_help = "Examples:
   forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent implementation-worker --session s1 --phase subtask_3_complete --data-file state.json
-  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -")]
+  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -
+  forgestate checkpoint --agent implementation-worker --session s1 --phase pr_creating --intent create_pr --intent-data '{\"branch\": \"fix-42\"}'
+  forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --merge --set pr_number=7 --if-latest ID")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
@@ -115,6 +117,13 @@ pub enum Command {
   forgestate health --agent implementation-orchestrator --session s1 --metrics '{\"active_workers\": 3}' --next-check 'in 10 iterations'
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
+    /// Post an [END] record: the session stopped, and why (status shows it completed or ended,
+    /// never stalled)
+    #[command(after_help = "Examples:
+  forgestate end --agent implementation-worker --session s1 --reason completed
+  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests never passed'
+  forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
+    End(super::session::EndArgs),
     /// Print the newest matching record (JSON null when there is none)
     #[command(after_help = "Examples:
   forgestate latest --agent implementation-worker --session s1
@@ -374,6 +383,8 @@ pub struct CheckpointArgs {
     /// `resume --context-file` can tell whether it changed
     #[arg(long, value_name = "FILE")]
     pub context_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub session_flags: super::session::SessionFlags,
 }
 
 #[derive(Debug, Args)]

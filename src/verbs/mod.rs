@@ -17,6 +17,7 @@ mod operate;
 mod pure;
 mod reads;
 mod records;
+mod session;
 mod supervise;
 
 use schemars::JsonSchema;
@@ -45,6 +46,7 @@ pub use reads::{
 pub use records::{
     Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
 };
+pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
 pub use supervise::{
     History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
 };
@@ -225,8 +227,8 @@ macro_rules! verbs {
 
 verbs! {
     run: [
-        Checkpoint, Health, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork, Rotate,
-        Init, Render, Parse, ResumeMapVerb,
+        Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork,
+        Rotate, Init, Render, Parse, ResumeMapVerb,
     ],
     cli: [Prune, Flush, Outboxes, Doctor, Watch, Schema],
 }
@@ -267,6 +269,7 @@ mod tests {
             [
                 "checkpoint",
                 "health",
+                "end",
                 "resume",
                 "latest",
                 "list",
