@@ -14,6 +14,6 @@ pub mod session;
 pub mod status;
 
 pub use fork::fork_record;
-pub use history::{History, Origin, Step, history};
+pub use history::{AgentConflict, History, Origin, Step, history};
 pub use session::{Conflict, Ended, Facts, PendingIntent, Sibling, conflict_warning, facts};
 pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};
