@@ -141,7 +141,14 @@ async fn each_end_reason_gives_its_verdict_and_resume_says_ended() {
                 "checkpoint --agent w --session {s} --phase clone_complete --set n=1"
             ));
             let end = w.ok_args(&[
-                "end", "--agent", "w", "--session", &s, "--reason", reason, "--note",
+                "end",
+                "--agent",
+                "w",
+                "--session",
+                &s,
+                "--reason",
+                reason,
+                "--note",
                 "said [CHECKPOINT] once",
             ]);
             assert_eq!(end["posted"], true);
@@ -151,14 +158,22 @@ async fn each_end_reason_gives_its_verdict_and_resume_says_ended() {
             assert_eq!(resumed["ended"]["reason"], reason);
             assert_eq!(resumed["ended"]["note"], "said [CHECKPOINT] once");
             assert!(resumed["ended"]["at"].is_string());
-            assert_eq!(resumed["data"], json!({"n": 1}), "the last checkpoint's data");
+            assert_eq!(
+                resumed["data"],
+                json!({"n": 1}),
+                "the last checkpoint's data"
+            );
             assert_eq!(resumed["phase"], "clone_complete");
         }
         w.age_all(3 * 3600);
         let status = w.ok("status");
         for reason in ["completed", "interrupted", "error", "user_stop"] {
             let r = row(&status, &format!("s-{reason}"));
-            let verdict = if reason == "completed" { "completed" } else { "ended" };
+            let verdict = if reason == "completed" {
+                "completed"
+            } else {
+                "ended"
+            };
             assert_eq!(r["verdict"], verdict, "never stalled: {r}");
             assert_eq!(r["ended"]["reason"], reason);
         }
@@ -193,11 +208,23 @@ async fn a_bad_reason_is_a_usage_error_naming_the_reasons() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_intent_survives_a_kill_until_a_later_checkpoint_confirms_it() {
     for w in both().await {
-        w.ok("checkpoint --agent w --session s --phase implementation_complete --set branch=fix-42");
+        w.ok(
+            "checkpoint --agent w --session s --phase implementation_complete --set branch=fix-42",
+        );
         // The process records the intent, then dies before it can confirm it.
         let intent = w.ok_args(&[
-            "checkpoint", "--agent", "w", "--session", "s", "--phase", "implementation_complete",
-            "--merge", "--intent", "create_pr", "--intent-data", r#"{"branch": "fix-42"}"#,
+            "checkpoint",
+            "--agent",
+            "w",
+            "--session",
+            "s",
+            "--phase",
+            "implementation_complete",
+            "--merge",
+            "--intent",
+            "create_pr",
+            "--intent-data",
+            r#"{"branch": "fix-42"}"#,
         ]);
         // A new process resumes: the intent is pending, with its data, id and time.
         let resumed = w.ok("resume --agent w --session s");
@@ -206,17 +233,27 @@ async fn an_intent_survives_a_kill_until_a_later_checkpoint_confirms_it() {
         assert_eq!(pending["data"], json!({"branch": "fix-42"}));
         assert_eq!(pending["id"], intent["id"]);
         assert_eq!(pending["at"], intent["record"]["time"]);
-        assert_eq!(resumed["data"], json!({"branch": "fix-42"}), "merge kept the key");
+        assert_eq!(
+            resumed["data"],
+            json!({"branch": "fix-42"}),
+            "merge kept the key"
+        );
         // A health signal does not confirm it; a checkpoint does.
         w.ok("health --agent w --session s");
-        assert_eq!(w.ok("resume --agent w --session s")["pending_intent"]["name"], "create_pr");
+        assert_eq!(
+            w.ok("resume --agent w --session s")["pending_intent"]["name"],
+            "create_pr"
+        );
         w.ok("checkpoint --agent w --session s --phase pr_created --merge --set pr_number=7");
         let resumed = w.ok("resume --agent w --session s");
         assert_eq!(resumed["pending_intent"], Value::Null);
         assert_eq!(resumed["data"], json!({"branch": "fix-42", "pr_number": 7}));
         // `--done` confirms an intent in the same checkpoint that names it.
         w.ok("checkpoint --agent w --session s2 --phase p --intent push --done push");
-        assert_eq!(w.ok("resume --agent w --session s2")["pending_intent"], Value::Null);
+        assert_eq!(
+            w.ok("resume --agent w --session s2")["pending_intent"],
+            Value::Null
+        );
         // Intent data without an intent is refused by clap (exit 2), posting nothing.
         let out = w.line("checkpoint --agent w --session s --phase p --intent-data {}");
         assert_ne!(code(&out), 0);
@@ -231,7 +268,10 @@ async fn compare_and_set_is_refused_with_exit_73_and_accepted_when_latest() {
         let second = w.ok(&format!(
             "checkpoint --agent w --session s --phase b --if-latest {first_id}"
         ));
-        assert_eq!(second["posted"], true, "accepted: {first_id} was the newest");
+        assert_eq!(
+            second["posted"], true,
+            "accepted: {first_id} was the newest"
+        );
         assert_eq!(second["record"]["parent"], first_id.as_str());
         let second_id = second["id"].as_str().unwrap();
         let before = w.records();
@@ -242,7 +282,10 @@ async fn compare_and_set_is_refused_with_exit_73_and_accepted_when_latest() {
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         let message = doc["error"]["message"].as_str().unwrap();
         assert_eq!(doc["error"]["category"], "conflict");
-        assert!(message.contains(second_id), "names the newer record: {message}");
+        assert!(
+            message.contains(second_id),
+            "names the newer record: {message}"
+        );
         assert!(
             message.contains(second["record"]["time"].as_str().unwrap()),
             "and its time: {message}"

@@ -295,7 +295,10 @@ fn seed_parser_never_takes_an_end_record_for_a_checkpoint() {
         }
     }
     for (seen, body) in seed_parse(&bodies).iter().zip(&bodies) {
-        assert!(seen.is_null(), "the seed's reader took an end record:\n{body}");
+        assert!(
+            seen.is_null(),
+            "the seed's reader took an end record:\n{body}"
+        );
     }
 }
 
@@ -304,7 +307,11 @@ fn seed_parser_reads_an_intent_checkpoint_as_a_normal_checkpoint() {
     let data = json!({"branch_name": "fix-42", "issue_number": 42});
     let mut records = Vec::new();
     for (intent, intent_data, done) in [
-        ("create_pr", json!({"branch": "fix-42", "title": "Fix ```json {} ```"}), None),
+        (
+            "create_pr",
+            json!({"branch": "fix-42", "title": "Fix ```json {} ```"}),
+            None,
+        ),
         ("Phase: evil", Value::Null, Some("push_branch")),
     ] {
         let mut r = Record::checkpoint("implementation-worker", "s1", "pr_creating", data.clone())

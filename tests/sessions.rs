@@ -86,12 +86,22 @@ async fn each_record_names_its_parent_at_no_extra_request() {
             .posted()
             .unwrap();
         let plain_cost = store.requests().await - before;
-        assert_eq!(lineage_cost, plain_cost, "the steady state reads nothing more");
-        assert_eq!(plain.record.parent, second.id, "a plain save continues the chain too");
+        assert_eq!(
+            lineage_cost, plain_cost,
+            "the steady state reads nothing more"
+        );
+        assert_eq!(
+            plain.record.parent, second.id,
+            "a plain save continues the chain too"
+        );
         // A new client (a new process) knows nothing: it reads the pair once, then chains.
         let fresh = store.client().await;
         let health = Record::health("w", "s", "Active", json!({}), None).unwrap();
-        let next = fresh.save_as(health, Write::default()).await.posted().unwrap();
+        let next = fresh
+            .save_as(health, Write::default())
+            .await
+            .posted()
+            .unwrap();
         assert_eq!(next.record.parent, plain.id);
     }
 }
@@ -111,7 +121,11 @@ async fn two_clients_resuming_the_same_record_conflict() {
         let resumed = one.resume("w", "s").await.unwrap();
         let conflict = &resumed.session.conflicts[0];
         assert_eq!(conflict.parent, root);
-        let ids: Vec<_> = conflict.records.iter().filter_map(|r| r.id.clone()).collect();
+        let ids: Vec<_> = conflict
+            .records
+            .iter()
+            .filter_map(|r| r.id.clone())
+            .collect();
         assert_eq!(ids, [a.clone(), b.clone()]);
         assert!(
             resumed
@@ -150,7 +164,12 @@ async fn an_intent_outlives_the_client_that_wrote_it() {
     for store in Store::both().await {
         {
             let dying = store.client().await;
-            saved_id(&dying, checkpoint("a", json!({"branch": "b"})), Write::default()).await;
+            saved_id(
+                &dying,
+                checkpoint("a", json!({"branch": "b"})),
+                Write::default(),
+            )
+            .await;
             let intent = checkpoint("a", json!({}))
                 .with_intent("create_pr", json!({"branch": "b"}))
                 .unwrap();
@@ -166,10 +185,19 @@ async fn an_intent_outlives_the_client_that_wrote_it() {
         assert_eq!(pending.name, "create_pr");
         assert_eq!(pending.data, json!({"branch": "b"}));
         assert_eq!(resumed.resume.data, json!({"branch": "b"}), "merged");
-        saved_id(&next, checkpoint("pr_created", json!({"pr": 7})), Write::default()).await;
+        saved_id(
+            &next,
+            checkpoint("pr_created", json!({"pr": 7})),
+            Write::default(),
+        )
+        .await;
         let after = next.resume("w", "s").await.unwrap();
         assert!(after.session.pending_intent.is_none());
-        assert_eq!(after.resume.data, json!({"pr": 7}), "a snapshot without merge");
+        assert_eq!(
+            after.resume.data,
+            json!({"pr": 7}),
+            "a snapshot without merge"
+        );
     }
 }
 
@@ -188,7 +216,10 @@ async fn end_with_each_reason() {
                 .unwrap();
             let resumed = store.client().await.resume("w", &session).await.unwrap();
             let ended = resumed.session.ended.unwrap();
-            assert_eq!((ended.reason.as_str(), ended.note.as_deref()), (reason, Some("why")));
+            assert_eq!(
+                (ended.reason.as_str(), ended.note.as_deref()),
+                (reason, Some("why"))
+            );
             assert_eq!(ended.id, end.id);
             assert_eq!(resumed.resume.data, json!({"k": 1}));
         }

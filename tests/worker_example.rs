@@ -22,8 +22,13 @@ fn all_phases() -> Vec<String> {
     p.extend((1..=SUBTASKS).map(|i| format!("subtask_{i}_complete")));
     // The second `commit_complete` carries the `create_pr` intent, saved before the PR opens.
     p.extend(
-        ["all_subtasks_complete", "commit_complete", "commit_complete", "pr_created"]
-            .map(String::from),
+        [
+            "all_subtasks_complete",
+            "commit_complete",
+            "commit_complete",
+            "pr_created",
+        ]
+        .map(String::from),
     );
     p
 }
@@ -153,7 +158,11 @@ fn crash_and_resume(
     assert!(third.status.success(), "{}", text(&third));
     assert!(steps(&third).is_empty(), "{}", text(&third));
     assert_eq!(phases_now(), all_phases());
-    assert_eq!(pull_requests(cwd), ["#142 issue-42-work"], "the PR was opened once");
+    assert_eq!(
+        pull_requests(cwd),
+        ["#142 issue-42-work"],
+        "the PR was opened once"
+    );
 }
 
 /// The simulated forge's pull requests (the example's `pull_requests.log` in `cwd`).
@@ -179,7 +188,11 @@ fn crash_between_intent_and_confirmation(
     assert_eq!(first.status.code(), Some(137), "{}", text(&first));
     assert_eq!(pull_requests(cwd), ["#142 issue-42-work"]);
     let all = all_phases();
-    assert_eq!(phases_now(), all[..all.len() - 1], "the intent is the last record");
+    assert_eq!(
+        phases_now(),
+        all[..all.len() - 1],
+        "the intent is the last record"
+    );
     let second = worker(cwd, env, base);
     assert!(second.status.success(), "{}", text(&second));
     let out = String::from_utf8_lossy(&second.stdout);
@@ -189,7 +202,11 @@ fn crash_between_intent_and_confirmation(
         text(&second)
     );
     assert!(steps(&second).is_empty(), "{}", text(&second));
-    assert_eq!(pull_requests(cwd), ["#142 issue-42-work"], "created exactly once");
+    assert_eq!(
+        pull_requests(cwd),
+        ["#142 issue-42-work"],
+        "created exactly once"
+    );
     assert_eq!(phases_now(), all);
     let third = worker(cwd, env, base);
     assert!(steps(&third).is_empty(), "{}", text(&third));

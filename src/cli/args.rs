@@ -384,7 +384,7 @@ pub struct CheckpointArgs {
     #[arg(long, value_name = "FILE")]
     pub context_file: Option<PathBuf>,
     #[command(flatten)]
-    pub session_flags: super::session::SessionFlags,
+    pub session_flags: Box<super::session::SessionFlags>,
 }
 
 #[derive(Debug, Args)]

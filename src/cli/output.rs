@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 
+use forgestate::Resumed;
 use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
-use forgestate::Resumed;
 use forgestate::scan::Entry;
 use forgestate::verbs::{InitAnswer, ResumeAnswer, SaveAnswer};
 use forgestate::{Error, Outcome, Posted};

@@ -25,9 +25,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use forge_builder::ForgeBuilder;
-pub use sessions::Write;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
+pub use sessions::Write;
 pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved, Validator};

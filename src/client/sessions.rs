@@ -119,7 +119,8 @@ impl<T: Thread> Client<T> {
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
         let wants_parent = record.parent.is_none() && write.parent.is_none();
-        if !must_read && !(wants_parent && known.is_none()) {
+        let needs_read = must_read || (wants_parent && known.is_none());
+        if !needs_read {
             let parent = write.parent.or(record.parent.take()).or(known);
             return Ok(record.with_parent(parent));
         }
@@ -181,7 +182,10 @@ fn refuse_unless_latest(record: &Record, expected: &str, newest: Option<&Entry>)
                 "not posted: the newest record of agent {agent} in session {session} is {} (a {} \
                  written {}), not {expected}; someone continued the session first: resume to \
                  see their state, then write again with --if-latest {}",
-                e.record.id.as_deref().unwrap_or("(a version 1.0 record, no id)"),
+                e.record
+                    .id
+                    .as_deref()
+                    .unwrap_or("(a version 1.0 record, no id)"),
                 e.record.kind().name(),
                 format_time(&e.record.time),
                 e.record.id.as_deref().unwrap_or("ID"),

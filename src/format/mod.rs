@@ -22,8 +22,8 @@ pub use record::{
     new_record_id,
 };
 pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
-pub use session::{END_REASONS, Intent};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
+pub use session::{END_REASONS, Intent};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,

@@ -197,7 +197,10 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         }
         Kind::End => Payload::End {
             reason: headers.require("Reason", "a `Reason:` line")?,
-            note: value.get("note").and_then(Value::as_str).map(str::to_string),
+            note: value
+                .get("note")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         },
     };
     Ok(Record {

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::time::{format_time, now_micros, parse_time};
 use super::session::{END_REASONS, Intent};
+use super::time::{format_time, now_micros, parse_time};
 use super::validate::{FieldError, check_field, check_name};
 
 /// The version written by this crate.
@@ -197,7 +197,11 @@ impl Record {
         )
     }
 
-    pub(super) fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
+    pub(super) fn stamped(
+        agent: &str,
+        session: &str,
+        payload: Payload,
+    ) -> Result<Record, BuildError> {
         check_name("agent", agent)?;
         check_name("session", session)?;
         Ok(Record {

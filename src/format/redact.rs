@@ -223,7 +223,11 @@ impl Redactor {
         if let Some(done) = &record.done {
             self.refuse_secret("done", done)?;
         }
-        let count = count + record.intent.as_mut().map_or(0, |i| self.redact(&mut i.data));
+        let count = count
+            + record
+                .intent
+                .as_mut()
+                .map_or(0, |i| self.redact(&mut i.data));
         if count > 0 {
             record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
         }

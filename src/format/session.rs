@@ -121,7 +121,10 @@ mod tests {
             );
         }
         let e = Record::end("a", "s", "done", None).unwrap_err().to_string();
-        assert!(e.contains("completed, interrupted, error, user_stop"), "{e}");
+        assert!(
+            e.contains("completed, interrupted, error, user_stop"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -188,10 +188,13 @@ pub fn history(
     let conflicts = agents
         .into_iter()
         .flat_map(|(agent, list)| {
-            facts(list).conflicts.into_iter().map(|conflict| AgentConflict {
-                agent: agent.to_string(),
-                conflict,
-            })
+            facts(list)
+                .conflicts
+                .into_iter()
+                .map(|conflict| AgentConflict {
+                    agent: agent.to_string(),
+                    conflict,
+                })
         })
         .collect();
     History {

@@ -110,7 +110,7 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
             Kind::Health => {}
         }
     }
-    let end = last_end.and_then(|e| ended(e));
+    let end = last_end.and_then(ended);
     match checkpoint_after_end {
         true => out.reopened = end,
         false => out.ended = end,
@@ -215,15 +215,28 @@ mod tests {
         let end = Record::end("a", "s", "interrupted", Some("oom")).unwrap();
         let list = [entry(first.clone(), 1), entry(end.clone(), 2)];
         let f = facts(&list);
-        assert_eq!(f.ended.as_ref().map(|e| e.reason.as_str()), Some("interrupted"));
-        assert_eq!(f.ended.as_ref().and_then(|e| e.note.as_deref()), Some("oom"));
+        assert_eq!(
+            f.ended.as_ref().map(|e| e.reason.as_str()),
+            Some("interrupted")
+        );
+        assert_eq!(
+            f.ended.as_ref().and_then(|e| e.note.as_deref()),
+            Some("oom")
+        );
         assert_eq!(f.latest_id, end.id);
         let health = Record::health("a", "s", "Active", json!({}), None).unwrap();
         let f = facts(&[list[0].clone(), list[1].clone(), entry(health, 3)]);
         assert!(f.ended.is_some() && f.reopened.is_none());
-        let f = facts(&[list[0].clone(), list[1].clone(), entry(cp(end.id.as_deref()), 3)]);
+        let f = facts(&[
+            list[0].clone(),
+            list[1].clone(),
+            entry(cp(end.id.as_deref()), 3),
+        ]);
         assert!(f.ended.is_none());
-        assert_eq!(f.reopened.map(|e| e.reason), Some("interrupted".to_string()));
+        assert_eq!(
+            f.reopened.map(|e| e.reason),
+            Some("interrupted".to_string())
+        );
     }
 
     #[test]
@@ -231,10 +244,17 @@ mod tests {
         let intent = cp(None).with_intent("create_pr", json!({"b": 1})).unwrap();
         let f = facts(&[entry(intent.clone(), 1)]);
         let p = f.pending_intent.unwrap();
-        assert_eq!((p.name.as_str(), p.data.clone(), p.id), ("create_pr", json!({"b": 1}), intent.id.clone()));
+        assert_eq!(
+            (p.name.as_str(), p.data.clone(), p.id),
+            ("create_pr", json!({"b": 1}), intent.id.clone())
+        );
         let f = facts(&[entry(intent.clone(), 1), entry(cp(intent.id.as_deref()), 2)]);
         assert!(f.pending_intent.is_none());
-        let done = cp(None).with_intent("x", Value::Null).unwrap().with_done("x").unwrap();
+        let done = cp(None)
+            .with_intent("x", Value::Null)
+            .unwrap()
+            .with_done("x")
+            .unwrap();
         assert!(facts(&[entry(done, 1)]).pending_intent.is_none());
     }
 
@@ -243,15 +263,30 @@ mod tests {
         let root = cp(None);
         let a = cp(root.id.as_deref());
         let b = cp(root.id.as_deref());
-        let list = [entry(root.clone(), 1), entry(a.clone(), 2), entry(b.clone(), 3)];
+        let list = [
+            entry(root.clone(), 1),
+            entry(a.clone(), 2),
+            entry(b.clone(), 3),
+        ];
         let f = facts(&list);
         assert_eq!(f.conflicts.len(), 1);
         assert_eq!(f.conflicts[0].parent, root.id.clone().unwrap());
-        let ids: Vec<_> = f.conflicts[0].records.iter().map(|s| s.id.clone()).collect();
+        let ids: Vec<_> = f.conflicts[0]
+            .records
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
         assert_eq!(ids, [a.id.clone(), b.id.clone()]);
         let w = conflict_warning("a", "s", &f.conflicts[0]);
-        assert!(w.contains(a.id.as_deref().unwrap()) && w.contains(b.id.as_deref().unwrap()), "{w}");
-        let chain = [entry(root.clone(), 1), entry(a.clone(), 2), entry(cp(a.id.as_deref()), 3)];
+        assert!(
+            w.contains(a.id.as_deref().unwrap()) && w.contains(b.id.as_deref().unwrap()),
+            "{w}"
+        );
+        let chain = [
+            entry(root.clone(), 1),
+            entry(a.clone(), 2),
+            entry(cp(a.id.as_deref()), 3),
+        ];
         assert!(facts(&chain).conflicts.is_empty());
     }
 }

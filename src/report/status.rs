@@ -18,8 +18,8 @@ use glob::Pattern;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::defaults;
 use super::session::{Ended, facts};
+use crate::defaults;
 use crate::format::{Kind, Payload, format_time};
 use crate::resume::{ResumeMap, most_specific};
 use crate::scan::Entry;

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::Resumed;
 use crate::error::Result;
 use crate::format::{Kind, format_time};
-use crate::Resumed;
 use crate::report::{Conflict, Ended, PendingIntent};
 use crate::resume::glob_matches;
 use crate::scan::{Entry, Filter, Rejected, Scan};
