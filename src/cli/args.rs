@@ -412,6 +412,8 @@ pub enum KindArg {
     Checkpoint,
     /// [HEALTH] records
     Health,
+    /// [END] records
+    End,
 }
 
 impl From<KindArg> for Kind {
@@ -419,6 +421,7 @@ impl From<KindArg> for Kind {
         match k {
             KindArg::Checkpoint => Kind::Checkpoint,
             KindArg::Health => Kind::Health,
+            KindArg::End => Kind::End,
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod fork;
 pub mod history;
 pub mod session;
 pub mod status;
+mod verdict;
 
 pub use fork::fork_record;
 pub use history::{AgentConflict, History, Origin, Step, history};

@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::session::{Ended, facts};
+use super::verdict::by_age;
+pub use super::verdict::{Verdict, span};
 use crate::defaults;
 use crate::format::{Kind, Payload, format_time};
 use crate::resume::{ResumeMap, most_specific};
@@ -141,43 +143,6 @@ impl StatusPolicy {
     /// Whether a resume point means the work is done.
     pub fn is_final(&self, resume_point: &str) -> bool {
         self.final_points.iter().any(|p| p == resume_point)
-    }
-}
-
-/// The verdict on one (agent, session) pair. Sorted as the table shows them: stalled first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// Two writers continued the session from the same record (see `report::session`), and it
-    /// has not ended: stop one of them.
-    Conflicted,
-    /// No record for longer than the stalled threshold.
-    Stalled,
-    /// No record for longer than the warning threshold.
-    Warning,
-    /// A record within the warning threshold.
-    Alive,
-    /// Its newest record is a `[HEALTH]` with `Status: Paused`.
-    Paused,
-    /// Ended by an `[END]` record with a reason other than `completed` (see `ended`).
-    Ended,
-    /// Done: an `[END]` with reason `completed`, a final phase, or a `[HEALTH]` with
-    /// `Status: Completed`.
-    Completed,
-}
-
-impl Verdict {
-    /// The lowercase name used in tables and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Conflicted => "conflicted",
-            Verdict::Stalled => "stalled",
-            Verdict::Warning => "warning",
-            Verdict::Alive => "alive",
-            Verdict::Paused => "paused",
-            Verdict::Ended => "ended",
-            Verdict::Completed => "completed",
-        }
     }
 }
 
@@ -372,41 +337,6 @@ fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
 
 fn phase_or(phase: &Option<String>) -> &str {
     phase.as_deref().unwrap_or("-")
-}
-
-fn by_age(age: i64, warn: u64, stalled: u64) -> (Verdict, String) {
-    let over = |limit: u64| age >= i64::try_from(limit).unwrap_or(i64::MAX);
-    if over(stalled) {
-        let why = format!(
-            "no record for {} (stalled after {})",
-            span(age),
-            span_u(stalled)
-        );
-        (Verdict::Stalled, why)
-    } else if over(warn) {
-        let why = format!(
-            "no record for {} (warning after {})",
-            span(age),
-            span_u(warn)
-        );
-        (Verdict::Warning, why)
-    } else {
-        (Verdict::Alive, format!("last record {} ago", span(age)))
-    }
-}
-
-fn span_u(secs: u64) -> String {
-    span(i64::try_from(secs).unwrap_or(i64::MAX))
-}
-
-/// A duration as a person says it: `45s`, `12m`, `3h`, `2d`; negative (a clock ahead) is `0s`.
-pub fn span(secs: i64) -> String {
-    match secs.max(0) {
-        s @ 0..120 => format!("{s}s"),
-        s @ 120..7_200 => format!("{}m", s / 60),
-        s @ 7_200..172_800 => format!("{}h", s / 3_600),
-        s => format!("{}d", s / 86_400),
-    }
 }
 
 #[cfg(test)]

@@ -101,8 +101,13 @@ impl Verb for ResumeVerb {
             (`next`, `blockers`; with `context_file`, `context_drift` says whether that status \
             document changed since), and flags: `fresh_start` (no checkpoint yet: start from the \
             beginning), `pending` (the checkpoint is still in this machine's outbox), `offline` \
-            (the forge could not be read, the answer comes from the outbox). Agent and session \
-            match exactly.",
+            (the forge could not be read, the answer comes from the outbox). Session facts: \
+            `ended` (the session was ended, with its reason and note; the data is still the last \
+            checkpoint's), `pending_intent` (a side effect recorded with `intent` that no later \
+            checkpoint confirmed: check whether it happened before redoing it), `conflicts` \
+            (two writers continued from the same record; also a warning), and `latest_id` (the \
+            newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
+            exactly.",
         read_only: true,
         destructive: false,
         idempotent: true,
@@ -172,6 +177,8 @@ pub enum KindParam {
     Checkpoint,
     /// [HEALTH] records: liveness signals.
     Health,
+    /// [END] records: sessions that ended, and why.
+    End,
 }
 
 impl From<KindParam> for Kind {
@@ -179,6 +186,7 @@ impl From<KindParam> for Kind {
         match k {
             KindParam::Checkpoint => Kind::Checkpoint,
             KindParam::Health => Kind::Health,
+            KindParam::End => Kind::End,
         }
     }
 }

@@ -59,8 +59,9 @@ impl Verb for StatusVerb {
         name: "status",
         title: "Who is alive, who has stalled",
         description: "Who is alive and who has stalled: one row per (agent, session) with its \
-            verdict (alive, warning, stalled, paused, completed), the age of its newest record on \
-            the store's clock, its last phase and resume point, its last health status and \
+            verdict (conflicted: two writers continued from one record; stalled, warning, alive, \
+            paused; ended: an `end` record with a reason other than completed, never stalled; \
+            completed), the age of its newest record on the store's clock, its last phase and resume point, its last health status and \
             metrics, its next step and blockers. Call it as a supervisor before deciding which \
             agent to restart or unblock. `agent` and `session` are globs; \
             `warn_after_secs`/`stalled_after_secs` override the configured thresholds (default \
