@@ -106,9 +106,7 @@ pub enum Command {
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     #[command(after_help = "Examples:
   forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
-  forgestate checkpoint --agent implementation-worker --session s1 --phase subtask_3_complete --data-file state.json
-  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -
-  forgestate checkpoint --agent implementation-worker --session s1 --phase pr_creating --intent create_pr --intent-data '{\"branch\": \"fix-42\"}'
+  forgestate checkpoint --agent implementation-worker --session s1 --phase commit_complete --intent create_pr --intent-data '{\"branch\": \"fix-42\"}'
   forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --merge --set pr_number=7 --if-latest ID")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
