@@ -124,7 +124,17 @@ impl<T: Thread> Client<T> {
             let parent = write.parent.or(record.parent.take()).or(known);
             return Ok(record.with_parent(parent));
         }
-        let read = self.read_pair(&record.agent, &record.session).await?;
+        let read = match self.read_pair(&record.agent, &record.session).await {
+            Ok(read) => read,
+            // Only the lineage wanted the read: a store that cannot be read now must not stop
+            // the record from being posted or spooled. It goes without a `Parent:`.
+            Err(e) if !must_read => {
+                tracing::debug!("no parent for the record: the session could not be read ({e})");
+                let parent = write.parent.or(record.parent.take()).or(known);
+                return Ok(record.with_parent(parent));
+            }
+            Err(e) => return Err(e),
+        };
         if must_read && read.scan.offline {
             return Err(Error::Unavailable {
                 message: format!(
