@@ -305,9 +305,13 @@ async fn two_writers_from_one_parent_are_named_by_resume_history_and_status() {
     for w in both().await {
         let root = w.ok("checkpoint --agent w --session s --phase a");
         let root_id = root["id"].as_str().unwrap().to_string();
-        // Each later process continues from the one before: Parent: chains them.
-        let next = w.ok("checkpoint --agent w --session s --phase b");
+        // A process names the record it continues from; one that names none writes no parent.
+        let next = w.ok(&format!(
+            "checkpoint --agent w --session s --phase b --parent {root_id}"
+        ));
         assert_eq!(next["record"]["parent"], root_id.as_str());
+        let orphan = w.ok("health --agent w --session other");
+        assert_eq!(orphan["record"]["parent"], Value::Null);
         let next_id = next["id"].as_str().unwrap().to_string();
         // Two writers both resumed at `next` and both write from it.
         let one = w.ok(&format!(

@@ -94,15 +94,23 @@ async fn each_record_names_its_parent_at_no_extra_request() {
             plain.record.parent, second.id,
             "a plain save continues the chain too"
         );
-        // A new client (a new process) knows nothing: it reads the pair once, then chains.
+        // A new client (a new process) knows nothing: it names no parent until it resumes.
         let fresh = store.client().await;
-        let health = Record::health("w", "s", "Active", json!({}), None).unwrap();
-        let next = fresh
-            .save_as(health, Write::default())
+        let health = || Record::health("w", "s", "Active", json!({}), None).unwrap();
+        let orphan = fresh
+            .save_as(health(), Write::default())
             .await
             .posted()
             .unwrap();
-        assert_eq!(next.record.parent, plain.id);
+        assert_eq!(orphan.record.parent, None);
+        let other = store.client().await;
+        other.resume("w", "s").await.unwrap();
+        let next = other
+            .save_as(health(), Write::default())
+            .await
+            .posted()
+            .unwrap();
+        assert_eq!(next.record.parent, orphan.id, "what its resume returned");
     }
 }
 

@@ -31,8 +31,8 @@ pub struct SessionFlags {
     /// Start from the session's newest checkpoint data and apply --data/--set on top
     #[arg(long)]
     pub merge: bool,
-    /// The record this one continues from (its Parent: line); default: the newest record of
-    /// this agent and session, as read now
+    /// The record this one continues from (its Parent: line), e.g. the latest_id resume
+    /// printed; without it (and without --if-latest) the record names no parent
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
 }

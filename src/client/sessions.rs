@@ -2,9 +2,11 @@
 //! its agent and session this client wrote or read back), compare-and-set (`--if-latest`),
 //! `checkpoint --merge`, and the read of one pair's records those need.
 //!
-//! The lineage costs no request in the steady state: a client remembers the id of each record
-//! it saves and the newest id each `resume` returns. Only a client that knows nothing of the
-//! pair yet (a fresh process) reads it once, and only when it writes.
+//! The lineage costs no request: a client remembers the id of each record it saves and the
+//! newest id each `resume` returns. A client that knows nothing of the pair yet (a fresh CLI
+//! process) writes no `Parent:` unless told one (`--parent`); reading the thread to find one
+//! would cost a request, and would hide a second writer anyway (it names the newest record, not
+//! the one the writer continued from). Only `if_latest` and `merge` read the pair.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -43,8 +45,8 @@ pub struct Write {
     /// Start from the data of the agent and session's newest checkpoint and lay this record's
     /// data on top (top-level keys replace); without it a checkpoint is a complete snapshot.
     pub merge: bool,
-    /// The `Parent:` to write. Default: `if_latest`, else the newest record this client knew,
-    /// else the newest record of the pair as read now.
+    /// The `Parent:` to write. Default: `if_latest`, else the newest record this client knew
+    /// (none for a client that knows nothing of the pair, unless it read it for `merge`).
     pub parent: Option<String>,
 }
 
@@ -118,9 +120,7 @@ impl<T: Thread> Client<T> {
     async fn continue_session(&self, mut record: Record, write: Write) -> Result<Record> {
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
-        let wants_parent = record.parent.is_none() && write.parent.is_none();
-        let needs_read = must_read || (wants_parent && known.is_none());
-        if !needs_read {
+        if !must_read {
             let parent = write.parent.or(record.parent.take()).or(known);
             return Ok(record.with_parent(parent));
         }
