@@ -18,6 +18,15 @@
 //! - `--session S` (default `demo-session`), `--issue N` (default 42), `--subtasks N` (default 4).
 //! - `--crash-after N`: exit abruptly (code 137, no clean-up) right after this run's Nth
 //!   checkpoint, as a killed worker would.
+//! - `--crash-in-pr`: exit abruptly right after opening the pull request, before the checkpoint
+//!   that records it: the crash a write-ahead intent is for.
+//! - `--prs FILE` (default `pull_requests.log` in the working directory): the simulated forge's
+//!   pull requests, one line each (`#142 issue-42-work`). Opening one appends a line.
+//!
+//! The pull request is the one step that is not safe to repeat, so the worker checkpoints an
+//! intent (`create_pr`, with the branch) before opening it. A run that finds that intent still
+//! pending (`resume`'s `pending_intent`) checks the world first: a pull request for the branch
+//! that already exists is adopted, never opened again.
 
 use std::process::ExitCode;
 
@@ -60,6 +69,8 @@ struct Options {
     issue: u64,
     subtasks: u64,
     crash_after: Option<u64>,
+    crash_in_pr: bool,
+    prs: String,
 }
 
 fn options() -> Result<Options, String> {
@@ -69,6 +80,8 @@ fn options() -> Result<Options, String> {
         issue: 42,
         subtasks: 4,
         crash_after: None,
+        crash_in_pr: false,
+        prs: "pull_requests.log".to_string(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -83,6 +96,8 @@ fn options() -> Result<Options, String> {
             "--issue" => o.issue = number(value()?)?,
             "--subtasks" => o.subtasks = number(value()?)?,
             "--crash-after" => o.crash_after = Some(number(value()?)?),
+            "--crash-in-pr" => o.crash_in_pr = true,
+            "--prs" => o.prs = value()?,
             other => return Err(format!("unknown option {other}; see the top of the file")),
         }
     }
@@ -101,13 +116,26 @@ struct Worker {
 impl Worker {
     /// Saves a checkpoint of the whole state at `phase`; exits abruptly when told to crash here.
     async fn checkpoint(&mut self, phase: &str) -> Result<(), String> {
-        let record = Record::checkpoint(
+        self.checkpoint_intent(phase, None).await
+    }
+
+    /// [`Worker::checkpoint`], recording `intent` (a name and its data) before a side effect.
+    async fn checkpoint_intent(
+        &mut self,
+        phase: &str,
+        intent: Option<(&str, Value)>,
+    ) -> Result<(), String> {
+        let mut record = Record::checkpoint(
             AGENT,
             &self.session,
             phase,
             Value::Object(self.state.clone()),
         )
         .map_err(|e| e.to_string())?;
+        if let Some((name, data)) = intent {
+            record = record.with_intent(name, data).map_err(|e| e.to_string())?;
+            println!("intent: {name}");
+        }
         match self.client.save(record).await {
             Outcome::Posted(p) => println!("checkpoint: {phase} (comment {})", p.comment_id),
             // Safe on this machine; the next command posts it, and resume reads it meanwhile.
@@ -148,6 +176,7 @@ async fn run(o: Options) -> Result<(), String> {
     for warning in &resumed.warnings {
         eprintln!("implementation_worker: warning: {warning}");
     }
+    let pending = resumed.session.pending_intent.clone();
     let resume = resumed.resume;
     println!("resume: {} -> {}", resume.phase, resume.resume_point);
     let stage = Stage::from_resume_point(&resume.resume_point);
@@ -210,9 +239,40 @@ async fn run(o: Options) -> Result<(), String> {
     }
 
     if stage <= Stage::PullRequest {
-        let pr = o.issue + 100;
-        println!("[DO] open pull request #{pr}");
+        let branch = w
+            .state
+            .get("branch_name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        // An earlier run may have opened it and died before saying so: look before opening.
+        let intended = pending.as_ref().is_some_and(|i| i.name == "create_pr");
+        let existing = match intended {
+            true => pull_request_for(&o.prs, &branch)?,
+            false => None,
+        };
+        let pr = match existing {
+            Some(pr) => {
+                println!("[SKIP] pull request #{pr} exists (intent create_pr was pending)");
+                pr
+            }
+            None => {
+                if !intended {
+                    let intent = ("create_pr", json!({ "branch": branch }));
+                    w.checkpoint_intent("commit_complete", Some(intent)).await?;
+                }
+                let pr = o.issue + 100;
+                println!("[DO] open pull request #{pr}");
+                open_pull_request(&o.prs, pr, &branch)?;
+                if o.crash_in_pr {
+                    eprintln!("implementation_worker: crashing before recording the pull request");
+                    std::process::exit(137);
+                }
+                pr
+            }
+        };
         w.set("pr_number", json!(pr));
+        // Any later checkpoint confirms the intent.
         w.checkpoint("pr_created").await?;
     } else {
         println!("[SKIP] pull request already open");
@@ -224,6 +284,30 @@ async fn run(o: Options) -> Result<(), String> {
         pr.unwrap_or_default()
     );
     Ok(())
+}
+
+/// The simulated forge's pull request for `branch`, if one is open.
+fn pull_request_for(prs: &str, branch: &str) -> Result<Option<u64>, String> {
+    let text = match std::fs::read_to_string(prs) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {prs}: {e}")),
+    };
+    Ok(text.lines().find_map(|line| {
+        let (number, on) = line.strip_prefix('#')?.split_once(' ')?;
+        (on == branch).then(|| number.parse().ok()).flatten()
+    }))
+}
+
+/// Opens a pull request on the simulated forge: one line appended to `prs`.
+fn open_pull_request(prs: &str, pr: u64, branch: &str) -> Result<(), String> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(prs)
+        .and_then(|mut f| writeln!(f, "#{pr} {branch}"))
+        .map_err(|e| format!("cannot open the pull request in {prs}: {e}"))
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -24,6 +24,9 @@ pub enum Category {
     TempFail,
     /// A request was malformed (an argument that is not a valid glob, time or choice): exit 64.
     Usage,
+    /// A compare-and-set write was refused: the session moved on since the record the writer
+    /// named (`--if-latest`); nothing was posted: exit 73.
+    Conflict,
 }
 
 impl Category {
@@ -35,6 +38,7 @@ impl Category {
             Category::Config => "config",
             Category::TempFail => "tempfail",
             Category::Usage => "usage",
+            Category::Conflict => "conflict",
         }
     }
 }
@@ -103,6 +107,13 @@ pub enum Error {
         /// What is wrong, and how to write it.
         message: String,
     },
+    /// A compare-and-set write was refused: the newest record of the session is not the one the
+    /// writer named. Nothing was posted; the message names the newer record and its time.
+    #[error("{message}")]
+    Conflict {
+        /// What is newer, and what to do.
+        message: String,
+    },
     /// The forge is temporarily unavailable and nothing else could answer; try again later.
     #[error("{message}")]
     Unavailable {
@@ -138,6 +149,7 @@ impl Error {
             Error::Config { .. } => Category::Config,
             Error::Unavailable { .. } => Category::TempFail,
             Error::Usage { .. } => Category::Usage,
+            Error::Conflict { .. } => Category::Conflict,
             Error::Invalid { .. } => Category::Data,
             Error::NotAFile { .. } => Category::Io,
             Error::Io { .. } | Error::NotStored { .. } => Category::Io,

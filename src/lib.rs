@@ -58,7 +58,7 @@ pub mod verbs;
 
 pub use client::{
     Client, Exported, ForgeBuilder, Imported, Latest, Outcome, Posted, Published, Resumed,
-    Rotation, SessionHistory, Status,
+    Rotation, SessionHistory, Status, Write,
 };
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -71,7 +71,9 @@ fn fresh_start_and_unknown_phase() {
         json!({"resume_point": "start", "phase": "fresh_start", "data": {}, "checkpoint": null,
                "record_id": null, "comment_id": null, "time": null, "fresh_start": true,
                "pending": false, "offline": false, "unmapped": false, "next": null,
-               "blockers": [], "context_hash": null, "context_drift": null, "warnings": []})
+               "blockers": [], "context_hash": null, "context_drift": null, "latest_id": null,
+               "ended": null, "reopened": null, "pending_intent": null, "conflicts": [],
+               "warnings": []})
     );
     ok_json(
         d,

@@ -36,6 +36,7 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
         names,
         [
             "checkpoint",
+            "end",
             "fork",
             "health",
             "history",

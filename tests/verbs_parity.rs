@@ -28,6 +28,7 @@ fn sample(verb: &str) -> Option<&'static str> {
     Some(match verb {
         "checkpoint" => "checkpoint --agent w --session s1 --phase clone_complete --set n=1",
         "health" => "health --agent w --session s1",
+        "end" => "end --agent w --session s1 --reason completed",
         "resume" => "resume --agent w --session s1",
         "latest" => "latest --session s1",
         "list" => "list --session s1",

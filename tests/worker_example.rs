@@ -20,7 +20,16 @@ const SUBTASKS: u64 = 4;
 fn all_phases() -> Vec<String> {
     let mut p = vec!["clone_complete".to_string()];
     p.extend((1..=SUBTASKS).map(|i| format!("subtask_{i}_complete")));
-    p.extend(["all_subtasks_complete", "commit_complete", "pr_created"].map(String::from));
+    // The second `commit_complete` carries the `create_pr` intent, saved before the PR opens.
+    p.extend(
+        [
+            "all_subtasks_complete",
+            "commit_complete",
+            "commit_complete",
+            "pr_created",
+        ]
+        .map(String::from),
+    );
     p
 }
 
@@ -149,6 +158,69 @@ fn crash_and_resume(
     assert!(third.status.success(), "{}", text(&third));
     assert!(steps(&third).is_empty(), "{}", text(&third));
     assert_eq!(phases_now(), all_phases());
+    assert_eq!(
+        pull_requests(cwd),
+        ["#142 issue-42-work"],
+        "the PR was opened once"
+    );
+}
+
+/// The simulated forge's pull requests (the example's `pull_requests.log` in `cwd`).
+fn pull_requests(cwd: &Path) -> Vec<String> {
+    std::fs::read_to_string(cwd.join("pull_requests.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Killed after opening the pull request and before recording it: the next run finds the
+/// `create_pr` intent pending, sees the pull request exists, and adopts it.
+fn crash_between_intent_and_confirmation(
+    cwd: &Path,
+    env: &[(&str, String)],
+    base: &[&str],
+    phases_now: &dyn Fn() -> Vec<String>,
+) {
+    let mut args = base.to_vec();
+    args.push("--crash-in-pr");
+    let first = worker(cwd, env, &args);
+    assert_eq!(first.status.code(), Some(137), "{}", text(&first));
+    assert_eq!(pull_requests(cwd), ["#142 issue-42-work"]);
+    let all = all_phases();
+    assert_eq!(
+        phases_now(),
+        all[..all.len() - 1],
+        "the intent is the last record"
+    );
+    let second = worker(cwd, env, base);
+    assert!(second.status.success(), "{}", text(&second));
+    let out = String::from_utf8_lossy(&second.stdout);
+    assert!(
+        out.contains("[SKIP] pull request #142 exists (intent create_pr was pending)"),
+        "{}",
+        text(&second)
+    );
+    assert!(steps(&second).is_empty(), "{}", text(&second));
+    assert_eq!(
+        pull_requests(cwd),
+        ["#142 issue-42-work"],
+        "created exactly once"
+    );
+    assert_eq!(phases_now(), all);
+    let third = worker(cwd, env, base);
+    assert!(steps(&third).is_empty(), "{}", text(&third));
+    assert_eq!(pull_requests(cwd), ["#142 issue-42-work"]);
+}
+
+#[test]
+fn killed_between_the_pr_intent_and_its_confirmation_the_pr_is_created_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let store_arg = store.display().to_string();
+    crash_between_intent_and_confirmation(dir.path(), &[], &["--store", &store_arg], &|| {
+        local_phases(&store)
+    });
 }
 
 /// The checkpoint phases in a local store, in thread order.
@@ -196,6 +268,18 @@ async fn killed_partway_on_a_forge_it_resumes_without_redoing_a_step() {
     // Crash in the middle of the subtasks: the example reads its state back from the issue.
     let phases_now = || phases(&fake, n);
     tokio::task::block_in_place(|| crash_and_resume(d, &env, &[], 3, &phases_now));
+    // Then a second session, killed between the pull request's intent and its confirmation.
+    let other = tempfile::tempdir().unwrap();
+    let base = ["--session", "pr-session"];
+    let session_phases = || {
+        phases(&fake, n)
+            .into_iter()
+            .skip(all_phases().len())
+            .collect::<Vec<_>>()
+    };
+    tokio::task::block_in_place(|| {
+        crash_between_intent_and_confirmation(other.path(), &env, &base, &session_phases)
+    });
     // Nothing was written to the local store by mistake.
     assert!(!d.join("state/forgestate/local").exists());
 }

@@ -30,6 +30,7 @@ from .client import Client
 from .errors import (
     BinaryNotFound,
     ConfigError,
+    Conflict,
     DataError,
     ForgestateError,
     Offline,
@@ -64,6 +65,7 @@ __all__ = [
     "Change",
     "ForgestateError",
     "ConfigError",
+    "Conflict",
     "DataError",
     "Offline",
     "StorageError",

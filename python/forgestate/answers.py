@@ -105,6 +105,14 @@ class Record:
     posted_at: Optional[str] = None
     #: How many secret values were replaced by ``[REDACTED]``, when any were.
     redacted: Optional[int] = None
+    #: A checkpoint's write-ahead intent: ``{"name": ..., "data": ...}`` (``Intent:``).
+    intent: Optional[Dict[str, Any]] = None
+    #: The intent a checkpoint confirms explicitly (``Done:``).
+    done: Optional[str] = None
+    #: An ``[END]`` record's reason (``completed``, ``interrupted``, ``error``, ``user_stop``).
+    reason: Optional[str] = None
+    #: An ``[END]`` record's note.
+    note: Optional[str] = None
     comment: Optional[Comment] = None
     #: What the store noticed on the way (``latest`` only; empty elsewhere).
     warnings: List[str] = field(default_factory=list, compare=False)
@@ -133,6 +141,10 @@ class Record:
             carried_from=doc.get("carried_from"),
             posted_at=doc.get("posted_at"),
             redacted=doc.get("redacted"),
+            intent=doc.get("intent"),
+            done=doc.get("done"),
+            reason=doc.get("reason"),
+            note=doc.get("note"),
             comment=Comment._from(doc.get("comment")),
             raw=dict(doc),
         )
@@ -171,6 +183,18 @@ class Resume:
     #: Only when ``resume(context_file=...)`` was given: whether that file changed since the
     #: checkpoint (``True`` too when the checkpoint recorded no hash, since nobody can say).
     context_drift: Optional[bool] = None
+    #: The id of the newest record of this agent and session (what ``if_latest`` takes, and
+    #: the next record's ``Parent:``).
+    latest_id: Optional[str] = None
+    #: The session ended and no checkpoint came after: ``{"reason", "at", "note", "id"}``.
+    ended: Optional[Dict[str, Any]] = None
+    #: The end record a later checkpoint reopened, if any.
+    reopened: Optional[Dict[str, Any]] = None
+    #: A write-ahead intent no later checkpoint confirmed: ``{"name", "data", "id", "at"}``.
+    #: Check whether the side effect happened before doing it again.
+    pending_intent: Optional[Dict[str, Any]] = None
+    #: Records that continue from the same parent (two writers): ``{"parent", "records"}``.
+    conflicts: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @classmethod
@@ -194,6 +218,11 @@ class Resume:
             time=doc.get("time"),
             fresh_start=bool(doc.get("fresh_start", record is None)),
             context_hash=doc.get("context_hash"),
+            latest_id=doc.get("latest_id"),
+            ended=doc.get("ended"),
+            reopened=doc.get("reopened"),
+            pending_intent=doc.get("pending_intent"),
+            conflicts=list(doc.get("conflicts") or []),
             warnings=_warnings(doc, warnings),
         )
 
@@ -264,7 +293,8 @@ class StatusRow:
 
     agent: str
     session: str
-    #: ``alive``, ``warning``, ``stalled``, ``paused`` or ``completed``.
+    #: ``conflicted``, ``stalled``, ``warning``, ``alive``, ``paused``, ``ended`` or
+    #: ``completed``.
     verdict: str
     #: Why, in words (``last record 12m ago``).
     reason: str
@@ -285,6 +315,14 @@ class StatusRow:
     blockers: List[str] = field(default_factory=list)
     warn_after_secs: int = 0
     stalled_after_secs: int = 0
+    #: The end record (``{"reason", "at", "note", "id"}``) when the session ended.
+    ended: Optional[Dict[str, Any]] = None
+    #: A checkpoint came after an end record: the session was reopened.
+    reopened: bool = False
+    #: The name of the intent the newest checkpoint left unconfirmed.
+    pending_intent: Optional[str] = None
+    #: How many parents more than one record continues from (two writers).
+    conflicts: int = 0
 
     @classmethod
     def _from(cls, doc: Mapping[str, Any]) -> "StatusRow":
@@ -305,6 +343,10 @@ class StatusRow:
             blockers=_strings(doc.get("blockers")),
             warn_after_secs=int(doc.get("warn_after_secs") or 0),
             stalled_after_secs=int(doc.get("stalled_after_secs") or 0),
+            ended=doc.get("ended"),
+            reopened=bool(doc.get("reopened")),
+            pending_intent=doc.get("pending_intent"),
+            conflicts=int(doc.get("conflicts") or 0),
         )
 
 
@@ -453,6 +495,9 @@ class History:
     agent: Optional[str] = None
     #: The checkpoint this session was forked from, when it was.
     forked_from: Optional[Origin] = None
+    #: Per agent, records continuing from the same parent (two writers):
+    #: ``{"agent", "parent", "records"}``.
+    conflicts: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @classmethod
@@ -463,6 +508,7 @@ class History:
             records=[Step._from(_mapping(s)) for s in doc.get("records") or []],
             agent=doc.get("agent"),
             forked_from=Origin._from(doc.get("forked_from")),
+            conflicts=list(doc.get("conflicts") or []),
             warnings=_warnings(doc, warnings),
         )
 

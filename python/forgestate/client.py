@@ -174,15 +174,79 @@ class Client:
         next: Optional[str] = None,
         blockers: Optional[Sequence[str]] = None,
         context_file: Optional[PathLike] = None,
+        intent: Optional[str] = None,
+        intent_data: Any = None,
+        done: Optional[str] = None,
+        if_latest: Optional[str] = None,
+        merge: bool = False,
+        parent: Optional[str] = None,
     ) -> Saved:
         """Posts a ``[CHECKPOINT]``: the phase ``agent`` reached in ``session``, with the state
         it needs to resume. The handoff: ``next`` the next step in one line, ``blockers`` what
         stands in the way (one line each), ``context_file`` a file whose hash is recorded so
         :meth:`resume` can tell whether it changed. A record the forge cannot take now is
-        spooled to the outbox (see :attr:`Saved.spooled`), unless the client is ``strict``."""
+        spooled to the outbox (see :attr:`Saved.spooled`), unless the client is ``strict``.
+
+        Sessions: ``intent`` (with ``intent_data``, any JSON) records a side effect about to
+        happen; :meth:`resume` reports it as :attr:`Resume.pending_intent` until a later
+        checkpoint (or ``done=NAME``) confirms it. ``if_latest`` posts only when the session's
+        newest record is that id, else raises :class:`~forgestate.errors.Conflict` and posts
+        nothing. ``merge`` lays ``data`` over the previous checkpoint's data. ``parent`` is the
+        record this one continues from; by default the newest this client wrote or resumed."""
         verb = ["checkpoint", "--agent", agent, "--session", session, "--phase", phase]
         verb += _handoff(next, blockers, context_file)
-        return self._save(verb, "--data", data)
+        if intent is not None:
+            verb += ["--intent", intent]
+            if intent_data is not None:
+                verb += ["--intent-data", _dumps(intent_data, "intent_data")]
+        elif intent_data is not None:
+            raise DataError("intent_data needs an intent: name the side effect it describes")
+        if done is not None:
+            verb += ["--done", done]
+        if if_latest is not None:
+            verb += ["--if-latest", if_latest]
+        if merge:
+            verb.append("--merge")
+        return self._continued(verb, agent, session, parent, "--data", data)
+
+    def end(
+        self, agent: str, session: str, reason: str, *, note: Optional[str] = None
+    ) -> Saved:
+        """Posts an ``[END]`` record: ``session`` stopped for ``reason`` (``completed``,
+        ``interrupted``, ``error`` or ``user_stop``), with an optional ``note``. :meth:`status`
+        then shows it completed or ended, never stalled; :meth:`resume` reports
+        :attr:`Resume.ended` beside the last checkpoint's data."""
+        verb = ["end", "--agent", agent, "--session", session, "--reason", reason]
+        if note is not None:
+            verb += ["--note", note]
+        if self.strict:
+            verb.append("--strict")
+        answer = self._run(verb)
+        saved = Saved._from(_object(answer.doc), answer.warnings)
+        self._remember(agent, session, saved.id)
+        return saved
+
+    def _remember(self, agent: str, session: str, record_id: Optional[str]) -> None:
+        """The newest record of (agent, session) this client wrote or resumed: the next
+        record's ``Parent:``, with no read to find it."""
+        if record_id is not None:
+            self.__dict__.setdefault("_known", {})[(agent, session)] = record_id
+
+    def _continued(
+        self,
+        verb: List[str],
+        agent: str,
+        session: str,
+        parent: Optional[str],
+        flag: str,
+        data: Optional[Mapping[str, Any]],
+    ) -> Saved:
+        parent = parent or self.__dict__.get("_known", {}).get((agent, session))
+        if parent is not None:
+            verb += ["--parent", parent]
+        saved = self._save(verb, flag, data)
+        self._remember(agent, session, saved.id)
+        return saved
 
     def health(
         self,
@@ -197,7 +261,9 @@ class Client:
         verb = ["health", "--agent", agent, "--session", session, "--status", status]
         if next_check is not None:
             verb += ["--next-check", next_check]
-        return self._save(verb, "--metrics", metrics)
+        saved = self._save(verb, "--metrics", metrics)
+        self._remember(agent, session, saved.id)
+        return saved
 
     def _save(self, verb: List[str], flag: str, data: Optional[Mapping[str, Any]]) -> Saved:
         payload = _dumps(data if data is not None else {}, flag[2:])
@@ -218,7 +284,9 @@ class Client:
         if context_file is not None:
             verb += ["--context-file", os.fspath(context_file)]
         answer = self._run(verb)
-        return Resume._from(_object(answer.doc), answer.warnings)
+        resumed = Resume._from(_object(answer.doc), answer.warnings)
+        self._remember(agent, session, resumed.latest_id)
+        return resumed
 
     def status(
         self,

@@ -76,6 +76,15 @@ class StorageError(ForgestateError):
     category = "io"
 
 
+class Conflict(ForgestateError):
+    """Exit 73: a compare-and-set checkpoint (``if_latest``) was refused: the session's newest
+    record is not the one named, so someone continued it first. Nothing was posted; the
+    message names the newer record and when it was written. Resume, then decide."""
+
+    code = 73
+    category = "conflict"
+
+
 class Offline(ForgestateError):
     """Exit 75: the forge could not be reached and this machine knows nothing that answers;
     try again later."""
@@ -99,6 +108,7 @@ class BinaryNotFound(ConfigError):
 _BY_CODE = {
     64: UsageError,
     65: DataError,
+    73: Conflict,
     74: StorageError,
     75: Offline,
     78: ConfigError,
@@ -123,6 +133,14 @@ PARAMETERS = {
     "next": "next",
     "blocker": "blockers",
     "context-file": "context_file",
+    "reason": "reason",
+    "note": "note",
+    "intent": "intent",
+    "intent-data": "intent_data",
+    "done": "done",
+    "if-latest": "if_latest",
+    "merge": "merge",
+    "parent": "parent",
     "kind": "kind",
     "since": "since",
     "limit": "limit",

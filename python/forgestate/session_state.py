@@ -39,6 +39,7 @@ __all__ = [
     "resume_agent_work",
     "resume_implementation",
     "post_health_signal",
+    "end_session",
 ]
 
 #: The session issue's title (forgestate's default; ``forge.title`` changes it).
@@ -49,6 +50,9 @@ CHECKPOINT_VERSION = "2.0"
 _IMPLEMENTATION_WORKER = "implementation-worker"
 _client: Optional[Client] = None
 _phase_map: Optional[types.MappingProxyType] = None
+#: Per (owner, repo, agent, session), the newest record id this process wrote or resumed: the
+#: next record's ``Parent:``, so two processes continuing one state are told apart.
+_known: Dict[Tuple[Any, Any, str, str], str] = {}
 
 
 def configure(client: Optional[Client]) -> None:
@@ -57,6 +61,7 @@ def configure(client: Optional[Client]) -> None:
     global _client, _phase_map
     _client = client
     _phase_map = None
+    _known.clear()
 
 
 def _for(owner: Optional[str], repo: Optional[str]) -> Client:
@@ -124,21 +129,39 @@ def format_checkpoint_comment(checkpoint: Mapping[str, Any]) -> str:
     return _pure().render(record).body
 
 
-def save_checkpoint(owner: str, repo: str, session_issue: Any, checkpoint: Mapping[str, Any]) -> None:
+def save_checkpoint(
+    owner: str,
+    repo: str,
+    session_issue: Any,
+    checkpoint: Mapping[str, Any],
+    *,
+    intent: Optional[str] = None,
+    intent_data: Any = None,
+) -> None:
     """Saves a checkpoint dict. Never raises: a failure prints a warning, as the seed's did,
     and a record the forge cannot take now waits in the outbox and is posted later.
-    ``session_issue`` is not needed (forgestate finds and caches the session issue)."""
+    ``session_issue`` is not needed (forgestate finds and caches the session issue).
+
+    ``intent`` (forgestate only, keyword): a side effect about to happen (``"create_pr"``),
+    with ``intent_data``; :func:`resume_agent_work` prints it as pending until a later
+    checkpoint of the session. Seed readers see a normal checkpoint."""
+    key = (owner, repo, checkpoint.get("agent"), checkpoint.get("session"))
     try:
         saved = _for(owner, repo).checkpoint(
             checkpoint["agent"],
             checkpoint["session"],
             checkpoint["phase"],
             checkpoint.get("data") or {},
+            intent=intent,
+            intent_data=intent_data,
+            parent=_known.get(key),  # type: ignore[arg-type]
         )
     except (ForgestateError, KeyError, TypeError, ValueError, OSError) as e:
         # Checkpoint failure shouldn't crash the agent.
         print(f"[WARNING] Failed to save checkpoint: {e}")
         return
+    if saved.id is not None:
+        _known[key] = saved.id  # type: ignore[index]
     if saved.posted:
         print(f"[CHECKPOINT] Saved: {checkpoint['phase']}")
     else:
@@ -191,11 +214,23 @@ def load_latest_checkpoint(
 
 def _resume(owner: str, repo: str, agent_name: str, session_id: str):
     answer = _for(owner, repo).resume(agent_name, session_id)
+    if answer.latest_id is not None:
+        _known[(owner, repo, agent_name, session_id)] = answer.latest_id
     if answer.checkpoint is None:
         print("[RESUME] No checkpoint found, starting fresh")
     else:
         print(f"[RESUME] Found checkpoint at phase: {answer.phase}")
         print(f"[RESUME] Checkpoint time: {answer.checkpoint.time}")
+    if answer.ended is not None:
+        print(f"[RESUME] Session ended: {answer.ended.get('reason')}")
+    if answer.pending_intent is not None:
+        print(
+            f"[RESUME] Pending intent: {answer.pending_intent.get('name')} "
+            "(check whether it happened before doing it again)"
+        )
+    for warning in answer.warnings:
+        if "two writers" in warning:
+            print(f"[WARNING] {warning}")
     return answer
 
 
@@ -238,3 +273,24 @@ def post_health_signal(
     _for(owner, repo).health(
         agent_name, session_id, metrics, status="Active", next_check="in 10 iterations"
     )
+
+
+def end_session(
+    owner: str,
+    repo: str,
+    agent_name: str,
+    session_id: str,
+    reason: str,
+    note: Optional[str] = None,
+) -> None:
+    """Ends a session (forgestate only): ``reason`` is ``completed``, ``interrupted``,
+    ``error`` or ``user_stop``. Supervisors then see it completed or ended, never stalled.
+    Never raises, like :func:`save_checkpoint`: a failure prints a warning."""
+    try:
+        saved = _for(owner, repo).end(agent_name, session_id, reason, note=note)
+    except ForgestateError as e:
+        print(f"[WARNING] Failed to end the session: {e}")
+        return
+    if saved.id is not None:
+        _known[(owner, repo, agent_name, session_id)] = saved.id
+    print(f"[END] Session {session_id} ended: {reason}")

@@ -41,6 +41,7 @@ W = "implementation-worker"
 ANSWERS: Dict[str, Any] = {
     "checkpoint": Saved,
     "health": Saved,
+    "end": Saved,
     "fork": Saved,
     "resume": Resume,
     "latest": ("record", Record),

@@ -106,8 +106,8 @@ pub enum Command {
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     #[command(after_help = "Examples:
   forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
-  forgestate checkpoint --agent implementation-worker --session s1 --phase subtask_3_complete --data-file state.json
-  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -")]
+  forgestate checkpoint --agent implementation-worker --session s1 --phase commit_complete --intent create_pr --intent-data '{\"branch\": \"fix-42\"}'
+  forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --merge --set pr_number=7 --if-latest ID")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
@@ -115,6 +115,13 @@ pub enum Command {
   forgestate health --agent implementation-orchestrator --session s1 --metrics '{\"active_workers\": 3}' --next-check 'in 10 iterations'
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
+    /// Post an [END] record: the session stopped, and why (status shows it completed or ended,
+    /// never stalled)
+    #[command(after_help = "Examples:
+  forgestate end --agent implementation-worker --session s1 --reason completed
+  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests never passed'
+  forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
+    End(super::session::EndArgs),
     /// Print the newest matching record (JSON null when there is none)
     #[command(after_help = "Examples:
   forgestate latest --agent implementation-worker --session s1
@@ -433,6 +440,8 @@ pub struct CheckpointArgs {
     /// `resume --context-file` can tell whether it changed
     #[arg(long, value_name = "FILE")]
     pub context_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub session_flags: Box<super::session::SessionFlags>,
 }
 
 #[derive(Debug, Args)]
@@ -460,6 +469,8 @@ pub enum KindArg {
     Checkpoint,
     /// [HEALTH] records
     Health,
+    /// [END] records
+    End,
 }
 
 impl From<KindArg> for Kind {
@@ -467,6 +478,7 @@ impl From<KindArg> for Kind {
         match k {
             KindArg::Checkpoint => Kind::Checkpoint,
             KindArg::Health => Kind::Health,
+            KindArg::End => Kind::End,
         }
     }
 }

@@ -22,6 +22,7 @@ mod prune;
 mod remote;
 mod render;
 mod rotate;
+mod session;
 mod status;
 mod table;
 mod watch;
@@ -174,7 +175,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             if let Some(path) = &a.context_file {
                 record = record.with_context(&input::context_file(path)?);
             }
-            save(cli, &open(cli)?, record).await
+            let (record, write) = a.session_flags.apply(record)?;
+            save_as(cli, &open(cli)?, record, write).await
         }
         Command::Health(a) => {
             let metrics = json_object("--metrics", read_input(a.metrics.as_deref(), None)?)?;
@@ -186,8 +188,9 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 a.next_check.as_deref(),
             )
             .map_err(Error::from)?;
-            save(cli, &open(cli)?, record).await
+            save_as(cli, &open(cli)?, record, forgestate::Write::default()).await
         }
+        Command::End(a) => session::end(cli, a).await,
         Command::Latest(a) => {
             let client = open(cli)?;
             let filter = filter(&a.filter, None)?;
@@ -205,13 +208,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
                 answer.resume.check_context(bytes);
             }
             warn(&answer.warnings);
-            output::resume(
-                answer.resume,
-                answer.warnings,
-                &a.agent,
-                &a.session,
-                cli.json,
-            );
+            output::resume(answer, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {
@@ -324,7 +321,21 @@ fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyT
 
 /// Posts (or spools) a record and reports the outcome.
 async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u8, Failure> {
-    match client.save(record).await {
+    report_save(cli, client.save(record).await)
+}
+
+/// Saves `record` continuing its session as `write` says (see `Client::save_as`).
+async fn save_as(
+    cli: &Cli,
+    client: &Client<AnyThread>,
+    record: Record,
+    write: forgestate::Write,
+) -> Result<u8, Failure> {
+    report_save(cli, client.save_as(record, write).await)
+}
+
+fn report_save(cli: &Cli, outcome: Outcome) -> Result<u8, Failure> {
+    match outcome {
         Outcome::Posted(posted) => {
             rotate::after_save(cli, &posted);
             output::posted(posted, cli.json);

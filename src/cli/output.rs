@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 
+use forgestate::Resumed;
 use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
-use forgestate::resume::Resume;
 use forgestate::scan::Entry;
 use forgestate::verbs::{InitAnswer, ResumeAnswer, SaveAnswer};
 use forgestate::{Error, Outcome, Posted};
@@ -253,6 +253,18 @@ fn entry_text(e: &Entry) -> String {
             }
             text.push_str(&format!("metrics:\n{}", pretty(metrics)));
         }
+        Payload::End { reason, note } => {
+            text.push_str(&format!("reason:  {reason}\n"));
+            if let Some(note) = note {
+                text.push_str(&format!("note:    {note}\n"));
+            }
+        }
+    }
+    if let Some(intent) = &r.intent {
+        text.push_str(&format!("\nintent:  {}", intent.name));
+    }
+    if let Some(done) = &r.done {
+        text.push_str(&format!("\ndone:    {done}"));
     }
     if let Some(url) = &e.comment.url {
         text.push_str(&format!("\n{url}"));
@@ -269,11 +281,12 @@ pub fn latest(entry: Option<Entry>, warnings: Vec<String>, as_json: bool) {
     }
 }
 
-pub fn resume(r: Resume, warnings: Vec<String>, agent: &str, session: &str, as_json: bool) {
+pub fn resume(answer: Resumed, agent: &str, session: &str, as_json: bool) {
     if as_json {
-        return json(&ResumeAnswer::new(r, warnings));
+        return json(&ResumeAnswer::new(answer));
     }
-    let r = &r;
+    let facts = &answer.session;
+    let r = &answer.resume;
     let from = match &r.checkpoint {
         Some(e) => format!(
             "checkpoint {} ({}, {})",
@@ -302,6 +315,23 @@ pub fn resume(r: Resume, warnings: Vec<String>, agent: &str, session: &str, as_j
     }
     for b in &r.blockers {
         handoff.push_str(&format!("\nblocker:      {b}"));
+    }
+    if let Some(end) = &facts.ended {
+        handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
+        if let Some(note) = &end.note {
+            handoff.push_str(&format!(" ({note})"));
+        }
+    }
+    if let Some(end) = &facts.reopened {
+        let reason = &end.reason;
+        let at = &end.at;
+        handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
+    }
+    if let Some(intent) = &facts.pending_intent {
+        handoff.push_str(&format!(
+            "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
+            intent.name, intent.at
+        ));
     }
     match r.context_drift {
         Some(true) => handoff.push_str(

@@ -119,10 +119,10 @@ fn table_text(rows: &[StatusRow], now: chrono::DateTime<chrono::Utc>, color: boo
 
 fn verdict_style(v: Verdict) -> table::Style {
     match v {
-        Verdict::Stalled => table::Style::Red,
+        Verdict::Stalled | Verdict::Conflicted => table::Style::Red,
         Verdict::Warning => table::Style::Yellow,
         Verdict::Alive => table::Style::Green,
-        Verdict::Paused | Verdict::Completed => table::Style::Dim,
+        Verdict::Paused | Verdict::Completed | Verdict::Ended => table::Style::Dim,
     }
 }
 

@@ -85,6 +85,7 @@ fn print(e: &Event, cli: &Cli) {
             let what = match &r.payload {
                 Payload::Checkpoint { phase, .. } => phase,
                 Payload::Health { status, .. } => status,
+                Payload::End { reason, .. } => reason,
             };
             output::out(&format!(
                 "{}  {}  {}  {}  {}",

@@ -19,6 +19,7 @@ mod publish;
 mod reads;
 mod report;
 mod rotate;
+mod sessions;
 mod tidy;
 pub mod watch;
 
@@ -32,6 +33,7 @@ pub use forge_builder::ForgeBuilder;
 pub use publish::Published;
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
+pub use sessions::Write;
 pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
@@ -114,6 +116,9 @@ pub struct Latest {
 pub struct Resumed {
     /// Where to pick up.
     pub resume: Resume,
+    /// What the session's records say beyond the checkpoint: ended, a pending intent, writers
+    /// that continued from the same record.
+    pub session: crate::report::Facts,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }
@@ -128,6 +133,9 @@ pub struct Client<T> {
     mirror: Option<crate::mirror::Mirror>,
     signing: Vec<SigningKey>,
     dashboard: crate::config::DashboardSettings,
+    /// Per (agent, session), the newest record id this client wrote or read back: its next
+    /// record's `Parent:` (see `sessions.rs`).
+    known: sessions::Known,
 }
 
 impl<T: Thread> Client<T> {
@@ -142,6 +150,7 @@ impl<T: Thread> Client<T> {
             mirror: None,
             signing: Vec::new(),
             dashboard: Default::default(),
+            known: sessions::Known::default(),
         }
         .regate()
     }
@@ -303,7 +312,7 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        let record = match self.prepare(record) {
+        let record = match self.prepare(self.with_known_parent(record)) {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(e),
         };
@@ -311,7 +320,11 @@ impl<T: Thread> Client<T> {
             Ok(b) => self.seal(b),
             Err(e) => return Outcome::Failed(e.into()),
         };
-        match self.store.save(&body).await {
+        let saved = self.store.save(&body).await;
+        if saved.is_ok() {
+            self.remember(&record);
+        }
+        match saved {
             Ok(Saved::Posted(c)) => {
                 let mut posted = self.posted(record, c);
                 match self.rotate_if_due_any().await {

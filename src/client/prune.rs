@@ -155,6 +155,7 @@ fn doomed(comment_id: u64, e: Entry) -> Doomed {
     let what = match &e.record.payload {
         crate::format::Payload::Checkpoint { phase, .. } => phase.clone(),
         crate::format::Payload::Health { status, .. } => status.clone(),
+        crate::format::Payload::End { reason, .. } => reason.clone(),
     };
     Doomed {
         comment_id,

@@ -5,6 +5,7 @@ use super::{Client, Latest, Resumed, offline_unknown};
 use crate::error::Result;
 use crate::format::Kind;
 use crate::mirror::Keep;
+use crate::report::{conflict_warning, facts};
 use crate::resume::Resume;
 use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
 use crate::store::Thread;
@@ -71,10 +72,18 @@ impl<T: Thread> Client<T> {
                 && e.record.agent == agent
                 && e.record.session == session
         };
-        let (all, trust) = self.scan_select(Keep::Newest(&mine)).await?;
+        let read = self.read_pair(agent, session).await?;
+        let (mut all, trust) = (read.scan, read.trust);
+        all.entries = read.entries;
         let mut all = self.follow_links(all, mine).await?;
         let offline = all.offline;
-        let newest = all.entries.iter().rev().find(|e| mine(e)).cloned();
+        let pair: Vec<&Entry> = all
+            .entries
+            .iter()
+            .filter(|e| e.record.agent == agent && e.record.session == session)
+            .collect();
+        let session_facts = facts(pair.iter().copied());
+        let newest = pair.iter().rev().find(|e| mine(e)).map(|e| (*e).clone());
         if offline && newest.is_none() {
             return Err(offline_unknown(&format!(
                 "agent {agent} in session {session}"
@@ -86,10 +95,18 @@ impl<T: Thread> Client<T> {
         all.warnings.extend(stale);
         all.warnings
             .extend(newest.as_ref().and_then(edited_warning));
+        all.warnings.extend(
+            session_facts
+                .conflicts
+                .iter()
+                .map(|c| conflict_warning(agent, session, c)),
+        );
+        self.remember_id(agent, session, session_facts.latest_id.as_deref());
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {
             resume,
+            session: session_facts,
             warnings: all.warnings,
         })
     }

@@ -87,10 +87,15 @@ impl<T: Thread> Client<T> {
         with_diff: bool,
     ) -> Result<SessionHistory> {
         let scan = self.list(&Filter::default(), None).await?;
-        Ok(SessionHistory {
-            history: history(&scan.entries, session, agent, with_diff, &self.resume),
-            warnings: scan.warnings,
-        })
+        let history = history(&scan.entries, session, agent, with_diff, &self.resume);
+        let mut warnings = scan.warnings;
+        warnings.extend(
+            history
+                .conflicts
+                .iter()
+                .map(|c| crate::report::conflict_warning(&c.agent, session, &c.conflict)),
+        );
+        Ok(SessionHistory { history, warnings })
     }
 
     /// The checkpoint that would start `new_session` from `session`'s state at record `at`

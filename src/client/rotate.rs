@@ -272,8 +272,8 @@ fn describe(r: &Record) -> String {
     )
 }
 
-/// One pair's newest checkpoint and health (indices into the entries) and its last activity.
-type Pair = (Option<usize>, Option<usize>, DateTime<Utc>);
+/// One pair's newest checkpoint, health and end (indices into the entries) and its last activity.
+type Pair = (Option<usize>, Option<usize>, Option<usize>, DateTime<Utc>);
 
 /// The records a rotation carries, in thread order: the newest checkpoint and the newest health
 /// of every (agent, session) pair whose newest record is at most `days` old at `now`. A record
@@ -294,17 +294,18 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
             (None, None) => e.comment.created_at,
         };
         let key = (e.record.agent.as_str(), e.record.session.as_str());
-        let slot = pairs.entry(key).or_insert((None, None, active));
+        let slot = pairs.entry(key).or_insert((None, None, None, active));
         match e.record.kind() {
             Kind::Checkpoint => slot.0 = Some(i),
             Kind::Health => slot.1 = Some(i),
+            Kind::End => slot.2 = Some(i),
         }
-        slot.2 = slot.2.max(active);
+        slot.3 = slot.3.max(active);
     }
     let mut picked: Vec<usize> = pairs
         .into_values()
-        .filter(|(_, _, active)| *active >= since)
-        .flat_map(|(c, h, _)| c.into_iter().chain(h))
+        .filter(|(_, _, _, active)| *active >= since)
+        .flat_map(|(c, h, end, _)| c.into_iter().chain(h).chain(end))
         .collect();
     picked.sort_unstable();
     picked.into_iter().map(|i| &entries[i]).collect()

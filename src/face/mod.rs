@@ -12,6 +12,9 @@ use forgestate::{Category, Error};
 pub const EX_USAGE: u8 = 64;
 /// Exit 65: bad input data.
 pub const EX_DATAERR: u8 = 65;
+/// Exit 73: a compare-and-set write (`checkpoint --if-latest`) was refused: the session moved on
+/// since the record named; nothing was posted.
+pub const EX_CONFLICT: u8 = 73;
 /// Exit 74: a local file could not be read or written.
 pub const EX_IOERR: u8 = 74;
 /// Exit 75: try again later (`--strict` and a spooled record; a forge that cannot be read).
@@ -26,6 +29,7 @@ pub fn category(code: u8) -> &'static str {
         EX_DATAERR => "data",
         EX_TEMPFAIL => "tempfail",
         EX_CONFIG => "config",
+        EX_CONFLICT => "conflict",
         _ => "io",
     }
 }
@@ -38,6 +42,7 @@ pub fn exit_code(e: &Error) -> u8 {
         Category::Config => EX_CONFIG,
         Category::TempFail => EX_TEMPFAIL,
         Category::Usage => EX_USAGE,
+        Category::Conflict => EX_CONFLICT,
         _ => EX_IOERR,
     }
 }
@@ -47,7 +52,7 @@ pub fn exit_code(e: &Error) -> u8 {
 pub struct ErrorBody {
     /// The exit code.
     pub code: u8,
-    /// Who must act: `usage`, `data`, `io`, `tempfail`, `config`.
+    /// Who must act: `usage`, `data`, `io`, `tempfail`, `config`, `conflict`.
     pub category: &'static str,
     /// The message on one line.
     pub message: String,

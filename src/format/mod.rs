@@ -13,6 +13,7 @@ mod parse;
 mod record;
 mod redact;
 mod render;
+mod session;
 mod shapes;
 mod sign;
 mod time;
@@ -30,6 +31,7 @@ pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates}
 pub use sign::{
     SIGNATURE_ALGORITHM, SIGNATURE_HEADER, SigningKey, Verdict, canonical, sign, verify,
 };
+pub use session::{END_REASONS, Intent};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,

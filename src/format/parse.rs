@@ -13,11 +13,14 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::record::{Kind, Payload, Record, SEED_VERSION};
+use super::session::Intent;
 use super::time::parse_time;
 use super::validate::HARD_MAX_BODY_BYTES;
 
+mod intent;
 mod values;
 
+use intent::intent_data;
 use values::{carried_from, clip, posted_at, version_major, whole_number};
 
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
@@ -31,8 +34,10 @@ pub enum ParseError {
         /// The cap, in bytes.
         cap: usize,
     },
-    /// The first non-blank line is not a `[CHECKPOINT]` or `[HEALTH]` marker.
-    #[error("not a record: the first non-blank line does not start with [CHECKPOINT] or [HEALTH]")]
+    /// The first non-blank line is not a `[CHECKPOINT]`, `[HEALTH]` or `[END]` marker.
+    #[error(
+        "not a record: the first non-blank line does not start with [CHECKPOINT], [HEALTH] or [END]"
+    )]
     NoMarker,
     /// A required header line is missing.
     #[error("record has no {field} (expected {hint})")]
@@ -102,7 +107,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 14] = [
+const HEADERS: [&str; 17] = [
     "Version",
     "Phase",
     "Session",
@@ -117,6 +122,9 @@ const HEADERS: [&str; 14] = [
     "Context-Hash",
     "Carried-From",
     "Posted-At",
+    "Reason",
+    "Intent",
+    "Done",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -162,6 +170,14 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let blockers = std::mem::take(&mut headers.blockers);
     let carried_from = carried_from(headers.take("Carried-From"))?;
     let posted_at = posted_at(headers.take("Posted-At"))?;
+    let intent = match headers.take("Intent") {
+        Some(name) => Some(Intent {
+            name,
+            data: intent_data(body, block.fence_start)?,
+        }),
+        None => None,
+    };
+    let done = headers.take("Done");
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
@@ -181,6 +197,13 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
                     .or_else(|| trailer.take("Next check")),
             }
         }
+        Kind::End => Payload::End {
+            reason: headers.require("Reason", "a `Reason:` line")?,
+            note: value
+                .get("note")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        },
     };
     Ok(Record {
         version,
@@ -192,6 +215,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         blockers,
         context_hash,
         carried_from,
+        intent,
+        done,
         posted_at,
         agent,
         session,
@@ -220,6 +245,8 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
             (Kind::Checkpoint, rest)
         } else if let Some(rest) = text.strip_prefix(Kind::Health.marker()) {
             (Kind::Health, rest)
+        } else if let Some(rest) = text.strip_prefix(Kind::End.marker()) {
+            (Kind::End, rest)
         } else {
             return Err(ParseError::NoMarker);
         };
@@ -349,6 +376,7 @@ fn field_name(header: &str) -> &'static str {
         "Session" => "session",
         "Time" => "time",
         "Status" => "status",
+        "Reason" => "reason",
         _ => "field",
     }
 }

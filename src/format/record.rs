@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::session::{END_REASONS, Intent};
 use super::time::{format_time, now_micros, parse_time};
 use super::validate::{FieldError, check_field, check_name};
 
@@ -24,6 +25,8 @@ pub enum Kind {
     Checkpoint,
     /// `[HEALTH]`: a status report with metrics.
     Health,
+    /// `[END]`: the session stopped, and why (see [`END_REASONS`]).
+    End,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
         match self {
             Kind::Checkpoint => "[CHECKPOINT]",
             Kind::Health => "[HEALTH]",
+            Kind::End => "[END]",
         }
     }
 
@@ -40,6 +44,7 @@ impl Kind {
         match self {
             Kind::Checkpoint => "checkpoint",
             Kind::Health => "health",
+            Kind::End => "end",
         }
     }
 }
@@ -72,6 +77,14 @@ pub struct Record {
     /// (`Carried-From: #12`); the record keeps its `Id`, so readers count it once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_from: Option<u64>,
+    /// A write-ahead intent (`Intent:`, on a checkpoint): a side effect about to happen, pending
+    /// until a later checkpoint of the session confirms it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Intent>,
+    /// The intent this checkpoint confirms explicitly (`Done:`); any later checkpoint of the
+    /// session confirms an earlier intent anyway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<String>,
     /// When the record's first comment was posted, by the store's clock (`Posted-At:`), set when
     /// the record is carried to another issue: ages (`status`, `history`) come from it, so a
     /// carried copy never makes a silent agent look recently active.
@@ -109,6 +122,13 @@ pub enum Payload {
         /// When the next report is due, as written.
         next_check: Option<String>,
     },
+    /// The end of a session.
+    End {
+        /// Why it ended: one of [`END_REASONS`] when we write it.
+        reason: String,
+        /// An optional note, in words.
+        note: Option<String>,
+    },
 }
 
 /// Why a record could not be built for writing.
@@ -117,6 +137,12 @@ pub enum BuildError {
     /// A header value was refused.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// An end reason outside [`END_REASONS`].
+    #[error("the end reason {reason:?} is not one of {}; pick one of them", END_REASONS.join(", "), reason = .0)]
+    BadReason(String),
+    /// An intent or a confirmation on a record that is not a checkpoint.
+    #[error("only a checkpoint can carry an intent or confirm one")]
+    NotCheckpoint,
     /// A value that must be a JSON object was not.
     #[error("{what} must be a JSON object, not {found}; wrap the value as {{\"key\": ...}}")]
     NotAnObject {
@@ -171,7 +197,11 @@ impl Record {
         )
     }
 
-    fn stamped(agent: &str, session: &str, payload: Payload) -> Result<Record, BuildError> {
+    pub(super) fn stamped(
+        agent: &str,
+        session: &str,
+        payload: Payload,
+    ) -> Result<Record, BuildError> {
         check_name("agent", agent)?;
         check_name("session", session)?;
         Ok(Record {
@@ -184,6 +214,8 @@ impl Record {
             blockers: Vec::new(),
             context_hash: None,
             carried_from: None,
+            intent: None,
+            done: None,
             posted_at: None,
             agent: agent.to_string(),
             session: session.to_string(),
@@ -248,22 +280,25 @@ impl Record {
         match self.payload {
             Payload::Checkpoint { .. } => Kind::Checkpoint,
             Payload::Health { .. } => Kind::Health,
+            Payload::End { .. } => Kind::End,
         }
     }
 
-    /// The checkpoint phase, or `None` for a health record.
+    /// The checkpoint phase, or `None` for a health or end record.
     pub fn phase(&self) -> Option<&str> {
         match &self.payload {
             Payload::Checkpoint { phase, .. } => Some(phase),
-            Payload::Health { .. } => None,
+            Payload::Health { .. } | Payload::End { .. } => None,
         }
     }
 
-    /// Checkpoint data or health metrics.
+    /// Checkpoint data or health metrics (`null` for an end record).
     pub fn data(&self) -> &Value {
+        static NONE: Value = Value::Null;
         match &self.payload {
             Payload::Checkpoint { data, .. } => data,
             Payload::Health { metrics, .. } => metrics,
+            Payload::End { .. } => &NONE,
         }
     }
 
@@ -277,6 +312,7 @@ impl Record {
             ("parent", &self.parent),
             ("next", &self.next),
             ("context hash", &self.context_hash),
+            ("done", &self.done),
         ] {
             if let Some(v) = value {
                 check_field(name, v)?;
@@ -285,6 +321,7 @@ impl Record {
         for blocker in &self.blockers {
             check_field("blocker", blocker)?;
         }
+        super::session::check_session_fields(self)?;
         match &self.payload {
             Payload::Checkpoint { phase, data } => {
                 check_field("phase", phase)?;
@@ -301,6 +338,7 @@ impl Record {
                 }
                 require_object("metrics", metrics)
             }
+            Payload::End { reason, .. } => super::session::check_reason(reason),
         }
     }
 }
@@ -323,7 +361,7 @@ pub fn context_hash(context: &[u8]) -> String {
     format!("sha256:{hex}")
 }
 
-fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {
+pub(super) fn require_object(what: &'static str, value: &Value) -> Result<(), BuildError> {
     let found = match value {
         Value::Object(_) => return Ok(()),
         Value::Null => "null",
@@ -350,46 +388,5 @@ fn de_time<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn json_shape_is_flat_and_tagged() {
-        let r = Record::checkpoint("a", "s", "p", json!({"k": 1})).unwrap();
-        let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v["kind"], "checkpoint");
-        assert_eq!(v["phase"], "p");
-        assert_eq!(v["data"]["k"], 1);
-        assert_eq!(v["version"], "2.0");
-        let back: Record = serde_json::from_value(v).unwrap();
-        assert_eq!(back, r);
-    }
-
-    #[test]
-    fn big_numbers_survive_the_flattened_json_shape() {
-        let data: Value =
-            serde_json::from_str(r#"{"big": 18446744073709551616, "n": 1e400, "f": 0.1}"#).unwrap();
-        let r = Record::checkpoint("a", "s", "p", data).unwrap();
-        let text = serde_json::to_string(&r).unwrap();
-        assert!(text.contains(r#""big":18446744073709551616"#), "{text}");
-        let back: Record = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, r);
-        assert_eq!(back.data()["big"].to_string(), "18446744073709551616");
-    }
-
-    #[test]
-    fn constructors_validate() {
-        assert!(matches!(
-            Record::checkpoint("a", "s", "p", json!([1])),
-            Err(BuildError::NotAnObject {
-                found: "an array",
-                ..
-            })
-        ));
-        assert!(Record::checkpoint("a", "x\nPhase: evil", "p", json!({})).is_err());
-        assert!(Record::health("a", "s", "Active", json!({}), Some("")).is_err());
-        let ids: std::collections::HashSet<_> = (0..100).map(|_| new_record_id()).collect();
-        assert_eq!(ids.len(), 100);
-    }
-}
+#[path = "record_tests.rs"]
+mod tests;

@@ -219,7 +219,22 @@ impl Redactor {
                 }
                 self.redact(metrics)
             }
+            Payload::End { reason, note } => {
+                self.refuse_secret("reason", reason)?;
+                note.as_mut().map_or(0, |n| self.redact_text(n))
+            }
         };
+        if let Some(intent) = &mut record.intent {
+            self.refuse_secret("intent", &intent.name)?;
+        }
+        if let Some(done) = &record.done {
+            self.refuse_secret("done", done)?;
+        }
+        let count = count
+            + record
+                .intent
+                .as_mut()
+                .map_or(0, |i| self.redact(&mut i.data));
         if count > 0 {
             record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
         }

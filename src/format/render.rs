@@ -16,7 +16,7 @@ use super::time::format_time;
 use super::validate::HARD_MAX_BODY_BYTES;
 
 /// Template names, which are also the file names in `templates/` and in an override directory.
-pub const TEMPLATE_NAMES: [&str; 3] = ["checkpoint.md", "health.md", "session-issue.md"];
+pub const TEMPLATE_NAMES: [&str; 4] = ["checkpoint.md", "health.md", "session-issue.md", "end.md"];
 
 /// The source of each template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +27,8 @@ pub struct Templates {
     pub health: String,
     /// `session-issue.md`.
     pub session_issue: String,
+    /// `end.md`.
+    pub end: String,
 }
 
 impl Templates {
@@ -36,6 +38,7 @@ impl Templates {
             checkpoint: include_str!("../../templates/checkpoint.md").to_string(),
             health: include_str!("../../templates/health.md").to_string(),
             session_issue: include_str!("../../templates/session-issue.md").to_string(),
+            end: include_str!("../../templates/end.md").to_string(),
         }
     }
 
@@ -46,6 +49,7 @@ impl Templates {
             "checkpoint.md" => &mut self.checkpoint,
             "health.md" => &mut self.health,
             "session-issue.md" => &mut self.session_issue,
+            "end.md" => &mut self.end,
             _ => return false,
         };
         *slot = source;
@@ -126,6 +130,7 @@ impl Renderer {
             templates.checkpoint,
             templates.health,
             templates.session_issue,
+            templates.end,
         ];
         for (name, source) in TEMPLATE_NAMES.into_iter().zip(sources) {
             env.add_template_owned(name, source)
@@ -163,6 +168,8 @@ impl Renderer {
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
                     data_json => pretty(data),
+                    intent => record.intent.as_ref().map(|i| &i.name), done => &record.done,
+                    intent_json => record.intent.as_ref().filter(|i| !i.data.is_null()).map(|i| pretty(&i.data)),
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
             }
@@ -181,6 +188,17 @@ impl Renderer {
                     metrics_json => pretty(metrics), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)
+            }
+            Payload::End { reason, note } => {
+                let ctx = context! {
+                    agent => &record.agent, version => &record.version, reason => reason,
+                    session => &record.session, time => format_time(&record.time),
+                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    redacted => record.redacted, carried_from => record.carried_from,
+                    posted_at => record.posted_at.as_ref().map(format_time),
+                    details_json => end_details(note.as_deref()),
+                };
+                ("end.md", self.run("end.md", ctx)?)
             }
         };
         // The cap holds for the request the server receives, `{"body": "..."}`, where JSON
@@ -234,6 +252,17 @@ fn pretty(value: &Value) -> String {
     sorted.sort_all_objects();
     // Serializing a `Value` cannot fail: its map keys are strings.
     serde_json::to_string_pretty(&sorted).unwrap_or_default()
+}
+
+/// The end record's `Details:` block: `{"note": ...}`. A note that quotes `[CHECKPOINT]` is
+/// written with its `[` escaped (`\u005b`), which JSON reads back the same: seed 003's reader takes
+/// any body holding that marker for a checkpoint.
+fn end_details(note: Option<&str>) -> String {
+    let details = match note {
+        Some(note) => serde_json::json!({ "note": note }),
+        None => serde_json::json!({}),
+    };
+    pretty(&details).replace("[CHECKPOINT]", "\\u005bCHECKPOINT]")
 }
 
 /// The size of the JSON request that carries `body` (`{"body":"..."}`), escaping included.

@@ -95,7 +95,7 @@ fn place(comment: &Value) -> String {
 /// What the model reads first: the answer in a sentence.
 fn summary(verb: &str, v: &Value) -> String {
     match verb {
-        "checkpoint" | "health" | "fork" => saved(v),
+        "checkpoint" | "health" | "fork" | "end" => saved(v),
         "resume" => resumed(v),
         "latest" => match v["record"].is_object() {
             true => format!("newest matching record: {}", line(&v["record"])),
@@ -210,6 +210,19 @@ fn resumed(v: &Value) -> String {
         ),
         Some(false) => s.push_str("; the context file is unchanged since this checkpoint"),
         None => {}
+    }
+    if let Some(reason) = v["ended"]["reason"].as_str() {
+        s.push_str(&format!("; the session ended ({reason})"));
+    }
+    if let Some(name) = v["pending_intent"]["name"].as_str() {
+        s.push_str(&format!(
+            "; intent {name} is pending: check whether it happened before doing it again"
+        ));
+    }
+    if let Some(n) = v["conflicts"].as_array().map(Vec::len).filter(|n| *n > 0) {
+        s.push_str(&format!(
+            "; {n} record(s) were continued by two writers (see warnings)"
+        ));
     }
     if v["offline"] == true {
         s.push_str("; offline: the forge could not be read, answered from the outbox");

@@ -27,7 +27,7 @@ use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
 /// The on-disk schema; another version is rebuilt, without a warning.
-pub(super) const SCHEMA: u32 = 1;
+pub(super) const SCHEMA: u32 = 2;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]

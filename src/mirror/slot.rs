@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::format::{ParseError, Payload, Record, parse};
+use crate::format::{Intent, ParseError, Payload, Record, parse};
 use crate::scan::CommentInfo;
 use crate::store::{Comment, Skip, Unreadable};
 
@@ -94,6 +94,12 @@ pub(super) struct Head {
     /// When the record was first posted (`Posted-At:`), on a carried record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     o: Option<Stamp>,
+    /// The write-ahead intent, on a checkpoint (small: kept in the header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    it: Option<Intent>,
+    /// The intent a checkpoint confirms (`Done:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d: Option<String>,
     g: String,
     s: String,
     t: Stamp,
@@ -107,6 +113,8 @@ enum KindHead {
     C(String),
     /// A health report's status and next check.
     H(String, Option<String>),
+    /// An end record's reason and note.
+    E(String, Option<String>),
 }
 
 /// Where a record's data is: at an offset of the base file's data area, or inline.
@@ -186,6 +194,7 @@ impl Head {
                 metrics,
                 next_check,
             } => (KindHead::H(status, next_check), metrics),
+            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
         };
         let head = Head {
             v: record.version,
@@ -198,6 +207,8 @@ impl Head {
             h: record.context_hash,
             f: record.carried_from,
             o: record.posted_at.map(Stamp),
+            it: record.intent,
+            d: record.done,
             g: record.agent,
             s: record.session,
             t: Stamp(record.time),
@@ -218,6 +229,10 @@ impl Head {
                 metrics: data,
                 next_check: next_check.clone(),
             },
+            KindHead::E(reason, note) => Payload::End {
+                reason: reason.clone(),
+                note: note.clone(),
+            },
         };
         Record {
             version: self.v.clone(),
@@ -230,6 +245,8 @@ impl Head {
             context_hash: self.h.clone(),
             carried_from: self.f,
             posted_at: self.o.map(|s| s.0),
+            intent: self.it.clone(),
+            done: self.d.clone(),
             agent: self.g.clone(),
             session: self.s.clone(),
             time: self.t.0,

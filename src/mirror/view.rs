@@ -20,7 +20,14 @@ pub(crate) enum Keep<'a> {
     /// Only the newest entry the predicate accepts. The predicate sees the entry with its data
     /// (or metrics) still `null`, so it must decide on the header and the comment alone.
     Newest(&'a (dyn Fn(&Entry) -> bool + Send + Sync)),
+    /// Every entry the first predicate accepts, without its data (`null`), except the newest the
+    /// second accepts, which is built whole (a session's story and its newest checkpoint). Both
+    /// predicates decide on the header and the comment alone.
+    Pair(Pred<'a>, Pred<'a>),
 }
+
+/// A predicate on an entry's header and comment.
+pub(crate) type Pred<'a> = &'a (dyn Fn(&Entry) -> bool + Send + Sync);
 
 /// The thread as the mirror holds it after a read.
 #[derive(Debug)]
@@ -109,6 +116,24 @@ impl View {
                         break;
                     }
                 }
+            }
+            Keep::Pair(pair, whole) => {
+                let mut built = false;
+                for (comment, src) in accepted.into_iter().rev() {
+                    let mut entry = Entry {
+                        record: self.build_shell(&src),
+                        comment,
+                    };
+                    if !pair(&entry) {
+                        continue;
+                    }
+                    if !built && whole(&entry) {
+                        entry.record = self.build(src)?;
+                        built = true;
+                    }
+                    entries.push(entry);
+                }
+                entries.reverse();
             }
         }
         let scan = Scan {

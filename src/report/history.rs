@@ -5,13 +5,14 @@
 //! Pure. A session is *forked* when its first checkpoint names, in `Parent:`, a record of another
 //! session (what `fork` writes). The `--json` shape is [`History`]; fields are only ever added.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::diff::{Change, diff};
+use super::session::{Conflict, facts};
 use super::status::ser_time;
 use crate::format::{Kind, Payload, empty_object};
 use crate::resume::ResumeMap;
@@ -90,6 +91,19 @@ pub struct History {
     pub forked_from: Option<Origin>,
     /// The records, in thread order.
     pub records: Vec<Step>,
+    /// Per agent, records that continue from the same parent: two writers worked from one
+    /// state. Each is also a warning naming both records.
+    pub conflicts: Vec<AgentConflict>,
+}
+
+/// A [`Conflict`] within one agent's records of the session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentConflict {
+    /// The agent whose records conflict.
+    pub agent: String,
+    /// The parent and the records naming it.
+    #[serde(flatten)]
+    pub conflict: Conflict,
 }
 
 /// The history of `session` (exactly), optionally of agents matching `agent` only, out of all of
@@ -128,6 +142,7 @@ pub fn history(
         let (phase, status) = match &r.payload {
             Payload::Checkpoint { phase, .. } => (Some(phase.clone()), None),
             Payload::Health { status, .. } => (None, Some(status.clone())),
+            Payload::End { reason, .. } => (None, Some(format!("ended: {reason}"))),
         };
         let changes = match (&r.payload, with_diff) {
             (Payload::Checkpoint { data, .. }, true) => {
@@ -164,7 +179,26 @@ pub fn history(
         });
         previous = Some(posted);
     }
+    let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    for e in entries.iter().filter(|e| {
+        e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
+    }) {
+        agents.entry(e.record.agent.as_str()).or_default().push(e);
+    }
+    let conflicts = agents
+        .into_iter()
+        .flat_map(|(agent, list)| {
+            facts(list)
+                .conflicts
+                .into_iter()
+                .map(|conflict| AgentConflict {
+                    agent: agent.to_string(),
+                    conflict,
+                })
+        })
+        .collect();
     History {
+        conflicts,
         session: session.to_string(),
         agent: agent.map(str::to_string),
         forked_from: records

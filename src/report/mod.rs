@@ -12,8 +12,11 @@ pub mod dashboard;
 pub mod diff;
 pub mod fork;
 pub mod history;
+pub mod session;
 pub mod status;
+mod verdict;
 
 pub use fork::{fork_over, fork_record};
-pub use history::{History, Origin, Step, history};
+pub use history::{AgentConflict, History, Origin, Step, history};
+pub use session::{Conflict, Ended, Facts, PendingIntent, Sibling, conflict_warning, facts};
 pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};

@@ -1,7 +1,9 @@
 //! Who is alive: one row per (agent, session) with a verdict, for supervisors and for cron.
 //!
 //! Pure. Given the records of a thread and the store's clock, [`status`] judges each pair:
-//! `completed` when its newest checkpoint's phase maps to a final resume point, or its newest
+//! `completed` or `ended` when an `[END]` record came after its last checkpoint (never stalled);
+//! `conflicted` when two of its records continue from the same parent; `completed` when its
+//! newest checkpoint's phase maps to a final resume point, or its newest
 //! record is a `[HEALTH]` saying `Completed`; `paused` for a newest `[HEALTH]` saying `Paused`;
 //! otherwise by the age of its newest record (`alive`, `warning`, `stalled`), with thresholds
 //! that can differ per agent glob (`[status.agents."<glob>"]`).
@@ -16,6 +18,9 @@ use glob::Pattern;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::session::{Ended, facts};
+use super::verdict::by_age;
+pub use super::verdict::{Verdict, span};
 use crate::defaults;
 use crate::format::{Kind, Payload, format_time};
 use crate::resume::{ResumeMap, most_specific};
@@ -141,35 +146,6 @@ impl StatusPolicy {
     }
 }
 
-/// The verdict on one (agent, session) pair. Sorted as the table shows them: stalled first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// No record for longer than the stalled threshold.
-    Stalled,
-    /// No record for longer than the warning threshold.
-    Warning,
-    /// A record within the warning threshold.
-    Alive,
-    /// Its newest record is a `[HEALTH]` with `Status: Paused`.
-    Paused,
-    /// Done: a final phase, or a `[HEALTH]` with `Status: Completed`.
-    Completed,
-}
-
-impl Verdict {
-    /// The lowercase name used in tables and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Stalled => "stalled",
-            Verdict::Warning => "warning",
-            Verdict::Alive => "alive",
-            Verdict::Paused => "paused",
-            Verdict::Completed => "completed",
-        }
-    }
-}
-
 /// One (agent, session) pair, judged. This is the `--json` shape of `status` (an array of
 /// these); fields are only ever added.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -207,6 +183,14 @@ pub struct StatusRow {
     pub warn_after_secs: u64,
     /// The stalled threshold applied, in seconds.
     pub stalled_after_secs: u64,
+    /// The end record, when the session ended and no checkpoint came after it.
+    pub ended: Option<Ended>,
+    /// True when a checkpoint came after an end record: the session was reopened.
+    pub reopened: bool,
+    /// The write-ahead intent the newest checkpoint left unconfirmed, by name.
+    pub pending_intent: Option<String>,
+    /// Parents named by more than one record: two writers continued from one state.
+    pub conflicts: usize,
 }
 
 pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -287,7 +271,16 @@ fn judge(
                 .as_deref()
                 .is_some_and(|s| s.trim().eq_ignore_ascii_case(word))
     };
+    let facts = facts(list.iter().copied());
     let (verdict, reason) = match &resume_point {
+        _ if facts.ended.is_some() => ended_verdict(facts.ended.as_ref()),
+        _ if !facts.conflicts.is_empty() => (
+            Verdict::Conflicted,
+            format!(
+                "two writers continued from record {}",
+                facts.conflicts[0].parent
+            ),
+        ),
         Some(point) if policy.is_final(point) => (
             Verdict::Completed,
             format!(
@@ -298,6 +291,12 @@ fn judge(
         _ if said("completed") => (Verdict::Completed, "health says Completed".to_string()),
         _ if said("paused") => (Verdict::Paused, "health says Paused".to_string()),
         _ => by_age(age_secs, warn, stalled),
+    };
+    let reason = match &facts.reopened {
+        Some(end) if facts.ended.is_none() => {
+            format!("{reason}; reopened after an end ({})", end.reason)
+        }
+        _ => reason,
     };
     Some(StatusRow {
         agent: agent.to_string(),
@@ -318,46 +317,26 @@ fn judge(
             .unwrap_or_default(),
         warn_after_secs: warn,
         stalled_after_secs: stalled,
+        reopened: facts.reopened.is_some(),
+        pending_intent: facts.pending_intent.map(|i| i.name),
+        conflicts: facts.conflicts.len(),
+        ended: facts.ended,
     })
+}
+
+fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
+    let Some(end) = end else {
+        return (Verdict::Ended, String::new());
+    };
+    let at = &end.at;
+    match end.reason.as_str() {
+        "completed" => (Verdict::Completed, format!("ended: completed at {at}")),
+        reason => (Verdict::Ended, format!("ended: {reason} at {at}")),
+    }
 }
 
 fn phase_or(phase: &Option<String>) -> &str {
     phase.as_deref().unwrap_or("-")
-}
-
-fn by_age(age: i64, warn: u64, stalled: u64) -> (Verdict, String) {
-    let over = |limit: u64| age >= i64::try_from(limit).unwrap_or(i64::MAX);
-    if over(stalled) {
-        let why = format!(
-            "no record for {} (stalled after {})",
-            span(age),
-            span_u(stalled)
-        );
-        (Verdict::Stalled, why)
-    } else if over(warn) {
-        let why = format!(
-            "no record for {} (warning after {})",
-            span(age),
-            span_u(warn)
-        );
-        (Verdict::Warning, why)
-    } else {
-        (Verdict::Alive, format!("last record {} ago", span(age)))
-    }
-}
-
-fn span_u(secs: u64) -> String {
-    span(i64::try_from(secs).unwrap_or(i64::MAX))
-}
-
-/// A duration as a person says it: `45s`, `12m`, `3h`, `2d`; negative (a clock ahead) is `0s`.
-pub fn span(secs: i64) -> String {
-    match secs.max(0) {
-        s @ 0..120 => format!("{s}s"),
-        s @ 120..7_200 => format!("{}m", s / 60),
-        s @ 7_200..172_800 => format!("{}h", s / 3_600),
-        s => format!("{}d", s / 86_400),
-    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod operate;
 mod pure;
 mod reads;
 mod records;
+mod session;
 mod supervise;
 
 use schemars::JsonSchema;
@@ -47,6 +48,7 @@ pub use reads::{
 pub use records::{
     Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
 };
+pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
 pub use supervise::{
     History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
 };
@@ -227,8 +229,8 @@ macro_rules! verbs {
 
 verbs! {
     run: [
-        Checkpoint, Health, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork, Rotate,
-        Init, Publish, Export, Import, Render, Parse, ResumeMapVerb,
+        Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork,
+        Rotate, Init, Publish, Export, Import, Render, Parse, ResumeMapVerb,
     ],
     cli: [Prune, Flush, Outboxes, Doctor, Watch, Schema],
 }
@@ -269,6 +271,7 @@ mod tests {
             [
                 "checkpoint",
                 "health",
+                "end",
                 "resume",
                 "latest",
                 "list",

@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::Resumed;
 use crate::error::Result;
 use crate::format::{Kind, format_time};
-use crate::resume::{Resume, glob_matches};
+use crate::report::{Conflict, Ended, PendingIntent};
+use crate::resume::glob_matches;
 use crate::scan::{Entry, Filter, Rejected, Scan};
 
 /// `resume`: where an agent should pick a session up.
@@ -63,6 +65,23 @@ pub struct ResumeAnswer {
     /// With `context_file`: whether that file changed since the checkpoint (true too when the
     /// checkpoint recorded no hash, since nobody can say); null without `context_file`.
     pub context_drift: Option<bool>,
+    /// The id of the newest record of this agent and session (a checkpoint, health or end
+    /// record): what the next record's `Parent:` names, and what `checkpoint --if-latest` takes.
+    pub latest_id: Option<String>,
+    /// The session was ended (`end`) and no checkpoint came after: why, when, and the note.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub ended: Option<Ended>,
+    /// The session was ended, then a checkpoint reopened it: the end that was reopened.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub reopened: Option<Ended>,
+    /// A write-ahead intent (`checkpoint --intent`) no later checkpoint confirmed: the side effect
+    /// may or may not have happened, so check the world before doing it again.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub pending_intent: Option<PendingIntent>,
+    /// Records that continue from the same parent: two writers worked on this session from one
+    /// state (each is also a warning).
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub conflicts: Vec<Conflict>,
     /// Things the caller should know (a newer comment that could not be read, say).
     pub warnings: Vec<String>,
 }
@@ -82,8 +101,13 @@ impl Verb for ResumeVerb {
             (`next`, `blockers`; with `context_file`, `context_drift` says whether that status \
             document changed since), and flags: `fresh_start` (no checkpoint yet: start from the \
             beginning), `pending` (the checkpoint is still in this machine's outbox), `offline` \
-            (the forge could not be read, the answer comes from the outbox). Agent and session \
-            match exactly.",
+            (the forge could not be read, the answer comes from the outbox). Session facts: \
+            `ended` (the session was ended, with its reason and note; the data is still the last \
+            checkpoint's), `pending_intent` (a side effect recorded with `intent` that no later \
+            checkpoint confirmed: check whether it happened before redoing it), `conflicts` \
+            (two writers continued from the same record; also a warning), and `latest_id` (the \
+            newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
+            exactly.",
         read_only: true,
         destructive: false,
         idempotent: true,
@@ -102,18 +126,22 @@ impl Run for ResumeVerb {
             .as_deref()
             .map(|p| input::context_file("context_file", p))
             .transpose()?;
-        let answer = ctx.client.resume(&r.agent, &r.session).await?;
-        let mut resume = answer.resume;
+        let mut answer = ctx.client.resume(&r.agent, &r.session).await?;
         if let Some(bytes) = &context {
-            resume.check_context(bytes);
+            answer.resume.check_context(bytes);
         }
-        Ok(ResumeAnswer::new(resume, answer.warnings))
+        Ok(ResumeAnswer::new(answer))
     }
 }
 
 impl ResumeAnswer {
     /// The answer for `resume` (its context already checked, when there is a context file).
-    pub fn new(resume: Resume, warnings: Vec<String>) -> ResumeAnswer {
+    pub fn new(answer: Resumed) -> ResumeAnswer {
+        let Resumed {
+            resume,
+            session,
+            warnings,
+        } = answer;
         let e = resume.checkpoint.as_ref();
         ResumeAnswer {
             record_id: e.and_then(|e| e.record.id.clone()),
@@ -131,6 +159,11 @@ impl ResumeAnswer {
             next: resume.next,
             blockers: resume.blockers,
             context_drift: resume.context_drift,
+            latest_id: session.latest_id,
+            ended: session.ended,
+            reopened: session.reopened,
+            pending_intent: session.pending_intent,
+            conflicts: session.conflicts,
             warnings,
         }
     }
@@ -144,6 +177,8 @@ pub enum KindParam {
     Checkpoint,
     /// [HEALTH] records: liveness signals.
     Health,
+    /// [END] records: sessions that ended, and why.
+    End,
 }
 
 impl From<KindParam> for Kind {
@@ -151,6 +186,7 @@ impl From<KindParam> for Kind {
         match k {
             KindParam::Checkpoint => Kind::Checkpoint,
             KindParam::Health => Kind::Health,
+            KindParam::End => Kind::End,
         }
     }
 }

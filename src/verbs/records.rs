@@ -10,7 +10,9 @@ use serde_json::{Map, Value};
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::Record;
-use crate::{Outcome, Rotation};
+use crate::{Outcome, Rotation, Write};
+
+use super::session::with_intent;
 
 /// The status a health signal reports when none is given.
 pub const DEFAULT_STATUS: &str = "Active";
@@ -43,6 +45,29 @@ pub struct CheckpointRequest {
     /// `resume` with the same file says whether it changed since.
     #[serde(default)]
     pub context_file: Option<PathBuf>,
+    /// A write-ahead intent: the side effect about to happen (e.g. "create_pr"), recorded
+    /// before doing it. `resume` reports it as `pending_intent` until a later checkpoint.
+    #[serde(default)]
+    pub intent: Option<String>,
+    /// What the intent needs to check the world later (e.g. {"branch": "fix-42"}): any JSON.
+    #[serde(default)]
+    pub intent_data: Option<Value>,
+    /// Confirms this intent explicitly (any later checkpoint confirms an earlier intent).
+    #[serde(default)]
+    pub done: Option<String>,
+    /// Compare-and-set: post only if the newest record of this agent and session is this record
+    /// id (e.g. resume's `latest_id`); otherwise nothing is posted and the call fails with a
+    /// conflict naming the newer record.
+    #[serde(default)]
+    pub if_latest: Option<String>,
+    /// Start from the session's newest checkpoint data and lay `data` on top (top-level keys
+    /// replace); without it the checkpoint is a complete snapshot.
+    #[serde(default)]
+    pub merge: bool,
+    /// The record this one continues from (its `Parent:`). Default: the newest record of this
+    /// agent and session the writer knows (its last write, or what `resume` returned).
+    #[serde(default)]
+    pub parent: Option<String>,
 }
 
 /// `health`: a liveness signal with metrics.
@@ -210,9 +235,15 @@ impl Verb for Checkpoint {
             to resume (a JSON object of issue numbers, branch names, completed subtasks, paths), \
             with optional handoff lines (`next`, `blockers`) for whoever picks the work up. Call \
             it after each step that would be costly to redo, e.g. phase \"clone_complete\" with \
-            {\"issue_number\": 42, \"branch_name\": \"fix-42\"}. Secrets in the data are \
-            redacted. Returns the record id and where it was stored; `posted: false` means it \
-            waits in this machine's outbox and will be posted later (not an error).",
+            {\"issue_number\": 42, \"branch_name\": \"fix-42\"}. Before a side effect that \
+            must not happen twice (creating a pull request), checkpoint with `intent` (and \
+            `intent_data`): `resume` reports it as `pending_intent` until a later checkpoint \
+            confirms it, so check whether it happened before redoing it. `if_latest` refuses \
+            the write (a conflict, nothing posted) when someone else continued the session \
+            first; `merge` keeps the keys of the previous checkpoint that `data` does not set. \
+            Secrets in the data are redacted. Returns the record id and where it was stored; \
+            `posted: false` means it waits in this machine's outbox and will be posted later \
+            (not an error).",
         read_only: false,
         destructive: false,
         idempotent: false,
@@ -237,7 +268,13 @@ impl Run for Checkpoint {
         if let Some(bytes) = &context {
             record = record.with_context(bytes);
         }
-        SaveAnswer::new(ctx.client.save(record).await)
+        let record = with_intent(record, r.intent, r.intent_data, r.done, "intent_data")?;
+        let write = Write {
+            if_latest: r.if_latest,
+            merge: r.merge,
+            parent: r.parent,
+        };
+        SaveAnswer::new(ctx.client.save_as(record, write).await)
     }
 }
 
@@ -277,7 +314,7 @@ impl Run for Health {
             Value::Object(metrics),
             r.next_check.as_deref(),
         )?;
-        SaveAnswer::new(ctx.client.save(record).await)
+        SaveAnswer::new(ctx.client.save_as(record, Write::default()).await)
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
-use crate::report::{Origin, StatusRow, Step, Thresholds, Verdict};
+use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
 use crate::{SessionHistory, Status};
 
@@ -59,8 +59,9 @@ impl Verb for StatusVerb {
         name: "status",
         title: "Who is alive, who has stalled",
         description: "Who is alive and who has stalled: one row per (agent, session) with its \
-            verdict (alive, warning, stalled, paused, completed), the age of its newest record on \
-            the store's clock, its last phase and resume point, its last health status and \
+            verdict (conflicted: two writers continued from one record; stalled, warning, alive, \
+            paused; ended: an `end` record with a reason other than completed, never stalled; \
+            completed), the age of its newest record on the store's clock, its last phase and resume point, its last health status and \
             metrics, its next step and blockers. Call it as a supervisor before deciding which \
             agent to restart or unblock. `agent` and `session` are globs; \
             `warn_after_secs`/`stalled_after_secs` override the configured thresholds (default \
@@ -142,6 +143,10 @@ pub struct HistoryAnswer {
     /// checkpoint, its resume point (and with `diff`, its changes).
     #[schemars(with = "Vec<Map<String, Value>>")]
     pub records: Vec<Step>,
+    /// Per agent, records that continue from the same parent: two writers worked from one state
+    /// (each is also a warning naming both records).
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub conflicts: Vec<AgentConflict>,
     /// Things the caller should know.
     pub warnings: Vec<String>,
 }
@@ -159,7 +164,9 @@ impl Verb for History {
             the resume point of each checkpoint and, with `diff: true`, the JSON changes between \
             consecutive checkpoints of each agent. Use it to understand how a session got where \
             it is before resuming, forking or unblocking it. `forked_from` names the record the \
-            session was forked from, when it was.",
+            session was forked from, when it was; `conflicts` (and a warning) name records that \
+            continue from the same parent, i.e. two writers worked on the session from one \
+            state.",
         read_only: true,
         destructive: false,
         idempotent: true,
@@ -190,6 +197,7 @@ impl HistoryAnswer {
             agent: h.history.agent,
             forked_from: h.history.forked_from,
             records: h.history.records,
+            conflicts: h.history.conflicts,
             warnings: h.warnings,
         }
     }

@@ -8,10 +8,11 @@ use serde_json::Value;
 
 /// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
 #[allow(dead_code)]
-pub const VERBS: [&str; 25] = [
+pub const VERBS: [&str; 26] = [
     "init",
     "checkpoint",
     "health",
+    "end",
     "latest",
     "resume",
     "list",

@@ -90,6 +90,8 @@ pub fn record() -> impl Strategy<Value = Record> {
             blockers: handoff.1,
             context_hash: handoff.2,
             carried_from: None,
+            intent: None,
+            done: None,
             posted_at: None,
             agent,
             session,

@@ -64,6 +64,7 @@ pub fn what(e: &Entry) -> String {
     match &e.record.payload {
         Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
         Payload::Health { status, .. } => format!("status={status}"),
+        Payload::End { reason, .. } => format!("reason={reason}"),
     }
 }
 

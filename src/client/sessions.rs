@@ -1,0 +1,229 @@
+//! A session over time, on the client: the `Parent:` every record carries (the newest record of
+//! its agent and session this client wrote or read back), compare-and-set (`--if-latest`),
+//! `checkpoint --merge`, and the read of one pair's records those need.
+//!
+//! The lineage costs no request: a client remembers the id of each record it saves and the
+//! newest id each `resume` returns. A client that knows nothing of the pair yet (a fresh CLI
+//! process) writes no `Parent:` unless told one (`--parent`); reading the thread to find one
+//! would cost a request, and would hide a second writer anyway (it names the newest record, not
+//! the one the writer continued from). Only `if_latest` and `merge` read the pair.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::{Map, Value};
+
+use super::{Client, Outcome};
+use crate::error::{Error, Result};
+use crate::format::{Kind, Payload, Record, format_time};
+use crate::mirror::Keep;
+use crate::scan::{Entry, Scan};
+use crate::store::Thread;
+
+/// The newest record id known per (agent, session).
+#[derive(Debug, Default)]
+pub(super) struct Known(Mutex<HashMap<(String, String), String>>);
+
+impl Known {
+    fn get(&self, agent: &str, session: &str) -> Option<String> {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&(agent.to_string(), session.to_string())).cloned()
+    }
+
+    fn set(&self, agent: &str, session: &str, id: String) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert((agent.to_string(), session.to_string()), id);
+    }
+}
+
+/// How a write continues its session (see [`Client::save_as`]).
+#[derive(Debug, Clone, Default)]
+pub struct Write {
+    /// Compare-and-set: post only when the newest record of the agent and session is this id;
+    /// otherwise post nothing and fail with [`Error::Conflict`].
+    pub if_latest: Option<String>,
+    /// Start from the data of the agent and session's newest checkpoint and lay this record's
+    /// data on top (top-level keys replace); without it a checkpoint is a complete snapshot.
+    pub merge: bool,
+    /// The `Parent:` to write. Default: `if_latest`, else the newest record this client knew
+    /// (none for a client that knows nothing of the pair, unless it read it for `merge`).
+    pub parent: Option<String>,
+}
+
+/// One pair's records, read for a write or a resume.
+pub(crate) struct PairRead {
+    /// The pair's records in thread order; only the newest checkpoint has its data.
+    pub entries: Vec<Entry>,
+    /// The whole scan (warnings, offline, rejected), its entries moved out.
+    pub scan: Scan,
+    /// Whom the read trusted (`None` when offline).
+    pub trust: Option<crate::scan::Trust>,
+}
+
+impl<T: Thread> Client<T> {
+    /// Remembers `record` as the newest of its pair this client knows.
+    pub(super) fn remember(&self, record: &Record) {
+        if let Some(id) = &record.id {
+            self.known.set(&record.agent, &record.session, id.clone());
+        }
+    }
+
+    /// Remembers `id` as the newest record of (agent, session) this client read back.
+    pub(super) fn remember_id(&self, agent: &str, session: &str, id: Option<&str>) {
+        if let Some(id) = id {
+            self.known.set(agent, session, id.to_string());
+        }
+    }
+
+    /// The newest record id of (agent, session) this client wrote or read back, if any.
+    pub fn known_latest(&self, agent: &str, session: &str) -> Option<String> {
+        self.known.get(agent, session)
+    }
+
+    /// `record` with the `Parent:` this client knows, when it has none of its own.
+    pub(super) fn with_known_parent(&self, record: Record) -> Record {
+        match record.parent {
+            Some(_) => record,
+            None => {
+                let parent = self.known.get(&record.agent, &record.session);
+                record.with_parent(parent)
+            }
+        }
+    }
+
+    /// The records of one (agent, session) pair, in thread order, with the data of its newest
+    /// checkpoint only (the others' data is `null`).
+    pub(crate) async fn read_pair(&self, agent: &str, session: &str) -> Result<PairRead> {
+        let pair = |e: &Entry| e.record.agent == agent && e.record.session == session;
+        let whole = |e: &Entry| e.record.kind() == Kind::Checkpoint;
+        let (mut scan, trust) = self.scan_select(Keep::Pair(&pair, &whole)).await?;
+        let entries = std::mem::take(&mut scan.entries)
+            .into_iter()
+            .filter(pair)
+            .collect();
+        Ok(PairRead {
+            entries,
+            scan,
+            trust,
+        })
+    }
+
+    /// Saves `record` as [`Client::save`] does, continuing its session as `write` says:
+    /// compare-and-set, merge, and the `Parent:` line. A refused compare-and-set posts nothing.
+    pub async fn save_as(&self, record: Record, write: Write) -> Outcome {
+        match self.continue_session(record, write).await {
+            Ok(record) => self.save(record).await,
+            Err(e) => Outcome::Failed(e),
+        }
+    }
+
+    async fn continue_session(&self, mut record: Record, write: Write) -> Result<Record> {
+        let known = self.known.get(&record.agent, &record.session);
+        let must_read = write.if_latest.is_some() || write.merge;
+        if !must_read {
+            let parent = write.parent.or(record.parent.take()).or(known);
+            return Ok(record.with_parent(parent));
+        }
+        let read = match self.read_pair(&record.agent, &record.session).await {
+            Ok(read) => read,
+            // Only the lineage wanted the read: a store that cannot be read now must not stop
+            // the record from being posted or spooled. It goes without a `Parent:`.
+            Err(e) if !must_read => {
+                tracing::debug!("no parent for the record: the session could not be read ({e})");
+                let parent = write.parent.or(record.parent.take()).or(known);
+                return Ok(record.with_parent(parent));
+            }
+            Err(e) => return Err(e),
+        };
+        if must_read && read.scan.offline {
+            return Err(Error::Unavailable {
+                message: format!(
+                    "cannot {} agent {} in session {}: the store could not be read, so nothing \
+                     was posted; try again when it answers",
+                    match write.merge {
+                        true => "merge onto the newest checkpoint of",
+                        false => "check --if-latest for",
+                    },
+                    record.agent,
+                    record.session
+                ),
+            });
+        }
+        let newest = read.entries.last();
+        if let Some(expected) = &write.if_latest {
+            refuse_unless_latest(&record, expected, newest)?;
+        }
+        if write.merge {
+            merge_onto(&mut record, &read.entries);
+        }
+        let latest = newest.and_then(|e| e.record.id.clone());
+        let parent = write
+            .parent
+            .or(record.parent.take())
+            .or(write.if_latest)
+            .or(known)
+            .or(latest);
+        Ok(record.with_parent(parent))
+    }
+
+    /// Ends a session: posts an `[END]` record for `reason` (one of
+    /// [`crate::format::END_REASONS`]) with an optional note, continuing the session's lineage.
+    pub async fn end(
+        &self,
+        agent: &str,
+        session: &str,
+        reason: &str,
+        note: Option<&str>,
+    ) -> Outcome {
+        match Record::end(agent, session, reason, note) {
+            Ok(record) => self.save_as(record, Write::default()).await,
+            Err(e) => Outcome::Failed(e.into()),
+        }
+    }
+}
+
+/// Compare-and-set: fails unless the pair's newest record is `expected`.
+fn refuse_unless_latest(record: &Record, expected: &str, newest: Option<&Entry>) -> Result<()> {
+    let (agent, session) = (&record.agent, &record.session);
+    match newest {
+        Some(e) if e.record.id.as_deref() == Some(expected) => Ok(()),
+        Some(e) => Err(Error::Conflict {
+            message: format!(
+                "not posted: the newest record of agent {agent} in session {session} is {} (a {} \
+                 written {}), not {expected}; someone continued the session first: resume to \
+                 see their state, then write again with --if-latest {}",
+                e.record
+                    .id
+                    .as_deref()
+                    .unwrap_or("(a version 1.0 record, no id)"),
+                e.record.kind().name(),
+                format_time(&e.record.time),
+                e.record.id.as_deref().unwrap_or("ID"),
+            ),
+        }),
+        None => Err(Error::Conflict {
+            message: format!(
+                "not posted: agent {agent} has no record in session {session}, so it cannot \
+                 continue from {expected}; check the agent and session names, or write without \
+                 --if-latest to start the session"
+            ),
+        }),
+    }
+}
+
+/// `--merge`: the newest checkpoint's data with `record`'s data laid on top.
+fn merge_onto(record: &mut Record, entries: &[Entry]) {
+    let base = entries
+        .iter()
+        .rev()
+        .find(|e| e.record.kind() == Kind::Checkpoint)
+        .and_then(|e| e.record.data().as_object().cloned())
+        .unwrap_or_default();
+    if let Payload::Checkpoint { data, .. } = &mut record.payload {
+        let mut merged: Map<String, Value> = base;
+        if let Value::Object(on_top) = std::mem::take(data) {
+            merged.extend(on_top);
+        }
+        *data = Value::Object(merged);
+    }
+}

@@ -1,0 +1,292 @@
+//! What one (agent, session) pair's records say about the session as a whole: whether it ended
+//! (and was reopened since), the write-ahead intent still pending, and the writers that forked
+//! its lineage (two records naming the same `Parent:`).
+//!
+//! Pure. [`facts`] takes the pair's records in thread order (already deduped by `Id`, so a
+//! rotation's carried copy counts once); `resume`, `history` and `status` all answer from it.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::format::{Kind, Payload, format_time};
+use crate::scan::Entry;
+
+/// An end record: why the session stopped, when, and the note it left.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Ended {
+    /// `completed`, `interrupted`, `error` or `user_stop`.
+    pub reason: String,
+    /// When the end was written (the record's `Time:`, RFC 3339).
+    pub at: String,
+    /// The note, when one was given.
+    pub note: Option<String>,
+    /// The end record's id.
+    pub id: Option<String>,
+}
+
+/// A write-ahead intent no later checkpoint confirmed: the side effect may or may not have
+/// happened, so check the world before doing it again.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PendingIntent {
+    /// What was about to happen, e.g. `create_pr`.
+    pub name: String,
+    /// The data recorded with it (`null` when none).
+    #[schemars(with = "Value")]
+    pub data: Value,
+    /// The id of the checkpoint that recorded it.
+    pub id: Option<String>,
+    /// When that checkpoint was written (RFC 3339).
+    pub at: String,
+}
+
+/// Records of one pair that continue from the same record: two writers worked from one state.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Conflict {
+    /// The record both continue from.
+    pub parent: String,
+    /// The records that name it, in thread order.
+    pub records: Vec<Sibling>,
+}
+
+/// One record in a [`Conflict`].
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Sibling {
+    /// Its record id.
+    pub id: Option<String>,
+    /// Its kind.
+    #[schemars(with = "String")]
+    pub kind: Kind,
+    /// The comment holding it (absent while it waits in the outbox).
+    pub comment_id: Option<u64>,
+    /// When it was written (RFC 3339).
+    pub time: String,
+}
+
+/// What a pair's records say about the session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Facts {
+    /// The newest end record, when no checkpoint came after it.
+    pub ended: Option<Ended>,
+    /// The newest end record, when a checkpoint came after it: the session was reopened.
+    pub reopened: Option<Ended>,
+    /// The newest checkpoint's intent, unless it confirmed it itself (`Done:`).
+    pub pending_intent: Option<PendingIntent>,
+    /// Every parent named by more than one record.
+    pub conflicts: Vec<Conflict>,
+    /// The id of the pair's newest record (what `Parent:` and `--if-latest` name).
+    pub latest_id: Option<String>,
+}
+
+/// The facts of one pair's records, given in thread order.
+pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
+    let mut out = Facts::default();
+    let mut children: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    let mut last_end: Option<&Entry> = None;
+    let mut checkpoint_after_end = false;
+    let mut newest_checkpoint: Option<&Entry> = None;
+    for e in list {
+        let r = &e.record;
+        out.latest_id = r.id.clone().or(out.latest_id.take());
+        if let Some(parent) = r.parent.as_deref() {
+            let seen = children.entry(parent).or_default();
+            if seen.is_empty() {
+                order.push(parent);
+            }
+            seen.push(e);
+        }
+        match r.kind() {
+            Kind::End => {
+                last_end = Some(e);
+                checkpoint_after_end = false;
+            }
+            Kind::Checkpoint => {
+                checkpoint_after_end = last_end.is_some();
+                newest_checkpoint = Some(e);
+            }
+            Kind::Health => {}
+        }
+    }
+    let end = last_end.and_then(ended);
+    match checkpoint_after_end {
+        true => out.reopened = end,
+        false => out.ended = end,
+    }
+    out.pending_intent = newest_checkpoint.and_then(|e| {
+        e.record.open_intent().map(|i| PendingIntent {
+            name: i.name.clone(),
+            data: i.data.clone(),
+            id: e.record.id.clone(),
+            at: format_time(&e.record.time),
+        })
+    });
+    out.conflicts = order
+        .into_iter()
+        .filter_map(|parent| {
+            let kids = children.get(parent).filter(|k| k.len() > 1)?;
+            Some(Conflict {
+                parent: parent.to_string(),
+                records: kids
+                    .iter()
+                    .map(|e| Sibling {
+                        id: e.record.id.clone(),
+                        kind: e.record.kind(),
+                        comment_id: e.comment.id,
+                        time: format_time(&e.record.time),
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    out
+}
+
+fn ended(e: &Entry) -> Option<Ended> {
+    match &e.record.payload {
+        Payload::End { reason, note } => Some(Ended {
+            reason: reason.clone(),
+            at: format_time(&e.record.time),
+            note: note.clone(),
+            id: e.record.id.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// The warning `resume` and `history` give for a conflict, naming the records.
+pub fn conflict_warning(agent: &str, session: &str, c: &Conflict) -> String {
+    let named: Vec<String> = c
+        .records
+        .iter()
+        .map(|s| {
+            format!(
+                "{} ({} at {})",
+                s.id.as_deref().unwrap_or("-"),
+                s.kind.name(),
+                s.time
+            )
+        })
+        .collect();
+    format!(
+        "two writers continued agent {agent} in session {session} from the same record {}: {}; \
+         stop one of them, then decide which state to keep (`forgestate history --session \
+         {session}` shows both)",
+        c.parent,
+        named.join(" and ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Record;
+    use crate::scan::CommentInfo;
+    use chrono::Utc;
+    use serde_json::json;
+
+    fn entry(record: Record, id: u64) -> Entry {
+        Entry {
+            record,
+            comment: CommentInfo {
+                id: Some(id),
+                author: "me".into(),
+                created_at: Utc::now(),
+                updated_at: Utc::now(),
+                url: None,
+                issue: None,
+                edited: false,
+                pending: false,
+            },
+        }
+    }
+
+    fn cp(parent: Option<&str>) -> Record {
+        Record::checkpoint("a", "s", "p", json!({}))
+            .unwrap()
+            .with_parent(parent.map(str::to_string))
+    }
+
+    #[test]
+    fn an_end_is_reopened_by_a_later_checkpoint_only() {
+        let first = cp(None);
+        let end = Record::end("a", "s", "interrupted", Some("oom")).unwrap();
+        let list = [entry(first.clone(), 1), entry(end.clone(), 2)];
+        let f = facts(&list);
+        assert_eq!(
+            f.ended.as_ref().map(|e| e.reason.as_str()),
+            Some("interrupted")
+        );
+        assert_eq!(
+            f.ended.as_ref().and_then(|e| e.note.as_deref()),
+            Some("oom")
+        );
+        assert_eq!(f.latest_id, end.id);
+        let health = Record::health("a", "s", "Active", json!({}), None).unwrap();
+        let f = facts(&[list[0].clone(), list[1].clone(), entry(health, 3)]);
+        assert!(f.ended.is_some() && f.reopened.is_none());
+        let f = facts(&[
+            list[0].clone(),
+            list[1].clone(),
+            entry(cp(end.id.as_deref()), 3),
+        ]);
+        assert!(f.ended.is_none());
+        assert_eq!(
+            f.reopened.map(|e| e.reason),
+            Some("interrupted".to_string())
+        );
+    }
+
+    #[test]
+    fn an_intent_is_pending_until_a_later_checkpoint() {
+        let intent = cp(None).with_intent("create_pr", json!({"b": 1})).unwrap();
+        let f = facts(&[entry(intent.clone(), 1)]);
+        let p = f.pending_intent.unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.data.clone(), p.id),
+            ("create_pr", json!({"b": 1}), intent.id.clone())
+        );
+        let f = facts(&[entry(intent.clone(), 1), entry(cp(intent.id.as_deref()), 2)]);
+        assert!(f.pending_intent.is_none());
+        let done = cp(None)
+            .with_intent("x", Value::Null)
+            .unwrap()
+            .with_done("x")
+            .unwrap();
+        assert!(facts(&[entry(done, 1)]).pending_intent.is_none());
+    }
+
+    #[test]
+    fn two_records_from_one_parent_conflict() {
+        let root = cp(None);
+        let a = cp(root.id.as_deref());
+        let b = cp(root.id.as_deref());
+        let list = [
+            entry(root.clone(), 1),
+            entry(a.clone(), 2),
+            entry(b.clone(), 3),
+        ];
+        let f = facts(&list);
+        assert_eq!(f.conflicts.len(), 1);
+        assert_eq!(f.conflicts[0].parent, root.id.clone().unwrap());
+        let ids: Vec<_> = f.conflicts[0]
+            .records
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        assert_eq!(ids, [a.id.clone(), b.id.clone()]);
+        let w = conflict_warning("a", "s", &f.conflicts[0]);
+        assert!(
+            w.contains(a.id.as_deref().unwrap()) && w.contains(b.id.as_deref().unwrap()),
+            "{w}"
+        );
+        let chain = [
+            entry(root.clone(), 1),
+            entry(a.clone(), 2),
+            entry(cp(a.id.as_deref()), 3),
+        ];
+        assert!(facts(&chain).conflicts.is_empty());
+    }
+}

@@ -1,0 +1,100 @@
+//! The verb that ends a session (`end`, answered by [`SaveAnswer`]), and the request checks the
+//! session features share across faces: an end reason, an intent with its data.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{ALL, Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use crate::error::{Error, Result};
+use crate::format::{END_REASONS, Record};
+
+/// `end`: the session stopped, and why.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EndRequest {
+    /// The agent whose session ends, as it posts checkpoints.
+    pub agent: String,
+    /// The session that ends.
+    pub session: String,
+    /// Why: "completed", "interrupted", "error" or "user_stop".
+    pub reason: String,
+    /// A note in words (what was finished, what went wrong).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// End.
+pub struct End;
+
+impl Verb for End {
+    type Request = EndRequest;
+    type Answer = SaveAnswer;
+    const SPEC: Spec = Spec {
+        name: "end",
+        title: "End a session",
+        description: "Record that a session stopped, and why: `reason` is \"completed\", \
+            \"interrupted\", \"error\" or \"user_stop\", with an optional `note`. Call it when the \
+            work is done or abandoned, so supervisors see the session as completed or ended \
+            instead of stalled. `resume` of an ended session still returns the last checkpoint's \
+            data, with `ended: {reason, at, note}` beside it; a later checkpoint reopens the \
+            session. Returns the record id and where it was stored, as `checkpoint` does.",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+        streams: false,
+        faces: ALL,
+        request: request_schema::<EndRequest>,
+        answer: answer_schema::<SaveAnswer>,
+    };
+}
+
+impl Run for End {
+    async fn run(ctx: &Context<'_>, r: EndRequest) -> Result<SaveAnswer> {
+        check_reason("reason", &r.reason)?;
+        let outcome = ctx
+            .client
+            .end(&r.agent, &r.session, &r.reason, r.note.as_deref())
+            .await;
+        SaveAnswer::new(outcome)
+    }
+}
+
+/// Refuses an end reason outside [`END_REASONS`] as a usage error naming them; `arg` is the
+/// argument as the caller passed it (`reason`, `--reason`).
+pub fn check_reason(arg: &str, reason: &str) -> Result<()> {
+    match END_REASONS.contains(&reason) {
+        true => Ok(()),
+        false => Err(Error::usage(format!(
+            "{arg} {:?} is not a reason a session ends for; use one of {}",
+            reason.chars().take(40).collect::<String>(),
+            END_REASONS.join(", ")
+        ))),
+    }
+}
+
+/// `record` with its write-ahead intent and confirmation. `data_arg` names the intent data's
+/// argument as the caller passed it (`intent_data`, `--intent-data`): data without an intent is
+/// a usage error.
+pub fn with_intent(
+    record: Record,
+    intent: Option<String>,
+    data: Option<Value>,
+    done: Option<String>,
+    data_arg: &str,
+) -> Result<Record> {
+    let record = match (intent, data) {
+        (Some(name), data) => record.with_intent(&name, data.unwrap_or(Value::Null))?,
+        (None, Some(_)) => {
+            return Err(Error::usage(format!(
+                "{data_arg} needs an intent: name the side effect it describes"
+            )));
+        }
+        (None, None) => record,
+    };
+    match done {
+        Some(name) => Ok(record.with_done(&name)?),
+        None => Ok(record),
+    }
+}
