@@ -276,12 +276,15 @@ impl ForgeThread {
                 }
             }
             None => {
-                let mut head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
+                // The head's list and the repository-wide one since its creation are asked
+                // together: neither depends on the other.
                 let from = self.opened(c, n).await? - MARGIN;
-                match c
-                    .repo_comments_keeping(repo, from, self.dropping(keep, Some(n)))
-                    .await
-                {
+                let (head, more) = tokio::join!(
+                    c.comments_keeping(repo, n, None, self.filter(keep)),
+                    c.repo_comments_keeping(repo, from, self.dropping(keep, Some(n)))
+                );
+                let mut head = head?;
+                match more {
                     Ok(more) => {
                         head.comments.extend(more.comments);
                         head.unreadable.extend(more.unreadable);
