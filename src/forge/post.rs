@@ -173,16 +173,7 @@ impl ForgeThread {
         let c = self
             .client_for(effort)
             .with_fallback("answering from this machine's outbox");
-        // The token's login (when the read filters by author and does not know it) does not
-        // depend on the session issue: it is asked beside the discovery, once.
-        let login = async {
-            if keep.authors.is_some() && keep.identity.is_none() {
-                // A failure here is asked again, and reported, by the read's filter.
-                let _ = self.login().await;
-            }
-        };
-        let (n, ()) = tokio::join!(self.issue_for(&c, false), login);
-        let n = n?;
+        let n = self.issue_for(&c, false).await?;
         let list = match self.read_chain(&c, n, since, keep).await {
             Err(ForgeError::NotFound { .. }) => {
                 self.forget_issue();
