@@ -14,11 +14,18 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes `bytes` to `path` atomically. With `private`, the file is readable by its owner only.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    write_atomic_parts(path, &[bytes], private)
+}
+
+/// [`write_atomic`] of `parts` one after another, never joined in memory.
+pub(crate) fn write_atomic_parts(path: &Path, parts: &[&[u8]], private: bool) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let tmp = temp_name(path);
     let result = (|| {
         let mut file = new_file(&tmp, private)?;
-        file.write_all(bytes)?;
+        for part in parts {
+            file.write_all(part)?;
+        }
         file.sync_all()?;
         std::fs::rename(&tmp, path)?;
         sync_dir(dir)

@@ -249,11 +249,14 @@ pub(super) fn write_base(
     }
     let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
     header.index_len = index.len() as u64;
-    let mut bytes = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    bytes.extend(index);
-    bytes.extend(data);
-    write(path, &bytes)
+    let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    // Written part by part: the file is never held twice.
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    crate::fsutil::write_atomic_parts(path, &[&line, &index, &data], true)
+        .map_err(|e| e.to_string())
 }
 
 /// Writes the delta, atomically.
