@@ -1,9 +1,12 @@
-//! The scenario benchmark of issue #10: what reads and writes cost on long threads, behind a
-//! slow forge. Prints figures and asserts nothing.
+//! The scenario benchmark of issues #10 and #20: what reads and writes cost on long threads,
+//! behind a slow forge, each figure the median of `--runs` (5) whole-process runs and printed
+//! next to its floor and its target. Prints figures and asserts nothing.
 //!
 //! Run: `cargo run --release --example scenario` (flags: `--latency-ms 20`, `--sizes
-//! 1000,10000,50000`, `--flood 270` for the "no other account can break reads" run; `--flood 0`
-//! skips it). It builds `target/release/forgestate` first.
+//! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
+//! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
+//! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it). It
+//! builds `target/release/forgestate` first.
 //!
 //! For each thread size N it starts the test suite's fake Forgejo on 127.0.0.1 with a fixed
 //! latency added to every answer, seeds the session issue with N seed-format comments (rendered by

@@ -210,3 +210,34 @@ async fn a_local_warm_resume_reads_the_summary_and_sees_appends() {
     assert_eq!(resumed.resume.phase, "subtask_1_complete");
     assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
 }
+
+#[tokio::test]
+async fn a_mirror_without_its_id_index_gets_one_and_the_summary_answers_again() {
+    let fake = FakeForge::start().await;
+    let issue = fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let client = forge(&fake, dir.path());
+    client
+        .save(cp("clone_complete", json!({"n": 1})))
+        .await
+        .posted()
+        .unwrap();
+    client.resume(W, "s1").await.unwrap();
+    let base = base_file(dir.path());
+    let ids = PathBuf::from(format!("{}-ids", base.display()));
+    std::fs::remove_file(&ids).expect("the base has an id index");
+    // Without it the summary cannot answer: the whole read does, and writes the index again.
+    let whole = forge(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(whole.resume.phase, "clone_complete");
+    assert!(ids.exists(), "the id index was written again");
+    // Now the summary answers: a garbled base index goes unnoticed.
+    garble_index(&base);
+    fake.add_comment(
+        issue,
+        "ca-bot",
+        &body(&cp("subtask_1_complete", json!({"n": 2}))),
+    );
+    let warm = forge(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(warm.resume.phase, "subtask_1_complete");
+    assert!(warm.warnings.is_empty(), "{:?}", warm.warnings);
+}

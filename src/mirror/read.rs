@@ -192,7 +192,10 @@ impl Mirror {
                 .filter(|s| !unchanged(&merged_before, s, Some(&data)))
                 .collect();
             let moved = kept.cursor != cursor;
-            let unsummed = kept.sum.is_none();
+            // A summary missing (a file from before it was kept) or without its id index is
+            // rebuilt now, or every warm `resume` would read the whole mirror.
+            let unsummed =
+                kept.sum.is_none() || IdIndex::open(&self.files.ids, &header.generation).is_none();
             kept.slots = merge(&kept.slots, &changed);
             kept.cursor = cursor;
             kept.salt = salt;
