@@ -230,33 +230,58 @@ pub(super) fn write_base(
     slots: &[Slot],
     old: Option<&Data>,
 ) -> Result<(), String> {
-    let mut data = Vec::new();
+    let gone = "a record's data is in a base that is gone";
+    let mut offset = 0u64;
     let mut index = Vec::with_capacity(slots.len());
     for slot in slots {
-        let mut slot = slot.clone();
-        if let Body::R(_, blob) = &mut slot.b {
-            let offset = data.len() as u64;
-            match blob {
-                Blob::In(raw) => data.extend_from_slice(raw.get().as_bytes()),
-                Blob::At(off, len) => {
-                    let old = old.ok_or("a record's data is in a base that is gone")?;
-                    data.extend(old.bytes(*off, *len)?);
-                }
+        let b = match &slot.b {
+            Body::R(head, blob) => {
+                let len = match blob {
+                    Blob::In(raw) => raw.get().len() as u64,
+                    Blob::At(_, len) => {
+                        old.ok_or(gone)?;
+                        *len
+                    }
+                };
+                let at = Blob::At(offset, len);
+                offset += len;
+                Body::R(head.clone(), at)
             }
-            *blob = Blob::At(offset, data.len() as u64 - offset);
-        }
-        index.push(slot);
+            other => other.clone(),
+        };
+        index.push(Slot {
+            i: slot.i,
+            a: slot.a.clone(),
+            c: slot.c,
+            u: slot.u,
+            w: slot.w.clone(),
+            b,
+        });
     }
     let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
     header.index_len = index.len() as u64;
     let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
     line.push(b'\n');
-    // Written part by part: the file is never held twice.
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    crate::fsutil::write_atomic_parts(path, &[&line, &index, &data], true)
-        .map_err(|e| e.to_string())
+    // The data area is written record by record from the slots: never copied whole.
+    crate::fsutil::write_atomic_with(path, true, |w| {
+        w.write_all(&line)?;
+        w.write_all(&index)?;
+        for slot in slots {
+            match &slot.b {
+                Body::R(_, Blob::In(raw)) => w.write_all(raw.get().as_bytes())?,
+                Body::R(_, Blob::At(off, len)) => {
+                    let old = old.ok_or_else(|| std::io::Error::other(gone))?;
+                    w.write_all(&old.bytes(*off, *len).map_err(std::io::Error::other)?)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Writes the delta, atomically.
