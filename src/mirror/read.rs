@@ -8,7 +8,7 @@ use chrono::Utc;
 
 use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
 use super::slot::{Blob, Body, Slot};
-use super::summary::{self, IdIndex, Role, Summary};
+use super::summary::{IdIndex, summarize};
 use super::warm::Asked;
 use super::{Mirror, View, random_hex};
 use crate::scan::Trust;
@@ -347,43 +347,6 @@ pub(super) fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
             (_, Some(_)) => out.extend(b.next().cloned()),
             (Some(_), None) => out.extend(a.next().cloned()),
             (None, None) => return out,
-        }
-    }
-}
-
-/// The summary of `slots` (the whole mirror of base `generation`), writing the base's id index
-/// when `delta` is `None` (a new base) or when this generation has none: `delta` are the slots
-/// kept beside the base, whose record `Id`s the summary lists itself. `None` when it cannot be
-/// built (logged): the next `latest` or `resume` then reads the whole mirror again.
-fn summarize(
-    files: &disk::Files,
-    generation: &str,
-    slots: &[Slot],
-    data: Option<&disk::Data>,
-    trust: &Trust,
-    delta: Option<&[Slot]>,
-) -> Option<Summary> {
-    let built = Summary::of(slots, data, trust).and_then(|(mut sum, ids)| {
-        let indexed = delta.is_some() && IdIndex::open(&files.ids, generation).is_some();
-        match delta {
-            Some(kept) if indexed => {
-                sum.recent = kept
-                    .iter()
-                    .filter_map(|s| match summary::role(s, trust) {
-                        Role::Record(_, id) => id,
-                        _ => None,
-                    })
-                    .collect();
-            }
-            _ => summary::write_ids(&files.ids, generation, &ids)?,
-        }
-        Ok(sum)
-    });
-    match built {
-        Ok(sum) => Some(sum),
-        Err(e) => {
-            tracing::debug!("cannot summarize the read cache: {e}");
-            None
         }
     }
 }

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::disk::Data;
+use super::disk::{Data, Files};
 use super::slot::{Blob, Body, Slot};
 use crate::format::{Kind, ParseError, parse};
 use crate::fsutil::NotOurs;
@@ -153,6 +153,43 @@ impl Summary {
         all.sort_by_key(|s| s.i);
         all.dedup_by_key(|s| s.i);
         all
+    }
+}
+
+/// The summary of `slots` (the whole mirror of base `generation`), writing the base's id index
+/// when `delta` is `None` (a new base) or when this generation has none: `delta` are the slots
+/// kept beside the base, whose record `Id`s the summary lists itself. `None` when it cannot be
+/// built (logged): the next `latest` or `resume` then reads the whole mirror again.
+pub(super) fn summarize(
+    files: &Files,
+    generation: &str,
+    slots: &[Slot],
+    data: Option<&Data>,
+    trust: &Trust,
+    delta: Option<&[Slot]>,
+) -> Option<Summary> {
+    let built = Summary::of(slots, data, trust).and_then(|(mut sum, ids)| {
+        let indexed = delta.is_some() && IdIndex::open(&files.ids, generation).is_some();
+        match delta {
+            Some(kept) if indexed => {
+                sum.recent = kept
+                    .iter()
+                    .filter_map(|s| match role(s, trust) {
+                        Role::Record(_, id) => id,
+                        _ => None,
+                    })
+                    .collect();
+            }
+            _ => write_ids(&files.ids, generation, &ids)?,
+        }
+        Ok(sum)
+    });
+    match built {
+        Ok(sum) => Some(sum),
+        Err(e) => {
+            tracing::debug!("cannot summarize the read cache: {e}");
+            None
+        }
     }
 }
 
