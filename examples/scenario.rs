@@ -1,9 +1,12 @@
-//! The scenario benchmark of issue #10: what reads and writes cost on long threads, behind a
-//! slow forge. Prints figures and asserts nothing.
+//! The scenario benchmark of issues #10 and #20: what reads and writes cost on long threads,
+//! behind a slow forge, each figure the median of `--runs` (5) whole-process runs and printed
+//! next to its floor and its target. Prints figures and asserts nothing.
 //!
 //! Run: `cargo run --release --example scenario` (flags: `--latency-ms 20`, `--sizes
-//! 1000,10000,50000`, `--flood 270` for the "no other account can break reads" run; `--flood 0`
-//! skips it). It builds `target/release/forgestate` first.
+//! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
+//! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
+//! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it). It
+//! builds `target/release/forgestate` first.
 //!
 //! For each thread size N it starts the test suite's fake Forgejo on 127.0.0.1 with a fixed
 //! latency added to every answer, seeds the session issue with N seed-format comments (rendered by
@@ -23,31 +26,33 @@
 //! `ru_maxrss` would carry this process's peak across fork and exec). Rotation is off
 //! (`rotate_after = 0`), so reads see the whole thread of N comments.
 
+#[path = "scenario/mcp.rs"]
+mod mcp;
+#[path = "scenario/run.rs"]
+mod run;
+
 #[path = "../tests/fake_forge/mod.rs"]
 #[allow(unused_imports)]
 mod fake_forge;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use chrono::Utc;
-use fake_forge::{BOT_TOKEN, CommentRow, FakeForge, OWNER, REPO, session};
+use fake_forge::{CommentRow, FakeForge, OWNER, REPO, session};
 use forgestate::format::{Record, Renderer};
+use run::{Run, command, curl, measure, median};
 use serde_json::json;
-
-/// One measured child process.
-struct Run {
-    requests: usize,
-    wall: Duration,
-    rss_kib: i64,
-    ok: bool,
-}
 
 struct Opts {
     latency: Duration,
     sizes: Vec<usize>,
     flood: usize,
+    /// Whole-process runs per figure (the median is reported).
+    runs: usize,
+    /// The largest thread the long-lived MCP server is measured on.
+    mcp_max: usize,
 }
 
 fn opts() -> Opts {
@@ -55,6 +60,8 @@ fn opts() -> Opts {
         latency: Duration::from_millis(20),
         sizes: vec![1_000, 10_000, 50_000],
         flood: 270,
+        runs: 5,
+        mcp_max: 10_000,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -63,6 +70,8 @@ fn opts() -> Opts {
             "--latency-ms" => o.latency = Duration::from_millis(value.parse().unwrap_or(20)),
             "--sizes" => o.sizes = value.split(',').filter_map(|n| n.parse().ok()).collect(),
             "--flood" => o.flood = value.parse().unwrap_or(0),
+            "--runs" => o.runs = value.parse().unwrap_or(5),
+            "--mcp-max" => o.mcp_max = value.parse().unwrap_or(10_000),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -105,7 +114,7 @@ fn main() {
         );
         let bodies = bodies(o.sizes.iter().copied().max().unwrap_or(0));
         for &n in &o.sizes {
-            scenario(&bin, &bodies[..n], o.latency, refresh).await;
+            scenario(&bin, &bodies[..n], &o, refresh).await;
         }
         if o.flood > 0 {
             flood(&bin, o.flood, o.latency).await;
@@ -207,81 +216,6 @@ fn seed(fake: &FakeForge, issue: u64, bodies: &[String]) {
     }
 }
 
-/// Runs `bin` (or curl) with `args` in `dir`, measuring it as [`Run`] says.
-async fn measure(fake: &FakeForge, program: &Path, args: &[&str], dir: &Path) -> Run {
-    let before = fake.requests().await.len();
-    let started = Instant::now();
-    let child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("HOME", dir)
-        .env("USER", "bench")
-        .env("FORGESTATE_URL", fake.uri())
-        .env("FORGESTATE_OWNER", OWNER)
-        .env("FORGESTATE_REPO", REPO)
-        .env("FORGESTATE_TOKEN", BOT_TOKEN)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env("FORGESTATE_CONFIG", bench_config(dir))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let (ok, rss_kib) = match child {
-        Ok(child) => tokio::task::spawn_blocking(move || reap(child.id()))
-            .await
-            .unwrap_or((false, 0)),
-        Err(_) => (false, 0),
-    };
-    let wall = started.elapsed();
-    let requests = fake.requests().await.len() - before;
-    Run {
-        requests,
-        wall,
-        rss_kib,
-        ok,
-    }
-}
-
-/// A configuration file with rotation off: the benchmark measures reads of a thread of N
-/// comments, which automatic rotation (default past 2,000) would otherwise cut short.
-fn bench_config(dir: &Path) -> PathBuf {
-    let path = dir.join("bench.toml");
-    if !path.exists() {
-        let _ = std::fs::write(&path, "[forge]\nrotate_after = 0\n");
-    }
-    path
-}
-
-/// Waits for `pid`: whether it exited 0, and its peak resident set in KiB. The peak is the
-/// child's own `VmHWM` from `/proc/PID/status`, sampled every millisecond until it exits:
-/// `wait4(2)`'s `ru_maxrss` would carry this (large) process's own peak across fork and exec.
-fn reap(pid: u32) -> (bool, i64) {
-    let status_file = format!("/proc/{pid}/status");
-    let mut peak = 0;
-    let mut status = 0;
-    loop {
-        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
-        }) {
-            peak = peak.max(kib);
-        }
-        // SAFETY: waitpid on our own child's pid, with a valid status pointer.
-        let got = unsafe { libc::waitpid(pid as i32, &mut status, libc::WNOHANG) };
-        if got == pid as i32 {
-            let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-            return (ok, peak);
-        }
-        if got < 0 {
-            return (false, peak);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 fn row(what: &str, r: &Run) {
     println!(
         "| {what:<34} | {:>8} | {:>9.3} | {:>8.1} |{}",
@@ -299,22 +233,21 @@ fn comments_url(fake: &FakeForge, issue: u64) -> String {
     )
 }
 
-async fn curl(fake: &FakeForge, url: &str, dir: &Path) -> Run {
-    let auth = format!("Authorization: token {BOT_TOKEN}");
-    let args = ["-sf", "-o", "/dev/null", "-H", &auth, url];
-    measure(fake, Path::new("curl"), &args, dir).await
+/// The same comments as [`bodies`], with ids of their own (another machine's new posts).
+fn new_posts(fake: &FakeForge, issue: u64, round: usize) {
+    for body in self::bodies(5 * (round + 1)).into_iter().skip(5 * round) {
+        fake.add_comment(issue, "ca-bot", &body);
+    }
 }
 
-async fn scenario(bin: &Path, bodies: &[String], latency: Duration, refresh: bool) {
+async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
     let fake = FakeForge::start().await;
     let issue = session(&fake);
     seed(&fake, issue, bodies);
-    fake.state().latency = latency;
+    fake.state().latency = o.latency;
     let work = tempfile::tempdir().expect("a temporary directory");
-    let (warm, cold) = (work.path().join("warm"), work.path().join("cold"));
-    for d in [&warm, &cold] {
-        std::fs::create_dir_all(d).expect("a work directory");
-    }
+    let warm = work.path().join("warm");
+    std::fs::create_dir_all(&warm).expect("a work directory");
     let save = [
         "checkpoint",
         "--agent",
@@ -334,55 +267,144 @@ async fn scenario(bin: &Path, bodies: &[String], latency: Duration, refresh: boo
         "sess-0000",
         "--json",
     ];
+    let runs = o.runs.max(1);
     println!(
-        "\n## N = {} comments ({:.1} MB of JSON)\n",
+        "\n## N = {} comments ({:.1} MB of JSON), medians of {runs} whole-process runs\n",
         bodies.len(),
         thread_bytes(&fake, issue) as f64 / 1e6
     );
-    println!("| operation                          | requests |  wall (s) | RSS (MB) |");
-    println!("|------------------------------------|---------:|----------:|---------:|");
     measure(&fake, bin, &save, &warm).await; // finds and caches the issue number
-    let checkpoint = measure(&fake, bin, &save, &warm).await;
-    row("1. checkpoint (steady state)", &checkpoint);
-    let cold_run = measure(&fake, bin, &resume, &cold).await;
-    row("2. resume, cold (no cache)", &cold_run);
-    measure(&fake, bin, &resume, &warm).await; // the read the warm one follows
-    for body in self::bodies(5) {
-        fake.add_comment(issue, "ca-bot", &body);
+    let mut all = Vec::new();
+    for _ in 0..runs {
+        all.push(measure(&fake, bin, &save, &warm).await);
     }
-    let warm_run = measure(&fake, bin, &resume, &warm).await;
-    row("3. resume, warm (5 new comments)", &warm_run);
+    let checkpoint = median(all);
+    let mut all = Vec::new();
+    for k in 0..runs {
+        let cold = work.path().join(format!("cold-{k}"));
+        std::fs::create_dir_all(&cold).expect("a work directory");
+        all.push(measure(&fake, bin, &resume, &cold).await);
+    }
+    let cold_run = median(all);
+    measure(&fake, bin, &resume, &warm).await; // the read the warm ones follow
+    let mut all = Vec::new();
+    for round in 0..runs {
+        new_posts(&fake, issue, round);
+        all.push(measure(&fake, bin, &resume, &warm).await);
+    }
+    let warm_run = median(all);
     let mut naive_args = resume.to_vec();
     if refresh {
         naive_args.push("--refresh");
     }
-    let naive = measure(&fake, bin, &naive_args, &warm).await;
-    row("4. naive (fetch and parse all)", &naive);
+    let mut all = Vec::new();
+    for _ in 0..runs {
+        all.push(measure(&fake, bin, &naive_args, &warm).await);
+    }
+    let naive = median(all);
     let url = comments_url(&fake, issue);
-    let now = (Utc::now() + chrono::Duration::seconds(2))
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let floor = curl(&fake, &format!("{url}?since={now}"), work.path()).await;
+    let mut all = Vec::new();
+    for _ in 0..runs {
+        let now = (Utc::now() + chrono::Duration::seconds(2))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        all.push(curl(&fake, &format!("{url}?since={now}"), work.path()).await);
+    }
+    let floor = median(all);
+    let mut all = Vec::new();
+    for _ in 0..runs {
+        all.push(curl(&fake, &url, work.path()).await);
+    }
+    let bare = median(all);
+    let mcp = if bodies.len() <= o.mcp_max {
+        mcp_resumes(&fake, bin, issue, &warm, runs).await
+    } else {
+        None
+    };
+
+    println!("| operation                          | requests |  wall (s) | RSS (MB) |");
+    println!("|------------------------------------|---------:|----------:|---------:|");
+    row("1. checkpoint (steady state)", &checkpoint);
+    row("2. resume, cold (no cache)", &cold_run);
+    row("3. resume, warm (5 new comments)", &warm_run);
+    row("4. naive (fetch and parse all)", &naive);
     row("5. floor: curl since=now, nothing new", &floor);
-    let bare = curl(&fake, &url, work.path()).await;
     row("   curl of the whole thread", &bare);
-    let ratio = |a: &Run, b: &Run| a.wall.as_secs_f64() / b.wall.as_secs_f64().max(1e-9);
+    let secs = |r: &Run| r.wall.as_secs_f64();
+    let ratio = |a: f64, b: &Run| a / secs(b).max(1e-9);
     println!();
+    println!("| figure | forgestate | floor / peer | ratio | target |");
+    println!("|---|---|---|---|---|");
     println!(
-        "- warm resume speedup over naive: {:.2}x",
-        ratio(&naive, &warm_run)
+        "| save | {} request(s), {:.3} s | — | — | 1 request |",
+        checkpoint.requests,
+        secs(&checkpoint)
     );
     println!(
-        "- warm resume / floor: {:.2}x (target at most 1.3x)",
-        ratio(&warm_run, &floor)
+        "| warm resume (5 new comments) | {:.3} s | bare `since=now` GET: {:.3} s | {:.2}× | ≤ 1.3× |",
+        secs(&warm_run),
+        secs(&floor),
+        ratio(secs(&warm_run), &floor)
     );
     println!(
-        "- cold resume / bare download of the whole thread: {:.2}x (target at most 1.5x)",
-        ratio(&cold_run, &bare)
+        "| cold resume | {:.3} s | bare GET of the whole thread: {:.3} s | {:.2}× | ≤ 1.5× |",
+        secs(&cold_run),
+        secs(&bare),
+        ratio(secs(&cold_run), &bare)
     );
+    if let Some((median, ok)) = mcp {
+        println!(
+            "| resume in a long-lived `forgestate mcp` (20 calls, median, 5 new comments each){} | {:.3} s | the same floor: {:.3} s | {:.2}× | ≤ 1.2×, below the CLI ({:.3} s) |",
+            if ok { "" } else { " FAILED" },
+            median,
+            secs(&floor),
+            ratio(median, &floor),
+            secs(&warm_run)
+        );
+    }
     println!(
-        "- cold resume peak RSS: {:.1} MB (target at N = 50k: at most 100 MB)",
+        "| cold resume, peak RSS | {:.1} MB | — | — | ≤ 100 MB at N = 50,000 |",
         cold_run.rss_kib as f64 / 1024.0
     );
+    println!(
+        "| naive (`resume --refresh`) | {:.3} s | warm is {:.1}× faster | — | — |",
+        secs(&naive),
+        secs(&naive) / secs(&warm_run).max(1e-9)
+    );
+}
+
+/// 20 `resume` calls to one `forgestate mcp` over the warm cache directory, each after 5 new
+/// comments by another machine: the median call, and whether every call answered.
+async fn mcp_resumes(
+    fake: &FakeForge,
+    bin: &Path,
+    issue: u64,
+    dir: &Path,
+    round0: usize,
+) -> Option<(f64, bool)> {
+    let cmd = command(fake, bin, dir);
+    let calls = tokio::task::spawn_blocking(move || mcp::Server::start(cmd))
+        .await
+        .ok()??;
+    let mut server = calls;
+    let args = json!({"agent": "implementation-worker", "session": "sess-0000"});
+    let _ = server.tool("resume", args.clone()); // the first call opens the connection
+    let mut times = Vec::new();
+    let mut ok = true;
+    for round in 0..20 {
+        new_posts(fake, issue, round0 + round);
+        let a = args.clone();
+        let (took, fine, back) = tokio::task::spawn_blocking(move || {
+            let (took, fine) = server.tool("resume", a);
+            (took, fine, server)
+        })
+        .await
+        .ok()?;
+        server = back;
+        ok &= fine;
+        times.push(took.as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Some((times[times.len() / 2], ok))
 }
 
 fn thread_bytes(fake: &FakeForge, issue: u64) -> usize {

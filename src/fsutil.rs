@@ -14,11 +14,21 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes `bytes` to `path` atomically. With `private`, the file is readable by its owner only.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    write_atomic_with(path, private, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes (buffered), so a large file is never held whole.
+pub(crate) fn write_atomic_with(
+    path: &Path,
+    private: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let tmp = temp_name(path);
     let result = (|| {
-        let mut file = new_file(&tmp, private)?;
-        file.write_all(bytes)?;
+        let mut out = io::BufWriter::new(new_file(&tmp, private)?);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)?;
         sync_dir(dir)

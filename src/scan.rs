@@ -408,28 +408,29 @@ fn unreadable(u: Unreadable) -> Rejected {
 /// and not yet cleaned up: the thread's copy stands. Spooled bodies are this machine's own, so
 /// trust does not apply; a body that does not parse is reported as a warning.
 pub fn add_pending(scan: &mut Scan, spooled: impl IntoIterator<Item = (DateTime<Utc>, String)>) {
-    let seen = scan
+    let seen: std::collections::HashSet<String> = scan
         .entries
         .iter()
         .filter_map(|e| e.record.id.clone())
         .collect();
-    add_pending_except(scan, spooled, seen);
+    add_pending_except(scan, spooled, |id| seen.contains(id));
 }
 
-/// [`add_pending`] where the thread's record ids are `seen` (a scan that holds only some of its
-/// entries still knows every id the thread holds).
+/// [`add_pending`] where `held` says which record ids the thread holds (a scan that holds only
+/// some of its entries still knows every id the thread holds).
 pub(crate) fn add_pending_except(
     scan: &mut Scan,
     spooled: impl IntoIterator<Item = (DateTime<Utc>, String)>,
-    mut seen: std::collections::HashSet<String>,
+    held: impl Fn(&str) -> bool,
 ) {
+    let mut seen = std::collections::HashSet::new();
     for (at, body) in spooled {
         match parse(&body) {
             Ok(record) => {
                 if record
                     .id
                     .as_ref()
-                    .is_some_and(|id| !seen.insert(id.clone()))
+                    .is_some_and(|id| held(id) || !seen.insert(id.clone()))
                 {
                     continue;
                 }

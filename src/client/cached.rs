@@ -69,11 +69,12 @@ impl<T: Thread> Client<T> {
             return self.scan_listed().await;
         };
         let trusted = &self.trusted_authors;
+        let newest = matches!(keep, Keep::Newest(_));
         let (view, read) = self
             .store
             .read_with(|thread, effort| async move {
                 mirror
-                    .read(thread, effort, trusted)
+                    .read(thread, effort, trusted, newest)
                     .await
                     .map_err(Error::from)
             })
@@ -91,7 +92,7 @@ impl<T: Thread> Client<T> {
             return Ok((out, None));
         };
         let trust = view.trust.clone();
-        let (mut out, ids) = match view.scan(keep) {
+        let (mut out, held) = match view.scan(keep) {
             Ok(found) => found,
             Err(why) => {
                 // The mirror changed under this read: answer without it, rebuild it next time.
@@ -104,7 +105,7 @@ impl<T: Thread> Client<T> {
         add_pending_except(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-            ids,
+            |id| held.holds(id),
         );
         Ok((out, Some(trust)))
     }

@@ -276,12 +276,15 @@ impl ForgeThread {
                 }
             }
             None => {
-                let mut head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
+                // The head's list and the repository-wide one since its creation are asked
+                // together: neither depends on the other.
                 let from = self.opened(c, n).await? - MARGIN;
-                match c
-                    .repo_comments_keeping(repo, from, self.dropping(keep, Some(n)))
-                    .await
-                {
+                let drop = self.non_members(Some(n));
+                let (head, more) = c
+                    .issue_and_repo_comments(repo, n, from, self.filter(keep), drop)
+                    .await?;
+                let mut head = head?;
+                match more {
                     Ok(more) => {
                         head.comments.extend(more.comments);
                         head.unreadable.extend(more.unreadable);
@@ -301,16 +304,20 @@ impl ForgeThread {
     /// members (and of `also`, a list already read).
     async fn dropping(&self, keep: &Keep, also: Option<IssueNumber>) -> Result<Filter, ForgeError> {
         let mut filter = self.filter(keep).await?;
+        filter.drop_issues.extend(self.non_members(also));
+        Ok(filter)
+    }
+
+    /// The issues known not to be members, and `also`.
+    fn non_members(&self, also: Option<IssueNumber>) -> Vec<u64> {
+        let mut out = Vec::new();
         if let Ok(chain) = self.chain.lock() {
-            let foreign = chain.verdicts.iter().filter(|(_, m)| !**m).map(|(n, _)| *n);
-            filter.drop_issues.extend(foreign);
+            out.extend(chain.verdicts.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
         }
         let cached = self.cached().members;
-        filter
-            .drop_issues
-            .extend(cached.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
-        filter.drop_issues.extend(also.map(|n| n.0));
-        Ok(filter)
+        out.extend(cached.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
+        out.extend(also.map(|n| n.0));
+        out
     }
 
     /// Drops from `list` the comments of issues that are not members, and notes the members

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::slot::{Blob, Body, Slot};
+use super::summary::Summary;
 use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
@@ -60,6 +61,10 @@ pub(super) struct DeltaFile {
     /// `(fingerprint, login)`: the login of the token whose salted hash is the fingerprint.
     pub login: Option<(String, String)>,
     pub slots: Vec<Slot>,
+    /// What `latest` and `resume` need, derived from the base and these slots
+    /// (`summary.rs`); missing in files written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<Summary>,
 }
 
 /// Just the schema, to tell an old file from a corrupt one.
@@ -73,6 +78,8 @@ struct SchemaOnly {
 pub(super) struct Files {
     pub base: PathBuf,
     pub delta: PathBuf,
+    /// The base's record id index (`summary.rs`).
+    pub ids: PathBuf,
 }
 
 /// The base's data area, open for reading the records an answer needs.
@@ -90,7 +97,7 @@ impl Data {
     }
 
     /// The raw bytes at `(offset, len)`.
-    fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    pub(super) fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
         let mut file = self
             .file
@@ -175,6 +182,28 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     Found::Ok((header, slots, data))
 }
 
+/// Reads the base's header line alone (a warm read through the summary needs nothing else).
+pub(super) fn load_header(path: &Path) -> Found<Header> {
+    let file = match crate::fsutil::open_private(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) if NotOurs::is(&e) => return Found::Foreign,
+        Err(e) => return Found::Corrupt(e.to_string()),
+    };
+    let mut line = Vec::new();
+    if let Err(e) = BufReader::new(file).read_until(b'\n', &mut line) {
+        return Found::Corrupt(e.to_string());
+    }
+    match serde_json::from_slice::<SchemaOnly>(&line) {
+        Ok(s) if s.schema != SCHEMA => Found::Outdated,
+        Ok(_) => match serde_json::from_slice(&line) {
+            Ok(h) => Found::Ok(h),
+            Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
+        },
+        Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
+    }
+}
+
 /// Reads the delta.
 pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     let bytes = match crate::fsutil::read_private(path, u64::MAX) {
@@ -201,30 +230,58 @@ pub(super) fn write_base(
     slots: &[Slot],
     old: Option<&Data>,
 ) -> Result<(), String> {
-    let mut data = Vec::new();
+    let gone = "a record's data is in a base that is gone";
+    let mut offset = 0u64;
     let mut index = Vec::with_capacity(slots.len());
     for slot in slots {
-        let mut slot = slot.clone();
-        if let Body::R(_, blob) = &mut slot.b {
-            let offset = data.len() as u64;
-            match blob {
-                Blob::In(raw) => data.extend_from_slice(raw.get().as_bytes()),
-                Blob::At(off, len) => {
-                    let old = old.ok_or("a record's data is in a base that is gone")?;
-                    data.extend(old.bytes(*off, *len)?);
-                }
+        let b = match &slot.b {
+            Body::R(head, blob) => {
+                let len = match blob {
+                    Blob::In(raw) => raw.get().len() as u64,
+                    Blob::At(_, len) => {
+                        old.ok_or(gone)?;
+                        *len
+                    }
+                };
+                let at = Blob::At(offset, len);
+                offset += len;
+                Body::R(head.clone(), at)
             }
-            *blob = Blob::At(offset, data.len() as u64 - offset);
-        }
-        index.push(slot);
+            other => other.clone(),
+        };
+        index.push(Slot {
+            i: slot.i,
+            a: slot.a.clone(),
+            c: slot.c,
+            u: slot.u,
+            w: slot.w.clone(),
+            b,
+        });
     }
     let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
     header.index_len = index.len() as u64;
-    let mut bytes = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    bytes.extend(index);
-    bytes.extend(data);
-    write(path, &bytes)
+    let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    // The data area is written record by record from the slots: never copied whole.
+    crate::fsutil::write_atomic_with(path, true, |w| {
+        w.write_all(&line)?;
+        w.write_all(&index)?;
+        for slot in slots {
+            match &slot.b {
+                Body::R(_, Blob::In(raw)) => w.write_all(raw.get().as_bytes())?,
+                Body::R(_, Blob::At(off, len)) => {
+                    let old = old.ok_or_else(|| std::io::Error::other(gone))?;
+                    w.write_all(&old.bytes(*off, *len).map_err(std::io::Error::other)?)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Writes the delta, atomically.
@@ -242,7 +299,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Removes both files (a mirror that cannot be kept consistent).
 pub(super) fn remove(files: &Files) {
-    for path in [&files.base, &files.delta] {
+    for path in [&files.base, &files.delta, &files.ids] {
         if let Err(e) = std::fs::remove_file(path)
             && e.kind() != std::io::ErrorKind::NotFound
         {

@@ -22,7 +22,9 @@
 mod disk;
 mod read;
 mod slot;
+mod summary;
 mod view;
+mod warm;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -38,6 +40,8 @@ pub(crate) use view::{Keep, View};
 pub const BASE_SUFFIX: &str = ".mirror";
 /// File name suffix of a mirror's delta file.
 pub const DELTA_SUFFIX: &str = ".mirror-delta";
+/// File name suffix of a mirror's record id index.
+pub const IDS_SUFFIX: &str = ".mirror-ids";
 
 /// The read cache of one thread.
 #[derive(Debug)]
@@ -64,6 +68,7 @@ impl Mirror {
             files: disk::Files {
                 base: dir.join(format!("{name}{BASE_SUFFIX}")),
                 delta: dir.join(format!("{name}{DELTA_SUFFIX}")),
+                ids: dir.join(format!("{name}{IDS_SUFFIX}")),
             },
             resync_after,
             token,
@@ -81,7 +86,7 @@ impl Mirror {
     /// after deletions, which `since` cannot see. A file already gone is fine.
     pub(crate) fn discard(&self) -> std::io::Result<()> {
         self.refresh();
-        for path in [&self.files.base, &self.files.delta] {
+        for path in [&self.files.base, &self.files.delta, &self.files.ids] {
             match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}

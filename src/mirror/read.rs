@@ -8,6 +8,8 @@ use chrono::Utc;
 
 use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
 use super::slot::{Blob, Body, Slot};
+use super::summary::{IdIndex, summarize};
+use super::warm::Asked;
 use super::{Mirror, View, random_hex};
 use crate::scan::Trust;
 use crate::store::{
@@ -15,7 +17,7 @@ use crate::store::{
 };
 
 /// A delta holding more comments than this is folded into a new base.
-const COMPACT_AFTER: usize = 500;
+pub(super) const COMPACT_AFTER: usize = 500;
 
 /// The mirror as loaded.
 #[derive(Default)]
@@ -28,13 +30,15 @@ struct Loaded {
 }
 
 impl Mirror {
-    /// Reads the thread through the mirror. `trusted` are the configured trusted authors (the
-    /// store's own login is added, from the cache when the token's fingerprint matches).
-    pub(crate) async fn read<T: Thread>(
+    /// Reads the thread through the whole mirror (base and delta). `trusted` are the configured
+    /// trusted authors (the store's own login is added, from the cache when the token's
+    /// fingerprint matches).
+    pub(super) async fn read_all<T: Thread>(
         &self,
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
+        pre: Option<Asked>,
     ) -> Result<View, StoreError> {
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
@@ -61,7 +65,15 @@ impl Mirror {
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
         };
-        let mut delta = thread.list_delta(cursor.as_ref(), effort, &keep).await?;
+        let (pre_delta, pre_login) = match pre {
+            Some(p) if p.cursor == cursor => (Some(p.delta), p.login),
+            Some(p) => (None, p.login),
+            None => (None, None),
+        };
+        let mut delta = match pre_delta {
+            Some(delta) => delta,
+            None => thread.list_delta(cursor.as_ref(), effort, &keep).await?,
+        };
         let same_place = |delta: &Delta| {
             loaded
                 .base
@@ -86,7 +98,10 @@ impl Mirror {
                 Some(login) => login,
                 None => {
                     learned = fingerprint.is_some();
-                    thread.whoami().await?
+                    match pre_login {
+                        Some(login) => login,
+                        None => thread.whoami().await?,
+                    }
                 }
             };
             if let Ok(mut l) = self.login.lock() {
@@ -148,13 +163,14 @@ impl Mirror {
                 warnings: listed.clone(),
                 index_len: 0,
             };
-            let delta = DeltaFile {
+            let mut delta = DeltaFile {
                 schema: SCHEMA,
                 generation: header.generation.clone(),
                 cursor,
                 salt,
                 login,
                 slots: Vec::new(),
+                sum: None,
             };
             if fresh.is_empty() {
                 // Nothing worth keeping (and a read must not create a store's directory).
@@ -162,6 +178,7 @@ impl Mirror {
             } else {
                 self.save(|files| {
                     disk::write_base(&files.base, header, &fresh, None)?;
+                    delta.sum = summarize(files, &delta.generation, &fresh, None, &trust, None);
                     disk::write_delta(&files.delta, &delta)
                 });
             }
@@ -179,9 +196,13 @@ impl Mirror {
             let merged_before = merge(&base, &kept.slots);
             let changed: Vec<Slot> = fresh
                 .into_iter()
-                .filter(|s| !unchanged(&merged_before, s, &data))
+                .filter(|s| !unchanged(&merged_before, s, Some(&data)))
                 .collect();
             let moved = kept.cursor != cursor;
+            // A summary missing (a file from before it was kept) or without its id index is
+            // rebuilt now, or every warm `resume` would read the whole mirror.
+            let unsummed =
+                kept.sum.is_none() || IdIndex::open(&self.files.ids, &header.generation).is_none();
             kept.slots = merge(&kept.slots, &changed);
             kept.cursor = cursor;
             kept.salt = salt;
@@ -198,10 +219,17 @@ impl Mirror {
                 let folded = merge(&base, &folded);
                 self.save(|files| {
                     disk::write_base(&files.base, header, &folded, Some(&data))?;
+                    let generation = kept.generation.clone();
+                    kept.sum = summarize(files, &generation, &folded, Some(&data), &trust, None);
                     disk::write_delta(&files.delta, &kept)
                 });
-            } else if !changed.is_empty() || moved || learned {
-                self.save(|files| disk::write_delta(&files.delta, &kept));
+            } else if !changed.is_empty() || moved || learned || unsummed {
+                self.save(|files| {
+                    let generation = kept.generation.clone();
+                    let delta = Some(kept.slots.as_slice());
+                    kept.sum = summarize(files, &generation, &slots, Some(&data), &trust, delta);
+                    disk::write_delta(&files.delta, &kept)
+                });
             }
             (slots, Some(data), header.warnings)
         };
@@ -217,6 +245,8 @@ impl Mirror {
             trust,
             warnings,
             extra,
+            index: None,
+            known: Vec::new(),
         })
     }
 
@@ -274,7 +304,7 @@ impl Mirror {
 
     /// Whether a base is past its resync age. Only a time cursor (a forge) ages: deleted comments
     /// are invisible to `since`. A local offset cursor is checked exactly on every read.
-    fn too_old(&self, header: &Header) -> bool {
+    pub(super) fn too_old(&self, header: &Header) -> bool {
         if !matches!(header.cursor, None | Some(Cursor::Since(_))) {
             return false;
         }
@@ -284,7 +314,7 @@ impl Mirror {
     }
 
     /// Runs a write; a failure is logged, never fatal (the thread is the truth).
-    fn save(&self, write: impl FnOnce(&disk::Files) -> Result<(), String>) {
+    pub(super) fn save(&self, write: impl FnOnce(&disk::Files) -> Result<(), String>) {
         if let Err(e) = write(&self.files) {
             tracing::warn!(
                 "cannot update the read cache {}: {e}; the next read asks for more",
@@ -310,7 +340,7 @@ fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -
     u64::try_from(held).unwrap_or(u64::MAX) > count.count
 }
 
-fn foreign(path: &std::path::Path) {
+pub(super) fn foreign(path: &std::path::Path) {
     tracing::warn!(
         "ignoring the read cache {}: it is owned by another user, or writable by others \
          (remove it if you do not know where it came from)",
@@ -319,14 +349,14 @@ fn foreign(path: &std::path::Path) {
 }
 
 /// Sorts by comment id, keeping the last copy of an id.
-fn sort_dedupe(slots: &mut Vec<Slot>) {
+pub(super) fn sort_dedupe(slots: &mut Vec<Slot>) {
     slots.reverse();
     slots.sort_by_key(|s| s.i);
     slots.dedup_by_key(|s| s.i);
 }
 
 /// `old` with `new` merged in by comment id (both sorted); `new` replaces `old`.
-fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
+pub(super) fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
     let mut out = Vec::with_capacity(old.len() + new.len());
     let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
     loop {
@@ -345,7 +375,7 @@ fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
 
 /// Whether `new` is a copy the mirror already holds (the inclusive `since` boundary sends the
 /// newest comments again). In doubt, it is not.
-fn unchanged(held: &[Slot], new: &Slot, data: &disk::Data) -> bool {
+pub(super) fn unchanged(held: &[Slot], new: &Slot, data: Option<&disk::Data>) -> bool {
     let Ok(at) = held.binary_search_by_key(&new.i, |s| s.i) else {
         return false;
     };
@@ -358,7 +388,7 @@ fn unchanged(held: &[Slot], new: &Slot, data: &disk::Data) -> bool {
             let same_head = serde_json::to_string(h1).ok() == serde_json::to_string(h2).ok();
             let old_data = match b1 {
                 Blob::In(r) => serde_json::from_str(r.get()).ok(),
-                Blob::At(off, len) => data.read(*off, *len).ok(),
+                Blob::At(off, len) => data.and_then(|d| d.read(*off, *len).ok()),
             };
             let new_data: Option<serde_json::Value> = serde_json::from_str(raw.get()).ok();
             same_head && old_data.is_some() && old_data == new_data

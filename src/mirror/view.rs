@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::disk::Data;
 use super::slot::{Blob, Body, Head, Slot};
+use super::summary::{Held, IdIndex};
 use crate::format::{ParseError, Record, marker_line, parse};
 use crate::scan::{Entry, Parsed, Scan, Trust, classify};
 use crate::store::Unreadable;
@@ -18,7 +19,10 @@ pub(crate) enum Keep<'a> {
     /// Every entry (`scan`, `list`).
     All,
     /// Only the newest entry the predicate accepts. The predicate sees the entry with its data
-    /// (or metrics) still `null`, so it must decide on the header and the comment alone.
+    /// (or metrics) still `null`, so it must decide on the header and the comment alone, and
+    /// it must be monotone per (agent, session, kind): whenever it accepts a record, it accepts
+    /// every newer record of the same agent, session and kind (the answer is then among the
+    /// newest records of each, which is all a warm read through the mirror's summary holds).
     Newest(&'a (dyn Fn(&Entry) -> bool + Send + Sync)),
     /// Every entry the first predicate accepts, without its data (`null`), except the newest the
     /// second accepts, which is built whole (a session's story and its newest checkpoint). Both
@@ -39,6 +43,10 @@ pub(crate) struct View {
     pub(super) warnings: Vec<String>,
     /// Unreadable comments without an id (not kept in the mirror).
     pub(super) extra: Vec<Unreadable>,
+    /// The record id index, when `slots` are the summary's and not the whole thread.
+    pub(super) index: Option<IdIndex>,
+    /// Record `Id`s the thread holds beyond those of `slots` (a summary's `recent`).
+    pub(super) known: Vec<String>,
 }
 
 /// What stands for an accepted record until it is built.
@@ -48,10 +56,10 @@ enum Src<'a> {
 }
 
 impl View {
-    /// The scan of the thread, with the entries `keep` asks for, and the `Id` of every record
+    /// The scan of the thread, with the entries `keep` asks for, and the `Id`s of the records
     /// the thread holds (for the outbox's dedupe). Fails when a record's data cannot be read
     /// back (the mirror's data area changed under it).
-    pub(crate) fn scan(self, keep: Keep<'_>) -> Result<(Scan, HashSet<String>), String> {
+    pub(crate) fn scan(mut self, keep: Keep<'_>) -> Result<(Scan, Held), String> {
         let mut unreadable = Vec::new();
         let mut parsed = Vec::with_capacity(self.slots.len());
         for slot in &self.slots {
@@ -142,7 +150,13 @@ impl View {
             warnings: self.warnings.clone(),
             offline: false,
         };
-        Ok((scan, ids))
+        let mut ids = ids;
+        ids.extend(self.known.drain(..));
+        let held = Held {
+            set: ids,
+            index: self.index.take(),
+        };
+        Ok((scan, held))
     }
 
     /// The record without its data (a `null` in its place), to test a predicate on.

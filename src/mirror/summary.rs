@@ -1,0 +1,319 @@
+//! The mirror's summary: what a `latest` or `resume` needs, kept in the delta file so a warm read
+//! of those verbs never loads the base's index (which grows with the thread).
+//!
+//! It holds the newest accepted record per (agent, session, kind), with its data inline; the
+//! comments whose failure to read may make an answer stale (invalid, too large, unreadable); the
+//! comments the inclusive `since` boundary sends again (`tail`); and the record `Id`s not yet in
+//! the base's id index (`recent`). The id index (`<key>.mirror-ids`) is written with each base:
+//! the base's generation, then the sorted first 16 bytes of each record `Id`'s SHA-256, searched
+//! by seeking, so a lookup costs O(log N) small reads and nothing is loaded whole.
+//!
+//! It is derived from the base and the delta in the same write as the delta, so it is never out
+//! of step with them. A warm read that cannot extend it exactly (an edited older comment, a
+//! record `Id` seen before, another thread, other trusted authors) reads the whole mirror.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::disk::{Data, Files};
+use super::slot::{Blob, Body, Slot};
+use crate::format::{Kind, ParseError, parse};
+use crate::fsutil::NotOurs;
+use crate::scan::{Parsed, Trust, classify};
+
+/// Bytes per entry of the id index.
+const ID_BYTES: usize = 16;
+
+/// The summary, as kept in the delta file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct Summary {
+    /// The newest comment id the summary covers.
+    pub max_id: u64,
+    /// The newest accepted record per (agent, session, kind), data inline, by comment id.
+    pub table: Vec<Slot>,
+    /// Comments that may make an answer stale (invalid, too large, unreadable), by comment id.
+    pub rejected: Vec<Slot>,
+    /// Every comment updated in the newest second the summary saw: a `since` read sends them
+    /// again, and an unchanged copy is not an edit.
+    pub tail: Vec<Slot>,
+    /// Accepted record `Id`s that the id index of this generation does not hold.
+    pub recent: Vec<String>,
+}
+
+/// What a slot means to the summary.
+pub(super) enum Role {
+    /// An accepted record of this (agent, session, kind), with its record `Id`.
+    Record((String, String, Kind), Option<String>),
+    /// Not a record, or an untrusted author's: nothing for an answer.
+    Ignored,
+    /// May make an answer stale.
+    Stale,
+}
+
+/// What [`Role`] a slot plays under `trust` (dedupe aside: see [`crate::scan::classify`]).
+pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
+    if matches!(slot.b, Body::N) {
+        return Role::Ignored;
+    }
+    if !trust.allows(&slot.a) {
+        return Role::Ignored;
+    }
+    match &slot.b {
+        Body::R(head, _) => {
+            let shell = head.record(serde_json::Value::Null);
+            let kind = shell.kind();
+            Role::Record((shell.agent, shell.session, kind), head.id.clone())
+        }
+        Body::I(body) => match parse(body) {
+            Ok(r) => Role::Record((r.agent.clone(), r.session.clone(), r.kind()), r.id),
+            Err(ParseError::NoMarker) => Role::Ignored,
+            Err(_) => Role::Stale,
+        },
+        Body::N => Role::Ignored,
+        Body::S | Body::U(_) | Body::L(..) => Role::Stale,
+    }
+}
+
+/// A slot with its record's data inline (read from `data` when the base holds it).
+pub(super) fn inline(slot: &Slot, data: Option<&Data>) -> Result<Slot, String> {
+    let mut slot = slot.clone();
+    if let Body::R(_, blob @ Blob::At(..)) = &mut slot.b {
+        let Blob::At(off, len) = *blob else {
+            return Err("a record's data moved".into());
+        };
+        let data = data.ok_or("a record's data is in a base that is gone")?;
+        let raw = String::from_utf8(data.bytes(off, len)?)
+            .map_err(|e| format!("a record's data is not text: {e}"))?;
+        *blob = Blob::In(
+            serde_json::value::RawValue::from_string(raw)
+                .map_err(|e| format!("a record's data does not read: {e}"))?,
+        );
+    }
+    Ok(slot)
+}
+
+impl Summary {
+    /// The summary of `slots` (the whole mirror, by comment id) under `trust`, and every
+    /// accepted record `Id` (for the id index).
+    pub fn of(
+        slots: &[Slot],
+        data: Option<&Data>,
+        trust: &Trust,
+    ) -> Result<(Summary, Vec<String>), String> {
+        // The one copy of trust and dedupe decides what is accepted.
+        let parsed = slots.iter().enumerate().map(|(n, slot)| {
+            let outcome = match role(slot, trust) {
+                Role::Record(_, id) => Parsed::Record(id, n),
+                Role::Ignored => Parsed::NoMarker,
+                Role::Stale => Parsed::Skipped,
+            };
+            (slot.info(), outcome)
+        });
+        let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
+        let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
+            std::collections::HashMap::new();
+        let mut ids = Vec::with_capacity(accepted.len());
+        for (_, n) in accepted {
+            if let Role::Record(key, id) = role(&slots[n], trust) {
+                newest.insert(key, n);
+                ids.extend(id);
+            }
+        }
+        let mut picked: Vec<usize> = newest.into_values().collect();
+        picked.sort_unstable();
+        let table = picked
+            .into_iter()
+            .map(|n| inline(&slots[n], data))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rejected = slots
+            .iter()
+            .filter(|s| matches!(role(s, trust), Role::Stale))
+            .map(|s| inline(s, data))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut summary = Summary {
+            max_id: slots.last().map_or(0, |s| s.i),
+            table,
+            rejected,
+            tail: Vec::new(),
+            recent: Vec::new(),
+        };
+        summary.tail = tail_of(slots.iter(), data)?;
+        Ok((summary, ids))
+    }
+
+    /// The slots an answer is built from: the table and the stale ones, by comment id.
+    pub fn slots(&self) -> Vec<Slot> {
+        let mut all: Vec<Slot> = self.table.iter().chain(&self.rejected).cloned().collect();
+        all.sort_by_key(|s| s.i);
+        all.dedup_by_key(|s| s.i);
+        all
+    }
+}
+
+/// The summary of `slots` (the whole mirror of base `generation`), writing the base's id index
+/// when `delta` is `None` (a new base) or when this generation has none: `delta` are the slots
+/// kept beside the base, whose record `Id`s the summary lists itself. `None` when it cannot be
+/// built (logged): the next `latest` or `resume` then reads the whole mirror again.
+pub(super) fn summarize(
+    files: &Files,
+    generation: &str,
+    slots: &[Slot],
+    data: Option<&Data>,
+    trust: &Trust,
+    delta: Option<&[Slot]>,
+) -> Option<Summary> {
+    let built = Summary::of(slots, data, trust).and_then(|(mut sum, ids)| {
+        let indexed = delta.is_some() && IdIndex::open(&files.ids, generation).is_some();
+        match delta {
+            Some(kept) if indexed => {
+                sum.recent = kept
+                    .iter()
+                    .filter_map(|s| match role(s, trust) {
+                        Role::Record(_, id) => id,
+                        _ => None,
+                    })
+                    .collect();
+            }
+            _ => write_ids(&files.ids, generation, &ids)?,
+        }
+        Ok(sum)
+    });
+    match built {
+        Ok(sum) => Some(sum),
+        Err(e) => {
+            tracing::debug!("cannot summarize the read cache: {e}");
+            None
+        }
+    }
+}
+
+/// The slots updated in the newest second among `slots`, data inline.
+pub(super) fn tail_of<'a>(
+    slots: impl Iterator<Item = &'a Slot> + Clone,
+    data: Option<&Data>,
+) -> Result<Vec<Slot>, String> {
+    let Some(newest) = slots.clone().map(|s| s.u.0.timestamp()).max() else {
+        return Ok(Vec::new());
+    };
+    let mut tail = slots
+        .filter(|s| s.u.0.timestamp() >= newest)
+        .map(|s| inline(s, data))
+        .collect::<Result<Vec<_>, _>>()?;
+    tail.sort_by_key(|s| s.i);
+    tail.dedup_by_key(|s| s.i);
+    Ok(tail)
+}
+
+/// One record `Id` as the index keeps it.
+fn id_key(id: &str) -> [u8; ID_BYTES] {
+    let hash = Sha256::digest(id.as_bytes());
+    let mut key = [0; ID_BYTES];
+    key.copy_from_slice(&hash[..ID_BYTES]);
+    key
+}
+
+/// Writes the id index of base `generation`, holding `ids`, atomically.
+pub(super) fn write_ids(path: &Path, generation: &str, ids: &[String]) -> Result<(), String> {
+    let mut keys: Vec<[u8; ID_BYTES]> = ids.iter().map(|id| id_key(id)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut bytes = Vec::with_capacity(generation.len() + 1 + keys.len() * ID_BYTES);
+    bytes.extend_from_slice(generation.as_bytes());
+    bytes.push(b'\n');
+    for k in keys {
+        bytes.extend_from_slice(&k);
+    }
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    crate::fsutil::write_atomic(path, &bytes, true).map_err(|e| e.to_string())
+}
+
+/// The id index of one base generation, open for lookups.
+#[derive(Debug)]
+pub(crate) struct IdIndex {
+    file: Mutex<File>,
+    start: u64,
+    count: u64,
+}
+
+impl IdIndex {
+    /// Opens the index at `path` when it belongs to base `generation`, is ours and is whole.
+    pub(super) fn open(path: &Path, generation: &str) -> Option<IdIndex> {
+        let mut file = match crate::fsutil::open_private(path) {
+            Ok(f) => f,
+            Err(e) => {
+                if NotOurs::is(&e) {
+                    tracing::warn!(
+                        "ignoring the read cache {}: it is owned by another user, or writable \
+                         by others",
+                        path.display()
+                    );
+                }
+                return None;
+            }
+        };
+        let mut head = vec![0; generation.len() + 1];
+        file.read_exact(&mut head).ok()?;
+        if &head[..generation.len()] != generation.as_bytes() || head[generation.len()] != b'\n' {
+            return None;
+        }
+        let len = file.metadata().ok()?.len();
+        let start = head.len() as u64;
+        let body = len.checked_sub(start)?;
+        if body % ID_BYTES as u64 != 0 {
+            return None;
+        }
+        Some(IdIndex {
+            file: Mutex::new(file),
+            start,
+            count: body / ID_BYTES as u64,
+        })
+    }
+
+    /// Whether the index holds `id`; `None` when the file cannot be read.
+    pub fn holds(&self, id: &str) -> Option<bool> {
+        let key = id_key(id);
+        let mut file = self.file.lock().ok()?;
+        let (mut lo, mut hi) = (0u64, self.count);
+        let mut buf = [0; ID_BYTES];
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            file.seek(SeekFrom::Start(self.start + mid * ID_BYTES as u64))
+                .ok()?;
+            file.read_exact(&mut buf).ok()?;
+            match buf.cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(true),
+            }
+        }
+        Some(false)
+    }
+}
+
+/// The record `Id`s the thread holds, as a read knows them: a set, or (a warm read through the
+/// summary) the set of the summary's own plus the id index.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    pub(super) set: HashSet<String>,
+    pub(super) index: Option<IdIndex>,
+}
+
+impl Held {
+    /// Whether the thread holds a record with `id`. In doubt (the index cannot be read), no:
+    /// the pending copy of a record is then shown rather than none.
+    pub(crate) fn holds(&self, id: &str) -> bool {
+        self.set.contains(id)
+            || self
+                .index
+                .as_ref()
+                .is_some_and(|i| i.holds(id).unwrap_or(false))
+    }
+}

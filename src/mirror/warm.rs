@@ -1,0 +1,232 @@
+//! A warm `latest` or `resume` through the mirror's summary (`summary.rs`): the delta file and the
+//! base's header line are read, never the base's index, so the cost follows what changed and the
+//! number of (agent, session, kind) keys, not the length of the thread. Whatever the summary
+//! cannot extend exactly is left to the whole read (`read.rs`), which rebuilds it.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+
+use super::disk::{self, Found};
+use super::read::{COMPACT_AFTER, foreign, merge, sort_dedupe, unchanged};
+use super::slot::{Blob, Body, Slot};
+use super::summary::{self, IdIndex, Role};
+use super::{Mirror, View, random_hex};
+use crate::scan::Trust;
+use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
+
+/// What a warm read through the summary already asked the store.
+pub(super) struct Asked {
+    /// The cursor it asked after.
+    pub cursor: Option<Cursor>,
+    /// The answer.
+    pub delta: Delta,
+    /// The login it learned or had, when it needed one.
+    pub login: Option<String>,
+}
+
+impl Mirror {
+    /// Reads the thread through the mirror. `trusted` are the configured trusted authors (the
+    /// store's own login is added, from the cache when the token's fingerprint matches). With
+    /// `newest` (the answer is [`super::Keep::Newest`]), the summary answers when it can.
+    pub(crate) async fn read<T: Thread>(
+        &self,
+        thread: &T,
+        effort: Effort,
+        trusted: &BTreeSet<String>,
+        newest: bool,
+    ) -> Result<View, StoreError> {
+        let mut pre = None;
+        if newest && !self.refresh.load(Ordering::Relaxed) {
+            match self.read_summary(thread, effort, trusted, &mut pre).await? {
+                Some(view) => return Ok(view),
+                None => tracing::debug!("the read cache's summary cannot answer; reading it all"),
+            }
+        }
+        self.read_all(thread, effort, trusted, pre).await
+    }
+
+    /// The warm read through the summary; `None` when the whole mirror must be read instead,
+    /// with what this read already asked the store left in `pre` (so it is not asked twice).
+    async fn read_summary<T: Thread>(
+        &self,
+        thread: &T,
+        effort: Effort,
+        trusted: &BTreeSet<String>,
+        pre: &mut Option<Asked>,
+    ) -> Result<Option<View>, StoreError> {
+        let mut delta = match disk::load_delta(&self.files.delta) {
+            Found::Ok(d) => d,
+            Found::Foreign => {
+                foreign(&self.files.delta);
+                return Ok(None);
+            }
+            _ => return Ok(None),
+        };
+        let Some(mut sum) = delta.sum.take() else {
+            return Ok(None);
+        };
+        let header = match disk::load_header(&self.files.base) {
+            Found::Ok(h) => h,
+            _ => return Ok(None),
+        };
+        let ordered = delta.slots.windows(2).all(|w| w[0].i < w[1].i);
+        let inline = delta
+            .slots
+            .iter()
+            .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
+        if header.generation != delta.generation || self.too_old(&header) || !ordered || !inline {
+            return Ok(None);
+        }
+        let Some(index) = IdIndex::open(&self.files.ids, &header.generation) else {
+            return Ok(None);
+        };
+        let salt = Some(delta.salt.clone())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(random_hex);
+        let fingerprint = self.fingerprint(&salt);
+        let cached_login = match (&delta.login, &fingerprint) {
+            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
+            _ => None,
+        };
+        let keep = StoreKeep {
+            authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
+            max_body: crate::format::HARD_MAX_BODY_BYTES,
+            identity: cached_login.clone(),
+        };
+        let got = thread
+            .list_delta(delta.cursor.as_ref(), effort, &keep)
+            .await?;
+        if got.full || got.location != header.location {
+            *pre = Some(Asked {
+                cursor: delta.cursor.clone(),
+                delta: got,
+                login: None,
+            });
+            return Ok(None);
+        }
+        let mut learned = false;
+        let trust = if thread.trusts_everyone() {
+            Trust::Everyone
+        } else {
+            let login = match cached_login {
+                Some(login) => login,
+                None => {
+                    learned = fingerprint.is_some();
+                    thread.whoami().await?
+                }
+            };
+            if let Ok(mut l) = self.login.lock() {
+                *l = Some(login.clone());
+            }
+            let mut set = trusted.clone();
+            set.insert(login);
+            Trust::Only(set)
+        };
+        let trust_list = match &trust {
+            Trust::Everyone => None,
+            Trust::Only(set) => Some(set.iter().cloned().collect::<Vec<_>>()),
+        };
+        let asked = Asked {
+            cursor: delta.cursor.clone(),
+            delta: got,
+            login: self.login(),
+        };
+        if header.trust != trust_list {
+            *pre = Some(asked);
+            return Ok(None);
+        }
+        let login = match (&fingerprint, self.login()) {
+            (Some(fp), Some(login)) => Some((fp.clone(), login)),
+            _ => None,
+        };
+        // Kept until the summary is known to answer; the whole read reuses it otherwise.
+        *pre = Some(Asked {
+            cursor: asked.cursor.clone(),
+            delta: asked.delta.clone(),
+            login: asked.login.clone(),
+        });
+        let Delta {
+            listing, cursor, ..
+        } = asked.delta;
+        let Listing {
+            comments,
+            warnings: listed,
+            rejects,
+        } = listing;
+        let mut fresh = Vec::with_capacity(comments.len());
+        for c in comments {
+            let trusted = trust.allows(&c.author);
+            fresh.push(Slot::of(c, trusted).map_err(|e| StoreError::Task(e.to_string()))?);
+        }
+        for r in rejects {
+            match r.id {
+                Some(id) => fresh.push(Slot::unreadable(&r, id)),
+                // Without an id it cannot be merged: the whole read drops the mirror.
+                None => return Ok(None),
+            }
+        }
+        sort_dedupe(&mut fresh);
+
+        let mut changed = Vec::new();
+        for slot in fresh {
+            if slot.i <= sum.max_id {
+                if unchanged(&sum.tail, &slot, None) {
+                    continue;
+                }
+                // An older comment edited (or one this summary never saw): read it all.
+                return Ok(None);
+            }
+            match summary::role(&slot, &trust) {
+                Role::Ignored => {}
+                Role::Stale => sum.rejected.push(slot.clone()),
+                Role::Record(key, id) => {
+                    if let Some(id) = id {
+                        // A record `Id` seen before is a duplicate (first wins): the whole
+                        // read decides which copy stands.
+                        if sum.recent.contains(&id) || index.holds(&id) != Some(false) {
+                            return Ok(None);
+                        }
+                        sum.recent.push(id);
+                    }
+                    sum.table.retain(|s| match summary::role(s, &trust) {
+                        Role::Record(k, _) => k != key,
+                        _ => true,
+                    });
+                    sum.table.push(slot.clone());
+                }
+            }
+            changed.push(slot);
+        }
+        let moved = delta.cursor != cursor;
+        delta.slots = merge(&delta.slots, &changed);
+        if delta.slots.len() > COMPACT_AFTER {
+            // Time to fold the delta into a new base: the whole read does it.
+            return Ok(None);
+        }
+        if let Some(last) = changed.last() {
+            sum.max_id = sum.max_id.max(last.i);
+            sum.tail = summary::tail_of(sum.tail.iter().chain(&changed), None)
+                .map_err(StoreError::Task)?;
+        }
+        let slots = sum.slots();
+        let known = sum.recent.clone();
+        delta.cursor = cursor;
+        delta.salt = salt;
+        delta.login = login;
+        delta.sum = Some(sum);
+        if !changed.is_empty() || moved || learned {
+            self.save(|files| disk::write_delta(&files.delta, &delta));
+        }
+        let mut warnings = header.warnings;
+        warnings.extend(listed);
+        Ok(Some(View {
+            slots,
+            data: None,
+            trust,
+            warnings,
+            extra: Vec::new(),
+            index: Some(index),
+            known,
+        }))
+    }
+}
