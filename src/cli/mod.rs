@@ -30,9 +30,10 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use forgestate::backend::AnyThread;
-use forgestate::config::{Config, Overrides};
+use forgestate::config::{Config, Overrides, StoreSettings};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
+use forgestate::store::THREAD_FILE;
 use forgestate::verbs::{self, Run};
 use forgestate::{Client, Error, Outcome};
 
@@ -294,14 +295,21 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
     open_with(cli, &config, &over)
 }
 
-/// Opens the store of `config` under `over`, with the notes the user should see.
+/// Opens the store of `config` under `over`, with the notes the user should see. The line
+/// naming the default local store appears on its first use (no thread file yet), or with `-v`:
+/// a routine command is quiet on stderr.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
-    let (client, note) = config.client(over)?;
-    let client = client.with_progress(progress::hook(cli));
+    let settings = config.settings(over)?;
+    let first_use = match &settings.store {
+        StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
+        StoreSettings::Forge(_) => false,
+    };
+    let note = settings.note.clone();
+    let client = Client::from_settings(settings)?.with_progress(progress::hook(cli));
     if cli.refresh {
         client.refresh();
     }
-    if let Some(note) = note.filter(|_| !cli.quiet) {
+    if let Some(note) = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0)) {
         output::note(&note);
     }
     if config.forge_without_outbox() && !cli.quiet {

@@ -1,0 +1,117 @@
+//! The first hour with the CLI (issue #19): no silent fresh start (`resume` with glob
+//! characters is a usage error, a mistyped name gets a "did you mean"), quiet success on stderr,
+//! help that reads well, gh-style tables and `--json=FIELDS` / `--jq`.
+
+mod common;
+
+use std::path::Path;
+
+use common::cli::{Bin, stderr, stdout};
+use serde_json::Value;
+
+/// The binary with its per-user directories under `home` (the default local store lives there).
+fn bin(home: &Path) -> Bin {
+    Bin::new(home).env("XDG_STATE_HOME", home.join("state").display().to_string())
+}
+
+fn ok(bin: &Bin, line: &str) -> (String, String) {
+    let out = bin.line(line);
+    assert_eq!(out.status.code(), Some(0), "{line}: {}", stderr(&out));
+    (stdout(&out), stderr(&out))
+}
+
+/// Two checkpoints of `implementation-worker` in `demo-1`, one of `reviewer` in `demo`.
+fn seeded(home: &Path) -> Bin {
+    let b = bin(home);
+    ok(&b, "checkpoint --agent implementation-worker --session demo-1 --phase clone_complete --set n=1");
+    ok(&b, "checkpoint --agent implementation-worker --session demo-1 --phase subtask_1_complete");
+    ok(&b, "checkpoint --agent reviewer --session demo --phase review_posted");
+    b
+}
+
+#[test]
+fn resume_with_glob_characters_is_a_usage_error_pointing_to_list_and_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    for line in [
+        "resume --agent implementation-* --session demo-1",
+        "resume --agent implementation-worker --session demo-?",
+        "resume --agent implementation-worker --session [demo]",
+    ] {
+        let out = b.line(line);
+        assert_eq!(out.status.code(), Some(64), "{line}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("has glob characters"), "{err}");
+        assert!(err.contains("use list or latest"), "{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert_eq!(stdout(&out), "", "no fresh start printed");
+        let json = b.line(&format!("{line} --json"));
+        assert_eq!(json.status.code(), Some(64));
+        let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(doc["error"]["code"], 64, "{doc}");
+    }
+}
+
+#[test]
+fn a_mistyped_name_gets_one_did_you_mean_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    // A mistyped session: the agent's sessions are offered.
+    let (out, err) = ok(&b, "resume --agent implementation-worker --session demo-l");
+    assert!(out.contains("fresh start"), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("forgestate: warning: no checkpoint of agent")
+            && lines[0].ends_with("did you mean session \"demo-1\"?"),
+        "{err}"
+    );
+    // A mistyped agent: the session's agents are offered.
+    let (_, err) = ok(&b, "resume --agent reviwer --session demo");
+    assert!(err.contains("did you mean agent \"reviewer\"?"), "{err}");
+    // In --json, the same line is a warning of the answer.
+    let (out, _) = ok(&b, "resume --agent implementation-worker --session demo-l --json");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["fresh_start"], true);
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{doc}");
+    assert!(warnings[0].as_str().unwrap().contains("did you mean session \"demo-1\""));
+    // Nothing close to offer: a plain fresh start, silent.
+    let (out, err) = ok(&b, "resume --agent newcomer --session brand-new");
+    assert!(out.contains("fresh start"), "{out}");
+    assert_eq!(err, "", "nothing to suggest");
+    // The right names resume, with no warning.
+    let (out, err) = ok(&b, "resume --agent implementation-worker --session demo-1");
+    assert!(out.contains("phase:        subtask_1_complete"), "{out}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn routine_commands_are_quiet_on_stderr_and_the_store_line_comes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bin(dir.path());
+    let (_, first) = ok(&b, "checkpoint --agent w --session s --phase clone_complete");
+    assert!(
+        first.contains("no forge configured; using the local store in"),
+        "the first use names the store: {first}"
+    );
+    assert_eq!(first.lines().count(), 1, "{first}");
+    for line in [
+        "checkpoint --agent w --session s --phase subtask_1_complete",
+        "health --agent w --session s",
+        "resume --agent w --session s",
+        "latest --agent w",
+        "list",
+        "status",
+        "history --session s",
+        "list --json",
+    ] {
+        let (out, err) = ok(&b, line);
+        assert!(!out.is_empty(), "{line} prints its result on stdout");
+        assert_eq!(err, "", "{line}: nothing on stderr");
+    }
+    let (_, err) = ok(&b, "list -v");
+    assert!(err.contains("using the local store in"), "-v shows it again: {err}");
+    let (_, err) = ok(&b, "list -q");
+    assert_eq!(err, "");
+}
