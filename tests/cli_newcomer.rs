@@ -23,9 +23,18 @@ fn ok(bin: &Bin, line: &str) -> (String, String) {
 /// Two checkpoints of `implementation-worker` in `demo-1`, one of `reviewer` in `demo`.
 fn seeded(home: &Path) -> Bin {
     let b = bin(home);
-    ok(&b, "checkpoint --agent implementation-worker --session demo-1 --phase clone_complete --set n=1");
-    ok(&b, "checkpoint --agent implementation-worker --session demo-1 --phase subtask_1_complete");
-    ok(&b, "checkpoint --agent reviewer --session demo --phase review_posted");
+    ok(
+        &b,
+        "checkpoint --agent implementation-worker --session demo-1 --phase clone_complete --set n=1",
+    );
+    ok(
+        &b,
+        "checkpoint --agent implementation-worker --session demo-1 --phase subtask_1_complete",
+    );
+    ok(
+        &b,
+        "checkpoint --agent reviewer --session demo --phase review_posted",
+    );
     b
 }
 
@@ -70,12 +79,20 @@ fn a_mistyped_name_gets_one_did_you_mean_line() {
     let (_, err) = ok(&b, "resume --agent reviwer --session demo");
     assert!(err.contains("did you mean agent \"reviewer\"?"), "{err}");
     // In --json, the same line is a warning of the answer.
-    let (out, _) = ok(&b, "resume --agent implementation-worker --session demo-l --json");
+    let (out, _) = ok(
+        &b,
+        "resume --agent implementation-worker --session demo-l --json",
+    );
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["fresh_start"], true);
     let warnings = doc["warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 1, "{doc}");
-    assert!(warnings[0].as_str().unwrap().contains("did you mean session \"demo-1\""));
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("did you mean session \"demo-1\"")
+    );
     // Nothing close to offer: a plain fresh start, silent.
     let (out, err) = ok(&b, "resume --agent newcomer --session brand-new");
     assert!(out.contains("fresh start"), "{out}");
@@ -90,7 +107,10 @@ fn a_mistyped_name_gets_one_did_you_mean_line() {
 fn routine_commands_are_quiet_on_stderr_and_the_store_line_comes_once() {
     let dir = tempfile::tempdir().unwrap();
     let b = bin(dir.path());
-    let (_, first) = ok(&b, "checkpoint --agent w --session s --phase clone_complete");
+    let (_, first) = ok(
+        &b,
+        "checkpoint --agent w --session s --phase clone_complete",
+    );
     assert!(
         first.contains("no forge configured; using the local store in"),
         "the first use names the store: {first}"
@@ -111,7 +131,57 @@ fn routine_commands_are_quiet_on_stderr_and_the_store_line_comes_once() {
         assert_eq!(err, "", "{line}: nothing on stderr");
     }
     let (_, err) = ok(&b, "list -v");
-    assert!(err.contains("using the local store in"), "-v shows it again: {err}");
+    assert!(
+        err.contains("using the local store in"),
+        "-v shows it again: {err}"
+    );
     let (_, err) = ok(&b, "list -q");
     assert_eq!(err, "");
+}
+
+/// `shown` (microseconds, as the tables print times) is the store's `stored` time.
+fn same_time(shown: &str, stored: &Value) -> bool {
+    let stored = stored.as_str().unwrap_or_default();
+    shown.ends_with('Z') && stored.starts_with(shown.trim_end_matches('Z'))
+}
+
+#[test]
+fn piped_tables_are_tab_separated_and_show_the_stores_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    let (json, _) = ok(&b, "list --json");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let (text, _) = ok(&b, "list");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "no header when piped: {text}");
+    for (line, record) in lines.iter().zip(json["records"].as_array().unwrap()) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 6, "{line:?}");
+        assert!(
+            cells.iter().all(|c| c.trim() == *c && !c.is_empty()),
+            "unpadded: {line:?}"
+        );
+        assert!(
+            same_time(cells[1], &record["comment"]["created_at"]),
+            "the store's time: {line:?}"
+        );
+        assert_eq!(cells[3], record["agent"]);
+    }
+    let (text, _) = ok(&b, "status");
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 8, "{line:?}");
+        assert!(["alive", "warning", "stalled", "paused", "completed"].contains(&cells[0]));
+    }
+    let (text, _) = ok(&b, "history --session demo-1");
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (row, record) in rows.iter().zip(json["records"].as_array().unwrap()) {
+        let cells: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cells.len(), 8, "{row:?}");
+        assert!(
+            same_time(cells[2], &record["comment"]["created_at"]),
+            "the store's time: {row:?}"
+        );
+    }
 }

@@ -128,7 +128,11 @@ fn problems(paths: &[PathBuf]) -> Vec<String> {
     let mut out = Vec::new();
     for path in paths {
         let doc = read_doc(path);
-        let name = path.strip_prefix(root()).unwrap_or(path).display().to_string();
+        let name = path
+            .strip_prefix(root())
+            .unwrap_or(path)
+            .display()
+            .to_string();
         out.extend(doc.problems.iter().map(|p| format!("{name}: {p}")));
         for (dest, line) in &doc.links {
             if dest.contains("://") || dest.starts_with("mailto:") {
@@ -141,12 +145,16 @@ fn problems(paths: &[PathBuf]) -> Vec<String> {
                 path.parent().unwrap_or(Path::new(".")).join(file)
             };
             if !target.exists() {
-                out.push(format!("{name}: line {line}: {dest} points at a missing file"));
+                out.push(format!(
+                    "{name}: line {line}: {dest} points at a missing file"
+                ));
                 continue;
             }
             let is_md = target.extension().is_some_and(|e| e == "md");
             if !anchor.is_empty() && is_md && !read_doc(&target).anchors.contains(anchor) {
-                out.push(format!("{name}: line {line}: {dest}: no heading makes #{anchor}"));
+                out.push(format!(
+                    "{name}: line {line}: {dest}: no heading makes #{anchor}"
+                ));
             }
         }
     }
@@ -172,11 +180,26 @@ fn an_unclosed_fence_a_heading_in_code_and_a_dead_link_are_found() {
     )
     .unwrap();
     let found = problems(std::slice::from_ref(&bad)).join("\n");
-    assert!(found.contains("line 5: the \"console\" code block opened here is never closed"), "{found}");
-    assert!(found.contains("line 8: a heading inside the \"console\" code block"), "{found}");
-    assert!(found.contains("missing.md points at a missing file"), "{found}");
-    assert!(found.contains("#nowhere: no heading makes #nowhere"), "{found}");
-    assert!(!found.contains("#title"), "a heading that exists is found: {found}");
+    assert!(
+        found.contains("line 5: the \"console\" code block opened here is never closed"),
+        "{found}"
+    );
+    assert!(
+        found.contains("line 8: a heading inside the \"console\" code block"),
+        "{found}"
+    );
+    assert!(
+        found.contains("missing.md points at a missing file"),
+        "{found}"
+    );
+    assert!(
+        found.contains("#nowhere: no heading makes #nowhere"),
+        "{found}"
+    );
+    assert!(
+        !found.contains("#title"),
+        "a heading that exists is found: {found}"
+    );
 
     std::fs::write(&bad, "# T\n\n```sh\necho ok\n```\n\n## Next\n").unwrap();
     assert_eq!(problems(&[bad]), Vec::<String>::new());
@@ -186,7 +209,10 @@ fn an_unclosed_fence_a_heading_in_code_and_a_dead_link_are_found() {
 fn the_readme_is_a_front_page() {
     let text = common::read_text(&root().join("README.md"));
     let lines = text.lines().count();
-    assert!(lines <= 300, "README.md has {lines} lines; move reference text to docs/");
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; move reference text to docs/"
+    );
     for doc in [
         "docs/cli.md",
         "docs/format.md",
@@ -222,7 +248,13 @@ fn docs_cli_has_a_section_for_every_verb() {
         .map(str::to_string)
         .collect();
     let missing: Vec<&String> = verbs.difference(&headings).collect();
-    assert!(missing.is_empty(), "docs/cli.md has no ### `forgestate VERB` for {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/cli.md has no ### `forgestate VERB` for {missing:?}"
+    );
     let gone: Vec<&String> = headings.difference(&verbs).collect();
-    assert!(gone.is_empty(), "docs/cli.md documents verbs the binary lacks: {gone:?}");
+    assert!(
+        gone.is_empty(),
+        "docs/cli.md documents verbs the binary lacks: {gone:?}"
+    );
 }

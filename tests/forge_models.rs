@@ -287,5 +287,9 @@ fn the_fixtures_are_the_reference_answers() {
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e != "md"))
         .count();
-    assert_eq!(ours, theirs.len(), "no fixture the reference material lacks");
+    assert_eq!(
+        ours,
+        theirs.len(),
+        "no fixture the reference material lacks"
+    );
 }
