@@ -185,3 +185,136 @@ fn piped_tables_are_tab_separated_and_show_the_stores_time() {
         );
     }
 }
+
+fn help_of(line: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = ok(&bin(dir.path()), line);
+    out
+}
+
+#[test]
+fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
+    let mut lines = vec!["--help".to_string(), "-h".to_string()];
+    for verb in common::cli::VERBS {
+        lines.push(format!("{verb} --help"));
+        lines.push(format!("{verb} -h"));
+    }
+    for line in &lines {
+        for l in help_of(line).lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "`{line}`: {} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
+    let top = help_of("--help");
+    let mut at = 0;
+    for (group, verbs) in [
+        (
+            "Agents:",
+            &["checkpoint", "health", "resume", "latest", "list", "fork"][..],
+        ),
+        ("Supervisors:", &["status", "history", "watch"]),
+        (
+            "Operators:",
+            &["init", "flush", "outbox", "prune", "rotate", "doctor"],
+        ),
+        (
+            "Integrations:",
+            &[
+                "mcp",
+                "render",
+                "parse",
+                "resume-map",
+                "schema",
+                "completions",
+                "man",
+            ],
+        ),
+    ] {
+        let start = top[at..].find(&format!("\n{group}\n")).map(|i| i + at);
+        let start = start.unwrap_or_else(|| panic!("{group} after the previous group:\n{top}"));
+        let section: &str = top[start + 1..].split("\n\n").next().unwrap();
+        let listed: Vec<&str> = section
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("   "))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(listed, verbs, "{group}\n{section}");
+        at = start + 1;
+    }
+    let footer = top
+        .split("Exit codes:")
+        .nth(1)
+        .expect("an exit-code footer");
+    for code in [
+        "0 ok",
+        "1 a check failed",
+        "64 usage",
+        "65 bad input",
+        "74 IO",
+        "75 try",
+        "78 conf",
+    ] {
+        assert!(
+            footer.replace('\n', " ").contains(code),
+            "footer names {code}: {footer}"
+        );
+    }
+}
+
+#[test]
+fn a_flag_is_listed_only_under_the_verbs_it_affects() {
+    for verb in [
+        "checkpoint",
+        "health",
+        "init",
+        "flush",
+        "parse",
+        "render",
+        "doctor",
+    ] {
+        let text = help_of(&format!("{verb} --help"));
+        assert!(
+            !text.contains("--refresh"),
+            "{verb} --help lists --refresh:\n{text}"
+        );
+    }
+    for verb in ["resume", "latest", "list", "status", "history", "watch"] {
+        assert!(
+            help_of(&format!("{verb} --help")).contains("--refresh"),
+            "{verb}"
+        );
+    }
+    // Hidden is still accepted (and ignored), so scripts that pass it everywhere keep working.
+    let dir = tempfile::tempdir().unwrap();
+    ok(
+        &bin(dir.path()),
+        "checkpoint --agent w --session s --phase p --refresh",
+    );
+    assert!(!help_of("schema --help").contains("--token-file"));
+}
+
+#[test]
+fn a_mistyped_verb_suggests_what_was_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bin(dir.path());
+    for (typed, meant) in [
+        ("stat", "did you mean 'status'?"),
+        ("chekpoint", "did you mean 'checkpoint'?"),
+        ("resum", "did you mean one of 'resume', 'resume-map'?"),
+        ("frobnicate", "run `forgestate --help` for the verbs"),
+    ] {
+        let out = b.line(typed);
+        assert_eq!(out.status.code(), Some(64), "{typed}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("unrecognized verb '{typed}'; {meant}")),
+            "{err}"
+        );
+        assert!(!err.contains("rotate"), "{err}");
+    }
+}

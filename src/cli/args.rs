@@ -14,10 +14,8 @@ pub const GLOBAL: &str = "Global options";
     name = "forgestate",
     version,
     about = "Persist and resume AI agents' work as checkpoint comments on a Forgejo/Gitea issue",
-    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 75 try again later, 78 configuration.
-
-Examples:
-  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
+    after_help = "Examples:
+  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate resume --agent implementation-worker --session s1 --json
   forgestate list --agent 'implementation-*' --since 24h"
 )]
@@ -105,14 +103,14 @@ pub enum Command {
     Init,
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     #[command(after_help = "Examples:
-  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
-  forgestate checkpoint --agent implementation-worker --session s1 --phase subtask_3_complete --data-file state.json
-  echo '{\"pr_number\": 7}' | forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --data -")]
+  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
+  forgestate checkpoint --agent worker --session s1 --phase subtask_3_complete --data-file s.json
+  echo '{\"pr\": 7}' | forgestate checkpoint --agent w --session s1 --phase pr_created --data -")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
   forgestate health --agent implementation-orchestrator --session s1
-  forgestate health --agent implementation-orchestrator --session s1 --metrics '{\"active_workers\": 3}' --next-check 'in 10 iterations'
+  forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
     /// Print the newest matching record (JSON null when there is none)
@@ -140,7 +138,7 @@ pub enum Command {
     Parse(ParseArgs),
     /// Print the comment body `checkpoint` or `health` would post for a record given as JSON
     #[command(after_help = "Examples:
-  echo '{\"agent\": \"implementation-worker\", \"session\": \"s1\", \"phase\": \"clone_complete\", \"data\": {\"issue_number\": 42}}' | forgestate render
+  echo '{\"agent\": \"w\", \"session\": \"s1\", \"phase\": \"clone_complete\"}' | forgestate render
   forgestate parse comment.md | forgestate render --json")]
     Render(super::render::RenderArgs),
     /// Print the phase table an agent resumes by (the resume map as configured)

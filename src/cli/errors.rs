@@ -3,11 +3,12 @@
 
 use std::ffi::OsString;
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ColorChoice, CommandFactory, FromArgMatches};
 use serde::Serialize;
 
-use super::args::{Cli, ColorArg, NOT_FOR_PARSE, STRICT_ONLY_FOR};
+use super::args::{Cli, ColorArg};
+use super::help;
 use super::output;
 
 pub use crate::face::{ErrorBody, exit_code};
@@ -63,9 +64,11 @@ fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
 }
 
 /// The clap command with the help adjustments derive cannot express: global options that do not
-/// apply to a verb are hidden from its help (still accepted, and ignored).
+/// apply to a verb are hidden from its help (still accepted, and ignored; see
+/// [`help::hidden_globals`]), the top-level help lists the verbs by group with the exit-code
+/// footer, and nothing is wider than [`help::HELP_WIDTH`].
 pub fn command(color: ColorChoice) -> clap::Command {
-    let mut cmd = Cli::command().color(color);
+    let mut cmd = Cli::command().color(color).max_term_width(help::HELP_WIDTH);
     // A verb that already has an argument keeps it when globals propagate (at build time), so a
     // hidden copy of a global hides it there. Mutating after the build would corrupt clap's index.
     let globals: Vec<clap::Arg> = cmd
@@ -78,11 +81,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for name in names {
-        let hide: &[&str] = match name.as_str() {
-            "parse" | "completions" | "man" => NOT_FOR_PARSE,
-            n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
-            _ => &[],
-        };
+        let hide = help::hidden_globals(&name);
         if let Some(sub) = cmd.find_subcommand_mut(&name) {
             let mut s = std::mem::take(sub);
             for arg in globals
@@ -94,6 +93,20 @@ pub fn command(color: ColorChoice) -> clap::Command {
             *sub = s;
         }
     }
+    let template = format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{}Options:\n{{options}}{{after-help}}",
+        help::grouped_verbs(&cmd)
+            .replace('{', "{{")
+            .replace('}', "}}")
+    );
+    let footer = format!(
+        "{}\n\n{}",
+        help::EXIT_CODES,
+        cmd.get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+    );
+    cmd = cmd.help_template(template).after_help(footer);
     cmd.build();
     cmd
 }
@@ -135,6 +148,30 @@ pub fn parse_args() -> Result<Cli, u8> {
                 "a verb is required ({}); run `forgestate --help`",
                 verbs.join(", ")
             );
+            output::error(&message);
+            message
+        }
+        ErrorKind::InvalidSubcommand => {
+            let typed = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            let verbs: Vec<&str> = help::GROUPS
+                .iter()
+                .flat_map(|(_, v)| v.iter().copied())
+                .collect();
+            let quoted: Vec<String> = help::suggest(&typed, &verbs)
+                .iter()
+                .map(|v| format!("'{v}'"))
+                .collect();
+            let message = match quoted.as_slice() {
+                [] => format!("unrecognized verb '{typed}'; run `forgestate --help` for the verbs"),
+                [one] => format!("unrecognized verb '{typed}'; did you mean {one}?"),
+                many => format!(
+                    "unrecognized verb '{typed}'; did you mean one of {}?",
+                    many.join(", ")
+                ),
+            };
             output::error(&message);
             message
         }

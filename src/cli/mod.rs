@@ -10,6 +10,7 @@ mod doctor;
 pub(crate) mod errors;
 mod flush;
 mod fork;
+mod help;
 mod history;
 pub(crate) mod input;
 mod logging;
