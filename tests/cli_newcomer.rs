@@ -318,3 +318,96 @@ fn a_mistyped_verb_suggests_what_was_meant() {
         assert!(!err.contains("rotate"), "{err}");
     }
 }
+
+#[test]
+fn json_alone_is_unchanged_before_or_after_the_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    let (after, _) = ok(&b, "list --json");
+    let (before, _) = ok(&b, "--json list");
+    assert_eq!(after, before);
+    let doc: Value = serde_json::from_str(&after).unwrap();
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["offline", "records", "warnings"], "{doc}");
+    assert!(
+        after.starts_with("{\n  \"records\": ["),
+        "declaration order, pretty: {after}"
+    );
+    // `--json` never swallows the verb.
+    let (text, _) = ok(&b, "--json resume --agent reviewer --session demo");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["phase"],
+        "review_posted"
+    );
+}
+
+#[test]
+fn json_fields_select_top_level_fields_and_a_bad_one_lists_the_valid_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    let (text, _) = ok(
+        &b,
+        "resume --agent reviewer --session demo --json=resume_point,phase",
+    );
+    assert_eq!(
+        text,
+        "{\n  \"resume_point\": \"start\",\n  \"phase\": \"review_posted\"\n}\n"
+    );
+    let (text, _) = ok(&b, "--json=records list");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc.as_object().unwrap().len(), 1);
+    assert_eq!(doc["records"].as_array().unwrap().len(), 3);
+
+    // A gh user's `list --json agent,phase`: one line naming the valid fields, exit 64, and
+    // the error document on stdout.
+    let out = b.line("list --json=agent,phase");
+    assert_eq!(out.status.code(), Some(64));
+    let err = stderr(&out);
+    assert!(
+        err.contains("unknown fields \"agent\", \"phase\"; the answer's fields are: invalid, offline, records, warnings"),
+        "{err}"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["error"]["code"], 64);
+    // A write with a bad field is refused before anything is posted.
+    let out = b.line("checkpoint --agent w --session s --phase p --json=nope");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        stderr(&out).contains("the answer's fields are: "),
+        "{}",
+        stderr(&out)
+    );
+    let (text, _) = ok(&b, "list --json");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        doc["records"].as_array().unwrap().len(),
+        3,
+        "nothing was posted"
+    );
+}
+
+#[test]
+fn jq_filters_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    let (text, _) = ok(&b, "list --jq .records[].agent");
+    assert_eq!(
+        text,
+        "implementation-worker\nimplementation-worker\nreviewer\n"
+    );
+    let out = b.run(&[
+        "list".to_string(),
+        "--jq".to_string(),
+        "[.records[] | select(.agent == \"reviewer\") | .phase]".to_string(),
+    ]);
+    assert_eq!(stdout(&out), "[\"review_posted\"]\n", "{}", stderr(&out));
+    let (text, _) = ok(&b, "status --json=rows --jq .rows|length");
+    assert_eq!(text, "2\n");
+    let out = b.line("list --jq .[");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        stderr(&out).contains("is not a jq expression jaq can parse"),
+        "{}",
+        stderr(&out)
+    );
+}

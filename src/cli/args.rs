@@ -44,8 +44,23 @@ pub struct Cli {
     /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub strict: bool,
-    /// Machine output: one JSON document on stdout, errors included; human text goes to stderr
-    #[arg(long, global = true, help_heading = GLOBAL)]
+    /// Machine output: one JSON document on stdout, errors included; human text goes to stderr.
+    /// --json=FIELDS (with the equals sign) keeps only those top-level fields, comma-separated
+    #[arg(
+        long = "json",
+        global = true,
+        value_name = "FIELDS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        help_heading = GLOBAL
+    )]
+    pub json_fields: Option<String>,
+    /// Filter the JSON answer with a jq expression (implies --json), e.g. --jq '.records[].phase'
+    #[arg(long, global = true, value_name = "EXPR", help_heading = GLOBAL)]
+    pub jq: Option<String>,
+    /// Whether the answer is printed as JSON: --json, --json=FIELDS or --jq (set after parsing).
+    #[arg(skip)]
     pub json: bool,
     /// When to colour human output [default: auto, which honours NO_COLOR]
     #[arg(long, global = true, value_name = "WHEN", help_heading = GLOBAL)]

@@ -27,17 +27,42 @@ pub fn report(code: u8, message: &str, as_json: bool) {
     }
 }
 
-/// Prints `{"error": body}` on stdout.
+/// Prints `{"error": body}` on stdout, whole (`--json=FIELDS` and `--jq` select from answers,
+/// never from the error document).
 pub fn print_doc(body: ErrorBody) {
-    output::json(&ErrorDoc { error: body });
+    output::json_whole(&ErrorDoc { error: body });
 }
 
-/// Whether `--json` appears in argv before a `--`; clap errors happen before flags are known.
+/// Whether `--json`, `--json=FIELDS` or `--jq` appears in argv before a `--`; clap errors
+/// happen before flags are known.
 fn wants_json(argv: &[OsString]) -> bool {
     argv.iter()
         .skip(1)
         .take_while(|a| *a != "--")
-        .any(|a| a == "--json")
+        .map(|a| a.to_string_lossy())
+        .any(|a| a == "--json" || a.starts_with("--json=") || a == "--jq" || a.starts_with("--jq="))
+}
+
+/// Sets `cli.json` and the output selection from `--json[=FIELDS]` and `--jq`, and checks the
+/// fields against the verb's answer (from the verb table) before anything runs, so a typo
+/// never follows a post.
+fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
+    cli.json = cli.json_fields.is_some() || cli.jq.is_some();
+    let selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref());
+    if let (Some(fields), Some(verb)) = (&selection.fields, verb) {
+        let spec = forgestate::verbs::table()
+            .into_iter()
+            .find(|s| s.name == verb);
+        if let Some(spec) = spec {
+            let schema = (spec.answer)();
+            if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+                let valid: Vec<String> = props.keys().cloned().collect();
+                output::check_fields(fields, &valid)?;
+            }
+        }
+    }
+    output::set_selection(selection);
+    Ok(())
 }
 
 /// `--color` as typed in argv (the last one wins), for clap's own messages.
@@ -124,11 +149,21 @@ pub fn parse_args() -> Result<Cli, u8> {
         _ => ColorChoice::Auto,
     };
     let mut cmd = command(color);
-    let e = match cmd
-        .try_get_matches_from_mut(argv)
-        .and_then(|m| Cli::from_arg_matches(&m))
-    {
-        Ok(cli) => return Ok(cli),
+    let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {
+        Cli::from_arg_matches(&m).map(|cli| (cli, m.subcommand_name().map(str::to_string)))
+    }) {
+        Ok((mut cli, verb)) => {
+            return match select_output(&mut cli, verb.as_deref()) {
+                Ok(()) => Ok(cli),
+                Err(message) => {
+                    output::error(&message);
+                    if cli.json {
+                        print_doc(ErrorBody::new(super::EX_USAGE, &message));
+                    }
+                    Err(super::EX_USAGE)
+                }
+            };
+        }
         Err(e) => e.with_cmd(&cmd),
     };
     if !e.use_stderr() {
@@ -218,6 +253,8 @@ mod tests {
         assert!(wants_json(&argv("--json frobnicate")));
         assert!(!wants_json(&argv("parse -- --json")));
         assert!(!wants_json(&argv("list --jsonx")));
+        assert!(wants_json(&argv("list --json=agent,phase")));
+        assert!(wants_json(&argv("list --jq .records")));
         assert_eq!(
             color_in_argv(&argv("list --color never")),
             Some(ColorArg::Never)

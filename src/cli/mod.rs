@@ -97,7 +97,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EX_IOERR);
         }
     };
-    match runtime.block_on(run(&cli)) {
+    let ran = runtime.block_on(run(&cli));
+    if let Some(message) = output::select_failed() {
+        errors::report(EX_USAGE, message, cli.json);
+        return ExitCode::from(EX_USAGE);
+    }
+    match ran {
         Ok(code) => match output::write_failed() {
             Some(e) if code == 0 => {
                 let message = format!("cannot write the answer to stdout: {e}");

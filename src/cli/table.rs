@@ -120,7 +120,7 @@ pub fn stdout_layout() -> Layout {
     }
 }
 
-/// The terminal's width: `$COLUMNS` when set to a number, else the terminal's own (unix), else 80.
+/// The terminal's width: `$COLUMNS` when set to a number, else the terminal's own, else 80.
 fn terminal_width() -> usize {
     if let Some(n) = std::env::var("COLUMNS")
         .ok()
@@ -129,16 +129,10 @@ fn terminal_width() -> usize {
     {
         return n;
     }
-    #[cfg(unix)]
+    if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(std::io::stdout())
+        && w > 0
     {
-        use std::os::fd::AsRawFd;
-        // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; a failure leaves it
-        // zeroed, which is treated as unknown.
-        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-        let fd = std::io::stdout().as_raw_fd();
-        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
-            return usize::from(size.ws_col);
-        }
+        return usize::from(w);
     }
     80
 }
