@@ -308,3 +308,69 @@ pub struct ImplementationState {
 #[cfg(test)]
 #[path = "resume_tests.rs"]
 mod tests;
+
+/// The "did you mean" line for a fresh start of `agent` in `session`, from the (agent, session)
+/// pairs that have checkpoints: the agent's other sessions and the session's other agents,
+/// closest names first (three at most each); `None` when neither has any.
+pub fn did_you_mean(
+    agent: &str,
+    session: &str,
+    names: &std::collections::BTreeSet<(String, String)>,
+) -> Option<String> {
+    let closest = |target: &str, pool: Vec<&str>| -> Vec<String> {
+        let mut pool: Vec<(usize, &str)> = pool
+            .into_iter()
+            .map(|name| (edit_distance(target, name), name))
+            .collect();
+        pool.sort();
+        pool.dedup();
+        pool.iter().take(3).map(|(_, n)| format!("{n:?}")).collect()
+    };
+    let sessions = closest(
+        session,
+        names
+            .iter()
+            .filter(|(a, _)| a == agent)
+            .map(|(_, s)| s.as_str())
+            .collect(),
+    );
+    let agents = closest(
+        agent,
+        names
+            .iter()
+            .filter(|(_, s)| s == session)
+            .map(|(a, _)| a.as_str())
+            .collect(),
+    );
+    let mut options = Vec::new();
+    if !sessions.is_empty() {
+        options.push(format!("session {}", sessions.join(" or ")));
+    }
+    if !agents.is_empty() {
+        options.push(format!("agent {}", agents.join(" or ")));
+    }
+    if options.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "no checkpoint of agent {agent:?} in session {session:?}, so this is a fresh start; \
+         did you mean {}?",
+        options.join(", or ")
+    ))
+}
+
+/// Levenshtein distance over characters (the "did you mean" of names and verbs).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

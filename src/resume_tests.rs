@@ -99,3 +99,32 @@ fn implementation_state_is_lenient_and_typed() {
         Some("/here")
     );
 }
+
+#[test]
+fn did_you_mean_names_the_closest_sessions_and_agents() {
+    let names: std::collections::BTreeSet<(String, String)> = [
+        ("implementation-worker", "demo-1"),
+        ("implementation-worker", "prod"),
+        ("implementation-worker", "demo"),
+        ("reviewer", "demo"),
+        ("other", "elsewhere"),
+    ]
+    .into_iter()
+    .map(|(a, s)| (a.to_string(), s.to_string()))
+    .collect();
+    let line = super::did_you_mean("implementation-worker", "dem", &names).unwrap();
+    assert_eq!(
+        line,
+        "no checkpoint of agent \"implementation-worker\" in session \"dem\", so this is a fresh \
+         start; did you mean session \"demo\" or \"demo-1\" or \"prod\"?"
+    );
+    let line = super::did_you_mean("implementaton-worker", "demo", &names).unwrap();
+    assert!(
+        line.ends_with("did you mean agent \"implementation-worker\" or \"reviewer\"?"),
+        "{line}"
+    );
+    assert_eq!(super::did_you_mean("nobody", "nowhere", &names), None);
+    assert_eq!(super::edit_distance("kitten", "sitting"), 3);
+    assert_eq!(super::edit_distance("", "abc"), 3);
+    assert_eq!(super::edit_distance("démo", "demo"), 1);
+}

@@ -175,8 +175,12 @@ async fn status_finds_the_stalled_and_the_paused_and_fails_on_stalled() {
         assert_eq!(code(&plain), 0, "{name}: {}", stderr(&plain));
         let text = stdout(&plain);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("VERDICT  AGENT"), "{name}: {text}");
-        assert!(lines[1].starts_with("stalled  worker-a"), "{name}: {text}");
+        // Piped, as gh: tab-separated rows, no header.
+        assert!(
+            lines[0].starts_with("stalled\tworker-a\t"),
+            "{name}: {text}"
+        );
+        assert!(!text.contains("VERDICT"), "{name}: {text}");
         assert!(
             !text.contains('\x1b'),
             "{name}: no colour when not a terminal: {text:?}"

@@ -1,5 +1,6 @@
-//! Every example response in `../shared/forgejo-api/examples/` (including the real recordings)
-//! decodes with the client's own wire types. (Their pagination headers are checked by the unit
+//! Every example response in `tests/fixtures/forgejo-api/` (the Forgejo answers of
+//! `../shared/forgejo-api/examples/`, including the real recordings, committed so a plain clone
+//! tests them) decodes with the client's own wire types. (Their pagination headers are checked by the unit
 //! tests of `src/forge/page.rs`, which is private to the crate.)
 
 mod common;
@@ -14,10 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 fn examples() -> PathBuf {
-    common::shared(
-        "forgejo-api/examples",
-        "the Forgejo API example responses and recordings",
-    )
+    common::fixture("forgejo-api")
 }
 
 fn decode<T: DeserializeOwned>(name: &str, text: &str) -> T {
@@ -40,7 +38,7 @@ fn every_example_file_decodes() {
         if path.is_dir() || name.ends_with(".md") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).unwrap();
+        let text = common::read_text(&path);
         match name.as_str() {
             "comment.json" => {
                 let c: Comment = decode(&name, &text);
@@ -106,7 +104,7 @@ fn every_recorded_response_decodes() {
     for entry in std::fs::read_dir(examples().join("recorded")).expect("recorded dir") {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let body = recorded(&std::fs::read_to_string(&path).unwrap());
+        let body = recorded(&common::read_text(&path));
         if name.contains("settings-api") {
             assert!(decode::<ApiSettings>(&name, &body).max_response_items > 0);
         } else if name.contains("version") {
@@ -148,7 +146,7 @@ fn forgejo_and_gitea_versions_are_told_apart() {
 #[test]
 fn timestamps_in_the_servers_display_zone_are_the_same_instants() {
     // Servers render times in their display zone (`DEFAULT_UI_LOCATION`), so offsets occur.
-    let text = std::fs::read_to_string(examples().join("comment.json")).unwrap();
+    let text = common::read_text(&examples().join("comment.json"));
     let utc: Comment = decode("comment.json", &text);
     let shifted = text
         .replace(
@@ -257,4 +255,41 @@ fn missing_reference_material_is_one_line_naming_it_and_every_place_tried() {
     let found = common::find_shared_from(&manifest, "forgejo-api/examples", what).unwrap();
     assert_eq!(found, there);
     assert!(Path::new(&found).is_dir());
+}
+
+/// The committed fixtures are the reference material's answers, byte for byte, and every one of
+/// them is committed (checked where `../shared` is present, as in CI; a plain clone skips it).
+#[test]
+fn the_fixtures_are_the_reference_answers() {
+    let Some(shared) = common::shared_or_skip(
+        "forgejo-api/examples",
+        "the Forgejo API example responses the fixtures copy",
+    ) else {
+        return;
+    };
+    let theirs: Vec<PathBuf> = common::files_under(&shared)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .collect();
+    assert!(theirs.len() >= 20, "{} reference answers", theirs.len());
+    for path in &theirs {
+        let rel = path.strip_prefix(&shared).unwrap();
+        let ours = examples().join(rel);
+        assert_eq!(
+            std::fs::read(&ours).ok(),
+            std::fs::read(path).ok(),
+            "tests/fixtures/forgejo-api/{} differs from (or lacks) {}: copy it again",
+            rel.display(),
+            path.display()
+        );
+    }
+    let ours = common::files_under(&examples())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .count();
+    assert_eq!(
+        ours,
+        theirs.len(),
+        "no fixture the reference material lacks"
+    );
 }

@@ -56,8 +56,11 @@ async fn resume_matches_agent_and_session_exactly_never_as_globs() {
     let r = c.resume("w[1]", "build-*").await.unwrap();
     assert_eq!(r.resume.phase, "mine");
     assert_eq!(r.resume.data["owner"], "w[1]");
-    let none = c.resume("w?", "build-7").await.unwrap();
-    assert!(none.resume.checkpoint.is_none(), "{:?}", none.resume);
+    // A glob that matches no exact name is a usage error pointing to list and latest, never a
+    // silent fresh start (writes refuse such names).
+    let err = c.resume("w?", "build-7").await.unwrap_err();
+    assert_eq!(err.category(), forgestate::Category::Usage, "{err}");
+    assert!(err.to_string().contains("use list or latest"), "{err}");
 
     // Filters: a plain name is exact, a value with a metacharacter is a glob.
     let by = |agent: &str| Filter {

@@ -149,11 +149,14 @@ fn every_verb_in_the_table_is_listed_by_help_and_runs_on_the_cli() {
     )
     .unwrap();
     let help = stdout(&bin.line("--help"));
+    // The verbs are listed by group (`Agents:`, `Supervisors:`, ...) between the usage and the
+    // options.
     let listed: BTreeSet<&str> = help
         .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip_while(|l| !l.starts_with("Usage:"))
         .skip(1)
-        .take_while(|l| l.starts_with("  "))
+        .take_while(|l| !l.starts_with("Options:"))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     // A body to parse: the one `render` makes.

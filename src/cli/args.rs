@@ -14,10 +14,8 @@ pub const GLOBAL: &str = "Global options";
     name = "forgestate",
     version,
     about = "Persist and resume AI agents' work as checkpoint comments on a Forgejo/Gitea issue",
-    after_help = "Exit codes: 0 ok, 64 usage, 65 bad input data, 74 IO, 75 try again later, 78 configuration.
-
-Examples:
-  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
+    after_help = "Examples:
+  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate resume --agent implementation-worker --session s1 --json
   forgestate list --agent 'implementation-*' --since 24h"
 )]
@@ -46,8 +44,23 @@ pub struct Cli {
     /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub strict: bool,
-    /// Machine output: one JSON document on stdout, errors included; human text goes to stderr
-    #[arg(long, global = true, help_heading = GLOBAL)]
+    /// Machine output: one JSON document on stdout, errors included; human text goes to stderr.
+    /// --json=FIELDS (with the equals sign) keeps only those top-level fields, comma-separated
+    #[arg(
+        long = "json",
+        global = true,
+        value_name = "FIELDS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        help_heading = GLOBAL
+    )]
+    pub json_fields: Option<String>,
+    /// Filter the JSON answer with a jq expression (implies --json), e.g. --jq '.records[].phase'
+    #[arg(long, global = true, value_name = "EXPR", help_heading = GLOBAL)]
+    pub jq: Option<String>,
+    /// Whether the answer is printed as JSON: --json, --json=FIELDS or --jq (set after parsing).
+    #[arg(skip)]
     pub json: bool,
     /// When to colour human output [default: auto, which honours NO_COLOR]
     #[arg(long, global = true, value_name = "WHEN", help_heading = GLOBAL)]
@@ -105,14 +118,15 @@ pub enum Command {
     Init,
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     #[command(after_help = "Examples:
-  forgestate checkpoint --agent implementation-worker --session s1 --phase clone_complete --set issue_number=42
-  forgestate checkpoint --agent implementation-worker --session s1 --phase commit_complete --intent create_pr --intent-data '{\"branch\": \"fix-42\"}'
-  forgestate checkpoint --agent implementation-worker --session s1 --phase pr_created --merge --set pr_number=7 --if-latest ID")]
+  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
+  forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
+  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr
+  echo '{\"pr\": 7}' | forgestate checkpoint --agent w --session s1 --phase pr_created --data -")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
   forgestate health --agent implementation-orchestrator --session s1
-  forgestate health --agent implementation-orchestrator --session s1 --metrics '{\"active_workers\": 3}' --next-check 'in 10 iterations'
+  forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
     /// Post an [END] record: the session stopped, and why (status shows it completed or ended,
@@ -147,7 +161,7 @@ pub enum Command {
     Parse(ParseArgs),
     /// Print the comment body `checkpoint` or `health` would post for a record given as JSON
     #[command(after_help = "Examples:
-  echo '{\"agent\": \"implementation-worker\", \"session\": \"s1\", \"phase\": \"clone_complete\", \"data\": {\"issue_number\": 42}}' | forgestate render
+  echo '{\"agent\": \"w\", \"session\": \"s1\", \"phase\": \"clone_complete\"}' | forgestate render
   forgestate parse comment.md | forgestate render --json")]
     Render(super::render::RenderArgs),
     /// Print the phase table an agent resumes by (the resume map as configured)

@@ -3,11 +3,12 @@
 
 use std::ffi::OsString;
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ColorChoice, CommandFactory, FromArgMatches};
 use serde::Serialize;
 
-use super::args::{Cli, ColorArg, NOT_FOR_PARSE, STRICT_ONLY_FOR};
+use super::args::{Cli, ColorArg};
+use super::help;
 use super::output;
 
 pub use crate::face::{ErrorBody, exit_code};
@@ -26,17 +27,42 @@ pub fn report(code: u8, message: &str, as_json: bool) {
     }
 }
 
-/// Prints `{"error": body}` on stdout.
+/// Prints `{"error": body}` on stdout, whole (`--json=FIELDS` and `--jq` select from answers,
+/// never from the error document).
 pub fn print_doc(body: ErrorBody) {
-    output::json(&ErrorDoc { error: body });
+    output::json_whole(&ErrorDoc { error: body });
 }
 
-/// Whether `--json` appears in argv before a `--`; clap errors happen before flags are known.
+/// Whether `--json`, `--json=FIELDS` or `--jq` appears in argv before a `--`; clap errors
+/// happen before flags are known.
 fn wants_json(argv: &[OsString]) -> bool {
     argv.iter()
         .skip(1)
         .take_while(|a| *a != "--")
-        .any(|a| a == "--json")
+        .map(|a| a.to_string_lossy())
+        .any(|a| a == "--json" || a.starts_with("--json=") || a == "--jq" || a.starts_with("--jq="))
+}
+
+/// Sets `cli.json` and the output selection from `--json[=FIELDS]` and `--jq`, and checks the
+/// fields against the verb's answer (from the verb table) before anything runs, so a typo
+/// never follows a post.
+fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
+    cli.json = cli.json_fields.is_some() || cli.jq.is_some();
+    let selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref());
+    if let (Some(fields), Some(verb)) = (&selection.fields, verb) {
+        let spec = forgestate::verbs::table()
+            .into_iter()
+            .find(|s| s.name == verb);
+        if let Some(spec) = spec {
+            let schema = (spec.answer)();
+            if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+                let valid: Vec<String> = props.keys().cloned().collect();
+                output::check_fields(fields, &valid)?;
+            }
+        }
+    }
+    output::set_selection(selection);
+    Ok(())
 }
 
 /// `--color` as typed in argv (the last one wins), for clap's own messages.
@@ -63,9 +89,11 @@ fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
 }
 
 /// The clap command with the help adjustments derive cannot express: global options that do not
-/// apply to a verb are hidden from its help (still accepted, and ignored).
+/// apply to a verb are hidden from its help (still accepted, and ignored; see
+/// [`help::hidden_globals`]), the top-level help lists the verbs by group with the exit-code
+/// footer, and nothing is wider than [`help::HELP_WIDTH`].
 pub fn command(color: ColorChoice) -> clap::Command {
-    let mut cmd = Cli::command().color(color);
+    let mut cmd = Cli::command().color(color).max_term_width(help::HELP_WIDTH);
     // A verb that already has an argument keeps it when globals propagate (at build time), so a
     // hidden copy of a global hides it there. Mutating after the build would corrupt clap's index.
     let globals: Vec<clap::Arg> = cmd
@@ -78,11 +106,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for name in names {
-        let hide: &[&str] = match name.as_str() {
-            "parse" | "completions" | "man" => NOT_FOR_PARSE,
-            n if !STRICT_ONLY_FOR.contains(&n) => &["strict"],
-            _ => &[],
-        };
+        let hide = help::hidden_globals(&name);
         if let Some(sub) = cmd.find_subcommand_mut(&name) {
             let mut s = std::mem::take(sub);
             for arg in globals
@@ -94,6 +118,20 @@ pub fn command(color: ColorChoice) -> clap::Command {
             *sub = s;
         }
     }
+    let template = format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{}Options:\n{{options}}{{after-help}}",
+        help::grouped_verbs(&cmd)
+            .replace('{', "{{")
+            .replace('}', "}}")
+    );
+    let footer = format!(
+        "{}\n\n{}",
+        help::EXIT_CODES,
+        cmd.get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+    );
+    cmd = cmd.help_template(template).after_help(footer);
     cmd.build();
     cmd
 }
@@ -111,11 +149,21 @@ pub fn parse_args() -> Result<Cli, u8> {
         _ => ColorChoice::Auto,
     };
     let mut cmd = command(color);
-    let e = match cmd
-        .try_get_matches_from_mut(argv)
-        .and_then(|m| Cli::from_arg_matches(&m))
-    {
-        Ok(cli) => return Ok(cli),
+    let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {
+        Cli::from_arg_matches(&m).map(|cli| (cli, m.subcommand_name().map(str::to_string)))
+    }) {
+        Ok((mut cli, verb)) => {
+            return match select_output(&mut cli, verb.as_deref()) {
+                Ok(()) => Ok(cli),
+                Err(message) => {
+                    output::error(&message);
+                    if cli.json {
+                        print_doc(ErrorBody::new(super::EX_USAGE, &message));
+                    }
+                    Err(super::EX_USAGE)
+                }
+            };
+        }
         Err(e) => e.with_cmd(&cmd),
     };
     if !e.use_stderr() {
@@ -135,6 +183,30 @@ pub fn parse_args() -> Result<Cli, u8> {
                 "a verb is required ({}); run `forgestate --help`",
                 verbs.join(", ")
             );
+            output::error(&message);
+            message
+        }
+        ErrorKind::InvalidSubcommand => {
+            let typed = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            let verbs: Vec<&str> = help::GROUPS
+                .iter()
+                .flat_map(|(_, v)| v.iter().copied())
+                .collect();
+            let quoted: Vec<String> = help::suggest(&typed, &verbs)
+                .iter()
+                .map(|v| format!("'{v}'"))
+                .collect();
+            let message = match quoted.as_slice() {
+                [] => format!("unrecognized verb '{typed}'; run `forgestate --help` for the verbs"),
+                [one] => format!("unrecognized verb '{typed}'; did you mean {one}?"),
+                many => format!(
+                    "unrecognized verb '{typed}'; did you mean one of {}?",
+                    many.join(", ")
+                ),
+            };
             output::error(&message);
             message
         }
@@ -181,6 +253,8 @@ mod tests {
         assert!(wants_json(&argv("--json frobnicate")));
         assert!(!wants_json(&argv("parse -- --json")));
         assert!(!wants_json(&argv("list --jsonx")));
+        assert!(wants_json(&argv("list --json=agent,phase")));
+        assert!(wants_json(&argv("list --jq .records")));
         assert_eq!(
             color_in_argv(&argv("list --color never")),
             Some(ColorArg::Never)

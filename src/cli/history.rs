@@ -28,12 +28,14 @@ pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
     if h.records.is_empty() {
         output::note(&format!("no records in session {}", h.session));
     } else {
-        output::out(text(&h, table::stdout_color()).trim_end());
+        output::out(text(&h, table::stdout_layout(), table::stdout_color()).trim_end());
     }
     Ok(0)
 }
 
-fn text(h: &History, color: bool) -> String {
+/// The session line, then one row per record (the store's time of its comment) with its detail
+/// lines indented under it; the header only at a terminal.
+fn text(h: &History, layout: table::Layout, color: bool) -> String {
     let mut out = format!("session {}", h.session);
     if let Some(o) = &h.forked_from {
         out.push_str(&format!(", forked from {}", origin(o)));
@@ -50,9 +52,11 @@ fn text(h: &History, color: bool) -> String {
         "PHASE/STATUS",
         "RESUME",
     ];
-    let body = table::render(&header, &rows, color);
+    let body = table::lay_out(&header, &rows, layout, color);
     let mut lines = body.lines();
-    if let Some(head) = lines.next() {
+    if layout != table::Layout::Piped
+        && let Some(head) = lines.next()
+    {
         out.push_str(head);
         out.push('\n');
     }

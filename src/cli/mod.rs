@@ -11,6 +11,7 @@ mod doctor;
 pub(crate) mod errors;
 mod flush;
 mod fork;
+mod help;
 mod history;
 pub(crate) mod input;
 mod logging;
@@ -32,9 +33,10 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use forgestate::backend::AnyThread;
-use forgestate::config::{Config, Overrides};
+use forgestate::config::{Config, Overrides, StoreSettings};
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
+use forgestate::store::THREAD_FILE;
 use forgestate::verbs::{self, Run};
 use forgestate::{Client, Error, Outcome};
 
@@ -97,7 +99,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EX_IOERR);
         }
     };
-    match runtime.block_on(run(&cli)) {
+    let ran = runtime.block_on(run(&cli));
+    if let Some(message) = output::select_failed() {
+        errors::report(EX_USAGE, message, cli.json);
+        return ExitCode::from(EX_USAGE);
+    }
+    match ran {
         Ok(code) => match output::write_failed() {
             Some(e) if code == 0 => {
                 let message = format!("cannot write the answer to stdout: {e}");
@@ -300,14 +307,21 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
     open_with(cli, &config, &over)
 }
 
-/// Opens the store of `config` under `over`, with the notes the user should see.
+/// Opens the store of `config` under `over`, with the notes the user should see. The line
+/// naming the default local store appears on its first use (no thread file yet), or with `-v`:
+/// a routine command is quiet on stderr.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
-    let (client, note) = config.client(over)?;
-    let client = client.with_progress(progress::hook(cli));
+    let settings = config.settings(over)?;
+    let first_use = match &settings.store {
+        StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
+        StoreSettings::Forge(_) => false,
+    };
+    let note = settings.note.clone();
+    let client = Client::from_settings(settings)?.with_progress(progress::hook(cli));
     if cli.refresh {
         client.refresh();
     }
-    if let Some(note) = note.filter(|_| !cli.quiet) {
+    if let Some(note) = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0)) {
         output::note(&note);
     }
     if config.forge_without_outbox() && !cli.quiet {

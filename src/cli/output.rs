@@ -20,7 +20,9 @@ use super::errors::ErrorBody;
 use super::table;
 
 mod list;
+mod select;
 pub use list::list;
+pub use select::{Selection, check_fields, set as set_selection};
 
 /// Set once a JSON document is on stdout, so a later failure does not print a second one.
 static PRINTED: AtomicBool = AtomicBool::new(false);
@@ -31,11 +33,36 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// prints sorted keys where another does not. Keys of plain JSON objects inside (a record's
 /// `data` and `metrics`, a flush's entries) are sorted, as serde_json keeps them. MCP's
 /// `structuredContent` is the same answer as a `serde_json::Value`, whose keys are sorted.
+///
+/// With `--json=FIELDS` or `--jq`, only the selected part is printed (`select.rs`); a field the
+/// answer lacks or a failing expression prints nothing and is kept for [`select_failed`].
 pub fn json<T: Serialize>(value: &T) {
+    let text = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    match select::apply(&text) {
+        Ok(text) => {
+            PRINTED.store(true, Ordering::Relaxed);
+            out(&text);
+        }
+        Err(message) => {
+            let _ = SELECT_FAILED.set(message);
+        }
+    }
+}
+
+/// [`json`] without the selection: the whole document (error documents).
+pub fn json_whole<T: Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     PRINTED.store(true, Ordering::Relaxed);
     out(&text);
+}
+
+static SELECT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why `--json=FIELDS` or `--jq` could not select from the answer, if it could not.
+pub fn select_failed() -> Option<&'static str> {
+    SELECT_FAILED.get().map(String::as_str)
 }
 
 /// Whether a JSON document was already printed.

@@ -61,7 +61,12 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     } else if answer.rows.is_empty() {
         output::note("no matching records");
     } else {
-        let text = table_text(&answer.rows, answer.now, table::stdout_color());
+        let text = table_text(
+            &answer.rows,
+            answer.now,
+            table::stdout_layout(),
+            table::stdout_color(),
+        );
         output::out(text.trim_end());
     }
     if a.fail_on_stalled && answer.offline {
@@ -77,8 +82,13 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     Ok(u8::from(a.fail_on_stalled && answer.any_stalled()))
 }
 
-/// The aligned table, verdicts coloured when `color`.
-fn table_text(rows: &[StatusRow], now: chrono::DateTime<chrono::Utc>, color: bool) -> String {
+/// The table (ages on the store's clock, `now`), verdicts coloured when `color`.
+fn table_text(
+    rows: &[StatusRow],
+    now: chrono::DateTime<chrono::Utc>,
+    layout: table::Layout,
+    color: bool,
+) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -101,12 +111,15 @@ fn table_text(rows: &[StatusRow], now: chrono::DateTime<chrono::Utc>, color: boo
     let header = [
         "VERDICT", "AGENT", "SESSION", "LAST", "PHASE", "RESUME", "HEALTH", "BLOCKERS",
     ];
-    let text = table::render(&header, &cells, color);
+    let text = table::lay_out(&header, &cells, layout, color);
     if !color {
         return text;
     }
     let mut lines = text.lines();
-    let mut out: String = lines.next().map(|h| format!("{h}\n")).unwrap_or_default();
+    let mut out = String::new();
+    if layout != table::Layout::Piped {
+        out = lines.next().map(|h| format!("{h}\n")).unwrap_or_default();
+    }
     for (line, row) in lines.zip(rows) {
         let word = row.verdict.name();
         let rest = line.strip_prefix(word).unwrap_or(line);

@@ -1,5 +1,6 @@
-//! Human output for operators at a terminal: aligned columns under a header, relative ages,
-//! and whether colour is allowed. Pure string building; `output.rs` decides when to use it.
+//! Human output for operators: tables (tab-separated when piped, aligned and fitted to the width
+//! at a terminal, as gh's), relative ages, and whether colour is allowed. Pure string building;
+//! `output.rs` decides when to use it.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -99,9 +100,99 @@ pub fn relative_age(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
     }
 }
 
-/// Lays rows out in columns separated by two spaces, under `header` (bold when `color`). The
-/// last column is not padded, so lines carry no trailing blanks.
-pub fn render(header: &[&str], rows: &[Vec<String>], color: bool) -> String {
+/// How a table is printed, as gh prints its tables: piped, one line per row with the cells
+/// separated by tabs, unpadded and without a header (for `cut -f`, `awk -F'\t'`); on a
+/// terminal, aligned under a header and fitted to the terminal's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Tab-separated rows, no header.
+    Piped,
+    /// Aligned columns under a header, at most this many characters wide.
+    Terminal(usize),
+}
+
+/// The layout for stdout: [`Layout::Terminal`] at the terminal's width when stdout is one.
+pub fn stdout_layout() -> Layout {
+    if std::io::stdout().is_terminal() {
+        Layout::Terminal(terminal_width())
+    } else {
+        Layout::Piped
+    }
+}
+
+/// The terminal's width: `$COLUMNS` when set to a number, else the terminal's own, else 80.
+fn terminal_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return n;
+    }
+    if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(std::io::stdout())
+        && w > 0
+    {
+        return usize::from(w);
+    }
+    80
+}
+
+/// `rows` (with `header` on a terminal, bold when `color`) in `layout`.
+pub fn lay_out(header: &[&str], rows: &[Vec<String>], layout: Layout, color: bool) -> String {
+    match layout {
+        Layout::Piped => rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row
+                    .iter()
+                    .take(header.len())
+                    .map(|c| c.replace(['\t', '\n'], " "))
+                    .collect();
+                format!("{}\n", cells.join("\t"))
+            })
+            .collect(),
+        Layout::Terminal(width) => render_within(header, rows, color, Some(width)),
+    }
+}
+
+/// The column widths that fit in `max`: the widest column gives way first, one character at a
+/// time (so two wide columns end level), never below its header or 12 characters (a short
+/// column is never cut), its cells then ending in `…`, as gh's tables do.
+fn fit(natural: Vec<usize>, header: &[&str], max: usize) -> Vec<usize> {
+    let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    let floor: Vec<usize> = natural
+        .iter()
+        .zip(header)
+        .map(|(&w, h)| w.min(h.chars().count().max(12)))
+        .collect();
+    let mut widths = natural;
+    while total(&widths) > max {
+        let Some((i, _)) = widths
+            .iter()
+            .enumerate()
+            .filter(|&(i, &w)| w > floor[i])
+            .max_by_key(|&(i, &w)| (w, std::cmp::Reverse(i)))
+        else {
+            break;
+        };
+        widths[i] -= 1;
+    }
+    widths
+}
+
+/// `cell` cut to `width` characters, the last one `…` when anything was cut.
+fn truncate(cell: &str, width: usize) -> String {
+    if cell.chars().count() <= width {
+        return cell.to_string();
+    }
+    let mut out: String = cell.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Lays rows out in columns separated by two spaces, under `header` (bold when `color`), within
+/// `max` characters when given. The last column is not padded, so lines carry no trailing blanks.
+fn render_within(header: &[&str], rows: &[Vec<String>], color: bool, max: Option<usize>) -> String {
     let columns = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
@@ -109,14 +200,18 @@ pub fn render(header: &[&str], rows: &[Vec<String>], color: bool) -> String {
             widths[i] = widths[i].max(cell.chars().count());
         }
     }
+    if let Some(max) = max {
+        widths = fit(widths, header, max);
+    }
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut text = String::new();
         for (i, cell) in cells.enumerate().take(columns) {
+            let cell = truncate(cell, widths[i]);
             if i + 1 == columns {
-                text.push_str(cell);
+                text.push_str(&cell);
             } else {
                 let pad = widths[i].saturating_sub(cell.chars().count());
-                text.push_str(cell);
+                text.push_str(&cell);
                 text.push_str(&" ".repeat(pad + 2));
             }
         }
@@ -167,13 +262,66 @@ mod tests {
             vec!["7".to_string(), "checkpoint".into(), "phase=a".into()],
             vec!["1234".to_string(), "health".into(), "status=Active".into()],
         ];
-        let text = render(&["ID", "KIND", "WHAT"], &rows, false);
+        let text = render_within(&["ID", "KIND", "WHAT"], &rows, false, None);
         assert_eq!(
             text,
             "ID    KIND        WHAT\n7     checkpoint  phase=a\n1234  health      status=Active\n"
         );
-        let bold = render(&["ID"], &[], true);
+        let bold = render_within(&["ID"], &[], true, None);
         assert_eq!(bold, format!("{BOLD}ID{RESET}\n"));
+    }
+
+    #[test]
+    fn piped_tables_are_tab_separated_unpadded_and_headless() {
+        let rows = vec![
+            vec!["7".to_string(), "checkpoint".into(), "phase=a\tb".into()],
+            vec!["1234".to_string(), "health".into(), "status=Active".into()],
+        ];
+        let text = lay_out(&["ID", "KIND", "WHAT"], &rows, Layout::Piped, false);
+        assert_eq!(
+            text,
+            "7\tcheckpoint\tphase=a b\n1234\thealth\tstatus=Active\n"
+        );
+    }
+
+    #[test]
+    fn terminal_tables_fit_the_width_truncating_the_widest_column() {
+        let long = "x".repeat(60);
+        let rows = vec![vec![
+            "alive".to_string(),
+            long.clone(),
+            "just now".into(),
+            "y".repeat(30),
+        ]];
+        let header = ["VERDICT", "AGENT", "LAST", "DETAIL"];
+        let text = lay_out(&header, &rows, Layout::Terminal(90), false);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 90,
+                "{line:?} ({})",
+                line.chars().count()
+            );
+        }
+        let row = text.lines().nth(1).unwrap();
+        assert!(row.starts_with("alive    xxxx"), "{text}");
+        assert!(
+            row.contains("…  just now  yyyy"),
+            "the widest column is cut: {text}"
+        );
+        assert!(
+            row.ends_with(&"y".repeat(30)),
+            "the second one is not: {text}"
+        );
+        // Two wide columns give way level.
+        let text = lay_out(&header, &rows, Layout::Terminal(60), false);
+        let row = text.lines().nth(1).unwrap();
+        assert_eq!(row.chars().count(), 60, "{text}");
+        assert_eq!(row.matches('…').count(), 2, "{text}");
+        // Wide enough: nothing is cut.
+        let wide = lay_out(&header, &rows, Layout::Terminal(200), false);
+        assert!(wide.contains(&long) && !wide.contains('…'), "{wide}");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
     }
 
     #[test]

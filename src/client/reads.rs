@@ -1,12 +1,15 @@
 //! The read verbs that answer with one record: `latest` and `resume`. Both warn when a comment
 //! newer than their answer could not be read, since that comment may have been the answer.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
 use super::{Client, Latest, Resumed, offline_unknown};
-use crate::error::Result;
-use crate::format::Kind;
+use crate::error::{Error, Result};
+use crate::format::{GLOB_CHARS, Kind};
 use crate::mirror::Keep;
 use crate::report::{conflict_warning, facts};
-use crate::resume::Resume;
+use crate::resume::{Resume, did_you_mean};
 use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
 use crate::store::Thread;
 
@@ -65,12 +68,20 @@ impl<T: Thread> Client<T> {
     /// ```
     ///
     /// `agent` and `session` match exactly, never as globs: `w[1]` never resumes from `w1`'s
-    /// state. Warns of comments newer than the answer that could not be read.
+    /// state. A name with glob characters that matches nothing is a usage error pointing to
+    /// `list` and `latest` (writes refuse such names, so it could only ever be a fresh start;
+    /// a record an older writer posted under such a name still resumes). A fresh start while
+    /// the agent has checkpoints in other sessions, or the session has other agents', warns
+    /// with the closest names ("did you mean"). Warns of comments newer than the answer that
+    /// could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
+        let seen = Mutex::new(BTreeSet::<(String, String)>::new());
         let mine = |e: &Entry| {
-            e.record.kind() == Kind::Checkpoint
-                && e.record.agent == agent
-                && e.record.session == session
+            let checkpoint = e.record.kind() == Kind::Checkpoint;
+            if checkpoint && let Ok(mut seen) = seen.lock() {
+                seen.insert((e.record.agent.clone(), e.record.session.clone()));
+            }
+            checkpoint && e.record.agent == agent && e.record.session == session
         };
         let read = self.read_pair(agent, session).await?;
         let (mut all, trust) = (read.scan, read.trust);
@@ -88,6 +99,24 @@ impl<T: Thread> Client<T> {
             return Err(offline_unknown(&format!(
                 "agent {agent} in session {session}"
             )));
+        }
+        if newest.is_none() {
+            for (what, name) in [("agent", agent), ("session", session)] {
+                if name.contains(GLOB_CHARS) {
+                    return Err(Error::usage(format!(
+                        "{what} {name:?} has glob characters, but resume takes exact names; \
+                         for globs use list or latest (e.g. `forgestate list --{what} '{name}'`)"
+                    )));
+                }
+            }
+            let mut names = seen.into_inner().unwrap_or_default();
+            names.extend(
+                all.entries
+                    .iter()
+                    .filter(|e| e.record.kind() == Kind::Checkpoint)
+                    .map(|e| (e.record.agent.clone(), e.record.session.clone())),
+            );
+            all.warnings.extend(did_you_mean(agent, session, &names));
         }
         let stale = stale_warnings(&all, trust.as_ref(), newest.as_ref(), |kind, a| {
             kind == Kind::Checkpoint && a == agent

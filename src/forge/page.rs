@@ -169,15 +169,18 @@ mod tests {
         assert_eq!(page_number("https://x/i"), None);
     }
 
-    /// The recorded headers in `../shared/forgejo-api/examples/` (moved here from
-    /// `tests/forge_models.rs` when this module became private to the crate).
+    /// The recorded headers in `tests/fixtures/forgejo-api/` (the reference material's
+    /// recordings, committed; moved here from `tests/forge_models.rs` when this module became
+    /// private to the crate).
     fn examples() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/forgejo-api/examples")
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forgejo-api")
     }
 
     /// The headers and body of a recorded `.http` file.
     fn recorded(name: &str) -> (HeaderMap, String) {
-        let text = std::fs::read_to_string(examples().join("recorded").join(name)).unwrap();
+        let path = examples().join("recorded").join(name);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         let text = text.replace("\r\n", "\n");
         let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
         let mut h = HeaderMap::new();
@@ -212,7 +215,9 @@ mod tests {
 
     #[test]
     fn every_documented_link_header_has_a_first_relation() {
-        let text = std::fs::read_to_string(examples().join("response-headers.json")).unwrap();
+        let path = examples().join("response-headers.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         let doc: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
         let mut seen = 0;
         for (scenario, v) in doc.iter().filter(|(k, _)| !k.starts_with('_')) {

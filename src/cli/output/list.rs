@@ -1,6 +1,5 @@
-//! `list` as text: stable lines when piped, a table with ages at a terminal.
-
-use std::io::IsTerminal;
+//! `list` as text: tab-separated lines with the store's times when piped, a table with ages at
+//! a terminal.
 
 use forgestate::format::{Payload, format_time};
 use forgestate::scan::{Entry, Scan};
@@ -20,42 +19,15 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
         // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
         return note("no matching records");
     }
-    if std::io::stdout().is_terminal() {
-        return out(table_text(scan, with_invalid, chrono::Utc::now()).trim_end());
-    }
-    let mut text = String::new();
-    for e in &scan.entries {
-        let r = &e.record;
-        text.push_str(&format!(
-            "{:>6}  {}  {:<10}  {}  {}  {}{}\n",
-            e.comment
-                .id
-                .map_or_else(|| "queued".to_string(), |id| id.to_string()),
-            format_time(&r.time),
-            r.kind().name(),
-            r.agent,
-            r.session,
-            what(e),
-            if e.comment.edited {
-                "  (edited)"
-            } else if e.comment.pending {
-                "  (pending)"
-            } else {
-                ""
-            },
-        ));
-    }
-    if with_invalid {
-        for rej in &scan.rejected {
-            text.push_str(&format!(
-                "{:>6}  invalid     by {}: {}: {}\n",
-                rej.comment.id.unwrap_or(0),
-                rej.comment.author,
-                rej.code.code(),
-                rej.reason
-            ));
+    let text = match table::stdout_layout() {
+        table::Layout::Piped => table_text(scan, with_invalid, table::Layout::Piped, format_time),
+        terminal => {
+            let now = chrono::Utc::now();
+            table_text(scan, with_invalid, terminal, |t| {
+                table::relative_age(*t, now)
+            })
         }
-    }
+    };
     out(text.trim_end());
 }
 
@@ -68,8 +40,14 @@ pub fn what(e: &Entry) -> String {
     }
 }
 
-/// `list` at a terminal: a header, aligned columns, and ages instead of timestamps.
-fn table_text(scan: &Scan, with_invalid: bool, now: chrono::DateTime<chrono::Utc>) -> String {
+/// `list` as a table: the comment id, the store's time of the comment (`time`: RFC 3339 when
+/// piped, an age at a terminal), kind, agent, session and detail.
+fn table_text(
+    scan: &Scan,
+    with_invalid: bool,
+    layout: table::Layout,
+    time: impl Fn(&chrono::DateTime<chrono::Utc>) -> String,
+) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
     for e in &scan.entries {
         let r = &e.record;
@@ -83,7 +61,7 @@ fn table_text(scan: &Scan, with_invalid: bool, now: chrono::DateTime<chrono::Utc
             e.comment
                 .id
                 .map_or_else(|| "queued".to_string(), |id| id.to_string()),
-            table::relative_age(e.comment.created_at, now),
+            time(&e.comment.created_at),
             r.kind().name().to_string(),
             r.agent.clone(),
             r.session.clone(),
@@ -94,7 +72,7 @@ fn table_text(scan: &Scan, with_invalid: bool, now: chrono::DateTime<chrono::Utc
         for rej in &scan.rejected {
             rows.push(vec![
                 rej.comment.id.map_or_else(String::new, |id| id.to_string()),
-                table::relative_age(rej.comment.created_at, now),
+                time(&rej.comment.created_at),
                 "invalid".to_string(),
                 format!("by {}", rej.comment.author),
                 String::new(),
@@ -103,7 +81,7 @@ fn table_text(scan: &Scan, with_invalid: bool, now: chrono::DateTime<chrono::Utc
         }
     }
     let header = ["ID", "POSTED", "KIND", "AGENT", "SESSION", "DETAIL"];
-    table::render(&header, &rows, table::stdout_color())
+    table::lay_out(&header, &rows, layout, table::stdout_color())
 }
 
 #[cfg(test)]
@@ -140,7 +118,10 @@ mod tests {
             ],
             ..Scan::default()
         };
-        let text = table_text(&scan, false, Utc::now());
+        let now = Utc::now();
+        let text = table_text(&scan, false, table::Layout::Terminal(200), |t| {
+            table::relative_age(*t, now)
+        });
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[0].starts_with("ID    POSTED    KIND"), "{text}");
@@ -155,5 +136,42 @@ mod tests {
         let col = |l: &str| l.find("phase=");
         assert_eq!(col(lines[1]), col(lines[2]), "{text}");
         assert_eq!(col(lines[1]), lines[0].find("DETAIL"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod piped {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+    use forgestate::format::Record;
+    use forgestate::scan::CommentInfo;
+    use serde_json::json;
+
+    #[test]
+    fn piped_list_is_tab_separated_with_the_stores_time_not_the_time_line() {
+        let stored = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
+        let mut record = Record::checkpoint("w", "s1", "clone_complete", json!({})).unwrap();
+        record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
+        let scan = Scan {
+            entries: vec![Entry {
+                record,
+                comment: CommentInfo {
+                    id: Some(7),
+                    author: "bot".into(),
+                    created_at: stored,
+                    updated_at: stored,
+                    url: None,
+                    issue: None,
+                    edited: false,
+                    pending: false,
+                },
+            }],
+            ..Scan::default()
+        };
+        let text = table_text(&scan, false, table::Layout::Piped, format_time);
+        assert_eq!(
+            text,
+            "7\t2026-12-01T10:00:00.000000Z\tcheckpoint\tw\ts1\tphase=clone_complete\n"
+        );
     }
 }

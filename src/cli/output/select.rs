@@ -1,0 +1,205 @@
+//! `--json=FIELDS` and `--jq EXPR`: which part of a JSON answer is printed, as gh's flags do.
+//! `--json` alone prints the whole answer, unchanged. FIELDS keeps the named top-level fields,
+//! in the order given (their values exactly as the answer has them); `--jq` filters the answer
+//! (after FIELDS, when both are given) with jaq, printing each result on its own line, strings
+//! raw and everything else as compact JSON.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde_json::value::RawValue;
+
+/// What the command line asked to print of a JSON answer.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// `--json=a,b`: the top-level fields to keep.
+    pub fields: Option<Vec<String>>,
+    /// `--jq EXPR`.
+    pub jq: Option<String>,
+}
+
+impl Selection {
+    /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`.
+    pub fn new(json: Option<&str>, jq: Option<&str>) -> Selection {
+        let fields = json.filter(|f| !f.trim().is_empty()).map(|f| {
+            f.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+        Selection {
+            fields,
+            jq: jq.map(str::to_string),
+        }
+    }
+
+    fn is_all(&self) -> bool {
+        self.fields.is_none() && self.jq.is_none()
+    }
+}
+
+static SELECTION: OnceLock<Selection> = OnceLock::new();
+
+/// Sets the selection once, at start-up.
+pub fn set(selection: Selection) {
+    let _ = SELECTION.set(selection);
+}
+
+/// The fields asked for that `valid` lacks: the usage error naming the valid ones, or `Ok`.
+pub fn check_fields(fields: &[String], valid: &[String]) -> Result<(), String> {
+    let unknown: Vec<&String> = fields.iter().filter(|f| !valid.contains(f)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = unknown.iter().map(|f| format!("{f:?}")).collect();
+    let plural = if names.len() > 1 { "s" } else { "" };
+    Err(format!(
+        "--json: unknown field{plural} {}; the answer's fields are: {}",
+        names.join(", "),
+        valid.join(", ")
+    ))
+}
+
+/// What to print for the pretty JSON `text` of an answer: the text itself with no selection,
+/// else the selected part. `Err` is the usage error (a field the answer lacks, an expression
+/// jaq cannot parse or run).
+pub fn apply(text: &str) -> Result<String, String> {
+    let Some(selection) = SELECTION.get().filter(|s| !s.is_all()) else {
+        return Ok(text.to_string());
+    };
+    let mut text = text.to_string();
+    if let Some(fields) = &selection.fields {
+        text = pick(&text, fields)?;
+    }
+    match &selection.jq {
+        Some(expr) => jq(expr, &text),
+        None => Ok(text),
+    }
+}
+
+/// The object `text` with only `fields`, in that order; a document that is not an object
+/// (`latest`'s `null`) is printed whole.
+fn pick(text: &str, fields: &[String]) -> Result<String, String> {
+    let Ok(top) = serde_json::from_str::<BTreeMap<String, Box<RawValue>>>(text) else {
+        return Ok(text.to_string());
+    };
+    let valid: Vec<String> = top.keys().cloned().collect();
+    check_fields(fields, &valid)?;
+    // A top-level value's raw text keeps the indentation it had at this depth.
+    let entries: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let key = serde_json::to_string(f).unwrap_or_default();
+            format!("  {key}: {}", top[f].get())
+        })
+        .collect();
+    if entries.is_empty() {
+        return Ok("{}".to_string());
+    }
+    Ok(format!("{{\n{}\n}}", entries.join(",\n")))
+}
+
+/// Runs `expr` over the JSON `text` with jaq (jq's standard library included).
+fn jq(expr: &str, text: &str) -> Result<String, String> {
+    use jaq_core::load::{Arena, File, Loader};
+    use jaq_core::{Compiler, Ctx, Vars, data, unwrap_valr};
+    use jaq_json::Val;
+
+    let input = jaq_json::read::parse_single(text.as_bytes())
+        .map_err(|e| format!("--jq: the answer is not JSON jaq reads: {e}"))?;
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs());
+    let funs = jaq_core::funs()
+        .chain(jaq_std::funs())
+        .chain(jaq_json::funs());
+    let arena = Arena::default();
+    let program = File {
+        code: expr,
+        path: (),
+    };
+    let bad = |why: &str| format!("--jq {expr:?} is not a jq expression jaq can {why}");
+    let modules = Loader::new(defs)
+        .load(&arena, program)
+        .map_err(|_| bad("parse"))?;
+    let filter = Compiler::default()
+        .with_funs(funs)
+        .compile(modules)
+        .map_err(|_| bad("compile (an unknown function or variable?)"))?;
+    let ctx = Ctx::<data::JustLut<Val>>::new(&filter.lut, Vars::new([]));
+    let mut lines = Vec::new();
+    for value in filter.id.run((ctx, input)).map(unwrap_valr) {
+        match value {
+            Ok(Val::TStr(s)) => lines.push(String::from_utf8_lossy(&s).into_owned()),
+            Ok(v) => lines.push(v.to_string()),
+            Err(e) => return Err(format!("--jq {expr:?} failed on the answer: {e}")),
+        }
+    }
+    Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ANSWER: &str = "{\n  \"records\": [\n    {\n      \"agent\": \"w\"\n    }\n  ],\n  \
+                          \"offline\": false,\n  \"warnings\": []\n}";
+
+    #[test]
+    fn fields_keep_the_named_top_level_fields_in_the_order_given() {
+        let text = pick(ANSWER, &["warnings".into(), "records".into()]).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"warnings\": [],\n  \"records\": [\n    {\n      \"agent\": \"w\"\n    }\n  ]\n}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["records"][0]["agent"], "w");
+        assert_eq!(pick("null", &["x".into()]).unwrap(), "null");
+    }
+
+    #[test]
+    fn a_bad_field_lists_the_valid_ones() {
+        let err = pick(ANSWER, &["agent".into(), "records".into()]).unwrap_err();
+        assert_eq!(
+            err,
+            "--json: unknown field \"agent\"; the answer's fields are: offline, records, warnings"
+        );
+    }
+
+    #[test]
+    fn jq_filters_with_strings_raw_and_the_rest_compact() {
+        assert_eq!(jq(".records[].agent", ANSWER).unwrap(), "w");
+        assert_eq!(jq(".records | length", ANSWER).unwrap(), "1");
+        assert_eq!(jq(".records[0]", ANSWER).unwrap(), "{\"agent\":\"w\"}");
+        assert_eq!(
+            jq("keys | join(\",\")", ANSWER).unwrap(),
+            "offline,records,warnings"
+        );
+        assert_eq!(
+            jq(".[", ANSWER).unwrap_err(),
+            "--jq \".[\" is not a jq expression jaq can parse"
+        );
+        assert!(jq("nosuchfn", ANSWER).unwrap_err().contains("compile"));
+        assert!(
+            jq(".records | .x", ANSWER)
+                .unwrap_err()
+                .starts_with("--jq \".records | .x\" failed")
+        );
+        let big = "{\"n\": 18446744073709551616}";
+        assert_eq!(
+            jq(".n", big).unwrap(),
+            "18446744073709551616",
+            "big integers exactly"
+        );
+    }
+
+    #[test]
+    fn the_selection_reads_the_flags() {
+        assert_eq!(Selection::new(Some(""), None), Selection::default());
+        assert!(Selection::new(Some(""), None).is_all());
+        assert_eq!(
+            Selection::new(Some("agent, phase"), Some(".x")).fields,
+            Some(vec!["agent".to_string(), "phase".to_string()])
+        );
+    }
+}
