@@ -335,7 +335,7 @@ fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyT
 
 /// Posts (or spools) a record and reports the outcome.
 async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u8, Failure> {
-    report_save(cli, client.save(record).await)
+    report_save(cli, client, client.save(record).await)
 }
 
 /// Saves `record` continuing its session as `write` says (see `Client::save_as`).
@@ -345,10 +345,10 @@ async fn save_as(
     record: Record,
     write: forgestate::Write,
 ) -> Result<u8, Failure> {
-    report_save(cli, client.save_as(record, write).await)
+    report_save(cli, client, client.save_as(record, write).await)
 }
 
-fn report_save(cli: &Cli, outcome: Outcome) -> Result<u8, Failure> {
+fn report_save(cli: &Cli, client: &Client<AnyThread>, outcome: Outcome) -> Result<u8, Failure> {
     match outcome {
         Outcome::Posted(posted) => {
             rotate::after_save(cli, &posted);
