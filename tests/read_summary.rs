@@ -241,3 +241,93 @@ async fn a_mirror_without_its_id_index_gets_one_and_the_summary_answers_again() 
     assert_eq!(warm.resume.phase, "subtask_1_complete");
     assert!(warm.warnings.is_empty(), "{:?}", warm.warnings);
 }
+
+#[tokio::test]
+async fn a_warm_resume_reads_the_summary_for_an_ended_session_with_an_intent() {
+    let fake = FakeForge::start().await;
+    let issue = fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let client = forge(&fake, dir.path());
+    client
+        .save(cp("clone_complete", json!({"n": 1})))
+        .await
+        .posted()
+        .unwrap();
+    let intent = cp("tests_pass", json!({"n": 2}))
+        .with_intent("create_pr", json!({"branch": "fix-42"}))
+        .unwrap();
+    client.save(intent).await.posted().unwrap();
+    client
+        .end(W, "s1", "interrupted", Some("container torn down"))
+        .await
+        .posted()
+        .unwrap();
+    // Another agent's record in the same session is another line.
+    fake.add_comment(
+        issue,
+        "ca-bot",
+        &body(&Record::checkpoint("reviewer", "s1", "review_started", json!({})).unwrap()),
+    );
+    client.resume(W, "s1").await.unwrap();
+
+    garble_index(&base_file(dir.path()));
+    let warm = forge(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert!(
+        warm.warnings.is_empty(),
+        "read the index: {:?}",
+        warm.warnings
+    );
+    let cold = uncached(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(warm.session, cold.session);
+    assert_eq!(warm.session.ended.as_ref().unwrap().reason, "interrupted");
+    assert_eq!(
+        warm.session.pending_intent.as_ref().unwrap().name,
+        "create_pr"
+    );
+    assert_eq!(warm.resume.phase, "tests_pass");
+    assert_eq!(warm.resume.data["n"], 2);
+}
+
+#[tokio::test]
+async fn a_warm_resume_sees_two_writers_from_one_parent_as_an_uncached_read_does() {
+    let fake = FakeForge::start().await;
+    fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let client = forge(&fake, dir.path());
+    client
+        .save(cp("clone_complete", json!({"n": 1})))
+        .await
+        .posted()
+        .unwrap();
+    let root = client
+        .resume(W, "s1")
+        .await
+        .unwrap()
+        .session
+        .latest_id
+        .unwrap();
+    // Two machines resume the same state, then both continue from it.
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (one, two) = (forge(&fake, d1.path()), forge(&fake, d2.path()));
+    one.resume(W, "s1").await.unwrap();
+    two.resume(W, "s1").await.unwrap();
+    one.save(cp("subtask_1_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    two.save(cp("subtask_1_again", json!({})))
+        .await
+        .posted()
+        .unwrap();
+
+    // The first machine's cache saw only `root`: its warm read must notice the fork.
+    let warm = forge(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    let cold = uncached(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(warm.session.conflicts.len(), 1, "{:?}", warm.session);
+    assert_eq!(warm.session.conflicts[0].parent, root);
+    assert_eq!(warm.session, cold.session);
+    assert_eq!(warm.resume.phase, "subtask_1_again");
+    // And again, now that the cache holds the fork.
+    let again = forge(&fake, dir.path()).resume(W, "s1").await.unwrap();
+    assert_eq!(again.session, cold.session);
+}

@@ -120,8 +120,7 @@ pub enum Command {
     #[command(after_help = "Examples:
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
-  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr
-  echo '{\"pr\": 7}' | forgestate checkpoint --agent w --session s1 --phase pr_created --data -")]
+  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
@@ -129,11 +128,10 @@ pub enum Command {
   forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
     Health(HealthArgs),
-    /// Post an [END] record: the session stopped, and why (status shows it completed or ended,
-    /// never stalled)
+    /// Post an [END] record: the session stopped, and why (never "stalled" in status)
     #[command(after_help = "Examples:
   forgestate end --agent implementation-worker --session s1 --reason completed
-  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests never passed'
+  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
   forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
     End(super::session::EndArgs),
     /// Print the newest matching record (JSON null when there is none)

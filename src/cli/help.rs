@@ -11,12 +11,22 @@ pub const HELP_WIDTH: usize = 100;
 pub const GROUPS: &[(&str, &[&str])] = &[
     (
         "Agents",
-        &["checkpoint", "health", "resume", "latest", "list", "fork"],
+        &[
+            "checkpoint",
+            "health",
+            "end",
+            "resume",
+            "latest",
+            "list",
+            "fork",
+        ],
     ),
-    ("Supervisors", &["status", "history", "watch"]),
+    ("Supervisors", &["status", "history", "watch", "publish"]),
     (
         "Operators",
-        &["init", "flush", "outbox", "prune", "rotate", "doctor"],
+        &[
+            "init", "flush", "outbox", "prune", "rotate", "export", "import", "doctor",
+        ],
     ),
     (
         "Integrations",

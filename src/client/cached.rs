@@ -8,7 +8,7 @@ use secrecy::SecretString;
 
 use super::{Client, ForgeBuilder};
 use crate::error::{Error, Result};
-use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache};
+use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
 use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
 use crate::store::Thread;
 
@@ -69,12 +69,16 @@ impl<T: Thread> Client<T> {
             return self.scan_listed().await;
         };
         let trusted = &self.trusted_authors;
-        let newest = matches!(keep, Keep::Newest(_));
+        let warm = match &keep {
+            Keep::All => Warm::No,
+            Keep::Newest(_) => Warm::Newest,
+            Keep::Pair(_, _, (agent, session)) => Warm::Pair(agent, session),
+        };
         let (view, read) = self
             .store
             .read_with(|thread, effort| async move {
                 mirror
-                    .read(thread, effort, trusted, newest)
+                    .read(thread, effort, trusted, warm)
                     .await
                     .map_err(Error::from)
             })

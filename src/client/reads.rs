@@ -84,6 +84,9 @@ impl<T: Thread> Client<T> {
             checkpoint && e.record.agent == agent && e.record.session == session
         };
         let read = self.read_pair(agent, session).await?;
+        if let Ok(mut seen) = seen.lock() {
+            seen.extend(read.names);
+        }
         let (mut all, trust) = (read.scan, read.trust);
         all.entries = read.entries;
         let mut all = self.follow_links(all, mine).await?;

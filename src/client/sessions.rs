@@ -58,6 +58,8 @@ pub(crate) struct PairRead {
     pub scan: Scan,
     /// Whom the read trusted (`None` when offline).
     pub trust: Option<crate::scan::Trust>,
+    /// Every (agent, session) with a checkpoint the read saw (for `resume`'s "did you mean").
+    pub names: std::collections::BTreeSet<(String, String)>,
 }
 
 impl<T: Thread> Client<T> {
@@ -94,9 +96,19 @@ impl<T: Thread> Client<T> {
     /// The records of one (agent, session) pair, in thread order, with the data of its newest
     /// checkpoint only (the others' data is `null`).
     pub(crate) async fn read_pair(&self, agent: &str, session: &str) -> Result<PairRead> {
-        let pair = |e: &Entry| e.record.agent == agent && e.record.session == session;
+        let names = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let pair = |e: &Entry| {
+            if e.record.kind() == Kind::Checkpoint
+                && let Ok(mut names) = names.lock()
+            {
+                names.insert((e.record.agent.clone(), e.record.session.clone()));
+            }
+            e.record.agent == agent && e.record.session == session
+        };
         let whole = |e: &Entry| e.record.kind() == Kind::Checkpoint;
-        let (mut scan, trust) = self.scan_select(Keep::Pair(&pair, &whole)).await?;
+        let (mut scan, trust) = self
+            .scan_select(Keep::Pair(&pair, &whole, (agent, session)))
+            .await?;
         let entries = std::mem::take(&mut scan.entries)
             .into_iter()
             .filter(pair)
@@ -105,6 +117,7 @@ impl<T: Thread> Client<T> {
             entries,
             scan,
             trust,
+            names: names.into_inner().unwrap_or_default(),
         })
     }
 

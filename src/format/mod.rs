@@ -28,10 +28,10 @@ pub use record::{
 };
 pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
+pub use session::{END_REASONS, Intent};
 pub use sign::{
     SIGNATURE_ALGORITHM, SIGNATURE_HEADER, SigningKey, Verdict, canonical, sign, verify,
 };
-pub use session::{END_REASONS, Intent};
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,

@@ -35,6 +35,7 @@ use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 pub(crate) use view::{Keep, View};
+pub(crate) use warm::Warm;
 
 /// File name suffix of a mirror's base file.
 pub const BASE_SUFFIX: &str = ".mirror";

@@ -8,7 +8,7 @@ use chrono::Utc;
 
 use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
 use super::slot::{Blob, Body, Slot};
-use super::summary::{IdIndex, summarize};
+use super::summary::{IdIndex, checked, summarize};
 use super::warm::Asked;
 use super::{Mirror, View, random_hex};
 use crate::scan::Trust;
@@ -86,6 +86,7 @@ impl Mirror {
         // Deletions are invisible to `since`; the head's comment count, when this read had the
         // forge read the issue anyway (a recheck of the cached head), shows one: the mirror then
         // holds more comments on it than the forge has.
+        let count = checked(thread.comment_count());
         if !delta.full && missed_deletion(&loaded, thread.comment_count()) {
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
             delta = thread.list_delta(None, effort, &keep).await?;
@@ -178,7 +179,8 @@ impl Mirror {
             } else {
                 self.save(|files| {
                     disk::write_base(&files.base, header, &fresh, None)?;
-                    delta.sum = summarize(files, &delta.generation, &fresh, None, &trust, None);
+                    delta.sum = summarize(files, &delta.generation, &fresh, None, &trust, None)
+                        .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &delta)
                 });
             }
@@ -203,6 +205,9 @@ impl Mirror {
             // rebuilt now, or every warm `resume` would read the whole mirror.
             let unsummed =
                 kept.sum.is_none() || IdIndex::open(&self.files.ids, &header.generation).is_none();
+            // A new comment count was checked above: the summary records it, so warm reads
+            // go on until the count changes again.
+            let recount = kept.sum.as_ref().is_some_and(|s| s.checked != count);
             kept.slots = merge(&kept.slots, &changed);
             kept.cursor = cursor;
             kept.salt = salt;
@@ -220,14 +225,16 @@ impl Mirror {
                 self.save(|files| {
                     disk::write_base(&files.base, header, &folded, Some(&data))?;
                     let generation = kept.generation.clone();
-                    kept.sum = summarize(files, &generation, &folded, Some(&data), &trust, None);
+                    kept.sum = summarize(files, &generation, &folded, Some(&data), &trust, None)
+                        .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
-            } else if !changed.is_empty() || moved || learned || unsummed {
+            } else if !changed.is_empty() || moved || learned || unsummed || recount {
                 self.save(|files| {
                     let generation = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
-                    kept.sum = summarize(files, &generation, &slots, Some(&data), &trust, delta);
+                    kept.sum = summarize(files, &generation, &slots, Some(&data), &trust, delta)
+                        .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             }

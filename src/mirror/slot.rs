@@ -76,7 +76,7 @@ pub(super) struct Head {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     q: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    p: Option<String>,
+    pub p: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     r: Option<u64>,
     /// The handoff's next step.

@@ -26,8 +26,9 @@ pub(crate) enum Keep<'a> {
     Newest(&'a (dyn Fn(&Entry) -> bool + Send + Sync)),
     /// Every entry the first predicate accepts, without its data (`null`), except the newest the
     /// second accepts, which is built whole (a session's story and its newest checkpoint). Both
-    /// predicates decide on the header and the comment alone.
-    Pair(Pred<'a>, Pred<'a>),
+    /// predicates decide on the header and the comment alone. The names are the (agent,
+    /// session) the first predicate accepts, for a warm read through the summary.
+    Pair(Pred<'a>, Pred<'a>, (&'a str, &'a str)),
 }
 
 /// A predicate on an entry's header and comment.
@@ -125,7 +126,7 @@ impl View {
                     }
                 }
             }
-            Keep::Pair(pair, whole) => {
+            Keep::Pair(pair, whole, _) => {
                 let mut built = false;
                 for (comment, src) in accepted.into_iter().rev() {
                     let mut entry = Entry {

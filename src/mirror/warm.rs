@@ -14,6 +14,18 @@ use super::{Mirror, View, random_hex};
 use crate::scan::Trust;
 use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
 
+/// Which answers a read may take from the summary.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Warm<'a> {
+    /// None: the answer needs every record (`list`, `status`, `history`).
+    No,
+    /// The newest record a monotone predicate accepts ([`super::Keep::Newest`]).
+    Newest,
+    /// One (agent, session)'s newest record of each kind ([`super::Keep::Pair`]): the summary
+    /// answers while that pair's lineage is a single line (see [`summary::Line`]).
+    Pair(&'a str, &'a str),
+}
+
 /// What a warm read through the summary already asked the store.
 pub(super) struct Asked {
     /// The cursor it asked after.
@@ -26,18 +38,21 @@ pub(super) struct Asked {
 
 impl Mirror {
     /// Reads the thread through the mirror. `trusted` are the configured trusted authors (the
-    /// store's own login is added, from the cache when the token's fingerprint matches). With
-    /// `newest` (the answer is [`super::Keep::Newest`]), the summary answers when it can.
+    /// store's own login is added, from the cache when the token's fingerprint matches). For the
+    /// answers `warm` names, the summary answers when it can.
     pub(crate) async fn read<T: Thread>(
         &self,
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
-        newest: bool,
+        warm: Warm<'_>,
     ) -> Result<View, StoreError> {
         let mut pre = None;
-        if newest && !self.refresh.load(Ordering::Relaxed) {
-            match self.read_summary(thread, effort, trusted, &mut pre).await? {
+        if !matches!(warm, Warm::No) && !self.refresh.load(Ordering::Relaxed) {
+            match self
+                .read_summary(thread, effort, trusted, warm, &mut pre)
+                .await?
+            {
                 Some(view) => return Ok(view),
                 None => tracing::debug!("the read cache's summary cannot answer; reading it all"),
             }
@@ -52,6 +67,7 @@ impl Mirror {
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
+        warm: Warm<'_>,
         pre: &mut Option<Asked>,
     ) -> Result<Option<View>, StoreError> {
         let mut delta = match disk::load_delta(&self.files.delta) {
@@ -65,6 +81,9 @@ impl Mirror {
         let Some(mut sum) = delta.sum.take() else {
             return Ok(None);
         };
+        if matches!(warm, Warm::Pair(..)) && !sum.lined {
+            return Ok(None);
+        }
         let header = match disk::load_header(&self.files.base) {
             Found::Ok(h) => h,
             _ => return Ok(None),
@@ -96,7 +115,11 @@ impl Mirror {
         let got = thread
             .list_delta(delta.cursor.as_ref(), effort, &keep)
             .await?;
-        if got.full || got.location != header.location {
+        // A comment count this summary was not checked against may show a deletion, which
+        // only the whole read can find (`read.rs`).
+        let recount =
+            summary::checked(thread.comment_count()).is_some_and(|c| sum.checked != Some(c));
+        if got.full || got.location != header.location || recount {
             *pre = Some(Asked {
                 cursor: delta.cursor.clone(),
                 delta: got,
@@ -188,6 +211,11 @@ impl Mirror {
                         }
                         sum.recent.push(id);
                     }
+                    // A record that does not continue its pair's newest one may fork the
+                    // lineage: the whole read finds out (and rebuilds the lines).
+                    if !sum.extend_line(&slot) {
+                        return Ok(None);
+                    }
                     sum.table.retain(|s| match summary::role(s, &trust) {
                         Role::Record(k, _) => k != key,
                         _ => true,
@@ -207,6 +235,11 @@ impl Mirror {
             sum.max_id = sum.max_id.max(last.i);
             sum.tail = summary::tail_of(sum.tail.iter().chain(&changed), None)
                 .map_err(StoreError::Task)?;
+        }
+        if let Warm::Pair(agent, session) = warm
+            && !sum.answers_pair(agent, session, &trust)
+        {
+            return Ok(None);
         }
         let slots = sum.slots();
         let known = sum.recent.clone();
