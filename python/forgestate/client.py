@@ -404,6 +404,23 @@ class Client:
         verb drains the outbox within a budget anyway.)"""
         return dict(self._run(["flush"]).doc or {})
 
+    def publish(self) -> Dict[str, Any]:
+        """Writes the status table into the session issue's body between its markers (text
+        outside them is kept; an unchanged table is not written): ``status --publish``.
+        A forge only; :class:`~forgestate.ConfigError` on the local store."""
+        return dict(self._run(["publish"]).doc or {})
+
+    def export(self, to: str) -> Dict[str, Any]:
+        """Writes the thread's believed records into a local store in directory ``to``, each
+        with its id, original time and author (a rerun writes only what is new)."""
+        return dict(self._run(["export", f"--to={to}"]).doc or {})
+
+    def import_(self, from_: str) -> Dict[str, Any]:
+        """Posts the local store in directory ``from_`` to the configured forge, in order, each
+        record once by id (a rerun posts nothing new; an interrupted import resumes). Also
+        reachable as ``getattr(client, "import")``, the verb's own name."""
+        return dict(self._run(["import", f"--from={from_}"]).doc or {})
+
     def render(self, record: Mapping[str, Any]) -> Rendered:
         """The comment body ``checkpoint``/``health`` would post for ``record`` (a mapping with
         ``agent``, ``session``, ``phase`` and ``data``, or a health record's fields; ``id`` and
@@ -486,3 +503,6 @@ def _dumps(value: Any, what: str) -> str:
     except (TypeError, ValueError) as e:
         raise DataError(f"{what} cannot be written as JSON: {e}") from e
 
+
+# `import` is a keyword: the verb's own name is an alias of `Client.import_`.
+setattr(Client, "import", Client.import_)

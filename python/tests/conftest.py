@@ -106,7 +106,10 @@ class FakeForge:
 
 def fake_forge_binary() -> Path:
     explicit: Optional[str] = os.environ.get("FAKE_FORGE_BIN")
-    path = Path(explicit) if explicit else REPO_ROOT / "target" / "debug" / "examples" / "fake_forge"
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO_ROOT / "target")
+    if not target.is_absolute():
+        target = REPO_ROOT / target
+    path = Path(explicit) if explicit else target / "debug" / "examples" / "fake_forge"
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} is missing: build it with `cargo build --example fake_forge` "

@@ -54,7 +54,7 @@ ANSWERS: Dict[str, Any] = {
 }
 
 #: Verbs whose answer Python hands back as a plain ``dict`` (nothing to compare field by field).
-PLAIN: Set[str] = {"init", "flush"}
+PLAIN: Set[str] = {"init", "flush", "publish", "export", "import"}
 
 
 def schema_table() -> Dict[str, Any]:

@@ -272,7 +272,7 @@ pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
         return Ok(0);
     }
     if all.is_empty() {
-        output::note("no outbox on this machine holds anything");
+        output::out("no outbox on this machine holds anything");
     }
     for s in &all {
         output::out(&summary_text(s));

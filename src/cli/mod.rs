@@ -134,8 +134,16 @@ fn init_logging(cli: &Cli) {
         (false, 2) => (Level::TRACE, Level::INFO),
         _ => (Level::TRACE, Level::TRACE),
     };
+    // rmcp logs each error answer it sends (a Debug dump) at warn: the answer itself is the
+    // report, so its own log shows only from -vv.
+    let rmcp = if cli.verbose >= 2 {
+        others
+    } else {
+        Level::ERROR
+    };
     let filter = Targets::new()
         .with_default(others)
+        .with_target("rmcp", rmcp)
         .with_target("forgestate", ours);
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)

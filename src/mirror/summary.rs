@@ -27,6 +27,11 @@ use crate::format::{Kind, ParseError, parse};
 use crate::fsutil::NotOurs;
 use crate::scan::{Parsed, Trust, classify};
 
+mod lines;
+
+pub(in crate::mirror) use lines::Line;
+use lines::{Lines, parent_of};
+
 /// Bytes per entry of the id index.
 const ID_BYTES: usize = 16;
 
@@ -63,19 +68,6 @@ pub(super) type Checked = (u64, u64, i64);
 /// The count `thread` last read, as the summary keeps it.
 pub(super) fn checked(count: Option<crate::store::CommentCount>) -> Option<Checked> {
     count.map(|c| (c.issue, c.count, c.at.timestamp_millis()))
-}
-
-/// One (agent, session) pair's lineage: enough for a warm `resume` to know that no two of its
-/// records name the same `Parent:` (which only the whole pair can show).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(super) struct Line {
-    pub agent: String,
-    pub session: String,
-    /// The newest record `Id` of the pair (what its next record's `Parent:` should name).
-    pub latest: Option<String>,
-    /// Some parent is named twice, or the newest record is named by an older one: only the
-    /// whole read answers this pair.
-    pub forked: bool,
 }
 
 /// What a slot means to the summary.
@@ -188,62 +180,6 @@ impl Summary {
     pub fn checked_at(mut self, count: Option<Checked>) -> Summary {
         self.checked = count;
         self
-    }
-
-    /// Extends the pair's line by a new accepted record `slot`; `false` when the record may
-    /// fork it (its `Parent:` is not the pair's newest record), which only the whole read can
-    /// tell.
-    pub fn extend_line(&mut self, slot: &Slot) -> bool {
-        let Some((agent, session, parent, id)) = lineage(slot) else {
-            return true;
-        };
-        let at = self
-            .lines
-            .iter()
-            .position(|l| l.agent == agent && l.session == session);
-        let line = match at {
-            Some(n) => &mut self.lines[n],
-            None => {
-                self.lines.push(Line {
-                    agent,
-                    session,
-                    ..Line::default()
-                });
-                let last = self.lines.len() - 1;
-                &mut self.lines[last]
-            }
-        };
-        if parent.is_some() && parent != line.latest {
-            return false;
-        }
-        if id.is_some() {
-            line.latest = id;
-        }
-        true
-    }
-
-    /// Whether the table answers a `resume` of (agent, session) as the whole pair would: its
-    /// lineage is one line, and the newest record with an `Id` among the pair's table entries is
-    /// the pair's newest `Id`.
-    pub fn answers_pair(&self, agent: &str, session: &str, trust: &Trust) -> bool {
-        let line = self
-            .lines
-            .iter()
-            .find(|l| l.agent == agent && l.session == session);
-        let newest_in_table = self
-            .table
-            .iter()
-            .filter_map(|s| match role(s, trust) {
-                Role::Record((a, se, _), id) if a == agent && se == session => Some((s.i, id)),
-                _ => None,
-            })
-            .filter_map(|(i, id)| id.map(|id| (i, id)))
-            .max_by_key(|(i, _)| *i)
-            .map(|(_, id)| id);
-        match line {
-            Some(line) => !line.forked && line.latest == newest_in_table,
-            None => newest_in_table.is_none(),
-        }
     }
 
     /// The slots an answer is built from: the table and the stale ones, by comment id.
@@ -414,65 +350,5 @@ impl Held {
                 .index
                 .as_ref()
                 .is_some_and(|i| i.holds(id).unwrap_or(false))
-    }
-}
-
-/// A record slot's pair, `Parent:` and `Id`; `None` for a slot that is not a record.
-fn lineage(slot: &Slot) -> Option<(String, String, Option<String>, Option<String>)> {
-    match &slot.b {
-        Body::R(head, _) => {
-            let shell = head.record(serde_json::Value::Null);
-            Some((shell.agent, shell.session, head.p.clone(), head.id.clone()))
-        }
-        Body::I(body) => parse(body)
-            .ok()
-            .map(|r| (r.agent, r.session, r.parent, r.id)),
-        _ => None,
-    }
-}
-
-/// A slot's `Parent:`, when it is a record.
-fn parent_of(slot: &Slot) -> Option<String> {
-    lineage(slot).and_then(|(_, _, parent, _)| parent)
-}
-
-/// The lines of every pair, built from the accepted records in thread order (the whole read).
-#[derive(Default)]
-struct Lines {
-    /// Per pair: the newest `Id`, and how many records name each parent.
-    pairs: std::collections::BTreeMap<
-        (String, String),
-        (Option<String>, std::collections::HashMap<String, u32>),
-    >,
-}
-
-impl Lines {
-    fn add(&mut self, agent: &str, session: &str, parent: Option<String>, id: Option<&str>) {
-        let (latest, parents) = self
-            .pairs
-            .entry((agent.to_string(), session.to_string()))
-            .or_default();
-        if let Some(parent) = parent {
-            *parents.entry(parent).or_default() += 1;
-        }
-        if let Some(id) = id {
-            *latest = Some(id.to_string());
-        }
-    }
-
-    fn finish(self) -> Vec<Line> {
-        self.pairs
-            .into_iter()
-            .map(|((agent, session), (latest, parents))| {
-                let forked = parents.values().any(|&n| n > 1)
-                    || latest.as_ref().is_some_and(|l| parents.contains_key(l));
-                Line {
-                    agent,
-                    session,
-                    latest,
-                    forked,
-                }
-            })
-            .collect()
     }
 }

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::report::Thresholds;
 use crate::{Exported, Imported, Published};
@@ -43,7 +43,7 @@ impl Verb for Publish {
         idempotent: true,
         open_world: true,
         streams: false,
-        faces: CLI,
+        faces: super::ALL,
         request: request_schema::<PublishRequest>,
         answer: answer_schema::<Published>,
     };
@@ -85,7 +85,7 @@ impl Verb for Export {
         idempotent: true,
         open_world: true,
         streams: false,
-        faces: CLI,
+        faces: super::CLI_PYTHON,
         request: request_schema::<ExportRequest>,
         answer: answer_schema::<Exported>,
     };
@@ -127,7 +127,7 @@ impl Verb for Import {
         idempotent: true,
         open_world: true,
         streams: false,
-        faces: CLI,
+        faces: super::CLI_PYTHON,
         request: request_schema::<ImportRequest>,
         answer: answer_schema::<Imported>,
     };
