@@ -162,7 +162,7 @@ impl<T: Thread> Client<T> {
             // A body holds whole microseconds (the local store's clock has nanoseconds).
             let first = entry.comment.created_at.trunc_subsecs(6);
             let record = entry.record.clone().first_posted_at(first);
-            match self.save(record).await {
+            match self.save_as_written(record).await {
                 Outcome::Posted(_) => report.posted += 1,
                 Outcome::Spooled { cause, .. } => {
                     report.spooled += 1;
