@@ -229,9 +229,21 @@ async fn every_agent_facing_verb_is_an_mcp_tool() {
 /// What both faces need lives where both use it: the MCP server imports no CLI internals.
 #[test]
 fn the_mcp_server_imports_nothing_from_the_cli() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/mcp");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+    let mut dirs = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/mcp"
+    ))];
+    let mut files = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            match path.is_dir() {
+                true => dirs.push(path),
+                false => files.push(path),
+            }
+        }
+    }
+    for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         for banned in ["crate::cli", "super::super::cli"] {
             assert!(

@@ -120,8 +120,7 @@ pub enum Command {
     #[command(after_help = "Examples:
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
-  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr
-  echo '{\"pr\": 7}' | forgestate checkpoint --agent w --session s1 --phase pr_created --data -")]
+  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
     Checkpoint(CheckpointArgs),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
@@ -132,9 +131,9 @@ pub enum Command {
     /// Post an [END] record: the session stopped, and why (status shows it completed or ended,
     /// never stalled)
     #[command(after_help = "Examples:
-  forgestate end --agent implementation-worker --session s1 --reason completed
-  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests never passed'
-  forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
+  forgestate end --agent worker --session s1 --reason completed
+  forgestate end --agent worker --session s1 --reason error --note 'tests never passed'
+  forgestate end --agent worker --session s1 --reason user_stop --json")]
     End(super::session::EndArgs),
     /// Print the newest matching record (JSON null when there is none)
     #[command(after_help = "Examples:
