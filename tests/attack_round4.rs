@@ -6,9 +6,12 @@
 //!   parent, inventing lineage: a thread with no conflict came out `conflicted` on the forge;
 //! - `forgestate mcp` answered a request whose `params` is not an object (or whose `id` is
 //!   `null`) with an error carrying no `id`: the client never learns which request failed;
-//! - shapes of secrets the redactor misses in free text: `--password hunter2` (a flag with its
+//! - shapes of secrets the redactor missed in free text: `--password hunter2` (a flag with its
 //!   value after a space), a JSON or YAML document kept as a string (`"password": "x"`,
-//!   `AWS_SECRET_ACCESS_KEY: x`), `Authorization: Basic …`.
+//!   `AWS_SECRET_ACCESS_KEY: x`), `Authorization: Basic …`;
+//! - control characters (ESC, OSC, C1) in a record's text reached `list`/`status` tables raw;
+//! - `checkpoint --merge` onto an edited record, and `import` of one, carried the edited data
+//!   into a fresh, unedited comment without a word: the edit flag was laundered.
 
 mod common;
 mod fake_forge;
@@ -380,5 +383,30 @@ fn merge_onto_an_edited_record_warns() {
     assert!(
         all.contains("edited after posting"),
         "merged an edited record's data silently: {all}"
+    );
+}
+
+/// `import` of a record that was edited after posting (its `updated_at` later than its
+/// `created_at`, as `export` keeps them): the forge's copy is a fresh, unedited comment, so the
+/// edit flag was lost without a word.
+#[tokio::test(flavor = "multi_thread")]
+async fn import_of_an_edited_record_warns() {
+    let fake = FakeForge::start().await;
+    fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("from");
+    std::fs::create_dir_all(&from).unwrap();
+    let body = checkpoint_body("s", "a", "01a23317-a9be-7021-b156-1fc2813d4444", None);
+    let line = json!({"id": 1, "author": "local", "created_at": "2026-12-01T19:00:00Z",
+                      "updated_at": "2026-12-01T19:05:00Z", "body": body});
+    std::fs::write(from.join("thread.jsonl"), line.to_string() + "\n").unwrap();
+    let bin = Bin::new(dir.path()).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
+    let out = bin.run(&args(&["import", "--from", from.to_str().unwrap(), "--json"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["posted"], 1, "{report}");
+    assert!(
+        report["warnings"].to_string().contains("edited after posting"),
+        "the edit flag was dropped silently: {report}"
     );
 }

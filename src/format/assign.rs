@@ -75,6 +75,14 @@ pub(crate) fn assignments(
 fn value_at(text: &str, from: usize) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let (start, end) = match bytes.get(from) {
+        // A JSON document inside a JSON string: `{\"password\": \"x\"}`. The value ends at the
+        // next escaped quote; cutting at the backslash would break the outer string.
+        Some(b'\\') if bytes.get(from + 1) == Some(&b'"') => {
+            let start = from + 2;
+            let len = text[start..].find("\\\"").unwrap_or(bytes.len() - start);
+            (start, start + len)
+        }
+        Some(b'\\') => return None,
         Some(&q @ (b'"' | b'\'')) => {
             let start = from + 1;
             let len = bytes[start..]
@@ -135,8 +143,15 @@ pub(crate) fn colon_assignments(
             // `name:value` with no blank: a URL's `user:password@` or a `host:port`, not a field.
             continue;
         }
-        if let Some(span) = value_at(text, from) {
-            spans.push(span);
+        let Some((start, end)) = value_at(text, from) else {
+            continue;
+        };
+        // `Authorization: token X`, `Authorization: Bearer X`: the scheme stays, X is the secret.
+        let scheme = ["token", "bearer", "basic", "digest"]
+            .contains(&text[start..end].to_ascii_lowercase().as_str());
+        match scheme && bytes.get(end) == Some(&b' ') {
+            true => spans.extend(value_at(text, end + 1)),
+            false => spans.push((start, end)),
         }
     }
 }
@@ -205,6 +220,37 @@ mod tests {
         );
         assert_eq!(found("run --db.password='p w' next"), ["p w"]);
         assert_eq!(found("TOKEN=\"x y\"; SECRET=z"), ["x y", "z"]);
+    }
+
+    fn found_colon(text: &str) -> Vec<&str> {
+        let key = |k: &str| k.to_ascii_lowercase().contains("password");
+        let mut spans = Vec::new();
+        colon_assignments(text, &key, &mut spans);
+        flag_values(text, &key, &mut spans);
+        spans.iter().map(|&(s, e)| &text[s..e]).collect()
+    }
+
+    #[test]
+    fn colon_and_flag_values_of_secret_names_are_found() {
+        assert_eq!(found_colon("password: hunter2 next"), ["hunter2"]);
+        assert_eq!(found_colon(r#"{"db_password": "p w"}"#), ["p w"]);
+        assert_eq!(found_colon(r#"{\"db_password\": \"pw\"}"#), ["pw"]);
+        assert_eq!(found_colon("mysql --password hunter2 -h db"), ["hunter2"]);
+        assert_eq!(found_colon("Password: Bearer abc"), ["abc"]);
+        for kept in [
+            "https://password:x@host",
+            r#"{"password": null, "password_len": 12}"#,
+            r#"{\"password\": \"[REDACTED]\"}"#,
+            "--password-file /etc/pw",
+            "--password --next",
+            "password:",
+        ] {
+            assert!(
+                found_colon(kept).is_empty(),
+                "{kept}: {:?}",
+                found_colon(kept)
+            );
+        }
     }
 
     #[test]
