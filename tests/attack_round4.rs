@@ -401,12 +401,68 @@ async fn import_of_an_edited_record_warns() {
                       "updated_at": "2026-12-01T19:05:00Z", "body": body});
     std::fs::write(from.join("thread.jsonl"), line.to_string() + "\n").unwrap();
     let bin = Bin::new(dir.path()).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
-    let out = bin.run(&args(&["import", "--from", from.to_str().unwrap(), "--json"]));
+    let out = bin.run(&args(&[
+        "import",
+        "--from",
+        from.to_str().unwrap(),
+        "--json",
+    ]));
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["posted"], 1, "{report}");
     assert!(
-        report["warnings"].to_string().contains("edited after posting"),
+        report["warnings"]
+            .to_string()
+            .contains("edited after posting"),
         "the edit flag was dropped silently: {report}"
+    );
+}
+
+/// docs/dashboard.md: "a directory holding another thread is refused". A local store's own
+/// records have small ids (1, 2, …), below every forge comment id, so exporting a forge thread
+/// into it mixed the two threads into one file.
+#[tokio::test(flavor = "multi_thread")]
+async fn export_into_a_local_store_holding_another_thread_is_refused() {
+    let fake = FakeForge::start().await;
+    fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let posted = local(d).run(&store_args(
+        d,
+        &[
+            "checkpoint",
+            "--agent",
+            "mine",
+            "--session",
+            "here",
+            "--phase",
+            "p",
+        ],
+    ));
+    assert!(posted.status.success(), "{}", stderr(&posted));
+    let before = std::fs::read(d.join("st/thread.jsonl")).unwrap();
+    let bin = Bin::new(d).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
+    let cp = bin.run(&args(&[
+        "checkpoint",
+        "--agent",
+        "w",
+        "--session",
+        "s",
+        "--phase",
+        "a",
+    ]));
+    assert!(cp.status.success(), "{}", stderr(&cp));
+    let st = d.join("st").display().to_string();
+    let out = bin.run(&args(&["export", "--to", &st, "--json"]));
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "exported into another thread: {}",
+        stdout(&out)
+    );
+    assert_eq!(
+        std::fs::read(d.join("st/thread.jsonl")).unwrap(),
+        before,
+        "the store changed"
     );
 }

@@ -213,12 +213,22 @@ fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
     for (group, verbs) in [
         (
             "Agents:",
-            &["checkpoint", "health", "resume", "latest", "list", "fork"][..],
+            &[
+                "checkpoint",
+                "health",
+                "end",
+                "resume",
+                "latest",
+                "list",
+                "fork",
+            ][..],
         ),
-        ("Supervisors:", &["status", "history", "watch"]),
+        ("Supervisors:", &["status", "history", "watch", "publish"]),
         (
             "Operators:",
-            &["init", "flush", "outbox", "prune", "rotate", "doctor"],
+            &[
+                "init", "flush", "outbox", "prune", "rotate", "doctor", "export", "import",
+            ],
         ),
         (
             "Integrations:",
@@ -254,6 +264,7 @@ fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
         "1 a check failed",
         "64 usage",
         "65 bad input",
+        "73 not posted",
         "74 IO",
         "75 try",
         "78 conf",
