@@ -264,6 +264,7 @@ fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
         "1 a check failed",
         "64 usage",
         "65 bad input",
+        "73 not posted",
         "74 IO",
         "75 try",
         "78 conf",
@@ -420,4 +421,19 @@ fn jq_filters_the_answer() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn jq_cannot_read_the_environment_and_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path()).env("FORGESTATE_TOKEN", "tok-abcdef0123456789abcdef0123456789");
+    for expr in ["env", "env.FORGESTATE_TOKEN", "$ENV"] {
+        let out = b.run(&["list".to_string(), "--jq".to_string(), expr.to_string()]);
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(64), "{expr}: {all}");
+        assert!(
+            !all.contains("abcdef0123456789"),
+            "{expr} printed the token: {all}"
+        );
+    }
 }

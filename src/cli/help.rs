@@ -45,7 +45,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
 /// The exit-code footer of `--help`: every code the binary exits with.
 pub const EXIT_CODES: &str = "Exit codes: 0 ok (also nothing found, a fresh start); 1 a check \
 failed (doctor) or an agent is stalled (status --fail-on-stalled); 64 usage; 65 bad input data; \
-74 IO; 75 try again later (forge unreachable, or --strict and the record spooled); 78 \
+73 not posted, someone continued the session first (--if-latest); 74 IO; 75 try again later (forge unreachable, or --strict and the record spooled); 78 \
 configuration.";
 
 /// Global options that mean nothing to a verb's work, hidden from its help (still accepted,

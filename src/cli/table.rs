@@ -143,16 +143,27 @@ pub fn lay_out(header: &[&str], rows: &[Vec<String>], layout: Layout, color: boo
         Layout::Piped => rows
             .iter()
             .map(|row| {
-                let cells: Vec<String> = row
-                    .iter()
-                    .take(header.len())
-                    .map(|c| c.replace(['\t', '\n'], " "))
-                    .collect();
+                let cells: Vec<String> = row.iter().take(header.len()).map(|c| plain(c)).collect();
                 format!("{}\n", cells.join("\t"))
             })
             .collect(),
-        Layout::Terminal(width) => render_within(header, rows, color, Some(width)),
+        Layout::Terminal(width) => {
+            let rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|row| row.iter().map(|c| plain(c)).collect())
+                .collect();
+            render_within(header, &rows, color, Some(width))
+        }
     }
+}
+
+/// A cell with every control character (tab, line breaks, ESC, the C1 controls) as a space:
+/// a record's text (a seed agent's phase, a comment an issue writer edited) can neither add a
+/// column nor send escape sequences to the reader's terminal.
+fn plain(cell: &str) -> String {
+    cell.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 /// The column widths that fit in `max`: the widest column gives way first, one character at a

@@ -159,10 +159,16 @@ impl<T: Thread> Client<T> {
                 report.already += 1;
                 continue;
             }
+            // The posted copy is a fresh comment, unedited: say so here, or the edit is gone.
+            if let Some(warning) = crate::scan::edited_warning(&entry) {
+                report
+                    .warnings
+                    .push(format!("imported as it now reads: {warning}"));
+            }
             // A body holds whole microseconds (the local store's clock has nanoseconds).
             let first = entry.comment.created_at.trunc_subsecs(6);
             let record = entry.record.clone().first_posted_at(first);
-            match self.save(record).await {
+            match self.save_as_written(record).await {
                 Outcome::Posted(_) => report.posted += 1,
                 Outcome::Spooled { cause, .. } => {
                     report.spooled += 1;

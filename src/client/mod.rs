@@ -312,7 +312,13 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        let record = match self.prepare(self.with_known_parent(record)) {
+        self.save_as_written(self.with_known_parent(record)).await
+    }
+
+    /// [`Client::save`] without naming a parent the record does not name: an import posts each
+    /// record's lineage as it was written (inferring one invents a second writer).
+    pub(crate) async fn save_as_written(&self, record: Record) -> Outcome {
+        let record = match self.prepare(record) {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(e),
         };

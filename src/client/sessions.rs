@@ -226,10 +226,16 @@ fn refuse_unless_latest(record: &Record, expected: &str, newest: Option<&Entry>)
 
 /// `--merge`: the newest checkpoint's data with `record`'s data laid on top.
 fn merge_onto(record: &mut Record, entries: &[Entry]) {
-    let base = entries
+    let from = entries
         .iter()
         .rev()
-        .find(|e| e.record.kind() == Kind::Checkpoint)
+        .find(|e| e.record.kind() == Kind::Checkpoint);
+    // The merged record is not edited itself: without this line the edit would be laundered
+    // into a clean record, and no later `resume` would warn of it.
+    if let Some(warning) = from.and_then(crate::scan::edited_warning) {
+        tracing::warn!("--merge carries the data of an edited record: {warning}");
+    }
+    let base = from
         .and_then(|e| e.record.data().as_object().cloned())
         .unwrap_or_default();
     if let Payload::Checkpoint { data, .. } = &mut record.payload {

@@ -69,6 +69,131 @@ pub(crate) fn assignments(
     }
 }
 
+/// The span of the value that starts at `from` (after a separator and any blanks): quoted up
+/// to its closing quote, else up to [`ends_value`]. `None` for a value that holds no secret: a
+/// number, `true`/`false`/`null`, empty, or already redacted.
+fn value_at(text: &str, from: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let (start, end) = match bytes.get(from) {
+        // A JSON document inside a JSON string: `{\"password\": \"x\"}`. The value ends at the
+        // next escaped quote; cutting at the backslash would break the outer string.
+        Some(b'\\') if bytes.get(from + 1) == Some(&b'"') => {
+            let start = from + 2;
+            let len = text[start..].find("\\\"").unwrap_or(bytes.len() - start);
+            (start, start + len)
+        }
+        Some(b'\\') => return None,
+        Some(&q @ (b'"' | b'\'')) => {
+            let start = from + 1;
+            let len = bytes[start..]
+                .iter()
+                .position(|&b| b == q)
+                .unwrap_or(bytes.len() - start);
+            (start, start + len)
+        }
+        _ => {
+            let len = bytes[from..]
+                .iter()
+                .position(|&b| ends_value(b))
+                .unwrap_or(bytes.len() - from);
+            (from, from + len)
+        }
+    };
+    let value = &text[start..end];
+    let plain = value.parse::<f64>().is_ok() || matches!(value, "true" | "false" | "null");
+    (!(value.is_empty() || plain || text[start..].starts_with(REDACTED))).then_some((start, end))
+}
+
+/// Pushes the span of every value given to a secret-looking name with a colon, as JSON, YAML
+/// and `env`-style dumps write it: `password: hunter2`, `"db_password": "x"`,
+/// `AWS_SECRET_ACCESS_KEY: …`. (`https://u:pw@host` is the URL rule's: its name is `https`.)
+pub(crate) fn colon_assignments(
+    text: &str,
+    secret_key: &dyn Fn(&str) -> bool,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    let bytes = text.as_bytes();
+    for (colon, _) in text.match_indices(':') {
+        let (name_start, name_end) = match colon.checked_sub(1).map(|i| bytes[i]) {
+            Some(q @ (b'"' | b'\'')) => {
+                let end = colon - 1;
+                match bytes[..end].iter().rposition(|&b| b == q) {
+                    Some(open) => (open + 1, end),
+                    None => continue,
+                }
+            }
+            _ => {
+                let start = bytes[..colon]
+                    .iter()
+                    .rposition(|&b| !is_name_byte(b))
+                    .map_or(0, |p| p + 1);
+                (start, colon)
+            }
+        };
+        if name_start == name_end || !secret_key(&text[name_start..name_end]) {
+            continue;
+        }
+        let from = colon
+            + 1
+            + bytes[colon + 1..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+        if from == colon + 1 && bytes.get(from).is_some_and(|&b| b != b'"' && b != b'\'') {
+            // `name:value` with no blank: a URL's `user:password@` or a `host:port`, not a field.
+            continue;
+        }
+        let Some((start, end)) = value_at(text, from) else {
+            continue;
+        };
+        // `Authorization: token X`, `Authorization: Bearer X`: the scheme stays, X is the secret.
+        let scheme = ["token", "bearer", "basic", "digest"]
+            .contains(&text[start..end].to_ascii_lowercase().as_str());
+        match scheme && bytes.get(end) == Some(&b' ') {
+            true => spans.extend(value_at(text, end + 1)),
+            false => spans.push((start, end)),
+        }
+    }
+}
+
+/// Pushes the span of the value after a secret-looking long flag and one space, as a command
+/// line writes it: `--password hunter2`, `--api-key "k"`. A flag naming where the secret is
+/// (`--token-file PATH`, `--password-env VAR`) keeps its value, as does a next flag.
+pub(crate) fn flag_values(
+    text: &str,
+    secret_key: &dyn Fn(&str) -> bool,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    let bytes = text.as_bytes();
+    for (dash, _) in text.match_indices("--") {
+        if dash > 0 && !bytes[dash - 1].is_ascii_whitespace() {
+            continue;
+        }
+        let name_start = dash + 2;
+        let len = bytes[name_start..]
+            .iter()
+            .take_while(|&&b| is_name_byte(b))
+            .count();
+        let name = &text[name_start..name_start + len];
+        let lower = name.to_ascii_lowercase();
+        let names_a_place = [
+            "file", "path", "dir", "env", "name", "stdin", "cmd", "command",
+        ]
+        .iter()
+        .any(|s| lower.ends_with(s));
+        if len == 0 || names_a_place || !secret_key(name) {
+            continue;
+        }
+        let from = name_start + len;
+        if bytes.get(from) != Some(&b' ') || bytes.get(from + 1) == Some(&b'-') {
+            continue;
+        }
+        if let Some(span) = value_at(text, from + 1) {
+            spans.push(span);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +220,37 @@ mod tests {
         );
         assert_eq!(found("run --db.password='p w' next"), ["p w"]);
         assert_eq!(found("TOKEN=\"x y\"; SECRET=z"), ["x y", "z"]);
+    }
+
+    fn found_colon(text: &str) -> Vec<&str> {
+        let key = |k: &str| k.to_ascii_lowercase().contains("password");
+        let mut spans = Vec::new();
+        colon_assignments(text, &key, &mut spans);
+        flag_values(text, &key, &mut spans);
+        spans.iter().map(|&(s, e)| &text[s..e]).collect()
+    }
+
+    #[test]
+    fn colon_and_flag_values_of_secret_names_are_found() {
+        assert_eq!(found_colon("password: hunter2 next"), ["hunter2"]);
+        assert_eq!(found_colon(r#"{"db_password": "p w"}"#), ["p w"]);
+        assert_eq!(found_colon(r#"{\"db_password\": \"pw\"}"#), ["pw"]);
+        assert_eq!(found_colon("mysql --password hunter2 -h db"), ["hunter2"]);
+        assert_eq!(found_colon("Password: Bearer abc"), ["abc"]);
+        for kept in [
+            "https://password:x@host",
+            r#"{"password": null, "password_len": 12}"#,
+            r#"{\"password\": \"[REDACTED]\"}"#,
+            "--password-file /etc/pw",
+            "--password --next",
+            "password:",
+        ] {
+            assert!(
+                found_colon(kept).is_empty(),
+                "{kept}: {:?}",
+                found_colon(kept)
+            );
+        }
     }
 
     #[test]

@@ -190,13 +190,24 @@ impl Redactor {
     }
 
     /// Redacts a record before it is written: its data or metrics as [`Redactor::redact`] does.
-    /// A header value (agent, session, phase, status, next check) that holds a secret is refused,
+    /// A header value (agent, session, version, id, parent, context hash, phase, status, next
+    /// check, next, blocker, intent, done) that holds a secret is refused,
     /// never scrubbed: a scrubbed name would no longer be the name readers look for, and
     /// `[REDACTED]` would stand for every such name. The count is added to the record's
     /// `Redacted:` header. Returns the count.
     pub fn redact_record(&self, record: &mut Record) -> Result<u64, FieldError> {
         self.refuse_secret("agent", &record.agent)?;
         self.refuse_secret("session", &record.session)?;
+        self.refuse_secret("version", &record.version)?;
+        for (field, value) in [
+            ("id", &record.id),
+            ("parent", &record.parent),
+            ("context hash", &record.context_hash),
+        ] {
+            if let Some(v) = value {
+                self.refuse_secret(field, v)?;
+            }
+        }
         if let Some(next) = &record.next {
             self.refuse_secret("next", next)?;
         }

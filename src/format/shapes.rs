@@ -76,6 +76,8 @@ fn find(
     token_formats(text, spans);
     bearer(text, spans);
     assignments(text, secret_key, spans);
+    super::assign::colon_assignments(text, secret_key, spans);
+    super::assign::flag_values(text, secret_key, spans);
 }
 
 fn is_token_byte(b: u8) -> bool {
@@ -236,9 +238,9 @@ fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// `Bearer <credential>`, as in a copied `Authorization:` header line.
+/// `Bearer <credential>` (and `Basic <base64>`), as in a copied `Authorization:` header line.
 fn bearer(text: &str, spans: &mut Vec<(usize, usize)>) {
-    for prefix in ["Bearer ", "bearer "] {
+    for prefix in ["Bearer ", "bearer ", "Basic "] {
         for (i, _) in text.match_indices(prefix) {
             let from = i + prefix.len();
             let len = run(text, from, |b| {

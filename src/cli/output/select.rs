@@ -110,8 +110,10 @@ fn jq(expr: &str, text: &str) -> Result<String, String> {
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs());
+    // No `env`: the process environment holds the forge token (FORGESTATE_TOKEN) and maybe the
+    // signing key, and an answer filter has no business reading it.
     let funs = jaq_core::funs()
-        .chain(jaq_std::funs())
+        .chain(jaq_std::funs().filter(|f| f.0 != "env"))
         .chain(jaq_json::funs());
     let arena = Arena::default();
     let program = File {

@@ -84,6 +84,14 @@ fn shape(message: Value, text: &str) -> Verdict {
         return invalid("`jsonrpc` must be \"2.0\"");
     }
     match map.get("method") {
+        // rmcp answers these without the request's `id`, so the client never learns which
+        // request failed: answer here, with the id.
+        Some(Value::String(_)) if !matches!(map.get("params"), None | Some(Value::Object(_))) => {
+            invalid("`params` must be an object")
+        }
+        Some(Value::String(_)) if id == Some(Value::Null) => {
+            invalid("`id` must be a string or a number in a request (MCP)")
+        }
         Some(Value::String(_)) => Verdict::Forward(text.as_bytes().to_vec()),
         Some(_) => invalid("`method` must be a string"),
         None if id.is_some() && (map.contains_key("result") || map.contains_key("error")) => {

@@ -39,6 +39,19 @@ impl LocalThread {
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             out.push(b'\n');
         }
+        // An export run again shares comments with the store; a store none of whose comments
+        // is among these holds another thread (a local store's own records, say: their ids are
+        // small, so the order check alone lets the two threads mix).
+        let shares = comments
+            .iter()
+            .any(|c| ids.get(&c.id).is_some_and(|there| there.body == c.body));
+        if !held.comments.is_empty() && !comments.is_empty() && !shares {
+            return Err(io("cannot export into")(io::Error::other(format!(
+                "the store holds {} comment(s), none of them from this thread; the directory \
+                 holds another thread: export into an empty directory",
+                held.comments.len()
+            ))));
+        }
         let mut kept = Kept::default();
         for c in comments {
             if let Some(there) = ids.get(&c.id) {
