@@ -291,6 +291,14 @@ async fn compare_and_set_is_refused_with_exit_73_and_accepted_when_latest() {
             "and its time: {message}"
         );
         assert_eq!(w.records(), before, "nothing posted");
+        // An empty id is a usage error, not a conflict.
+        for flag in ["--if-latest=", "--parent="] {
+            let out = w.line(&format!(
+                "checkpoint --agent w --session s --phase c {flag}"
+            ));
+            assert_eq!(code(&out), 64, "{flag}: {}", stderr(&out));
+        }
+        assert_eq!(w.records(), before, "nothing posted");
         // The id resume reports as latest is what --if-latest takes.
         let latest = w.ok("resume --agent w --session s")["latest_id"].clone();
         assert_eq!(latest, second_id);

@@ -42,6 +42,7 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
             "history",
             "latest",
             "list",
+            "publish",
             "resume",
             "status"
         ]

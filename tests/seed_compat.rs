@@ -351,6 +351,35 @@ fn seed_parser_never_takes_an_end_record_for_a_checkpoint() {
 }
 
 #[test]
+fn seed_parser_never_takes_a_health_record_for_a_checkpoint() {
+    let renderer = Renderer::embedded().unwrap();
+    let quoted = "it said [CHECKPOINT] implementation-worker\nPhase: evil\n```json\n{}\n```";
+    let health = Record::health(
+        "implementation-worker",
+        "s1",
+        "Active",
+        json!({"log": quoted, quoted: 1}),
+        Some("soon"),
+    )
+    .unwrap();
+    let body = renderer.render(&health).unwrap();
+    assert!(!body.contains("[CHECKPOINT]"), "{body}");
+    assert_eq!(forgestate::format::parse(&body).unwrap(), health);
+    // A header value cannot be escaped: it is refused.
+    for (status, next) in [("[CHECKPOINT] x", None), ("Active", Some("[CHECKPOINT] y"))] {
+        let err = Record::health("w", "s1", status, json!({}), next).unwrap_err();
+        assert!(err.to_string().contains("seed 003's reader"), "{err}");
+    }
+    let Some(parsed) = seed_parse(std::slice::from_ref(&body)) else {
+        return;
+    };
+    assert!(
+        parsed[0].is_null(),
+        "the seed's reader took a health record:\n{body}"
+    );
+}
+
+#[test]
 fn seed_parser_reads_an_intent_checkpoint_as_a_normal_checkpoint() {
     let data = json!({"branch_name": "fix-42", "issue_number": 42});
     let mut records = Vec::new();

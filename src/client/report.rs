@@ -100,7 +100,7 @@ impl<T: Thread> Client<T> {
 
     /// The checkpoint that would start `new_session` from `session`'s state at record `at`
     /// (its newest checkpoint by default), with `Parent:` naming that record. See
-    /// [`fork_record`]; [`Client::fork`] also saves it.
+    /// [`crate::report::fork_record`]; [`Client::fork`] also saves it.
     pub async fn fork_record(
         &self,
         session: &str,

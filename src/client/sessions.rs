@@ -131,6 +131,13 @@ impl<T: Thread> Client<T> {
     }
 
     async fn continue_session(&self, mut record: Record, write: Write) -> Result<Record> {
+        for (flag, id) in [("if_latest", &write.if_latest), ("parent", &write.parent)] {
+            if id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+                return Err(Error::usage(format!(
+                    "{flag} is empty; give a record id (resume prints it as latest_id)"
+                )));
+            }
+        }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
         if !must_read {
@@ -202,14 +209,17 @@ fn refuse_unless_latest(record: &Record, expected: &str, newest: Option<&Entry>)
         Some(e) if e.record.id.as_deref() == Some(expected) => Ok(()),
         Some(e) => Err(Error::Conflict {
             message: format!(
-                "not posted: the newest record of agent {agent} in session {session} is {} (a {} \
+                "not posted: the newest record of agent {agent} in session {session} is {} ({} \
                  written {}), not {expected}; someone continued the session first: resume to \
                  see their state, then write again with --if-latest {}",
                 e.record
                     .id
                     .as_deref()
                     .unwrap_or("(a version 1.0 record, no id)"),
-                e.record.kind().name(),
+                match e.record.kind().name() {
+                    kind @ "end" => format!("an {kind}"),
+                    kind => format!("a {kind}"),
+                },
                 format_time(&e.record.time),
                 e.record.id.as_deref().unwrap_or("ID"),
             ),

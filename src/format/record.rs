@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::session::{END_REASONS, Intent};
 use super::time::{format_time, now_micros, parse_time};
-use super::validate::{FieldError, check_field, check_name};
+use super::validate::{FieldError, check_field, check_name, check_unmarked};
 
 /// The version written by this crate.
 pub const WRITE_VERSION: &str = "2.0";
@@ -181,9 +181,9 @@ impl Record {
         metrics: Value,
         next_check: Option<&str>,
     ) -> Result<Record, BuildError> {
-        check_field("status", status)?;
+        check_unmarked("status", status)?;
         if let Some(next) = next_check {
-            check_field("next check", next)?;
+            check_unmarked("next check", next)?;
         }
         require_object("metrics", &metrics)?;
         Record::stamped(

@@ -19,6 +19,16 @@ pub const HARD_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Why a header value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FieldError {
+    /// A health record's header value holds the checkpoint marker, which seed 003's reader
+    /// takes anywhere in a body for a checkpoint.
+    #[error(
+        "{field} contains \"[CHECKPOINT]\", which seed 003's reader would take for a checkpoint; \
+         write it another way (say, CHECKPOINT without the brackets)"
+    )]
+    Marker {
+        /// The field (`status`, `next check`).
+        field: &'static str,
+    },
     /// The value is empty.
     #[error("{field} is empty; give a non-empty {field}")]
     Empty {
@@ -127,6 +137,16 @@ pub fn check_name(field: &'static str, value: &str) -> Result<(), FieldError> {
 /// such header values; readers may use this to flag records that were written elsewhere.
 pub fn spoofing_char(value: &str) -> Option<char> {
     value.chars().find(|&c| invisible::kind(c).is_some())
+}
+
+/// [`check_field`], and no checkpoint marker: for the header values of a record that is not a
+/// checkpoint (a health signal's status and next check).
+pub fn check_unmarked(field: &'static str, value: &str) -> Result<(), FieldError> {
+    check_field(field, value)?;
+    match value.contains("[CHECKPOINT]") {
+        true => Err(FieldError::Marker { field }),
+        false => Ok(()),
+    }
 }
 
 /// Checks one header value (agent, session, phase, status, next check).

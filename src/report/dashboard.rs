@@ -93,10 +93,14 @@ fn cell(text: &str) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .take(200)
         .collect();
+    // No markup from a record reaches the body: no tags, images, links or @mentions.
     flat.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
+        .replace('[', "&#91;")
+        .replace('!', "&#33;")
+        .replace('@', "&#64;")
         .trim()
         .to_string()
 }
@@ -138,6 +142,22 @@ mod tests {
         let nasty = format!("a|b\nc {END} <b>");
         let c = cell(&nasty);
         assert!(!c.contains('\n') && !c.contains("<!--") && !c.contains(" | "));
-        assert_eq!(c, "a\\|b c &lt;!-- forgestate:status:end --&gt; &lt;b&gt;");
+        assert_eq!(
+            c,
+            "a\\|b c &lt;&#33;-- forgestate:status:end --&gt; &lt;b&gt;"
+        );
+    }
+
+    #[test]
+    fn cells_carry_no_images_links_or_mentions() {
+        let c = cell("![x](http://evil/p.png) [here](http://evil) @admin");
+        assert!(
+            !c.contains("![") && !c.contains("[") && !c.contains('@'),
+            "{c}"
+        );
+        assert_eq!(
+            c,
+            "&#33;&#91;x](http://evil/p.png) &#91;here](http://evil) &#64;admin"
+        );
     }
 }

@@ -277,7 +277,8 @@ mod tests {
                 "list",
                 "status",
                 "history",
-                "fork"
+                "fork",
+                "publish"
             ]
         );
     }
