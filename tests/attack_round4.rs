@@ -333,7 +333,15 @@ fn control_characters_in_a_record_never_reach_a_table() {
     let body = "[CHECKPOINT] w\nVersion: 1.0\nPhase: a\u{1b}]0;pwned\u{7}b\u{1b}[31mRED\u{9b}2J\n\
                 Session: s1\nTime: 2026-12-01T19:00:00.000000Z\n\nState Data:\n```json\n{}\n```\n";
     std::fs::write(st.join("thread.jsonl"), seed_line(1, body) + "\n").unwrap();
-    for verb in [&["list"][..], &["status"][..]] {
+    let resume = ["resume", "--agent", "w", "--session", "s1"];
+    let history = ["history", "--session", "s1"];
+    for verb in [
+        &["list"][..],
+        &["status"][..],
+        &resume[..],
+        &history[..],
+        &["latest"][..],
+    ] {
         let out = local(d).run(&store_args(d, verb));
         let text = stdout(&out);
         assert!(

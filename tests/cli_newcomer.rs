@@ -437,3 +437,17 @@ fn jq_cannot_read_the_environment_and_its_token() {
         );
     }
 }
+
+#[test]
+fn flush_on_the_local_store_says_there_is_nothing_to_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = seeded(dir.path());
+    let (out, err) = ok(&b, "flush");
+    assert_eq!(
+        out.trim(),
+        "nothing to flush: the local store writes each record in place, with no outbox"
+    );
+    assert_eq!(err, "", "quiet on stderr");
+    let (out, _) = ok(&b, "outbox");
+    assert!(out.contains("no outbox"), "on stdout: {out}");
+}

@@ -227,7 +227,7 @@ fn the_cli_signs_with_the_key_from_the_environment() {
     let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(answer["phase"], "clone_complete", "{answer}");
     // A reader with another key does not believe it.
-    let other = Bin::new(dir.path()).env("FORGESTATE_SIGNING_KEY", "another key");
+    let other = Bin::new(dir.path()).env("FORGESTATE_SIGNING_KEY", "another signing key");
     let out = other.line(&format!(
         "--store {store} resume --agent {W} --session s1 --json"
     ));
@@ -239,5 +239,27 @@ fn the_cli_signs_with_the_key_from_the_environment() {
             .unwrap()
             .contains("not believed"),
         "{answer}"
+    );
+}
+
+#[test]
+fn an_empty_or_short_signing_key_is_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store").display().to_string();
+    for (key, says) in [
+        ("", "set but empty"),
+        ("  ", "set but empty"),
+        ("k", "1 byte(s) long"),
+    ] {
+        let bin = Bin::new(dir.path()).env("FORGESTATE_SIGNING_KEY", key);
+        let out = bin.line(&format!(
+            "--store {store} checkpoint --agent {W} --session s1 --phase clone_complete"
+        ));
+        assert_eq!(out.status.code(), Some(78), "{key:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{key:?}: {}", stderr(&out));
+    }
+    assert!(
+        !Path::new(&store).join("thread.jsonl").exists(),
+        "nothing was written unsigned"
     );
 }

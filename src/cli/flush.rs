@@ -231,11 +231,12 @@ fn report_json(flushed: &Flushed) -> FlushedDoc<'_> {
 }
 
 fn report_text(report: &FlushReport, dir: &Path) -> String {
-    let dir = if dir.as_os_str().is_empty() {
-        "(no outbox: not a forge)".to_string()
-    } else {
-        dir.display().to_string()
-    };
+    if dir.as_os_str().is_empty() {
+        // The local store writes in place: it has no outbox to flush.
+        return "nothing to flush: the local store writes each record in place, with no outbox"
+            .to_string();
+    }
+    let dir = dir.display().to_string();
     let mut text = format!("flushed {} record(s) from {dir}", report.posted.len());
     if report.already_posted > 0 {
         text.push_str(&format!(

@@ -70,8 +70,24 @@ pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
 
+/// A control character human output never prints (all but line feed and tab).
+fn unsafe_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
 /// Writes text and a newline to stdout.
 pub fn out(text: &str) {
+    // A record's text (an issue writer's edit, a seed agent's phase) may hold ESC, OSC or C1
+    // controls: human output keeps only line breaks and tabs, so nothing reaches the terminal
+    // as an escape sequence. (JSON output escapes them itself.)
+    let text: std::borrow::Cow<str> = match text.chars().any(unsafe_control) {
+        true => text
+            .chars()
+            .map(|c| if unsafe_control(c) { ' ' } else { c })
+            .collect::<String>()
+            .into(),
+        false => text.into(),
+    };
     let mut stdout = std::io::stdout().lock();
     let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
     if let Err(e) = written

@@ -74,6 +74,9 @@ pub struct ConfigFile {
     pub dashboard: DashboardConfig,
 }
 
+/// The shortest signing key accepted, in bytes: a guessable key would let anyone sign.
+pub const MIN_KEY_BYTES: usize = 16;
+
 /// The `[signing]` table. `$FORGESTATE_SIGNING_KEY`, when set, is the signing key instead of
 /// `key_file`'s.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -259,9 +262,7 @@ impl Config {
             env: captured,
             forge_env: ForgeEnv::capture(env),
             overrides: Overrides::default(),
-            signing_env: env("FORGESTATE_SIGNING_KEY")
-                .filter(|v| !v.trim().is_empty())
-                .map(SecretString::from),
+            signing_env: env("FORGESTATE_SIGNING_KEY").map(SecretString::from),
         })
     }
 
@@ -408,7 +409,7 @@ impl Config {
         })
     }
 
-    /// The signing keys: `$FORGESTATE_SIGNING_KEY` or `[signing] key_file` first (the one that
+    /// The signing keys (each at least [`MIN_KEY_BYTES`] long): `$FORGESTATE_SIGNING_KEY` or `[signing] key_file` first (the one that
     /// signs), then `[signing] verify_key_files`. Empty when none is configured.
     pub fn signing_keys(&self) -> Result<Vec<crate::format::SigningKey>> {
         use secrecy::ExposeSecret;
@@ -430,13 +431,27 @@ impl Config {
         let mut keys = Vec::new();
         match (&self.signing_env, &self.file.signing.key_file) {
             (Some(secret), _) => {
-                keys.extend(crate::format::SigningKey::new(secret.expose_secret()))
+                let key =
+                    crate::format::SigningKey::new(secret.expose_secret()).ok_or_else(|| {
+                        Error::config(
+                        "$FORGESTATE_SIGNING_KEY is set but empty; set it to the key, or unset \
+                         it to sign nothing"
+                            .to_string(),
+                    )
+                    })?;
+                keys.push(key);
             }
             (None, Some(path)) => keys.push(read(path)?),
             (None, None) => {}
         }
         for path in &self.file.signing.verify_key_files {
             keys.push(read(path)?);
+        }
+        if let Some(short) = keys.iter().map(|k| k.len()).find(|&n| n < MIN_KEY_BYTES) {
+            return Err(Error::config(format!(
+                "a signing key is {short} byte(s) long; use at least {MIN_KEY_BYTES} random \
+                 bytes (say, the output of `openssl rand -hex 32`)"
+            )));
         }
         if keys.is_empty() && !self.file.signing.verify_key_files.is_empty() {
             return Err(Error::config(

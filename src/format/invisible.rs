@@ -29,6 +29,7 @@ pub(crate) fn kind(c: char) -> Option<&'static str> {
         | '\u{3000}' => "white space other than the plain space",
         // Characters that draw an empty cell.
         '\u{2800}' => "the braille blank, which renders as a space",
+        '\u{1D159}' => "a musical symbol that renders blank (null notehead)",
         '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' => "a hangul filler, which renders blank",
         '\u{13430}'..='\u{1345F}' => "an Egyptian hieroglyph format control or blank",
         // The rest of Default_Ignorable_Code_Point and of the format (Cf) category: soft hyphen,
@@ -98,6 +99,7 @@ mod tests {
     fn blank_and_invisible_characters_are_listed_and_letters_are_not() {
         for c in [
             '\u{2800}',
+            '\u{1D159}',
             '\u{13441}',
             '\u{13430}',
             '\u{00A0}',

@@ -42,6 +42,17 @@ impl std::fmt::Debug for SigningKey {
 }
 
 impl SigningKey {
+    /// The key's length in bytes (after trimming white space).
+    pub fn len(&self) -> usize {
+        use secrecy::ExposeSecret;
+        self.secret.expose_secret().len()
+    }
+
+    /// Whether the key is empty (never: [`SigningKey::new`] refuses an empty key).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// A key from its secret text (leading and trailing whitespace dropped, as a key file's
     /// final newline). `None` for an empty secret.
     pub fn new(secret: &str) -> Option<SigningKey> {

@@ -45,8 +45,9 @@ pub enum FieldError {
     },
     /// The value holds a line break or control character.
     #[error(
-        "{field} contains a line break or control character (U+{code:04X}) at character {index}; \
-         header values must be a single line of printable text"
+        "{field} contains a line break or control character (U+{code:04X}) at character {at}; \
+         header values must be a single line of printable text",
+        at = .index + 1
     )]
     ControlChar {
         /// The field (`agent`, `session`, ...).
@@ -70,9 +71,10 @@ pub enum FieldError {
     },
     /// The value holds an invisible or reordering character.
     #[error(
-        "{field} contains U+{code:04X} ({name}) at character {index}, which is invisible, \
+        "{field} contains U+{code:04X} ({name}) at character {at}, which is invisible, \
          renders blank or reorders text, so one name could pass for another in the forge's UI; \
-         remove it (only the plain space U+0020 may separate words)"
+         remove it (only the plain space U+0020 may separate words)",
+        at = .index + 1
     )]
     Spoofing {
         /// The field (`agent`, `session`, ...).
@@ -86,9 +88,10 @@ pub enum FieldError {
     },
     /// An agent or session name holds a glob metacharacter.
     #[error(
-        "{field} contains {found:?} at character {index}, a glob metacharacter (* ? [ ] {{ }}); \
+        "{field} contains {found:?} at character {at}, a glob metacharacter (* ? [ ] {{ }}); \
          agent and session names must be plain so that filters and resume match them exactly; \
-         remove it"
+         remove it",
+        at = .index + 1
     )]
     GlobChar {
         /// The field (`agent`, `session`).
@@ -306,7 +309,7 @@ mod tests {
         }
         let msg = check_name("session", "s{1}").unwrap_err().to_string();
         assert!(
-            msg.starts_with("session contains '{' at character 1"),
+            msg.starts_with("session contains '{' at character 2"),
             "{msg}"
         );
         assert!(check_name("agent", "implementation-worker").is_ok());
