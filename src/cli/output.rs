@@ -70,24 +70,23 @@ pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
 
-/// A control character human output never prints (all but line feed and tab).
-fn unsafe_control(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
-}
-
-/// Writes text and a newline to stdout.
-pub fn out(text: &str) {
-    // A record's text (an issue writer's edit, a seed agent's phase) may hold ESC, OSC or C1
-    // controls: human output keeps only line breaks and tabs, so nothing reaches the terminal
-    // as an escape sequence. (JSON output escapes them itself.)
-    let text: std::borrow::Cow<str> = match text.chars().any(unsafe_control) {
+/// `text` with every control character but line feed and tab as a space: a record's text (an
+/// issue writer's edit, a seed agent's phase) may hold ESC, OSC or C1 controls, and none may
+/// reach the terminal as an escape sequence. (Our own colours are added after; JSON escapes.)
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    match text.chars().any(unsafe_control) {
         true => text
             .chars()
             .map(|c| if unsafe_control(c) { ' ' } else { c })
             .collect::<String>()
             .into(),
         false => text.into(),
-    };
+    }
+}
+
+/// Writes text and a newline to stdout.
+pub fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
     if let Err(e) = written
@@ -312,7 +311,7 @@ fn entry_text(e: &Entry) -> String {
     if let Some(url) = &e.comment.url {
         text.push_str(&format!("\n{url}"));
     }
-    text
+    printable(&text).into_owned()
 }
 
 pub fn latest(entry: Option<Entry>, warnings: Vec<String>, as_json: bool) {
@@ -384,9 +383,9 @@ pub fn resume(answer: Resumed, agent: &str, session: &str, as_json: bool) {
         Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
         None => {}
     }
-    out(&format!(
+    out(&printable(&format!(
         "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
         r.phase,
         pretty(&r.data)
-    ));
+    )));
 }
