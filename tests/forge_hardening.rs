@@ -118,7 +118,7 @@ async fn an_answer_that_is_no_comment_list_says_why() {
     let fake = FakeForge::start().await;
     session(&fake);
     Mock::given(method("GET"))
-        .and(path_regex(r"/issues/\d+/comments$"))
+        .and(path_regex(r"/issues(/\d+)?/comments$"))
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_raw("<html>Sign in to the proxy</html>", "text/html"),
@@ -317,7 +317,7 @@ async fn the_binary_says_why_a_comment_list_is_unreadable() {
     let fake = FakeForge::start().await;
     session(&fake);
     Mock::given(method("GET"))
-        .and(path_regex(r"/issues/\d+/comments$"))
+        .and(path_regex(r"/issues(/\d+)?/comments$"))
         .respond_with(ResponseTemplate::new(200).set_body_raw(
             r#"{"message":"not a list"}"#,
             "application/json;charset=utf-8",

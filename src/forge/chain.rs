@@ -251,9 +251,12 @@ impl ForgeThread {
         }
     }
 
-    /// The head `n` and its session's head and the members' comments: `since` a time (warm: one
-    /// repository-wide list) or everything (cold: the head's list and the repository-wide list
-    /// since [`MARGIN`] before the head was created), merged in comment id order.
+    /// The head `n` and the members' comments, `since` a time (warm) or since [`MARGIN`] before
+    /// the head was created (cold: every comment the head holds, since none is older than the
+    /// head), in one repository-wide list (§3.10), merged in comment id order. A server without
+    /// that list (404), or one that cuts it short (fewer elements than its `X-Total-Count`), is
+    /// read through the head's own list instead: the head's records are all there, only other
+    /// members' are not.
     pub(super) async fn read_chain(
         &self,
         c: &ForgeClient,
@@ -262,38 +265,28 @@ impl ForgeThread {
         keep: &Keep,
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
-        let mut list = match since {
-            Some(t) => {
-                let wide = c
-                    .repo_comments_keeping(repo, t, self.dropping(keep, None))
-                    .await;
-                match wide {
-                    Err(ForgeError::NotFound { .. }) => {
-                        // A server without the repository-wide list: the head alone.
-                        return c.comments_keeping(repo, n, since, self.filter(keep)).await;
-                    }
-                    other => other?,
-                }
+        // The head's whole list is one download, and so is the repository-wide one since its
+        // creation, which holds it: a cold read asks for the second only.
+        let from = match since {
+            Some(t) => t,
+            None => self.opened(c, n).await? - MARGIN,
+        };
+        let wide = c
+            .repo_comments_keeping(repo, from, self.dropping(keep, None))
+            .await;
+        let mut list = match wide {
+            Err(ForgeError::NotFound { .. }) => {
+                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
             }
-            None => {
-                // The head's list and the repository-wide one since its creation are asked
-                // together: neither depends on the other.
-                let from = self.opened(c, n).await? - MARGIN;
-                let drop = self.non_members(Some(n));
-                let (head, more) = c
-                    .issue_and_repo_comments(repo, n, from, self.filter(keep), drop)
-                    .await?;
-                let mut head = head?;
-                match more {
-                    Ok(more) => {
-                        head.comments.extend(more.comments);
-                        head.unreadable.extend(more.unreadable);
-                    }
-                    Err(ForgeError::NotFound { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-                head
+            Err(ForgeError::Incomplete { seen, total, .. }) => {
+                tracing::warn!(
+                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
+                     reading the session issue {n}'s own list instead (records left on other \
+                     issues of the session thread are not seen by this read)"
+                );
+                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
             }
+            other => other?,
         };
         self.keep_members(c, n, &mut list).await?;
         list.comments.sort_by_key(|x| x.id.0);

@@ -145,7 +145,9 @@ impl<'de> Visitor<'de> for ListSeed<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Element(&mut *self.0))?.is_some() {}
+        while seq.next_element_seed(Element(&mut *self.0))?.is_some() {
+            self.0.out.seen += 1;
+        }
         Ok(())
     }
 }

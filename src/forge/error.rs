@@ -144,6 +144,21 @@ pub enum ForgeError {
         /// What showed the list does not end.
         detail: String,
     },
+    /// A comment list came back with fewer elements than its `X-Total-Count` (both lists send
+    /// every match in one answer): a server or proxy cut it short, or paginates it.
+    #[error(
+        "{call}: the forge sent {seen} of the {total} comments its X-Total-Count promised; a \
+         server or proxy in front of it is cutting the list short, and forgestate never answers \
+         from part of a thread: check the proxy's response size limits, or report it"
+    )]
+    Incomplete {
+        /// The request that failed.
+        call: Call,
+        /// The elements the answer held.
+        seen: u64,
+        /// What its `X-Total-Count` said.
+        total: u64,
+    },
     /// The client could not be set up (a bad URL, refused settings); nothing was sent.
     #[error("{0}")]
     Setup(String),

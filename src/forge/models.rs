@@ -227,13 +227,19 @@ pub struct CommentList {
     pub comments: Vec<Comment>,
     /// The elements that could not be read.
     pub unreadable: Vec<UnreadableComment>,
+    /// How many elements the array held, whatever became of them (kept, unreadable, or dropped
+    /// unread): what the answer's `X-Total-Count` is checked against.
+    pub seen: usize,
 }
 
 impl CommentList {
     /// Decodes each element of a JSON array on its own. Comments without a poster (`user` is
     /// `null`) count as unreadable too: nobody can say who wrote them.
     pub fn decode(items: Vec<Value>) -> CommentList {
-        let mut out = CommentList::default();
+        let mut out = CommentList {
+            seen: items.len(),
+            ..CommentList::default()
+        };
         for item in items {
             match Comment::classify(&item) {
                 Ok(c) => out.comments.push(c),

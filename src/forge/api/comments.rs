@@ -51,34 +51,6 @@ impl ForgeClient {
         self.list_comments(path, Some(since), filter).await
     }
 
-    /// A cold read's two lists at once: issue `n`'s whole list and the repository-wide one
-    /// since `since`, both opened while `filter` (the token's login) is found, then decoded side
-    /// by side; the repository-wide list keeps what `filter` keeps, less the comments of
-    /// `drop_issues`. The answers are the two lists', in that order; the error is the filter's.
-    pub async fn issue_and_repo_comments(
-        &self,
-        repo: &RepoRef,
-        n: IssueNumber,
-        since: DateTime<Utc>,
-        filter: impl std::future::Future<Output = Result<Filter>>,
-        drop_issues: impl IntoIterator<Item = u64>,
-    ) -> Result<(Result<CommentList>, Result<CommentList>)> {
-        let head = repo.path(&format!("issues/{}/comments", n.0));
-        let wide = repo.path("issues/comments");
-        let (opened_head, opened_wide, filter) = tokio::join!(
-            self.open_comments(&head, None),
-            self.open_comments(&wide, Some(since)),
-            filter
-        );
-        let filter = filter?;
-        let mut wide_filter = filter.clone();
-        wide_filter.drop_issues.extend(drop_issues);
-        Ok(tokio::join!(
-            self.decode_list(&head, None, opened_head, &filter),
-            self.decode_list(&wide, Some(since), opened_wide, &wide_filter)
-        ))
-    }
-
     async fn list_comments(
         &self,
         path: String,

@@ -99,7 +99,18 @@ impl ForgeClient {
         }
         tracing::debug!(bytes = read, "{call}: read as it arrived");
         match list {
-            Ok(list) => Ok(list),
+            Ok(list) => match crate::forge::page::total_count(&headers) {
+                // Both comment lists send every match in one answer, with `X-Total-Count`
+                // equal to what they sent (ENDPOINTS.md §3.9, §3.10). Fewer elements than that
+                // is a list cut short (a server or proxy that paginates it): never an answer
+                // that silently lacks comments.
+                Some(total) if total > list.seen as u64 => Err(ForgeError::Incomplete {
+                    call,
+                    seen: list.seen as u64,
+                    total,
+                }),
+                _ => Ok(list),
+            },
             Err(Failed::OverCap) => Err(ForgeError::TooLarge { call, cap }),
             Err(Failed::Json(e)) => {
                 // The beginning of what came instead (shown with -v), to tell a proxy or a
