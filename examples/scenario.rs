@@ -5,8 +5,9 @@
 //! Run: `cargo run --release --example scenario` (flags: `--latency-ms 20`, `--sizes
 //! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
 //! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
-//! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it). It
-//! builds `target/release/forgestate` first.
+//! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it;
+//! `--serve N` serves a fake seeded with N comments instead, for profiling one command by hand,
+//! `scenario/serve.rs`). It builds `target/release/forgestate` first.
 //!
 //! For each thread size N it starts the test suite's fake Forgejo on 127.0.0.1 with a fixed
 //! latency added to every answer, seeds the session issue with N seed-format comments (rendered by
@@ -30,6 +31,8 @@
 mod mcp;
 #[path = "scenario/run.rs"]
 mod run;
+#[path = "scenario/serve.rs"]
+mod serve;
 
 #[path = "../tests/fake_forge/mod.rs"]
 #[allow(unused_imports)]
@@ -53,6 +56,8 @@ struct Opts {
     runs: usize,
     /// The largest thread the long-lived MCP server is measured on.
     mcp_max: usize,
+    /// Serve a fake seeded with this many comments instead (`serve.rs`).
+    serve: Option<usize>,
 }
 
 fn opts() -> Opts {
@@ -62,6 +67,7 @@ fn opts() -> Opts {
         flood: 270,
         runs: 5,
         mcp_max: 10_000,
+        serve: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -72,6 +78,7 @@ fn opts() -> Opts {
             "--flood" => o.flood = value.parse().unwrap_or(0),
             "--runs" => o.runs = value.parse().unwrap_or(5),
             "--mcp-max" => o.mcp_max = value.parse().unwrap_or(10_000),
+            "--serve" => o.serve = value.parse().ok(),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -80,6 +87,11 @@ fn opts() -> Opts {
 
 fn main() {
     let o = opts();
+    if let Some(n) = o.serve {
+        let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+        runtime.block_on(serve::serve(n, o.latency));
+        return;
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let built = Command::new(cargo)
         // With the example itself, so the binary reuses the dependencies just built for it.
@@ -158,7 +170,7 @@ const AGENTS: [&str; 10] = [
 
 /// `n` realistic bodies: 50 (agent, session) pairs taking turns, mostly checkpoints through the
 /// seed's implementation phases, every tenth a health record, each with its own record `Id`.
-fn bodies(n: usize) -> Vec<String> {
+pub(crate) fn bodies(n: usize) -> Vec<String> {
     let renderer = Renderer::embedded().expect("the built-in templates");
     let phases = [
         "clone_complete",
@@ -195,7 +207,7 @@ fn bodies(n: usize) -> Vec<String> {
 }
 
 /// Puts `bodies` on issue `issue` as the bot's comments, one per second up to a minute ago.
-fn seed(fake: &FakeForge, issue: u64, bodies: &[String]) {
+pub(crate) fn seed(fake: &FakeForge, issue: u64, bodies: &[String]) {
     let mut s = fake.state();
     let start = s.now() - 60 - bodies.len() as i64;
     for (i, body) in bodies.iter().enumerate() {
@@ -213,6 +225,8 @@ fn seed(fake: &FakeForge, issue: u64, bodies: &[String]) {
     }
     if let Some(row) = s.issue_mut(issue) {
         row.comments = bodies.len() as i64;
+        // Comments are never older than their issue (a cold read reads from its creation).
+        row.created = row.created.min(start - 60);
     }
 }
 
@@ -286,6 +300,7 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
         all.push(measure(&fake, bin, &resume, &cold).await);
     }
     let cold_run = median(all);
+    serve::cold_check(&fake, bin, work.path(), bodies.len() + runs + 1);
     measure(&fake, bin, &resume, &warm).await; // the read the warm ones follow
     let mut all = Vec::new();
     for round in 0..runs {
@@ -315,6 +330,21 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
         all.push(curl(&fake, &url, work.path()).await);
     }
     let bare = median(all);
+    // What a cold read downloads: the repository-wide list since just before the head was
+    // created (it holds the head's whole list).
+    let opened = fake.state().issue_mut(issue).map_or(0, |row| row.created) - 600;
+    let since = chrono::DateTime::from_timestamp(opened, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let wide_url = format!(
+        "{}/api/v1/repos/{OWNER}/{REPO}/issues/comments?since={since}",
+        fake.uri()
+    );
+    let mut all = Vec::new();
+    for _ in 0..runs {
+        all.push(curl(&fake, &wide_url, work.path()).await);
+    }
+    let wide = median(all);
     let mcp = if bodies.len() <= o.mcp_max {
         mcp_resumes(&fake, bin, issue, &warm, runs).await
     } else {
@@ -329,6 +359,7 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
     row("4. naive (fetch and parse all)", &naive);
     row("5. floor: curl since=now, nothing new", &floor);
     row("   curl of the whole thread", &bare);
+    row("   curl of the repository-wide list", &wide);
     let secs = |r: &Run| r.wall.as_secs_f64();
     let ratio = |a: f64, b: &Run| a / secs(b).max(1e-9);
     println!();

@@ -130,3 +130,44 @@ async fn a_head_list_cut_short_is_an_error_never_a_fresh_start() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_older_than_its_issue_is_still_read_cold() {
+    let fake = FakeForge::start().await;
+    let issue = session(&fake);
+    saved(&fake, &["clone_complete"]).await;
+    // An owner may post with `updated_at` set (§3.11): the newest record, by comment id, says
+    // it was updated an hour before the issue was created, so no `since` near the issue's
+    // creation finds it. The issue's comment count does.
+    let body = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&cp("subtask_9_complete"))
+        .unwrap();
+    {
+        let mut s = fake.state();
+        let created = s.issue_mut(issue).map(|row| row.created).unwrap();
+        let id = s.next_comment_id;
+        s.next_comment_id += 1;
+        s.comments.push(fake_forge::CommentRow {
+            id,
+            issue,
+            poster: 7,
+            body,
+            created: created - 3600,
+            updated: created - 3600,
+        });
+        if let Some(row) = s.issue_mut(issue) {
+            row.comments += 1;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        cold(&fake, dir.path())
+            .resume("w", "s")
+            .await
+            .unwrap()
+            .resume
+            .phase,
+        "subtask_9_complete"
+    );
+}

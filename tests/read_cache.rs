@@ -225,7 +225,10 @@ async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_re
     // list, which holds the head's whole list), not since the last read.
     let reads = comment_sinces(&fake, before).await;
     let first = fake.comments_on(issue)[0].created;
-    assert!(reads.iter().any(|t| t.is_none_or(|t| t < first)), "{reads:?}");
+    assert!(
+        reads.iter().any(|t| t.is_none_or(|t| t < first)),
+        "{reads:?}"
+    );
 
     // `refresh` does the same whatever the age.
     let keep = fake.comments_on(issue)[0].id;

@@ -43,7 +43,7 @@ pub async fn measure(fake: &FakeForge, program: &Path, args: &[&str], dir: &Path
 
 /// A configuration file with rotation off: the benchmark measures reads of a thread of N
 /// comments, which automatic rotation (default past 2,000) would otherwise cut short.
-fn bench_config(dir: &Path) -> PathBuf {
+pub fn bench_config(dir: &Path) -> PathBuf {
     let path = dir.join("bench.toml");
     if !path.exists() {
         let _ = std::fs::write(&path, "[forge]\nrotate_after = 0\n");

@@ -413,6 +413,7 @@ impl<T: Thread> Client<T> {
     fn keep(&self) -> Keep {
         let thread = self.store.thread();
         Keep {
+            digest: None,
             authors: (!thread.trusts_everyone()).then(|| self.trusted_authors.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: None,

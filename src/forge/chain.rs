@@ -265,14 +265,11 @@ impl ForgeThread {
         keep: &Keep,
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
-        // The head's whole list is one download, and so is the repository-wide one since its
-        // creation, which holds it: a cold read asks for the second only.
-        let from = match since {
-            Some(t) => t,
-            None => self.opened(c, n).await? - MARGIN,
+        let Some(t) = since else {
+            return self.read_chain_whole(c, n, keep).await;
         };
         let wide = c
-            .repo_comments_keeping(repo, from, self.dropping(keep, None))
+            .repo_comments_keeping(repo, t, self.dropping(keep, None))
             .await;
         let mut list = match wide {
             Err(ForgeError::NotFound { .. }) => {
@@ -288,6 +285,87 @@ impl ForgeThread {
             }
             other => other?,
         };
+        self.keep_members(c, n, &mut list).await?;
+        list.comments.sort_by_key(|x| x.id.0);
+        Ok(list)
+    }
+
+    /// A cold read: every comment of the head and the members' since [`MARGIN`] before the head
+    /// was created. The head's whole list is one download, and the repository-wide list since
+    /// then holds it, so that one is asked for alone, with the head's comment count beside it
+    /// (the issue, read while the list streams): a comment whose `updated_at` is older than the
+    /// head (an owner may post with `updated_at` set, §3.11) is missing from that list, and the
+    /// count shows it, so the head's own list is then read whole as well. Nothing in the head is
+    /// ever left out because of its time.
+    async fn read_chain_whole(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+        keep: &Keep,
+    ) -> Result<CommentList, ForgeError> {
+        let repo = &self.settings.repo;
+        let (opened, known) = match self.cached().opened {
+            Some((number, opened, _)) if number == n.0 => (opened, None),
+            _ => {
+                let issue = c.issue(repo, n).await?;
+                self.note_opened(&issue);
+                self.note_count(&issue);
+                (issue.created_at, Some(issue.comments))
+            }
+        };
+        let count = async {
+            match known {
+                Some(count) => Some(count),
+                None => match c.issue(repo, n).await {
+                    Ok(issue) => {
+                        self.note_count(&issue);
+                        Some(issue.comments)
+                    }
+                    Err(e) => {
+                        tracing::debug!("cannot read the session issue {n}'s comment count: {e}");
+                        None
+                    }
+                },
+            }
+        };
+        let (wide, count) = tokio::join!(
+            c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, None)),
+            count
+        );
+        let mut list = match wide {
+            Err(ForgeError::NotFound { .. }) => {
+                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
+            }
+            Err(ForgeError::Incomplete { seen, total, .. }) => {
+                tracing::warn!(
+                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
+                     reading the session issue {n}'s own list instead (records left on other \
+                     issues of the session thread are not seen by this read)"
+                );
+                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
+            }
+            other => other?,
+        };
+        let on_head = |issue: Option<u64>| issue == Some(n.0);
+        let held = list
+            .comments
+            .iter()
+            .filter(|x| on_head(comment_issue(x)))
+            .count()
+            + (list.unreadable.iter())
+                .filter(|x| on_head(unreadable_issue(x)))
+                .count();
+        if count.is_none_or(|count| i64::try_from(held).unwrap_or(i64::MAX) < count) {
+            tracing::debug!(
+                "the session issue {n} holds comments older than itself (or its count is \
+                 unknown): reading its own list whole"
+            );
+            let head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
+            list.comments.retain(|x| !on_head(comment_issue(x)));
+            list.unreadable.retain(|x| !on_head(unreadable_issue(x)));
+            list.comments.extend(head.comments);
+            list.unreadable.extend(head.unreadable);
+        }
         self.keep_members(c, n, &mut list).await?;
         list.comments.sort_by_key(|x| x.id.0);
         Ok(list)

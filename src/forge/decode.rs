@@ -38,6 +38,8 @@ pub(crate) struct Filter {
     /// Comments on these issues are dropped altogether, their bodies skipped unread (a
     /// repository-wide list holds other issues' comments).
     pub drop_issues: BTreeSet<u64>,
+    /// Called on each kept comment as it is decoded ([`crate::store::Keep::digest`]).
+    pub digest: Option<crate::store::Digest>,
 }
 
 impl Filter {
@@ -48,6 +50,7 @@ impl Filter {
             max_body: usize::MAX,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            digest: None,
         }
     }
 
@@ -58,6 +61,7 @@ impl Filter {
             max_body: usize::MAX,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            digest: None,
         }
     }
 
@@ -71,6 +75,7 @@ impl Filter {
             max_body: keep.max_body,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            digest: keep.digest.clone(),
         }
     }
 
@@ -309,6 +314,9 @@ impl State<'_> {
         self.kept = self.kept.saturating_add(comment.body.len());
         if self.kept > self.filter.max_kept {
             return Err(());
+        }
+        if let Some(digest) = &self.filter.digest {
+            digest.apply(comment.id.0, &mut comment.body);
         }
         self.out.comments.push(comment);
         Ok(())

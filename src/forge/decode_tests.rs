@@ -44,6 +44,7 @@ fn trusting(logins: &[&str], max_body: usize) -> Filter {
         max_body,
         max_kept: usize::MAX,
         drop_issues: Default::default(),
+        digest: None,
     }
 }
 
@@ -191,4 +192,40 @@ fn comments_on_dropped_issues_are_left_out_with_their_bodies_unread() {
     // Without the drop, both are there (as unreadable: their bodies are not strings).
     let all = decode(&list, &Filter::all()).unwrap();
     assert_eq!(all.unreadable.len(), 2);
+}
+
+#[test]
+fn the_digest_sees_each_kept_body_as_it_is_decoded_and_only_those() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let mut filter = trusting(&["ca-bot"], 17);
+    // It takes every body but the one saying "keep".
+    filter.digest = Some(crate::store::Digest::new(move |id, body: &mut String| {
+        log.lock().unwrap().push((id, body.clone()));
+        if body != "keep" {
+            body.clear();
+        }
+    }));
+    let text = format!(
+        "[{},{},{},{}]",
+        text(1, "ca-bot", "[CHECKPOINT] one", true),
+        text(2, "mallory", "[CHECKPOINT] forged", true),
+        text(3, "ca-bot", "far too long a body", true),
+        text(4, "ca-bot", "keep", true),
+    );
+    let list = decode(&text, &filter).unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(1, "[CHECKPOINT] one".to_string()), (4, "keep".to_string())],
+        "skipped comments (untrusted, over the cap) are never digested"
+    );
+    let bodies: Vec<(u64, &str)> = list
+        .comments
+        .iter()
+        .map(|c| (c.id.0, c.body.as_str()))
+        .collect();
+    assert_eq!(bodies, vec![(1, ""), (4, "keep")]);
+    assert_eq!(list.unreadable.len(), 2);
+    assert_eq!(list.seen, 4);
 }

@@ -254,17 +254,16 @@ impl Comment {
     /// One element of a comment list: a readable comment with a poster, or what could be read
     /// of it and why not the rest.
     pub(crate) fn classify(item: &Value) -> Result<Comment, Box<UnreadableComment>> {
-        let mut odd = UnreadableComment::salvage(item);
+        // What can be read of an odd one is salvaged only then: most comments are not.
+        let odd = |reason: String| {
+            let mut odd = UnreadableComment::salvage(item);
+            odd.reason = reason;
+            Box::new(odd)
+        };
         match Comment::deserialize(item) {
             Ok(c) if c.user.is_some() => Ok(c),
-            Ok(_) => {
-                odd.reason = "`user` is null: the poster is unknown".to_string();
-                Err(Box::new(odd))
-            }
-            Err(e) => {
-                odd.reason = shape_error(item, &e);
-                Err(Box::new(odd))
-            }
+            Ok(_) => Err(odd("`user` is null: the poster is unknown".to_string())),
+            Err(e) => Err(odd(shape_error(item, &e))),
         }
     }
 }

@@ -169,7 +169,11 @@ impl ForgeThread {
         keep: &Keep,
     ) -> Result<Listing, ForgeError> {
         if let Ok(mut last) = self.keep.lock() {
-            last.clone_from(keep);
+            // Without the digest: it belongs to this listing's reader alone.
+            *last = Keep {
+                digest: None,
+                ..keep.clone()
+            };
         }
         let c = self
             .client_for(effort)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
-use super::slot::{Blob, Body, Slot};
+use super::slot::{Blob, Body, Digested, Slot};
 use super::summary::{IdIndex, checked, summarize};
 use super::warm::Asked;
 use super::{Mirror, View, random_hex};
@@ -60,10 +60,17 @@ impl Mirror {
         };
         // Skip, as they stream past, what no answer may use: an untrusted author's comment and
         // a body over the parser's cap (the forge adds the token's own login to `authors`).
-        let keep = StoreKeep {
+        // Each body is parsed as it streams in (`Digested`), a fresh digest for each listing.
+        let mut digested = Digested::default();
+        let mut keep = StoreKeep {
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
+            digest: Some(digested.digest()),
+        };
+        let mut afresh = |keep: &mut StoreKeep| {
+            digested = Digested::default();
+            keep.digest = Some(digested.digest());
         };
         let (pre_delta, pre_login) = match pre {
             Some(p) if p.cursor == cursor => (Some(p.delta), p.login),
@@ -81,6 +88,7 @@ impl Mirror {
                 .is_some_and(|(h, ..)| h.location == delta.location)
         };
         if !delta.full && !same_place(&delta) {
+            afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
         // Deletions are invisible to `since`; the head's comment count, when this read had the
@@ -89,6 +97,7 @@ impl Mirror {
         let count = checked(thread.comment_count());
         if !delta.full && missed_deletion(&loaded, thread.comment_count()) {
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
+            afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
         let mut learned = false;
@@ -121,6 +130,7 @@ impl Mirror {
             .as_ref()
             .is_some_and(|(h, ..)| h.trust == trust_list);
         if !delta.full && !same_trust {
+            afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
         let login = match (&fingerprint, self.login()) {
@@ -142,7 +152,7 @@ impl Mirror {
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
             let trusted = trust.allows(&c.author);
-            fresh.push(Slot::of(c, trusted).map_err(|e| StoreError::Task(e.to_string()))?);
+            fresh.push(digested.slot(c, trusted).map_err(StoreError::Task)?);
         }
         let mut extra: Vec<Unreadable> = Vec::new();
         for r in rejects {

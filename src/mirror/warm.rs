@@ -108,6 +108,7 @@ impl Mirror {
             _ => None,
         };
         let keep = StoreKeep {
+            digest: None,
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
