@@ -90,6 +90,14 @@ pub(super) struct Data {
 }
 
 impl Data {
+    /// A file of records' data alone (a spill, `digest.rs`), its offsets from its first byte.
+    pub(super) fn whole(file: File) -> Data {
+        Data {
+            file: Mutex::new(file),
+            start: 0,
+        }
+    }
+
     /// The JSON value at `(offset, len)`.
     pub fn read(&self, offset: u64, len: u64) -> Result<Value, String> {
         let buf = self.bytes(offset, len)?;
@@ -234,8 +242,8 @@ pub(super) fn write_base(
     let mut offset = 0u64;
     let mut index = Vec::with_capacity(slots.len());
     for slot in slots {
-        let b = match &slot.b {
-            Body::R(head, blob) => {
+        let at = match &slot.b {
+            Body::R(_, blob) => {
                 let len = match blob {
                     Blob::In(raw) => raw.get().len() as u64,
                     Blob::At(_, len) => {
@@ -243,21 +251,15 @@ pub(super) fn write_base(
                         *len
                     }
                 };
-                let at = Blob::At(offset, len);
                 offset += len;
-                Body::R(head.clone(), at)
+                Some((offset - len, len))
             }
-            other => other.clone(),
+            _ => None,
         };
-        index.push(Slot {
-            i: slot.i,
-            a: slot.a.clone(),
-            c: slot.c,
-            u: slot.u,
-            w: slot.w.clone(),
-            b,
-        });
+        index.push(Indexed { slot, at });
     }
+    // The index is written from the slots as they are, each record's data at its new place:
+    // no copy of the slots is made, so a full read does not hold its headers twice.
     let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
     header.index_len = index.len() as u64;
     let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
@@ -282,6 +284,45 @@ pub(super) fn write_base(
         Ok(())
     })
     .map_err(|e| e.to_string())
+}
+
+/// A slot as the base's index holds it: a record's data at `at` in the data area.
+struct Indexed<'a> {
+    slot: &'a Slot,
+    at: Option<(u64, u64)>,
+}
+
+impl Serialize for Indexed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeStruct, SerializeTupleVariant};
+        /// `Body::R(head, Blob::At(..))`, as `Body` serializes it.
+        struct RecordAt<'a>(&'a super::slot::Head, Blob);
+        impl Serialize for RecordAt<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut t = s.serialize_tuple_variant("Body", 0, "R", 2)?;
+                t.serialize_field(self.0)?;
+                t.serialize_field(&self.1)?;
+                t.end()
+            }
+        }
+        let slot = self.slot;
+        let mut m = s.serialize_struct("Slot", 6)?;
+        m.serialize_field("i", &slot.i)?;
+        m.serialize_field("a", &slot.a)?;
+        m.serialize_field("c", &slot.c)?;
+        m.serialize_field("u", &slot.u)?;
+        match &slot.w {
+            Some(w) => m.serialize_field("w", w)?,
+            None => m.skip_field("w")?,
+        }
+        match (&slot.b, self.at) {
+            (Body::R(head, _), Some((offset, len))) => {
+                m.serialize_field("b", &RecordAt(head, Blob::At(offset, len)))?
+            }
+            (b, _) => m.serialize_field("b", b)?,
+        }
+        m.end()
+    }
 }
 
 /// Writes the delta, atomically.

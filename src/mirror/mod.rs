@@ -19,6 +19,7 @@
 //! Files and their layout are in `disk.rs`, one comment as kept in `slot.rs`, the read in
 //! `read.rs`, and the answer built from the mirror in `view.rs`.
 
+mod digest;
 mod disk;
 mod read;
 mod slot;

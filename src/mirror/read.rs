@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use chrono::Utc;
 
+use super::digest::{self, Digested};
 use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
-use super::slot::{Blob, Body, Digested, Slot};
+use super::slot::{Blob, Body, Slot};
 use super::summary::{IdIndex, checked, summarize};
 use super::warm::Asked;
 use super::{Mirror, View, random_hex};
@@ -61,7 +62,13 @@ impl Mirror {
         // Skip, as they stream past, what no answer may use: an untrusted author's comment and
         // a body over the parser's cap (the forge adds the token's own login to `authors`).
         // Each body is parsed as it streams in (`Digested`), a fresh digest for each listing.
-        let mut digested = Digested::default();
+        let spill_dir = self.files.base.parent().map(std::path::Path::to_path_buf);
+        let spilling = || {
+            spill_dir
+                .as_deref()
+                .map_or_else(Digested::default, Digested::spilling)
+        };
+        let mut digested = spilling();
         let mut keep = StoreKeep {
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
@@ -69,7 +76,7 @@ impl Mirror {
             digest: Some(digested.digest()),
         };
         let mut afresh = |keep: &mut StoreKeep| {
-            digested = Digested::default();
+            digested = spilling();
             keep.digest = Some(digested.digest());
         };
         let (pre_delta, pre_login) = match pre {
@@ -149,6 +156,7 @@ impl Mirror {
             warnings: listed,
             rejects,
         } = listing;
+        let spilled = digested.data();
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
             let trusted = trust.allows(&c.author);
@@ -187,14 +195,15 @@ impl Mirror {
                 // Nothing worth keeping (and a read must not create a store's directory).
                 disk::remove(&self.files);
             } else {
+                let spill = spilled.as_deref();
                 self.save(|files| {
-                    disk::write_base(&files.base, header, &fresh, None)?;
-                    delta.sum = summarize(files, &delta.generation, &fresh, None, &trust, None)
+                    disk::write_base(&files.base, header, &fresh, spill)?;
+                    delta.sum = summarize(files, &delta.generation, &fresh, spill, &trust, None)
                         .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &delta)
                 });
             }
-            (fresh, None, Vec::new())
+            (fresh, spilled, Vec::new())
         } else {
             let Some((header, base, data)) = loaded.base else {
                 return Err(StoreError::Task("the read cache lost its base".into()));
@@ -205,6 +214,10 @@ impl Mirror {
                 cursor: header.cursor.clone(),
                 ..DeltaFile::default()
             });
+            if let Some(spill) = &spilled {
+                // The delta keeps its data inline: the spill is gone with this process.
+                digest::inline(&mut fresh, spill).map_err(StoreError::Task)?;
+            }
             let merged_before = merge(&base, &kept.slots);
             let changed: Vec<Slot> = fresh
                 .into_iter()

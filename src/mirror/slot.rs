@@ -2,9 +2,6 @@
 //! header (kept in the index, cheap to load) and its data (raw JSON text, parsed only for the
 //! records an answer needs).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -12,7 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::format::{Intent, ParseError, Payload, Record, parse};
 use crate::scan::CommentInfo;
-use crate::store::{Comment, Digest, Skip, Unreadable};
+use crate::store::{Comment, Skip, Unreadable};
 
 /// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +69,7 @@ pub(super) enum Body {
 
 impl Body {
     /// What `body` is, as an author `trusted` or not posted it.
-    fn of(body: String, trusted: bool) -> Result<Body, serde_json::Error> {
+    pub(super) fn of(body: String, trusted: bool) -> Result<Body, serde_json::Error> {
         Ok(match parse(&body) {
             Err(ParseError::NoMarker) => Body::N,
             _ if !trusted => Body::S,
@@ -89,54 +86,11 @@ impl Body {
 
     /// The body as [`Body::of`] says it for an author not trusted, from what it says for one
     /// who is: a comment with a marker line is not kept.
-    fn distrusted(self) -> Body {
+    pub(super) fn distrusted(self) -> Body {
         match self {
             Body::R(..) | Body::I(_) => Body::S,
             other => other,
         }
-    }
-}
-
-/// The bodies one listing's [`Digest`] made as it streamed in, by comment id: each body is
-/// parsed on the decoding thread as it arrives (while the rest of the answer downloads), and only
-/// what the mirror keeps of it is held, never the raw bodies of the whole thread.
-#[derive(Clone, Default)]
-pub(super) struct Digested(Arc<Mutex<HashMap<u64, Result<Body, String>>>>);
-
-impl Digested {
-    /// The digest to hand the store: it takes each kept body and keeps what [`Body::of`] makes
-    /// of it (as for a trusted author: a store keeps only those).
-    pub fn digest(&self) -> Digest {
-        let made = self.clone();
-        Digest::new(move |id, body| {
-            // Poisoned: the body stays where it is, and is read as usual.
-            let Ok(mut made) = made.0.lock() else {
-                return;
-            };
-            let body = Body::of(std::mem::take(body), true).map_err(|e| e.to_string());
-            made.insert(id, body);
-        })
-    }
-
-    /// `comment` as a slot: from what the digest made of it when it took the body, else parsed
-    /// now.
-    pub fn slot(&self, comment: Comment, trusted: bool) -> Result<Slot, String> {
-        let made = match comment.body.is_empty() {
-            true => self.0.lock().ok().and_then(|mut m| m.remove(&comment.id)),
-            false => None,
-        };
-        let Some(made) = made else {
-            return Slot::of(comment, trusted).map_err(|e| e.to_string());
-        };
-        let b = made?;
-        Ok(Slot {
-            i: comment.id,
-            a: comment.author,
-            c: Stamp(comment.created_at),
-            u: Stamp(comment.updated_at),
-            w: comment.url,
-            b: if trusted { b } else { b.distrusted() },
-        })
     }
 }
 
@@ -313,55 +267,6 @@ impl Head {
             session: self.s.clone(),
             time: self.t.0,
             payload,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn comment(id: u64, body: &str) -> Comment {
-        Comment {
-            id,
-            author: "ca-bot".into(),
-            created_at: DateTime::UNIX_EPOCH,
-            updated_at: DateTime::UNIX_EPOCH,
-            url: None,
-            body: body.into(),
-        }
-    }
-
-    #[test]
-    fn a_digested_body_makes_the_slot_a_parse_after_the_listing_makes() {
-        let record = Record::checkpoint("w", "s", "clone_complete", serde_json::json!({"n": 1}))
-            .expect("a record");
-        let record = crate::format::Renderer::embedded()
-            .and_then(|r| r.render(&record))
-            .expect("a rendered record");
-        let bodies = [
-            record.as_str(),
-            "[CHECKPOINT] not json",
-            "a person's comment",
-        ];
-        for trusted in [true, false] {
-            let digested = Digested::default();
-            let digest = digested.digest();
-            for (i, body) in bodies.iter().enumerate() {
-                let mut taken = body.to_string();
-                digest.apply(i as u64, &mut taken);
-                assert!(taken.is_empty(), "the digest takes the body");
-                let made = digested.slot(comment(i as u64, ""), trusted).unwrap();
-                let parsed = Slot::of(comment(i as u64, body), trusted).unwrap();
-                assert_eq!(
-                    serde_json::to_string(&made).unwrap(),
-                    serde_json::to_string(&parsed).unwrap(),
-                    "{body:?}, trusted: {trusted}"
-                );
-            }
-            // A body the digest did not take is parsed as usual.
-            let kept = digested.slot(comment(9, "a person's comment"), trusted);
-            assert!(matches!(kept.unwrap().b, Body::N));
         }
     }
 }

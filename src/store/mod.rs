@@ -104,7 +104,10 @@ impl Keep {
 /// what the reader makes: it moves an opaque body to an opaque function. A comment whose body is
 /// still there was not digested (a store that does not stream), and the reader reads it as usual.
 #[derive(Clone)]
-pub struct Digest(std::sync::Arc<dyn Fn(u64, &mut String) + Send + Sync>);
+pub struct Digest(std::sync::Arc<DigestFn>);
+
+/// The function inside a [`Digest`]: a comment's id and its body, which it may take.
+type DigestFn = dyn Fn(u64, &mut String) + Send + Sync;
 
 impl Digest {
     /// A digest calling `f` with each kept comment's id and body.
