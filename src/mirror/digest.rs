@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -30,10 +30,10 @@ struct Made {
 }
 
 struct Spill {
-    file: File,
+    file: BufWriter<File>,
     /// Where the next record's data goes.
     len: u64,
-    /// A write failed: later records stay in memory (the earlier ones are still readable).
+    /// A write failed: the spill is not read back (and later records stay in memory).
     broken: bool,
 }
 
@@ -41,10 +41,15 @@ impl Digested {
     /// A digested listing whose records' data spills into a new file in `dir` (when one can be
     /// made there; else the data stays in memory).
     pub fn spilling(dir: &Path) -> Digested {
+        Digested::into(spill_file(dir))
+    }
+
+    /// A digested listing whose records' data spills into `file`.
+    fn into(file: Option<File>) -> Digested {
         let made = Made {
             bodies: HashMap::new(),
-            spill: spill_file(dir).map(|file| Spill {
-                file,
+            spill: file.map(|file| Spill {
+                file: BufWriter::with_capacity(256 * 1024, file),
                 len: 0,
                 broken: false,
             }),
@@ -95,10 +100,18 @@ impl Digested {
     }
 
     /// The spill, for reading the data of the slots made from it (`None` when nothing spilled).
-    /// The digest spills no more after this.
-    pub fn data(&self) -> Option<Arc<Data>> {
-        let spill = self.0.lock().ok()?.spill.take()?;
-        (spill.len > 0).then(|| Arc::new(Data::whole(spill.file)))
+    /// The digest spills no more after this. An error when the spill cannot be read back (its
+    /// last writes failed): the slots that point into it are lost, so the listing must be read
+    /// again (without a spill).
+    pub fn data(&self) -> Result<Option<Arc<Data>>, String> {
+        let Some(spill) = self.0.lock().ok().and_then(|mut m| m.spill.take()) else {
+            return Ok(None);
+        };
+        if spill.broken {
+            return Err("a write to the read cache's spill failed".into());
+        }
+        let file = spill.file.into_inner().map_err(|e| e.error().to_string())?;
+        Ok((spill.len > 0).then(|| Arc::new(Data::whole(file))))
     }
 }
 
@@ -222,7 +235,7 @@ mod tests {
                 digest.apply(i as u64, &mut taken);
                 assert!(taken.is_empty(), "the digest takes the body");
             }
-            let data = digested.data();
+            let data = digested.data().unwrap();
             assert_eq!(data.is_some(), spill, "the records' data is in the spill");
             for (i, body) in bodies.iter().enumerate() {
                 let made = digested.slot(comment(i as u64, ""), trusted).unwrap();
@@ -242,6 +255,23 @@ mod tests {
     }
 
     #[test]
+    fn a_spill_that_cannot_be_written_is_never_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("read-only");
+        std::fs::write(&path, "").unwrap();
+        // Every write to it fails (once the buffer is flushed).
+        let digested = Digested::into(Some(File::open(&path).unwrap()));
+        let digest = digested.digest();
+        for i in 0..2000 {
+            digest.apply(i, &mut record(&format!("subtask_{i}_complete")));
+        }
+        assert!(
+            digested.data().is_err(),
+            "the caller reads the listing again"
+        );
+    }
+
+    #[test]
     fn a_base_written_from_spilled_slots_reads_back_as_parsed() {
         let bodies: Vec<String> = (0..5)
             .map(|i| match i {
@@ -255,7 +285,7 @@ mod tests {
         for (i, body) in bodies.iter().enumerate() {
             digest.apply(i as u64, &mut body.clone());
         }
-        let spill = digested.data().expect("the data spilled");
+        let spill = digested.data().unwrap().expect("the data spilled");
         let slots: Vec<Slot> = (0..bodies.len())
             .map(|i| digested.slot(comment(i as u64, ""), true).unwrap())
             .collect();

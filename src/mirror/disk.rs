@@ -14,7 +14,7 @@
 //! another account owns, or may write, is never read (`Found::Foreign`): it could say anything.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -271,15 +271,40 @@ pub(super) fn write_base(
     crate::fsutil::write_atomic_with(path, true, |w| {
         w.write_all(&line)?;
         w.write_all(&index)?;
+        // Data already on disk is copied in runs: records that follow each other there (a
+        // spill holds them in thread order) are one read, not one each.
+        let mut run: Option<(u64, u64)> = None;
+        let copy = |w: &mut dyn Write, (from, to): (u64, u64)| -> std::io::Result<()> {
+            let old = old.ok_or_else(|| std::io::Error::other(gone))?;
+            let mut at = from;
+            while at < to {
+                let len = (to - at).min(1 << 20);
+                w.write_all(&old.bytes(at, len).map_err(std::io::Error::other)?)?;
+                at += len;
+            }
+            Ok(())
+        };
         for slot in slots {
             match &slot.b {
-                Body::R(_, Blob::In(raw)) => w.write_all(raw.get().as_bytes())?,
-                Body::R(_, Blob::At(off, len)) => {
-                    let old = old.ok_or_else(|| std::io::Error::other(gone))?;
-                    w.write_all(&old.bytes(*off, *len).map_err(std::io::Error::other)?)?;
+                Body::R(_, Blob::In(raw)) => {
+                    if let Some(r) = run.take() {
+                        copy(w, r)?;
+                    }
+                    w.write_all(raw.get().as_bytes())?;
                 }
+                Body::R(_, Blob::At(off, len)) => match &mut run {
+                    Some((_, to)) if *to == *off => *to += len,
+                    _ => {
+                        if let Some(r) = run.replace((*off, off + len)) {
+                            copy(w, r)?;
+                        }
+                    }
+                },
                 _ => {}
             }
+        }
+        if let Some(r) = run {
+            copy(w, r)?;
         }
         Ok(())
     })

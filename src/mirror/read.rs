@@ -145,6 +145,17 @@ impl Mirror {
             _ => None,
         };
 
+        let spilled = match digested.data() {
+            Ok(spilled) => spilled,
+            Err(e) => {
+                // The records' data cannot be read back: read the whole thread again, in memory.
+                tracing::debug!("{e}; reading the thread again without a spill");
+                digested = Digested::default();
+                keep.digest = Some(digested.digest());
+                delta = thread.list_delta(None, effort, &keep).await?;
+                None
+            }
+        };
         let Delta {
             listing,
             cursor,
@@ -156,7 +167,6 @@ impl Mirror {
             warnings: listed,
             rejects,
         } = listing;
-        let spilled = digested.data();
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
             let trusted = trust.allows(&c.author);
