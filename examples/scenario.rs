@@ -27,26 +27,29 @@
 //! `ru_maxrss` would carry this process's peak across fork and exec). Rotation is off
 //! (`rotate_after = 0`), so reads see the whole thread of N comments.
 
+#[path = "scenario/flood.rs"]
+mod flood;
 #[path = "scenario/mcp.rs"]
 mod mcp;
 #[path = "scenario/run.rs"]
 mod run;
 #[path = "scenario/serve.rs"]
 mod serve;
+#[path = "scenario/thread.rs"]
+mod thread;
 
 #[path = "../tests/fake_forge/mod.rs"]
 #[allow(unused_imports)]
 mod fake_forge;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use chrono::Utc;
-use fake_forge::{CommentRow, FakeForge, OWNER, REPO, session};
-use forgestate::format::{Record, Renderer};
-use run::{Run, command, curl, measure, median};
-use serde_json::json;
+use fake_forge::{FakeForge, OWNER, REPO, session};
+use run::{Run, curl, measure, median};
+use thread::{bodies, comments_url, new_posts, seed, thread_bytes};
 
 struct Opts {
     latency: Duration,
@@ -129,7 +132,7 @@ fn main() {
             scenario(&bin, &bodies[..n], &o, refresh).await;
         }
         if o.flood > 0 {
-            flood(&bin, o.flood, o.latency).await;
+            flood::flood(&bin, o.flood, o.latency).await;
         }
     });
 }
@@ -155,82 +158,7 @@ fn supports_refresh(bin: &Path) -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--refresh"))
 }
 
-const AGENTS: [&str; 10] = [
-    "implementation-worker",
-    "implementation-orchestrator",
-    "pr-self-reviewer",
-    "issue-triager",
-    "test-runner",
-    "docs-writer",
-    "dependency-bumper",
-    "release-manager",
-    "security-scanner",
-    "refactor-worker",
-];
-
-/// `n` realistic bodies: 50 (agent, session) pairs taking turns, mostly checkpoints through the
-/// seed's implementation phases, every tenth a health record, each with its own record `Id`.
-pub(crate) fn bodies(n: usize) -> Vec<String> {
-    let renderer = Renderer::embedded().expect("the built-in templates");
-    let phases = [
-        "clone_complete",
-        "subtask_1_complete",
-        "subtask_2_complete",
-        "all_subtasks_complete",
-        "commit_complete",
-        "pr_created",
-    ];
-    (0..n)
-        .map(|i| {
-            let pair = i % 50;
-            let (agent, sess) = (AGENTS[pair % 10], format!("sess-{:04}", pair / 10));
-            let step = i / 50;
-            let record = if i % 10 == 9 {
-                let metrics = json!({"cycle_count": step, "active_workers": 3,
-                    "completed_issues": step / 2, "failed_issues": 0, "queue_depth": 7});
-                Record::health(agent, &sess, "Active", metrics, None)
-            } else {
-                let data = json!({
-                    "issue_number": 1000 + pair,
-                    "branch_name": format!("feature/issue-{}-step-{step}", 1000 + pair),
-                    "completed_subtasks": (1..=(step % 8) as u64).collect::<Vec<_>>(),
-                    "working_dir": format!("/var/lib/agents/{agent}/{sess}/workspace"),
-                    "commit_sha": format!("{:040x}", i * 7919),
-                });
-                Record::checkpoint(agent, &sess, phases[step % phases.len()], data)
-            };
-            renderer
-                .render(&record.expect("a valid record"))
-                .expect("renders")
-        })
-        .collect()
-}
-
-/// Puts `bodies` on issue `issue` as the bot's comments, one per second up to a minute ago.
-pub(crate) fn seed(fake: &FakeForge, issue: u64, bodies: &[String]) {
-    let mut s = fake.state();
-    let start = s.now() - 60 - bodies.len() as i64;
-    for (i, body) in bodies.iter().enumerate() {
-        let id = s.next_comment_id;
-        s.next_comment_id += 3;
-        let at = start + i as i64;
-        s.comments.push(CommentRow {
-            id,
-            issue,
-            poster: 7,
-            body: body.clone(),
-            created: at,
-            updated: at,
-        });
-    }
-    if let Some(row) = s.issue_mut(issue) {
-        row.comments = bodies.len() as i64;
-        // Comments are never older than their issue (a cold read reads from its creation).
-        row.created = row.created.min(start - 60);
-    }
-}
-
-fn row(what: &str, r: &Run) {
+pub(crate) fn row(what: &str, r: &Run) {
     println!(
         "| {what:<34} | {:>8} | {:>9.3} | {:>8.1} |{}",
         r.requests,
@@ -238,20 +166,6 @@ fn row(what: &str, r: &Run) {
         r.rss_kib as f64 / 1024.0,
         if r.ok { "" } else { " FAILED" }
     );
-}
-
-fn comments_url(fake: &FakeForge, issue: u64) -> String {
-    format!(
-        "{}/api/v1/repos/{OWNER}/{REPO}/issues/{issue}/comments",
-        fake.uri()
-    )
-}
-
-/// The same comments as [`bodies`], with ids of their own (another machine's new posts).
-fn new_posts(fake: &FakeForge, issue: u64, round: usize) {
-    for body in self::bodies(5 * (round + 1)).into_iter().skip(5 * round) {
-        fake.add_comment(issue, "ca-bot", &body);
-    }
 }
 
 async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
@@ -346,7 +260,7 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
     }
     let wide = median(all);
     let mcp = if bodies.len() <= o.mcp_max {
-        mcp_resumes(&fake, bin, issue, &warm, runs).await
+        mcp::resumes(&fake, bin, issue, &warm, runs).await
     } else {
         None
     };
@@ -401,79 +315,4 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
         secs(&naive),
         secs(&naive) / secs(&warm_run).max(1e-9)
     );
-}
-
-/// 20 `resume` calls to one `forgestate mcp` over the warm cache directory, each after 5 new
-/// comments by another machine: the median call, and whether every call answered.
-async fn mcp_resumes(
-    fake: &FakeForge,
-    bin: &Path,
-    issue: u64,
-    dir: &Path,
-    round0: usize,
-) -> Option<(f64, bool)> {
-    let cmd = command(fake, bin, dir);
-    let calls = tokio::task::spawn_blocking(move || mcp::Server::start(cmd))
-        .await
-        .ok()??;
-    let mut server = calls;
-    let args = json!({"agent": "implementation-worker", "session": "sess-0000"});
-    let _ = server.tool("resume", args.clone()); // the first call opens the connection
-    let mut times = Vec::new();
-    let mut ok = true;
-    for round in 0..20 {
-        new_posts(fake, issue, round0 + round);
-        let a = args.clone();
-        let (took, fine, back) = tokio::task::spawn_blocking(move || {
-            let (took, fine) = server.tool("resume", a);
-            (took, fine, server)
-        })
-        .await
-        .ok()?;
-        server = back;
-        ok &= fine;
-        times.push(took.as_secs_f64());
-    }
-    times.sort_by(f64::total_cmp);
-    Some((times[times.len() / 2], ok))
-}
-
-fn thread_bytes(fake: &FakeForge, issue: u64) -> usize {
-    let s = fake.state();
-    s.comments
-        .iter()
-        .filter(|c| c.issue == issue)
-        .map(|c| fake_forge::views::comment_text(&s, c).len() + 1)
-        .sum()
-}
-
-/// `count` comments of 1 MiB from another account, and one checkpoint of ours: the read must
-/// still answer (it used to fail with exit 78 past the 256 MiB response cap).
-async fn flood(bin: &Path, count: usize, latency: Duration) {
-    let fake = FakeForge::start().await;
-    let issue = session(&fake);
-    seed(&fake, issue, &bodies(1));
-    let huge = format!(
-        "[CHECKPOINT] implementation-worker\n{}",
-        "x".repeat(1 << 20)
-    );
-    for _ in 0..count {
-        fake.add_comment(issue, "mallory", &huge[..1 << 20]);
-    }
-    fake.state().latency = latency;
-    let work = tempfile::tempdir().expect("a temporary directory");
-    let dir: PathBuf = work.path().to_path_buf();
-    let args = [
-        "resume",
-        "--agent",
-        AGENTS[0],
-        "--session",
-        "sess-0000",
-        "--json",
-    ];
-    println!("\n## {count} comments of 1 MiB from another account, one checkpoint of ours\n");
-    println!("| operation                          | requests |  wall (s) | RSS (MB) |");
-    println!("|------------------------------------|---------:|----------:|---------:|");
-    let run = measure(&fake, bin, &args, &dir).await;
-    row("resume, cold", &run);
 }

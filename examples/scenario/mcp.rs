@@ -2,10 +2,14 @@
 //! JSON-RPC lines, `resume` called again and again, each call timed from request to answer.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use crate::fake_forge::FakeForge;
+use crate::run::command;
 
 /// A running `forgestate mcp`.
 pub struct Server {
@@ -79,4 +83,39 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// 20 `resume` calls to one `forgestate mcp` over the warm cache directory, each after 5 new
+/// comments by another machine: the median call, and whether every call answered.
+pub async fn resumes(
+    fake: &FakeForge,
+    bin: &Path,
+    issue: u64,
+    dir: &Path,
+    round0: usize,
+) -> Option<(f64, bool)> {
+    let cmd = command(fake, bin, dir);
+    let calls = tokio::task::spawn_blocking(move || Server::start(cmd))
+        .await
+        .ok()??;
+    let mut server = calls;
+    let args = json!({"agent": "implementation-worker", "session": "sess-0000"});
+    let _ = server.tool("resume", args.clone()); // the first call opens the connection
+    let mut times = Vec::new();
+    let mut ok = true;
+    for round in 0..20 {
+        crate::thread::new_posts(fake, issue, round0 + round);
+        let a = args.clone();
+        let (took, fine, back) = tokio::task::spawn_blocking(move || {
+            let (took, fine) = server.tool("resume", a);
+            (took, fine, server)
+        })
+        .await
+        .ok()?;
+        server = back;
+        ok &= fine;
+        times.push(took.as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Some((times[times.len() / 2], ok))
 }

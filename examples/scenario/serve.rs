@@ -40,7 +40,7 @@ pub fn cold_check(fake: &FakeForge, bin: &Path, work: &Path, expected: usize) {
 pub async fn serve(n: usize, latency: Duration) {
     let fake = FakeForge::start().await;
     let issue = session(&fake);
-    crate::seed(&fake, issue, &crate::bodies(n));
+    crate::thread::seed(&fake, issue, &crate::thread::bodies(n));
     fake.state().latency = latency;
     let work = tempfile::tempdir().expect("a temporary directory");
     println!(
