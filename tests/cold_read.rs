@@ -7,7 +7,8 @@
 mod common;
 mod fake_forge;
 
-use fake_forge::{BOT_TOKEN, FakeForge, client, session};
+use common::cli::{Bin, stderr};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, session};
 use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::format::Record;
@@ -123,12 +124,40 @@ async fn a_head_list_cut_short_is_an_error_never_a_fresh_start() {
     let dir = tempfile::tempdir().unwrap();
     let err = match cold(&fake, dir.path()).resume("w", "s").await {
         Ok(got) => panic!("answered from part of the thread: {:?}", got.resume.phase),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     };
+    // A setup problem (exit 78), not a forge that is down: no outbox answers for it.
+    assert_eq!(err.category(), forgestate::Category::Config, "{err}");
+    let err = err.to_string();
     assert!(
         err.contains("sent 0 of the 1 comments") && err.contains("X-Total-Count"),
         "{err}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_binary_with_its_outbox_refuses_a_thread_cut_short_too() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    saved(&fake, &["clone_complete"]).await;
+    for (path, reply) in [
+        (REPO_WIDE, cut_short("[]", 1)),
+        (ONE_ISSUE, cut_short("[]", 1)),
+    ] {
+        Mock::given(method("GET"))
+            .and(path_regex(path))
+            .respond_with(reply)
+            .with_priority(1)
+            .mount(&fake.server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Bin::new(dir.path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .line("resume --agent w --session s --json");
+    // Not a forge that is down (75, where this machine's outbox would answer alone).
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    assert!(stderr(&out).contains("X-Total-Count"), "{}", stderr(&out));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -218,6 +218,7 @@ impl ForgeError {
                 | ForgeError::Redirected { .. }
                 | ForgeError::TooLarge { .. }
                 | ForgeError::Decode { .. }
+                | ForgeError::Incomplete { .. }
                 | ForgeError::Tls { .. }
                 | ForgeError::Setup(_)
         )
