@@ -16,7 +16,7 @@
 //! duplicate, a reopened old issue, a late post) are noted as strays for the client to tidy
 //! (`client/tidy.rs`): it carries their records to the head, and closes the open ones.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use chrono::{DateTime, Duration, Utc};
@@ -25,8 +25,8 @@ use super::ForgeThread;
 use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
-use super::models::{Comment, CommentList, Issue, IssueNumber, UnreadableComment};
-use crate::store::{Keep, issue_in_url};
+use super::models::{Issue, IssueNumber};
+mod read;
 
 /// How long before the head was created a cold read looks for other members' comments: a
 /// rotation reads the old issue, then creates the successor, and a post in between (or in the
@@ -250,204 +250,11 @@ impl ForgeThread {
             self.remember(|s| s.opened = Some((issue.number.0, issue.created_at, None)));
         }
     }
-
-    /// The head `n` and the members' comments, `since` a time (warm) or since [`MARGIN`] before
-    /// the head was created (cold: every comment the head holds, since none is older than the
-    /// head), in one repository-wide list (§3.10), merged in comment id order. A server without
-    /// that list (404), or one that cuts it short (fewer elements than its `X-Total-Count`), is
-    /// read through the head's own list instead: the head's records are all there, only other
-    /// members' are not.
-    pub(super) async fn read_chain(
-        &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-        since: Option<DateTime<Utc>>,
-        keep: &Keep,
-    ) -> Result<CommentList, ForgeError> {
-        let repo = &self.settings.repo;
-        let Some(t) = since else {
-            return self.read_chain_whole(c, n, keep).await;
-        };
-        let wide = c
-            .repo_comments_keeping(repo, t, self.dropping(keep, None))
-            .await;
-        let mut list = match wide {
-            Err(ForgeError::NotFound { .. }) => {
-                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
-            }
-            Err(ForgeError::Incomplete { seen, total, .. }) => {
-                tracing::warn!(
-                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
-                     reading the session issue {n}'s own list instead (records left on other \
-                     issues of the session thread are not seen by this read)"
-                );
-                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
-            }
-            other => other?,
-        };
-        self.keep_members(c, n, &mut list).await?;
-        list.comments.sort_by_key(|x| x.id.0);
-        Ok(list)
-    }
-
-    /// A cold read: every comment of the head and the members' since [`MARGIN`] before the head
-    /// was created. The head's whole list is one download, and the repository-wide list since
-    /// then holds it, so that one is asked for alone, with the head's comment count beside it
-    /// (the issue, read while the list streams): a comment whose `updated_at` is older than the
-    /// head (an owner may post with `updated_at` set, §3.11) is missing from that list, and the
-    /// count shows it, so the head's own list is then read whole as well. Nothing in the head is
-    /// ever left out because of its time.
-    async fn read_chain_whole(
-        &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-        keep: &Keep,
-    ) -> Result<CommentList, ForgeError> {
-        let repo = &self.settings.repo;
-        let (opened, known) = match self.cached().opened {
-            Some((number, opened, _)) if number == n.0 => (opened, None),
-            _ => {
-                let issue = c.issue(repo, n).await?;
-                self.note_opened(&issue);
-                self.note_count(&issue);
-                (issue.created_at, Some(issue.comments))
-            }
-        };
-        let count = async {
-            match known {
-                Some(count) => Some(count),
-                None => match c.issue(repo, n).await {
-                    Ok(issue) => {
-                        self.note_count(&issue);
-                        Some(issue.comments)
-                    }
-                    Err(e) => {
-                        tracing::debug!("cannot read the session issue {n}'s comment count: {e}");
-                        None
-                    }
-                },
-            }
-        };
-        let (wide, count) = tokio::join!(
-            c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, None)),
-            count
-        );
-        let mut list = match wide {
-            Err(ForgeError::NotFound { .. }) => {
-                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
-            }
-            Err(ForgeError::Incomplete { seen, total, .. }) => {
-                tracing::warn!(
-                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
-                     reading the session issue {n}'s own list instead (records left on other \
-                     issues of the session thread are not seen by this read)"
-                );
-                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
-            }
-            other => other?,
-        };
-        let on_head = |issue: Option<u64>| issue == Some(n.0);
-        let held = list
-            .comments
-            .iter()
-            .filter(|x| on_head(comment_issue(x)))
-            .count()
-            + (list.unreadable.iter())
-                .filter(|x| on_head(unreadable_issue(x)))
-                .count();
-        if count.is_none_or(|count| i64::try_from(held).unwrap_or(i64::MAX) < count) {
-            tracing::debug!(
-                "the session issue {n} holds comments older than itself (or its count is \
-                 unknown): reading its own list whole"
-            );
-            let head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
-            list.comments.retain(|x| !on_head(comment_issue(x)));
-            list.unreadable.retain(|x| !on_head(unreadable_issue(x)));
-            list.comments.extend(head.comments);
-            list.unreadable.extend(head.unreadable);
-        }
-        self.keep_members(c, n, &mut list).await?;
-        list.comments.sort_by_key(|x| x.id.0);
-        Ok(list)
-    }
-
-    /// The filter `keep` resolves to, also dropping the comments of issues known not to be
-    /// members (and of `also`, a list already read).
-    async fn dropping(&self, keep: &Keep, also: Option<IssueNumber>) -> Result<Filter, ForgeError> {
-        let mut filter = self.filter(keep).await?;
-        filter.drop_issues.extend(self.non_members(also));
-        Ok(filter)
-    }
-
-    /// The issues known not to be members, and `also`.
-    fn non_members(&self, also: Option<IssueNumber>) -> Vec<u64> {
-        let mut out = Vec::new();
-        if let Ok(chain) = self.chain.lock() {
-            out.extend(chain.verdicts.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
-        }
-        let cached = self.cached().members;
-        out.extend(cached.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
-        out.extend(also.map(|n| n.0));
-        out
-    }
-
-    /// Drops from `list` the comments of issues that are not members, and notes the members
-    /// other than the head holding comments the head may lack.
-    async fn keep_members(
-        &self,
-        c: &ForgeClient,
-        head: IssueNumber,
-        list: &mut CommentList,
-    ) -> Result<(), ForgeError> {
-        let mut issues: BTreeSet<u64> = list.comments.iter().filter_map(comment_issue).collect();
-        issues.extend(list.unreadable.iter().filter_map(unreadable_issue));
-        let mut members = BTreeSet::new();
-        for n in issues {
-            if self.is_member(c, head, n).await? {
-                members.insert(n);
-            }
-        }
-        let named: Vec<String> = members.iter().map(|n| format!("#{n}")).collect();
-        tracing::info!(
-            "session thread: head {head}; members in this read: {}",
-            if named.is_empty() {
-                "none".to_string()
-            } else {
-                named.join(", ")
-            }
-        );
-        list.comments
-            .retain(|x| comment_issue(x).is_some_and(|n| members.contains(&n)));
-        list.unreadable
-            .retain(|x| unreadable_issue(x).is_some_and(|n| members.contains(&n)));
-        let tidied = self.cached().tidied;
-        for x in &list.comments {
-            let Some(n) = comment_issue(x).filter(|n| *n != head.0) else {
-                continue;
-            };
-            if tidied.get(&n).is_none_or(|upto| x.id.0 > *upto) {
-                self.note_stray(IssueNumber(n), false, false);
-            }
-        }
-        Ok(())
-    }
-}
-
-fn comment_issue(c: &Comment) -> Option<u64> {
-    if c.issue_url.is_empty() {
-        issue_in_url(&c.html_url)
-    } else {
-        issue_in_url(&c.issue_url)
-    }
-}
-
-fn unreadable_issue(u: &UnreadableComment) -> Option<u64> {
-    u.html_url.as_deref().and_then(issue_in_url)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::store::issue_in_url;
 
     #[test]
     fn the_issue_is_read_from_a_web_url() {

@@ -21,6 +21,7 @@
 
 mod digest;
 mod disk;
+mod merge;
 mod read;
 mod slot;
 mod summary;

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
 use super::disk::{self, Found};
-use super::read::{COMPACT_AFTER, foreign, merge, sort_dedupe, unchanged};
+use super::merge::{merge, sort_dedupe, unchanged};
+use super::read::{COMPACT_AFTER, foreign};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{self, IdIndex, Role};
 use super::{Mirror, View, random_hex};
