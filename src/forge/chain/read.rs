@@ -35,19 +35,8 @@ impl ForgeThread {
         let wide = c
             .repo_comments_keeping(repo, t, self.dropping(keep, None))
             .await;
-        let mut list = match wide {
-            Err(ForgeError::NotFound { .. }) => {
-                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
-            }
-            Err(ForgeError::Incomplete { seen, total, .. }) => {
-                tracing::warn!(
-                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
-                     reading the session issue {n}'s own list instead (records left on other \
-                     issues of the session thread are not seen by this read)"
-                );
-                return c.comments_keeping(repo, n, since, self.filter(keep)).await;
-            }
-            other => other?,
+        let Some(mut list) = usable(wide, n)? else {
+            return c.comments_keeping(repo, n, since, self.filter(keep)).await;
         };
         self.keep_members(c, n, &mut list).await?;
         list.comments.sort_by_key(|x| x.id.0);
@@ -96,19 +85,8 @@ impl ForgeThread {
             c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, None)),
             count
         );
-        let mut list = match wide {
-            Err(ForgeError::NotFound { .. }) => {
-                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
-            }
-            Err(ForgeError::Incomplete { seen, total, .. }) => {
-                tracing::warn!(
-                    "the forge cut the repository-wide comment list short ({seen} of {total}); \
-                     reading the session issue {n}'s own list instead (records left on other \
-                     issues of the session thread are not seen by this read)"
-                );
-                return c.comments_keeping(repo, n, None, self.filter(keep)).await;
-            }
-            other => other?,
+        let Some(mut list) = usable(wide, n)? else {
+            return c.comments_keeping(repo, n, None, self.filter(keep)).await;
         };
         let on_head = |issue: Option<u64>| issue == Some(n.0);
         let held = list
@@ -194,6 +172,27 @@ impl ForgeThread {
             }
         }
         Ok(())
+    }
+}
+
+/// The repository-wide list when it can answer; `None` when the head `n`'s own list must answer
+/// instead: a server without the repository-wide list (404), or one that cut it short.
+fn usable(
+    wide: Result<CommentList, ForgeError>,
+    n: IssueNumber,
+) -> Result<Option<CommentList>, ForgeError> {
+    match wide {
+        Ok(list) => Ok(Some(list)),
+        Err(ForgeError::NotFound { .. }) => Ok(None),
+        Err(ForgeError::Incomplete { seen, total, .. }) => {
+            tracing::warn!(
+                "the forge cut the repository-wide comment list short ({seen} of {total}); \
+                 reading the session issue {n}'s own list instead (records left on other issues \
+                 of the session thread are not seen by this read)"
+            );
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 
