@@ -1,4 +1,4 @@
-//! The test suite's fake Forgejo (`tests/fake_forge/`) as a standalone loopback server, so tests
+//! The test suite's fake Forgejo (`tests/it/fake_forge/`) as a standalone loopback server, so tests
 //! outside Rust (the Python package's pytest suite) can drive forgestate against it.
 //!
 //! Run it with `cargo run --example fake_forge`. It prints one JSON line on stdout:
@@ -8,7 +8,9 @@
 //! gets a 503 and nothing changes), `up`, and `comments` (prints how many comments it holds, as one
 //! JSON line, `{"comments": N}`).
 
-#[path = "../tests/fake_forge/mod.rs"]
+// The test suite's fake, of which this example uses a part.
+#[path = "../tests/it/fake_forge/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod fake_forge;
 
 use std::io::{BufRead, Write};

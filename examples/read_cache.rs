@@ -9,8 +9,9 @@
 //!
 //! Run: `cargo run --release --example read_cache [forge_n] [local_n]`.
 
-#[path = "../tests/fake_forge/mod.rs"]
-#[allow(unused_imports)]
+// The test suite's fake, of which this example uses a part.
+#[path = "../tests/it/fake_forge/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod fake_forge;
 
 use std::io::Write;

@@ -4,7 +4,9 @@
 //!
 //! Run with `cargo run --example rotation_bench [N] [LATENCY_MS]` (defaults: 10000 and 20).
 
-#[path = "../tests/fake_forge/mod.rs"]
+// The test suite's fake, of which this example uses a part.
+#[path = "../tests/it/fake_forge/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod fake_forge;
 
 use std::time::{Duration, Instant};

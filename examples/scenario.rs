@@ -38,8 +38,9 @@ mod serve;
 #[path = "scenario/thread.rs"]
 mod thread;
 
-#[path = "../tests/fake_forge/mod.rs"]
-#[allow(unused_imports)]
+// The test suite's fake, of which this example uses a part.
+#[path = "../tests/it/fake_forge/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod fake_forge;
 
 use std::path::Path;

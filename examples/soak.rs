@@ -25,9 +25,12 @@
 //! issue of the fake and in no outbox. Invisible: saved and on an issue, but not listed by the
 //! fresh machine. Duplicates: a record `Id` listed twice, or one step listed as two records.
 
-#[path = "../tests/fake_forge/mod.rs"]
-#[allow(unused_imports)]
+// The test suite's fake, of which this example uses a part.
+#[path = "../tests/it/fake_forge/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod fake_forge;
+#[path = "soak/faults.rs"]
+mod faults;
 #[path = "soak/machine.rs"]
 mod machine;
 #[path = "soak/tally.rs"]
@@ -38,8 +41,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use fake_forge::faults::{FaultProxy, Mode};
 use fake_forge::{BOT_TOKEN, FakeForge};
+use faults::{FaultProxy, Mode};
 use machine::{Machine, Outcome, Rng, Setup};
 
 /// The configuration every machine uses: short timeouts, so faults cost seconds, not minutes.

@@ -65,6 +65,39 @@ fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
+/// The verb and the word after a bare `--json` when that word names fields of the verb's answer
+/// (`--json resume_point`, as gh spells it): clap takes it for a stray argument.
+fn json_word(argv: &[OsString]) -> Option<(String, String)> {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let at = words.iter().position(|w| w == "--json")?;
+    let word = words.get(at + 1)?;
+    let table = forgestate::verbs::table();
+    let spec = words
+        .iter()
+        .find_map(|w| table.iter().find(|s| s.name == w.as_str()))?;
+    let schema = (spec.answer)();
+    let props = schema.get("properties").and_then(|p| p.as_object())?;
+    word.split(',')
+        .all(|f| props.contains_key(f.trim()))
+        .then(|| (spec.name.to_string(), word.clone()))
+}
+
+/// `forgestate help globals` (with any global flags around it, such as `--color never`).
+fn is_help_globals(argv: &[OsString]) -> bool {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.starts_with('-') && a != "always" && a != "never" && a != "auto")
+        .collect();
+    words == ["help", "globals"]
+}
+
 /// `--color` as typed in argv (the last one wins), for clap's own messages.
 fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
     let mut found = None;
@@ -88,10 +121,10 @@ fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
     found
 }
 
-/// The clap command with the help adjustments derive cannot express: global options that do not
-/// apply to a verb are hidden from its help (still accepted, and ignored; see
-/// [`help::hidden_globals`]), the top-level help lists the verbs by group with the exit-code
-/// footer, and nothing is wider than [`help::HELP_WIDTH`].
+/// The clap command with the help adjustments derive cannot express: a verb's help lists its
+/// own flags and one line pointing to `forgestate help globals` (the global options are still
+/// accepted everywhere; see [`help::globals_line`]), the top-level help lists the verbs by group
+/// with the exit-code footer, and nothing is wider than [`help::HELP_WIDTH`].
 pub fn command(color: ColorChoice) -> clap::Command {
     let mut cmd = Cli::command().color(color).max_term_width(help::HELP_WIDTH);
     // A verb that already has an argument keeps it when globals propagate (at build time), so a
@@ -106,15 +139,16 @@ pub fn command(color: ColorChoice) -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for name in names {
-        let hide = help::hidden_globals(&name);
         if let Some(sub) = cmd.find_subcommand_mut(&name) {
             let mut s = std::mem::take(sub);
-            for arg in globals
-                .iter()
-                .filter(|a| hide.contains(&a.get_id().as_str()))
-            {
+            for arg in &globals {
                 s = s.arg(arg.clone().hide(true));
             }
+            let examples = s
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            s = s.after_help(format!("{}\n\n{examples}", help::globals_line(&name)));
             *sub = s;
         }
     }
@@ -149,6 +183,11 @@ pub fn parse_args() -> Result<Cli, u8> {
         _ => ColorChoice::Auto,
     };
     let mut cmd = command(color);
+    let argv_copy = argv.clone();
+    if is_help_globals(&argv) {
+        output::out(help::globals_page(&cmd).to_string().trim_end());
+        return Err(0);
+    }
     let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {
         Cli::from_arg_matches(&m).map(|cli| (cli, m.subcommand_name().map(str::to_string)))
     }) {
@@ -207,6 +246,16 @@ pub fn parse_args() -> Result<Cli, u8> {
                     many.join(", ")
                 ),
             };
+            output::error(&message);
+            message
+        }
+        ErrorKind::UnknownArgument if json_word(&argv_copy).is_some() => {
+            let (verb, word) = json_word(&argv_copy).unwrap_or_default();
+            let message = format!(
+                "unexpected argument '{word}' after --json; did you mean `--json={word}`? \
+                 (--json takes its fields after an equals sign; `forgestate {verb} --json` \
+                 alone prints the whole answer)"
+            );
             output::error(&message);
             message
         }
@@ -300,6 +349,30 @@ mod tests {
             }
         }
         assert!(seen > 40, "{seen} arguments checked");
+    }
+
+    #[test]
+    fn a_field_after_a_bare_json_is_found() {
+        assert_eq!(
+            json_word(&argv("resume --agent a --session s --json resume_point")),
+            Some(("resume".into(), "resume_point".into()))
+        );
+        assert_eq!(
+            json_word(&argv("resume --json resume_point,phase --agent a")),
+            Some(("resume".into(), "resume_point,phase".into()))
+        );
+        assert_eq!(json_word(&argv("resume --json nosuchfield")), None);
+        assert_eq!(json_word(&argv("resume --json=resume_point")), None);
+        assert_eq!(json_word(&argv("parse -- --json resume_point")), None);
+    }
+
+    #[test]
+    fn help_globals_is_found_among_flags() {
+        assert!(is_help_globals(&argv("help globals")));
+        assert!(is_help_globals(&argv("--color never help globals")));
+        assert!(!is_help_globals(&argv("help checkpoint")));
+        assert!(!is_help_globals(&argv("help")));
+        assert!(!is_help_globals(&argv("checkpoint help globals")));
     }
 
     #[test]

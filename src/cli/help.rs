@@ -1,6 +1,7 @@
 //! The top-level help as a newcomer reads it: verbs grouped by who uses them, at most 100
-//! columns, the complete exit-code footer; which global flags each verb's help lists; and the
-//! "did you mean" for a mistyped verb (a prefix first, then the fewest edits).
+//! columns, the complete exit-code footer; the one line a verb's help gives the global flags,
+//! and `forgestate help globals`, which lists them; and the "did you mean" for a mistyped verb
+//! (a prefix first, then the fewest edits).
 
 use forgestate::resume::edit_distance;
 
@@ -48,8 +49,8 @@ failed (doctor) or an agent is stalled (status --fail-on-stalled); 64 usage; 65 
 73 not posted, someone continued the session first (--if-latest); 74 IO; 75 try again later (forge unreachable, or --strict and the record spooled); 78 \
 configuration.";
 
-/// Global options that mean nothing to a verb's work, hidden from its help (still accepted,
-/// and ignored): the store and forge flags for the verbs that open none, `--strict` for those
+/// Global options that mean nothing to a verb's work, left out of its help's line on the
+/// globals (still accepted, and ignored): the store and forge flags for the verbs that open none, `--strict` for those
 /// that post nothing, `--refresh` for those that read no thread through the read cache.
 pub fn hidden_globals(verb: &str) -> Vec<&'static str> {
     let mut hide = Vec::new();
@@ -63,6 +64,46 @@ pub fn hidden_globals(verb: &str) -> Vec<&'static str> {
         hide.push("refresh");
     }
     hide
+}
+
+/// The line a verb's help gives the global options: a few that apply to it, and where the rest
+/// are (gh's "inherited flags" and cargo's manual, in one line).
+pub fn globals_line(verb: &str) -> String {
+    let hidden = hidden_globals(verb);
+    let shown: Vec<&str> = [
+        ("json_fields", "--json"),
+        ("jq", "--jq"),
+        ("store", "--store"),
+        ("repo", "--repo"),
+        ("strict", "--strict"),
+        ("verbose", "-v"),
+    ]
+    .into_iter()
+    .filter(|(id, _)| !hidden.contains(id))
+    .map(|(_, flag)| flag)
+    .collect();
+    format!(
+        "Global options: {}, ... (`forgestate help globals`)",
+        shown.join(", ")
+    )
+}
+
+/// `forgestate help globals`: every global option, described, with where it may stand.
+pub fn globals_page(cmd: &clap::Command) -> clap::builder::StyledStr {
+    let mut page = clap::Command::new("forgestate")
+        .about(
+            "Options every verb takes, before or after the verb (flags beat the environment, \
+             which beats the configuration file; docs/config.md has the keys).",
+        )
+        .override_usage("forgestate [GLOBAL OPTIONS] <VERB> [OPTIONS]")
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .max_term_width(HELP_WIDTH)
+        .help_template("{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}");
+    for arg in cmd.get_arguments().filter(|a| a.is_global_set()) {
+        page = page.arg(arg.clone().global(false));
+    }
+    page.render_help()
 }
 
 /// The verbs that read the thread through the read cache, which `--refresh` rebuilds.

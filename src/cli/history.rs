@@ -42,15 +42,16 @@ fn text(h: &History, layout: table::Layout, color: bool) -> String {
     }
     out.push('\n');
     let rows: Vec<Vec<String>> = h.records.iter().map(row).collect();
+    use table::{name, text, whole};
     let header = [
-        "N",
-        "SEQ",
-        "TIME",
-        "+DELTA",
-        "AGENT",
-        "KIND",
-        "PHASE/STATUS",
-        "RESUME",
+        whole("N"),
+        whole("SEQ"),
+        text("TIME"),
+        text("+DELTA"),
+        whole("AGENT"),
+        whole("KIND"),
+        name("PHASE/STATUS"),
+        name("RESUME"),
     ];
     let body = table::lay_out(&header, &rows, layout, color);
     let mut lines = body.lines();

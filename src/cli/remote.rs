@@ -149,9 +149,12 @@ pub fn infer(config: &Config, mut over: Overrides, dir: &Path) -> Overrides {
         return over;
     }
     let file = config.file.forge.as_ref();
+    // A repo given as OWNER/NAME (`FORGESTATE_REPO=acme/app`) names the owner too.
+    let whole = |repo: Option<&str>| repo.is_some_and(|r| r.contains('/'));
     let has_owner = over.owner.is_some()
         || env_set("FORGESTATE_OWNER")
-        || file.is_some_and(|f| f.owner.is_some());
+        || whole(std::env::var("FORGESTATE_REPO").ok().as_deref())
+        || file.is_some_and(|f| f.owner.is_some() || whole(f.repo.as_deref()));
     let has_repo =
         over.repo.is_some() || env_set("FORGESTATE_REPO") || file.is_some_and(|f| f.repo.is_some());
     let url = config.forge_url(&over);

@@ -108,8 +108,17 @@ fn table_text(
             ]
         })
         .collect();
+    // Agent and session names are never cut; the free text gives way first.
+    use table::{name, text, whole};
     let header = [
-        "VERDICT", "AGENT", "SESSION", "LAST", "PHASE", "RESUME", "HEALTH", "BLOCKERS",
+        whole("VERDICT"),
+        whole("AGENT"),
+        whole("SESSION"),
+        text("LAST"),
+        name("PHASE"),
+        name("RESUME"),
+        text("HEALTH"),
+        text("BLOCKERS"),
     ];
     let text = table::lay_out(&header, &cells, layout, color);
     if !color {

@@ -137,13 +137,58 @@ fn terminal_width() -> usize {
     80
 }
 
-/// `rows` (with `header` on a terminal, bold when `color`) in `layout`.
-pub fn lay_out(header: &[&str], rows: &[Vec<String>], layout: Layout, color: bool) -> String {
+/// How a column gives way when a table is wider than the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// Free text (a time, a detail, blockers): cut first, down to its header or 12 characters,
+    /// and past that, when the table still does not fit, down to its header.
+    Text,
+    /// A name a reader may still want whole (a phase, a resume point): cut only after every
+    /// free-text column is at its floor, never below its header or 12 characters.
+    Name,
+    /// An identifier (agent, session, a comment id, a verdict): never cut. When the table cannot
+    /// fit otherwise, the line takes the width the identifiers need.
+    Whole,
+}
+
+/// One column of a table: its header and how it gives way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    pub title: &'static str,
+    pub fit: Fit,
+}
+
+/// A free-text column (see [`Fit::Text`]).
+pub const fn text(title: &'static str) -> Column {
+    Column {
+        title,
+        fit: Fit::Text,
+    }
+}
+
+/// A name column (see [`Fit::Name`]).
+pub const fn name(title: &'static str) -> Column {
+    Column {
+        title,
+        fit: Fit::Name,
+    }
+}
+
+/// An identifier column (see [`Fit::Whole`]).
+pub const fn whole(title: &'static str) -> Column {
+    Column {
+        title,
+        fit: Fit::Whole,
+    }
+}
+
+/// `rows` (with `columns`' headers on a terminal, bold when `color`) in `layout`.
+pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: bool) -> String {
     match layout {
         Layout::Piped => rows
             .iter()
             .map(|row| {
-                let cells: Vec<String> = row.iter().take(header.len()).map(|c| plain(c)).collect();
+                let cells: Vec<String> = row.iter().take(columns.len()).map(|c| plain(c)).collect();
                 format!("{}\n", cells.join("\t"))
             })
             .collect(),
@@ -152,7 +197,7 @@ pub fn lay_out(header: &[&str], rows: &[Vec<String>], layout: Layout, color: boo
                 .iter()
                 .map(|row| row.iter().map(|c| plain(c)).collect())
                 .collect();
-            render_within(header, &rows, color, Some(width))
+            render_within(columns, &rows, color, Some(width))
         }
     }
 }
@@ -166,27 +211,40 @@ fn plain(cell: &str) -> String {
         .collect()
 }
 
-/// The column widths that fit in `max`: the widest column gives way first, one character at a
-/// time (so two wide columns end level), never below its header or 12 characters (a short
-/// column is never cut), its cells then ending in `…`, as gh's tables do.
-fn fit(natural: Vec<usize>, header: &[&str], max: usize) -> Vec<usize> {
+/// The column widths that fit in `max`, as gh's tables fit: free-text columns give way first,
+/// then names, each time the widest column one character at a time (so two wide columns end
+/// level), down to a floor (see [`Fit`]); identifiers never do. A cut cell ends in `…`.
+fn fit(natural: Vec<usize>, columns: &[Column], max: usize) -> Vec<usize> {
     let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
-    let floor: Vec<usize> = natural
-        .iter()
-        .zip(header)
-        .map(|(&w, h)| w.min(h.chars().count().max(12)))
-        .collect();
+    let header = |i: usize| columns[i].title.chars().count();
     let mut widths = natural;
-    while total(&widths) > max {
-        let Some((i, _)) = widths
-            .iter()
-            .enumerate()
-            .filter(|&(i, &w)| w > floor[i])
-            .max_by_key(|&(i, &w)| (w, std::cmp::Reverse(i)))
-        else {
-            break;
-        };
-        widths[i] -= 1;
+    // Each pass: which columns may give way, and the floor they stop at.
+    let passes: [(Fit, fn(usize) -> usize); 3] = [
+        (Fit::Text, |h| h.max(12)),
+        (Fit::Name, |h| h.max(12)),
+        (Fit::Text, |h| h.max(1)),
+    ];
+    for (kind, floor) in passes {
+        let floors: Vec<usize> = (0..widths.len())
+            .map(|i| {
+                if columns[i].fit == kind {
+                    widths[i].min(floor(header(i)))
+                } else {
+                    widths[i]
+                }
+            })
+            .collect();
+        while total(&widths) > max {
+            let Some((i, _)) = widths
+                .iter()
+                .enumerate()
+                .filter(|&(i, &w)| w > floors[i])
+                .max_by_key(|&(i, &w)| (w, std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            widths[i] -= 1;
+        }
     }
     widths
 }
@@ -201,9 +259,11 @@ fn truncate(cell: &str, width: usize) -> String {
     out
 }
 
-/// Lays rows out in columns separated by two spaces, under `header` (bold when `color`), within
-/// `max` characters when given. The last column is not padded, so lines carry no trailing blanks.
-fn render_within(header: &[&str], rows: &[Vec<String>], color: bool, max: Option<usize>) -> String {
+/// Lays rows out in columns separated by two spaces, under the headers (bold when `color`),
+/// within `max` characters when given and the identifiers allow. The last column is not padded,
+/// so lines carry no trailing blanks.
+fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option<usize>) -> String {
+    let header: Vec<&str> = spec.iter().map(|c| c.title).collect();
     let columns = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
@@ -212,7 +272,7 @@ fn render_within(header: &[&str], rows: &[Vec<String>], color: bool, max: Option
         }
     }
     if let Some(max) = max {
-        widths = fit(widths, header, max);
+        widths = fit(widths, spec, max);
     }
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut text = String::new();
@@ -267,18 +327,20 @@ mod tests {
         }
     }
 
+    const ID_KIND_WHAT: [Column; 3] = [whole("ID"), whole("KIND"), text("WHAT")];
+
     #[test]
     fn columns_align_under_a_header() {
         let rows = vec![
             vec!["7".to_string(), "checkpoint".into(), "phase=a".into()],
             vec!["1234".to_string(), "health".into(), "status=Active".into()],
         ];
-        let text = render_within(&["ID", "KIND", "WHAT"], &rows, false, None);
+        let text = render_within(&ID_KIND_WHAT, &rows, false, None);
         assert_eq!(
             text,
             "ID    KIND        WHAT\n7     checkpoint  phase=a\n1234  health      status=Active\n"
         );
-        let bold = render_within(&["ID"], &[], true, None);
+        let bold = render_within(&[whole("ID")], &[], true, None);
         assert_eq!(bold, format!("{BOLD}ID{RESET}\n"));
     }
 
@@ -288,15 +350,25 @@ mod tests {
             vec!["7".to_string(), "checkpoint".into(), "phase=a\tb".into()],
             vec!["1234".to_string(), "health".into(), "status=Active".into()],
         ];
-        let text = lay_out(&["ID", "KIND", "WHAT"], &rows, Layout::Piped, false);
+        let text = lay_out(&ID_KIND_WHAT, &rows, Layout::Piped, false);
         assert_eq!(
             text,
             "7\tcheckpoint\tphase=a b\n1234\thealth\tstatus=Active\n"
         );
     }
 
+    fn widths_ok(text: &str, max: usize) {
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= max,
+                "{line:?} ({})",
+                line.chars().count()
+            );
+        }
+    }
+
     #[test]
-    fn terminal_tables_fit_the_width_truncating_the_widest_column() {
+    fn terminal_tables_fit_the_width_cutting_free_text_first() {
         let long = "x".repeat(60);
         let rows = vec![vec![
             "alive".to_string(),
@@ -304,35 +376,79 @@ mod tests {
             "just now".into(),
             "y".repeat(30),
         ]];
-        let header = ["VERDICT", "AGENT", "LAST", "DETAIL"];
+        let header = [
+            whole("VERDICT"),
+            whole("AGENT"),
+            text("LAST"),
+            text("DETAIL"),
+        ];
         let text = lay_out(&header, &rows, Layout::Terminal(90), false);
-        for line in text.lines() {
-            assert!(
-                line.chars().count() <= 90,
-                "{line:?} ({})",
-                line.chars().count()
-            );
-        }
+        widths_ok(&text, 90);
         let row = text.lines().nth(1).unwrap();
-        assert!(row.starts_with("alive    xxxx"), "{text}");
+        assert!(row.contains(&long), "an identifier is never cut: {text}");
         assert!(
-            row.contains("…  just now  yyyy"),
-            "the widest column is cut: {text}"
+            row.ends_with("just now  yyyyyyyy…"),
+            "the detail gives way: {text}"
         );
-        assert!(
-            row.ends_with(&"y".repeat(30)),
-            "the second one is not: {text}"
-        );
-        // Two wide columns give way level.
+        // Narrower than the identifiers need: they keep their width, the rest is at its floor.
         let text = lay_out(&header, &rows, Layout::Terminal(60), false);
         let row = text.lines().nth(1).unwrap();
-        assert_eq!(row.chars().count(), 60, "{text}");
-        assert_eq!(row.matches('…').count(), 2, "{text}");
+        assert!(row.contains(&long), "{text}");
+        assert!(row.ends_with(&format!("{long}  jus…  yyyyy…")), "{text}");
         // Wide enough: nothing is cut.
         let wide = lay_out(&header, &rows, Layout::Terminal(200), false);
         assert!(wide.contains(&long) && !wide.contains('…'), "{wide}");
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("abc", 4), "abc");
+    }
+
+    #[test]
+    fn names_give_way_only_after_free_text_and_identifiers_never() {
+        // The status table at 100 columns, as an operator's terminal shows it: the two agents
+        // share their first 15 characters, so a cut made them one.
+        let header = [
+            whole("VERDICT"),
+            whole("AGENT"),
+            whole("SESSION"),
+            text("LAST"),
+            name("PHASE"),
+            name("RESUME"),
+            text("HEALTH"),
+            text("BLOCKERS"),
+        ];
+        let row = |agent: &str| {
+            vec![
+                "alive".to_string(),
+                agent.to_string(),
+                "sess-42".into(),
+                "3m ago".into(),
+                "subtask_3_complete".into(),
+                "phase_2_continue".into(),
+                "Active (next check in 5m)".into(),
+                "waiting on review from the platform team; CI flaky".into(),
+            ]
+        };
+        let rows = vec![
+            row("implementation-worker"),
+            row("implementation-orchestrator"),
+        ];
+        let text = lay_out(&header, &rows, Layout::Terminal(100), false);
+        widths_ok(&text, 100);
+        for agent in ["implementation-worker", "implementation-orchestrator"] {
+            assert!(text.contains(agent), "{agent} is whole: {text}");
+        }
+        assert!(text.contains("sess-42"), "{text}");
+        assert!(text.contains("BLOCKERS") || text.contains('…'), "{text}");
+        // Only when the free text is at its floor do the names give way.
+        let text = lay_out(&header, &rows, Layout::Terminal(120), false);
+        widths_ok(&text, 120);
+        assert!(
+            text.contains("subtask_3_complete") && text.contains("phase_2_continue"),
+            "names stay whole while free text can give way: {text}"
+        );
+        let narrow = lay_out(&header, &rows, Layout::Terminal(40), false);
+        assert!(narrow.contains("implementation-orchestrator"), "{narrow}");
+        assert!(narrow.contains("sess-42"), "{narrow}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeThread, IssueNumber};
-use crate::report::{StatusPolicy, dashboard};
+use crate::report::{StatusPolicy, dashboard, timeline};
 use crate::scan::Filter;
 use crate::store::{StoreError, Thread};
 
@@ -31,13 +31,13 @@ pub struct Published {
 }
 
 impl Client<AnyThread> {
-    /// Publishes the status table (every agent and session, under `policy`) into the head
-    /// session issue's body: the body is read fresh, only what lies between the markers is
+    /// Publishes the status table (every agent and session, under `policy`) and the phase
+    /// timeline of the day before the newest record into the head session issue's body: the body is read fresh, only what lies between the markers is
     /// replaced (the markers and the table are appended when the body has none), and nothing
     /// is written when the table is unchanged.
     pub async fn publish_status(&self, policy: &StatusPolicy) -> Result<Published> {
         let forge = self.forge_for("published")?;
-        let status = self.status(&Filter::default(), policy).await?;
+        let (status, entries) = self.status_with_entries(&Filter::default(), policy).await?;
         if status.offline {
             return Err(Error::unavailable(
                 "the forge cannot be read, so the status table cannot be computed; try again \
@@ -45,7 +45,8 @@ impl Client<AnyThread> {
                     .to_string(),
             ));
         }
-        let table = dashboard::table(&status.rows);
+        let timeline = timeline::gantt(&entries);
+        let table = dashboard::table(&status.rows, timeline.as_deref());
         let n = match forge.head_issue().await.map_err(forge_err)? {
             Some(n) => n,
             None => {

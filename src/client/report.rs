@@ -66,16 +66,27 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn status(&self, filter: &Filter, policy: &StatusPolicy) -> Result<Status> {
+        Ok(self.status_with_entries(filter, policy).await?.0)
+    }
+
+    /// [`Client::status`], with the records it was computed from (in thread order), for what
+    /// else a caller draws from the same read (the published timeline).
+    pub(crate) async fn status_with_entries(
+        &self,
+        filter: &Filter,
+        policy: &StatusPolicy,
+    ) -> Result<(Status, Vec<crate::scan::Entry>)> {
         let mut scan = self.list(filter, None).await?;
         // Ages on one consistent clock, even when the forge's Date disagrees with its own
         // comment times (records from the future).
         let now = self.clock(&mut scan).now;
-        Ok(Status {
+        let status = Status {
             rows: status(&scan.entries, now, policy, &self.resume),
             now,
             offline: scan.offline,
             warnings: scan.warnings,
-        })
+        };
+        Ok((status, scan.entries))
     }
 
     /// Every record of `session`, optionally of agents matching `agent` only, with the JSON

@@ -1,7 +1,8 @@
 //! The status table as markdown in the session issue's body, between two markers (pure).
 //!
 //! [`table`] renders the rows (agent, session, verdict, phase, resume point, last seen, next,
-//! blockers) with nothing that changes while the thread does not: no ages, no "generated at",
+//! blockers), and below them the phase timeline ([`super::timeline`]), with nothing that
+//! changes while the thread does not: no ages, no "generated at",
 //! so an unchanged thread gives a byte-identical table and [`splice`] answers `None` (no write).
 //! [`splice`] replaces only what lies between the markers; every byte outside them is kept, so a
 //! person's text around the table survives, and two publishers that each re-read the body
@@ -16,8 +17,9 @@ pub const END: &str = "<!-- forgestate:status:end -->";
 /// What a marker line starts with, whatever follows on it.
 const BEGIN_PREFIX: &str = "<!-- forgestate:status:begin";
 
-/// The table for `rows`, as the markdown between the markers (markers included).
-pub fn table(rows: &[StatusRow]) -> String {
+/// The table for `rows`, then `timeline` (a [`super::timeline::gantt`] block) when there is one,
+/// as the markdown between the markers (markers included).
+pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
     let mut out = String::new();
     out.push_str(BEGIN);
     out.push_str("\n\n### Agents\n\n");
@@ -45,6 +47,10 @@ pub fn table(rows: &[StatusRow]) -> String {
             out.push_str(&cells.join(" | "));
             out.push_str(" |\n");
         }
+    }
+    if let Some(timeline) = timeline {
+        out.push_str("\n### Phases in the last day\n\n");
+        out.push_str(timeline);
     }
     out.push('\n');
     out.push_str(END);

@@ -1,5 +1,6 @@
 //! The supervisor's reports, pure like [`crate::scan`] and [`crate::resume`]: `status`
-//! verdicts, `history` (with JSON diffs) and the record that starts a `fork`.
+//! verdicts, `history` (with JSON diffs), the record that starts a `fork`, and the status table
+//! and phase timeline published in the session issue's body.
 //!
 //! Each takes the records [`crate::Client`] read and answers with a `Serialize` value whose JSON
 //! is the verb's documented `--json` shape. No IO: the client methods
@@ -14,6 +15,7 @@ pub mod fork;
 pub mod history;
 pub mod session;
 pub mod status;
+pub mod timeline;
 mod verdict;
 
 pub use fork::{fork_over, fork_record};

@@ -80,7 +80,15 @@ fn table_text(
             ]);
         }
     }
-    let header = ["ID", "POSTED", "KIND", "AGENT", "SESSION", "DETAIL"];
+    use table::{text, whole};
+    let header = [
+        whole("ID"),
+        text("POSTED"),
+        whole("KIND"),
+        whole("AGENT"),
+        whole("SESSION"),
+        text("DETAIL"),
+    ];
     table::lay_out(&header, &rows, layout, table::stdout_color())
 }
 

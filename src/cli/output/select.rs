@@ -99,6 +99,30 @@ fn pick(text: &str, fields: &[String]) -> Result<String, String> {
     Ok(format!("{{\n{}\n}}", entries.join(",\n")))
 }
 
+/// jq's `@csv` and `@tsv`, which jaq's standard library lacks (it has `@sh`, `@base64`, `@json`,
+/// `@text`, `@html` and `@uri`). As in jq: the input is an array; strings are quoted (`@csv`,
+/// quotes doubled) or escaped (`@tsv`: backslash, tab, newline and carriage return), numbers
+/// and booleans printed, `null` empty, anything else an error.
+const FORMATS: &str = r#"
+def @csv:
+  if isarray then
+    map(if isstring then "\"" + (split("\"") | join("\"\"")) + "\""
+        elif . == null then ""
+        elif isnumber or isboolean then tostring
+        else error("@csv: \(type) (\(tojson)) cannot be a CSV cell; pick strings, numbers or booleans")
+        end) | join(",")
+  else error("@csv: the input must be an array, not \(type); try [.a, .b] | @csv") end;
+def @tsv:
+  if isarray then
+    map(if isstring then split("\\") | join("\\\\") | split("\t") | join("\\t")
+          | split("\n") | join("\\n") | split("\r") | join("\\r")
+        elif . == null then ""
+        elif isnumber or isboolean then tostring
+        else error("@tsv: \(type) (\(tojson)) cannot be a TSV cell; pick strings, numbers or booleans")
+        end) | join("\t")
+  else error("@tsv: the input must be an array, not \(type); try [.a, .b] | @tsv") end;
+"#;
+
 /// Runs `expr` over the JSON `text` with jaq (jq's standard library included).
 fn jq(expr: &str, text: &str) -> Result<String, String> {
     use jaq_core::load::{Arena, File, Loader};
@@ -107,9 +131,11 @@ fn jq(expr: &str, text: &str) -> Result<String, String> {
 
     let input = jaq_json::read::parse_single(text.as_bytes())
         .map_err(|e| format!("--jq: the answer is not JSON jaq reads: {e}"))?;
+    let formats = jaq_core::load::parse(FORMATS, |p| p.defs()).unwrap_or_default();
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
-        .chain(jaq_json::defs());
+        .chain(jaq_json::defs())
+        .chain(formats);
     // No `env`: the process environment holds the forge token (FORGESTATE_TOKEN) and maybe the
     // signing key, and an answer filter has no business reading it.
     let funs = jaq_core::funs()
@@ -192,6 +218,32 @@ mod tests {
             jq(".n", big).unwrap(),
             "18446744073709551616",
             "big integers exactly"
+        );
+    }
+
+    #[test]
+    fn jq_formats_as_gh_users_write_them() {
+        assert!(jaq_core::load::parse(FORMATS, |p| p.defs()).is_some());
+        let row = r#"{"r": ["a\"b", "t\tn\nr\rs\\", 3, true, null]}"#;
+        assert_eq!(
+            jq(".r | @csv", row).unwrap(),
+            "\"a\"\"b\",\"t\tn\nr\rs\\\",3,true,"
+        );
+        assert_eq!(
+            jq(".r | @tsv", row).unwrap(),
+            "a\"b\tt\\tn\\nr\\rs\\\\\t3\ttrue\t"
+        );
+        assert_eq!(jq("[\"it's\", 1] | @sh", row).unwrap(), r#"'it'\''s' 1"#);
+        assert_eq!(jq("\"hi\" | @base64", row).unwrap(), "aGk=");
+        assert!(
+            jq(".r | @csv", r#"{"r": [[1]]}"#)
+                .unwrap_err()
+                .contains("cannot be a CSV cell"),
+        );
+        assert!(
+            jq(".r | @tsv", r#"{"r": 1}"#)
+                .unwrap_err()
+                .contains("must be an array")
         );
     }
 

@@ -1,0 +1,358 @@
+//! The phase timeline under the published status table: each agent and session's checkpoint
+//! phases over the day before the thread's newest record, as a mermaid `gantt` block, which
+//! Forgejo and Gitea render in the issue body (pure).
+//!
+//! It is a function of the records alone, never of the clock: the window ends at the newest
+//! record, so an unchanged thread draws a byte-identical diagram and the table is not rewritten.
+//! Every label is reduced to characters that carry no meaning to mermaid or markdown, so no
+//! phase, agent or session name can end the block, start a directive or hide a task.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::format::Payload;
+use crate::scan::Entry;
+
+/// How far back the timeline reaches from the newest record.
+pub const WINDOW_HOURS: i64 = 24;
+/// The most (agent, session) sections drawn: the ones with the newest records.
+pub const MAX_SECTIONS: usize = 12;
+/// The most phases drawn per section: its newest.
+pub const MAX_TASKS: usize = 24;
+/// The longest label, in characters.
+const MAX_LABEL: usize = 60;
+
+/// Words that start a mermaid gantt directive when they begin a line.
+const KEYWORDS: &[&str] = &[
+    "accdescr",
+    "acctitle",
+    "axisformat",
+    "dateformat",
+    "displaymode",
+    "excludes",
+    "gantt",
+    "includes",
+    "inclusiveenddates",
+    "section",
+    "tickinterval",
+    "title",
+    "todaymarker",
+    "topaxis",
+    "weekday",
+    "weekend",
+];
+
+/// One bar: a phase from `start` to `end`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Task {
+    phase: String,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+}
+
+/// The mermaid block (fenced, ready for the body) for `entries` in thread order, or `None` when
+/// no checkpoint falls in the window. Records still waiting in an outbox are not drawn: the
+/// diagram shows the thread, as every reader sees it.
+pub fn gantt(entries: &[Entry]) -> Option<String> {
+    let posted: Vec<(&Entry, DateTime<Utc>)> = entries
+        .iter()
+        .filter(|e| !e.comment.pending)
+        .map(|e| (e, e.record.first_posted(e.comment.created_at)))
+        .collect();
+    let newest = posted.iter().map(|(_, t)| *t).max()?;
+    let from = newest - Duration::hours(WINDOW_HOURS);
+    // Per pair, in thread order: each checkpoint's phase and time; an end record closes the
+    // last phase.
+    let mut pairs: BTreeMap<(&str, &str), Vec<(Option<&str>, DateTime<Utc>)>> = BTreeMap::new();
+    for (e, t) in &posted {
+        let step = match &e.record.payload {
+            Payload::Checkpoint { phase, .. } => Some(phase.as_str()),
+            Payload::End { .. } => None,
+            Payload::Health { .. } => continue,
+        };
+        pairs
+            .entry((e.record.agent.as_str(), e.record.session.as_str()))
+            .or_default()
+            .push((step, *t));
+    }
+    let mut sections: Vec<(DateTime<Utc>, String, Vec<Task>)> = pairs
+        .into_iter()
+        .filter_map(|((agent, session), steps)| {
+            let tasks = tasks(&steps, from, newest);
+            // A pair with no record in the window is not drawn (the table shows it stalled).
+            let last = steps.iter().map(|(_, t)| *t).max()?;
+            let name = format!("{} · {}", label(agent), label(session));
+            (last >= from && !tasks.is_empty()).then_some((last, name, tasks))
+        })
+        .collect();
+    if sections.is_empty() {
+        return None;
+    }
+    // The most recently active sections, then drawn by name so the order is stable.
+    sections.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    sections.truncate(MAX_SECTIONS);
+    sections.sort_by(|a, b| a.1.cmp(&b.1));
+    let mut out = String::from("```mermaid\ngantt\n");
+    out.push_str(&format!(
+        "    title Phases in the {WINDOW_HOURS} h before the newest record (UTC)\n"
+    ));
+    out.push_str("    dateFormat YYYY-MM-DDTHH:mm:ss\n    axisFormat %H:%M\n");
+    for (_, name, tasks) in sections {
+        out.push_str(&format!("    section {name}\n"));
+        for t in tasks {
+            out.push_str(&format!(
+                "    {} :{}, {}\n",
+                task_label(&t.phase),
+                t.start.format("%Y-%m-%dT%H:%M:%S"),
+                t.end.format("%Y-%m-%dT%H:%M:%S")
+            ));
+        }
+    }
+    out.push_str("```\n");
+    Some(out)
+}
+
+/// The bars of one pair: each phase lasts until the pair's next record (its last one until the
+/// newest record of the thread, or its end record), cut to the window; a repeated phase is one
+/// bar; a bar is at least a minute long, so it shows.
+fn tasks(
+    steps: &[(Option<&str>, DateTime<Utc>)],
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Vec<Task> {
+    let mut out: Vec<Task> = Vec::new();
+    for (i, (step, start)) in steps.iter().enumerate() {
+        let Some(phase) = step else { continue };
+        let end = steps.get(i + 1).map_or(to, |(_, t)| *t).max(*start);
+        if end < from {
+            continue;
+        }
+        let start = (*start).max(from);
+        match out.last_mut() {
+            Some(prev) if prev.phase == *phase && prev.end >= start => prev.end = end,
+            _ => out.push(Task {
+                phase: phase.to_string(),
+                start,
+                end,
+            }),
+        }
+    }
+    for t in &mut out {
+        t.end = t.end.max(t.start + Duration::minutes(1));
+    }
+    let skip = out.len().saturating_sub(MAX_TASKS);
+    out.drain(..skip);
+    out
+}
+
+/// A name as mermaid may show it: letters, digits, spaces and `_ - . / ( )`, everything else an
+/// underscore (no `:` or `,` to end a task's name, no `#`, `;` or `%` to start a comment or an
+/// entity, no backtick to close the block, no `<` or `&` for markup), at most [`MAX_LABEL`]
+/// characters, never empty.
+fn label(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.' | '/' | '(' | ')') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_LABEL)
+        .collect();
+    let clean = clean.trim();
+    if clean.is_empty() {
+        "_".to_string()
+    } else {
+        clean.to_string()
+    }
+}
+
+/// A task's name: [`label`], set apart when its first word would read as a directive.
+fn task_label(phase: &str) -> String {
+    let l = label(phase);
+    let first = l.split(' ').next().unwrap_or_default().to_ascii_lowercase();
+    if KEYWORDS.contains(&first.as_str()) {
+        format!("phase {l}")
+    } else {
+        l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Record;
+    use crate::scan::CommentInfo;
+    use serde_json::json;
+
+    fn at(minutes: i64) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-12-01T12:00:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap()
+            + Duration::minutes(minutes)
+    }
+
+    fn entry(record: Record, minutes: i64) -> Entry {
+        Entry {
+            record,
+            comment: CommentInfo {
+                id: Some(u64::try_from(minutes + 10_000).unwrap()),
+                author: "bot".into(),
+                created_at: at(minutes),
+                updated_at: at(minutes),
+                url: None,
+                issue: None,
+                edited: false,
+                pending: false,
+            },
+        }
+    }
+
+    fn cp(agent: &str, session: &str, phase: &str, minutes: i64) -> Entry {
+        entry(
+            Record::checkpoint(agent, session, phase, json!({})).unwrap(),
+            minutes,
+        )
+    }
+
+    #[test]
+    fn phases_become_bars_until_the_next_record() {
+        let entries = vec![
+            cp("w", "s1", "clone_complete", 0),
+            cp("w", "s1", "subtask_1_complete", 5),
+            cp("w", "s1", "subtask_1_complete", 7),
+            entry(
+                Record::health("w", "s1", "Active", json!({}), None).unwrap(),
+                8,
+            ),
+            cp("w", "s1", "subtask_2_complete", 20),
+            cp("o", "s1", "plan", 30),
+        ];
+        let g = gantt(&entries).unwrap();
+        assert!(
+            g.starts_with("```mermaid\ngantt\n") && g.ends_with("```\n"),
+            "{g}"
+        );
+        assert!(
+            g.contains("    section o · s1\n    plan :2026-12-01T12:30:00, 2026-12-01T12:31:00\n"),
+            "{g}"
+        );
+        assert!(
+            g.contains(
+                "    section w · s1\n    clone_complete :2026-12-01T12:00:00, 2026-12-01T12:05:00\n    \
+                 subtask_1_complete :2026-12-01T12:05:00, 2026-12-01T12:20:00\n    \
+                 subtask_2_complete :2026-12-01T12:20:00, 2026-12-01T12:30:00\n"
+            ),
+            "a repeated phase is one bar, a health record ends none: {g}"
+        );
+        assert_eq!(
+            gantt(&entries),
+            Some(g),
+            "the same records draw the same diagram"
+        );
+        assert_eq!(gantt(&[]), None);
+        let health = entry(
+            Record::health("w", "s", "Active", json!({}), None).unwrap(),
+            0,
+        );
+        assert_eq!(gantt(&[health]), None, "no checkpoint, no diagram");
+    }
+
+    #[test]
+    fn the_window_is_the_day_before_the_newest_record() {
+        let day = 24 * 60;
+        let entries = vec![
+            cp("w", "old", "long_gone", -3 * day),
+            cp("w", "s", "started_yesterday", -2 * 60),
+            cp("w", "s", "today", day - 60),
+            cp("w", "s", "newest", day),
+        ];
+        let g = gantt(&entries).unwrap();
+        assert!(
+            !g.contains("long_gone") && !g.contains("section w · old"),
+            "{g}"
+        );
+        assert!(
+            g.contains("started_yesterday :2026-12-01T12:00:00, 2026-12-02T11:00:00"),
+            "a bar that began before the window starts at its edge: {g}"
+        );
+    }
+
+    #[test]
+    fn no_name_can_break_the_diagram() {
+        let nasty = [
+            "a:b, 2026-01-01",
+            "```\n# heading",
+            "section evil",
+            "Title x",
+            "%%{init: {}}%%",
+            "x; y # z <b>&amp;",
+            "",
+        ];
+        let entries: Vec<Entry> = nasty
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut e = cp("w", "s", "p", i64::try_from(i).unwrap());
+                if let Payload::Checkpoint { phase, .. } = &mut e.record.payload {
+                    *phase = (*p).to_string();
+                }
+                e
+            })
+            .collect();
+        let g = gantt(&entries).unwrap();
+        let body = g
+            .strip_prefix("```mermaid\n")
+            .and_then(|b| b.strip_suffix("```\n"))
+            .unwrap();
+        assert!(!body.contains('`'), "{g}");
+        // Past the four fixed lines, only sections and bars, with nothing mermaid reads.
+        let drawn: Vec<&str> = body.lines().skip(4).collect();
+        for line in &drawn {
+            assert!(!line.contains(['%', '#', '<', '&', ';', '{']), "{line}");
+            assert!(
+                line.starts_with("    section ") || line.contains(" :2026"),
+                "{line}"
+            );
+        }
+        let tasks: Vec<&str> = drawn
+            .iter()
+            .copied()
+            .filter(|l| l.contains(" :2026"))
+            .collect();
+        assert_eq!(tasks.len(), nasty.len(), "one bar each: {g}");
+        for t in &tasks {
+            let (name, _) = t.split_once(" :").unwrap();
+            assert!(!name.contains([':', ',']), "{t}");
+            let first = name
+                .trim_start()
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_ascii_lowercase();
+            assert!(!KEYWORDS.contains(&first.as_str()), "{t}");
+        }
+        assert_eq!(label(&"é".repeat(100)).chars().count(), MAX_LABEL);
+    }
+
+    #[test]
+    fn sections_and_bars_are_capped() {
+        let mut entries = Vec::new();
+        for s in 0..(MAX_SECTIONS + 3) {
+            for p in 0..(MAX_TASKS + 5) {
+                let minutes = i64::try_from(s * 100 + p).unwrap();
+                entries.push(cp("w", &format!("s{s:02}"), &format!("p{p}"), minutes));
+            }
+        }
+        let g = gantt(&entries).unwrap();
+        assert_eq!(g.matches("    section ").count(), MAX_SECTIONS, "{g}");
+        assert!(
+            !g.contains("section w · s00") && g.contains("section w · s14"),
+            "newest kept"
+        );
+        assert_eq!(g.matches(" :2026").count(), MAX_SECTIONS * MAX_TASKS);
+    }
+}

@@ -1,0 +1,5 @@
+//! The read cache: warm reads, the summary, private cache directories.
+
+mod privacy;
+mod read_cache;
+mod summary;

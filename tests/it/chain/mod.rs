@@ -1,0 +1,9 @@
+//! The session thread as one chain of issues: rotation, races, people, the whole history.
+
+mod one_thread;
+mod races;
+mod retitled_and_late_posts;
+mod rotate_cli;
+mod rotation;
+mod through_the_binary;
+mod whole_history;

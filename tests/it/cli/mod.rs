@@ -1,0 +1,14 @@
+//! The real binary: output, help, errors, exit codes, supervision verbs.
+
+mod against_forge;
+mod completions;
+mod exit_codes;
+mod first_hour;
+mod help;
+mod human_output;
+mod init;
+mod json_errors;
+mod local_store;
+mod progress;
+mod render;
+mod supervise;

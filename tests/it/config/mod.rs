@@ -1,0 +1,5 @@
+//! Configuration: precedence, refused values, coordinates from the git remote.
+
+mod git_remote;
+mod precedence;
+mod refused_values;

@@ -1,0 +1,4 @@
+//! What people see and carry: the status table in the issue body, export and import.
+
+mod export_import;
+mod status_table;

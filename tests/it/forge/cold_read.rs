@@ -1,0 +1,200 @@
+//! A cold read (no read cache yet) against the fake Forgejo: one download of the thread, and
+//! never an answer from part of one. Both comment lists send every match in one answer, with
+//! `X-Total-Count` equal to what they sent (ENDPOINTS.md §3.9, §3.10); a list holding fewer
+//! elements than that was cut short on the way, and a read that believed it would answer a stale
+//! checkpoint, or a fresh start, for a session that has moved on.
+
+use crate::{common, fake_forge};
+use common::cli::{Bin, stderr};
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, session};
+use forgestate::Client;
+use forgestate::backend::AnyThread;
+use forgestate::format::Record;
+use serde_json::json;
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, ResponseTemplate};
+
+/// The repository-wide comment list (§3.10), not one issue's.
+const REPO_WIDE: &str = r"^/api/v1/repos/[^/]+/[^/]+/issues/comments$";
+/// One issue's comment list (§3.9).
+const ONE_ISSUE: &str = r"^/api/v1/repos/[^/]+/[^/]+/issues/\d+/comments$";
+
+fn cp(phase: &str) -> Record {
+    Record::checkpoint("w", "s", phase, json!({"phase": phase})).unwrap()
+}
+
+async fn saved(fake: &FakeForge, phases: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(fake, BOT_TOKEN, dir.path()).build().unwrap();
+    for phase in phases {
+        c.save(cp(phase)).await.posted().unwrap();
+    }
+}
+
+fn cold(fake: &FakeForge, dir: &std::path::Path) -> Client<AnyThread> {
+    client(fake, BOT_TOKEN, dir).build().unwrap()
+}
+
+/// An answer of `items` that claims `total` comments in its `X-Total-Count`.
+fn cut_short(items: &str, total: usize) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .set_body_raw(items.to_string(), "application/json;charset=utf-8")
+        .insert_header("X-Total-Count", total.to_string().as_str())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cold_read_downloads_the_thread_once() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    saved(&fake, &["clone_complete", "subtask_1_complete"]).await;
+    let before = fake.requests().await.len();
+    let dir = tempfile::tempdir().unwrap();
+    let got = cold(&fake, dir.path()).resume("w", "s").await.unwrap();
+    assert_eq!(got.resume.phase, "subtask_1_complete");
+    let lists: Vec<String> = fake
+        .requests()
+        .await
+        .into_iter()
+        .skip(before)
+        .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
+        .map(|r| r.url.path().to_string())
+        .collect();
+    // The repository-wide list since the head was created holds the head's whole list: asking
+    // for both would download every record twice.
+    assert_eq!(lists.len(), 1, "{lists:?}");
+    assert!(lists[0].ends_with("/issues/comments"), "{lists:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_wide_list_cut_short_is_read_through_the_head_s_own_list() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    saved(&fake, &["clone_complete", "subtask_1_complete"]).await;
+    // A proxy that cuts the repository-wide list short: nothing of the two comments it counts.
+    Mock::given(method("GET"))
+        .and(path_regex(REPO_WIDE))
+        .respond_with(cut_short("[]", 2))
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let c = cold(&fake, dir.path());
+    assert_eq!(
+        c.resume("w", "s").await.unwrap().resume.phase,
+        "subtask_1_complete",
+        "a cold read"
+    );
+    // And a warm one, after another record.
+    saved(&fake, &["subtask_2_complete"]).await;
+    assert_eq!(
+        cold(&fake, dir.path())
+            .resume("w", "s")
+            .await
+            .unwrap()
+            .resume
+            .phase,
+        "subtask_2_complete",
+        "a warm read"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_list_cut_short_is_an_error_never_a_fresh_start() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    saved(&fake, &["clone_complete"]).await;
+    // A server without the repository-wide list, and the head's list cut short.
+    Mock::given(method("GET"))
+        .and(path_regex(REPO_WIDE))
+        .respond_with(
+            ResponseTemplate::new(404)
+                .set_body_raw(r#"{"message":"Not Found"}"#, "application/json"),
+        )
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex(ONE_ISSUE))
+        .respond_with(cut_short("[]", 1))
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let err = match cold(&fake, dir.path()).resume("w", "s").await {
+        Ok(got) => panic!("answered from part of the thread: {:?}", got.resume.phase),
+        Err(e) => e,
+    };
+    // A setup problem (exit 78), not a forge that is down: no outbox answers for it.
+    assert_eq!(err.category(), forgestate::Category::Config, "{err}");
+    let err = err.to_string();
+    assert!(
+        err.contains("sent 0 of the 1 comments") && err.contains("X-Total-Count"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_binary_with_its_outbox_refuses_a_thread_cut_short_too() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    saved(&fake, &["clone_complete"]).await;
+    for (path, reply) in [
+        (REPO_WIDE, cut_short("[]", 1)),
+        (ONE_ISSUE, cut_short("[]", 1)),
+    ] {
+        Mock::given(method("GET"))
+            .and(path_regex(path))
+            .respond_with(reply)
+            .with_priority(1)
+            .mount(&fake.server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Bin::new(dir.path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .line("resume --agent w --session s --json");
+    // Not a forge that is down (75, where this machine's outbox would answer alone).
+    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    assert!(stderr(&out).contains("X-Total-Count"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_older_than_its_issue_is_still_read_cold() {
+    let fake = FakeForge::start().await;
+    let issue = session(&fake);
+    saved(&fake, &["clone_complete"]).await;
+    // An owner may post with `updated_at` set (§3.11): the newest record, by comment id, says
+    // it was updated an hour before the issue was created, so no `since` near the issue's
+    // creation finds it. The issue's comment count does.
+    let body = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&cp("subtask_9_complete"))
+        .unwrap();
+    {
+        let mut s = fake.state();
+        let created = s.issue_mut(issue).map(|row| row.created).unwrap();
+        let id = s.next_comment_id;
+        s.next_comment_id += 1;
+        s.comments.push(fake_forge::CommentRow {
+            id,
+            issue,
+            poster: 7,
+            body,
+            created: created - 3600,
+            updated: created - 3600,
+        });
+        if let Some(row) = s.issue_mut(issue) {
+            row.comments += 1;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        cold(&fake, dir.path())
+            .resume("w", "s")
+            .await
+            .unwrap()
+            .resume
+            .phase,
+        "subtask_9_complete"
+    );
+}

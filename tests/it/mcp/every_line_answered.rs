@@ -1,0 +1,227 @@
+//! `forgestate mcp` answers every line (issue #18, class 6): -32700 for a line it cannot parse
+//! (not JSON, truncated, a lone surrogate, not UTF-8), -32600 for an invalid request and for a
+//! line over 16 MiB, `isError` for tool arguments past the CLI's nesting limit (the same limit:
+//! 127 levels of `data` are taken by both), and the server answers the next call afterwards.
+
+use crate::common;
+use std::io::Write;
+use std::process::Stdio;
+
+use common::cli::Bin;
+use serde_json::Value;
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const READY: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Runs the server over these lines (after the handshake) and returns every answer it wrote.
+fn session(lines: &[Vec<u8>]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("st").display().to_string();
+    let mut child = Bin::new(dir.path())
+        .command(&["--store".into(), store, "mcp".into()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = {
+        let lines: Vec<Vec<u8>> = [INIT.as_bytes().to_vec(), READY.as_bytes().to_vec()]
+            .into_iter()
+            .chain(lines.iter().cloned())
+            .collect();
+        std::thread::spawn(move || {
+            for line in lines {
+                stdin.write_all(&line).unwrap();
+                stdin.write_all(b"\n").unwrap();
+            }
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| too_deep(l)))
+        .collect()
+}
+
+/// An answer that echoes data nested past what serde_json parses: its id and verdict only.
+fn too_deep(line: &str) -> Value {
+    let id: u64 = line
+        .strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not an answer: {line}"));
+    let is_error = line.ends_with(r#""isError":true}}"#);
+    assert!(is_error || line.ends_with(r#""isError":false}}"#), "{line}");
+    serde_json::json!({"id": id, "result": {"isError": is_error}})
+}
+
+fn call(id: u64, name: &str, arguments: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+    )
+    .into_bytes()
+}
+
+fn by_id(answers: &[Value], id: Value) -> &Value {
+    answers
+        .iter()
+        .find(|a| a["id"] == id)
+        .unwrap_or_else(|| panic!("no answer for id {id}: {answers:#?}"))
+}
+
+fn nested(levels: usize) -> String {
+    format!("{}1{}", "{\"a\":".repeat(levels), "}".repeat(levels))
+}
+
+#[test]
+fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
+    let lines = vec![
+        b"this is not json".to_vec(),
+        br#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"list","argu"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"list","arguments":{"agent":"\ud800"}}}"#.to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\",\"x\":\"\xff\"}".to_vec(),
+        br#"{"jsonrpc":"2.0","id":14}"#.to_vec(),
+        br#"[{"jsonrpc":"2.0","id":15,"method":"ping"}]"#.to_vec(),
+        br#"{"jsonrpc":"1.0","id":16,"method":"ping"}"#.to_vec(),
+        call(17, "list", "{}"),
+    ];
+    let answers = session(&lines);
+    let parse_errors: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(parse_errors.len(), 4, "{answers:#?}");
+    assert!(parse_errors.iter().any(|a| a["id"] == Value::Null));
+    for id in [11, 12, 13] {
+        assert_eq!(
+            by_id(&answers, id.into())["error"]["code"],
+            -32700,
+            "id {id}"
+        );
+    }
+    assert_eq!(by_id(&answers, 14.into())["error"]["code"], -32600);
+    assert_eq!(by_id(&answers, 16.into())["error"]["code"], -32600);
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == Value::Null && a["error"]["code"] == -32600),
+        "the batch is answered: {answers:#?}"
+    );
+    assert_eq!(by_id(&answers, 17.into())["result"]["isError"], false);
+}
+
+#[test]
+fn tool_arguments_nest_as_deep_as_the_cli_takes_and_no_deeper() {
+    let checkpoint = |id: u64, levels: usize| {
+        call(
+            id,
+            "checkpoint",
+            &format!(
+                r#"{{"agent":"w","session":"s","phase":"p","data":{}}}"#,
+                nested(levels)
+            ),
+        )
+    };
+    let answers = session(&[
+        checkpoint(21, 124),
+        checkpoint(22, 127),
+        checkpoint(23, 128),
+        checkpoint(24, 300),
+        call(25, "list", "{}"),
+    ]);
+    for id in [21, 22] {
+        let a = by_id(&answers, id.into());
+        assert_eq!(a["result"]["isError"], false, "{a}");
+    }
+    for id in [23, 24] {
+        let a = by_id(&answers, id.into());
+        assert_eq!(a["result"]["isError"], true, "{a}");
+        assert!(a.to_string().contains("recursion limit"), "{a}");
+    }
+    let listed = by_id(&answers, 25.into());
+    assert_eq!(listed["result"]["isError"], false, "{listed}");
+}
+
+#[test]
+fn the_cli_draws_the_nesting_line_at_the_same_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("st").display().to_string();
+    let run = |levels: usize| {
+        Bin::new(dir.path()).run(&[
+            "--store".into(),
+            store.clone(),
+            "checkpoint".into(),
+            "--agent".into(),
+            "w".into(),
+            "--session".into(),
+            "s".into(),
+            "--phase".into(),
+            "p".into(),
+            "--data".into(),
+            nested(levels),
+        ])
+    };
+    assert!(run(127).status.success());
+    assert_eq!(run(128).status.code(), Some(65));
+}
+
+#[test]
+fn a_line_over_16_mib_is_answered_and_the_server_stays_up() {
+    let mut huge = br#"{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"list","arguments":{"agent":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'a', 17 * 1024 * 1024));
+    huge.extend_from_slice(br#""}}}"#);
+    let answers = session(&[huge, call(32, "list", "{}")]);
+    let a = by_id(&answers, 31.into());
+    assert_eq!(a["error"]["code"], -32600, "{a}");
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("16 MiB"),
+        "{a}"
+    );
+    assert_eq!(by_id(&answers, 32.into())["result"]["isError"], false);
+}
+
+#[test]
+fn mcp_requests_with_params_that_are_not_an_object_are_answered_with_their_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("st").display().to_string();
+    let mut child = Bin::new(dir.path())
+        .command(&["--store".into(), store, "mcp".into()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":"x"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    for id in [5, 6] {
+        let answer = answers.iter().find(|a| a["id"] == id);
+        assert!(
+            answer.is_some_and(|a| a["error"]["code"].is_i64()),
+            "request {id} got no error answer naming it: {answers:?}"
+        );
+    }
+    assert!(answers.iter().any(|a| a["id"] == 7), "{answers:?}");
+    for a in &answers {
+        assert!(a.get("id").is_some(), "an answer with no id: {a}");
+    }
+}

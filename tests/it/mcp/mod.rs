@@ -1,0 +1,9 @@
+//! `forgestate mcp` as MCP clients see it.
+
+mod bad_arguments;
+mod documented_configs;
+mod every_line_answered;
+mod generated_tools;
+mod process;
+mod sessions;
+mod tools;

@@ -1,0 +1,7 @@
+//! Never lose a checkpoint: the outbox, its drain policy and hostile entries.
+
+mod cli;
+mod drain_policy;
+mod hostile_entries;
+mod never_lose;
+mod no_record_waits;

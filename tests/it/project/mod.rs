@@ -1,0 +1,5 @@
+//! The project keeps its own promises: the import direction, the docs, the verb table.
+
+mod docs;
+mod layering;
+mod verbs_parity;

@@ -1,0 +1,6 @@
+//! Sessions that end, write-ahead intents, compare-and-set, lineage and fork.
+
+mod cli;
+mod fork_live;
+mod fork_never_rewinds;
+mod library;

@@ -1,0 +1,5 @@
+//! Reading a thread: trusted authors, dedupe by id, thread order, exact names, tamper evidence.
+
+mod exact_names_and_unreadable;
+mod scan;
+mod tamper;
