@@ -218,17 +218,13 @@ fn fit(natural: Vec<usize>, columns: &[Column], max: usize) -> Vec<usize> {
     let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
     let header = |i: usize| columns[i].title.chars().count();
     let mut widths = natural;
-    // Each pass: which columns may give way, and the floor they stop at.
-    let passes: [(Fit, fn(usize) -> usize); 3] = [
-        (Fit::Text, |h| h.max(12)),
-        (Fit::Name, |h| h.max(12)),
-        (Fit::Text, |h| h.max(1)),
-    ];
+    // Each pass: which columns may give way, and the least they keep besides their header.
+    let passes = [(Fit::Text, 12), (Fit::Name, 12), (Fit::Text, 1)];
     for (kind, floor) in passes {
         let floors: Vec<usize> = (0..widths.len())
             .map(|i| {
                 if columns[i].fit == kind {
-                    widths[i].min(floor(header(i)))
+                    widths[i].min(header(i).max(floor))
                 } else {
                     widths[i]
                 }

@@ -43,6 +43,9 @@ const KEYWORDS: &[&str] = &[
     "weekend",
 ];
 
+/// One pair's steps in thread order: a checkpoint's phase (`None`: an end record) and its time.
+type Steps<'a> = Vec<(Option<&'a str>, DateTime<Utc>)>;
+
 /// One bar: a phase from `start` to `end`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Task {
@@ -64,7 +67,7 @@ pub fn gantt(entries: &[Entry]) -> Option<String> {
     let from = newest - Duration::hours(WINDOW_HOURS);
     // Per pair, in thread order: each checkpoint's phase and time; an end record closes the
     // last phase.
-    let mut pairs: BTreeMap<(&str, &str), Vec<(Option<&str>, DateTime<Utc>)>> = BTreeMap::new();
+    let mut pairs: BTreeMap<(&str, &str), Steps> = BTreeMap::new();
     for (e, t) in &posted {
         let step = match &e.record.payload {
             Payload::Checkpoint { phase, .. } => Some(phase.as_str()),
@@ -117,7 +120,7 @@ pub fn gantt(entries: &[Entry]) -> Option<String> {
 /// newest record of the thread, or its end record), cut to the window; a repeated phase is one
 /// bar; a bar is at least a minute long, so it shows.
 fn tasks(
-    steps: &[(Option<&str>, DateTime<Utc>)],
+    steps: &Steps,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> Vec<Task> {

@@ -6,9 +6,9 @@
 
 use crate::fake_forge;
 use std::collections::HashSet;
-use std::path::Path;
 use std::time::Duration;
 
+use crate::fake_forge::bot;
 use fake_forge::{BOT_TOKEN, FakeForge, client, session};
 use forgestate::backend::AnyThread;
 use forgestate::client::watch::{Event, WatchOptions, Watcher};
@@ -20,10 +20,6 @@ use serde_json::json;
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 async fn saved(c: &Client<AnyThread>, r: Record) -> String {

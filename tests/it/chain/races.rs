@@ -4,9 +4,9 @@
 
 use crate::fake_forge;
 use std::collections::HashSet;
-use std::path::Path;
 use std::time::Duration;
 
+use crate::fake_forge::bot;
 use fake_forge::{BOT_TOKEN, FakeForge, client, session};
 use forgestate::backend::AnyThread;
 use forgestate::config::DEFAULT_TITLE as TITLE;
@@ -18,10 +18,6 @@ use serde_json::json;
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 async fn saved(c: &Client<AnyThread>, r: Record) -> String {

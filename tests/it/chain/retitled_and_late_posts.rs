@@ -8,9 +8,9 @@
 //! readers are then told to `init`, which would start a thread without them).
 
 use crate::fake_forge;
-use std::path::Path;
 
-use fake_forge::{BOT_TOKEN, FakeForge, client, session};
+use crate::fake_forge::bot;
+use fake_forge::{FakeForge, session};
 use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::format::Record;
@@ -19,10 +19,6 @@ use serde_json::json;
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 async fn saved(c: &Client<AnyThread>, r: Record) -> String {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::fake_forge::bot;
 use fake_forge::{BOT_TOKEN, FakeForge, Fault, MALLORY_TOKEN, client, session};
-use forgestate::backend::AnyThread;
 use forgestate::config::DEFAULT_TITLE as TITLE;
 use forgestate::format::{Record, parse};
 use forgestate::{Client, Rotation};
@@ -16,10 +16,6 @@ use serde_json::json;
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase_was": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 /// The session issue `n` holding: `old/s0` (last active 40 days ago), then `a/s1` (two

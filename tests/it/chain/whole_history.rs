@@ -3,22 +3,16 @@
 //! rotation did not carry stays listable from any machine, once, in thread order.
 
 use crate::{common, fake_forge};
-use std::path::Path;
 
+use crate::fake_forge::bot;
 use common::cli::Bin;
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, client, session};
-use forgestate::Client;
-use forgestate::backend::AnyThread;
+use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, session};
 use forgestate::format::Record;
 use forgestate::scan::Filter;
 use serde_json::{Value, json};
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint("a", "s1", phase, json!({"phase": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 async fn listed(fake: &FakeForge, history: bool) -> Vec<(String, Option<u64>)> {

@@ -7,120 +7,18 @@
 //! on this machine's clock the records are seconds old.
 
 use crate::{common, fake_forge};
-use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::cli::{Bin, parse_ok, stderr, stdout, words};
+use crate::common::world::World;
+use common::cli::{Bin, stderr, stdout, words};
 use common::cli::{guarded_json, run_guarded};
 use common::mkfifo;
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::store::THREAD_FILE;
 use forgestate::store::Thread;
 use serde_json::{Value, json};
 
-/// One backend, and a working directory for the binary.
-struct World {
-    dir: tempfile::TempDir,
-    fake: Option<FakeForge>,
-}
-
-impl World {
-    fn local() -> World {
-        World {
-            dir: tempfile::tempdir().unwrap(),
-            fake: None,
-        }
-    }
-
-    async fn forge() -> World {
-        World {
-            dir: tempfile::tempdir().unwrap(),
-            fake: Some(FakeForge::start().await),
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        if self.fake.is_some() {
-            "forge"
-        } else {
-            "local"
-        }
-    }
-
-    fn d(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn store(&self) -> PathBuf {
-        self.d().join("st")
-    }
-
-    fn run(&self, line: &str) -> Output {
-        self.run_args(&words(line))
-    }
-
-    fn run_args(&self, args: &[String]) -> Output {
-        let mut args = args.to_vec();
-        match &self.fake {
-            Some(fake) => Bin::new(self.d())
-                .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-                .run(&args),
-            None => {
-                args.extend(["--store".to_string(), self.store().display().to_string()]);
-                Bin::new(self.d()).run(&args)
-            }
-        }
-    }
-
-    fn ok(&self, line: &str) -> Value {
-        parse_ok(&words(line), &self.run(line))
-    }
-
-    fn ok_args(&self, args: &[&str]) -> Value {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        parse_ok(&args, &self.run_args(&args))
-    }
-
-    /// Makes every record already in the store `secs` older: the local file's times move back;
-    /// the forge's clock moves ahead (its `Date` header and every timestamp it writes).
-    fn age_all(&self, secs: i64) {
-        match &self.fake {
-            Some(fake) => fake.state().clock_offset += secs,
-            None => {
-                let path = self.store().join(THREAD_FILE);
-                let text = std::fs::read_to_string(&path).unwrap();
-                let mut out = String::new();
-                for line in text.lines() {
-                    let mut v: Value = serde_json::from_str(line).unwrap();
-                    for key in ["created_at", "updated_at"] {
-                        let t: chrono::DateTime<chrono::Utc> =
-                            v[key].as_str().unwrap().parse().unwrap();
-                        v[key] = json!(t - chrono::Duration::seconds(secs));
-                    }
-                    out.push_str(&v.to_string());
-                    out.push('\n');
-                }
-                std::fs::write(&path, out).unwrap();
-            }
-        }
-    }
-
-    /// Every comment body in the store, in order.
-    fn bodies(&self) -> Vec<String> {
-        match &self.fake {
-            Some(fake) => fake
-                .state()
-                .comments
-                .iter()
-                .map(|c| c.body.clone())
-                .collect(),
-            None => common::stored_bodies(&self.store()),
-        }
-    }
-}
-
 async fn both() -> [World; 2] {
-    [World::local(), World::forge().await]
+    World::both().await
 }
 
 fn code(out: &Output) -> i32 {

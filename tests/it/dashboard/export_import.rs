@@ -6,11 +6,11 @@
 use crate::{common, fake_forge};
 use std::path::Path;
 
+use crate::fake_forge::bot;
 use common::cli::{Bin, args, stderr, stdout, store_args};
 use common::{GHP, checkpoint_body, seed_line};
 use fake_forge::{BOT_TOKEN, FakeForge, Fault, MALLORY_TOKEN, client, session};
 use fake_forge::{OWNER, REPO};
-use forgestate::backend::AnyThread;
 use forgestate::format::{Record, parse};
 use forgestate::scan::Filter;
 use forgestate::store::Thread;
@@ -20,10 +20,6 @@ use serde_json::json;
 
 fn cp(agent: &str, phase: &str) -> Record {
     Record::checkpoint(agent, "s1", phase, json!({"step": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 /// A thread on `fake` across a rotation: `w` with three checkpoints, `v` with one, a health

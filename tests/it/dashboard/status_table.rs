@@ -3,11 +3,10 @@
 //! converging, rotation carrying the table, and the automatic refresh at most once per interval.
 
 use crate::fake_forge;
-use std::path::Path;
 use std::time::Duration;
 
-use fake_forge::{BOT_TOKEN, FakeForge, client, session};
-use forgestate::backend::AnyThread;
+use crate::fake_forge::bot;
+use fake_forge::{FakeForge, session};
 use forgestate::config::DashboardSettings;
 use forgestate::format::Record;
 use forgestate::report::{StatusPolicy, dashboard};
@@ -16,10 +15,6 @@ use serde_json::json;
 
 fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase_was": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 /// How many body edits (`PATCH` of the issue itself) the fake received for issue `n`.

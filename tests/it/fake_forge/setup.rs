@@ -27,6 +27,13 @@ pub fn client(fake: &FakeForge, token: &str, dir: &Path) -> ForgeBuilder {
     client_at(&fake.uri(), token, dir)
 }
 
+/// The bot's client over the fake ([`client`] with [`BOT_TOKEN`](super::BOT_TOKEN)), built.
+pub fn bot(fake: &FakeForge, dir: &Path) -> forgestate::Client<forgestate::backend::AnyThread> {
+    client(fake, super::BOT_TOKEN, dir)
+        .build()
+        .expect("the bot's client over the fake")
+}
+
 /// [`client`] for a forge at `url` (the fake behind a proxy, say). With
 /// `FORGESTATE_TEST_READ_CACHE=off` in the test run's environment, the read cache is off, so the
 /// whole suite can be run both ways.

@@ -1,6 +1,5 @@
 //! `forgestate mcp` as MCP clients see it.
 
-mod bad_arguments;
 mod documented_configs;
 mod every_line_answered;
 mod generated_tools;

@@ -4,113 +4,15 @@
 //! accepted (exit 73, nothing posted), two writers continuing from one parent, `--merge`, and the
 //! `Parent:` chain successive processes write.
 
-use crate::{common, fake_forge};
-use std::path::{Path, PathBuf};
+use crate::common;
 use std::process::Output;
 
-use common::cli::{Bin, parse_ok, stderr, words};
-use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::format::parse;
+use crate::common::world::World;
+use common::cli::stderr;
 use serde_json::{Value, json};
 
-/// One backend, and a working directory for the binary.
-struct World {
-    dir: tempfile::TempDir,
-    fake: Option<FakeForge>,
-}
-
-impl World {
-    fn d(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn store(&self) -> PathBuf {
-        self.d().join("st")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        match &self.fake {
-            Some(fake) => Bin::new(self.d())
-                .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-                .run(&args),
-            None => {
-                args.extend(["--store".to_string(), self.store().display().to_string()]);
-                Bin::new(self.d()).run(&args)
-            }
-        }
-    }
-
-    fn line(&self, line: &str) -> Output {
-        let args = words(line);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.run(&args)
-    }
-
-    fn ok(&self, line: &str) -> Value {
-        parse_ok(&words(line), &self.line(&format!("{line} --json")))
-    }
-
-    fn ok_args(&self, args: &[&str]) -> Value {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = self.run(&all);
-        let strings: Vec<String> = all.iter().map(|a| a.to_string()).collect();
-        parse_ok(&strings, &out)
-    }
-
-    fn bodies(&self) -> Vec<String> {
-        match &self.fake {
-            Some(fake) => fake
-                .state()
-                .comments
-                .iter()
-                .map(|c| c.body.clone())
-                .collect(),
-            None => common::stored_bodies(&self.store()),
-        }
-    }
-
-    /// Makes every record already in the store `secs` older: the local file's times move back;
-    /// the forge's clock moves ahead.
-    fn age_all(&self, secs: i64) {
-        match &self.fake {
-            Some(fake) => fake.state().clock_offset += secs,
-            None => {
-                let path = self.store().join(forgestate::store::THREAD_FILE);
-                let text = std::fs::read_to_string(&path).unwrap();
-                let mut out = String::new();
-                for line in text.lines() {
-                    let mut v: Value = serde_json::from_str(line).unwrap();
-                    for key in ["created_at", "updated_at"] {
-                        let t: chrono::DateTime<chrono::Utc> =
-                            v[key].as_str().unwrap().parse().unwrap();
-                        v[key] = json!(t - chrono::Duration::seconds(secs));
-                    }
-                    out.push_str(&v.to_string());
-                    out.push('\n');
-                }
-                std::fs::write(&path, out).unwrap();
-            }
-        }
-    }
-
-    fn records(&self) -> usize {
-        self.bodies().iter().filter(|b| parse(b).is_ok()).count()
-    }
-}
-
 async fn both() -> [World; 2] {
-    let worlds = [
-        World {
-            dir: tempfile::tempdir().unwrap(),
-            fake: None,
-        },
-        World {
-            dir: tempfile::tempdir().unwrap(),
-            fake: Some(FakeForge::start().await),
-        },
-    ];
+    let worlds = World::both().await;
     for w in &worlds {
         w.ok("init");
     }
@@ -192,7 +94,7 @@ async fn each_end_reason_gives_its_verdict_and_resume_says_ended() {
 async fn a_bad_reason_is_a_usage_error_naming_the_reasons() {
     for w in both().await {
         let before = w.records();
-        let out = w.line("end --agent w --session s --reason done");
+        let out = w.run("end --agent w --session s --reason done");
         assert_eq!(code(&out), 64, "{}", stderr(&out));
         let err = stderr(&out);
         assert!(
@@ -253,7 +155,7 @@ async fn an_intent_survives_a_kill_until_a_later_checkpoint_confirms_it() {
             Value::Null
         );
         // Intent data without an intent is refused by clap (exit 2), posting nothing.
-        let out = w.line("checkpoint --agent w --session s --phase p --intent-data {}");
+        let out = w.run("checkpoint --agent w --session s --phase p --intent-data {}");
         assert_ne!(code(&out), 0);
     }
 }
@@ -273,7 +175,7 @@ async fn compare_and_set_is_refused_with_exit_73_and_accepted_when_latest() {
         assert_eq!(second["record"]["parent"], first_id.as_str());
         let second_id = second["id"].as_str().unwrap();
         let before = w.records();
-        let out = w.line(&format!(
+        let out = w.run(&format!(
             "checkpoint --agent w --session s --phase c --if-latest {first_id} --json"
         ));
         assert_eq!(code(&out), 73, "{}", stderr(&out));
@@ -291,7 +193,7 @@ async fn compare_and_set_is_refused_with_exit_73_and_accepted_when_latest() {
         assert_eq!(w.records(), before, "nothing posted");
         // An empty id is a usage error, not a conflict.
         for flag in ["--if-latest=", "--parent="] {
-            let out = w.line(&format!(
+            let out = w.run(&format!(
                 "checkpoint --agent w --session s --phase c {flag}"
             ));
             assert_eq!(code(&out), 64, "{flag}: {}", stderr(&out));
@@ -338,7 +240,7 @@ async fn two_writers_from_one_parent_are_named_by_resume_history_and_status() {
             .to_string();
         assert!(warning.contains(one) && warning.contains(two), "{warning}");
         assert_eq!(resumed["conflicts"][0]["parent"], next_id.as_str());
-        let history = w.line("history --session s --json");
+        let history = w.run("history --session s --json");
         assert!(history.status.success());
         assert!(stderr(&history).contains(one) && stderr(&history).contains(two));
         let history: Value = serde_json::from_slice(&history.stdout).unwrap();

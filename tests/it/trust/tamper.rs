@@ -6,14 +6,14 @@
 use crate::{common, fake_forge};
 use std::path::Path;
 
-use fake_forge::{BOT_TOKEN, FakeForge, OPS_TOKEN, client, session};
+use fake_forge::{FakeForge, OPS_TOKEN, session};
 use forgestate::Client;
-use forgestate::backend::AnyThread;
 use forgestate::format::{Record, Renderer, SigningKey};
 use forgestate::scan::Filter;
 use forgestate::store::Thread;
 use serde_json::json;
 
+use crate::fake_forge::bot;
 use common::cli::store_args;
 use common::cli::{Bin, stderr, stdout};
 
@@ -21,10 +21,6 @@ const W: &str = "implementation-worker";
 
 fn cp(phase: &str) -> Record {
     Record::checkpoint(W, "s1", phase, json!({"step": phase})).unwrap()
-}
-
-fn bot(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    client(fake, BOT_TOKEN, dir).build().unwrap()
 }
 
 fn key(secret: &str) -> SigningKey {
