@@ -7,7 +7,7 @@
 //! - the local store with 100,000 records: cold (building the index), warm, warm after 5
 //!   appends, and with the cache off.
 //!
-//! Run: `cargo run --release --example read_cache [forge_n] [local_n]`.
+//! Run: `cargo run --release --features dev-examples --example read_cache [forge_n] [local_n]`.
 
 // The test suite's fake, of which this example uses a part.
 #[path = "../tests/it/fake_forge/mod.rs"]

@@ -112,7 +112,7 @@ def fake_forge_binary() -> Path:
     path = Path(explicit) if explicit else target / "debug" / "examples" / "fake_forge"
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} is missing: build it with `cargo build --example fake_forge` "
+            f"{path} is missing: build it with `cargo build --features dev-examples --example fake_forge` "
             "(or set FAKE_FORGE_BIN)"
         )
     return path

@@ -31,7 +31,7 @@ W = "implementation-worker"
 
 def seed_function(name: str) -> str:
     """The text of the seed's `def name(` up to its next top-level line, extracted at test
-    time from the seed document (never copied into the repository), as tests/seed_compat.rs
+    time from the seed document (never copied into the repository), as tests/it/interop/seed_parser.rs
     does."""
     doc = shared_file("seeds/003_6e1e09118f29b57e.txt").read_text()
     lines = doc.splitlines()

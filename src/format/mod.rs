@@ -3,7 +3,7 @@
 //! This module is pure. It does no IO: it turns [`Record`]s into markdown strings and strings back
 //! into records (or a [`ParseError`] naming the reason). Stores move the strings; the client glues
 //! the two together. Compatibility with the seed document's Python agents is a hard contract in
-//! both directions; see `tests/seed_compat.rs`.
+//! both directions; see `tests/it/interop/seed_parser.rs`.
 
 mod assign;
 mod gate;

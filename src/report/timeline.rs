@@ -119,11 +119,7 @@ pub fn gantt(entries: &[Entry]) -> Option<String> {
 /// The bars of one pair: each phase lasts until the pair's next record (its last one until the
 /// newest record of the thread, or its end record), cut to the window; a repeated phase is one
 /// bar; a bar is at least a minute long, so it shows.
-fn tasks(
-    steps: &Steps,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-) -> Vec<Task> {
+fn tasks(steps: &Steps, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Task> {
     let mut out: Vec<Task> = Vec::new();
     for (i, (step, start)) in steps.iter().enumerate() {
         let Some(phase) = step else { continue };
