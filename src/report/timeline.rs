@@ -23,11 +23,15 @@ pub const MAX_TASKS: usize = 24;
 /// The longest label, in characters.
 const MAX_LABEL: usize = 60;
 
-/// Words that start a mermaid gantt directive when they begin a line.
+/// Words that start a mermaid gantt directive when they begin a line, followed by a space
+/// (case-insensitive; checked against mermaid 11's parser, where `click` and `call` begin an
+/// interaction and the others a setting).
 const KEYWORDS: &[&str] = &[
     "accdescr",
     "acctitle",
     "axisformat",
+    "call",
+    "click",
     "dateformat",
     "displaymode",
     "excludes",
@@ -287,6 +291,9 @@ mod tests {
             "```\n# heading",
             "section evil",
             "Title x",
+            "click here",
+            "call it",
+            "TodayMarker off",
             "%%{init: {}}%%",
             "x; y # z <b>&amp;",
             "",
