@@ -87,15 +87,28 @@ fn json_word(argv: &[OsString]) -> Option<(String, String)> {
         .then(|| (spec.name.to_string(), word.clone()))
 }
 
-/// `forgestate help globals` (with any global flags around it, such as `--color never`).
+/// `forgestate help globals` (with any global flags, and their values, around it).
 fn is_help_globals(argv: &[OsString]) -> bool {
-    let words: Vec<String> = argv
-        .iter()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .filter(|a| !a.starts_with('-') && a != "always" && a != "never" && a != "auto")
-        .collect();
-    words == ["help", "globals"]
+    const TAKES_VALUE: &[&str] = &[
+        "--config",
+        "--store",
+        "--url",
+        "--owner",
+        "--repo",
+        "--token-file",
+        "--jq",
+        "--color",
+    ];
+    let mut words = Vec::new();
+    let mut args = argv.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(a) = args.next() {
+        if TAKES_VALUE.contains(&a.as_ref()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            words.push(a.into_owned());
+        }
+    }
+    words.len() >= 2 && words[0] == "help" && words[1] == "globals"
 }
 
 /// `--color` as typed in argv (the last one wins), for clap's own messages.
@@ -225,6 +238,18 @@ pub fn parse_args() -> Result<Cli, u8> {
             output::error(&message);
             message
         }
+        ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument
+            if json_word(&argv_copy).is_some() =>
+        {
+            let (verb, word) = json_word(&argv_copy).unwrap_or_default();
+            let message = format!(
+                "unexpected argument '{word}' after --json; did you mean `--json={word}`? \
+                 (--json takes its fields after an equals sign; `forgestate {verb} --json` \
+                 alone prints the whole answer)"
+            );
+            output::error(&message);
+            message
+        }
         ErrorKind::InvalidSubcommand => {
             let typed = match e.get(ContextKind::InvalidSubcommand) {
                 Some(ContextValue::String(s)) => s.clone(),
@@ -246,16 +271,6 @@ pub fn parse_args() -> Result<Cli, u8> {
                     many.join(", ")
                 ),
             };
-            output::error(&message);
-            message
-        }
-        ErrorKind::UnknownArgument if json_word(&argv_copy).is_some() => {
-            let (verb, word) = json_word(&argv_copy).unwrap_or_default();
-            let message = format!(
-                "unexpected argument '{word}' after --json; did you mean `--json={word}`? \
-                 (--json takes its fields after an equals sign; `forgestate {verb} --json` \
-                 alone prints the whole answer)"
-            );
             output::error(&message);
             message
         }
@@ -361,6 +376,11 @@ mod tests {
             json_word(&argv("resume --json resume_point,phase --agent a")),
             Some(("resume".into(), "resume_point,phase".into()))
         );
+        assert_eq!(
+            json_word(&argv("--json resume_point resume --agent a --session s")),
+            Some(("resume".into(), "resume_point".into())),
+            "before the verb too"
+        );
         assert_eq!(json_word(&argv("resume --json nosuchfield")), None);
         assert_eq!(json_word(&argv("resume --json=resume_point")), None);
         assert_eq!(json_word(&argv("parse -- --json resume_point")), None);
@@ -370,6 +390,8 @@ mod tests {
     fn help_globals_is_found_among_flags() {
         assert!(is_help_globals(&argv("help globals")));
         assert!(is_help_globals(&argv("--color never help globals")));
+        assert!(is_help_globals(&argv("--store /x help globals --jq .")));
+        assert!(is_help_globals(&argv("--config /x help globals")));
         assert!(!is_help_globals(&argv("help checkpoint")));
         assert!(!is_help_globals(&argv("help")));
         assert!(!is_help_globals(&argv("checkpoint help globals")));

@@ -70,11 +70,13 @@ pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
 
-/// `text` with every control character but line feed and tab as a space: a record's text (an
-/// issue writer's edit, a seed agent's phase) may hold ESC, OSC or C1 controls, and none may
-/// reach the terminal as an escape sequence. (Our own colours are added after; JSON escapes.)
+/// `text` with every control character but line feed and tab, and every bidirectional control
+/// or invisible character, as a space: a record's text (an issue writer's edit, a seed agent's
+/// phase) may hold ESC, OSC or C1 controls, or U+202E to reorder what follows, and none may
+/// reach the terminal. (Our own colours are added after; JSON escapes.)
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let unsafe_control =
+        |c: char| (c.is_control() && c != '\n' && c != '\t') || forgestate::format::is_invisible(c);
     match text.chars().any(unsafe_control) {
         true => text
             .chars()

@@ -141,7 +141,8 @@ fn terminal_width() -> usize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fit {
     /// Free text (a time, a detail, blockers): cut first, down to its header or 12 characters,
-    /// and past that, when the table still does not fit, down to its header.
+    /// and past that, when the table still does not fit, down to its header or 8 (so an age,
+    /// `just now`, is never cut).
     Text,
     /// A name a reader may still want whole (a phase, a resume point): cut only after every
     /// free-text column is at its floor, never below its header or 12 characters.
@@ -202,12 +203,19 @@ pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: 
     }
 }
 
-/// A cell with every control character (tab, line breaks, ESC, the C1 controls) as a space:
-/// a record's text (a seed agent's phase, a comment an issue writer edited) can neither add a
-/// column nor send escape sequences to the reader's terminal.
+/// A cell with every control character (tab, line breaks, ESC, the C1 controls) and every
+/// bidirectional control or invisible character as a space: a record's text (a seed agent's
+/// phase, a comment an issue writer edited) can neither add a column, send escape sequences to
+/// the reader's terminal, nor reorder the row.
 fn plain(cell: &str) -> String {
     cell.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || forgestate::format::is_invisible(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -219,7 +227,7 @@ fn fit(natural: Vec<usize>, columns: &[Column], max: usize) -> Vec<usize> {
     let header = |i: usize| columns[i].title.chars().count();
     let mut widths = natural;
     // Each pass: which columns may give way, and the least they keep besides their header.
-    let passes = [(Fit::Text, 12), (Fit::Name, 12), (Fit::Text, 1)];
+    let passes = [(Fit::Text, 12), (Fit::Name, 12), (Fit::Text, 8)];
     for (kind, floor) in passes {
         let floors: Vec<usize> = (0..widths.len())
             .map(|i| {
@@ -353,6 +361,13 @@ mod tests {
         );
     }
 
+    #[test]
+    fn cells_hand_the_terminal_no_controls_and_no_reordering() {
+        let rows = vec![vec!["s\u{202E}1".to_string(), "a\x1b[31mb\u{200B}c".to_string()]];
+        let text = lay_out(&[whole("SESSION"), text("DETAIL")], &rows, Layout::Piped, false);
+        assert_eq!(text, "s 1\ta [31mb c\n");
+    }
+
     fn widths_ok(text: &str, max: usize) {
         for line in text.lines() {
             assert!(
@@ -390,7 +405,10 @@ mod tests {
         let text = lay_out(&header, &rows, Layout::Terminal(60), false);
         let row = text.lines().nth(1).unwrap();
         assert!(row.contains(&long), "{text}");
-        assert!(row.ends_with(&format!("{long}  jus…  yyyyy…")), "{text}");
+        assert!(
+            row.ends_with(&format!("{long}  just now  yyyyyyy…")),
+            "an age keeps its 8 characters: {text}"
+        );
         // Wide enough: nothing is cut.
         let wide = lay_out(&header, &rows, Layout::Terminal(200), false);
         assert!(wide.contains(&long) && !wide.contains('…'), "{wide}");
@@ -420,7 +438,7 @@ mod tests {
                 "3m ago".into(),
                 "subtask_3_complete".into(),
                 "phase_2_continue".into(),
-                "Active (next check in 5m)".into(),
+                "Active".into(),
                 "waiting on review from the platform team; CI flaky".into(),
             ]
         };

@@ -272,7 +272,11 @@ fn coordinates(file: &ForgeConfig, env: &ForgeEnv, over: &Overrides) -> Result<(
         if let Some(text) = given_repo.clone()
             && let Some((o, n)) = text.split_once('/')
         {
-            if o.is_empty() || n.is_empty() || n.contains('/') {
+            if o.trim().is_empty()
+                || n.trim().is_empty()
+                || n.contains('/')
+                || text.contains(char::is_whitespace)
+            {
                 return Err(Error::config(format!(
                     "{repo_key} {text:?} must be NAME or OWNER/NAME, e.g. acme/app"
                 )));

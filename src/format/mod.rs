@@ -35,5 +35,5 @@ pub use sign::{
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,
-    check_body_cap, check_field, check_name, spoofing_char,
+    check_body_cap, check_field, check_name, is_invisible, spoofing_char,
 };

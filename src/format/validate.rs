@@ -142,6 +142,12 @@ pub fn spoofing_char(value: &str) -> Option<char> {
     value.chars().find(|&c| invisible::kind(c).is_some())
 }
 
+/// Whether `c` renders as nothing or a blank, or reorders the text around it (the characters
+/// [`spoofing_char`] finds): what a terminal must not be handed raw from a record written elsewhere.
+pub fn is_invisible(c: char) -> bool {
+    invisible::kind(c).is_some()
+}
+
 /// [`check_field`], and no checkpoint marker: for the header values of a record that is not a
 /// checkpoint (a health signal's status and next check).
 pub fn check_unmarked(field: &'static str, value: &str) -> Result<(), FieldError> {

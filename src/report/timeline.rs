@@ -20,12 +20,12 @@ pub const WINDOW_HOURS: i64 = 24;
 pub const MAX_SECTIONS: usize = 12;
 /// The most phases drawn per section: its newest.
 pub const MAX_TASKS: usize = 24;
-/// The longest label, in characters.
-const MAX_LABEL: usize = 60;
+/// The longest label, in characters: a name's own limit, so two valid names never draw alike.
+const MAX_LABEL: usize = crate::format::MAX_FIELD_CHARS;
 
-/// Words that start a mermaid gantt directive when they begin a line, followed by a space
-/// (case-insensitive; checked against mermaid 11's parser, where `click` and `call` begin an
-/// interaction and the others a setting).
+/// What starts a mermaid gantt directive at the beginning of a line (case-insensitive; checked
+/// against mermaid 11's parser, where `click` and `call` begin an interaction, `vert` a marker
+/// in later versions, and the others a setting).
 const KEYWORDS: &[&str] = &[
     "accdescr",
     "acctitle",
@@ -43,6 +43,7 @@ const KEYWORDS: &[&str] = &[
     "title",
     "todaymarker",
     "topaxis",
+    "vert",
     "weekday",
     "weekend",
 ];
@@ -173,15 +174,16 @@ fn label(text: &str) -> String {
     }
 }
 
-/// A task's name: [`label`], set apart when its first word would read as a directive.
+/// A task's name: [`label`], set apart with `phase ` unless it begins with a letter and with no
+/// keyword. Mermaid's gantt lexer takes a keyword at the start of a line even when a letter or
+/// a `-` follows it (`gantt-2`, `accDescription`), and a leading date as the task's start, so
+/// the test is a prefix, not a word.
 fn task_label(phase: &str) -> String {
     let l = label(phase);
-    let first = l.split(' ').next().unwrap_or_default().to_ascii_lowercase();
-    if KEYWORDS.contains(&first.as_str()) {
-        format!("phase {l}")
-    } else {
-        l
-    }
+    let lower = l.to_lowercase();
+    let plain =
+        l.starts_with(char::is_alphabetic) && !KEYWORDS.iter().any(|k| lower.starts_with(k));
+    if plain { l } else { format!("phase {l}") }
 }
 
 #[cfg(test)]
@@ -294,6 +296,9 @@ mod tests {
             "click here",
             "call it",
             "TodayMarker off",
+            "Gantt-2",
+            "accDescription x",
+            "2026-12-01 release",
             "%%{init: {}}%%",
             "x; y # z <b>&amp;",
             "",
@@ -333,15 +338,11 @@ mod tests {
         for t in &tasks {
             let (name, _) = t.split_once(" :").unwrap();
             assert!(!name.contains([':', ',']), "{t}");
-            let first = name
-                .trim_start()
-                .split(' ')
-                .next()
-                .unwrap()
-                .to_ascii_lowercase();
-            assert!(!KEYWORDS.contains(&first.as_str()), "{t}");
+            let name = name.trim_start().to_lowercase();
+            assert!(name.starts_with(char::is_alphabetic), "{t}");
+            assert!(!KEYWORDS.iter().any(|k| name.starts_with(k)), "{t}");
         }
-        assert_eq!(label(&"é".repeat(100)).chars().count(), MAX_LABEL);
+        assert_eq!(label(&"é".repeat(MAX_LABEL + 9)).chars().count(), MAX_LABEL);
     }
 
     #[test]

@@ -21,12 +21,18 @@ pub struct Selection {
 impl Selection {
     /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`.
     pub fn new(json: Option<&str>, jq: Option<&str>) -> Selection {
-        let fields = json.filter(|f| !f.trim().is_empty()).map(|f| {
-            f.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        });
+        // Each field once, in the order first given; no field at all (`--json=,`) is `--json`.
+        let fields = json
+            .map(|f| {
+                let mut fields: Vec<String> = Vec::new();
+                for s in f.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    if !fields.iter().any(|k| k == s) {
+                        fields.push(s.to_string());
+                    }
+                }
+                fields
+            })
+            .filter(|f| !f.is_empty());
         Selection {
             fields,
             jq: jq.map(str::to_string),
@@ -160,7 +166,14 @@ fn jq(expr: &str, text: &str) -> Result<String, String> {
         match value {
             Ok(Val::TStr(s)) => lines.push(String::from_utf8_lossy(&s).into_owned()),
             Ok(v) => lines.push(v.to_string()),
-            Err(e) => return Err(format!("--jq {expr:?} failed on the answer: {e}")),
+            Err(e) => {
+                // jaq's message quotes the value it failed on, which can be the whole answer.
+                let mut why = e.to_string();
+                if why.chars().count() > 300 {
+                    why = why.chars().take(300).collect::<String>() + "…";
+                }
+                return Err(format!("--jq {expr:?} failed on the answer: {why}"));
+            }
         }
     }
     Ok(lines.join("\n"))
@@ -248,8 +261,24 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_quotes_at_most_a_little_of_the_answer() {
+        let big = format!("{{\"records\": [\"{}\"]}}", "x".repeat(100_000));
+        let err = jq(".records | ltrimstr(1)", &big).unwrap_err();
+        assert!(
+            err.starts_with("--jq") && err.chars().count() < 400,
+            "{}",
+            err.len()
+        );
+    }
+
+    #[test]
     fn the_selection_reads_the_flags() {
         assert_eq!(Selection::new(Some(""), None), Selection::default());
+        assert_eq!(Selection::new(Some(","), None), Selection::default());
+        assert_eq!(
+            Selection::new(Some("data,data, phase"), None).fields,
+            Some(vec!["data".to_string(), "phase".to_string()])
+        );
         assert!(Selection::new(Some(""), None).is_all());
         assert_eq!(
             Selection::new(Some("agent, phase"), Some(".x")).fields,

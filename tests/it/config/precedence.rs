@@ -441,7 +441,7 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
         ("flag-owner".into(), "app".into())
     );
     // Bad shapes are refused with the key named.
-    for bad in ["acme/", "/app", "a/b/c"] {
+    for bad in ["acme/", "/app", "a/b/c", " acme/app", "acme/ app"] {
         let pairs = [base[0], base[1], ("FORGESTATE_REPO", bad)];
         let cfg = Config::load_with(None, &env(&pairs), d.path()).unwrap();
         let err = coordinates(&cfg, &none).unwrap_err();
