@@ -363,8 +363,16 @@ mod tests {
 
     #[test]
     fn cells_hand_the_terminal_no_controls_and_no_reordering() {
-        let rows = vec![vec!["s\u{202E}1".to_string(), "a\x1b[31mb\u{200B}c".to_string()]];
-        let text = lay_out(&[whole("SESSION"), text("DETAIL")], &rows, Layout::Piped, false);
+        let rows = vec![vec![
+            "s\u{202E}1".to_string(),
+            "a\x1b[31mb\u{200B}c".to_string(),
+        ]];
+        let text = lay_out(
+            &[whole("SESSION"), text("DETAIL")],
+            &rows,
+            Layout::Piped,
+            false,
+        );
         assert_eq!(text, "s 1\ta [31mb c\n");
     }
 
