@@ -1,5 +1,5 @@
-//! Holes found by attacking the session thread (a chain of issues) as a flaky forge and a
-//! careless operator would: each test states the claim it checks, "every record reported saved
+//! Late posts and people's retitling on a chain of session issues, as a flaky forge and a
+//! careless operator make them: each test states the claim it checks, "every record reported saved
 //! stays readable by `resume` and `list` from any machine, once, in thread order", and fails
 //! while the hole is open. Fixed: a late post to the first issue was lost by a second rotation
 //! (rotation carried from the old issue alone). Open: membership is "session title and label",

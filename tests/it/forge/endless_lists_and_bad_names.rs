@@ -1,4 +1,4 @@
-//! Forge-side holes an attacker found: list walks that never end, owner/repo names that are
+//! The forge answering oddly or being named oddly: list walks that never end, owner/repo names that are
 //! not path segments, a post repeated because the forge stored its body with CRLF line ends, and
 //! empty title/label settings.
 

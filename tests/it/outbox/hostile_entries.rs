@@ -1,6 +1,6 @@
-//! Outbox holes found by an attacker (follow-up to issue #8): a FIFO among the entries never
-//! hangs a command, a drain's time bound covers the "who am I" look, a blocked `dead/` never
-//! makes a flush spin, and an outbox anyone may write to is refused.
+//! An outbox with hostile entries: a FIFO among the entries never hangs a command, a drain's
+//! time bound covers the "who am I" look, a blocked `dead/` never makes a flush spin, and an
+//! outbox anyone may write to is refused.
 
 use crate::common::mkfifo;
 use crate::{common, fake_forge};

@@ -1,7 +1,6 @@
-//! Holes found by attacking the verbs as a careless operator would, each pinned by a test that
-//! failed before its fix: `fork` into a session that already has records (or into the session it
-//! forks from) posted a checkpoint there, so that session's agent resumed from the fork's older
-//! state instead of its own newest checkpoint.
+//! `fork` never sends an existing session back in time. It used to: a fork into a session that
+//! already had records (or into the session it forks from) posted a checkpoint there, so that
+//! session's agent resumed from the fork's older state instead of its own newest checkpoint.
 
 use forgestate::Client;
 use forgestate::format::Record;
