@@ -5,6 +5,7 @@
 //! configuration.
 
 pub(crate) mod args;
+mod argv;
 mod carry;
 mod completions;
 mod doctor;

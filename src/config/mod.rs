@@ -20,6 +20,7 @@ use crate::report::{StatusConfig, StatusPolicy};
 use crate::resume::{ResumeConfig, ResumeMap};
 
 mod checks;
+mod coordinates;
 mod discover;
 mod forge;
 mod settings;

@@ -1,0 +1,179 @@
+//! Tests of the table layout: alignment, piping, fitting a width without cutting names.
+
+use super::*;
+use chrono::Duration;
+
+#[test]
+fn ages_read_like_speech_and_survive_skew() {
+    let now = Utc::now();
+    let ago = |secs: i64| relative_age(now - Duration::seconds(secs), now);
+    assert_eq!(ago(0), "just now");
+    assert_eq!(ago(45), "45s ago");
+    assert_eq!(ago(3 * 60 + 5), "3m ago");
+    assert_eq!(ago(5 * 3600), "5h ago");
+    assert_eq!(ago(30 * 3600), "30h ago");
+    assert_eq!(ago(12 * 86_400), "12d ago");
+    assert_eq!(ago(3 * 365 * 86_400), "3y ago");
+    assert_eq!(ago(-30), "just now", "a little skew is now");
+    assert_eq!(ago(-180), "in 3m", "a clock ahead of ours");
+    let extremes = [DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC];
+    for a in extremes {
+        for b in extremes {
+            assert!(!relative_age(a, b).is_empty());
+        }
+    }
+}
+
+const ID_KIND_WHAT: [Column; 3] = [whole("ID"), whole("KIND"), text("WHAT")];
+
+#[test]
+fn columns_align_under_a_header() {
+    let rows = vec![
+        vec!["7".to_string(), "checkpoint".into(), "phase=a".into()],
+        vec!["1234".to_string(), "health".into(), "status=Active".into()],
+    ];
+    let text = render_within(&ID_KIND_WHAT, &rows, false, None);
+    assert_eq!(
+        text,
+        "ID    KIND        WHAT\n7     checkpoint  phase=a\n1234  health      status=Active\n"
+    );
+    let bold = render_within(&[whole("ID")], &[], true, None);
+    assert_eq!(bold, format!("{BOLD}ID{RESET}\n"));
+}
+
+#[test]
+fn piped_tables_are_tab_separated_unpadded_and_headless() {
+    let rows = vec![
+        vec!["7".to_string(), "checkpoint".into(), "phase=a\tb".into()],
+        vec!["1234".to_string(), "health".into(), "status=Active".into()],
+    ];
+    let text = lay_out(&ID_KIND_WHAT, &rows, Layout::Piped, false);
+    assert_eq!(
+        text,
+        "7\tcheckpoint\tphase=a b\n1234\thealth\tstatus=Active\n"
+    );
+}
+
+#[test]
+fn cells_hand_the_terminal_no_controls_and_no_reordering() {
+    let rows = vec![vec![
+        "s\u{202E}1".to_string(),
+        "a\x1b[31mb\u{200B}c".to_string(),
+    ]];
+    let text = lay_out(
+        &[whole("SESSION"), text("DETAIL")],
+        &rows,
+        Layout::Piped,
+        false,
+    );
+    assert_eq!(text, "s 1\ta [31mb c\n");
+}
+
+fn widths_ok(text: &str, max: usize) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= max,
+            "{line:?} ({})",
+            line.chars().count()
+        );
+    }
+}
+
+#[test]
+fn terminal_tables_fit_the_width_cutting_free_text_first() {
+    let long = "x".repeat(60);
+    let rows = vec![vec![
+        "alive".to_string(),
+        long.clone(),
+        "just now".into(),
+        "y".repeat(30),
+    ]];
+    let header = [
+        whole("VERDICT"),
+        whole("AGENT"),
+        text("LAST"),
+        text("DETAIL"),
+    ];
+    let text = lay_out(&header, &rows, Layout::Terminal(90), false);
+    widths_ok(&text, 90);
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.contains(&long), "an identifier is never cut: {text}");
+    assert!(
+        row.ends_with("just now  yyyyyyyy…"),
+        "the detail gives way: {text}"
+    );
+    // Narrower than the identifiers need: they keep their width, the rest is at its floor.
+    let text = lay_out(&header, &rows, Layout::Terminal(60), false);
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.contains(&long), "{text}");
+    assert!(
+        row.ends_with(&format!("{long}  just now  yyyyyyy…")),
+        "an age keeps its 8 characters: {text}"
+    );
+    // Wide enough: nothing is cut.
+    let wide = lay_out(&header, &rows, Layout::Terminal(200), false);
+    assert!(wide.contains(&long) && !wide.contains('…'), "{wide}");
+    assert_eq!(truncate("abcdef", 4), "abc…");
+    assert_eq!(truncate("abc", 4), "abc");
+}
+
+#[test]
+fn names_give_way_only_after_free_text_and_identifiers_never() {
+    // The status table at 100 columns, as an operator's terminal shows it: the two agents
+    // share their first 15 characters, so a cut made them one.
+    let header = [
+        whole("VERDICT"),
+        whole("AGENT"),
+        whole("SESSION"),
+        text("LAST"),
+        name("PHASE"),
+        name("RESUME"),
+        text("HEALTH"),
+        text("BLOCKERS"),
+    ];
+    let row = |agent: &str| {
+        vec![
+            "alive".to_string(),
+            agent.to_string(),
+            "sess-42".into(),
+            "3m ago".into(),
+            "subtask_3_complete".into(),
+            "phase_2_continue".into(),
+            "Active".into(),
+            "waiting on review from the platform team; CI flaky".into(),
+        ]
+    };
+    let rows = vec![
+        row("implementation-worker"),
+        row("implementation-orchestrator"),
+    ];
+    let text = lay_out(&header, &rows, Layout::Terminal(100), false);
+    widths_ok(&text, 100);
+    for agent in ["implementation-worker", "implementation-orchestrator"] {
+        assert!(text.contains(agent), "{agent} is whole: {text}");
+    }
+    assert!(text.contains("sess-42"), "{text}");
+    assert!(text.contains("BLOCKERS") || text.contains('…'), "{text}");
+    // Only when the free text is at its floor do the names give way.
+    let text = lay_out(&header, &rows, Layout::Terminal(120), false);
+    widths_ok(&text, 120);
+    assert!(
+        text.contains("subtask_3_complete") && text.contains("phase_2_continue"),
+        "names stay whole while free text can give way: {text}"
+    );
+    let narrow = lay_out(&header, &rows, Layout::Terminal(40), false);
+    assert!(narrow.contains("implementation-orchestrator"), "{narrow}");
+    assert!(narrow.contains("sess-42"), "{narrow}");
+}
+
+#[test]
+fn colour_follows_the_flag_then_no_color_then_the_terminal() {
+    assert!(color_allowed(Some(ColorArg::Always), false, Some("1")));
+    assert!(!color_allowed(Some(ColorArg::Never), true, None));
+    assert!(color_allowed(None, true, None));
+    assert!(color_allowed(Some(ColorArg::Auto), true, Some("")));
+    assert!(!color_allowed(None, true, Some("1")), "NO_COLOR");
+    assert!(!color_allowed(None, false, None), "not a terminal");
+    assert_eq!(prefix("warning", false), "forgestate: warning: ");
+    assert!(prefix("error", true).contains(RED));
+}
