@@ -85,16 +85,19 @@ pub fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
     found
 }
 
+/// The argv of `forgestate LINE` (split on spaces), as tests spell a command line.
+#[cfg(test)]
+pub fn test_argv(line: &str) -> Vec<OsString> {
+    std::iter::once("forgestate")
+        .chain(line.split_whitespace())
+        .map(OsString::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_argv as argv;
     use super::*;
-
-    fn argv(line: &str) -> Vec<OsString> {
-        std::iter::once("forgestate")
-            .chain(line.split_whitespace())
-            .map(OsString::from)
-            .collect()
-    }
 
     #[test]
     fn json_and_color_are_found_before_the_double_dash() {

@@ -223,15 +223,9 @@ pub fn parse_args() -> Result<Cli, u8> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::argv::test_argv as argv;
     use super::*;
     use crate::face::one_line;
-
-    fn argv(line: &str) -> Vec<OsString> {
-        std::iter::once("forgestate")
-            .chain(line.split_whitespace())
-            .map(OsString::from)
-            .collect()
-    }
 
     #[test]
     fn every_argument_and_verb_is_explained() {
