@@ -36,9 +36,12 @@ pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
 /// The session line, then one row per record (the store's time of its comment) with its detail
 /// lines indented under it; the header only at a terminal.
 fn text(h: &History, layout: table::Layout, color: bool) -> String {
-    let mut out = format!("session {}", h.session);
+    // Every line but the table's (which `table` cleans, keeping our colours) carries a record's
+    // text: no control, bidi or invisible character of another writer reaches the terminal.
+    let clean = |line: String| super::output::printable(&line).into_owned();
+    let mut out = clean(format!("session {}", h.session));
     if let Some(o) = &h.forked_from {
-        out.push_str(&format!(", forked from {}", origin(o)));
+        out.push_str(&clean(format!(", forked from {}", origin(o))));
     }
     out.push('\n');
     let rows: Vec<Vec<String>> = h.records.iter().map(row).collect();
@@ -69,16 +72,16 @@ fn text(h: &History, layout: table::Layout, color: bool) -> String {
             .as_ref()
             .filter(|o| h.forked_from.as_ref() != Some(*o))
         {
-            out.push_str(&format!("    forked from {}\n", origin(o)));
+            out.push_str(&clean(format!("    forked from {}\n", origin(o))));
         }
         if let Some(next) = &step.next {
-            out.push_str(&format!("    next: {next}\n"));
+            out.push_str(&clean(format!("    next: {next}\n")));
         }
         for b in &step.blockers {
-            out.push_str(&format!("    blocker: {b}\n"));
+            out.push_str(&clean(format!("    blocker: {b}\n")));
         }
         for c in step.changes.iter().flatten() {
-            out.push_str(&format!("    {}\n", change(c)));
+            out.push_str(&clean(format!("    {}\n", change(c))));
         }
     }
     out

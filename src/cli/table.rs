@@ -224,7 +224,7 @@ fn plain(cell: &str) -> String {
 /// level), down to a floor (see [`Fit`]); identifiers never do. A cut cell ends in `…`.
 fn fit(natural: Vec<usize>, columns: &[Column], max: usize) -> Vec<usize> {
     let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
-    let header = |i: usize| columns[i].title.chars().count();
+    let header = |i: usize| cols(columns[i].title);
     let mut widths = natural;
     // Each pass: which columns may give way, and the least they keep besides their header.
     let passes = [(Fit::Text, 12), (Fit::Name, 12), (Fit::Text, 8)];
@@ -253,12 +253,29 @@ fn fit(natural: Vec<usize>, columns: &[Column], max: usize) -> Vec<usize> {
     widths
 }
 
-/// `cell` cut to `width` characters, the last one `…` when anything was cut.
+/// How many terminal columns `text` takes: two for wide (CJK, emoji) characters, none for
+/// combining marks.
+fn cols(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `cell` cut to `width` columns, the last one `…` when anything was cut. A combining mark
+/// stays with the character before it.
 fn truncate(cell: &str, width: usize) -> String {
-    if cell.chars().count() <= width {
+    if cols(cell) <= width {
         return cell.to_string();
     }
-    let mut out: String = cell.chars().take(width.saturating_sub(1)).collect();
+    let room = width.saturating_sub(1);
+    let mut out = String::new();
+    let mut used = 0;
+    for c in cell.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
     out.push('…');
     out
 }
@@ -269,10 +286,10 @@ fn truncate(cell: &str, width: usize) -> String {
 fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option<usize>) -> String {
     let header: Vec<&str> = spec.iter().map(|c| c.title).collect();
     let columns = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| cols(h)).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate().take(columns) {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(cols(cell));
         }
     }
     if let Some(max) = max {
@@ -285,7 +302,7 @@ fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option
             if i + 1 == columns {
                 text.push_str(&cell);
             } else {
-                let pad = widths[i].saturating_sub(cell.chars().count());
+                let pad = widths[i].saturating_sub(cols(&cell));
                 text.push_str(&cell);
                 text.push_str(&" ".repeat(pad + 2));
             }

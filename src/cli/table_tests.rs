@@ -69,13 +69,38 @@ fn cells_hand_the_terminal_no_controls_and_no_reordering() {
     assert_eq!(text, "s 1\ta [31mb c\n");
 }
 
+#[test]
+fn wide_characters_take_two_columns_and_accents_none() {
+    assert_eq!(cols("工作者"), 6);
+    assert_eq!(cols("e\u{301}"), 1);
+    assert_eq!(truncate("工作者エージェント", 7), "工作者…");
+    assert_eq!(
+        truncate("e\u{301}e\u{301}e\u{301}x", 3),
+        "e\u{301}e\u{301}…"
+    );
+    let rows = vec![
+        vec!["工作者".to_string(), "detail".into()],
+        vec!["w".to_string(), "x".into()],
+    ];
+    let text = lay_out(
+        &[whole("AGENT"), text("DETAIL")],
+        &rows,
+        Layout::Terminal(80),
+        false,
+    );
+    let starts: Vec<usize> = text
+        .lines()
+        .map(|l| {
+            let i = l.find(['d', 'x', 'D']).unwrap();
+            cols(&l[..i])
+        })
+        .collect();
+    assert_eq!(starts, [8, 8, 8], "the second column lines up: {text}");
+}
+
 fn widths_ok(text: &str, max: usize) {
     for line in text.lines() {
-        assert!(
-            line.chars().count() <= max,
-            "{line:?} ({})",
-            line.chars().count()
-        );
+        assert!(cols(line) <= max, "{line:?} ({})", cols(line));
     }
 }
 

@@ -100,7 +100,10 @@ fn cell(text: &str) -> String {
         .take(200)
         .collect();
     // No markup from a record reaches the body: no tags, images, links or @mentions.
-    flat.replace('&', "&amp;")
+    // A backslash is escaped first, so a `\|` in a name cannot turn the escaped pipe back into
+    // a cell border (`\\|` is a literal backslash, then the end of the cell).
+    flat.replace('\\', "\\\\")
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
@@ -152,6 +155,20 @@ mod tests {
             c,
             "a\\|b c &lt;&#33;-- forgestate:status:end --&gt; &lt;b&gt;"
         );
+    }
+
+    #[test]
+    fn a_backslash_cannot_unescape_a_pipe() {
+        let c = cell("s1\\| completed");
+        assert_eq!(c, "s1\\\\\\| completed");
+        // Read as GFM reads a cell: `\\` is one backslash, `\|` a pipe; neither ends the cell.
+        let mut rest = c.as_str();
+        while let Some(i) = rest.find('|') {
+            let before = &rest[..i];
+            let run = before.len() - before.trim_end_matches('\\').len();
+            assert_eq!(run % 2, 1, "an unescaped pipe in {c:?}");
+            rest = &rest[i + 1..];
+        }
     }
 
     #[test]

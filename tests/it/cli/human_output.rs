@@ -148,28 +148,40 @@ fn colour_only_when_asked_or_at_a_terminal_without_no_color() {
 /// phase, or a bot comment an issue writer edited (security.md: they can edit any comment). An
 /// escape sequence in it went to the reader's terminal (or the script reading the pipe) raw.
 #[test]
-fn control_characters_in_a_record_never_reach_a_table() {
+fn control_bidi_and_invisible_characters_in_a_record_never_reach_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let st = d.join("st");
     std::fs::create_dir_all(&st).unwrap();
     let body = "[CHECKPOINT] w\nVersion: 1.0\nPhase: a\u{1b}]0;pwned\u{7}b\u{1b}[31mRED\u{9b}2J\n\
                 Session: s1\nTime: 2026-12-01T19:00:00.000000Z\n\nState Data:\n```json\n{}\n```\n";
-    std::fs::write(st.join("thread.jsonl"), seed_line(1, body) + "\n").unwrap();
+    // A later record from the same other client: bidi, zero-width and C1 characters in its
+    // handoff lines and in a data key and value, which `history --diff` prints.
+    let later = "[CHECKPOINT] w\nVersion: 2.0\nPhase: b\nSession: s1\n\
+                 Time: 2026-12-01T19:01:00.000000Z\nId: 01a22be7-ab92-73b1-a40e-bab54f807bcd\nNext: nx\u{202e}t\u{1b}[31mRED\n\
+                 Blocker: bl\u{200b}k\u{9b}31m\n\nState Data:\n```json\n\
+                 {\"b\u{200b}key\": \"\u{9b}2J\u{202e}\"}\n```\n";
+    std::fs::write(
+        st.join("thread.jsonl"),
+        seed_line(1, body) + "\n" + &seed_line(2, later) + "\n",
+    )
+    .unwrap();
     let resume = ["resume", "--agent", "w", "--session", "s1"];
     let history = ["history", "--session", "s1"];
+    let diff = ["history", "--session", "s1", "--diff"];
     for verb in [
         &["list"][..],
         &["status"][..],
         &resume[..],
         &history[..],
+        &diff[..],
         &["latest"][..],
     ] {
         let out = Bin::new(d).run(&store_args(d, verb));
         let text = stdout(&out);
         assert!(
-            text.contains("RED"),
-            "{verb:?}: the row is shown: {text:?} {}",
+            text.contains("RED") || text.contains("bl k 31m") || text.contains(" 2J "),
+            "{verb:?}: the record is shown: {text:?} {}",
             stderr(&out)
         );
         assert!(
@@ -178,5 +190,15 @@ fn control_characters_in_a_record_never_reach_a_table() {
                 .any(|c| c.is_control() && c != '\t' && c != '\n'),
             "{verb:?} prints a control character: {text:?}"
         );
+        assert!(
+            !text.chars().any(forgestate::format::is_invisible),
+            "{verb:?} prints a bidi or invisible character: {text:?}"
+        );
     }
+    let out = Bin::new(d).run(&store_args(d, &diff));
+    let text = stdout(&out);
+    assert!(
+        text.contains("next: nx t [31mRED") && text.contains("blocker: bl k 31m"),
+        "the handoff lines are shown, cleaned: {text}"
+    );
 }
