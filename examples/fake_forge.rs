@@ -1,7 +1,8 @@
 //! The test suite's fake Forgejo (`tests/it/fake_forge/`) as a standalone loopback server, so tests
 //! outside Rust (the Python package's pytest suite) can drive forgestate against it.
 //!
-//! Run it with `cargo run --features dev-examples --example fake_forge`. It prints one JSON line on stdout:
+//! Run it with `cargo run --features dev-examples --example fake_forge`. It prints one JSON
+//! line on stdout:
 //! `{"url", "owner", "repo", "token", "login", "untrusted_token"}` (the bot's token, whose user
 //! may write the repository's issues, and one of a user who may only comment), then serves on
 //! 127.0.0.1 until stdin closes or it is killed. Lines on stdin steer it: `down` (every request

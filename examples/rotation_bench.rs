@@ -2,7 +2,8 @@
 //! pairs, on the test fake forge with a per-request latency, rotated with one call. Prints the
 //! figures; asserts nothing.
 //!
-//! Run with `cargo run --features dev-examples --example rotation_bench [N] [LATENCY_MS]` (defaults: 10000 and 20).
+//! Run with `cargo run --features dev-examples --example rotation_bench [N] [LATENCY_MS]`
+//! (defaults: 10000 and 20).
 
 // The test suite's fake, of which this example uses a part.
 #[path = "../tests/it/fake_forge/mod.rs"]

@@ -2,7 +2,8 @@
 //! behind a slow forge, each figure the median of `--runs` (5) whole-process runs and printed
 //! next to its floor and its target. Prints figures and asserts nothing.
 //!
-//! Run: `cargo run --release --features dev-examples --example scenario` (flags: `--latency-ms 20`, `--sizes
+//! Run: `cargo run --release --features dev-examples --example scenario` (flags:
+//! `--latency-ms 20`, `--sizes
 //! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
 //! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
 //! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it;

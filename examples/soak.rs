@@ -3,7 +3,8 @@
 //! Forgejo behind a fault-injecting proxy, then a count of what a fresh machine can read back.
 //! It prints figures and asserts nothing (exit 0).
 //!
-//! Run: `cargo run --release --features dev-examples --example soak` (16 workers × 30 steps; `--quick` for 4 × 5;
+//! Run: `cargo run --release --features dev-examples --example soak` (16 workers × 30 steps;
+//! `--quick` for 4 × 5;
 //! `--workers N`, `--steps N`, `--kill-percent N`, `--pause-ms N` (a worker's work between
 //! steps: up to N ms, default 2000), `--bin PATH`, `--keep` to keep the machines' directories
 //! with each one's `stderr.log`). It runs

@@ -50,9 +50,10 @@ failed (doctor) or an agent is stalled (status --fail-on-stalled); 64 usage; 65 
 configuration.";
 
 /// Global options that mean nothing to a verb's work, left out of its help's line on the
-/// globals (still accepted, and ignored): the store and forge flags for the verbs that open none, `--strict` for those
-/// that post nothing, `--refresh` for those that read no thread through the read cache.
-pub fn hidden_globals(verb: &str) -> Vec<&'static str> {
+/// globals (still accepted, and ignored): the store and forge flags for the verbs that open
+/// none, `--strict` for those that post nothing, `--refresh` for those that read no thread
+/// through the read cache.
+pub fn unused_globals(verb: &str) -> Vec<&'static str> {
     let mut hide = Vec::new();
     if matches!(verb, "parse" | "completions" | "man" | "schema") {
         hide.extend(super::args::NOT_FOR_PARSE);
@@ -69,7 +70,7 @@ pub fn hidden_globals(verb: &str) -> Vec<&'static str> {
 /// The line a verb's help gives the global options: a few that apply to it, and where the rest
 /// are (gh's "inherited flags" and cargo's manual, in one line).
 pub fn globals_line(verb: &str) -> String {
-    let hidden = hidden_globals(verb);
+    let unused = unused_globals(verb);
     let shown: Vec<&str> = [
         ("json_fields", "--json"),
         ("jq", "--jq"),
@@ -79,7 +80,7 @@ pub fn globals_line(verb: &str) -> String {
         ("verbose", "-v"),
     ]
     .into_iter()
-    .filter(|(id, _)| !hidden.contains(id))
+    .filter(|(id, _)| !unused.contains(id))
     .map(|(_, flag)| flag)
     .collect();
     format!(

@@ -32,9 +32,10 @@ pub struct Published {
 
 impl Client<AnyThread> {
     /// Publishes the status table (every agent and session, under `policy`) and the phase
-    /// timeline of the day before the newest record into the head session issue's body: the body is read fresh, only what lies between the markers is
-    /// replaced (the markers and the table are appended when the body has none), and nothing
-    /// is written when the table is unchanged.
+    /// timeline of the day before the newest record into the head session issue's body: the
+    /// body is read fresh, only what lies between the markers is replaced (the markers and the
+    /// table are appended when the body has none), and nothing is written when the table is
+    /// unchanged. The table and the timeline come from one read of the thread.
     pub async fn publish_status(&self, policy: &StatusPolicy) -> Result<Published> {
         let forge = self.forge_for("published")?;
         let (status, entries) = self.status_with_entries(&Filter::default(), policy).await?;

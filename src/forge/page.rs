@@ -170,8 +170,8 @@ mod tests {
     }
 
     /// The recorded headers in `tests/fixtures/forgejo-api/` (the reference material's
-    /// recordings, committed; moved here from `tests/forge_models.rs` (now `tests/it/forge/recorded_answers.rs`) when this module became
-    /// private to the crate).
+    /// recordings, committed; moved here from the integration tests, now
+    /// `tests/it/forge/recorded_answers.rs`, when this module became private to the crate).
     fn examples() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forgejo-api")
     }

@@ -143,7 +143,8 @@ pub fn spoofing_char(value: &str) -> Option<char> {
 }
 
 /// Whether `c` renders as nothing or a blank, or reorders the text around it (the characters
-/// [`spoofing_char`] finds): what a terminal must not be handed raw from a record written elsewhere.
+/// [`spoofing_char`] finds): what a terminal must not be handed raw from a record written
+/// elsewhere.
 pub fn is_invisible(c: char) -> bool {
     invisible::kind(c).is_some()
 }

@@ -232,7 +232,8 @@ pub fn seed_line(id: u64, body: &str) -> String {
     .to_string()
 }
 
-/// A checkpoint body by agent `w`, with `Id:` and an optional `Parent:`, as another client writes it.
+/// A checkpoint body by agent `w`, with `Id:` and an optional `Parent:`, as another client
+/// writes it.
 pub fn checkpoint_body(session: &str, phase: &str, id: &str, parent: Option<&str>) -> String {
     let parent = parent.map(|p| format!("Parent: {p}\n")).unwrap_or_default();
     format!(

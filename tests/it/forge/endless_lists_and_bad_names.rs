@@ -1,6 +1,6 @@
-//! The forge answering oddly or being named oddly: list walks that never end, owner/repo names that are
-//! not path segments, a post repeated because the forge stored its body with CRLF line ends, and
-//! empty title/label settings.
+//! The forge answering oddly or being named oddly: list walks that never end, owner/repo names
+//! that are not path segments, a post repeated because the forge stored its body with CRLF line
+//! ends, and empty title/label settings.
 
 use crate::{common, fake_forge};
 use std::time::{Duration, Instant};
