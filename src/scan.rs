@@ -1,8 +1,14 @@
 //! From comments to records: parse every body, apply trust, dedupe by record id, filter.
 //!
-//! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is thread order
-//! (the store's comment id), never the client clocks in `Time:` lines, and where two comments
-//! carry the same record `Id`, the first one wins.
+//! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is the thread's
+//! order ([`order`]: by first posting on the store's clock, then lineage, then comment id), never
+//! the client clocks in `Time:` lines, and where two comments carry the same record `Id`, the
+//! first one (by comment id) wins.
+
+mod order;
+
+pub use order::Place;
+pub(crate) use order::{Posting, sort_by_place};
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -251,7 +257,7 @@ pub fn scan_checked(
     let parsed = comments.into_iter().map(|comment| {
         let outcome = match parse(&comment.body) {
             Ok(record) => match check(&comment.body) {
-                None => Parsed::Record(record.id.clone(), record),
+                None => Parsed::Record(posting(&record), record),
                 Some(why) => Parsed::Refused(why, marker_line(&comment.body)),
             },
             Err(ParseError::NoMarker) => Parsed::NoMarker,
@@ -300,8 +306,9 @@ pub(crate) enum Parsed<R> {
     NoMarker,
     /// Meant as a record but invalid, with the kind and agent its marker line names.
     Invalid(ParseError, Option<(Kind, String)>),
-    /// A record, with its `Id`, and whatever stands for it (the record, or where to load it).
-    Record(Option<String>, R),
+    /// A record, with what its place needs ([`Posting`]: its `Id` among it), and whatever stands
+    /// for it (the record, or where to load it).
+    Record(Posting, R),
     /// A record that is not believed (a missing or wrong signature), with why, and the kind and
     /// agent its marker line names.
     Refused(String, Option<(Kind, String)>),
@@ -310,10 +317,11 @@ pub(crate) enum Parsed<R> {
     Skipped,
 }
 
-/// The one place trust and dedupe are decided, over comments in thread order: a comment with no
-/// marker is rejected whoever posted it; then an untrusted author's comment is rejected; then an
-/// invalid body; then a record whose `Id` an earlier comment holds. Returns the accepted records
-/// in thread order, and the rejections (with `unreadable` ones among them in id order).
+/// The one place trust and dedupe are decided, over comments in comment id order: a comment with
+/// no marker is rejected whoever posted it; then an untrusted author's comment is rejected; then
+/// an invalid body; then a record whose `Id` an earlier comment holds. Returns the accepted
+/// records in the thread's order ([`sort_by_place`]), and the rejections (with `unreadable` ones
+/// among them in id order).
 pub(crate) fn classify<R>(
     parsed: impl IntoIterator<Item = (CommentInfo, Parsed<R>)>,
     unreadable_ones: Vec<Unreadable>,
@@ -340,8 +348,9 @@ pub(crate) fn classify<R>(
             Parsed::Skipped => Rejection::Unreadable {
                 reason: "the read cache did not keep its body; run with --refresh".into(),
             },
-            Parsed::Record(id, record) => {
-                match id
+            Parsed::Record(posting, record) => {
+                match posting
+                    .id
                     .as_ref()
                     .and_then(|id| first_seen.get(id).map(|&c| (id, c)))
                 {
@@ -350,10 +359,10 @@ pub(crate) fn classify<R>(
                         first_comment: first,
                     },
                     None => {
-                        if let Some(id) = id {
-                            first_seen.insert(id, info.id.unwrap_or_default());
+                        if let Some(id) = &posting.id {
+                            first_seen.insert(id.clone(), info.id.unwrap_or_default());
                         }
-                        accepted.push((info, record));
+                        accepted.push((info, posting, record));
                         continue;
                     }
                 }
@@ -370,7 +379,45 @@ pub(crate) fn classify<R>(
         rejected.extend(unreadable_ones.into_iter().map(unreadable));
         rejected.sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
     }
+    sort_by_place(&mut accepted, |(info, posting, _)| {
+        (place(info, posting.first), posting.clone())
+    });
+    let accepted = accepted
+        .into_iter()
+        .map(|(info, _, record)| (info, record))
+        .collect();
     (accepted, rejected)
+}
+
+/// What the ordering rule needs of a record.
+pub(crate) fn posting(record: &Record) -> Posting {
+    Posting {
+        first: record.posted_at,
+        id: record.id.clone(),
+        parent: record.parent.clone(),
+    }
+}
+
+/// The place of a record whose `Posted-At:` is `first` in the comment `info`.
+pub(crate) fn place(info: &CommentInfo, first: Option<DateTime<Utc>>) -> Place {
+    Place::of(first, info.created_at, info.id)
+}
+
+/// Sorts entries into the thread's order ([`order`]); entries waiting in the outbox stay after
+/// the thread's own, in the order they were spooled.
+pub fn sort_entries(entries: &mut Vec<Entry>) {
+    let (mut posted, pending): (Vec<Entry>, Vec<Entry>) =
+        entries.drain(..).partition(|e| !e.comment.pending);
+    sort_by_place(&mut posted, |e| (e.place(), posting(&e.record)));
+    posted.extend(pending);
+    *entries = posted;
+}
+
+impl Entry {
+    /// Where this entry stands in the thread's order ([`order`]).
+    pub fn place(&self) -> Place {
+        place(&self.comment, self.record.posted_at)
+    }
 }
 
 /// An unreadable comment as a rejection. Times that could not be read show as the epoch.

@@ -53,6 +53,7 @@ impl<T: Thread> Client<T> {
             ));
             let mut entries = older.entries;
             entries.append(&mut found.entries);
+            crate::scan::sort_entries(&mut entries);
             found.entries = entries;
             return Ok(found);
         }
@@ -60,9 +61,9 @@ impl<T: Thread> Client<T> {
     }
 
     /// `found` with the whole history of the thread before it: every earlier thread it
-    /// continues (up to [`MAX_HISTORY_HOPS`] links back), merged in thread order (comment id;
-    /// pending records last) and counted once by record `Id` (first wins: an original before
-    /// the copies a rotation carried). What `list --all` answers: after a rotation, the records
+    /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id` (first
+    /// comment wins: an original before the copies a rotation carried) and merged in the
+    /// thread's order ([`crate::scan::Place`]; pending records last). What `list --all` answers: after a rotation, the records
     /// that were not carried stay listable from any machine.
     pub(super) async fn with_history(&self, mut found: Scan) -> Result<Scan> {
         if found.offline {
@@ -88,6 +89,7 @@ impl<T: Thread> Client<T> {
                 .as_ref()
                 .is_none_or(|id| seen.insert(id.clone()))
         });
+        crate::scan::sort_entries(&mut earlier);
         found.entries = earlier;
         Ok(found)
     }

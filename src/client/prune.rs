@@ -118,8 +118,8 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         kept: 0,
         kept_other_authors: 0,
     };
-    for (_, mut entries) in groups {
-        entries.sort_by_key(|e| e.comment.id);
+    for (_, entries) in groups {
+        // The scan's entries are in the thread's order already: the oldest go first.
         let older = entries.len().saturating_sub(options.keep);
         out.kept += entries.len() - older;
         for e in entries.into_iter().take(older) {

@@ -185,6 +185,23 @@ impl Slot {
         }
     }
 
+    /// What the thread's ordering rule needs of the record this slot holds (nothing for a
+    /// comment that is not a readable record).
+    pub fn posting(&self) -> crate::scan::Posting {
+        match &self.b {
+            Body::R(head, _) => head.posting(),
+            Body::I(body) => crate::format::parse(body)
+                .map(|r| crate::scan::posting(&r))
+                .unwrap_or_default(),
+            _ => crate::scan::Posting::default(),
+        }
+    }
+
+    /// Where the record this slot holds stands in the thread's order.
+    pub fn place(&self) -> crate::scan::Place {
+        crate::scan::Place::of(self.posting().first, self.c.0, Some(self.i))
+    }
+
     /// The comment as the scan reports it.
     pub fn info(&self) -> CommentInfo {
         CommentInfo {
@@ -201,6 +218,15 @@ impl Slot {
 }
 
 impl Head {
+    /// What the thread's ordering rule needs of this record ([`crate::scan::Place`]).
+    pub fn posting(&self) -> crate::scan::Posting {
+        crate::scan::Posting {
+            first: self.o.map(|s| s.0),
+            id: self.id.clone(),
+            parent: self.p.clone(),
+        }
+    }
+
     /// A record as its header and its data (or metrics).
     fn split(record: Record) -> (Head, Value) {
         let (k, data) = match record.payload {

@@ -133,7 +133,7 @@ impl Summary {
         // The one copy of trust and dedupe decides what is accepted.
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
             let outcome = match role(slot, trust) {
-                Role::Record(_, id) => Parsed::Record(id, n),
+                Role::Record(..) => Parsed::Record(slot.posting(), n),
                 Role::Ignored => Parsed::NoMarker,
                 Role::Stale => Parsed::Skipped,
             };
@@ -152,6 +152,8 @@ impl Summary {
             }
         }
         let mut picked: Vec<usize> = newest.into_values().collect();
+        // The table is kept by comment id (as every slot list of the mirror is); which record
+        // is newest was decided above, in the thread's order.
         picked.sort_unstable();
         let table = picked
             .into_iter()

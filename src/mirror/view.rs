@@ -65,11 +65,13 @@ impl View {
         let mut parsed = Vec::with_capacity(self.slots.len());
         for slot in &self.slots {
             let outcome = match &slot.b {
-                Body::R(head, blob) => Parsed::Record(head.id.clone(), Src::Slot(head, blob)),
+                Body::R(head, blob) => Parsed::Record(head.posting(), Src::Slot(head, blob)),
                 Body::N => Parsed::NoMarker,
                 Body::S => Parsed::Skipped,
                 Body::I(body) => match parse(body) {
-                    Ok(record) => Parsed::Record(record.id.clone(), Src::Parsed(Box::new(record))),
+                    Ok(record) => {
+                        Parsed::Record(crate::scan::posting(&record), Src::Parsed(Box::new(record)))
+                    }
                     Err(ParseError::NoMarker) => Parsed::NoMarker,
                     Err(e) => Parsed::Invalid(e, marker_line(body)),
                 },

@@ -205,6 +205,20 @@ impl Mirror {
                 Role::Ignored => {}
                 Role::Stale => sum.rejected.push(slot.clone()),
                 Role::Record(key, id) => {
+                    // A copy (`Posted-At:`) ranks by its original, a record first posted
+                    // before the pair's newest one (a clock that stepped back) ranks below it,
+                    // and one that an older record names as its parent ranks before that one:
+                    // the whole read places them ([`crate::scan::Place`]).
+                    let second = slot.place().first_posted.timestamp();
+                    let named = |s: &Slot| id.is_some() && s.posting().parent == id;
+                    if slot.posting().first.is_some()
+                        || sum.table.iter().any(|s| {
+                            let there = s.place().first_posted.timestamp();
+                            there > second || (there == second && named(s))
+                        })
+                    {
+                        return Ok(None);
+                    }
                     if let Some(id) = id {
                         // A record `Id` seen before is a duplicate (first wins): the whole
                         // read decides which copy stands.

@@ -67,11 +67,13 @@ impl Summary {
             .table
             .iter()
             .filter_map(|s| match role(s, trust) {
-                Role::Record((a, se, _), id) if a == agent && se == session => Some((s.i, id)),
+                Role::Record((a, se, _), id) if a == agent && se == session => {
+                    Some((s.place(), id))
+                }
                 _ => None,
             })
-            .filter_map(|(i, id)| id.map(|id| (i, id)))
-            .max_by_key(|(i, _)| *i)
+            .filter_map(|(place, id)| id.map(|id| (place, id)))
+            .max_by_key(|(place, _)| *place)
             .map(|(_, id)| id);
         match line {
             Some(line) => !line.forked && line.latest == newest_in_table,
