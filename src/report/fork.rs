@@ -1,7 +1,9 @@
 //! `fork`: start a new session from the state of a checkpoint of another one.
 //!
-//! Pure. The new checkpoint carries the source's phase, data, handoff and context hash, and
-//! names the source in `Parent:`, which is how `history` shows where a forked session came from.
+//! Pure. The new checkpoint carries the source's phase, data, handoff, context hash and the
+//! write-ahead intent it left pending (so the worker resuming the fork checks the world before
+//! it repeats a side effect), and names the source in `Parent:`, which is how `history` shows
+//! where a forked session came from.
 
 use crate::error::{Error, Result};
 use crate::format::{Kind, Record};
@@ -151,5 +153,8 @@ pub fn fork_over(
         .with_lineage(None, Some(id))
         .with_handoff(next, blockers)?;
     record.context_hash = r.context_hash.clone();
+    // A side effect the source was about to perform and had not confirmed stays pending in the
+    // fork: `resume` of the new session answers it as `pending_intent`.
+    record.intent = r.open_intent().cloned();
     Ok(record)
 }

@@ -1,6 +1,7 @@
 //! Sessions that end, write-ahead intents, compare-and-set, lineage and fork.
 
 mod cli;
+mod fork_carries_intent;
 mod fork_live;
 mod fork_never_rewinds;
 mod library;
