@@ -3,8 +3,9 @@
 //! A record's place is decided by when its original was first posted: its `Posted-At:` (a copy
 //! that a rotation, tidy or import posted again), else the time of the comment that holds it,
 //! on the store's clock. Within one second, where a forge's times cannot tell two posts apart, a
-//! record comes after the record its `Parent:` names; then the comment id decides (the store's
-//! own order). The position of a copy never decides: a copy posted late, after records first
+//! record comes after the record its `Parent:` names; then a copy comes before an original (its
+//! own original was posted before it was copied); then the comment id decides (the store's own
+//! order). The position of a copy never decides: a copy posted late, after records first
 //! posted later than its original, still ranks before them. Records waiting in this machine's
 //! outbox are not placed here: they come after the thread's own (see
 //! [`crate::scan::add_pending`]).
@@ -28,13 +29,37 @@ pub(crate) struct Posting {
     pub parent: Option<String>,
 }
 
-/// Where a record stands: when its original was first posted, and its comment id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Where a record stands: when its original was first posted, whether it is a copy, and its
+/// comment id. Ordered by the whole second of the first posting, then copies before originals
+/// (a copy's original was posted before the copy was made, and within one second a forge's
+/// times cannot say whether before a record posted then), then the exact time, then the comment
+/// id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
     /// When the original was first posted (`Posted-At:`, else the comment's time).
     pub first_posted: DateTime<Utc>,
+    /// The record is a copy (it has a `Posted-At:`).
+    pub copy: bool,
     /// The comment id (the store's order); `u64::MAX` for a record not posted yet.
     pub comment: u64,
+}
+
+impl Place {
+    fn key(&self) -> (i64, bool, DateTime<Utc>, u64) {
+        (self.second(), !self.copy, self.first_posted, self.comment)
+    }
+}
+
+impl Ord for Place {
+    fn cmp(&self, other: &Place) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Place {
+    fn partial_cmp(&self, other: &Place) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl Place {
@@ -47,6 +72,7 @@ impl Place {
     ) -> Place {
         Place {
             first_posted: posted_at.map_or(created, |t| t.min(created)),
+            copy: posted_at.is_some(),
             comment: comment.unwrap_or(u64::MAX),
         }
     }
@@ -185,6 +211,13 @@ mod tests {
             ("c", None, 5, 12, Some("b")),
         ]);
         assert_eq!(order, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn within_one_second_a_copy_comes_before_an_original() {
+        // p1 pruned and imported again (comment 20), p4 posted in the same second (comment 4).
+        let order = sorted(&[("p4", None, 5, 4, None), ("p1", Some(5), 90, 20, None)]);
+        assert_eq!(order, ["p1", "p4"]);
     }
 
     #[test]

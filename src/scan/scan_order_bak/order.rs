@@ -1,0 +1,216 @@
+//! The one ordering rule of a thread's records: by first posting, then by lineage.
+//!
+//! A record's place is decided by when its original was first posted: its `Posted-At:` (a copy
+//! that a rotation, tidy or import posted again), else the time of the comment that holds it,
+//! on the store's clock. Within one second, where a forge's times cannot tell two posts apart, a
+//! record comes after the record its `Parent:` names; then the comment id decides (the store's
+//! own order). The position of a copy never decides: a copy posted late, after records first
+//! posted later than its original, still ranks before them. Records waiting in this machine's
+//! outbox are not placed here: they come after the thread's own (see
+//! [`crate::scan::add_pending`]).
+//!
+//! Every answer that picks "the newest" (resume, latest, status, history, watch, the read
+//! cache's summary) reads records in this order, so they all agree.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use chrono::{DateTime, Utc};
+
+/// What the rule needs to know of a record beyond its comment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Posting {
+    /// The record's `Posted-At:`, on a copy.
+    pub first: Option<DateTime<Utc>>,
+    /// The record's `Id`.
+    pub id: Option<String>,
+    /// The record's `Parent:`.
+    pub parent: Option<String>,
+}
+
+/// Where a record stands: when its original was first posted, and its comment id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    /// When the original was first posted (`Posted-At:`, else the comment's time).
+    pub first_posted: DateTime<Utc>,
+    /// The comment id (the store's order); `u64::MAX` for a record not posted yet.
+    pub comment: u64,
+}
+
+impl Place {
+    /// The place of a record whose `Posted-At:` is `posted_at` in a comment created at
+    /// `created` with id `comment` (`None`: waiting in the outbox).
+    pub fn of(
+        posted_at: Option<DateTime<Utc>>,
+        created: DateTime<Utc>,
+        comment: Option<u64>,
+    ) -> Place {
+        Place {
+            first_posted: posted_at.map_or(created, |t| t.min(created)),
+            comment: comment.unwrap_or(u64::MAX),
+        }
+    }
+
+    /// The whole second the place falls in: within it, lineage decides before comment ids.
+    fn second(&self) -> i64 {
+        self.first_posted.timestamp()
+    }
+}
+
+/// Sorts `items` into the thread's order: by [`Place`], and within one second, each record after
+/// the record its `Parent:` names, then by comment id. Stable for items the rule cannot tell
+/// apart. The records of a lineage loop (records naming each other) come after the others of
+/// their second, in comment id order.
+pub(crate) fn sort_by_place<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (Place, Posting)) {
+    if items.len() < 2 {
+        return;
+    }
+    let mut keyed: Vec<(Place, Posting, T)> = items
+        .drain(..)
+        .map(|item| {
+            let (place, posting) = key(&item);
+            (place, posting, item)
+        })
+        .collect();
+    keyed.sort_by_key(|(place, _, _)| *place);
+    let mut out = Vec::with_capacity(keyed.len());
+    let mut bucket = Vec::new();
+    for entry in keyed {
+        if bucket
+            .last()
+            .is_some_and(|(p, _, _): &(Place, Posting, T)| p.second() != entry.0.second())
+        {
+            by_lineage(&mut bucket, &mut out);
+        }
+        bucket.push(entry);
+    }
+    by_lineage(&mut bucket, &mut out);
+    *items = out;
+}
+
+/// Emits one second's records (in place order) into `out`, each after its parent when the
+/// parent is among them: Kahn's algorithm, the earliest place first among those ready.
+fn by_lineage<T>(bucket: &mut Vec<(Place, Posting, T)>, out: &mut Vec<T>) {
+    if bucket.len() < 2 || bucket.iter().all(|(_, p, _)| p.parent.is_none()) {
+        out.extend(bucket.drain(..).map(|(_, _, item)| item));
+        return;
+    }
+    let index: HashMap<&str, usize> = bucket
+        .iter()
+        .enumerate()
+        .filter_map(|(n, (_, p, _))| p.id.as_deref().map(|id| (id, n)))
+        .collect();
+    // The parent (within the bucket) each record waits for, and who waits for each.
+    let mut waits_on: Vec<Option<usize>> = vec![None; bucket.len()];
+    let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (n, (_, posting, _)) in bucket.iter().enumerate() {
+        if let Some(&parent) = posting.parent.as_deref().and_then(|p| index.get(p))
+            && parent != n
+        {
+            waits_on[n] = Some(parent);
+            children.entry(parent).or_default().push(n);
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..bucket.len())
+        .filter(|&n| waits_on[n].is_none())
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(bucket.len());
+    let mut done = vec![false; bucket.len()];
+    while order.len() < bucket.len() {
+        let next = match ready.pop() {
+            Some(Reverse(n)) => n,
+            // A loop: take the earliest record not yet placed.
+            None => match (0..bucket.len()).find(|&n| !done[n]) {
+                Some(n) => n,
+                None => break,
+            },
+        };
+        if done[next] {
+            continue;
+        }
+        done[next] = true;
+        order.push(next);
+        for &child in children.get(&next).map(Vec::as_slice).unwrap_or_default() {
+            if !done[child] {
+                ready.push(Reverse(child));
+            }
+        }
+    }
+    let mut taken: Vec<Option<T>> = bucket.drain(..).map(|(_, _, item)| Some(item)).collect();
+    out.extend(order.into_iter().filter_map(|n| taken[n].take()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap_or_default()
+    }
+
+    /// (name, posted-at, comment time, comment id, parent)
+    type Row = (&'static str, Option<i64>, i64, u64, Option<&'static str>);
+
+    fn sorted(rows: &[Row]) -> Vec<&'static str> {
+        let mut items: Vec<Row> = rows.to_vec();
+        sort_by_place(&mut items, |(name, posted, created, id, parent)| {
+            (
+                Place::of(posted.map(at), at(*created), Some(*id)),
+                Posting {
+                    first: posted.map(at),
+                    id: Some(name.to_string()),
+                    parent: parent.map(str::to_string),
+                },
+            )
+        });
+        items.into_iter().map(|r| r.0).collect()
+    }
+
+    #[test]
+    fn a_late_copy_ranks_by_its_original_not_by_its_comment() {
+        // p1 first posted at 0, carried (comment 9, at 700) after p2 was posted (comment 8).
+        let order = sorted(&[
+            ("p2", None, 600, 8, Some("p1")),
+            ("p1", Some(0), 700, 9, None),
+        ]);
+        assert_eq!(order, ["p1", "p2"]);
+    }
+
+    #[test]
+    fn within_one_second_a_record_follows_its_parent() {
+        let order = sorted(&[
+            ("b", None, 5, 10, Some("a")),
+            ("a", Some(5), 5, 11, None),
+            ("c", None, 5, 12, Some("b")),
+        ]);
+        assert_eq!(order, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn otherwise_the_comment_id_decides() {
+        let order = sorted(&[("x", None, 5, 12, None), ("y", None, 5, 11, None)]);
+        assert_eq!(order, ["y", "x"]);
+        let order = sorted(&[("x", None, 4, 12, None), ("y", None, 5, 11, None)]);
+        assert_eq!(order, ["x", "y"]);
+    }
+
+    #[test]
+    fn a_lineage_loop_falls_back_to_comment_ids() {
+        let order = sorted(&[
+            ("a", None, 5, 1, Some("b")),
+            ("b", None, 5, 2, Some("a")),
+            ("c", None, 5, 3, None),
+        ]);
+        assert_eq!(order, ["c", "a", "b"]);
+    }
+
+    #[test]
+    fn a_posted_at_later_than_the_comment_never_moves_it_forward() {
+        let order = sorted(&[
+            ("forged", Some(900), 1, 1, None),
+            ("real", None, 2, 2, None),
+        ]);
+        assert_eq!(order, ["forged", "real"]);
+    }
+}
