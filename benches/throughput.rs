@@ -71,6 +71,7 @@ fn main() {
             comments,
             warnings: vec![],
             rejects: vec![],
+            incomplete: false,
         },
         &Trust::Everyone,
     );

@@ -229,6 +229,16 @@ pub struct Scan {
     pub warnings: Vec<String>,
     /// The store could not be read; only this machine's pending records are known.
     pub offline: bool,
+    /// The read may have missed records the thread holds (one of `warnings` says why): answers
+    /// built from it say `complete: false`.
+    pub incomplete: bool,
+}
+
+impl Scan {
+    /// Whether the whole thread was read: not offline, and no part of the read was cut short.
+    pub fn complete(&self) -> bool {
+        !self.offline && !self.incomplete
+    }
 }
 
 /// Reads a listing: parse, trust, dedupe. Comments the store could not read are rejected, each
@@ -250,6 +260,7 @@ pub fn scan_checked(
         mut comments,
         warnings,
         rejects,
+        incomplete,
     } = listing;
     comments.sort_by_key(|c| c.id);
     // By value: each body is dropped once parsed, so a long thread's bodies and its parsed
@@ -278,6 +289,7 @@ pub fn scan_checked(
         rejected,
         warnings,
         offline: false,
+        incomplete,
     }
 }
 

@@ -116,6 +116,9 @@ class Record:
     comment: Optional[Comment] = None
     #: What the store noticed on the way (``latest`` only; empty elsewhere).
     warnings: List[str] = field(default_factory=list, compare=False)
+    #: ``latest`` only: ``False`` when the read may have missed records (a forge whose comment
+    #: list was cut short, or an offline answer); a warning says why.
+    complete: bool = field(default=True, compare=False)
     #: The whole JSON document, including fields newer than this class.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -195,6 +198,9 @@ class Resume:
     pending_intent: Optional[Dict[str, Any]] = None
     #: Records that continue from the same parent (two writers): ``{"parent", "records"}``.
     conflicts: List[Dict[str, Any]] = field(default_factory=list)
+    #: ``False`` when the read may have missed records (a forge whose comment list was cut short
+    #: or is missing, or an offline answer); a warning says why.
+    complete: bool = field(default=True, compare=False)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @classmethod
@@ -223,6 +229,7 @@ class Resume:
             reopened=doc.get("reopened"),
             pending_intent=doc.get("pending_intent"),
             conflicts=list(doc.get("conflicts") or []),
+            complete=doc.get("complete") is not False,
             warnings=_warnings(doc, warnings),
         )
 
@@ -363,6 +370,9 @@ class Status:
     offline: bool = False
     #: How many rows are stalled.
     stalled: int = 0
+    #: ``False`` when the read may have missed records (a forge whose comment list was cut short
+    #: or is missing, or an offline answer); a warning says why.
+    complete: bool = field(default=True, compare=False)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @property
@@ -384,6 +394,7 @@ class Status:
             stalled=int(doc.get("stalled", sum(1 for r in rows if r.verdict == "stalled"))),
             now=doc.get("now"),
             offline=bool(doc.get("offline")),
+            complete=doc.get("complete") is not False,
             warnings=_warnings(doc, warnings),
         )
 
@@ -498,6 +509,9 @@ class History:
     #: Per agent, records continuing from the same parent (two writers):
     #: ``{"agent", "parent", "records"}``.
     conflicts: List[Dict[str, Any]] = field(default_factory=list)
+    #: ``False`` when the read may have missed records (a forge whose comment list was cut short
+    #: or is missing, or an offline answer); a warning says why.
+    complete: bool = field(default=True, compare=False)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @classmethod
@@ -509,6 +523,7 @@ class History:
             agent=doc.get("agent"),
             forked_from=Origin._from(doc.get("forked_from")),
             conflicts=list(doc.get("conflicts") or []),
+            complete=doc.get("complete") is not False,
             warnings=_warnings(doc, warnings),
         )
 
@@ -524,6 +539,9 @@ class Listing:
     offline: bool = False
     #: With ``invalid=True``: the comments that are not valid, trusted records, with the reason.
     invalid: Optional[List[Dict[str, Any]]] = None
+    #: ``False`` when the read may have missed records (a forge whose comment list was cut short
+    #: or is missing, or an offline answer); a warning says why.
+    complete: bool = field(default=True, compare=False)
     warnings: List[str] = field(default_factory=list, compare=False)
 
     @classmethod
@@ -534,5 +552,6 @@ class Listing:
             records=[Record._from(_mapping(r)) for r in doc.get("records") or []],
             offline=bool(doc.get("offline")),
             invalid=[dict(_mapping(i)) for i in invalid] if isinstance(invalid, list) else None,
+            complete=doc.get("complete") is not False,
             warnings=_warnings(doc, warnings),
         )

@@ -355,7 +355,8 @@ class Client:
             doc = doc.get("record")
         if not isinstance(doc, Mapping):
             return None
-        return dataclasses.replace(Record._from(doc), warnings=answer.warnings)
+        complete = not (isinstance(answer.doc, Mapping) and answer.doc.get("complete") is False)
+        return dataclasses.replace(Record._from(doc), warnings=answer.warnings, complete=complete)
 
     def list(
         self,

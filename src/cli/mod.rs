@@ -212,7 +212,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             let filter = filter(&a.filter, None)?;
             let latest = client.latest(&filter).await?;
             warn(&latest.warnings);
-            output::latest(latest.entry, latest.warnings, cli.json);
+            output::latest(latest, cli.json);
             Ok(0)
         }
         Command::Resume(a) => {

@@ -316,9 +316,9 @@ fn entry_text(e: &Entry) -> String {
     printable(&text).into_owned()
 }
 
-pub fn latest(entry: Option<Entry>, warnings: Vec<String>, as_json: bool) {
-    match (entry, as_json) {
-        (record, true) => json(&forgestate::verbs::LatestAnswer { record, warnings }),
+pub fn latest(latest: forgestate::client::Latest, as_json: bool) {
+    match (latest.entry.clone(), as_json) {
+        (_, true) => json(&forgestate::verbs::LatestAnswer::new(latest)),
         (Some(e), false) => out(&entry_text(&e)),
         // On stderr, so `forgestate latest | wc -l` counts records.
         (None, false) => note("no matching record found"),

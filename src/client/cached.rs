@@ -63,8 +63,30 @@ impl<T: Thread> Client<T> {
     }
 
     /// The scan an answer needs (every entry, or only the newest match: see [`Keep`]), and
-    /// whom it trusted (`None` when offline).
+    /// whom it trusted (`None` when offline), scrubbed for an answer ([`Client::scrubbed`]).
     pub(super) async fn scan_select(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+        let (scan, trust) = self.scan_unscrubbed(keep).await?;
+        Ok((self.scrubbed(scan), trust))
+    }
+
+    /// Every secret this client's redactor knows (the token, the shapes and keys of
+    /// docs/redaction.md) replaced in what a read found, whoever wrote it: the one redaction
+    /// pass over every answer, on every face. Records posted by another client (the seed's own
+    /// redacts nothing) so never put a token in a model's context.
+    pub(crate) fn scrubbed(&self, mut scan: Scan) -> Scan {
+        for e in &mut scan.entries {
+            self.redactor.redact_read(&mut e.record);
+        }
+        for w in &mut scan.warnings {
+            self.redactor.redact_text(w);
+        }
+        for r in &mut scan.rejected {
+            self.redactor.redact_text(&mut r.reason);
+        }
+        scan
+    }
+
+    async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
         let Some(mirror) = self.mirror.as_ref().filter(|_| self.signing.is_empty()) else {
             return self.scan_listed().await;
         };

@@ -37,10 +37,11 @@ impl<T: Thread> Client<T> {
                 Some(t) => t,
                 None => trust.insert(self.trust().await?),
             };
-            let older = self.scan_listing(earlier.listing, trust);
+            let older = self.scrubbed(self.scan_listing(earlier.listing, trust));
             if !older.entries.iter().any(&wanted) {
                 continue;
             }
+            found.incomplete |= older.incomplete;
             let place = match hops {
                 1 => format!("the previous {}", earlier.describe),
                 n => format!("an earlier {}, {n} links back", earlier.describe),
@@ -75,7 +76,8 @@ impl<T: Thread> Client<T> {
             let Some(thread) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };
-            let older = self.scan_listing(thread.listing, &trust);
+            let older = self.scrubbed(self.scan_listing(thread.listing, &trust));
+            found.incomplete |= older.incomplete;
             found.warnings.extend(older.warnings);
             found.rejected.extend(older.rejected);
             earlier.extend(older.entries);

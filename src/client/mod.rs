@@ -107,6 +107,9 @@ impl Outcome {
 pub struct Latest {
     /// The newest matching record, in thread order.
     pub entry: Option<Entry>,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    pub complete: bool,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }
@@ -119,6 +122,9 @@ pub struct Resumed {
     /// What the session's records say beyond the checkpoint: ended, a pending intent, writers
     /// that continued from the same record.
     pub session: crate::report::Facts,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    pub complete: bool,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }

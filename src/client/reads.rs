@@ -37,6 +37,7 @@ impl<T: Thread> Client<T> {
         all.warnings.extend(stale);
         Ok(Latest {
             entry,
+            complete: all.complete(),
             warnings: all.warnings,
         })
     }
@@ -139,6 +140,7 @@ impl<T: Thread> Client<T> {
         Ok(Resumed {
             resume,
             session: session_facts,
+            complete: all.complete(),
             warnings: all.warnings,
         })
     }

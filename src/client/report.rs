@@ -20,6 +20,9 @@ pub struct Status {
     pub now: chrono::DateTime<chrono::Utc>,
     /// The store could not be read; only this machine's pending records were judged.
     pub offline: bool,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    pub complete: bool,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }
@@ -38,6 +41,9 @@ impl Status {
 pub struct SessionHistory {
     /// The session's records, step by step.
     pub history: History,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    pub complete: bool,
     /// What the store or the outbox noticed on the way.
     pub warnings: Vec<String>,
 }
@@ -84,6 +90,7 @@ impl<T: Thread> Client<T> {
             rows: status(&scan.entries, now, policy, &self.resume),
             now,
             offline: scan.offline,
+            complete: scan.complete(),
             warnings: scan.warnings,
         };
         Ok((status, scan.entries))
@@ -99,6 +106,7 @@ impl<T: Thread> Client<T> {
     ) -> Result<SessionHistory> {
         let scan = self.list(&Filter::default(), None).await?;
         let history = history(&scan.entries, session, agent, with_diff, &self.resume);
+        let complete = scan.complete();
         let mut warnings = scan.warnings;
         warnings.extend(
             history
@@ -106,7 +114,11 @@ impl<T: Thread> Client<T> {
                 .iter()
                 .map(|c| crate::report::conflict_warning(&c.agent, session, &c.conflict)),
         );
-        Ok(SessionHistory { history, warnings })
+        Ok(SessionHistory {
+            history,
+            complete,
+            warnings,
+        })
     }
 
     /// The checkpoint that would start `new_session` from `session`'s state at record `at`

@@ -227,7 +227,10 @@ impl<'a, T: Thread> Watcher<'a, T> {
             ..Listing::default()
         };
         let mut fresh = Vec::new();
-        for e in self.client.scan_listing(listing, &trust).entries {
+        let scan = self
+            .client
+            .scrubbed(self.client.scan_listing(listing, &trust));
+        for e in scan.entries {
             let repeat = e
                 .record
                 .id

@@ -230,6 +230,9 @@ pub struct CommentList {
     /// How many elements the array held, whatever became of them (kept, unreadable, or dropped
     /// unread): what the answer's `X-Total-Count` is checked against.
     pub seen: usize,
+    /// Why the list may lack comments of the session thread (read through the head's own list
+    /// in place of the repository-wide one), when it may.
+    pub partial: Option<String>,
 }
 
 impl CommentList {

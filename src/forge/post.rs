@@ -211,17 +211,15 @@ impl ForgeThread {
 
     /// A decoded comment list as the store's listing: comments, and the unreadable ones as
     /// rejects.
-    pub(super) fn into_listing(list: CommentList) -> Listing {
+    pub(super) fn into_listing(mut list: CommentList) -> Listing {
         // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
         let mut seen = HashSet::new();
-        let comments = list
-            .comments
+        let comments = std::mem::take(&mut list.comments)
             .into_iter()
             .filter(|c| seen.insert(c.id))
             .map(Self::to_comment)
             .collect();
-        let rejects = list
-            .unreadable
+        let rejects = std::mem::take(&mut list.unreadable)
             .into_iter()
             .filter(|u| u.id.is_none_or(|id| seen.insert(id)))
             .map(|u| {
@@ -235,7 +233,8 @@ impl ForgeThread {
             .collect();
         Listing {
             comments,
-            warnings: Vec::new(),
+            incomplete: list.partial.is_some(),
+            warnings: list.partial.into_iter().collect(),
             rejects,
         }
     }

@@ -252,6 +252,61 @@ impl Redactor {
         Ok(count)
     }
 
+    /// Redacts a record that was read, before it is answered: whoever wrote it (the seed's own
+    /// client redacts nothing), no secret this redactor knows reaches an answer. Its data,
+    /// metrics and intent data as [`Redactor::redact`] does, and every header string by shape
+    /// (a record that was read is never refused: its names are scrubbed instead). The count is
+    /// added to the record's `redacted`. Returns the count.
+    pub fn redact_read(&self, record: &mut Record) -> u64 {
+        let mut count = 0;
+        let mut text = |s: &mut String| count += self.redact_text(s);
+        text(&mut record.agent);
+        text(&mut record.session);
+        text(&mut record.version);
+        for value in [
+            &mut record.id,
+            &mut record.parent,
+            &mut record.context_hash,
+            &mut record.next,
+            &mut record.done,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            text(value);
+        }
+        record.blockers.iter_mut().for_each(&mut text);
+        match &mut record.payload {
+            Payload::Checkpoint { phase, .. } => text(phase),
+            Payload::Health {
+                status, next_check, ..
+            } => {
+                text(status);
+                next_check.iter_mut().for_each(&mut text);
+            }
+            Payload::End { reason, note } => {
+                text(reason);
+                note.iter_mut().for_each(&mut text);
+            }
+        }
+        if let Some(intent) = &mut record.intent {
+            text(&mut intent.name);
+        }
+        count += match &mut record.payload {
+            Payload::Checkpoint { data, .. } => self.redact(data),
+            Payload::Health { metrics, .. } => self.redact(metrics),
+            Payload::End { .. } => 0,
+        };
+        count += record
+            .intent
+            .as_mut()
+            .map_or(0, |i| self.redact(&mut i.data));
+        if count > 0 {
+            record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
+        }
+        count
+    }
+
     fn refuse_secret(&self, field: &'static str, value: &str) -> Result<(), FieldError> {
         let mut copy = value.to_string();
         match self.redact_text(&mut copy) {

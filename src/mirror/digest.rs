@@ -298,6 +298,7 @@ mod tests {
             synced_at: chrono::Utc::now(),
             cursor: None,
             warnings: Vec::new(),
+            incomplete: false,
             index_len: 0,
         };
         super::super::disk::write_base(&path, header, &slots, Some(&spill)).unwrap();

@@ -46,6 +46,10 @@ pub(super) struct Header {
     pub cursor: Option<Cursor>,
     /// What the full read noticed (a local store's corrupt lines).
     pub warnings: Vec<String>,
+    /// The full read may have missed comments (see [`crate::store::Listing::incomplete`]): so
+    /// may every answer built on this base.
+    #[serde(default)]
+    pub incomplete: bool,
     /// The index's length in bytes, after the header line.
     pub index_len: u64,
 }

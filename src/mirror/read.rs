@@ -167,6 +167,7 @@ impl Mirror {
             comments,
             warnings: listed,
             rejects,
+            incomplete,
         } = listing;
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
@@ -191,6 +192,7 @@ impl Mirror {
                 synced_at: Utc::now(),
                 cursor: cursor.clone(),
                 warnings: listed.clone(),
+                incomplete,
                 index_len: 0,
             };
             let mut delta = DeltaFile {
@@ -214,7 +216,7 @@ impl Mirror {
                     disk::write_delta(&files.delta, &delta)
                 });
             }
-            (fresh, spilled, Vec::new())
+            (fresh, spilled, (Vec::new(), false))
         } else {
             let Some((header, base, data)) = loaded.base else {
                 return Err(StoreError::Task("the read cache lost its base".into()));
@@ -272,14 +274,18 @@ impl Mirror {
                     disk::write_delta(&files.delta, &kept)
                 });
             }
-            (slots, Some(data), header.warnings)
+            (slots, Some(data), (header.warnings, header.incomplete))
         };
         if !extra.is_empty() {
             // Comments without an id cannot be merged by id: keep nothing, read all next time.
             disk::remove(&self.files);
         }
-        warnings.extend(kept_warnings);
-        warnings.extend(listed);
+        let (kept_warnings, kept_incomplete) = kept_warnings;
+        for w in kept_warnings.into_iter().chain(listed) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         Ok(View {
             slots,
             data,
@@ -288,6 +294,7 @@ impl Mirror {
             extra,
             index: None,
             known: Vec::new(),
+            incomplete: incomplete || kept_incomplete,
         })
     }
 

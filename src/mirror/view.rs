@@ -48,6 +48,10 @@ pub(crate) struct View {
     pub(super) index: Option<IdIndex>,
     /// Record `Id`s the thread holds beyond those of `slots` (a summary's `recent`).
     pub(super) known: Vec<String>,
+    /// The read behind this view may have missed comments (see [`Listing::incomplete`]).
+    ///
+    /// [`Listing::incomplete`]: crate::store::Listing::incomplete
+    pub(super) incomplete: bool,
 }
 
 /// What stands for an accepted record until it is built.
@@ -152,6 +156,7 @@ impl View {
             rejected,
             warnings: self.warnings.clone(),
             offline: false,
+            incomplete: self.incomplete,
         };
         let mut ids = ids;
         ids.extend(self.known.drain(..));

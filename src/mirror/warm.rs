@@ -177,6 +177,7 @@ impl Mirror {
             comments,
             warnings: listed,
             rejects,
+            incomplete,
         } = listing;
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
@@ -266,8 +267,13 @@ impl Mirror {
         if !changed.is_empty() || moved || learned {
             self.save(|files| disk::write_delta(&files.delta, &delta));
         }
+        let incomplete = incomplete || header.incomplete;
         let mut warnings = header.warnings;
-        warnings.extend(listed);
+        for w in listed {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         Ok(Some(View {
             slots,
             data: None,
@@ -276,6 +282,7 @@ impl Mirror {
             extra: Vec::new(),
             index: Some(index),
             known,
+            incomplete,
         }))
     }
 }

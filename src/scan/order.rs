@@ -2,7 +2,8 @@
 //!
 //! A record's place is decided by when its original was first posted: its `Posted-At:` (a copy
 //! that a rotation, tidy or import posted again), else the time of the comment that holds it,
-//! on the store's clock. Within one second, where a forge's times cannot tell two posts apart, a
+//! on the store's clock, never earlier than the originals before it in comment id order (so
+//! originals keep the store's order whatever the clock did). Within one second, where a forge's times cannot tell two posts apart, a
 //! record comes after the record its `Parent:` names; then a copy comes before an original (its
 //! own original was posted before it was copied); then the comment id decides (the store's own
 //! order). The position of a copy never decides: a copy posted late, after records first
@@ -98,6 +99,17 @@ pub(crate) fn sort_by_place<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (Place, P
             (place, posting, item)
         })
         .collect();
+    // An original is as late as the latest original before it in the store's order: a comment
+    // id is the store's own account of which came first, so a clock that stepped back, or a
+    // comment posted with an older time (an owner may set it, ENDPOINTS.md §3.11), never moves
+    // an original before one posted ahead of it.
+    keyed.sort_by_key(|(place, _, _)| place.comment);
+    let mut latest: Option<DateTime<Utc>> = None;
+    for (place, _, _) in keyed.iter_mut().filter(|(place, _, _)| !place.copy) {
+        let at = latest.map_or(place.first_posted, |t| t.max(place.first_posted));
+        place.first_posted = at;
+        latest = Some(at);
+    }
     keyed.sort_by_key(|(place, _, _)| *place);
     let mut out = Vec::with_capacity(keyed.len());
     let mut bucket = Vec::new();
@@ -224,8 +236,20 @@ mod tests {
     fn otherwise_the_comment_id_decides() {
         let order = sorted(&[("x", None, 5, 12, None), ("y", None, 5, 11, None)]);
         assert_eq!(order, ["y", "x"]);
-        let order = sorted(&[("x", None, 4, 12, None), ("y", None, 5, 11, None)]);
-        assert_eq!(order, ["x", "y"]);
+    }
+
+    #[test]
+    fn originals_keep_the_store_s_order_whatever_their_times_say() {
+        // A clock that stepped back: comment 2 says it was posted before comment 1.
+        let order = sorted(&[("later", None, 100, 2, None), ("first", None, 500, 1, None)]);
+        assert_eq!(order, ["first", "later"]);
+        // A copy still ranks by its original's time among them.
+        let order = sorted(&[
+            ("later", None, 100, 2, None),
+            ("first", None, 500, 1, None),
+            ("copy", Some(300), 900, 3, None),
+        ]);
+        assert_eq!(order, ["copy", "first", "later"]);
     }
 
     #[test]

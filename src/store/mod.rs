@@ -46,6 +46,9 @@ pub struct Listing {
     /// Comments the store holds but could not read (a forge sent one in an odd shape). Each is
     /// one rejected comment for the reader, never a reason to fail the whole listing.
     pub rejects: Vec<Unreadable>,
+    /// The listing may lack comments the thread holds (a forge that cut a list short, or has no
+    /// repository-wide list, was read through the head's own list): one of `warnings` says why.
+    pub incomplete: bool,
 }
 
 /// A comment that could not be read, with what could be read of it and why not the rest.

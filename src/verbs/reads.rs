@@ -82,6 +82,9 @@ pub struct ResumeAnswer {
     /// state (each is also a warning).
     #[schemars(with = "Vec<Map<String, Value>>")]
     pub conflicts: Vec<Conflict>,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    pub complete: bool,
     /// Things the caller should know (a newer comment that could not be read, say).
     pub warnings: Vec<String>,
 }
@@ -140,6 +143,7 @@ impl ResumeAnswer {
         let Resumed {
             resume,
             session,
+            complete,
             warnings,
         } = answer;
         let e = resume.checkpoint.as_ref();
@@ -163,6 +167,7 @@ impl ResumeAnswer {
             ended: session.ended,
             reopened: session.reopened,
             pending_intent: session.pending_intent,
+            complete,
             conflicts: session.conflicts,
             warnings,
         }
@@ -244,8 +249,22 @@ pub struct LatestAnswer {
     /// The newest matching record, with the comment that holds it; null when none matches.
     #[schemars(with = "Option<Map<String, Value>>")]
     pub record: Option<Entry>,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    pub complete: bool,
     /// Things the caller should know.
     pub warnings: Vec<String>,
+}
+
+impl LatestAnswer {
+    /// The answer for what [`crate::Client::latest`] found.
+    pub fn new(latest: crate::client::Latest) -> LatestAnswer {
+        LatestAnswer {
+            record: latest.entry,
+            complete: latest.complete,
+            warnings: latest.warnings,
+        }
+    }
 }
 
 /// Latest.
@@ -275,18 +294,19 @@ impl Verb for LatestVerb {
 impl Run for LatestVerb {
     async fn run(ctx: &Context<'_>, r: LatestRequest) -> Result<LatestAnswer> {
         let filter = r.filter.filter(None)?;
-        let (record, warnings) = match &r.filter.phase {
+        let latest = match &r.filter.phase {
             // A phase filter reads the list and takes its newest entry.
             Some(phase) => {
                 let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
-                (scan.entries.last().cloned(), scan.warnings)
+                crate::client::Latest {
+                    entry: scan.entries.last().cloned(),
+                    complete: scan.complete(),
+                    warnings: scan.warnings,
+                }
             }
-            None => {
-                let latest = ctx.client.latest(&filter).await?;
-                (latest.entry, latest.warnings)
-            }
+            None => ctx.client.latest(&filter).await?,
         };
-        Ok(LatestAnswer { record, warnings })
+        Ok(LatestAnswer::new(latest))
     }
 }
 
@@ -324,6 +344,9 @@ pub struct ListAnswer {
     pub invalid: Option<Vec<Rejected>>,
     /// The store could not be read: only this machine's pending records are listed.
     pub offline: bool,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    pub complete: bool,
     /// Things the caller should know.
     pub warnings: Vec<String>,
 }
@@ -373,8 +396,10 @@ impl Run for ListVerb {
             let skip = scan.entries.len().saturating_sub(limit);
             scan.entries.drain(..skip);
         }
+        let complete = scan.complete();
         let invalid = r.invalid.then_some(scan.rejected);
         Ok(ListAnswer {
+            complete,
             records: scan.entries,
             invalid,
             offline: scan.offline,

@@ -45,6 +45,9 @@ pub struct StatusAnswer {
     pub now: String,
     /// The store could not be read; only this machine's pending records were judged.
     pub offline: bool,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    pub complete: bool,
     /// Things the caller should know.
     pub warnings: Vec<String>,
 }
@@ -109,6 +112,7 @@ impl StatusAnswer {
             now: crate::format::format_time(&status.now),
             rows: status.rows,
             offline: status.offline,
+            complete: status.complete,
             warnings: status.warnings,
         }
     }
@@ -147,6 +151,9 @@ pub struct HistoryAnswer {
     /// (each is also a warning naming both records).
     #[schemars(with = "Vec<Map<String, Value>>")]
     pub conflicts: Vec<AgentConflict>,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    pub complete: bool,
     /// Things the caller should know.
     pub warnings: Vec<String>,
 }
@@ -198,6 +205,7 @@ impl HistoryAnswer {
             forked_from: h.history.forked_from,
             records: h.history.records,
             conflicts: h.history.conflicts,
+            complete: h.complete,
             warnings: h.warnings,
         }
     }

@@ -12,6 +12,7 @@ pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
             records: scan.entries.clone(),
             invalid: with_invalid.then(|| scan.rejected.clone()),
             offline: scan.offline,
+            complete: scan.complete(),
             warnings: scan.warnings.clone(),
         });
     }

@@ -35,8 +35,15 @@ impl ForgeThread {
         let wide = c
             .repo_comments_keeping(repo, t, self.dropping(keep, None))
             .await;
-        let Some(mut list) = usable(wide, n)? else {
-            return c.comments_keeping(repo, n, since, self.filter(keep)).await;
+        let mut list = match usable(wide, n)? {
+            Wide::List(list) => list,
+            Wide::Partial(why) => {
+                let mut head = c
+                    .comments_keeping(repo, n, since, self.filter(keep))
+                    .await?;
+                head.partial = Some(why);
+                return Ok(head);
+            }
         };
         self.keep_members(c, n, &mut list).await?;
         list.comments.sort_by_key(|x| x.id.0);
@@ -85,8 +92,13 @@ impl ForgeThread {
             c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, None)),
             count
         );
-        let Some(mut list) = usable(wide, n)? else {
-            return c.comments_keeping(repo, n, None, self.filter(keep)).await;
+        let mut list = match usable(wide, n)? {
+            Wide::List(list) => list,
+            Wide::Partial(why) => {
+                let mut head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
+                head.partial = Some(why);
+                return Ok(head);
+            }
         };
         let on_head = |issue: Option<u64>| issue == Some(n.0);
         let held = list
@@ -175,25 +187,34 @@ impl ForgeThread {
     }
 }
 
-/// The repository-wide list when it can answer; `None` when the head `n`'s own list must answer
-/// instead: a server without the repository-wide list (404), or one that cut it short.
-fn usable(
-    wide: Result<CommentList, ForgeError>,
-    n: IssueNumber,
-) -> Result<Option<CommentList>, ForgeError> {
-    match wide {
-        Ok(list) => Ok(Some(list)),
-        Err(ForgeError::NotFound { .. }) => Ok(None),
-        Err(ForgeError::Incomplete { seen, total, .. }) => {
-            tracing::warn!(
-                "the forge cut the repository-wide comment list short ({seen} of {total}); \
-                 reading the session issue {n}'s own list instead (records left on other issues \
-                 of the session thread are not seen by this read)"
-            );
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
+/// What the repository-wide list gave.
+enum Wide {
+    /// The list: it answers.
+    List(CommentList),
+    /// The head's own list must answer instead, and why that read may be incomplete.
+    Partial(String),
+}
+
+/// The repository-wide list when it can answer; else why the head `n`'s own list must answer
+/// instead: a server without the repository-wide list (404), or one that cut it short. The
+/// reason becomes a warning of the answer, which then says `complete: false`.
+fn usable(wide: Result<CommentList, ForgeError>, n: IssueNumber) -> Result<Wide, ForgeError> {
+    let unseen = "records posted late to earlier issues of the session thread are not seen by \
+                  this read";
+    let why = match wide {
+        Ok(list) => return Ok(Wide::List(list)),
+        Err(ForgeError::NotFound { .. }) => format!(
+            "this forge has no repository-wide comment list (GET .../issues/comments answered \
+             404), so the session issue {n}'s own list was read instead: {unseen}"
+        ),
+        Err(ForgeError::Incomplete { seen, total, .. }) => format!(
+            "the forge cut the repository-wide comment list short ({seen} of {total}), so the \
+             session issue {n}'s own list was read instead: {unseen}"
+        ),
+        Err(e) => return Err(e),
+    };
+    tracing::debug!("{why}");
+    Ok(Wide::Partial(why))
 }
 
 fn comment_issue(c: &Comment) -> Option<u64> {

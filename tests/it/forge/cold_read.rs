@@ -198,3 +198,60 @@ async fn a_comment_older_than_its_issue_is_still_read_cold() {
         "subtask_9_complete"
     );
 }
+
+/// A read through the head's own list may miss records left on earlier issues of the thread.
+/// It says so where programs look: a warning in the answer document and `complete: false`, on
+/// the library, `--json` and MCP, for a list cut short and for a server without the list.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_through_the_head_s_own_list_says_so_in_the_answer() {
+    for answer in [cut_short("[]", 2), ResponseTemplate::new(404)] {
+        let fake = FakeForge::start().await;
+        session(&fake);
+        saved(&fake, &["clone_complete"]).await;
+        Mock::given(method("GET"))
+            .and(path_regex(REPO_WIDE))
+            .respond_with(answer)
+            .with_priority(1)
+            .mount(&fake.server)
+            .await;
+        let dir = tempfile::tempdir().unwrap();
+        let got = cold(&fake, dir.path()).resume("w", "s").await.unwrap();
+        assert_eq!(got.resume.phase, "clone_complete");
+        assert!(!got.complete, "{got:?}");
+        assert!(
+            got.warnings.iter().any(|w| w.contains("own list")),
+            "{:?}",
+            got.warnings
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let bin = || Bin::new(dir.path()).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
+        for line in [
+            "resume --agent w --session s --json",
+            "latest --agent w --json",
+            "list --json",
+            "status --json",
+            "history --session s --json",
+        ] {
+            let out = bin().run(&common::cli::words(line));
+            assert_eq!(out.status.code(), Some(0), "{line}: {}", stderr(&out));
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(doc["complete"], false, "{line}: {doc:#}");
+            let warned = doc["warnings"].as_array().unwrap();
+            assert!(
+                warned
+                    .iter()
+                    .any(|w| w.as_str().unwrap().contains("own list")),
+                "{line}: {doc:#}"
+            );
+        }
+
+        let (mcp, _err) = crate::mcp_client::connect(&bin(), "").await;
+        let got =
+            crate::mcp_client::call(&mcp, "resume", json!({"agent": "w", "session": "s"})).await;
+        let doc = crate::mcp_client::ok(&got);
+        assert_eq!(doc["complete"], false, "{doc:#}");
+        assert_eq!(doc["warnings"].as_array().unwrap().len(), 1, "{doc:#}");
+        mcp.cancel().await.unwrap();
+    }
+}

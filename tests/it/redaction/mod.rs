@@ -1,5 +1,6 @@
 //! Secrets never leave: the redaction table, the forge token, the terminal.
 
+mod answers;
 mod forge_token;
 mod table;
 mod terminal;

@@ -39,6 +39,7 @@ fn latest_is_thread_order_not_client_clock() {
         ],
         warnings: vec![],
         rejects: vec![],
+        incomplete: false,
     };
     let s = scan(listing, &Trust::Everyone);
     let phases: Vec<_> = s
@@ -65,6 +66,7 @@ fn first_of_a_duplicated_id_wins() {
         ],
         warnings: vec!["w".into()],
         rejects: vec![],
+        incomplete: false,
     };
     let s = scan(listing, &Trust::Everyone);
     assert_eq!(s.entries.len(), 1);
@@ -92,6 +94,7 @@ fn untrusted_authors_never_count_even_when_newer() {
         ],
         warnings: vec![],
         rejects: vec![],
+        incomplete: false,
     };
     let s = scan(listing, &trust);
     assert_eq!(s.entries.len(), 1);
@@ -115,6 +118,7 @@ fn edited_comments_are_still_read_and_marked() {
             comments: vec![c],
             warnings: vec![],
             rejects: vec![],
+            incomplete: false,
         },
         &Trust::Everyone,
     );
@@ -131,6 +135,7 @@ fn filter_matches_each_field() {
             comments: vec![comment(1, "bot", body(&cp("p")))],
             warnings: vec![],
             rejects: vec![],
+            incomplete: false,
         },
         &Trust::Everyone,
     );
