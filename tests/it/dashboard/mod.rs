@@ -1,4 +1,6 @@
 //! What people see and carry: the status table in the issue body, export and import.
 
+#[cfg(unix)]
+mod carry_permissions;
 mod export_import;
 mod status_table;
