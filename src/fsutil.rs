@@ -133,7 +133,7 @@ fn read_capped(file: File, cap: u64) -> io::Result<Vec<u8>> {
 }
 
 /// Whether the group or others may write a file or directory.
-fn writable_by_others(meta: &std::fs::Metadata) -> bool {
+pub(crate) fn writable_by_others(meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

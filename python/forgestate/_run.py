@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import uuid
 from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
@@ -55,6 +56,83 @@ def find_binary() -> str:
         f"({sysconfig.get_path('scripts')}) or on PATH; reinstall the package "
         "(pip install forgestate) or set FORGESTATE_BIN to the binary"
     )
+
+
+def loads(text: str) -> Any:
+    """The JSON document in ``text``, its integers read whole however long they are.
+
+    The record format keeps integers of any size, and so does the binary; CPython's ``int()``
+    refuses a decimal string over ``sys.get_int_max_str_digits()`` digits (4,300 by default),
+    which made ``json.loads`` refuse the whole answer. Long digit strings are converted in
+    pieces under the limit instead; the process-wide limit is never lifted (other threads may
+    rely on it)."""
+    return json.loads(text, parse_int=_parse_int)
+
+
+def _parse_int(text: str) -> int:
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if not limit or len(text) <= limit:
+        return int(text)
+    if text.startswith("-"):
+        return -_digits(text[1:], limit)
+    return _digits(text, limit)
+
+
+def _digits(digits: str, limit: int) -> int:
+    """The value of a run of decimal digits, split in halves until each is under ``limit``
+    (``10**n`` is computed, not parsed, so no piece meets the limit)."""
+    if len(digits) <= limit:
+        return int(digits)
+    low = len(digits) // 2
+    return _digits(digits[:-low], limit) * 10**low + _digits(digits[-low:], limit)
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value)``, its integers written whole however long they are (the other half
+    of :func:`loads`: a resumed 5,000-digit integer can be saved again)."""
+    try:
+        return json.dumps(value)
+    except ValueError:
+        pass  # perhaps an integer over the limit: written below, in pieces
+    token = f"forgestate-int-{uuid.uuid4().hex}-"
+    long: List[str] = []
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, Mapping):
+            return {k: swap(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [swap(x) for x in v]
+        if isinstance(v, int) and not isinstance(v, bool):
+            try:
+                int.__repr__(v)
+            except ValueError:
+                long.append(_decimal(v))
+                return f"{token}{len(long) - 1}"
+        return v
+
+    text = json.dumps(swap(value))
+    for i, digits in enumerate(long):
+        text = text.replace(f'"{token}{i}"', digits, 1)
+    return text
+
+
+def _decimal(n: int) -> str:
+    """The decimal digits of ``n``, written in halves under the int-conversion limit."""
+    if n < 0:
+        return "-" + _decimal(-n)
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300
+
+    def digits(m: int, width: int) -> str:
+        if width <= limit:
+            return str(m).zfill(width)
+        low = width // 2
+        high, rest = divmod(m, 10**low)
+        return digits(high, width - low) + digits(rest, low)
+
+    width = 1
+    while 10**width <= n:
+        width *= 2
+    return digits(n, width).lstrip("0") or "0"
 
 
 class Answer:
@@ -117,12 +195,20 @@ def run(
         else:
             log.debug("%s", line)
     text = done.stdout.decode("utf-8", "replace")
+    unreadable: Optional[ValueError] = None
     try:
-        doc = json.loads(text) if text.strip() else None
-    except ValueError:
-        doc = None
+        doc = loads(text) if text.strip() else None
+    except ValueError as e:
+        doc, unreadable = None, e
     error = doc.get("error") if isinstance(doc, dict) else None
     if done.returncode in ok_codes and not (done.returncode != 0 and error):
+        if unreadable is not None:
+            # An answer read as nothing would be a blank answer (a fresh start from `resume`).
+            raise StorageError(
+                f"forgestate answered {' '.join(argv[:1])} with JSON this package cannot read "
+                f"({unreadable}); nothing was assumed from it. Run the command with --json to "
+                "see the answer, and report this"
+            )
         return Answer(doc, done.returncode, stderr)
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         code = int(error.get("code") or done.returncode)

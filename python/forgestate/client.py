@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -500,7 +499,7 @@ def _filters(agent: Optional[str], session: Optional[str], kind: Optional[str]) 
 
 def _dumps(value: Any, what: str) -> str:
     try:
-        return json.dumps(value)
+        return _run.dumps(value)
     except (TypeError, ValueError) as e:
         raise DataError(f"{what} cannot be written as JSON: {e}") from e
 

@@ -94,7 +94,7 @@ impl<T: Thread> Client<T> {
             .filter_map(|e| e.comment.id.and_then(|id| all.remove(&id)))
             .collect();
         let records = keep.len();
-        let target = LocalThread::new(dir, "export");
+        let target = LocalThread::new(dir, "export").private();
         let kept = target.append_kept(keep).await?;
         Ok(Exported {
             to: dir.join(THREAD_FILE).display().to_string(),
@@ -109,14 +109,21 @@ impl<T: Thread> Client<T> {
     /// each once (see the module documentation). Fails when `dir` holds no local store.
     pub async fn import_from(&self, dir: &Path) -> Result<Imported> {
         let file = dir.join(THREAD_FILE);
-        if !file.is_file() {
+        // A symbolic link goes on to be refused by name when the store opens it.
+        let link = std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_symlink());
+        if !file.is_file() && !link {
             return Err(Error::usage(format!(
                 "{} holds no local store (no {THREAD_FILE}); give the directory `export --to` \
                  wrote, or a local store's directory",
                 dir.display()
             )));
         }
-        let source = LocalThread::new(dir, "import");
+        crate::fsutil::check_private_dir(
+            dir,
+            "anyone could plant records there that import would post with your token",
+        )
+        .map_err(|e| Error::usage(format!("refusing to import: {e}")))?;
+        let source = LocalThread::new(dir, "import").private();
         let listing = source.list(None).await?;
         let from = crate::scan::scan(listing, &Trust::Everyone);
         let mut report = Imported {

@@ -6,9 +6,14 @@
 //! so an unchanged thread gives a byte-identical table and [`splice`] answers `None` (no write).
 //! [`splice`] replaces only what lies between the markers; every byte outside them is kept, so a
 //! person's text around the table survives, and two publishers that each re-read the body
-//! before writing converge on it.
+//! before writing converge on it. A marker counts only on its own line at the body's top level
+//! ([`markers`]): one a person quotes in a code span, a code block or a `>` quote is their text.
 
 use super::status::StatusRow;
+
+mod markers;
+
+use markers::{open_fence, span};
 
 /// The line that opens the table.
 pub const BEGIN: &str = "<!-- forgestate:status:begin (this table is rewritten by `forgestate status --publish`; edit outside the markers) -->";
@@ -58,37 +63,45 @@ pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
 }
 
 /// `body` with `table` between the markers: the old table replaced, or, when the body has no
-/// markers yet, appended after a blank line. Everything outside the markers stays byte for byte.
-/// `None` when the result is `body` itself (nothing to write).
+/// real markers yet, appended after a blank line. Everything outside the markers stays byte for
+/// byte. `None` when the result is `body` itself (nothing to write).
 pub fn splice(body: &str, table: &str) -> Option<String> {
     let out = match span(body) {
         Some((start, end)) => format!("{}{table}{}", &body[..start], &body[end..]),
         None if body.trim().is_empty() => table.to_string(),
-        None => {
-            let sep = if body.ends_with("\n\n") {
-                ""
-            } else if body.ends_with('\n') {
-                "\n"
-            } else {
-                "\n\n"
-            };
-            format!("{body}{sep}{table}\n")
-        }
+        None => append(body, table),
     };
     (out != body).then_some(out)
+}
+
+/// `body`, a blank line, then `table`. When `body` ends inside a code fence a person left open,
+/// the table would be part of the code (and the next publish would append another): the fence is
+/// closed first, on a line of its own after `body`.
+fn append(body: &str, table: &str) -> String {
+    let sep = if body.ends_with("\n\n") {
+        ""
+    } else if body.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
+    };
+    let plain = format!("{body}{sep}{table}\n");
+    let at = body.len() + sep.len();
+    if span(&plain) == Some((at, at + table.len())) {
+        return plain;
+    }
+    match open_fence(body) {
+        Some(fence) => {
+            let nl = if body.ends_with('\n') { "" } else { "\n" };
+            format!("{body}{nl}{fence}\n\n{table}\n")
+        }
+        None => plain,
+    }
 }
 
 /// The table `body` holds between its markers, markers included, when it has one.
 pub fn current(body: &str) -> Option<&str> {
     span(body).map(|(start, end)| &body[start..end])
-}
-
-/// Where the table lies in `body`: from the start of the first begin marker to the end of the
-/// first end marker after it. A begin marker without an end is no table (a person cut it).
-fn span(body: &str) -> Option<(usize, usize)> {
-    let start = body.find(BEGIN_PREFIX)?;
-    let end = start + body[start..].find(END)? + END.len();
-    Some((start, end))
 }
 
 /// One table cell: no line breaks, no `|` that would split it, no `<` that could open a
@@ -144,6 +157,67 @@ mod tests {
         assert_eq!(splice("", &t("x")).unwrap(), t("x"));
         let cut = format!("{BEGIN}\nno end");
         assert!(splice(&cut, &t("x")).unwrap().starts_with(&cut));
+    }
+
+    /// A person's note quoting both markers every way markdown quotes, the chain link, and text
+    /// after: none of it is the table.
+    fn quoting_body() -> String {
+        format!(
+            "Previous session issue: #1\n\n\
+             Keep `{BEGIN}` and `{END}` where the table goes.\n\n\
+             ```\n{BEGIN}\nfenced example\n{END}\n```\n\n\
+             ~~~~md\n{BEGIN}\n~~~\n{END}\n~~~~\n\n\
+             \x20   {BEGIN}\n    indented example\n    {END}\n\n\
+             > {BEGIN}\n> quoted\n> {END}\n\n\
+             - {BEGIN}\n  {END}\n\n\
+             \x20 {BEGIN}\n\n\
+             Text after, by a person.\n"
+        )
+    }
+
+    #[test]
+    fn quoted_markers_are_a_persons_text_not_the_table() {
+        let body = quoting_body();
+        assert_eq!(current(&body), None, "no real marker pair in {body}");
+        let first = splice(&body, &t("one")).unwrap();
+        assert_eq!(first, format!("{body}\n{}\n", t("one")));
+        assert_eq!(current(&first), Some(t("one").as_str()));
+        let second = splice(&first, &t("two")).unwrap();
+        assert_eq!(second, format!("{body}\n{}\n", t("two")));
+        assert_eq!(splice(&second, &t("two")), None);
+        // Inline, the markers are text too, even with the real table after them.
+        let inline = format!("see {BEGIN} and {END} here\n\n{}\ntail\n", t("old"));
+        let out = splice(&inline, &t("new")).unwrap();
+        assert_eq!(
+            out,
+            format!("see {BEGIN} and {END} here\n\n{}\ntail\n", t("new"))
+        );
+    }
+
+    #[test]
+    fn the_markers_in_a_body_the_web_editor_saved_with_crlf_still_count() {
+        let body = format!("Note\r\n\r\n{BEGIN}\r\nold\r\n{END}\r\nAfter\r\n");
+        let out = splice(&body, &t("new")).unwrap();
+        assert_eq!(out, format!("Note\r\n\r\n{}\r\nAfter\r\n", t("new")));
+    }
+
+    #[test]
+    fn text_after_a_cut_begin_marker_is_not_the_tables() {
+        let cut = format!("Intro\n\n{BEGIN}\nA person's text after a cut marker.\n");
+        let first = splice(&cut, &t("one")).unwrap();
+        assert_eq!(first, format!("{cut}\n{}\n", t("one")));
+        let second = splice(&first, &t("two")).unwrap();
+        assert_eq!(second, format!("{cut}\n{}\n", t("two")));
+    }
+
+    #[test]
+    fn a_fence_left_open_is_closed_before_the_table_so_it_is_not_appended_again() {
+        let open = "Notes\n\n````sh\nmake\n";
+        let first = splice(open, &t("one")).unwrap();
+        assert_eq!(first, format!("{open}````\n\n{}\n", t("one")));
+        let second = splice(&first, &t("two")).unwrap();
+        assert_eq!(second, format!("{open}````\n\n{}\n", t("two")));
+        assert_eq!(splice(&second, &t("two")), None);
     }
 
     #[test]

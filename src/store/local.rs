@@ -51,6 +51,7 @@ struct Line {
 pub struct LocalThread {
     dir: PathBuf,
     author: String,
+    private: bool,
 }
 
 impl LocalThread {
@@ -59,7 +60,17 @@ impl LocalThread {
         LocalThread {
             dir: dir.into(),
             author: author.into(),
+            private: false,
         }
+    }
+
+    /// This store as `import` reads and `export` writes it, a directory that may have come from
+    /// anywhere: the thread file is never followed through a symbolic link, and is refused when
+    /// another user owns it or others may write it; what the store creates is its owner's only
+    /// (directories 0700, the thread file 0600).
+    pub fn private(mut self) -> LocalThread {
+        self.private = true;
+        self
     }
 
     /// The store's directory.
@@ -81,7 +92,11 @@ impl LocalThread {
     }
 
     fn ensure_dir(&self) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
+        let made = match self.private {
+            true => crate::fsutil::create_private_dir(&self.dir),
+            false => std::fs::create_dir_all(&self.dir),
+        };
+        made.map_err(|source| StoreError::Io {
             op: "cannot create the store directory",
             path: self.dir.clone(),
             source,
@@ -97,6 +112,7 @@ impl LocalThread {
         let mut file = file::lock_current(
             &path,
             OpenOptions::new().read(true).append(true).create(true),
+            self.private,
         )
         .map_err(io("cannot open and lock"))?;
         // The lock is released when `file` is dropped, on every path out of this function.
@@ -135,7 +151,9 @@ impl LocalThread {
         self.ensure_dir()?;
         // Read access too, so opening a FIFO without blocking succeeds and is then refused.
         // Exclusive creation says whether this call created the file, even when inits race.
-        let open = |options: &mut OpenOptions| open_regular(&path, options.read(true).append(true));
+        let open = |options: &mut OpenOptions| {
+            open_regular(&path, options.read(true).append(true), self.private)
+        };
         let created = match open(OpenOptions::new().create_new(true)) {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
@@ -159,7 +177,7 @@ impl LocalThread {
     pub fn list_blocking(&self, since: Option<DateTime<Utc>>) -> Result<Listing, StoreError> {
         let path = self.file();
         let io = |op| self.io_error(op);
-        let mut file = match open_regular(&path, OpenOptions::new().read(true)) {
+        let mut file = match open_regular(&path, OpenOptions::new().read(true), self.private) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Listing::default()),
             Err(e) => return Err(io("cannot open")(e)),

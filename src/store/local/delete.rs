@@ -24,16 +24,17 @@ impl LocalThread {
         if wanted.is_empty() {
             return Ok(Deleted::default());
         }
-        let mut locked = match file::lock_current(&path, OpenOptions::new().read(true)) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Deleted {
-                    deleted: Vec::new(),
-                    missing: wanted.into_iter().collect(),
-                });
-            }
-            Err(e) => return Err(io("cannot open")(e)),
-        };
+        let mut locked =
+            match file::lock_current(&path, OpenOptions::new().read(true), self.private) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return Ok(Deleted {
+                        deleted: Vec::new(),
+                        missing: wanted.into_iter().collect(),
+                    });
+                }
+                Err(e) => return Err(io("cannot open")(e)),
+            };
         // The lock is held until `locked` is dropped, after the rename.
         let mut bytes = Vec::new();
         locked.read_to_end(&mut bytes).map_err(io("cannot read"))?;

@@ -38,7 +38,7 @@ impl LocalThread {
         let path = self.file();
         let io = |op| self.io_error(op);
         let location = format!("local store {}", self.dir().display());
-        let mut file = match open_regular(&path, OpenOptions::new().read(true)) {
+        let mut file = match open_regular(&path, OpenOptions::new().read(true), self.private) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(Delta {

@@ -16,26 +16,103 @@ const TAIL_CHUNK: u64 = 64 * 1024;
 /// Opens `path` with `options` and refuses anything that is not a regular file.
 ///
 /// The open does not block (a FIFO would otherwise wait for a writer forever) and the type is
-/// judged on the opened handle, not on a separate `stat` that a swap could race.
-pub(super) fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+/// judged on the opened handle, not on a separate `stat` that a swap could race. With `private`
+/// (a store [`LocalThread::private`](super::LocalThread::private) made: `import`'s source,
+/// `export`'s target), a symbolic link is never followed, a file created is readable by its owner
+/// only, and a file another user owns, or that others may write, is refused: whoever can write it
+/// chooses the records `import` posts with your token.
+pub(super) fn open_regular(
+    path: &Path,
+    options: &mut OpenOptions,
+    private: bool,
+) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+        let nofollow = if private { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
+        if private {
+            options.mode(0o600);
+        }
     }
-    let file = options.open(path)?;
-    let kind = file.metadata()?.file_type();
-    if kind.is_file() {
-        return Ok(file);
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!(
-            "it is {}, not a regular file; move it away (the store creates a new thread file) \
-             or point --store or local.dir at another directory",
-            describe(kind)
+    let file = options.open(path).map_err(|e| match private {
+        true if is_symlink(path) => io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "it is a symbolic link, and import and export never follow one (whoever made it \
+             chooses what is read or overwritten); copy the file itself into the directory \
+             (`cp -L`), or use another directory",
         ),
-    ))
+        _ => e,
+    })?;
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is {}, not a regular file; move it away (the store creates a new thread \
+                 file) or point --store or local.dir at another directory",
+                describe(kind)
+            ),
+        ));
+    }
+    if private {
+        check_private(path, &meta)?;
+    }
+    Ok(file)
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Refuses a thread file another user owns or others may write.
+fn check_private(path: &Path, meta: &std::fs::Metadata) -> io::Result<()> {
+    use crate::fsutil::{owned_by_me, writable_by_others};
+    let why = if !owned_by_me(meta) {
+        "it is owned by another user, who chooses what it holds; copy it into a directory of \
+         your own"
+            .to_string()
+    } else if writable_by_others(meta) {
+        format!(
+            "it is writable by others ({}), so anyone could have planted records in it; run \
+             `chmod go-w {}` once you have checked what it holds",
+            mode(meta),
+            path.display()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(io::ErrorKind::PermissionDenied, why))
+}
+
+/// Makes a thread file the store writes into readable by its owner only (an export written by
+/// an earlier version may be readable by anyone).
+pub(super) fn make_private(file: &File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = file.metadata()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
+fn mode(meta: &std::fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        format!("mode {:o}", meta.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        "its mode".to_string()
+    }
 }
 
 fn describe(kind: std::fs::FileType) -> &'static str {
@@ -61,9 +138,9 @@ fn describe(kind: std::fs::FileType) -> &'static str {
 /// Opens `path` like [`open_regular`] and takes an exclusive lock on it, making sure the path
 /// still names the file that was locked: a delete replaces the file by rename while holding the
 /// lock, and whoever waited for that lock on the old file must not write to it.
-pub(super) fn lock_current(path: &Path, options: &OpenOptions) -> io::Result<File> {
+pub(super) fn lock_current(path: &Path, options: &OpenOptions, private: bool) -> io::Result<File> {
     loop {
-        let file = open_regular(path, &mut options.clone())?;
+        let file = open_regular(path, &mut options.clone(), private)?;
         file.lock()?;
         if same_file(&file, path)? {
             return Ok(file);

@@ -27,8 +27,12 @@ impl LocalThread {
         let mut handle = file::lock_current(
             &path,
             OpenOptions::new().read(true).append(true).create(true),
+            self.private,
         )
         .map_err(io("cannot open and lock"))?;
+        if self.private {
+            file::make_private(&handle).map_err(io("cannot make private"))?;
+        }
         let mut bytes = Vec::new();
         handle.read_to_end(&mut bytes).map_err(io("cannot read"))?;
         let held = read_lines(&path, &bytes, None);

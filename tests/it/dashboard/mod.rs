@@ -1,5 +1,7 @@
 //! What people see and carry: the status table in the issue body, export and import.
 
+#[cfg(unix)]
+mod carry_permissions;
 mod export_import;
 mod import_after_prune;
 mod status_table;

@@ -1,6 +1,7 @@
 //! `status --publish` on the fake forge: the status table in the session issue's body, a
 //! person's text around it kept byte for byte, unchanged tables not written, two publishers
 //! converging, rotation carrying the table, and the automatic refresh at most once per interval.
+//! A marker a person quotes (code span, fence, indented block, `>` quote) is not the table's.
 
 use crate::fake_forge;
 use std::time::Duration;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use crate::fake_forge::bot;
 use fake_forge::{FakeForge, session};
 use forgestate::config::DashboardSettings;
+use forgestate::defaults::{LABEL, TITLE};
 use forgestate::format::Record;
 use forgestate::report::{StatusPolicy, dashboard};
 use forgestate::{Category, Client};
@@ -99,6 +101,45 @@ async fn the_table_is_published_keeps_a_persons_text_and_skips_unchanged_writes(
         "between the same markers"
     );
     assert_eq!(body.matches(dashboard::END).count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn markers_a_person_quotes_are_kept_with_the_chain_link_and_the_text_after() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    let old = fake.add_issue(TITLE, &[label], true);
+    let n = fake.add_issue(TITLE, &[label], false);
+    let (begin, end) = (dashboard::BEGIN, dashboard::END);
+    let person = format!(
+        "Previous session issue: #{old}\n\n\
+         How to read this: the table goes between `{begin}` and `{end}`.\n\n\
+         ```\n{begin}\nexample\n{end}\n```\n\n\
+         \x20   {begin}\n    {end}\n\n\
+         > {begin}\n> quoted\n> {end}\n\n\
+         Text after the notes, by a person.\n"
+    );
+    fake.edit_issue_body(n, &person);
+    let dir = tempfile::tempdir().unwrap();
+    let c = bot(&fake, dir.path());
+    c.save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
+    let policy = StatusPolicy::default();
+    let first = c.publish_status(&policy).await.unwrap();
+    assert_eq!((first.issue, first.written), (n, true));
+    let body = fake.issue_body(n);
+    assert_eq!(body, format!("{person}\n{}\n", first.table), "appended");
+
+    // The next change replaces only the real table.
+    c.save(cp("a", "s1", "subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
+    let second = c.publish_status(&policy).await.unwrap();
+    assert!(second.written && second.table.contains("subtask_1_complete"));
+    assert_eq!(fake.issue_body(n), format!("{person}\n{}\n", second.table));
+    assert!(!c.publish_status(&policy).await.unwrap().written);
 }
 
 #[tokio::test(flavor = "multi_thread")]

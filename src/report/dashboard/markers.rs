@@ -1,0 +1,125 @@
+//! Where the status table's markers really are in an issue body: on their own line, outside
+//! code spans, code blocks, block quotes, lists and raw HTML blocks.
+//!
+//! A person's note that quotes a marker (`` `<!-- forgestate:status:begin -->` ``, a fenced or
+//! indented example, a `>` quote) is their text, not the table's edge: taking it for one replaced
+//! everything from the quote to the next end marker, the person's words and the
+//! `Previous session issue: #N` link with them. The markdown structure comes from pulldown-cmark
+//! (as the record parser's does), so "outside a code block" means what the forge renders.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::{BEGIN_PREFIX, END};
+
+/// Which marker a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Begin,
+    End,
+}
+
+/// The byte range of the table in `body`, markers included: from the start of the first real
+/// end marker's begin marker (the last real one before it) to the end of that end marker. A begin
+/// marker without an end is no table (a person cut it), and the text after it is not the table's.
+pub(super) fn span(body: &str) -> Option<(usize, usize)> {
+    let mut begin = None;
+    for (marker, at) in markers(body) {
+        match (marker, begin) {
+            (Marker::Begin, _) => begin = Some(at),
+            (Marker::End, Some(start)) => return Some((start, at + END.len())),
+            (Marker::End, None) => {}
+        }
+    }
+    None
+}
+
+/// The fence (its run of backticks or tildes) of a code block `body` leaves open at its end,
+/// which would swallow anything appended after it, markers included.
+pub(super) fn open_fence(body: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut last = None;
+    for (event, range) in parse(body) {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if depth == 0 => {
+                last = Some(range);
+            }
+            Event::Start(tag) if is_container(&tag) => depth += 1,
+            Event::End(end) if is_container_end(end) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let range = last.filter(|r| r.end == body.len())?;
+    let line = body.get(range.start..)?.trim_start_matches(' ');
+    let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    Some(line.chars().take_while(|x| *x == c).collect())
+}
+
+/// Every real marker in `body`, in order, with the byte offset where its line starts.
+fn markers(body: &str) -> Vec<(Marker, usize)> {
+    let mut depth = 0usize;
+    let mut found = Vec::new();
+    for (event, range) in parse(body) {
+        match event {
+            Event::Start(Tag::HtmlBlock) if depth == 0 => {
+                if let Some(m) = marker_at(body, range) {
+                    found.push(m);
+                }
+            }
+            Event::Start(tag) if is_container(&tag) => depth += 1,
+            Event::End(end) if is_container_end(end) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The marker an HTML block starting at `range` opens with, when its first line is one, whole,
+/// from the first column.
+fn marker_at(body: &str, range: Range<usize>) -> Option<(Marker, usize)> {
+    let start = body.get(..range.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let rest = body.get(start..)?;
+    let line = rest.split('\n').next().unwrap_or(rest);
+    let line = line.trim_end_matches(['\r', ' ', '\t']);
+    if line == END {
+        Some((Marker::End, start))
+    } else if line.starts_with(BEGIN_PREFIX) && line.ends_with("-->") {
+        Some((Marker::Begin, start))
+    } else {
+        None
+    }
+}
+
+fn parse(body: &str) -> impl Iterator<Item = (Event<'_>, Range<usize>)> {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
+    Parser::new_ext(body, options).into_offset_iter()
+}
+
+/// Blocks whose content is not the body's top level: a marker inside one is quoted.
+fn is_container(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::BlockQuote(_)
+            | Tag::List(_)
+            | Tag::Item
+            | Tag::FootnoteDefinition(_)
+            | Tag::CodeBlock(_)
+            | Tag::Table(_)
+    )
+}
+
+fn is_container_end(end: TagEnd) -> bool {
+    matches!(
+        end,
+        TagEnd::BlockQuote(_)
+            | TagEnd::List(_)
+            | TagEnd::Item
+            | TagEnd::FootnoteDefinition
+            | TagEnd::CodeBlock
+            | TagEnd::Table
+    )
+}
