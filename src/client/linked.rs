@@ -1,23 +1,25 @@
 //! Following a thread back to the ones it continues: when `latest`, `resume` or `list` find
 //! nothing for what was asked in the current thread, the closed session issue it links (and the
-//! one that links, up to [`MAX_HOPS`]) is read with the same trust, and what is found there is
-//! answered with a warning naming where it came from. A closed session issue so never makes an
-//! agent with unfinished work start fresh.
+//! one that links, back to the chain's start: [`MAX_HISTORY_HOPS`]) is read with the same
+//! trust, and what is found there is answered with a warning naming where it came from. A
+//! closed session issue so never makes an agent with unfinished work start fresh, however many
+//! heads ago it last wrote. The cost falls on reads that find nothing in the head (the first
+//! `resume` of a new session): one `GET` of each earlier issue and one of its comments, back to
+//! the first issue.
 
 use super::Client;
 use crate::error::Result;
 use crate::scan::{Entry, Scan};
 use crate::store::Thread;
 
-/// How many links back reads follow.
-pub const MAX_HOPS: usize = 3;
-
-/// How many links back a whole-history read (`list --all`) follows at most.
+/// How many links back a read follows at most, looking for what the head does not hold (and a
+/// whole-history read, `list --all`, reads): the whole chain, in practice. A session a person
+/// closed several heads ago, or one a rotation did not carry, is found however deep it is.
 pub const MAX_HISTORY_HOPS: usize = 1000;
 
 impl<T: Thread> Client<T> {
     /// `found` as it is when it holds an entry `wanted` keeps (or was answered offline).
-    /// Otherwise the nearest earlier thread, up to [`MAX_HOPS`] back, that holds one: its
+    /// Otherwise the nearest earlier thread, up to [`MAX_HISTORY_HOPS`] back, that holds one: its
     /// entries are put before `found`'s, and a warning says where they come from. A thread that
     /// cannot be read fails the read, rather than answer "nothing" for history it could not see.
     pub(super) async fn follow_links(
@@ -29,7 +31,7 @@ impl<T: Thread> Client<T> {
             return Ok(found);
         }
         let mut trust = None;
-        for hops in 1..=MAX_HOPS {
+        for hops in 1..=MAX_HISTORY_HOPS {
             let Some(earlier) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };

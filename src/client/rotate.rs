@@ -272,13 +272,23 @@ fn describe(r: &Record) -> String {
     )
 }
 
-/// One pair's newest checkpoint, health and end (indices into the entries) and its last activity.
-type Pair = (Option<usize>, Option<usize>, Option<usize>, DateTime<Utc>);
+/// One pair's newest checkpoint, health and end (indices into the entries), its last activity,
+/// and whether its newest record is an end.
+type Pair = (
+    Option<usize>,
+    Option<usize>,
+    Option<usize>,
+    DateTime<Utc>,
+    bool,
+);
 
 /// The records a rotation carries, in thread order: the newest checkpoint and the newest health
-/// of every (agent, session) pair whose newest record is at most `days` old at `now`. A record
-/// carried before counts by its own `Time:` (its comment is only as old as that rotation), any
-/// other by when its comment was posted (the forge's clock, not the agent's).
+/// (and end) of every (agent, session) pair that is unfinished (its newest record is not an
+/// `[END]`), whatever its age, and of every other pair whose newest record is at most `days` old
+/// at `now`. So an idle session is never left behind on an older issue, however many rotations
+/// pass. A record carried before counts by its `Posted-At:` (else its own `Time:`: its comment
+/// is only as old as that rotation), any other by when its comment was posted (the forge's
+/// clock, not the agent's).
 pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry> {
     let since = chrono::Duration::try_days(i64::try_from(days).unwrap_or(i64::MAX))
         .and_then(|d| now.checked_sub_signed(d))
@@ -294,18 +304,22 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
             (None, None) => e.comment.created_at,
         };
         let key = (e.record.agent.as_str(), e.record.session.as_str());
-        let slot = pairs.entry(key).or_insert((None, None, None, active));
+        let slot = pairs
+            .entry(key)
+            .or_insert((None, None, None, active, false));
         match e.record.kind() {
             Kind::Checkpoint => slot.0 = Some(i),
             Kind::Health => slot.1 = Some(i),
             Kind::End => slot.2 = Some(i),
         }
+        // Entries are in the thread's order: the last one seen is the pair's newest.
+        slot.4 = e.record.kind() == Kind::End;
         slot.3 = slot.3.max(active);
     }
     let mut picked: Vec<usize> = pairs
         .into_values()
-        .filter(|(_, _, _, active)| *active >= since)
-        .flat_map(|(c, h, end, _)| c.into_iter().chain(h).chain(end))
+        .filter(|(_, _, _, active, ended)| !*ended || *active >= since)
+        .flat_map(|(c, h, end, _, _)| c.into_iter().chain(h).chain(end))
         .collect();
     picked.sort_unstable();
     picked.into_iter().map(|i| &entries[i]).collect()
@@ -343,10 +357,12 @@ mod tests {
 
     #[test]
     fn carries_the_newest_checkpoint_and_health_of_active_pairs_in_thread_order() {
+        let mut done = entry(3, "old", "s", false, 40);
+        done.record = Record::end("old", "s", "completed", None).unwrap();
         let entries = vec![
             entry(1, "a", "s1", false, 3),
             entry(2, "a", "s1", true, 3),
-            entry(3, "old", "s", false, 40),
+            done,
             entry(4, "a", "s1", false, 2),
             entry(5, "b", "s2", false, 1),
             entry(6, "a", "s2", true, 1),
@@ -373,7 +389,26 @@ mod tests {
         let mut e = entry(1, "a", "s", false, 0);
         e.record.carried_from = Some(3);
         e.record.time = Utc::now() - chrono::Duration::days(45);
-        assert!(to_carry(&[e.clone()], 30, Utc::now()).is_empty());
-        assert_eq!(to_carry(&[e], 60, Utc::now()).len(), 1);
+        let end = |n: u64| {
+            let mut end = entry(n, "a", "s", false, 45);
+            end.record = Record::end("a", "s", "completed", None).unwrap();
+            end.record.carried_from = Some(3);
+            end.record.time = Utc::now() - chrono::Duration::days(45);
+            end
+        };
+        assert!(to_carry(&[e.clone(), end(2)], 30, Utc::now()).is_empty());
+        assert_eq!(to_carry(&[e, end(2)], 60, Utc::now()).len(), 2);
+    }
+
+    #[test]
+    fn an_unfinished_session_is_carried_whatever_its_age() {
+        let idle = entry(1, "a", "s", false, 400);
+        assert_eq!(
+            to_carry(std::slice::from_ref(&idle), 30, Utc::now()).len(),
+            1
+        );
+        let mut end = entry(2, "a", "s", false, 400);
+        end.record = Record::end("a", "s", "completed", None).unwrap();
+        assert!(to_carry(&[idle, end], 30, Utc::now()).is_empty());
     }
 }

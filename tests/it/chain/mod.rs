@@ -1,5 +1,6 @@
 //! The session thread as one chain of issues: rotation, races, people, the whole history.
 
+mod deep_sessions;
 mod first_posting;
 mod one_thread;
 mod races;
