@@ -300,6 +300,7 @@ impl ForgeBuilder {
             quick_timeout: self.quick_timeout.max(Duration::from_millis(1)),
             rotate_after: self.rotate_after,
             carry_days: self.carry_days,
+            trusted_authors: self.trusted_authors.clone(),
         };
         let thread = ForgeThread::new(http, settings);
         let outbox = self.outbox.map(|root| {

@@ -187,6 +187,31 @@ fn thread_check(p: &Probe) -> Option<Check> {
         }
     );
     let stray = members.iter().any(|(n, open)| *open && *n != head.number.0);
+    let edited = head.title != p.title || !head.has_label(&p.label);
+    if !p.look_alikes.is_empty() || edited {
+        let mut said = vec![detail];
+        if edited {
+            said.push(format!(
+                "the head {} no longer has the session title {:?} and label {:?} (someone \
+                 edited it); it is still the thread",
+                head.number, p.title, p.label
+            ));
+        }
+        if !p.look_alikes.is_empty() {
+            let named: Vec<String> = p.look_alikes.iter().map(|n| format!("#{n}")).collect();
+            said.push(format!(
+                "look-alike issues {}: the session title and label, but no trusted author \
+                 opened them; ignored",
+                named.join(", ")
+            ));
+        }
+        return Some(
+            Check::new("session thread", Status::Warn, said.join("; ")).fix(
+                "restore the head's title and label; close the look-alikes, or add their \
+                 author to trusted_authors if they should count",
+            ),
+        );
+    }
     Some(if stray {
         Check::new("session thread", Status::Warn, detail).fix(
             "nothing to do by hand: the next record carries the other open member's records to \

@@ -72,6 +72,7 @@ impl ForgeThread {
         if let Some(known) = self.verdict(n) {
             return Ok(known);
         }
+        self.know_login_with(c).await?;
         let member = match c.issue(&self.settings.repo, IssueNumber(n)).await {
             Ok(issue) => self.is_member_issue(&issue),
             Err(ForgeError::NotFound { .. }) => false,
@@ -89,9 +90,16 @@ impl ForgeThread {
     /// ours: opened by the token's own account, with the body forgestate gives a session issue.
     /// So an edit in the web UI never drops a member's records, and an issue that merely shares
     /// the title or the label (another tool's, a person's) is never taken for one.
+    ///
+    /// Only an issue a trusted author opened is a member (`authors.rs`): a look-alike someone
+    /// else opened is warned of and never read.
     pub(super) fn is_member_issue(&self, issue: &Issue) -> bool {
         let title = issue.title == self.settings.title;
         let label = issue.has_label(&self.settings.label);
+        if title && label && issue.pull_request.is_none() && !self.trusted_creator(issue) {
+            self.look_alike(issue);
+            return false;
+        }
         issue.pull_request.is_none() && ((title && label) || ((title || label) && self.ours(issue)))
     }
 

@@ -173,12 +173,13 @@ impl ForgeThread {
         successor_of: Option<IssueNumber>,
     ) -> Result<Option<Issue>, ForgeError> {
         let limit = self.page_size(&self.client).await?;
+        self.know_login().await?;
         let mut found: Vec<Issue> = self
             .client
             .open_issues(&self.settings.repo, None, limit)
             .await?
             .into_iter()
-            .filter(|i| i.pull_request.is_none())
+            .filter(|i| i.pull_request.is_none() && self.trusted_creator(i))
             .filter(|i| i.title == self.settings.title)
             .filter(|i| i.has_label(&self.settings.label) || i.body == body)
             .filter(|i| {
@@ -205,6 +206,10 @@ impl ForgeThread {
                 return None;
             }
         };
+        if let Err(e) = self.know_login().await {
+            tracing::warn!("cannot look for a closed session issue to link: {e}");
+            return None;
+        }
         let closed = self
             .client
             .newest_issues(
@@ -221,6 +226,7 @@ impl ForgeThread {
                     i.pull_request.is_none()
                         && i.title == self.settings.title
                         && i.has_label(&self.settings.label)
+                        && self.trusted_creator(i)
                 })
                 .max_by_key(|i| (i.closed_at, i.number)),
             Err(e) => {

@@ -143,6 +143,11 @@ impl ForgeThread {
         let session = issue.pull_request.is_none()
             && issue.title == self.settings.title
             && issue.has_label(&self.settings.label);
+        self.know_login().await?;
+        if session && !self.trusted_creator(&issue) {
+            self.look_alike(&issue);
+            return Ok(None);
+        }
         if !session {
             tracing::warn!(
                 "session issue {n} links {previous}, which is not a session issue (other title \

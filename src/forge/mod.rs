@@ -24,6 +24,7 @@
 //! ```
 
 mod api;
+mod authors;
 mod body;
 pub(crate) mod cache;
 mod chain;
@@ -95,6 +96,9 @@ pub struct ForgeSettings {
     pub rotate_after: u64,
     /// A rotation carries the sessions active within this many days.
     pub carry_days: u64,
+    /// Besides the token's own login, who may open the session thread's issues and write its
+    /// links (the configured `trusted_authors`).
+    pub trusted_authors: Vec<String>,
 }
 
 /// A thread on a forge: the comments of the session issue.
@@ -118,6 +122,8 @@ pub struct ForgeThread {
     seen_count: rotate::CountCell,
     /// What the last read kept (see [`Keep`]); reads of earlier issues keep the same.
     keep: Mutex<Keep>,
+    /// Look-alike session issues warned of, and warnings for the next answer.
+    notices: authors::Notices,
 }
 
 impl ForgeThread {
@@ -142,6 +148,7 @@ impl ForgeThread {
             chain: Default::default(),
             seen_count: Default::default(),
             keep: Mutex::new(Keep::all()),
+            notices: Default::default(),
         }
     }
 

@@ -187,7 +187,9 @@ impl ForgeThread {
             }
             other => other?,
         };
-        Ok(Self::into_listing(list))
+        let mut listing = Self::into_listing(list);
+        listing.warnings.extend(self.take_notices());
+        Ok(listing)
     }
 
     /// `keep` resolved: the token's login joins the kept authors (the one `keep` names, else

@@ -67,6 +67,8 @@ pub struct Probe {
     pub cache: CachedIssue,
     /// Where the cache file is, when there is one.
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Issues with the session title and label that no trusted author opened (ignored).
+    pub look_alikes: Vec<u64>,
 }
 
 impl ForgeThread {
@@ -87,6 +89,7 @@ impl ForgeThread {
             labels: None,
             issue: None,
             members: None,
+            look_alikes: Vec::new(),
             cache: CachedIssue {
                 issue: cached.issue,
                 checked_at: cached.checked_at,
@@ -170,6 +173,7 @@ impl ForgeThread {
         };
         probe.issue = Some(head);
         probe.members = Some(members);
+        probe.look_alikes = self.look_alikes();
         probe
     }
 }

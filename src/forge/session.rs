@@ -37,6 +37,7 @@ impl ForgeThread {
             if fresh {
                 return Ok(n);
             }
+            self.know_login_with(c).await?;
             match c.issue(&self.settings.repo, n).await {
                 Ok(issue) if self.is_session_issue(&issue) => {
                     self.adopt(&issue);
@@ -102,7 +103,14 @@ impl ForgeThread {
         }
     }
 
+    /// An open issue (not a pull request) with the session title and label that a trusted
+    /// author opened (see `authors.rs`; the login must be known: [`ForgeThread::know_login`]).
     pub(super) fn is_session_issue(&self, issue: &Issue) -> bool {
+        self.looks_like_session_issue(issue) && self.trusted_creator(issue)
+    }
+
+    /// An open issue (not a pull request) with the session title and label, whoever opened it.
+    fn looks_like_session_issue(&self, issue: &Issue) -> bool {
         issue.state == IssueState::Open
             && issue.pull_request.is_none()
             && issue.title == self.settings.title
@@ -164,6 +172,7 @@ impl ForgeThread {
     ) -> Result<Vec<Issue>, ForgeError> {
         let limit = self.page_size(c).await?;
         let repo = &self.settings.repo;
+        self.know_login_with(c).await?;
         let mut found: Vec<Issue> = c
             .open_issues(
                 repo,
@@ -172,7 +181,14 @@ impl ForgeThread {
             )
             .await?
             .into_iter()
-            .filter(|i| self.is_session_issue(i))
+            .filter(|i| self.looks_like_session_issue(i))
+            .filter(|i| match self.trusted_creator(i) {
+                true => true,
+                false => {
+                    self.look_alike(i);
+                    false
+                }
+            })
             .collect();
         found.sort_by_key(|i| i.number);
         found.dedup_by_key(|i| i.number);
@@ -334,10 +350,17 @@ impl ForgeThread {
         let since = issue.closed_at.map(|t| t - super::chain::MARGIN);
         let all = async { Ok(super::decode::Filter::all()) };
         let notes = c.comments_keeping(repo, issue.number, since, all).await?;
+        self.know_login_with(c).await?;
+        // Only a trusted author's closing note forwards: anyone may comment on a closed issue.
         let Some(next) = notes
             .comments
             .iter()
             .rev()
+            .filter(|x| {
+                x.user
+                    .as_ref()
+                    .is_some_and(|u| self.trusted_login(&u.login))
+            })
             .find_map(|x| forwarded_to(&x.body))
             .filter(|m| *m > issue.number)
         else {
@@ -348,7 +371,9 @@ impl ForgeThread {
             Err(ForgeError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let back = found.pull_request.is_none() && linked(&found.body) == Some(issue.number);
+        let back = found.pull_request.is_none()
+            && linked(&found.body) == Some(issue.number)
+            && self.trusted_creator(&found);
         Ok(back.then_some(found))
     }
 }

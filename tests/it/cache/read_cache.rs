@@ -333,7 +333,14 @@ async fn another_token_asks_the_forge_who_it_is_and_trust_follows_it() {
     assert_eq!(user_asks(&fake, before).await, 0);
 
     let before = fake.requests().await.len();
-    let mallory = forge(&fake, MALLORY_TOKEN, dir.path());
+    // Mallory's own forgestate, trusting no one else.
+    let mallory = fake_forge::client_trusting(&fake.uri(), MALLORY_TOKEN, dir.path())
+        .read_cache(ReadCache {
+            enabled: true,
+            resync_after: Duration::from_secs(3600),
+        })
+        .build()
+        .unwrap();
     let resumed = mallory.resume(W, "s1").await.unwrap();
     assert_eq!(
         user_asks(&fake, before).await,

@@ -33,6 +33,9 @@ async fn a_copy_carried_while_the_agent_writes_never_sends_the_session_back() {
     fake.state()
         .path_delays
         .push(("/comments".into(), Duration::from_millis(600)));
+    let asked =
+        |r: &wiremock::Request| r.method.as_str() == "GET" && r.url.path().ends_with("/comments");
+    let before = fake.requests().await.iter().filter(|r| asked(r)).count();
     let rotating = {
         let dir = tempfile::tempdir().unwrap();
         let fake_uri = fake.uri();
@@ -43,7 +46,14 @@ async fn a_copy_carried_while_the_agent_writes_never_sends_the_session_back() {
             c.rotate().await
         })
     };
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // The agent posts once the rotation has asked for the old head's comments (its answer is
+    // on the way, 600 ms late), however loaded the machine is.
+    for _ in 0..500 {
+        if fake.requests().await.iter().filter(|r| asked(r)).count() > before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     writer.save(cp("p2")).await.posted().unwrap();
     let rotation = rotating.await.unwrap().unwrap();
     fake.state().path_delays.clear();
@@ -54,7 +64,10 @@ async fn a_copy_carried_while_the_agent_writes_never_sends_the_session_back() {
     let on_old = fake.comments_on(old);
     let on_new = fake.comments_on(new);
     let p2 = on_old.iter().find(|c| c.body.contains("p2")).unwrap();
-    let copy = on_new.iter().find(|c| c.body.contains("p1")).unwrap();
+    let copy = on_new
+        .iter()
+        .find(|c| c.body.contains("p1"))
+        .unwrap_or_else(|| panic!("{on_old:?}\n{on_new:?}"));
     assert!(
         copy.id > p2.id,
         "the race did not happen: {on_old:?} {on_new:?}"

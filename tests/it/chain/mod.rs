@@ -8,4 +8,5 @@ mod retitled_and_late_posts;
 mod rotate_cli;
 mod rotation;
 mod through_the_binary;
+mod trusted_authors;
 mod whole_history;

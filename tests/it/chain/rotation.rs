@@ -18,7 +18,7 @@ fn cp(agent: &str, session: &str, phase: &str) -> Record {
     Record::checkpoint(agent, session, phase, json!({"phase_was": phase})).unwrap()
 }
 
-/// The session issue `n` holding: `old/s0` (last active 40 days ago), then `a/s1` (two
+/// The session issue `n` holding: `old/s0` (ended 40 days ago), then `a/s1` (two
 /// checkpoints and a health), `b/s2` (one checkpoint), and a checkpoint for `a/s1` posted by
 /// mallory, who is not trusted. Returns the ids of the records a rotation must carry.
 async fn busy_thread(fake: &FakeForge, dir: &Path) -> (u64, Vec<String>) {
@@ -26,6 +26,11 @@ async fn busy_thread(fake: &FakeForge, dir: &Path) -> (u64, Vec<String>) {
     let c = bot(fake, dir);
     fake.state().clock_offset = -40 * 86_400;
     c.save(cp("old", "s0", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
+    // Finished: an unfinished session is carried whatever its age (issue #27).
+    c.save(Record::end("old", "s0", "completed", None).unwrap())
         .await
         .posted()
         .unwrap();

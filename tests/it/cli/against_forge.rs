@@ -164,12 +164,19 @@ async fn a_forged_checkpoint_is_listed_as_untrusted_and_ignored() {
         "checkpoint --agent implementation-worker --session s1 --phase clone_complete --set branch_name=real --json",
     );
     let mallory_dir = tempfile::tempdir().unwrap();
-    let forged = forgestate(
-        &fake,
-        mallory_dir.path(),
-        MALLORY_TOKEN,
-        "checkpoint --agent implementation-worker --session s1 --phase pr_created --set branch_name=evil --json",
-    );
+    // Mallory's forgestate trusts the bot, or it would not take the bot's issue for the thread.
+    let config = mallory_dir.path().join("mallory.toml");
+    std::fs::write(&config, "trusted_authors = [\"ca-bot\"]\n").unwrap();
+    let forged = Bin::new(mallory_dir.path())
+        .coords(&fake.uri(), OWNER, REPO, MALLORY_TOKEN)
+        .env(
+            "XDG_CACHE_HOME",
+            mallory_dir.path().join("cache").display().to_string(),
+        )
+        .env("FORGESTATE_CONFIG", config.display().to_string())
+        .line(
+            "checkpoint --agent implementation-worker --session s1 --phase pr_created --set branch_name=evil --json",
+        );
     assert!(forged.status.success(), "{}", stderr(&forged));
     let resume = ok_json(
         &fake,

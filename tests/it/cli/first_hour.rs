@@ -390,7 +390,11 @@ fn json_alone_is_unchanged_before_or_after_the_verb() {
     assert_eq!(after, before);
     let doc: Value = serde_json::from_str(&after).unwrap();
     let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["offline", "records", "warnings"], "{doc}");
+    assert_eq!(
+        keys,
+        ["complete", "offline", "records", "warnings"],
+        "{doc}"
+    );
     assert!(
         after.starts_with("{\n  \"records\": ["),
         "declaration order, pretty: {after}"
@@ -426,7 +430,7 @@ fn json_fields_select_top_level_fields_and_a_bad_one_lists_the_valid_ones() {
     assert_eq!(out.status.code(), Some(64));
     let err = stderr(&out);
     assert!(
-        err.contains("unknown fields \"agent\", \"phase\"; the answer's fields are: invalid, offline, records, warnings"),
+        err.contains("unknown fields \"agent\", \"phase\"; the answer's fields are: complete, invalid, offline, records, warnings"),
         "{err}"
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -38,6 +38,18 @@ pub fn bot(fake: &FakeForge, dir: &Path) -> forgestate::Client<forgestate::backe
 /// `FORGESTATE_TEST_READ_CACHE=off` in the test run's environment, the read cache is off, so the
 /// whole suite can be run both ways.
 pub fn client_at(url: &str, token: &str, dir: &Path) -> ForgeBuilder {
+    // The fake's other accounts trust the bot, as a second bot account (or a person running
+    // forgestate) that writes to the bot's thread is configured: only a trusted author's issue
+    // is the session thread.
+    let trusted: Vec<String> = match token == super::BOT_TOKEN {
+        true => Vec::new(),
+        false => vec!["ca-bot".to_string()],
+    };
+    client_trusting(url, token, dir).trusted_authors(trusted)
+}
+
+/// [`client_at`] trusting no one but the token's own account, whoever it is.
+pub fn client_trusting(url: &str, token: &str, dir: &Path) -> ForgeBuilder {
     let cache = forgestate::mirror::ReadCache {
         enabled: std::env::var("FORGESTATE_TEST_READ_CACHE").as_deref() != Ok("off"),
         ..Default::default()

@@ -393,7 +393,9 @@ async fn trust_follows_the_token_in_use_not_a_cached_login() {
         "clone_complete"
     );
     // Same machine, same cache directory, another token.
-    let other = client(&fake, MALLORY_TOKEN, dir.path()).build().unwrap();
+    let other = fake_forge::client_trusting(&fake.uri(), MALLORY_TOKEN, dir.path())
+        .build()
+        .unwrap();
     let resume = other
         .resume("implementation-worker", "s1")
         .await

@@ -357,7 +357,7 @@ async fn a_write_that_finds_the_cached_issue_closed_opens_a_linked_successor() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn links_are_followed_up_to_three_hops() {
+async fn links_are_followed_as_far_back_as_the_chain_goes() {
     let fake = FakeForge::start().await;
     // Five generations: each agent posts once, then its issue is closed.
     let dirs: Vec<tempfile::TempDir> = (0..6).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -383,9 +383,19 @@ async fn links_are_followed_up_to_three_hops() {
         w.iter().any(|w| w.contains(&format!("#{}", numbers[1]))),
         "{w:?}"
     );
+    // Four hops back: a session idle through four closed heads is still found (issue #27).
     let c_answer = c.resume("agent-0", "s").await.unwrap();
-    let (r, _) = (c_answer.resume, c_answer.warnings);
-    assert_eq!(r.phase, "fresh_start", "four hops is beyond the limit");
+    let (r, w) = (c_answer.resume, c_answer.warnings);
+    assert_eq!(r.phase, "done", "four hops back from the newest");
+    assert!(
+        w.iter()
+            .any(|w| w.contains(&format!("#{}", numbers[0])) && w.contains("4 links back")),
+        "{w:?}"
+    );
+    assert_eq!(
+        c.resume("nobody", "s").await.unwrap().resume.phase,
+        "fresh_start"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
