@@ -8,5 +8,6 @@ mod retitled_and_late_posts;
 mod rotate_cli;
 mod rotation;
 mod through_the_binary;
+mod tidy_carries_little;
 mod trusted_authors;
 mod whole_history;
