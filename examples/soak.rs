@@ -1,13 +1,18 @@
-//! The soak benchmark of issue #16: many workers, each a series of `forgestate checkpoint`
-//! processes with its own cache and outbox (a machine of its own), against the test suite's fake
-//! Forgejo behind a fault-injecting proxy, then a count of what a fresh machine can read back.
+//! The soak benchmark of issues #16 and #27: many workers, each a series of `forgestate
+//! checkpoint` processes with its own cache and outbox (a machine of its own), against the test
+//! suite's fake Forgejo behind a fault-injecting proxy, with the session issue rotating all the
+//! while; then a count of what fresh machines read back, and of every stale resume.
 //! It prints figures and asserts nothing (exit 0).
 //!
-//! Run: `cargo run --release --features dev-examples --example soak` (16 workers × 30 steps;
+//! Run: `cargo run --release --features dev-examples --example soak` (12 workers × 25 steps;
 //! `--quick` for 4 × 5;
 //! `--workers N`, `--steps N`, `--kill-percent N`, `--pause-ms N` (a worker's work between
-//! steps: up to N ms, default 2000), `--bin PATH`, `--keep` to keep the machines' directories
-//! with each one's `stderr.log`). It runs
+//! steps: up to N ms, default 2000), `--rotate-after N` (the machines' `[forge] rotate_after`,
+//! default 25; 0 turns automatic rotation off), `--recheck-secs N` (their `recheck_secs`,
+//! default 5, so a checkpoint notices the limit soon), `--rotate-every-ms N` (the supervisor's
+//! `rotate`, default 6000; 0: never), `--fresh-every N` (a fresh machine resumes a session
+//! after every Nth saved step of its worker, default 4), `--bin PATH`, `--keep` to keep the
+//! machines' directories with each one's `stderr.log`). It runs
 //! `target/release/forgestate`, building it first when it is missing.
 //!
 //! - Faults roll through windows: calm, a 503 burst (every request), dropped requests,
@@ -16,15 +21,20 @@
 //!   in spooled records as often as in retries.
 //! - A worker runs its steps in order. Some commands are killed with SIGKILL while they run; a
 //!   killed or failed step is followed by `resume` (as a restarted worker would) and redone only
-//!   when `resume` says it was not saved.
-//! - A supervisor machine runs `forgestate status` every second, and `forgestate rotate` once
-//!   half of the steps are saved.
-//! - At the end the faults stop, every worker flushes its outbox, and a fresh machine (an empty
-//!   cache) lists the thread and resumes every session.
+//!   when `resume` says it was not saved. After each saved step it runs `resume` on its own
+//!   machine, and every few steps on a fresh one (`soak/worker.rs`).
+//! - Rotations run while the workers write: a checkpoint rotates the issue once it holds more
+//!   than `rotate_after` comments, and a supervisor machine runs `forgestate rotate` every few
+//!   seconds (a quarter of them killed), besides `forgestate status` every second.
+//! - At the end the faults stop, every worker flushes its outbox, a fresh machine (an empty
+//!   cache) lists the thread, and a fresh machine of its own resumes each session.
 //!
 //! Saved: the command exited 0 (posted, or spooled and later flushed). Lost: saved, but on no
 //! issue of the fake and in no outbox. Invisible: saved and on an issue, but not listed by the
 //! fresh machine. Duplicates: a record `Id` listed twice, or one step listed as two records.
+//! Stale: a `resume` answering a step older than the newest the worker knew it had saved (for a
+//! fresh machine, saved by a post: a spooled record is not on the forge yet), or a newer step
+//! that is on no issue of the fake (`soak/stale.rs`).
 
 // The test suite's fake, of which this example uses a part.
 #[path = "../tests/it/fake_forge/mod.rs"]
@@ -34,8 +44,14 @@ mod fake_forge;
 mod faults;
 #[path = "soak/machine.rs"]
 mod machine;
+#[path = "soak/stale.rs"]
+mod stale;
+#[path = "soak/supervisor.rs"]
+mod supervisor;
 #[path = "soak/tally.rs"]
 mod tally;
+#[path = "soak/worker.rs"]
+mod worker;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,11 +60,19 @@ use std::time::{Duration, Instant};
 
 use fake_forge::{BOT_TOKEN, FakeForge};
 use faults::{FaultProxy, Mode};
-use machine::{Machine, Outcome, Rng, Setup};
+use machine::{Machine, Setup};
+use worker::{Kind, Pace, Probe, Worker};
 
-/// The configuration every machine uses: short timeouts, so faults cost seconds, not minutes.
-const CONFIG: &str = "[forge]\nconnect_timeout_secs = 1\nrequest_timeout_secs = 2\n\
-                      retry_budget_secs = 4\ndrain_budget_secs = 2\ndrain_max_backoff_secs = 2\n";
+/// The configuration every machine uses: short timeouts, so faults cost seconds, not minutes;
+/// a low `rotate_after` and a short `recheck_secs`, so checkpoints rotate the issue constantly.
+fn config(o: &Opts) -> String {
+    format!(
+        "[forge]\nconnect_timeout_secs = 1\nrequest_timeout_secs = 2\nretry_budget_secs = 4\n\
+         drain_budget_secs = 2\ndrain_max_backoff_secs = 2\nrotate_after = {}\n\
+         recheck_secs = {}\n",
+        o.rotate_after, o.recheck_secs
+    )
+}
 
 /// The fault windows, in order, repeated while the workers run.
 const WINDOWS: [(Mode, u64); 8] = [
@@ -68,16 +92,24 @@ struct Opts {
     kill_percent: u64,
     /// A worker's work between two steps: up to this long (half of it on average).
     pause_ms: u64,
+    rotate_after: u64,
+    recheck_secs: u64,
+    rotate_every_ms: u64,
+    fresh_every: usize,
     bin: Option<PathBuf>,
     keep: bool,
 }
 
 fn opts() -> Opts {
     let mut o = Opts {
-        workers: 16,
-        steps: 30,
+        workers: 12,
+        steps: 25,
         kill_percent: 8,
         pause_ms: 2000,
+        rotate_after: 25,
+        recheck_secs: 5,
+        rotate_every_ms: 6000,
+        fresh_every: 4,
         bin: None,
         keep: false,
     };
@@ -85,30 +117,27 @@ fn opts() -> Opts {
     while let Some(flag) = args.next() {
         let mut value = || args.next().unwrap_or_default();
         match flag.as_str() {
-            "--quick" => (o.workers, o.steps, o.pause_ms) = (4, 5, 1000),
+            "--quick" => {
+                (o.workers, o.steps, o.pause_ms) = (4, 5, 1000);
+                (o.rotate_after, o.recheck_secs) = (10, 2);
+                (o.rotate_every_ms, o.fresh_every) = (3000, 2);
+            }
             "--pause-ms" => o.pause_ms = value().parse().unwrap_or(o.pause_ms),
             "--workers" => o.workers = value().parse().unwrap_or(o.workers),
             "--steps" => o.steps = value().parse().unwrap_or(o.steps),
             "--kill-percent" => o.kill_percent = value().parse().unwrap_or(o.kill_percent),
+            "--rotate-after" => o.rotate_after = value().parse().unwrap_or(o.rotate_after),
+            "--recheck-secs" => o.recheck_secs = value().parse().unwrap_or(o.recheck_secs),
+            "--rotate-every-ms" => {
+                o.rotate_every_ms = value().parse().unwrap_or(o.rotate_every_ms);
+            }
+            "--fresh-every" => o.fresh_every = value().parse().unwrap_or(o.fresh_every),
             "--bin" => o.bin = Some(PathBuf::from(value())),
             "--keep" => o.keep = true,
             other => eprintln!("soak: ignoring {other}"),
         }
     }
     o
-}
-
-/// What one worker did.
-#[derive(Default)]
-struct Worker {
-    /// (step, record id, spooled) of every command that exited 0.
-    saved: Vec<(usize, String, bool)>,
-    /// The last step the worker knows is done: saved, or (killed) found by `resume`.
-    done: Option<usize>,
-    killed: usize,
-    failed: usize,
-    resumes: usize,
-    redone: usize,
 }
 
 fn main() {
@@ -138,25 +167,33 @@ fn main() {
         Ok(d) => d,
         Err(e) => return println!("soak: cannot make a scratch directory: {e}"),
     };
-    let config = root.path().join("soak.toml");
-    if let Err(e) = std::fs::write(&config, CONFIG) {
-        return println!("soak: cannot write {}: {e}", config.display());
+    let config_path = root.path().join("soak.toml");
+    if let Err(e) = std::fs::write(&config_path, config(&o)) {
+        return println!("soak: cannot write {}: {e}", config_path.display());
     }
     let setup = Arc::new(Setup {
         bin,
         url: proxy.uri(),
         token: BOT_TOKEN.to_string(),
-        config,
+        config: config_path,
     });
     let total = o.workers * o.steps;
     println!(
-        "soak: {} workers × {} steps, kill -9 in ~{}% of commands, binary {}",
+        "soak: {} workers × {} steps, kill -9 in ~{}% of commands, rotate_after = {}, \
+         recheck_secs = {}, supervisor rotate every {} ms, a fresh machine every {} saved steps, \
+         binary {}",
         o.workers,
         o.steps,
         o.kill_percent,
+        o.rotate_after,
+        o.recheck_secs,
+        o.rotate_every_ms,
+        o.fresh_every,
         setup.bin.display()
     );
     let started = Instant::now();
+    // The fake's clock at the start: its times are printed as seconds after it.
+    let epoch = fake.state().now();
     let done = Arc::new(AtomicBool::new(false));
     let progress = Arc::new(AtomicUsize::new(0));
 
@@ -173,40 +210,46 @@ fn main() {
             proxy.set(Mode::Calm);
         })
     };
+    let machine = |name: &str| Machine::new(setup.clone(), root.path().join(name));
     let workers: Vec<_> = (0..o.workers)
         .map(|w| {
-            let m = Machine::new(setup.clone(), root.path().join(format!("w{w:02}")));
-            let progress = progress.clone();
+            let m = machine(&format!("w{w:02}"));
+            let (setup, progress) = (setup.clone(), progress.clone());
             let pace = Pace {
                 steps: o.steps,
                 kill_percent: o.kill_percent,
                 pause_ms: o.pause_ms,
+                fresh_every: o.fresh_every,
+                root: root.path().to_path_buf(),
+                started,
             };
-            std::thread::spawn(move || work(&m, w, &pace, &progress))
+            std::thread::spawn(move || worker::work(&m, &setup, w, &pace, &progress))
         })
         .collect();
     let supervisor = {
-        let m = Machine::new(setup.clone(), root.path().join("supervisor"));
-        let (done, progress) = (done.clone(), progress.clone());
-        std::thread::spawn(move || supervise(&m, &done, &progress, total))
+        let m = machine("supervisor");
+        let done = done.clone();
+        let every = Duration::from_millis(o.rotate_every_ms);
+        std::thread::spawn(move || supervisor::supervise(&m, &done, every, 25))
     };
     let reports: Vec<Worker> = workers
         .into_iter()
         .map(|h| h.join().unwrap_or_default())
         .collect();
     done.store(true, Ordering::Relaxed);
-    let (status_runs, status_ok, rotated) = supervisor.join().unwrap_or_default();
+    let sup = supervisor.join().unwrap_or_default();
     let _ = runtime.block_on(schedule);
     proxy.set(Mode::Calm);
     let worked = started.elapsed();
 
     // Every worker flushes what it spooled, with the faults gone.
-    let mut waiting = 0;
-    for w in 0..o.workers {
-        let m = Machine::new(setup.clone(), root.path().join(format!("w{w:02}")));
-        let _ = m.run(&["flush", "--json"]);
-        waiting += m.outbox_len();
-    }
+    let waiting: Vec<usize> = (0..o.workers)
+        .map(|w| {
+            let m = machine(&format!("w{w:02}"));
+            let _ = m.run(&["flush", "--json"]);
+            m.outbox_len()
+        })
+        .collect();
     // Every comment on the fake, and when each closed issue closed.
     let forge = || {
         let s = fake.state();
@@ -223,32 +266,60 @@ fn main() {
                 .collect(),
         }
     };
-    // A fresh machine reads everything back, now and (the fake's clock moved on) an hour later.
+    // Fresh machines read everything back: one lists the thread, and each session is resumed by
+    // a fresh machine of its own; now and (the fake's clock moved on) an hour later.
     let read = |name: &str| {
-        let fresh = Machine::new(setup.clone(), root.path().join(name));
-        tally::Reading {
-            listed: fresh.list(),
-            resumed: (0..o.workers).map(|w| fresh.resume_step(w)).collect(),
-        }
+        let probes: Vec<Probe> = (0..o.workers)
+            .map(|w| {
+                let fresh = machine(&format!("{name}/w{w:02}"));
+                let r = &reports[w];
+                Probe {
+                    kind: Kind::End,
+                    worker: w,
+                    at: started.elapsed().as_secs_f64(),
+                    machine: fresh.dir().to_path_buf(),
+                    reference: if waiting[w] == 0 { r.done } else { r.posted },
+                    done: r.done,
+                    answer: fresh.resume(w),
+                }
+            })
+            .collect();
+        let reading = tally::Reading {
+            listed: machine(&format!("{name}/list")).list(),
+            resumed: probes
+                .iter()
+                .map(|p| p.answer.as_ref().and_then(|a| a.step))
+                .collect(),
+        };
+        (reading, probes)
     };
-    let now = (read("fresh"), forge());
+    let now = (read("fresh-end"), forge());
     fake.state().clock_offset += 3600;
     let later = (read("fresh-later"), forge());
+    let elapsed = started.elapsed();
     let open = fake.open_issues_titled(forgestate::defaults::TITLE);
-    let issues: Vec<String> = {
+    let (issues, comments, rotations) = {
         let s = fake.state();
-        let t0 = s.issues.iter().map(|i| i.created).min().unwrap_or_default();
-        s.issues
+        let issues: Vec<stale::Issue> = s
+            .issues
             .iter()
             .map(|i| {
-                let n = s.comments.iter().filter(|c| c.issue == i.number).count();
-                let state = match i.closed_at {
-                    Some(at) if i.closed => format!("closed at +{}s", at - t0),
-                    _ => "open".to_string(),
-                };
-                format!("#{} made at +{}s, {state}, {n}c", i.number, i.created - t0)
+                let closed = i.closed_at.filter(|_| i.closed).map(|at| at - epoch);
+                (i.number, i.created - epoch, closed)
             })
-            .collect()
+            .collect();
+        let comments: Vec<stale::Posted> = s
+            .comments
+            .iter()
+            .map(|c| stale::Posted {
+                id: c.id,
+                issue: c.issue,
+                created: c.created - epoch,
+                body: c.body.clone(),
+            })
+            .collect();
+        let rotations = tally::Rotations::of(&s.issues, &s.comments);
+        (issues, comments, rotations)
     };
 
     // The figures.
@@ -268,6 +339,7 @@ fn main() {
         .map(|(m, n)| format!("{} {n}", m.name()))
         .collect();
     println!("requests through the proxy: {}", faults.join(", "));
+    let killed = sum(|r| r.killed) + sup.rotates.get("killed").copied().unwrap_or(0);
     println!(
         "checkpoint commands killed: {}, failed: {}; resumes after a restart: {}, steps redone: \
          {} (the others had landed before the kill: not counted as saved below)",
@@ -276,111 +348,54 @@ fn main() {
         sum(|r| r.resumes),
         sum(|r| r.redone)
     );
+    let rotates: Vec<String> = sup
+        .rotates
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     println!(
-        "supervisor: status ran {status_runs} times ({status_ok} exit 0); rotate: {}",
-        rotated.as_deref().unwrap_or("not run")
+        "supervisor: status ran {} times ({} exit 0); rotate ran {} times: {}",
+        sup.status_runs,
+        sup.status_ok,
+        sup.rotates.values().sum::<usize>(),
+        rotates.join(", ")
     );
+    rotations.print();
     println!("---");
     println!(
         "records saved:    {count} of {total} steps (posted {}, spooled {spooled}; still in an \
-         outbox after flush: {waiting})",
-        count - spooled
+         outbox after flush: {})",
+        count - spooled,
+        waiting.iter().sum::<usize>()
     );
-    tally::print("at the end", &work, &now.0, &now.1);
-    tally::print("an hour later (server time)", &work, &later.0, &later.1);
+    let (lost, dup) = tally::print("at the end", &work, &now.0.0, &now.1);
+    tally::print("an hour later (server time)", &work, &later.0.0, &later.1);
+    let probes: Vec<&Probe> = reports
+        .iter()
+        .flat_map(|r| &r.probes)
+        .chain(&now.0.1)
+        .chain(&later.0.1)
+        .collect();
+    let (stale_own, stale_fresh) = stale::print(&probes, &comments, &issues);
     println!(
         "open session issues at the end:      {} {open:?}",
         open.len()
     );
-    println!("issues (c: comments): {}", issues.join("; "));
-    println!("target: 0 lost, 0 invisible, 0 duplicated, 1 open session issue, 0 wrong resumes");
+    println!("---");
+    println!(
+        "summary: {} workers, {count} steps saved of {total}, {} rotations ({} session issues \
+         made, {} closed), {killed} commands killed, stale resumes: {stale_own} from the own \
+         machine, {stale_fresh} from fresh machines; {lost} lost, {dup} duplicated; wall time \
+         {:.1} s",
+        o.workers,
+        rotations.closing_notes,
+        rotations.made,
+        rotations.closed,
+        elapsed.as_secs_f64()
+    );
+    println!("target: 0 lost, 0 invisible, 0 duplicated, 1 open session issue, 0 stale resumes");
     if o.keep {
+        stale::dump(&root.path().join("comments.tsv"), &comments);
         println!("machines kept in {}", root.keep().display());
     }
-}
-
-/// How a worker goes.
-struct Pace {
-    steps: usize,
-    kill_percent: u64,
-    pause_ms: u64,
-}
-
-/// One worker: its steps in order, as a series of commands, some killed.
-fn work(m: &Machine, w: usize, pace: &Pace, progress: &AtomicUsize) -> Worker {
-    let (steps, kill_percent) = (pace.steps, pace.kill_percent);
-    let mut rng = Rng::new(w as u64 + 1);
-    let mut report = Worker::default();
-    let mut step = 0;
-    // A worker that cannot get anywhere (no binary, no forge) stops rather than spin.
-    let mut attempts = 0;
-    while step < steps && attempts < steps * 20 {
-        attempts += 1;
-        // The work between steps; the first steps start together (a race to create the
-        // session issue on a fresh repository).
-        if attempts > 1 {
-            std::thread::sleep(Duration::from_millis(rng.below(pace.pause_ms + 1)));
-        }
-        let kill =
-            (rng.below(100) < kill_percent).then(|| Duration::from_millis(20 + rng.below(400)));
-        match m.checkpoint(w, step, kill) {
-            Outcome::Saved { id, spooled } => {
-                report.saved.push((step, id, spooled));
-                report.done = Some(step);
-                progress.fetch_add(1, Ordering::Relaxed);
-                step += 1;
-                continue;
-            }
-            Outcome::Killed => report.killed += 1,
-            Outcome::Failed => report.failed += 1,
-        }
-        // A restarted worker asks where it is before redoing anything.
-        report.resumes += 1;
-        match m.resume_step(w) {
-            Some(last) if last >= step => {
-                report.done = Some(last);
-                step = last + 1;
-            }
-            _ => report.redone += 1,
-        }
-    }
-    report
-}
-
-/// The supervisor: `status` every second; `rotate` once half of the steps are saved. Returns
-/// (status runs, of which exit 0, how the rotation went).
-fn supervise(
-    m: &Machine,
-    done: &AtomicBool,
-    progress: &AtomicUsize,
-    total: usize,
-) -> (usize, usize, Option<String>) {
-    let (mut runs, mut ok, mut rotated) = (0, 0, None);
-    let mut last_status: Option<Instant> = None;
-    while !done.load(Ordering::Relaxed) {
-        if last_status.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-            last_status = Some(Instant::now());
-            runs += 1;
-            if m.run(&["status", "--json"]).is_some_and(|o| o.0 == 0) {
-                ok += 1;
-            }
-        }
-        if rotated.is_none() && progress.load(Ordering::Relaxed) * 2 >= total {
-            let at = progress.load(Ordering::Relaxed);
-            let mut tries = 0;
-            let code = loop {
-                tries += 1;
-                let code = m.run(&["rotate", "--json"]).map_or(-1, |o| o.0);
-                if code == 0 || tries == 10 {
-                    break code;
-                }
-                std::thread::sleep(Duration::from_millis(500));
-            };
-            rotated = Some(format!(
-                "after {at} saved steps, exit {code} after {tries} attempt(s)"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (runs, ok, rotated)
 }

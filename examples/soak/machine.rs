@@ -25,6 +25,26 @@ pub enum Outcome {
     Failed,
 }
 
+/// One `resume --json` answer: the step its phase names (`None`: a fresh start) and the
+/// whole answer.
+pub struct Resumed {
+    pub step: Option<usize>,
+    pub json: serde_json::Value,
+}
+
+impl Resumed {
+    fn of(out: String) -> Resumed {
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        let step = step_of(json["phase"].as_str().unwrap_or_default());
+        Resumed { step, json }
+    }
+}
+
+/// The step a phase `step_NN` names.
+pub fn step_of(phase: &str) -> Option<usize> {
+    phase.strip_prefix("step_").and_then(|n| n.parse().ok())
+}
+
 /// A command that runs longer than this is killed (and counts as failed).
 const HUNG: Duration = Duration::from_secs(90);
 
@@ -65,7 +85,11 @@ impl Machine {
 
     /// Runs `args`; `kill_after` kills it with SIGKILL if it still runs then. Returns the exit
     /// code and stdout, or `None` when it was killed or could not start.
-    fn run_killing(&self, args: &[&str], kill_after: Option<Duration>) -> Option<(i32, String)> {
+    pub fn run_killing(
+        &self,
+        args: &[&str],
+        kill_after: Option<Duration>,
+    ) -> Option<(i32, String)> {
         let mut child = self.command(args).spawn().ok()?;
         // Read stdout as it comes: a long answer (`list`) would otherwise fill the pipe and
         // block the child until it is killed.
@@ -132,22 +156,23 @@ impl Machine {
         }
     }
 
-    /// The step worker `w`'s session resumes after, by `resume` on this machine (a few tries
-    /// through faults); `None` for a fresh start or no answer.
-    pub fn resume_step(&self, w: usize) -> Option<usize> {
+    /// Worker `w`'s `resume --json` on this machine, tried up to 20 times through faults;
+    /// `None` when no try exited 0.
+    pub fn resume(&self, w: usize) -> Option<Resumed> {
         let (agent, session, _) = names(w, 0);
         for _ in 0..20 {
             let args: [&str; 6] = ["resume", "--agent", &agent, "--session", &session, "--json"];
             if let Some((0, out)) = self.run(&args) {
-                let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
-                return doc["phase"]
-                    .as_str()
-                    .and_then(|p| p.strip_prefix("step_"))
-                    .and_then(|n| n.parse().ok());
+                return Some(Resumed::of(out));
             }
             std::thread::sleep(Duration::from_millis(300));
         }
         None
+    }
+
+    /// This machine's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Every record `list --json` shows: (record id, session, phase).
@@ -193,7 +218,7 @@ impl Machine {
 }
 
 /// Worker `w`'s agent and session, and the phase of `step`.
-fn names(w: usize, step: usize) -> (String, String, String) {
+pub fn names(w: usize, step: usize) -> (String, String, String) {
     (
         format!("worker-{w:02}"),
         format!("soak-{w:02}"),

@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::fake_forge::{CommentRow, IssueRow};
+
 /// A comment on the fake: its issue, creation time (whole seconds) and body.
 pub type Comment = (u64, i64, String);
 
@@ -26,8 +28,9 @@ pub struct Work {
     pub done: Vec<Option<usize>>,
 }
 
-/// Prints what `reading` shows of `work`.
-pub fn print(label: &str, work: &Work, reading: &Reading, forge: &Forge) {
+/// Prints what `reading` shows of `work`; returns (lost, duplicated: Ids listed twice plus
+/// steps listed as two records).
+pub fn print(label: &str, work: &Work, reading: &Reading, forge: &Forge) -> (usize, usize) {
     let saved = &work.saved;
     let mut listed_ids: BTreeMap<&str, usize> = BTreeMap::new();
     let mut steps_seen: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
@@ -101,4 +104,97 @@ pub fn print(label: &str, work: &Work, reading: &Reading, forge: &Forge) {
             format!(" ({})", wrong.join("; "))
         }
     );
+    (lost, twice + split)
+}
+
+/// The session issues on the fake: how many were made and closed, and how they came about.
+pub struct Rotations {
+    pub made: usize,
+    pub closed: usize,
+    /// Issues whose body links a predecessor (`Previous session issue: #N`): rotations' successors.
+    pub successors: usize,
+    /// Issues closed by a rotation (with its `Rotated: this session continues in #M` note).
+    pub closing_notes: usize,
+    /// One line per issue: number, made and closed (seconds after the first), comments.
+    pub lines: Vec<String>,
+    /// Comments on the fake, of which copies (`Carried-From:`), distinct record `Id`s, and the
+    /// most comments that hold one `Id`.
+    pub comments: usize,
+    pub copies: usize,
+    pub ids: usize,
+    pub most_of_one_id: usize,
+}
+
+impl Rotations {
+    pub fn of(issues: &[IssueRow], comments: &[CommentRow]) -> Rotations {
+        let ours: Vec<&IssueRow> = issues
+            .iter()
+            .filter(|i| i.title == forgestate::defaults::TITLE)
+            .collect();
+        let noted: BTreeSet<u64> = comments
+            .iter()
+            .filter(|c| c.body.starts_with("Rotated: this session continues in #"))
+            .map(|c| c.issue)
+            .collect();
+        let t0 = ours.iter().map(|i| i.created).min().unwrap_or_default();
+        let lines = ours
+            .iter()
+            .map(|i| {
+                let n = comments.iter().filter(|c| c.issue == i.number).count();
+                let state = match i.closed_at {
+                    Some(at) if i.closed => format!("closed +{}s", at - t0),
+                    _ => "open".to_string(),
+                };
+                format!("#{} +{}s {state} {n}c", i.number, i.created - t0)
+            })
+            .collect();
+        let mut by_id: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in comments {
+            if let Some(id) = c
+                .body
+                .lines()
+                .find_map(|l| l.trim_end().strip_prefix("Id: "))
+            {
+                *by_id.entry(id).or_default() += 1;
+            }
+        }
+        Rotations {
+            comments: comments.len(),
+            copies: comments
+                .iter()
+                .filter(|c| c.body.lines().any(|l| l.starts_with("Carried-From: ")))
+                .count(),
+            ids: by_id.len(),
+            most_of_one_id: by_id.values().copied().max().unwrap_or_default(),
+            made: ours.len(),
+            closed: ours.iter().filter(|i| i.closed).count(),
+            successors: ours
+                .iter()
+                .filter(|i| i.body.contains("Previous session issue: #"))
+                .count(),
+            closing_notes: ours.iter().filter(|i| noted.contains(&i.number)).count(),
+            lines,
+        }
+    }
+
+    pub fn print(&self) {
+        println!(
+            "session issues on the fake: {} made ({} successors of a rotation, {} others: \
+             the first and creation-race duplicates), {} closed ({} by a rotation's closing note)",
+            self.made,
+            self.successors,
+            self.made - self.successors,
+            self.closed,
+            self.closing_notes
+        );
+        println!(
+            "  comments on the fake: {} holding {} distinct record Ids; {} of them copies \
+             (Carried-From); one Id is held by up to {} comments",
+            self.comments, self.ids, self.copies, self.most_of_one_id
+        );
+        println!(
+            "  issues (made, closed: seconds after the first; c: comments): {}",
+            self.lines.join("; ")
+        );
+    }
 }
