@@ -3,8 +3,6 @@
 //! and `forgestate help globals`, which lists them; and the "did you mean" for a mistyped verb
 //! (a prefix first, then the fewest edits).
 
-use forgestate::resume::edit_distance;
-
 /// The widest help clap prints, whatever the terminal.
 pub const HELP_WIDTH: usize = 100;
 
@@ -165,25 +163,7 @@ fn wrap(lead: &str, text: &str, indent: usize) -> String {
     out
 }
 
-/// The verbs a mistyped `typed` may have meant: those it begins (`stat` → `status`), else those
-/// within two edits, closest first.
-pub fn suggest<'a>(typed: &str, verbs: &[&'a str]) -> Vec<&'a str> {
-    let prefixed: Vec<&str> = verbs
-        .iter()
-        .copied()
-        .filter(|v| typed.len() >= 2 && v.starts_with(typed))
-        .collect();
-    if !prefixed.is_empty() {
-        return prefixed;
-    }
-    let mut close: Vec<(usize, &str)> = verbs
-        .iter()
-        .map(|v| (edit_distance(typed, v), *v))
-        .filter(|&(d, _)| d <= 2)
-        .collect();
-    close.sort();
-    close.into_iter().map(|(_, v)| v).collect()
-}
+pub use crate::face::suggest;
 
 #[cfg(test)]
 mod tests {

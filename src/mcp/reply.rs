@@ -1,7 +1,8 @@
 //! From a verb's answer to an MCP tool result: the answer object as `structuredContent`, a short
 //! text summary for the model first, and the serialized answer beside it for clients that read
 //! only text. A failure is a result with `isError: true` carrying the one-line message and the
-//! error document every face shares ([`crate::face::ErrorBody`]). Everything is scrubbed.
+//! error document every face shares ([`crate::face::ErrorBody`]), both as text. Everything is
+//! scrubbed.
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
@@ -25,14 +26,16 @@ pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
     result
 }
 
-/// A domain failure: `isError: true`, the message (one line, scrubbed), and the error document
-/// as `structuredContent`.
+/// A domain failure: `isError: true`, the message (one line, scrubbed) as the first text, and
+/// the error document (`{"error": {"code", "category", "message"}}`) as a second text. No
+/// `structuredContent`: the tool's output schema describes its answer, and a client checks
+/// structured content against it (the TypeScript SDK refuses a result that does not match, so
+/// the model would never see the message).
 pub fn failure(code: u8, message: &str) -> CallToolResult {
     let body = ErrorBody::new(code, message);
     let text = body.message.clone();
-    let mut result = CallToolResult::structured_error(json!({ "error": body }));
-    result.content = vec![ContentBlock::text(text)];
-    result
+    let document = json!({ "error": body }).to_string();
+    CallToolResult::error(vec![ContentBlock::text(text), ContentBlock::text(document)])
 }
 
 /// A library error as a tool failure, with the exit code of its category.

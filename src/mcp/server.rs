@@ -126,13 +126,19 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let unknown = || {
-            ErrorData::invalid_params(
-                format!(
-                    "no tool named {:?}; tools/list names the tools",
-                    request.name
+            let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+            let hint = match crate::face::suggest(&request.name, &names).as_slice() {
+                [] => "tools/list names the tools".to_string(),
+                [one] => format!("did you mean {one:?}?"),
+                many => format!(
+                    "did you mean one of {}?",
+                    many.iter()
+                        .map(|n| format!("{n:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
-                None,
-            )
+            };
+            ErrorData::invalid_params(format!("no tool named {:?}; {hint}", request.name), None)
         };
         if self.get_tool(&request.name).is_none() {
             return Err(unknown());

@@ -15,6 +15,7 @@
 mod carry;
 pub mod input;
 mod operate;
+mod plain;
 mod pure;
 mod reads;
 mod records;
@@ -135,7 +136,9 @@ pub trait Run: Verb {
 
 /// The JSON Schema of what `T` accepts (a request), draft 2020-12, root title dropped.
 pub fn request_schema<T: JsonSchema>() -> Map<String, Value> {
-    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12())
+    let mut schema = schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12());
+    plain::request(&mut schema);
+    schema
 }
 
 /// The JSON Schema of what `T` writes (an answer), draft 2020-12, root title dropped.
@@ -190,6 +193,7 @@ fn unwrap_lines(text: &str) -> String {
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
+    let args = plain::lenient(args, &(V::SPEC.request)());
     let request: V::Request = serde_json::from_value(args).map_err(|e| {
         Error::usage(format!(
             "the arguments of {} do not fit its schema: {e}",

@@ -3,6 +3,7 @@
 mod documented_configs;
 mod every_line_answered;
 mod generated_tools;
+mod plain_for_sdks;
 mod process;
 mod sessions;
 mod tools;

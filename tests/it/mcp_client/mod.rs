@@ -52,11 +52,23 @@ pub fn ok(result: &CallToolResult) -> &Value {
     result.structured_content.as_ref().expect("structured")
 }
 
-/// The structured `error` object of a result that must be an error, after checking the text
-/// content carries the same message.
-pub fn failed(result: &CallToolResult) -> &Value {
+/// The `error` object of a result that must be an error (`isError: true`, no structured
+/// content, which a client would check against the tool's output schema): the message is the
+/// first text, the error document the second.
+pub fn failed(result: &CallToolResult) -> Value {
     assert_eq!(result.is_error, Some(true), "{result:?}");
-    let error = &result.structured_content.as_ref().expect("structured")["error"];
+    assert!(
+        result.structured_content.is_none(),
+        "an error carries no structured content: {result:?}"
+    );
+    let document = result
+        .content
+        .get(1)
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .expect("the error document as a second text");
+    let doc: Value = serde_json::from_str(document).expect("the error document is JSON");
+    let error = doc["error"].clone();
     assert_eq!(text(result), error["message"].as_str().expect("message"));
     error
 }
