@@ -1,9 +1,9 @@
 //! From comments to records: parse every body, apply trust, dedupe by record id, filter.
 //!
 //! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is the thread's
-//! order ([`order`]: by first posting on the store's clock, then lineage, then comment id), never
-//! the client clocks in `Time:` lines, and where two comments carry the same record `Id`, the
-//! first one (by comment id) wins.
+//! order (`scan/order.rs`: by first posting on the store's clock, then lineage, then comment
+//! id), never the client clocks in `Time:` lines, and where two comments carry the same record
+//! `Id`, the first one (by comment id) wins.
 
 mod order;
 
@@ -415,7 +415,7 @@ pub(crate) fn place(info: &CommentInfo, first: Option<DateTime<Utc>>) -> Place {
     Place::of(first, info.created_at, info.id)
 }
 
-/// Sorts entries into the thread's order ([`order`]); entries waiting in the outbox stay after
+/// Sorts entries into the thread's order (`scan/order.rs`); entries waiting in the outbox stay after
 /// the thread's own, in the order they were spooled.
 pub fn sort_entries(entries: &mut Vec<Entry>) {
     let (mut posted, pending): (Vec<Entry>, Vec<Entry>) =
@@ -426,7 +426,7 @@ pub fn sort_entries(entries: &mut Vec<Entry>) {
 }
 
 impl Entry {
-    /// Where this entry stands in the thread's order ([`order`]).
+    /// Where this entry stands in the thread's order (`scan/order.rs`).
     pub fn place(&self) -> Place {
         place(&self.comment, self.record.posted_at)
     }

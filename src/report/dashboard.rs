@@ -7,7 +7,7 @@
 //! [`splice`] replaces only what lies between the markers; every byte outside them is kept, so a
 //! person's text around the table survives, and two publishers that each re-read the body
 //! before writing converge on it. A marker counts only on its own line at the body's top level
-//! ([`markers`]): one a person quotes in a code span, a code block or a `>` quote is their text.
+//! (`dashboard/markers.rs`): one a person quotes in a code span, a code block or a `>` quote is their text.
 
 use super::status::StatusRow;
 

@@ -143,7 +143,10 @@ pub fn request_schema<T: JsonSchema>() -> Map<String, Value> {
 
 /// The JSON Schema of what `T` writes (an answer), draft 2020-12, root title dropped.
 pub fn answer_schema<T: JsonSchema>() -> Map<String, Value> {
-    schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12().for_serialize())
+    let mut schema =
+        schema_with::<T>(schemars::generate::SchemaSettings::draft2020_12().for_serialize());
+    plain::answer(&mut schema);
+    schema
 }
 
 fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {

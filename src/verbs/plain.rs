@@ -35,6 +35,11 @@ pub(super) fn request(schema: &mut Map<String, Value>) {
     }
 }
 
+/// Makes an answer schema plain: no integer `format` (an answer's `null`s are real, and stay).
+pub(super) fn answer(schema: &mut Map<String, Value>) {
+    strip_formats(schema);
+}
+
 /// Removes `"format": "int…"`/`"uint…"` (Rust's integer widths, unknown to JSON Schema).
 fn strip_formats(map: &mut Map<String, Value>) {
     let rust_int = map
