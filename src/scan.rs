@@ -392,7 +392,7 @@ pub(crate) fn classify<R>(
         rejected.sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
     }
     sort_by_place(&mut accepted, |(info, posting, _)| {
-        (place(info, posting.first), posting.clone())
+        (place(info, posting), posting.clone())
     });
     let accepted = accepted
         .into_iter()
@@ -407,12 +407,17 @@ pub(crate) fn posting(record: &Record) -> Posting {
         first: record.posted_at,
         id: record.id.clone(),
         parent: record.parent.clone(),
+        time: Some(record.time),
     }
 }
 
-/// The place of a record whose `Posted-At:` is `first` in the comment `info`.
-pub(crate) fn place(info: &CommentInfo, first: Option<DateTime<Utc>>) -> Place {
-    Place::of(first, info.created_at, info.id)
+/// The place of a record whose [`Posting`] is `posting` in the comment `info`.
+pub(crate) fn place(info: &CommentInfo, posting: &Posting) -> Place {
+    let place = Place::of(posting.first, info.created_at, info.id);
+    match posting.time {
+        Some(t) => place.written(t),
+        None => place,
+    }
 }
 
 /// Sorts entries into the thread's order (`scan/order.rs`); entries waiting in the outbox stay after
@@ -428,7 +433,7 @@ pub fn sort_entries(entries: &mut Vec<Entry>) {
 impl Entry {
     /// Where this entry stands in the thread's order (`scan/order.rs`).
     pub fn place(&self) -> Place {
-        place(&self.comment, self.record.posted_at)
+        place(&self.comment, &posting(&self.record))
     }
 }
 

@@ -88,11 +88,15 @@ impl<T: Thread> Client<T> {
         };
         let scan = self.scan_listing(listing, &trust);
         warnings.extend(scan.warnings);
-        let keep: Vec<Comment> = scan
+        let mut keep: Vec<Comment> = scan
             .entries
             .iter()
             .filter_map(|e| e.comment.id.and_then(|id| all.remove(&id)))
             .collect();
+        // The store keeps comment ids increasing; readers of the export order the records by
+        // first posting again (their `Posted-At:` travels with them), so a thread that holds
+        // copies ranked before older originals still exports.
+        keep.sort_by_key(|c| c.id);
         let records = keep.len();
         let target = LocalThread::new(dir, "export").private();
         let kept = target.append_kept(keep).await?;

@@ -199,7 +199,7 @@ impl Slot {
 
     /// Where the record this slot holds stands in the thread's order.
     pub fn place(&self) -> crate::scan::Place {
-        crate::scan::Place::of(self.posting().first, self.c.0, Some(self.i))
+        crate::scan::place(&self.info(), &self.posting())
     }
 
     /// The comment as the scan reports it.
@@ -224,6 +224,7 @@ impl Head {
             first: self.o.map(|s| s.0),
             id: self.id.clone(),
             parent: self.p.clone(),
+            time: Some(self.t.0),
         }
     }
 

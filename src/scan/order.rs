@@ -5,8 +5,9 @@
 //! on the store's clock, never earlier than the originals before it in comment id order (so
 //! originals keep the store's order whatever the clock did). Within one second, where a forge's times cannot tell two posts apart, a
 //! record comes after the record its `Parent:` names; then a copy comes before an original (its
-//! own original was posted before it was copied); then the comment id decides (the store's own
-//! order). The position of a copy never decides: a copy posted late, after records first
+//! own original was posted before it was copied); between two copies, the record's `Time:`
+//! (their comments were posted later, in any order); then the comment id decides (the store's
+//! own order). The position of a copy never decides: a copy posted late, after records first
 //! posted later than its original, still ranks before them. Records waiting in this machine's
 //! outbox are not placed here: they come after the thread's own (see
 //! [`crate::scan::add_pending`]).
@@ -28,6 +29,10 @@ pub(crate) struct Posting {
     pub id: Option<String>,
     /// The record's `Parent:`.
     pub parent: Option<String>,
+    /// The record's `Time:` (its writer's clock): between two copies first posted in the same
+    /// second, the only trace of which came first (their comments were posted later, in any
+    /// order).
+    pub time: Option<DateTime<Utc>>,
 }
 
 /// Where a record stands: when its original was first posted, whether it is a copy, and its
@@ -41,13 +46,21 @@ pub struct Place {
     pub first_posted: DateTime<Utc>,
     /// The record is a copy (it has a `Posted-At:`).
     pub copy: bool,
+    /// For a copy, its `Time:`; for an original, nothing (the comment id decides).
+    pub written: Option<DateTime<Utc>>,
     /// The comment id (the store's order); `u64::MAX` for a record not posted yet.
     pub comment: u64,
 }
 
 impl Place {
-    fn key(&self) -> (i64, bool, DateTime<Utc>, u64) {
-        (self.second(), !self.copy, self.first_posted, self.comment)
+    fn key(&self) -> (i64, bool, DateTime<Utc>, Option<DateTime<Utc>>, u64) {
+        (
+            self.second(),
+            !self.copy,
+            self.first_posted,
+            self.written,
+            self.comment,
+        )
     }
 }
 
@@ -74,8 +87,18 @@ impl Place {
         Place {
             first_posted: posted_at.map_or(created, |t| t.min(created)),
             copy: posted_at.is_some(),
+            written: None,
             comment: comment.unwrap_or(u64::MAX),
         }
+    }
+
+    /// The same place, with the record's `Time:` `written`, which orders two copies first
+    /// posted in the same second (an original is ordered by its comment id alone).
+    pub fn written(mut self, written: DateTime<Utc>) -> Place {
+        if self.copy {
+            self.written = Some(written);
+        }
+        self
     }
 
     /// The whole second the place falls in: within it, lineage decides before comment ids.
@@ -199,6 +222,7 @@ mod tests {
                     first: posted.map(at),
                     id: Some(name.to_string()),
                     parent: parent.map(str::to_string),
+                    time: None,
                 },
             )
         });
@@ -230,6 +254,25 @@ mod tests {
         // p1 pruned and imported again (comment 20), p4 posted in the same second (comment 4).
         let order = sorted(&[("p4", None, 5, 4, None), ("p1", Some(5), 90, 20, None)]);
         assert_eq!(order, ["p1", "p4"]);
+    }
+
+    #[test]
+    fn two_copies_of_one_second_go_by_their_time_lines() {
+        // p3 carried by a rotation (comment 20), p2 imported after a prune (comment 25): both
+        // first posted in second 5, their originals gone.
+        let mut items = vec![("p3", 20u64, 3i64), ("p2", 25, 2)];
+        sort_by_place(&mut items, |(name, comment, written)| {
+            (
+                Place::of(Some(at(5)), at(90), Some(*comment)).written(at(*written)),
+                Posting {
+                    first: Some(at(5)),
+                    id: Some(name.to_string()),
+                    ..Posting::default()
+                },
+            )
+        });
+        let order: Vec<&str> = items.iter().map(|i| i.0).collect();
+        assert_eq!(order, ["p2", "p3"]);
     }
 
     #[test]
