@@ -206,10 +206,34 @@ const FORMATS: &[Format] = &[
     ("hf_", 30, alnum),
 ];
 
+/// Prefixes distinctive enough to be found inside a word (`x-ghp_…`, `id_ghp_…`, `1ghp_…`):
+/// nothing else spells them followed by that many token characters. The short or word-like
+/// ones (`sk-`, `hf_`, `AKIA`, `sk_test_`, as in `task_test_…`) need a word boundary.
+const ANYWHERE: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "gldt-",
+    "glrt-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "xoxs-",
+    "xapp-",
+    "npm_",
+    "pypi-",
+    "whsec_",
+];
+
 fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
     for &(prefix, min, ok) in FORMATS {
         for (i, _) in text.match_indices(prefix) {
-            if !at_boundary(text, i) {
+            if !at_boundary(text, i) && !ANYWHERE.contains(&prefix) {
                 continue;
             }
             let from = i + prefix.len();
@@ -359,10 +383,28 @@ mod tests {
     }
 
     #[test]
+    fn distinctive_prefixes_are_found_inside_a_word() {
+        let tok = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        for glued in ["x-", "x_", "1", "id"] {
+            assert_eq!(
+                scrubbed(&format!("a={glued}{tok} end"), &[]),
+                (format!("a={glued}[REDACTED] end"), 1),
+                "{glued}"
+            );
+        }
+        assert_eq!(
+            scrubbed("p_xoxb-123456789012-abcdefghij", &[]),
+            ("p_[REDACTED]".into(), 1)
+        );
+    }
+
+    #[test]
     fn ordinary_text_is_kept() {
         for kept in [
             "task-sk-0123456789abcdefghij0123",
             "ghp_short",
+            "task_test_abcdefghijklmnopqrstuvwxyz",
+            "ask-abcdefghijklmnopqrstuvwxyz0123",
             "subtask_3_complete",
             "Bearer of bad news, the bearer shares",
             "feat/issue-42 at 0123456789abcdef0123456789abcdef01234567",

@@ -14,6 +14,7 @@ fn unredacted_body() -> String {
         "note": format!("cloned with token {BOT_TOKEN}"),
         "api_token": "s3cr3t-value-xyz",
         "pasted": format!("export GH={GHP}"),
+        "glued": format!("x-{GHP}"),
     });
     format!(
         "[CHECKPOINT] w\nVersion: 2.0\nPhase: clone_complete\nSession: s\n\
