@@ -91,6 +91,26 @@ pub fn one_line(message: &str) -> String {
         .join("; ")
 }
 
+/// The names (verbs, tools) a mistyped `typed` may have meant: those it begins (`stat` → `status`), else those
+/// within two edits, closest first.
+pub fn suggest<'a>(typed: &str, verbs: &[&'a str]) -> Vec<&'a str> {
+    let prefixed: Vec<&str> = verbs
+        .iter()
+        .copied()
+        .filter(|v| typed.len() >= 2 && v.starts_with(typed))
+        .collect();
+    if !prefixed.is_empty() {
+        return prefixed;
+    }
+    let mut close: Vec<(usize, &str)> = verbs
+        .iter()
+        .map(|v| (edit_distance(typed, v), *v))
+        .filter(|&(d, _)| d <= 2)
+        .collect();
+    close.sort();
+    close.into_iter().map(|(_, v)| v).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,24 +130,4 @@ mod tests {
         assert_eq!(exit_code(&Error::usage("x")), EX_USAGE);
         assert_eq!(exit_code(&Error::invalid("x")), EX_DATAERR);
     }
-}
-
-/// The names (verbs, tools) a mistyped `typed` may have meant: those it begins (`stat` → `status`), else those
-/// within two edits, closest first.
-pub fn suggest<'a>(typed: &str, verbs: &[&'a str]) -> Vec<&'a str> {
-    let prefixed: Vec<&str> = verbs
-        .iter()
-        .copied()
-        .filter(|v| typed.len() >= 2 && v.starts_with(typed))
-        .collect();
-    if !prefixed.is_empty() {
-        return prefixed;
-    }
-    let mut close: Vec<(usize, &str)> = verbs
-        .iter()
-        .map(|v| (edit_distance(typed, v), *v))
-        .filter(|&(d, _)| d <= 2)
-        .collect();
-    close.sort();
-    close.into_iter().map(|(_, v)| v).collect()
 }
