@@ -105,9 +105,6 @@ pub const NOT_FOR_PARSE: &[&str] = &[
 /// The status a health signal reports when none is given.
 pub const DEFAULT_STATUS: &str = "Active";
 
-/// `--strict` only changes what `checkpoint` and `health` do.
-pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork"];
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find or create the session thread (on a forge: the labelled session issue)
@@ -513,6 +510,9 @@ pub struct FilterArgs {
     /// Only this kind of record [default: either]
     #[arg(long)]
     pub kind: Option<KindArg>,
+    /// Only checkpoints whose phase matches this glob (e.g. 'subtask_*_complete')
+    #[arg(long, value_name = "GLOB")]
+    pub phase: Option<String>,
 }
 
 #[derive(Debug, Args)]

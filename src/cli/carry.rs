@@ -1,12 +1,31 @@
 //! `forgestate publish` (and `status --publish`), `export` and `import`: flags into the verb's
 //! request, the library's answer out as a line or JSON.
 
-use forgestate::report::Thresholds;
-use forgestate::verbs::{self, Run};
+use forgestate::verbs::{self, ExportRequest, ImportRequest};
 
 use super::args::{Cli, ExportArgs, ImportArgs};
 use super::input::duration_secs;
-use super::{Failure, load, open, open_with, output};
+use super::requests::Flags;
+use super::verb::run;
+use super::{Failure, output};
+
+impl Flags for ExportArgs {
+    type Verb = verbs::Export;
+    fn request(&self) -> Result<ExportRequest, Failure> {
+        Ok(ExportRequest {
+            to: self.to.display().to_string(),
+        })
+    }
+}
+
+impl Flags for ImportArgs {
+    type Verb = verbs::Import;
+    fn request(&self) -> Result<ImportRequest, Failure> {
+        Ok(ImportRequest {
+            from: self.from.display().to_string(),
+        })
+    }
+}
 
 /// `publish`, with `status`'s threshold flags.
 pub async fn publish(
@@ -14,26 +33,14 @@ pub async fn publish(
     warn_after: Option<&str>,
     stalled_after: Option<&str>,
 ) -> Result<u8, Failure> {
-    let forced = Thresholds {
-        warn_after_secs: warn_after
-            .map(|t| duration_secs("--warn-after", t))
-            .transpose()?,
-        stalled_after_secs: stalled_after
-            .map(|t| duration_secs("--stalled-after", t))
-            .transpose()?,
-    };
-    let (config, over) = load(cli)?;
-    let policy = config.status_policy()?;
-    let client = open_with(cli, &config, &over)?;
-    let ctx = verbs::Context {
-        client: &client,
-        policy: &policy,
+    let secs = |flag: &str, text: Option<&str>| -> Result<Option<u64>, Failure> {
+        Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
     };
     let request = verbs::PublishRequest {
-        warn_after_secs: forced.warn_after_secs,
-        stalled_after_secs: forced.stalled_after_secs,
+        warn_after_secs: secs("--warn-after", warn_after)?,
+        stalled_after_secs: secs("--stalled-after", stalled_after)?,
     };
-    let answer = verbs::Publish::run(&ctx, request).await?;
+    let answer = run::<verbs::Publish>(cli, request).await?;
     warn(cli, &answer.warnings);
     if cli.json {
         output::json(&answer);
@@ -53,16 +60,7 @@ pub async fn publish(
 
 /// `export --to DIR`.
 pub async fn export(cli: &Cli, a: &ExportArgs) -> Result<u8, Failure> {
-    let client = open(cli)?;
-    let policy = forgestate::report::StatusPolicy::default();
-    let ctx = verbs::Context {
-        client: &client,
-        policy: &policy,
-    };
-    let request = verbs::ExportRequest {
-        to: a.to.display().to_string(),
-    };
-    let answer = verbs::Export::run(&ctx, request).await?;
+    let answer = super::verb::call(cli, a).await?;
     warn(cli, &answer.warnings);
     if cli.json {
         output::json(&answer);
@@ -77,16 +75,7 @@ pub async fn export(cli: &Cli, a: &ExportArgs) -> Result<u8, Failure> {
 
 /// `import --from DIR`; exit 75 when an outage stopped it (run it again).
 pub async fn import(cli: &Cli, a: &ImportArgs) -> Result<u8, Failure> {
-    let client = open(cli)?;
-    let policy = forgestate::report::StatusPolicy::default();
-    let ctx = verbs::Context {
-        client: &client,
-        policy: &policy,
-    };
-    let request = verbs::ImportRequest {
-        from: a.from.display().to_string(),
-    };
-    let answer = verbs::Import::run(&ctx, request).await?;
+    let answer = super::verb::call(cli, a).await?;
     warn(cli, &answer.warnings);
     if !cli.quiet {
         for why in &answer.refused {

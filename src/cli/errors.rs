@@ -177,10 +177,7 @@ pub fn parse_args() -> Result<Cli, u8> {
                 Some(ContextValue::String(s)) => s.clone(),
                 _ => String::new(),
             };
-            let verbs: Vec<&str> = help::GROUPS
-                .iter()
-                .flat_map(|(_, v)| v.iter().copied())
-                .collect();
+            let verbs = help::commands();
             let quoted: Vec<String> = help::suggest(&typed, &verbs)
                 .iter()
                 .map(|v| format!("'{v}'"))

@@ -1,29 +1,22 @@
-//! `forgestate fork`: the library builds the forked checkpoint; it is saved like any other.
+//! `forgestate fork`: the verb builds and saves the forked checkpoint; this says what it forked.
+
+use forgestate::verbs::SaveAnswer;
 
 use super::args::{Cli, ForkArgs};
-use super::{Failure, open, output, save};
+use super::output;
 
-/// Runs `fork`.
-pub async fn fork(cli: &Cli, a: &ForkArgs) -> Result<u8, Failure> {
-    let client = open(cli)?;
-    let record = client
-        .fork_record_with(
-            &a.session,
-            a.at.as_deref(),
-            &a.new_session,
-            a.agent.as_deref(),
-            a.force,
-        )
-        .await?;
-    if !cli.quiet && !cli.json {
-        output::note(&format!(
-            "forking session {} at record {} ({}, phase {}) into session {}",
-            a.session,
-            record.parent.as_deref().unwrap_or("?"),
-            record.agent,
-            record.phase().unwrap_or("-"),
-            a.new_session
-        ));
+/// The line naming what was forked into what (not with `--json` or `--quiet`).
+pub fn forked(cli: &Cli, a: &ForkArgs, answer: &SaveAnswer) {
+    if cli.quiet || cli.json {
+        return;
     }
-    save(cli, &client, record).await
+    let record = &answer.record;
+    output::note(&format!(
+        "forked session {} at record {} ({}, phase {}) into session {}",
+        a.session,
+        record.parent.as_deref().unwrap_or("?"),
+        record.agent,
+        record.phase().unwrap_or("-"),
+        a.new_session
+    ));
 }

@@ -3,43 +3,43 @@
 //! and `forgestate help globals`, which lists them; and the "did you mean" for a mistyped verb
 //! (a prefix first, then the fewest edits).
 
+use forgestate::verbs::{self, Group};
+
 /// The widest help clap prints, whatever the terminal.
 pub const HELP_WIDTH: usize = 100;
 
-/// Every verb, grouped by who uses it, in the order `--help` lists them.
-pub const GROUPS: &[(&str, &[&str])] = &[
-    (
-        "Agents",
-        &[
-            "checkpoint",
-            "health",
-            "end",
-            "resume",
-            "latest",
-            "list",
-            "fork",
-        ],
-    ),
-    ("Supervisors", &["status", "history", "watch", "publish"]),
-    (
-        "Operators",
-        &[
-            "init", "flush", "outbox", "prune", "rotate", "export", "import", "doctor",
-        ],
-    ),
-    (
-        "Integrations",
-        &[
-            "mcp",
-            "render",
-            "parse",
-            "resume-map",
-            "schema",
-            "completions",
-            "man",
-        ],
-    ),
+/// The CLI's own commands, which are not verbs of the table: their group, and whether they
+/// come before the group's verbs in `--help`.
+const OWN: &[(&str, Group, bool)] = &[
+    ("mcp", Group::Integrations, true),
+    ("completions", Group::Integrations, false),
+    ("man", Group::Integrations, false),
 ];
+
+/// Every command, grouped by who uses it, in the order `--help` lists them: each group's verbs
+/// in the table's order (their [`Spec::group`]), with the CLI's own commands.
+pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    Group::ALL
+        .iter()
+        .map(|&group| {
+            let own = |first: bool| {
+                OWN.iter()
+                    .filter(move |(_, g, f)| *g == group && *f == first)
+                    .map(|(name, _, _)| *name)
+            };
+            let verbs = verbs::table()
+                .into_iter()
+                .filter(move |s| s.group == group)
+                .map(|s| s.name);
+            (group.heading(), own(true).chain(verbs).chain(own(false)).collect())
+        })
+        .collect()
+}
+
+/// Every command's name, in `--help`'s order.
+pub fn commands() -> Vec<&'static str> {
+    groups().into_iter().flat_map(|(_, v)| v).collect()
+}
 
 /// The exit-code footer of `--help`: every code the binary exits with.
 pub const EXIT_CODES: &str = "Exit codes: 0 ok (also nothing found, a fresh start); 1 a check \
@@ -52,14 +52,19 @@ configuration.";
 /// none, `--strict` for those that post nothing, `--refresh` for those that read no thread
 /// through the read cache.
 pub fn unused_globals(verb: &str) -> Vec<&'static str> {
+    let spec = verbs::spec(verb);
     let mut hide = Vec::new();
-    if matches!(verb, "parse" | "completions" | "man" | "schema") {
+    // The CLI's own commands: `mcp` serves every verb; completions and man open nothing.
+    let opens_store = spec.map_or(verb == "mcp", |s| s.opens_store);
+    let strict = spec.is_some_and(|s| s.strict);
+    let reads_thread = spec.map_or(verb == "mcp", |s| s.reads_thread);
+    if !opens_store {
         hide.extend(super::args::NOT_FOR_PARSE);
     }
-    if !super::args::STRICT_ONLY_FOR.contains(&verb) {
+    if !strict {
         hide.push("strict");
     }
-    if !READS_THE_THREAD.contains(&verb) {
+    if !reads_thread {
         hide.push("refresh");
     }
     hide
@@ -105,11 +110,6 @@ pub fn globals_page(cmd: &clap::Command) -> clap::builder::StyledStr {
     page.render_help()
 }
 
-/// The verbs that read the thread through the read cache, which `--refresh` rebuilds.
-const READS_THE_THREAD: &[&str] = &[
-    "resume", "latest", "list", "status", "history", "fork", "watch", "prune", "rotate", "mcp",
-];
-
 /// The verb list of the top-level help, one section per group: `Agents:` then each verb with
 /// its one-line description, wrapped to [`HELP_WIDTH`].
 pub fn grouped_verbs(cmd: &clap::Command) -> String {
@@ -120,17 +120,16 @@ pub fn grouped_verbs(cmd: &clap::Command) -> String {
             .unwrap_or_default()
     };
     let indent = 2
-        + GROUPS
+        + commands()
             .iter()
-            .flat_map(|(_, verbs)| verbs.iter())
             .map(|v| v.len())
             .max()
             .unwrap_or(0)
         + 2;
     let mut out = String::new();
-    for (group, verbs) in GROUPS {
+    for (group, verbs) in groups() {
         out.push_str(&format!("{group}:\n"));
-        for verb in *verbs {
+        for verb in verbs {
             let lead = format!("  {verb:<width$}", width = indent - 2);
             out.push_str(&wrap(&lead, &about(verb), indent));
         }
@@ -170,7 +169,7 @@ mod tests {
     use super::*;
 
     fn all() -> Vec<&'static str> {
-        GROUPS.iter().flat_map(|(_, v)| v.iter().copied()).collect()
+        commands()
     }
 
     #[test]

@@ -3,29 +3,19 @@
 
 use forgestate::format::format_time;
 use forgestate::report::diff::{Change, Op};
-use forgestate::report::{History, Origin, Step};
+use forgestate::report::{Origin, Step};
+use forgestate::verbs::HistoryAnswer;
 
-use super::args::{Cli, HistoryArgs, check_glob};
-use super::{Failure, open, output, table};
+use super::args::{Cli, HistoryArgs};
+use super::{Failure, output, table};
 
 /// Runs `history`.
 pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
-    check_glob("--agent", a.agent.as_deref())?;
-    let client = open(cli)?;
-    let answer = client
-        .history(&a.session, a.agent.as_deref(), a.diff)
-        .await?;
-    if !cli.quiet {
-        for w in &answer.warnings {
-            output::note(&format!("warning: {w}"));
-        }
-    }
+    let h = super::verb::call(cli, a).await?;
+    super::verb::warn(cli, &h.warnings);
     if cli.json {
-        output::json(&forgestate::verbs::HistoryAnswer::new(answer));
-        return Ok(0);
-    }
-    let h = answer.history;
-    if h.records.is_empty() {
+        output::json(&h);
+    } else if h.records.is_empty() {
         output::note(&format!("no records in session {}", h.session));
     } else {
         output::out(text(&h, table::stdout_layout(), table::stdout_color()).trim_end());
@@ -35,7 +25,7 @@ pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
 
 /// The session line, then one row per record (the store's time of its comment) with its detail
 /// lines indented under it; the header only at a terminal.
-fn text(h: &History, layout: table::Layout, color: bool) -> String {
+fn text(h: &HistoryAnswer, layout: table::Layout, color: bool) -> String {
     // Every line but the table's (which `table` cleans, keeping our colours) carries a record's
     // text: no control, bidi or invisible character of another writer reaches the terminal.
     let clean = |line: String| super::output::printable(&line).into_owned();

@@ -110,11 +110,6 @@ pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
     verbs::input::check_glob(flag, value).map_err(from_library)
 }
 
-/// The bytes of a `--context-file`, for its hash (a regular file of up to 64 MiB, opened
-/// without blocking: see [`forgestate::verbs::input::context_file`]).
-pub fn context_file(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
-    verbs::input::context_file("--context-file", path).map_err(from_library)
-}
 
 /// A duration flag (`--warn-after 10m`): whole seconds, at least one.
 pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
@@ -132,10 +127,6 @@ pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, InputErr
     verbs::input::parse_since("--since", text).map_err(from_library)
 }
 
-/// `--since` as given: a time, or an age the library counts back on the store's clock.
-pub fn since_arg(text: &str) -> Result<verbs::input::Since, InputError> {
-    verbs::input::since_arg("--since", text).map_err(from_library)
-}
 
 #[cfg(test)]
 mod tests {

@@ -24,25 +24,25 @@ mod prune;
 mod remote;
 mod render;
 mod rotate;
+mod requests;
 mod session;
 mod status;
 mod table;
+mod verb;
 mod watch;
 
 use std::process::ExitCode;
 
-use serde_json::Value;
-
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides, StoreSettings};
-use forgestate::format::{Record, parse};
+use forgestate::format::parse;
 use forgestate::scan::Filter;
 use forgestate::store::THREAD_FILE;
-use forgestate::verbs::{self, Run};
-use forgestate::{Client, Error, Outcome};
+use forgestate::verbs;
+use forgestate::{Client, Error};
 
 use args::{Cli, Command};
-use input::{InputError, apply_sets, json_object, read_input, since_arg};
+use input::{InputError, read_input};
 
 use crate::face::scrub;
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE};
@@ -158,91 +158,43 @@ fn init_logging(cli: &Cli) {
 
 /// Runs one verb; the `Ok` value is the exit code.
 async fn run(cli: &Cli) -> Result<u8, Failure> {
-    let warn = |warnings: &[String]| {
-        if !cli.quiet {
-            warnings
-                .iter()
-                .for_each(|w| output::note(&format!("warning: {w}")));
-        }
-    };
     match &cli.command {
         Command::Init => {
-            let client = open(cli)?;
-            let policy = forgestate::report::StatusPolicy::default();
-            let ctx = verbs::Context {
-                client: &client,
-                policy: &policy,
-            };
-            let answer = verbs::Init::run(&ctx, verbs::InitRequest {}).await?;
-            warn(&answer.warnings);
+            let answer = verb::run::<verbs::Init>(cli, verbs::InitRequest {}).await?;
+            verb::warn(cli, &answer.warnings);
             output::initialized(&answer, cli.json);
             Ok(0)
         }
-        Command::Checkpoint(a) => {
-            let mut data = json_object(
-                "--data",
-                read_input(a.data.as_deref(), a.data_file.as_ref())?,
-            )?;
-            apply_sets(&mut data, &a.set)?;
-            let mut record =
-                Record::checkpoint(&a.agent, &a.session, &a.phase, Value::Object(data))
-                    .and_then(|r| r.with_handoff(a.next.clone(), a.blockers.clone()))
-                    .map_err(Error::from)?;
-            if let Some(path) = &a.context_file {
-                record = record.with_context(&input::context_file(path)?);
-            }
-            let (record, write) = a.session_flags.apply(record)?;
-            save_as(cli, &open(cli)?, record, write).await
+        Command::Checkpoint(a) => saved(cli, verb::call(cli, a).await?),
+        Command::Health(a) => saved(cli, verb::call(cli, a).await?),
+        Command::End(a) => saved(cli, verb::call(cli, a).await?),
+        Command::Fork(a) => {
+            let answer = verb::call(cli, a).await?;
+            fork::forked(cli, a, &answer);
+            saved(cli, answer)
         }
-        Command::Health(a) => {
-            let metrics = json_object("--metrics", read_input(a.metrics.as_deref(), None)?)?;
-            let record = Record::health(
-                &a.agent,
-                &a.session,
-                &a.status,
-                Value::Object(metrics),
-                a.next_check.as_deref(),
-            )
-            .map_err(Error::from)?;
-            save_as(cli, &open(cli)?, record, forgestate::Write::default()).await
-        }
-        Command::End(a) => session::end(cli, a).await,
         Command::Latest(a) => {
-            let client = open(cli)?;
-            let filter = filter(&a.filter, None)?;
-            let latest = client.latest(&filter).await?;
-            warn(&latest.warnings);
-            output::latest(latest, cli.json);
+            let answer = verb::call(cli, a).await?;
+            verb::warn(cli, &answer.warnings);
+            output::latest(answer, cli.json);
             Ok(0)
         }
         Command::Resume(a) => {
-            let context = a.context_file.as_deref().map(input::context_file);
-            let context = context.transpose()?;
-            let client = open(cli)?;
-            let mut answer = client.resume(&a.agent, &a.session).await?;
-            if let Some(bytes) = &context {
-                answer.resume.check_context(bytes);
-            }
-            warn(&answer.warnings);
+            let answer = verb::call(cli, a).await?;
+            verb::warn(cli, &answer.warnings);
             output::resume(answer, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {
-            let since = a.since.as_deref().map(since_arg).transpose()?;
-            // An age is counted back on the store's clock, as `status` measures ages.
-            let (since, age) = forgestate::verbs::input::Since::split(since);
-            let filter = filter(&a.filter, since)?;
-            let client = open(cli)?;
-            let scan = client.list_since(&filter, age, a.limit, a.all).await?;
-            warn(&scan.warnings);
-            output::list(&scan, a.invalid, cli.json);
+            let answer = verb::call(cli, a).await?;
+            verb::warn(cli, &answer.warnings);
+            output::list(&answer, a.invalid, cli.json);
             Ok(0)
         }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
         Command::Status(a) => status::status(cli, a).await,
         Command::History(a) => history::history(cli, a).await,
-        Command::Fork(a) => fork::fork(cli, a).await,
         Command::Watch(a) => watch::watch(cli, a).await,
         Command::Prune(a) => prune::prune(cli, a).await,
         Command::Doctor => doctor::doctor(cli).await,
@@ -320,6 +272,20 @@ fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// naming the default local store appears on its first use (no thread file yet), or with `-v`:
 /// a routine command is quiet on stderr.
 fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
+    let (client, note) = opened(cli, config, over)?;
+    if let Some(note) = note {
+        output::note(&note);
+    }
+    Ok(client)
+}
+
+/// [`open_with`], the note naming the default store returned to be shown once the command's
+/// own checks passed (a mistyped flag is not the store's first use).
+fn opened(
+    cli: &Cli,
+    config: &Config,
+    over: &Overrides,
+) -> Result<(Client<AnyThread>, Option<String>), Failure> {
     let settings = config.settings(over)?;
     let first_use = match &settings.store {
         StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
@@ -330,70 +296,36 @@ fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyT
     if cli.refresh {
         client.refresh();
     }
-    if let Some(note) = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0)) {
-        output::note(&note);
-    }
     if config.forge_without_outbox() && !cli.quiet {
         output::note(
             "warning: no outbox: neither $XDG_STATE_HOME nor $HOME is set, nor [forge] \
              outbox_dir; a record the forge cannot take now is not kept (the command then fails)",
         );
     }
-    Ok(client)
+    let note = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0));
+    Ok((client, note))
 }
 
-/// Posts (or spools) a record and reports the outcome.
-async fn save(cli: &Cli, client: &Client<AnyThread>, record: Record) -> Result<u8, Failure> {
-    report_save(cli, client, client.save(record).await)
-}
-
-/// Saves `record` continuing its session as `write` says (see `Client::save_as`).
-async fn save_as(
-    cli: &Cli,
-    client: &Client<AnyThread>,
-    record: Record,
-    write: forgestate::Write,
-) -> Result<u8, Failure> {
-    report_save(cli, client, client.save_as(record, write).await)
-}
-
-fn report_save(cli: &Cli, client: &Client<AnyThread>, outcome: Outcome) -> Result<u8, Failure> {
-    match outcome {
-        Outcome::Posted(posted) => {
-            rotate::after_save(cli, &posted);
-            output::posted(posted, cli.json);
-            Ok(0)
-        }
-        Outcome::Spooled {
-            record,
-            path,
-            cause,
-        } => {
-            let permanent = !cause.retry_may_fix();
-            if permanent {
-                output::note(&format!(
-                    "error: {cause}; fix this, then run `forgestate flush`: flushing cannot \
-                     succeed until it is fixed"
-                ));
-            }
-            let code = if cli.strict { EX_TEMPFAIL } else { 0 };
-            let fail = Some(code).filter(|&c| c != 0);
-            // This command ends with records on this machine only: say how many, and how to
-            // post them, so an agent that exits now leaves no silent backlog.
-            let waiting = client.outbox().map_or(1, |o| o.len().max(1));
-            output::spooled(
-                &record,
-                &path,
-                &cause,
-                waiting,
-                cli.json,
-                cli.quiet && !permanent,
-                fail,
-            );
-            Ok(code)
-        }
-        Outcome::Failed(e) => Err(e.into()),
+/// Reports a save: posted (with what its automatic rotation did), or spooled to the outbox,
+/// which `--strict` makes a failure (exit 75).
+fn saved(cli: &Cli, answer: verbs::SaveAnswer) -> Result<u8, Failure> {
+    if answer.posted {
+        rotate::after_save(cli, &answer);
+        verb::warn(cli, &answer.warnings);
+        output::posted(answer, cli.json);
+        return Ok(0);
     }
+    // A cause only fixing something can cure is an error line (the first warning says what
+    // to fix), shown even with --quiet.
+    if !cli.quiet || answer.permanent {
+        for (i, w) in answer.warnings.iter().enumerate() {
+            let level = if answer.permanent && i == 0 { "error" } else { "warning" };
+            output::note(&format!("{level}: {w}"));
+        }
+    }
+    let code = if cli.strict { EX_TEMPFAIL } else { 0 };
+    output::spooled(answer, cli.json, Some(code).filter(|&c| c != 0));
+    Ok(code)
 }
 
 /// `forgestate parse`: the record as JSON, or the reason with exit code 65.

@@ -3,18 +3,14 @@
 //! Only this module writes to stdout. Writes ignore a closed pipe (`forgestate list | head`).
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use forgestate::Resumed;
-use forgestate::format::Record;
 use forgestate::format::{Payload, format_time};
 use forgestate::scan::Entry;
-use forgestate::verbs::{InitAnswer, ResumeAnswer, SaveAnswer};
-use forgestate::{Error, Outcome, Posted};
+use forgestate::verbs::{InitAnswer, LatestAnswer, ResumeAnswer, SaveAnswer};
 
 use super::errors::ErrorBody;
 use super::table;
@@ -148,30 +144,27 @@ pub fn initialized(init: &InitAnswer, as_json: bool) {
 }
 
 /// A posted record: with `--json`, the verb's answer ([`SaveAnswer`], as every face has it).
-pub fn posted(p: Posted, as_json: bool) {
+pub fn posted(answer: SaveAnswer, as_json: bool) {
     if as_json {
-        return match SaveAnswer::new(Outcome::Posted(p)) {
-            Ok(answer) => json(&answer),
-            Err(e) => note(&format!("error: {e}")),
-        };
+        return json(&answer);
     }
-    let p = &p;
-    let mut line = posted_line(p);
-    if let Some(url) = &p.url {
+    let mut line = posted_line(&answer);
+    if let Some(url) = &answer.url {
         line.push_str(&format!("\n{url}"));
     }
     out(&line);
 }
 
 /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
-pub fn posted_line(p: &Posted) -> String {
-    let kind = p.record.kind().name();
-    let id = p.id.as_deref().unwrap_or("(no id)");
+pub fn posted_line(a: &SaveAnswer) -> String {
+    let kind = a.record.kind().name();
+    let id = a.id.as_deref().unwrap_or("(no id)");
     let mut line = format!(
         "{kind} {id} saved as comment {} in {}",
-        p.comment_id, p.store
+        a.comment_id.map_or_else(|| "?".to_string(), |c| c.to_string()),
+        a.store.as_deref().unwrap_or("the store")
     );
-    if let Some(n) = p.record.redacted {
+    if let Some(n) = a.record.redacted {
         line.push_str(&format!(" ({n} secret value(s) redacted)"));
     }
     line
@@ -202,56 +195,22 @@ fn place(e: &Entry) -> String {
     }
 }
 
-/// A record spooled to the outbox. `fail` is the exit code when that counts as a failure
-/// (`--strict`); the JSON document then carries the `error` object too.
-pub fn spooled(
-    record: &Record,
-    path: &Path,
-    cause: &Error,
-    waiting: usize,
-    as_json: bool,
-    quiet: bool,
-    fail: Option<u8>,
-) {
-    let id = record.id.as_deref().unwrap_or("(no id)");
-    if as_json {
-        let error = fail.map(|code| {
-            let message = format!(
-                "{} {id} was spooled to the outbox, not posted (--strict); `forgestate flush` \
-                 posts it",
-                record.kind().name()
-            );
-            ErrorBody::new(code, &message)
-        });
-        json(&SpooledDoc {
-            answer: SaveAnswer {
-                posted: false,
-                id: record.id.clone(),
-                comment_id: None,
-                url: None,
-                store: None,
-                spooled: Some(path.to_path_buf()),
-                cause: Some(cause.to_string()),
-                permanent: !cause.retry_may_fix(),
-                record: record.clone(),
-                rotation: None,
-                warnings: Vec::new(),
-            },
-            error,
-        });
+/// A record spooled to the outbox (its warning is the answer's, already shown). `fail` is the
+/// exit code when that counts as a failure (`--strict`); the JSON document then carries the
+/// `error` object too.
+pub fn spooled(answer: SaveAnswer, as_json: bool, fail: Option<u8>) {
+    if !as_json {
+        return;
     }
-    if !quiet {
-        note(&format!(
-            "warning: {} {id} spooled to {} ({cause}){}; {waiting} record(s) wait in the outbox: \
-             run `forgestate flush` to post them (the next forgestate command also tries)",
-            record.kind().name(),
-            path.display(),
-            record
-                .redacted
-                .map(|n| format!(" ({n} secret value(s) redacted)"))
-                .unwrap_or_default()
-        ));
-    }
+    let error = fail.map(|code| {
+        let message = format!(
+            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+            answer.record.kind().name(),
+            answer.id.as_deref().unwrap_or("(no id)"),
+        );
+        ErrorBody::new(code, &message)
+    });
+    json(&SpooledDoc { answer, error });
 }
 
 /// `checkpoint`/`health --json` when the record waits in the outbox: the verb's answer, and
@@ -316,21 +275,21 @@ fn entry_text(e: &Entry) -> String {
     printable(&text).into_owned()
 }
 
-pub fn latest(latest: forgestate::client::Latest, as_json: bool) {
-    match (latest.entry.clone(), as_json) {
-        (_, true) => json(&forgestate::verbs::LatestAnswer::new(latest)),
+pub fn latest(latest: LatestAnswer, as_json: bool) {
+    match (latest.record.clone(), as_json) {
+        (_, true) => json(&latest),
         (Some(e), false) => out(&entry_text(&e)),
         // On stderr, so `forgestate latest | wc -l` counts records.
         (None, false) => note("no matching record found"),
     }
 }
 
-pub fn resume(answer: Resumed, agent: &str, session: &str, as_json: bool) {
+pub fn resume(answer: ResumeAnswer, agent: &str, session: &str, as_json: bool) {
     if as_json {
-        return json(&ResumeAnswer::new(answer));
+        return json(&answer);
     }
-    let facts = &answer.session;
-    let r = &answer.resume;
+    let facts = &answer;
+    let r = &answer;
     let from = match &r.checkpoint {
         Some(e) => format!(
             "checkpoint {} ({}, {})",

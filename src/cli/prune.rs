@@ -2,12 +2,12 @@
 
 use chrono::SecondsFormat;
 use clap::Args;
-use serde::Serialize;
 
-use forgestate::client::prune::{PruneOptions, PrunePlan, PruneReport, apply, plan};
 use forgestate::defaults::PRUNE_KEEP;
+use forgestate::verbs::{self, PruneRequest};
 
-use super::args::{Cli, check_glob};
+use super::args::Cli;
+use super::requests::Flags;
 use super::{Failure, output};
 
 #[derive(Debug, Args)]
@@ -26,38 +26,23 @@ pub struct PruneArgs {
     pub yes: bool,
 }
 
-/// The `--json` document: the plan, plus what was done when `--yes` was given.
-#[derive(Serialize)]
-struct Answer<'a> {
-    dry_run: bool,
-    #[serde(flatten)]
-    plan: &'a PrunePlan,
-    deleted: Vec<u64>,
-    missing: Vec<u64>,
+impl Flags for PruneArgs {
+    type Verb = verbs::Prune;
+    fn request(&self) -> Result<PruneRequest, Failure> {
+        Ok(PruneRequest {
+            keep: self.keep,
+            agent: self.agent.clone(),
+            session: self.session.clone(),
+            yes: self.yes,
+        })
+    }
 }
 
+/// Runs `prune` and prints its answer.
 pub async fn prune(cli: &Cli, a: &PruneArgs) -> Result<u8, Failure> {
-    check_glob("--agent", a.agent.as_deref())?;
-    check_glob("--session", a.session.as_deref())?;
-    let client = super::open(cli)?;
-    let options = PruneOptions {
-        keep: a.keep,
-        agent: a.agent.clone(),
-        session: a.session.clone(),
-    };
-    let plan = plan(&client, &options).await?;
-    let report = if a.yes && !plan.delete.is_empty() {
-        apply(&client, &plan, |_, _| {}).await?
-    } else {
-        PruneReport::default()
-    };
+    let plan = super::verb::call(cli, a).await?;
     if cli.json {
-        output::json(&Answer {
-            dry_run: !a.yes,
-            plan: &plan,
-            deleted: report.deleted,
-            missing: report.missing,
-        });
+        output::json(&plan);
         return Ok(0);
     }
     let verb = if a.yes { "deleted" } else { "would delete" };
@@ -85,10 +70,10 @@ pub async fn prune(cli: &Cli, a: &PruneArgs) -> Result<u8, Failure> {
             plan.kept_other_authors
         ));
     }
-    if !report.missing.is_empty() {
+    if !plan.missing.is_empty() {
         text.push_str(&format!(
             "\n{} of them were already gone",
-            report.missing.len()
+            plan.missing.len()
         ));
     }
     if !a.yes && !plan.delete.is_empty() {

@@ -2,15 +2,15 @@
 //! work is the library's ([`forgestate::Client::rotate`], and [`forgestate::Client::save`] for
 //! the automatic one); this only reports it.
 
-use forgestate::{Posted, Rotation};
+use forgestate::Rotation;
+use forgestate::verbs::{self, SaveAnswer};
 
 use super::args::Cli;
-use super::{Failure, open, output};
+use super::{Failure, output};
 
 /// `forgestate rotate`.
 pub async fn rotate(cli: &Cli) -> Result<u8, Failure> {
-    let client = open(cli)?;
-    let report = client.rotate().await?;
+    let report = super::verb::run::<verbs::Rotate>(cli, verbs::RotateRequest {}).await?;
     if cli.json {
         output::json(&report);
     } else {
@@ -21,27 +21,10 @@ pub async fn rotate(cli: &Cli) -> Result<u8, Failure> {
 }
 
 /// After a record was saved: what the library's automatic rotation did, when the save made one
-/// due. The record is already safe, so a failed rotation is a warning (the next due write tries
-/// again).
-pub fn after_save(cli: &Cli, posted: &Posted) {
-    if cli.quiet {
-        return;
-    }
-    if let Some(report) = &posted.rotation {
+/// due (its warnings are the answer's, printed with the others).
+pub fn after_save(cli: &Cli, saved: &SaveAnswer) {
+    if let Some(report) = saved.rotation.as_ref().filter(|_| !cli.quiet) {
         output::note(&summary(report));
-        warn(cli, report);
-    }
-    if let Some(e) = &posted.dashboard_failed {
-        output::note(&format!(
-            "warning: refreshing the status table in the session issue's body failed: {e}; the \
-             record is posted (run `forgestate status --publish`)"
-        ));
-    }
-    if let Some(e) = &posted.rotation_failed {
-        output::note(&format!(
-            "warning: the session issue is over its comment limit and rotating it failed: {e}; \
-             a later record tries again, or run `forgestate rotate`"
-        ));
     }
 }
 

@@ -1,15 +1,11 @@
-//! `forgestate end` and the session flags of `checkpoint` (`--intent`, `--intent-data`,
-//! `--done`, `--if-latest`, `--merge`, `--parent`): flags in, the library's checks and
-//! [`forgestate::Client::save_as`], the answer out like any save.
+//! The flags of `forgestate end`, and the session flags of `checkpoint` (`--intent`,
+//! `--intent-data`, `--done`, `--if-latest`, `--merge`, `--parent`); `requests.rs` makes them
+//! the verbs' requests.
 
 use clap::Args;
 
-use forgestate::Write;
-use forgestate::format::Record;
-use forgestate::verbs::{check_reason, records_with_intent};
 
-use super::args::Cli;
-use super::{Failure, open, save_as};
+
 
 /// The flags `checkpoint` takes to continue a session safely.
 #[derive(Debug, Args)]
@@ -37,31 +33,6 @@ pub struct SessionFlags {
     pub parent: Option<String>,
 }
 
-impl SessionFlags {
-    /// `record` with the intent flags applied, and how the write continues the session.
-    pub(super) fn apply(&self, record: Record) -> Result<(Record, Write), Failure> {
-        let data = match &self.intent_data {
-            Some(text) => Some(serde_json::from_str(text).map_err(|e| {
-                forgestate::Error::usage(format!("--intent-data is not JSON: {e}"))
-            })?),
-            None => None,
-        };
-        let record = records_with_intent(
-            record,
-            self.intent.clone(),
-            data,
-            self.done.clone(),
-            "--intent-data",
-        )?;
-        let write = Write {
-            if_latest: self.if_latest.clone(),
-            merge: self.merge,
-            parent: self.parent.clone(),
-        };
-        Ok((record, write))
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct EndArgs {
     /// The agent whose session ends
@@ -76,12 +47,4 @@ pub struct EndArgs {
     /// A note in words (what was finished, what went wrong)
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
-}
-
-/// Runs `end`.
-pub(super) async fn end(cli: &Cli, a: &EndArgs) -> Result<u8, Failure> {
-    check_reason("--reason", &a.reason)?;
-    let record = Record::end(&a.agent, &a.session, &a.reason, a.note.as_deref())
-        .map_err(forgestate::Error::from)?;
-    save_as(cli, &open(cli)?, record, Write::default()).await
 }

@@ -1,11 +1,9 @@
 //! `forgestate status`: flags into a filter and a policy, then the verdicts as a table or JSON.
 
-use forgestate::report::{StatusRow, Thresholds, Verdict};
-use forgestate::scan::Filter;
+use forgestate::report::{StatusRow, Verdict};
 
-use super::args::{Cli, StatusArgs, check_glob};
-use super::input::duration_secs;
-use super::{Failure, load, open_with, output, table};
+use super::args::{Cli, StatusArgs};
+use super::{Failure, output, table};
 
 /// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
 /// could not be read (the rows then hold only this machine's pending records).
@@ -22,48 +20,23 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
         return super::carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref())
             .await;
     }
-    check_glob("--agent", a.agent.as_deref())?;
-    check_glob("--session", a.session.as_deref())?;
-    let forced = Thresholds {
-        warn_after_secs: a
-            .warn_after
-            .as_deref()
-            .map(|t| duration_secs("--warn-after", t))
-            .transpose()?,
-        stalled_after_secs: a
-            .stalled_after
-            .as_deref()
-            .map(|t| duration_secs("--stalled-after", t))
-            .transpose()?,
-    };
-    let (config, over) = load(cli)?;
-    let policy = config.status_policy()?.force(forced);
-    let client = open_with(cli, &config, &over)?;
-    let filter = Filter {
-        agent: a.agent.clone(),
-        session: a.session.clone(),
-        ..Filter::default()
-    };
-    let answer = client.status(&filter, &policy).await?;
-    if !cli.quiet {
-        for w in &answer.warnings {
-            output::note(&format!("warning: {w}"));
-        }
-        if answer.offline {
-            output::note(
-                "warning: the forge could not be read; only this machine's pending records \
-                 were judged",
-            );
-        }
+    let answer = super::verb::call(cli, a).await?;
+    super::verb::warn(cli, &answer.warnings);
+    if answer.offline && !cli.quiet {
+        output::note(
+            "warning: the forge could not be read; only this machine's pending records were \
+             judged",
+        );
     }
     if cli.json {
-        output::json(&forgestate::verbs::StatusAnswer::new(answer.clone()));
+        output::json(&answer);
     } else if answer.rows.is_empty() {
         output::note("no matching records");
     } else {
+        let now = forgestate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
         let text = table_text(
             &answer.rows,
-            answer.now,
+            now,
             table::stdout_layout(),
             table::stdout_color(),
         );
@@ -79,7 +52,7 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
         );
         return Ok(75);
     }
-    Ok(u8::from(a.fail_on_stalled && answer.any_stalled()))
+    Ok(u8::from(a.fail_on_stalled && answer.stalled > 0))
 }
 
 /// The table (ages on the store's clock, `now`), verdicts coloured when `color`.

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Group, Run, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::report::Thresholds;
 use crate::{Exported, Imported, Published};
@@ -42,10 +42,17 @@ impl Verb for Publish {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: super::ALL,
-        request: request_schema::<PublishRequest>,
-        answer: answer_schema::<Published>,
+        group: Group::Supervisors,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[
+            ("warn_after_secs", "warn-after"),
+            ("stalled_after_secs", "stalled-after"),
+        ],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -84,10 +91,14 @@ impl Verb for Export {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: super::CLI_PYTHON,
-        request: request_schema::<ExportRequest>,
-        answer: answer_schema::<Exported>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -126,10 +137,14 @@ impl Verb for Import {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: super::CLI_PYTHON,
-        request: request_schema::<ImportRequest>,
-        answer: answer_schema::<Imported>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 

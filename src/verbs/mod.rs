@@ -43,7 +43,7 @@ pub use pure::{
     ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
 };
 pub use reads::{
-    LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb, ResumeAnswer,
+    FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb, ResumeAnswer,
     ResumeRequest, ResumeVerb,
 };
 pub use records::{
@@ -73,6 +73,40 @@ pub const CLI_PYTHON: &[Face] = &[Face::Cli, Face::Python];
 /// The CLI only (operator verbs).
 pub const CLI: &[Face] = &[Face::Cli];
 
+/// Who uses a verb: the sections of the CLI's `--help`, in their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    /// Agents saving and resuming their work.
+    Agents,
+    /// Supervisors watching a pool of agents.
+    Supervisors,
+    /// Operators looking after the store and the thread.
+    Operators,
+    /// Programs and tools built on forgestate.
+    Integrations,
+}
+
+impl Group {
+    /// Every group, in `--help`'s order.
+    pub const ALL: [Group; 4] = [
+        Group::Agents,
+        Group::Supervisors,
+        Group::Operators,
+        Group::Integrations,
+    ];
+
+    /// Its heading in `--help`.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Group::Agents => "Agents",
+            Group::Supervisors => "Supervisors",
+            Group::Operators => "Operators",
+            Group::Integrations => "Integrations",
+        }
+    }
+}
+
 /// One verb's description: what a face needs to expose it.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
@@ -90,13 +124,24 @@ pub struct Spec {
     pub idempotent: bool,
     /// It may reach a forge over the network (a local store, or no store, does not).
     pub open_world: bool,
-    /// It streams answers (one per line) until stopped, instead of answering once.
-    pub streams: bool,
     /// The faces that expose it.
     pub faces: &'static [Face],
-    /// The request's JSON Schema.
+    /// Who uses it: the section of `--help` that lists it.
+    pub group: Group,
+    /// It saves a record, so `--strict` (a spooled record is a failure) means something to it.
+    pub strict: bool,
+    /// It reads the thread through the read cache, which `--refresh` rebuilds.
+    pub reads_thread: bool,
+    /// It opens a store or reads the configuration: the store and forge flags mean something
+    /// to it (`parse` and `schema` need neither).
+    pub opens_store: bool,
+    /// Request fields whose CLI flag is not the field's name in kebab case: `(field, flag)`. A
+    /// `*_secs` field may be a duration flag (`warn_after_secs` is `--warn-after 10m`), and a
+    /// list a repeated singular flag (`blockers` is `--blocker`, given once per item).
+    pub flags: &'static [(&'static str, &'static str)],
+    /// The request's JSON Schema (`request_schema::<Self::Request>`).
     pub request: fn() -> Map<String, Value>,
-    /// The answer's JSON Schema (of one streamed answer, for a streaming verb).
+    /// The answer's JSON Schema (`answer_schema::<Self::Answer>`; of one event, for `watch`).
     pub answer: fn() -> Map<String, Value>,
 }
 
@@ -212,34 +257,42 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
     })
 }
 
-/// The table: `run` lists the verbs the library runs, `cli` the verbs the CLI runs itself
-/// (their requests and answers are still described here).
+/// The table: every verb in the order `--help` lists them. The library runs each, except those
+/// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
+/// `machine` works on this machine's configuration and outboxes rather than one opened store
+/// (`flush`, `outbox`, `doctor`), so the CLI runs it over the configuration.
 macro_rules! verbs {
-    (run: [$($run:ty),* $(,)?], cli: [$($cli:ty),* $(,)?] $(,)?) => {
+    ($($verb:ty $(: $streams:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
         pub fn table() -> Vec<&'static Spec> {
-            vec![$(&<$run as Verb>::SPEC,)* $(&<$cli as Verb>::SPEC,)*]
+            vec![$(&<$verb as Verb>::SPEC,)*]
         }
 
         /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
-        /// does not run a verb of that name.
+        /// does not run a verb of that name (none has it, or it streams).
         pub async fn call(ctx: &Context<'_>, name: &str, args: Value) -> Option<Result<Value>> {
             $(
-                if name == <$run as Verb>::SPEC.name {
-                    return Some(call_one::<$run>(ctx, args).await);
+                if name == <$verb as Verb>::SPEC.name {
+                    return verbs!(@call $verb $(: $streams)?, ctx, args);
                 }
             )*
             None
         }
     };
+    (@call $verb:ty, $ctx:ident, $args:ident) => {
+        Some(call_one::<$verb>($ctx, $args).await)
+    };
+    (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {{
+        let _ = ($ctx, $args);
+        None
+    }};
 }
 
 verbs! {
-    run: [
-        Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, StatusVerb, History, Fork,
-        Rotate, Init, Publish, Export, Import, Render, Parse, ResumeMapVerb,
-    ],
-    cli: [Prune, Flush, Outboxes, Doctor, Watch, Schema],
+    Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, Fork,
+    StatusVerb, History, Watch: streams, Publish,
+    Init, Flush: machine, Outboxes: machine, Prune, Rotate, Export, Import, Doctor: machine,
+    Render, Parse, ResumeMapVerb, Schema,
 }
 
 /// The spec of the verb named `name`.

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{CLI, Context, Group, Run, Spec, Verb, answer_schema, request_schema};
 use crate::Rotation;
 use crate::error::Result;
 
@@ -48,10 +48,14 @@ impl Verb for Init {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: super::CLI_PYTHON,
-        request: request_schema::<InitRequest>,
-        answer: answer_schema::<InitAnswer>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -97,10 +101,14 @@ impl Verb for Rotate {
         destructive: true,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: CLI,
-        request: request_schema::<RotateRequest>,
-        answer: answer_schema::<Rotation>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -136,8 +144,13 @@ pub struct PruneAnswer {
     pub author: String,
     /// How many per agent, session and kind stay.
     pub keep: usize,
-    /// The records the plan deletes.
-    pub delete: Vec<Map<String, Value>>,
+    /// The records the plan deletes, oldest first.
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    pub delete: Vec<crate::client::prune::Doomed>,
+    /// Matching records that stay: the newest of each group.
+    pub kept: usize,
+    /// Older matching records that stay because another author posted them.
+    pub kept_other_authors: usize,
     /// Comment ids deleted.
     pub deleted: Vec<u64>,
     /// Comment ids already gone.
@@ -159,11 +172,43 @@ impl Verb for Prune {
         destructive: true,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: CLI,
-        request: request_schema::<PruneRequest>,
-        answer: answer_schema::<PruneAnswer>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
+}
+
+impl Run for Prune {
+    async fn run(ctx: &Context<'_>, r: PruneRequest) -> Result<PruneAnswer> {
+        use crate::client::prune::{PruneOptions, PruneReport, apply, plan};
+        super::input::check_glob("agent", r.agent.as_deref())?;
+        super::input::check_glob("session", r.session.as_deref())?;
+        let options = PruneOptions {
+            keep: r.keep,
+            agent: r.agent,
+            session: r.session,
+        };
+        let plan = plan(ctx.client, &options).await?;
+        let report = match r.yes && !plan.delete.is_empty() {
+            true => apply(ctx.client, &plan, |_, _| {}).await?,
+            false => PruneReport::default(),
+        };
+        Ok(PruneAnswer {
+            dry_run: !r.yes,
+            author: plan.author,
+            keep: plan.keep,
+            delete: plan.delete,
+            kept: plan.kept,
+            kept_other_authors: plan.kept_other_authors,
+            deleted: report.deleted,
+            missing: report.missing,
+        })
+    }
 }
 
 /// `flush`: which outboxes.
@@ -214,10 +259,14 @@ impl Verb for Flush {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: super::CLI_PYTHON,
-        request: request_schema::<FlushRequest>,
-        answer: answer_schema::<FlushAnswer>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -250,10 +299,14 @@ impl Verb for Outboxes {
         destructive: false,
         idempotent: true,
         open_world: false,
-        streams: false,
         faces: CLI,
-        request: request_schema::<OutboxRequest>,
-        answer: answer_schema::<OutboxAnswer>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -287,10 +340,14 @@ impl Verb for Doctor {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: CLI,
-        request: request_schema::<DoctorRequest>,
-        answer: answer_schema::<DoctorAnswer>,
+        group: Group::Operators,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -334,9 +391,13 @@ impl Verb for Watch {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: true,
         faces: CLI,
-        request: request_schema::<WatchRequest>,
-        answer: answer_schema::<WatchEvent>,
+        group: Group::Supervisors,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[("interval_secs", "interval")],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }

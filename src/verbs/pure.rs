@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CLI, CLI_PYTHON, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
+use super::{
+    CLI, CLI_PYTHON, Context, Face, Group, Run, Spec, Verb, answer_schema, request_schema,
+};
 use crate::error::{Error, Result};
 use crate::format::{Record, empty_object, parse_time};
 
@@ -119,10 +121,14 @@ impl Verb for Render {
         destructive: false,
         idempotent: true,
         open_world: false,
-        streams: false,
         faces: CLI_PYTHON,
-        request: request_schema::<RenderRequest>,
-        answer: answer_schema::<RenderAnswer>,
+        group: Group::Integrations,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -166,10 +172,14 @@ impl Verb for Parse {
         destructive: false,
         idempotent: true,
         open_world: false,
-        streams: false,
         faces: CLI_PYTHON,
-        request: request_schema::<ParseRequest>,
-        answer: answer_schema::<ParseAnswer>,
+        group: Group::Integrations,
+        strict: false,
+        reads_thread: false,
+        opens_store: false,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -220,10 +230,14 @@ impl Verb for ResumeMapVerb {
         destructive: false,
         idempotent: true,
         open_world: false,
-        streams: false,
         faces: CLI_PYTHON,
-        request: request_schema::<ResumeMapRequest>,
-        answer: answer_schema::<ResumeMapAnswer>,
+        group: Group::Integrations,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -297,6 +311,12 @@ impl SchemaAnswer {
     }
 }
 
+impl Run for Schema {
+    async fn run(_: &Context<'_>, _: SchemaRequest) -> Result<SchemaAnswer> {
+        Ok(SchemaAnswer::new())
+    }
+}
+
 impl Default for SchemaAnswer {
     fn default() -> Self {
         SchemaAnswer::new()
@@ -319,9 +339,13 @@ impl Verb for Schema {
         destructive: false,
         idempotent: true,
         open_world: false,
-        streams: false,
         faces: CLI,
-        request: request_schema::<SchemaRequest>,
-        answer: answer_schema::<SchemaAnswer>,
+        group: Group::Integrations,
+        strict: false,
+        reads_thread: false,
+        opens_store: false,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::Resumed;
 use crate::error::Result;
 use crate::format::{Kind, format_time};
@@ -115,10 +115,14 @@ impl Verb for ResumeVerb {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<ResumeRequest>,
-        answer: answer_schema::<ResumeAnswer>,
+        group: Group::Agents,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -284,10 +288,14 @@ impl Verb for LatestVerb {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<LatestRequest>,
-        answer: answer_schema::<LatestAnswer>,
+        group: Group::Agents,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -338,8 +346,8 @@ pub struct ListAnswer {
     /// The matching records, oldest first.
     #[schemars(with = "Vec<Map<String, Value>>")]
     pub records: Vec<Entry>,
-    /// With `invalid`: the comments that are not valid, trusted records, with the reason.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// With `invalid`: the comments that are not valid, trusted records, with the reason (null
+    /// without it).
     #[schemars(with = "Option<Vec<Map<String, Value>>>")]
     pub invalid: Option<Vec<Rejected>>,
     /// The store could not be read: only this machine's pending records are listed.
@@ -369,10 +377,14 @@ impl Verb for ListVerb {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<ListRequest>,
-        answer: answer_schema::<ListAnswer>,
+        group: Group::Agents,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::Record;
 use crate::{Outcome, Rotation, Write};
@@ -146,6 +146,30 @@ pub struct SaveAnswer {
 }
 
 impl SaveAnswer {
+    /// The answer of a save through `client`: [`SaveAnswer::new`], and for a spooled record a
+    /// warning saying where it waits and how many records wait with it, so an agent that stops
+    /// now leaves no silent backlog (every face shows the same warning).
+    pub fn saved<T: crate::store::Thread>(client: &crate::Client<T>, outcome: Outcome) -> Result<SaveAnswer> {
+        let mut answer = SaveAnswer::new(outcome)?;
+        if let (Some(path), Some(cause)) = (&answer.spooled, &answer.cause) {
+            let waiting = client.outbox().map_or(1, |o| o.len().max(1));
+            let redacted = answer
+                .record
+                .redacted
+                .map(|n| format!(" ({n} secret value(s) redacted)"))
+                .unwrap_or_default();
+            answer.warnings.push(format!(
+                "{} {} spooled to {} ({cause}){redacted}; {waiting} record(s) wait in the \
+                 outbox: run `forgestate flush` to post them (the next forgestate command also \
+                 tries)",
+                answer.record.kind().name(),
+                answer.id.as_deref().unwrap_or("(no id)"),
+                path.display(),
+            ));
+        }
+        Ok(answer)
+    }
+
     /// The answer for `outcome`, or the error of a record stored nowhere.
     pub fn new(outcome: Outcome) -> Result<SaveAnswer> {
         match outcome {
@@ -248,10 +272,14 @@ impl Verb for Checkpoint {
         destructive: false,
         idempotent: false,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<CheckpointRequest>,
-        answer: answer_schema::<SaveAnswer>,
+        group: Group::Agents,
+        strict: true,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[("blockers", "blocker")],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -274,7 +302,7 @@ impl Run for Checkpoint {
             merge: r.merge,
             parent: r.parent,
         };
-        SaveAnswer::new(ctx.client.save_as(record, write).await)
+        SaveAnswer::saved(ctx.client, ctx.client.save_as(record, write).await)
     }
 }
 
@@ -296,10 +324,14 @@ impl Verb for Health {
         destructive: false,
         idempotent: false,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<HealthRequest>,
-        answer: answer_schema::<SaveAnswer>,
+        group: Group::Agents,
+        strict: true,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -314,7 +346,7 @@ impl Run for Health {
             Value::Object(metrics),
             r.next_check.as_deref(),
         )?;
-        SaveAnswer::new(ctx.client.save_as(record, Write::default()).await)
+        SaveAnswer::saved(ctx.client, ctx.client.save_as(record, Write::default()).await)
     }
 }
 
@@ -338,10 +370,14 @@ impl Verb for Fork {
         destructive: false,
         idempotent: false,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<ForkRequest>,
-        answer: answer_schema::<SaveAnswer>,
+        group: Group::Agents,
+        strict: true,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -357,6 +393,6 @@ impl Run for Fork {
                 r.force,
             )
             .await?;
-        SaveAnswer::new(ctx.client.save(record).await)
+        SaveAnswer::saved(ctx.client, ctx.client.save(record).await)
     }
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ALL, Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use super::{ALL, Context, Group, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::format::{END_REASONS, Record};
 
@@ -43,10 +43,14 @@ impl Verb for End {
         destructive: false,
         idempotent: false,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<EndRequest>,
-        answer: answer_schema::<SaveAnswer>,
+        group: Group::Agents,
+        strict: true,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -57,7 +61,7 @@ impl Run for End {
             .client
             .end(&r.agent, &r.session, &r.reason, r.note.as_deref())
             .await;
-        SaveAnswer::new(outcome)
+        SaveAnswer::saved(ctx.client, outcome)
     }
 }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
@@ -74,10 +74,17 @@ impl Verb for StatusVerb {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<StatusRequest>,
-        answer: answer_schema::<StatusAnswer>,
+        group: Group::Supervisors,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[
+            ("warn_after_secs", "warn-after"),
+            ("stalled_after_secs", "stalled-after"),
+        ],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 
@@ -178,10 +185,14 @@ impl Verb for History {
         destructive: false,
         idempotent: true,
         open_world: true,
-        streams: false,
         faces: ALL,
-        request: request_schema::<HistoryRequest>,
-        answer: answer_schema::<HistoryAnswer>,
+        group: Group::Supervisors,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
     };
 }
 

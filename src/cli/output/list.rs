@@ -2,21 +2,17 @@
 //! a terminal.
 
 use forgestate::format::{Payload, format_time};
-use forgestate::scan::{Entry, Scan};
+use forgestate::scan::Entry;
+use forgestate::verbs::ListAnswer;
 
 use super::{note, out, table};
 
-pub fn list(scan: &Scan, with_invalid: bool, as_json: bool) {
+pub fn list(scan: &ListAnswer, with_invalid: bool, as_json: bool) {
     if as_json {
-        return super::json(&forgestate::verbs::ListAnswer {
-            records: scan.entries.clone(),
-            invalid: with_invalid.then(|| scan.rejected.clone()),
-            offline: scan.offline,
-            complete: scan.complete(),
-            warnings: scan.warnings.clone(),
-        });
+        return super::json(scan);
     }
-    if scan.entries.is_empty() && (!with_invalid || scan.rejected.is_empty()) {
+    let rejected = scan.invalid.as_deref().unwrap_or_default();
+    if scan.records.is_empty() && rejected.is_empty() {
         // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
         return note("no matching records");
     }
@@ -44,13 +40,13 @@ pub fn what(e: &Entry) -> String {
 /// `list` as a table: the comment id, the store's time of the comment (`time`: RFC 3339 when
 /// piped, an age at a terminal), kind, agent, session and detail.
 fn table_text(
-    scan: &Scan,
+    scan: &ListAnswer,
     with_invalid: bool,
     layout: table::Layout,
     time: impl Fn(&chrono::DateTime<chrono::Utc>) -> String,
 ) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
-    for e in &scan.entries {
+    for e in &scan.records {
         let r = &e.record;
         let mut detail = what(e);
         if e.comment.edited {
@@ -70,7 +66,7 @@ fn table_text(
         ]);
     }
     if with_invalid {
-        for rej in &scan.rejected {
+        for rej in scan.invalid.iter().flatten() {
             rows.push(vec![
                 rej.comment.id.map_or_else(String::new, |id| id.to_string()),
                 time(&rej.comment.created_at),

@@ -392,7 +392,7 @@ fn json_alone_is_unchanged_before_or_after_the_verb() {
     let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["complete", "offline", "records", "warnings"],
+        ["complete", "invalid", "offline", "records", "warnings"],
         "{doc}"
     );
     assert!(

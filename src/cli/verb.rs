@@ -1,0 +1,120 @@
+//! Running a verb of the table for the CLI: the flags build the verb's request, the request goes
+//! through the same [`Run`] as MCP and Python, and the CLI only renders the typed answer.
+//!
+//! The verb's own checks name request fields (`reason "x" is not a reason…`); on the command
+//! line those are flags, so a usage or data error that opens with a field's name is reworded to
+//! open with its flag (`--reason "x" …`), as the Python package rewords flags to parameters.
+
+use forgestate::Error;
+use forgestate::verbs::{Context, Run, Verb};
+use serde_json::Value;
+
+use super::args::Cli;
+use super::requests::Flags;
+use super::{Failure, load, opened, output};
+
+/// Runs the verb of `flags` on the request they make.
+pub(super) async fn call<F: Flags>(
+    cli: &Cli,
+    flags: &F,
+) -> Result<<F::Verb as Verb>::Answer, Failure> {
+    let request = flags.request()?;
+    run::<F::Verb>(cli, request).await
+}
+
+/// Runs `V` on `request` over the configured store, with the configured `[status]` policy.
+pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
+    let (config, over) = load(cli)?;
+    let policy = config.status_policy()?;
+    let (client, note) = opened(cli, &config, &over)?;
+    let ctx = Context {
+        client: &client,
+        policy: &policy,
+    };
+    let answer = V::run(&ctx, request).await;
+    // The line naming the default store, unless the request itself was refused.
+    let refused = answer.as_ref().err().is_some_and(|e| {
+        matches!(
+            e.category(),
+            forgestate::Category::Usage | forgestate::Category::Data
+        )
+    });
+    if let Some(note) = note.filter(|_| !refused) {
+        output::note(&note);
+    }
+    answer.map_err(|e| flagged::<V>(e).into())
+}
+
+/// Prints `warnings` on stderr (not with `--quiet`), one `warning:` line each.
+pub(super) fn warn(cli: &Cli, warnings: &[String]) {
+    if !cli.quiet {
+        for w in warnings {
+            output::note(&format!("warning: {w}"));
+        }
+    }
+}
+
+/// `e` with a leading request field name written as the flag that sets it.
+fn flagged<V: Verb>(e: Error) -> Error {
+    let fields = request_fields(&(V::SPEC.request)());
+    match e {
+        Error::Usage { message } => Error::usage(as_flag(&message, &fields, V::SPEC.flags)),
+        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, V::SPEC.flags)),
+        Error::NotAFile { message } => Error::NotAFile {
+            message: as_flag(&message, &fields, V::SPEC.flags),
+        },
+        e => e,
+    }
+}
+
+/// The property names of a request schema.
+pub(super) fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The flag that sets request field `field`: `--field-name`, or the one the verb's spec names.
+pub(super) fn flag_for(field: &str, renamed: &[(&str, &str)]) -> String {
+    match renamed.iter().find(|(f, _)| *f == field) {
+        Some((_, flag)) => format!("--{flag}"),
+        None => format!("--{}", field.replace('_', "-")),
+    }
+}
+
+fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String {
+    // The longest name first, so `intent_data` is not read as `intent`.
+    let mut fields: Vec<&String> = fields.iter().collect();
+    fields.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    for field in fields {
+        if let Some(rest) = message.strip_prefix(field.as_str())
+            && (rest.starts_with(' ') || rest.starts_with(':'))
+        {
+            return format!("{}{rest}", flag_for(field, renamed));
+        }
+    }
+    message.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leading_field_becomes_its_flag() {
+        let fields = vec!["intent".to_string(), "intent_data".to_string()];
+        let renamed = [("blockers", "blocker")];
+        assert_eq!(
+            as_flag("intent_data needs an intent", &fields, &renamed),
+            "--intent-data needs an intent"
+        );
+        assert_eq!(as_flag("intent: bad", &fields, &renamed), "--intent: bad");
+        assert_eq!(
+            as_flag("intentional text", &fields, &renamed),
+            "intentional text"
+        );
+        assert_eq!(flag_for("blockers", &renamed), "--blocker");
+    }
+}
