@@ -31,7 +31,10 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
                 .into_iter()
                 .filter(move |s| s.group == group)
                 .map(|s| s.name);
-            (group.heading(), own(true).chain(verbs).chain(own(false)).collect())
+            (
+                group.heading(),
+                own(true).chain(verbs).chain(own(false)).collect(),
+            )
         })
         .collect()
 }
@@ -119,13 +122,7 @@ pub fn grouped_verbs(cmd: &clap::Command) -> String {
             .map(|a| a.to_string())
             .unwrap_or_default()
     };
-    let indent = 2
-        + commands()
-            .iter()
-            .map(|v| v.len())
-            .max()
-            .unwrap_or(0)
-        + 2;
+    let indent = 2 + commands().iter().map(|v| v.len()).max().unwrap_or(0) + 2;
     let mut out = String::new();
     for (group, verbs) in groups() {
         out.push_str(&format!("{group}:\n"));

@@ -110,7 +110,6 @@ pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
     verbs::input::check_glob(flag, value).map_err(from_library)
 }
 
-
 /// A duration flag (`--warn-after 10m`): whole seconds, at least one.
 pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
     match humantime::parse_duration(text) {
@@ -126,7 +125,6 @@ pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
 pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, InputError> {
     verbs::input::parse_since("--since", text).map_err(from_library)
 }
-
 
 #[cfg(test)]
 mod tests {

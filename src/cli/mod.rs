@@ -23,8 +23,8 @@ mod progress;
 mod prune;
 mod remote;
 mod render;
-mod rotate;
 mod requests;
+mod rotate;
 mod session;
 mod status;
 mod table;
@@ -198,8 +198,8 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Watch(a) => watch::watch(cli, a).await,
         Command::Prune(a) => prune::prune(cli, a).await,
         Command::Doctor => doctor::doctor(cli).await,
-        Command::Render(a) => render::render(cli, a),
-        Command::ResumeMap(a) => render::resume_map(cli, a),
+        Command::Render(a) => render::render(cli, a).await,
+        Command::ResumeMap(a) => render::resume_map(cli, a).await,
         Command::Mcp => mcp::mcp(cli).await,
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
@@ -226,6 +226,7 @@ fn filter(
 ) -> Result<Filter, Failure> {
     args::check_glob("--agent", f.agent.as_deref())?;
     args::check_glob("--session", f.session.as_deref())?;
+    args::check_glob("--phase", f.phase.as_deref())?;
     Ok(Filter {
         agent: f.agent.clone(),
         session: f.session.clone(),
@@ -319,7 +320,11 @@ fn saved(cli: &Cli, answer: verbs::SaveAnswer) -> Result<u8, Failure> {
     // to fix), shown even with --quiet.
     if !cli.quiet || answer.permanent {
         for (i, w) in answer.warnings.iter().enumerate() {
-            let level = if answer.permanent && i == 0 { "error" } else { "warning" };
+            let level = if answer.permanent && i == 0 {
+                "error"
+            } else {
+                "warning"
+            };
             output::note(&format!("{level}: {w}"));
         }
     }

@@ -161,7 +161,8 @@ pub fn posted_line(a: &SaveAnswer) -> String {
     let id = a.id.as_deref().unwrap_or("(no id)");
     let mut line = format!(
         "{kind} {id} saved as comment {} in {}",
-        a.comment_id.map_or_else(|| "?".to_string(), |c| c.to_string()),
+        a.comment_id
+            .map_or_else(|| "?".to_string(), |c| c.to_string()),
         a.store.as_deref().unwrap_or("the store")
     );
     if let Some(n) = a.record.redacted {

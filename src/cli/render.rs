@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use forgestate::Error;
-use forgestate::verbs::{RenderAnswer, RenderRequest, ResumeMapAnswer};
+use forgestate::verbs::{Render, RenderRequest, ResumeMapRequest, ResumeMapVerb};
 
 use super::input::read_input;
+use super::verb::run;
 use super::{Failure, args::Cli, output};
 
 #[derive(Debug, Args)]
@@ -31,7 +32,7 @@ fn bad(reason: impl Into<String>) -> Failure {
 
 /// `forgestate render`: prints the comment body `checkpoint`/`health` would post for a record,
 /// redacted and within the size cap, using the configured templates.
-pub fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
+pub async fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
     let file = a.file.clone().unwrap_or_else(|| "-".into());
     let text = read_input(None, Some(&file))?.unwrap_or_default();
     let request: RenderRequest = serde_json::from_str(&text).map_err(|e| {
@@ -39,36 +40,30 @@ pub fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
             "not a JSON object with \"agent\", \"session\" and \"phase\": {e}"
         ))
     })?;
-    // Refuse what `checkpoint` and `health` would refuse before opening the store.
-    let record = request.record()?;
-    let client = super::open(cli)?;
-    let record = client.prepare(record)?;
-    let body = client.renderer().render(&record).map_err(Error::from)?;
+    let answer = run::<Render>(cli, request).await?;
     if cli.json {
-        output::json(&RenderAnswer { body, record });
+        output::json(&answer);
     } else {
-        output::out(&body);
+        output::out(&answer.body);
     }
     Ok(0)
 }
 
 /// `forgestate resume-map`: the phase table an agent resumes by, and the default.
-pub fn resume_map(cli: &Cli, a: &ResumeMapArgs) -> Result<u8, Failure> {
-    let (config, _) = super::load(cli)?;
-    let map = config.resume_map()?;
-    let phases = map.phases(&a.agent);
+pub async fn resume_map(cli: &Cli, a: &ResumeMapArgs) -> Result<u8, Failure> {
+    let request = ResumeMapRequest {
+        agent: a.agent.clone(),
+    };
+    let map = run::<ResumeMapVerb>(cli, request).await?;
     if cli.json {
-        output::json(&ResumeMapAnswer {
-            agent: a.agent.clone(),
-            default: map.default_point().to_string(),
-            phases,
-        });
+        output::json(&map);
     } else {
-        let mut text: Vec<String> = phases
+        let mut text: Vec<String> = map
+            .phases
             .iter()
             .map(|(phase, point)| format!("{phase} -> {point}"))
             .collect();
-        text.push(format!("(any other phase) -> {}", map.default_point()));
+        text.push(format!("(any other phase) -> {}", map.default));
         output::out(&text.join("\n"));
     }
     Ok(0)

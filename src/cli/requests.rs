@@ -9,8 +9,8 @@
 use serde_json::Value;
 
 use forgestate::verbs::{
-    self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest,
-    HistoryRequest, KindParam, LatestRequest, ListRequest, ResumeRequest, Run, StatusRequest,
+    self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest, HistoryRequest,
+    KindParam, LatestRequest, ListRequest, ResumeRequest, Run, StatusRequest,
 };
 
 use super::Failure;

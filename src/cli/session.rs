@@ -4,9 +4,6 @@
 
 use clap::Args;
 
-
-
-
 /// The flags `checkpoint` takes to continue a session safely.
 #[derive(Debug, Args)]
 pub struct SessionFlags {

@@ -33,7 +33,8 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     } else if answer.rows.is_empty() {
         output::note("no matching records");
     } else {
-        let now = forgestate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
+        let now =
+            forgestate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
         let text = table_text(
             &answer.rows,
             now,

@@ -77,11 +77,26 @@ pub(super) fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<Str
 }
 
 /// The flag that sets request field `field`: `--field-name`, or the one the verb's spec names.
-pub(super) fn flag_for(field: &str, renamed: &[(&str, &str)]) -> String {
-    match renamed.iter().find(|(f, _)| *f == field) {
-        Some((_, flag)) => format!("--{flag}"),
-        None => format!("--{}", field.replace('_', "-")),
+/// `None` when the field is not a flag: a positional argument (`<FILE|->`), or every field of a
+/// request read whole as a JSON document (spec entry `("*", "<FILE|->")`).
+pub(super) fn flag_for(field: &str, renamed: &[(&str, &str)]) -> Option<String> {
+    let named = renamed
+        .iter()
+        .find(|(f, _)| *f == field || *f == "*")
+        .map(|(_, flag)| *flag);
+    match named {
+        Some(flag) if flag.starts_with('<') => None,
+        Some(flag) => Some(format!("--{flag}")),
+        None => Some(format!("--{}", field.replace('_', "-"))),
     }
+}
+
+/// The positional argument that carries `field`, when the spec says one does (`FILE|-`).
+pub(super) fn positional_for<'a>(field: &str, renamed: &[(&str, &'a str)]) -> Option<&'a str> {
+    renamed
+        .iter()
+        .find(|(f, _)| *f == field || *f == "*")
+        .and_then(|(_, flag)| flag.strip_prefix('<')?.strip_suffix('>'))
 }
 
 fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String {
@@ -92,11 +107,18 @@ fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String
         if let Some(rest) = message.strip_prefix(field.as_str())
             && (rest.starts_with(' ') || rest.starts_with(':'))
         {
-            return format!("{}{rest}", flag_for(field, renamed));
+            return match flag_for(field, renamed) {
+                Some(flag) => format!("{flag}{rest}"),
+                None => message.to_string(),
+            };
         }
     }
     message.to_string()
 }
+
+#[cfg(test)]
+#[path = "verb_tests.rs"]
+mod parity;
 
 #[cfg(test)]
 mod tests {
@@ -115,6 +137,13 @@ mod tests {
             as_flag("intentional text", &fields, &renamed),
             "intentional text"
         );
-        assert_eq!(flag_for("blockers", &renamed), "--blocker");
+        assert_eq!(flag_for("blockers", &renamed).as_deref(), Some("--blocker"));
+        let document = [("*", "<FILE|->")];
+        assert_eq!(flag_for("agent", &document), None);
+        assert_eq!(positional_for("agent", &document), Some("FILE|-"));
+        assert_eq!(
+            as_flag("agent is bad", &["agent".into()], &document),
+            "agent is bad"
+        );
     }
 }

@@ -24,6 +24,7 @@ pub struct WatchArgs {
 
 pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
     let filter = super::filter(&a.filter, None)?;
+    let phase = a.filter.phase.clone();
     let interval = a
         .interval
         .unwrap_or(Duration::from_secs(WATCH_INTERVAL_SECS));
@@ -44,7 +45,19 @@ pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
         message: format!("cannot listen for Ctrl-C and SIGTERM: {e}"),
     })?;
     let client = super::open(cli)?;
-    run(&client, &options, stop, |e| print(e, cli)).await?;
+    // `--phase`, as `list` and `latest` take it: only checkpoints whose phase matches.
+    let shown = |e: &Event| match (e, &phase) {
+        (Event::Record(entry), Some(glob)) => {
+            (entry.record.phase()).is_some_and(|p| forgestate::resume::glob_matches(glob, p))
+        }
+        _ => true,
+    };
+    run(&client, &options, stop, |e| {
+        if shown(e) {
+            print(e, cli)
+        }
+    })
+    .await?;
     Ok(0)
 }
 

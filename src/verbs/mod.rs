@@ -43,8 +43,8 @@ pub use pure::{
     ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
 };
 pub use reads::{
-    FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb, ResumeAnswer,
-    ResumeRequest, ResumeVerb,
+    FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest,
+    ListVerb, ResumeAnswer, ResumeRequest, ResumeVerb,
 };
 pub use records::{
     Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
@@ -335,9 +335,9 @@ mod tests {
                 "resume",
                 "latest",
                 "list",
+                "fork",
                 "status",
                 "history",
-                "fork",
                 "publish"
             ]
         );

@@ -364,6 +364,9 @@ pub struct WatchRequest {
     /// Only this kind ("checkpoint" or "health").
     #[serde(default)]
     pub kind: Option<String>,
+    /// Only checkpoints whose phase matches this glob.
+    #[serde(default)]
+    pub phase: Option<String>,
     /// Seconds between polls.
     #[serde(default)]
     pub interval_secs: Option<u64>,

@@ -126,7 +126,7 @@ impl Verb for Render {
         strict: false,
         reads_thread: false,
         opens_store: true,
-        flags: &[],
+        flags: &[("*", "<FILE|->")],
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
     };
@@ -177,7 +177,7 @@ impl Verb for Parse {
         strict: false,
         reads_thread: false,
         opens_store: false,
-        flags: &[],
+        flags: &[("body", "<FILE|->")],
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
     };

@@ -149,7 +149,10 @@ impl SaveAnswer {
     /// The answer of a save through `client`: [`SaveAnswer::new`], and for a spooled record a
     /// warning saying where it waits and how many records wait with it, so an agent that stops
     /// now leaves no silent backlog (every face shows the same warning).
-    pub fn saved<T: crate::store::Thread>(client: &crate::Client<T>, outcome: Outcome) -> Result<SaveAnswer> {
+    pub fn saved<T: crate::store::Thread>(
+        client: &crate::Client<T>,
+        outcome: Outcome,
+    ) -> Result<SaveAnswer> {
         let mut answer = SaveAnswer::new(outcome)?;
         if let (Some(path), Some(cause)) = (&answer.spooled, &answer.cause) {
             let waiting = client.outbox().map_or(1, |o| o.len().max(1));
@@ -346,7 +349,10 @@ impl Run for Health {
             Value::Object(metrics),
             r.next_check.as_deref(),
         )?;
-        SaveAnswer::saved(ctx.client, ctx.client.save_as(record, Write::default()).await)
+        SaveAnswer::saved(
+            ctx.client,
+            ctx.client.save_as(record, Write::default()).await,
+        )
     }
 }
 

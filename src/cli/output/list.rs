@@ -97,6 +97,16 @@ mod tests {
     use forgestate::scan::CommentInfo;
     use serde_json::json;
 
+    pub(super) fn answer(records: Vec<Entry>) -> ListAnswer {
+        ListAnswer {
+            records,
+            invalid: None,
+            offline: false,
+            complete: true,
+            warnings: Vec::new(),
+        }
+    }
+
     fn entry(id: u64, agent: &str, phase: &str, age_secs: i64) -> Entry {
         let at = Utc::now() - Duration::seconds(age_secs);
         Entry {
@@ -116,13 +126,10 @@ mod tests {
 
     #[test]
     fn the_terminal_table_has_a_header_aligned_columns_and_ages() {
-        let scan = Scan {
-            entries: vec![
-                entry(7, "implementation-worker", "clone_complete", 3 * 60 + 10),
-                entry(1234, "w", "pr_created", 2),
-            ],
-            ..Scan::default()
-        };
+        let scan = answer(vec![
+            entry(7, "implementation-worker", "clone_complete", 3 * 60 + 10),
+            entry(1234, "w", "pr_created", 2),
+        ]);
         let now = Utc::now();
         let text = table_text(&scan, false, table::Layout::Terminal(200), |t| {
             table::relative_age(*t, now)
@@ -157,22 +164,19 @@ mod piped {
         let stored = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
         let mut record = Record::checkpoint("w", "s1", "clone_complete", json!({})).unwrap();
         record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
-        let scan = Scan {
-            entries: vec![Entry {
-                record,
-                comment: CommentInfo {
-                    id: Some(7),
-                    author: "bot".into(),
-                    created_at: stored,
-                    updated_at: stored,
-                    url: None,
-                    issue: None,
-                    edited: false,
-                    pending: false,
-                },
-            }],
-            ..Scan::default()
-        };
+        let scan = super::tests::answer(vec![Entry {
+            record,
+            comment: CommentInfo {
+                id: Some(7),
+                author: "bot".into(),
+                created_at: stored,
+                updated_at: stored,
+                url: None,
+                issue: None,
+                edited: false,
+                pending: false,
+            },
+        }]);
         let text = table_text(&scan, false, table::Layout::Piped, format_time);
         assert_eq!(
             text,

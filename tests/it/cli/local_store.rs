@@ -189,7 +189,10 @@ fn list_invalid_explains_rejections() {
             .contains("first posted as comment 1")
     );
     // Every key of the answer's schema, always: without --invalid the list is null.
-    assert_eq!(ok_json(d, "list --json")["invalid"], serde_json::Value::Null);
+    assert_eq!(
+        ok_json(d, "list --json")["invalid"],
+        serde_json::Value::Null
+    );
     assert!(stdout(&run_in(d, &words("list --invalid"), None)).contains("bad_time"));
 }
 
