@@ -146,6 +146,13 @@ fn latest_follows_thread_order_and_filters() {
     assert_eq!(future["records"], json!([]));
     let recent = ok_json(d, "list --json --store st --since 1h");
     assert_eq!(recent["records"].as_array().unwrap().len(), 4);
+    // --phase, as MCP and Python take `phase`: only checkpoints whose phase matches the glob.
+    assert_eq!(
+        phases(&ok_json(d, "list --json --store st --phase t*")),
+        ["two", "three"]
+    );
+    assert_eq!(latest("--phase o*")["phase"], "one");
+    assert_eq!(latest("--phase nothing-*"), Value::Null);
     assert!(
         !d.join(DEFAULT_STORE).exists(),
         "--store kept everything in st/"

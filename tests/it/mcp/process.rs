@@ -199,3 +199,64 @@ async fn stdout_carries_only_protocol_and_the_server_exits_0_when_stdin_closes()
         "debug logs go to stderr: {said}"
     );
 }
+
+/// A save that spools warns in the same words on every face: the CLI's `warning:` lines on
+/// stderr are the MCP answer's `warnings`, which say where the record waits and how many wait.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spooled_save_warns_the_same_on_the_cli_and_over_mcp() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("forgestate.toml"),
+        "[forge]\nretry_budget_secs = 0\nrequest_timeout_secs = 3\ndrain_max_backoff_secs = 0\n",
+    )
+    .unwrap();
+    let bin = Bin::new(d).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
+    fake.state().down = true;
+    let out = bin.run(&words("checkpoint --agent w --session s1 --phase p1 --json"));
+    assert_eq!(out.status.code(), Some(0));
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let lines: Vec<String> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("forgestate: warning: "))
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        serde_json::to_value(&lines).unwrap(),
+        cli["warnings"],
+        "the CLI prints its answer's warnings: {err}"
+    );
+    let (client, _stderr) = connect(&bin, "").await;
+    let over_mcp = call(
+        &client,
+        "checkpoint",
+        json!({"agent": "w", "session": "s1", "phase": "p2"}),
+    )
+    .await;
+    let mcp = ok(&over_mcp).clone();
+    assert_eq!(mcp["posted"], false);
+    let mask = |doc: &Value| -> Vec<String> {
+        let (id, path) = (doc["id"].as_str().unwrap(), doc["spooled"].as_str().unwrap());
+        doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().replace(id, "ID").replace(path, "PATH"))
+            .collect()
+    };
+    let cli_words = mask(&cli);
+    assert_eq!(cli_words.len(), 1, "{cli_words:?}");
+    assert!(
+        cli_words[0].starts_with("checkpoint ID spooled to PATH (")
+            && cli_words[0].contains("1 record(s) wait in the outbox"),
+        "{cli_words:?}"
+    );
+    assert_eq!(
+        mask(&mcp),
+        [cli_words[0].replace("1 record(s)", "2 record(s)")],
+        "the same warning over MCP, one more record waiting"
+    );
+}
