@@ -91,14 +91,6 @@ pub(super) fn flag_for(field: &str, renamed: &[(&str, &str)]) -> Option<String> 
     }
 }
 
-/// The positional argument that carries `field`, when the spec says one does (`FILE|-`).
-pub(super) fn positional_for<'a>(field: &str, renamed: &[(&str, &'a str)]) -> Option<&'a str> {
-    renamed
-        .iter()
-        .find(|(f, _)| *f == field || *f == "*")
-        .and_then(|(_, flag)| flag.strip_prefix('<')?.strip_suffix('>'))
-}
-
 fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String {
     // The longest name first, so `intent_data` is not read as `intent`.
     let mut fields: Vec<&String> = fields.iter().collect();
@@ -140,7 +132,10 @@ mod tests {
         assert_eq!(flag_for("blockers", &renamed).as_deref(), Some("--blocker"));
         let document = [("*", "<FILE|->")];
         assert_eq!(flag_for("agent", &document), None);
-        assert_eq!(positional_for("agent", &document), Some("FILE|-"));
+        assert_eq!(
+            super::parity::positional_for("agent", &document),
+            Some("FILE|-")
+        );
         assert_eq!(
             as_flag("agent is bad", &["agent".into()], &document),
             "agent is bad"

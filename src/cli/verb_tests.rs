@@ -7,7 +7,7 @@ use clap::CommandFactory;
 use forgestate::verbs;
 
 use super::super::args::Cli;
-use super::{flag_for, positional_for, request_fields};
+use super::{flag_for, request_fields};
 
 #[test]
 fn every_request_field_is_a_flag() {
@@ -57,4 +57,12 @@ fn the_spec_renames_only_fields_that_exist() {
             );
         }
     }
+}
+
+/// The positional argument that carries `field`, when the spec says one does (`FILE|-`).
+pub(super) fn positional_for<'a>(field: &str, renamed: &[(&str, &'a str)]) -> Option<&'a str> {
+    renamed
+        .iter()
+        .find(|(f, _)| *f == field || *f == "*")
+        .and_then(|(_, flag)| flag.strip_prefix('<')?.strip_suffix('>'))
 }

@@ -215,7 +215,9 @@ async fn a_spooled_save_warns_the_same_on_the_cli_and_over_mcp() {
     .unwrap();
     let bin = Bin::new(d).forge(&fake.uri(), OWNER, REPO, BOT_TOKEN);
     fake.state().down = true;
-    let out = bin.run(&words("checkpoint --agent w --session s1 --phase p1 --json"));
+    let out = bin.run(&words(
+        "checkpoint --agent w --session s1 --phase p1 --json",
+    ));
     assert_eq!(out.status.code(), Some(0));
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -239,7 +241,10 @@ async fn a_spooled_save_warns_the_same_on_the_cli_and_over_mcp() {
     let mcp = ok(&over_mcp).clone();
     assert_eq!(mcp["posted"], false);
     let mask = |doc: &Value| -> Vec<String> {
-        let (id, path) = (doc["id"].as_str().unwrap(), doc["spooled"].as_str().unwrap());
+        let (id, path) = (
+            doc["id"].as_str().unwrap(),
+            doc["spooled"].as_str().unwrap(),
+        );
         doc["warnings"]
             .as_array()
             .unwrap()
