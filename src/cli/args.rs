@@ -554,4 +554,3 @@ pub struct ParseArgs {
     pub file: Option<PathBuf>,
 }
 
-pub use super::input::check_glob;

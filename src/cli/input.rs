@@ -105,10 +105,6 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
     Ok(())
 }
 
-/// A `--agent`/`--session` filter must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`.
-pub fn check_glob(flag: &str, value: Option<&str>) -> Result<(), InputError> {
-    verbs::input::check_glob(flag, value).map_err(from_library)
-}
 
 /// A duration flag (`--warn-after 10m`): whole seconds, at least one.
 pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {

@@ -36,7 +36,6 @@ use std::process::ExitCode;
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides, StoreSettings};
 use forgestate::format::parse;
-use forgestate::scan::Filter;
 use forgestate::store::THREAD_FILE;
 use forgestate::verbs;
 use forgestate::{Client, Error};
@@ -220,20 +219,6 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
     }
 }
 
-fn filter(
-    f: &args::FilterArgs,
-    since: Option<chrono::DateTime<chrono::Utc>>,
-) -> Result<Filter, Failure> {
-    args::check_glob("--agent", f.agent.as_deref())?;
-    args::check_glob("--session", f.session.as_deref())?;
-    args::check_glob("--phase", f.phase.as_deref())?;
-    Ok(Filter {
-        agent: f.agent.clone(),
-        session: f.session.clone(),
-        kind: f.kind.map(Into::into),
-        since,
-    })
-}
 
 /// The settings typed on the command line, with `--repo owner/name` split and, where nothing
 /// else sets them, the forge coordinates of the working directory's git remote `origin`.

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use forgestate::verbs::{
     self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest, HistoryRequest,
-    KindParam, LatestRequest, ListRequest, ResumeRequest, Run, StatusRequest,
+    KindParam, LatestRequest, ListRequest, ResumeRequest, StatusRequest,
 };
 
 use super::Failure;
@@ -24,7 +24,7 @@ use super::session::EndArgs;
 /// A verb's flags, as clap parsed them.
 pub(super) trait Flags {
     /// The verb they are the flags of.
-    type Verb: Run;
+    type Verb: verbs::Verb;
     /// The verb's request.
     fn request(&self) -> Result<<Self::Verb as verbs::Verb>::Request, Failure>;
 }
@@ -99,7 +99,8 @@ impl Flags for ResumeArgs {
 }
 
 impl FilterArgs {
-    fn request(&self) -> FilterRequest {
+    /// The filters as the verbs take them.
+    pub(super) fn request(&self) -> FilterRequest {
         FilterRequest {
             agent: self.agent.clone(),
             session: self.session.clone(),

@@ -5,8 +5,10 @@
 //! line those are flags, so a usage or data error that opens with a field's name is reworded to
 //! open with its flag (`--reason "x" …`), as the Python package rewords flags to parameters.
 
-use forgestate::Error;
+use forgestate::backend::AnyThread;
+use forgestate::report::StatusPolicy;
 use forgestate::verbs::{Context, Run, Verb};
+use forgestate::{Client, Error};
 use serde_json::Value;
 
 use super::args::Cli;
@@ -17,32 +19,64 @@ use super::{Failure, load, opened, output};
 pub(super) async fn call<F: Flags>(
     cli: &Cli,
     flags: &F,
-) -> Result<<F::Verb as Verb>::Answer, Failure> {
+) -> Result<<F::Verb as Verb>::Answer, Failure>
+where
+    F::Verb: Run,
+{
     let request = flags.request()?;
     run::<F::Verb>(cli, request).await
 }
 
+/// The configured store, opened, and the `[status]` policy: what a verb runs with.
+pub(super) struct Opened {
+    client: Client<AnyThread>,
+    policy: StatusPolicy,
+    /// The line naming the default store, shown once the request passed its checks.
+    note: Option<String>,
+}
+
+impl Opened {
+    /// Loads the configuration and opens its store.
+    pub(super) fn new(cli: &Cli) -> Result<Opened, Failure> {
+        let (config, over) = load(cli)?;
+        let policy = config.status_policy()?;
+        let (client, note) = opened(cli, &config, &over)?;
+        Ok(Opened {
+            client,
+            policy,
+            note,
+        })
+    }
+
+    /// What a verb runs with.
+    pub(super) fn context(&self) -> Context<'_> {
+        Context {
+            client: &self.client,
+            policy: &self.policy,
+        }
+    }
+
+    /// Shows the default store's line, unless the request itself was refused, and words a
+    /// failure in the CLI's terms.
+    pub(super) fn finish<V: Verb, T>(&self, result: forgestate::Result<T>) -> Result<T, Failure> {
+        let refused = result.as_ref().err().is_some_and(|e| {
+            matches!(
+                e.category(),
+                forgestate::Category::Usage | forgestate::Category::Data
+            )
+        });
+        if let Some(note) = self.note.as_ref().filter(|_| !refused) {
+            output::note(note);
+        }
+        result.map_err(|e| flagged::<V>(e).into())
+    }
+}
+
 /// Runs `V` on `request` over the configured store, with the configured `[status]` policy.
 pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
-    let (config, over) = load(cli)?;
-    let policy = config.status_policy()?;
-    let (client, note) = opened(cli, &config, &over)?;
-    let ctx = Context {
-        client: &client,
-        policy: &policy,
-    };
-    let answer = V::run(&ctx, request).await;
-    // The line naming the default store, unless the request itself was refused.
-    let refused = answer.as_ref().err().is_some_and(|e| {
-        matches!(
-            e.category(),
-            forgestate::Category::Usage | forgestate::Category::Data
-        )
-    });
-    if let Some(note) = note.filter(|_| !refused) {
-        output::note(&note);
-    }
-    answer.map_err(|e| flagged::<V>(e).into())
+    let opened = Opened::new(cli)?;
+    let answer = V::run(&opened.context(), request).await;
+    opened.finish::<V, _>(answer)
 }
 
 /// Prints `warnings` on stderr (not with `--quiet`), one `warning:` line each.

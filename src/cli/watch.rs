@@ -5,12 +5,13 @@ use std::time::Duration;
 use clap::Args;
 
 use chrono::SecondsFormat;
-use forgestate::client::watch::{Event, WatchOptions, run};
-use forgestate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use forgestate::format::Payload;
+use forgestate::verbs::{self, Event, Watch, WatchRequest};
 
 use super::args::{Cli, FilterArgs};
-use super::{EX_USAGE, Failure, output};
+use super::requests::Flags;
+use super::verb::Opened;
+use super::{Failure, output};
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
@@ -22,42 +23,37 @@ pub struct WatchArgs {
     pub interval: Option<Duration>,
 }
 
-pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
-    let filter = super::filter(&a.filter, None)?;
-    let phase = a.filter.phase.clone();
-    let interval = a
-        .interval
-        .unwrap_or(Duration::from_secs(WATCH_INTERVAL_SECS));
-    if interval.is_zero() {
-        return Err(Failure {
-            code: EX_USAGE,
-            message: "--interval 0 would poll the forge without pause; give at least 1ms".into(),
+impl Flags for WatchArgs {
+    type Verb = verbs::Watch;
+    fn request(&self) -> Result<WatchRequest, Failure> {
+        let filter = self.filter.request();
+        let interval_ms = self.interval.map(|d| {
+            // At least 1 ms: a shorter pause is no pause (and 0 is refused by the verb).
+            u64::try_from(d.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(u64::from(!d.is_zero()))
         });
+        Ok(WatchRequest {
+            agent: filter.agent,
+            session: filter.session,
+            kind: filter.kind,
+            phase: filter.phase,
+            interval_ms,
+        })
     }
-    let options = WatchOptions {
-        filter,
-        interval,
-        max_interval: interval.max(Duration::from_secs(WATCH_MAX_INTERVAL_SECS)),
-    };
+}
+
+/// Runs `watch` until Ctrl-C or SIGTERM.
+pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
+    let request = a.request()?;
     // Listen before the first read, so a signal that comes right after "watching" is caught.
     let stop = stop_signal().map_err(|e| Failure {
         code: super::EX_IOERR,
         message: format!("cannot listen for Ctrl-C and SIGTERM: {e}"),
     })?;
-    let client = super::open(cli)?;
-    // `--phase`, as `list` and `latest` take it: only checkpoints whose phase matches.
-    let shown = |e: &Event| match (e, &phase) {
-        (Event::Record(entry), Some(glob)) => {
-            (entry.record.phase()).is_some_and(|p| forgestate::resume::glob_matches(glob, p))
-        }
-        _ => true,
-    };
-    run(&client, &options, stop, |e| {
-        if shown(e) {
-            print(e, cli)
-        }
-    })
-    .await?;
+    let opened = Opened::new(cli)?;
+    let watched = Watch::stream(&opened.context(), request, stop, |e| print(e, cli)).await;
+    opened.finish::<Watch, _>(watched)?;
     Ok(0)
 }
 

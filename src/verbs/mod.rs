@@ -21,6 +21,7 @@ mod reads;
 mod records;
 mod session;
 mod supervise;
+mod watch;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -32,11 +33,12 @@ use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::report::StatusPolicy;
 
+pub use crate::client::watch::Event;
 pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
     Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushRequest, Init, InitAnswer,
     InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune, PruneAnswer, PruneRequest, Rotate,
-    RotateRequest, Watch, WatchEvent, WatchRequest,
+    RotateRequest,
 };
 pub use pure::{
     Parse, ParseAnswer, ParseRequest, Render, RenderAnswer, RenderRequest, ResumeMapAnswer,
@@ -53,6 +55,7 @@ pub use session::{End, EndRequest, check_reason, with_intent as records_with_int
 pub use supervise::{
     History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
 };
+pub use watch::{Watch, WatchEvent, WatchRequest};
 
 /// A face: a way a caller reaches the verbs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

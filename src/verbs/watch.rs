@@ -1,0 +1,115 @@
+//! The verb that follows the thread live (`watch`): its request, the shape of its events, and
+//! [`Watch::stream`], which runs it until stopped (a stream of events, not one answer, so each
+//! face drives it itself instead of [`super::call`]).
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CLI, Context, Group, KindParam, Spec, Verb, answer_schema, input, request_schema};
+use crate::client::watch::{Event, WatchOptions, run};
+use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
+use crate::error::{Error, Result};
+use crate::format::glob_matches;
+use crate::scan::Filter;
+
+/// `watch`: which records to follow.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchRequest {
+    /// Only agents matching this glob.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only this kind of record.
+    #[serde(default)]
+    pub kind: Option<KindParam>,
+    /// Only checkpoints whose phase matches this glob.
+    #[serde(default)]
+    pub phase: Option<String>,
+    /// Milliseconds between polls while records arrive (default 5000); the pause doubles while
+    /// the thread is idle, up to 60 s (or this, if longer).
+    #[serde(default)]
+    pub interval_ms: Option<u64>,
+}
+
+/// One line of `watch`: an event, named by its `event` key (`watching`, `record`, `outage`,
+/// `recovered`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WatchEvent {
+    /// Which event.
+    pub event: String,
+}
+
+/// Watch.
+pub struct Watch;
+
+impl Verb for Watch {
+    type Request = WatchRequest;
+    type Answer = WatchEvent;
+    const SPEC: Spec = Spec {
+        name: "watch",
+        title: "Follow the thread live",
+        description: "Follow the thread live: one answer per new record, outage or recovery, \
+            until stopped.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        faces: CLI,
+        group: Group::Supervisors,
+        strict: false,
+        reads_thread: true,
+        opens_store: true,
+        flags: &[("interval_ms", "interval")],
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+    };
+}
+
+impl Watch {
+    /// Follows the thread as `r` asks until `stop` completes, calling `on_event` with each event
+    /// (a record only when it passes the filters, `phase` included).
+    pub async fn stream(
+        ctx: &Context<'_>,
+        r: WatchRequest,
+        stop: impl Future<Output = ()>,
+        mut on_event: impl FnMut(&Event),
+    ) -> Result<()> {
+        input::check_glob("agent", r.agent.as_deref())?;
+        input::check_glob("session", r.session.as_deref())?;
+        input::check_glob("phase", r.phase.as_deref())?;
+        let interval = Duration::from_millis(r.interval_ms.unwrap_or(WATCH_INTERVAL_SECS * 1000));
+        if interval.is_zero() {
+            return Err(Error::usage(
+                "interval_ms 0 would poll the store without pause; give at least 1 ms",
+            ));
+        }
+        let options = WatchOptions {
+            filter: Filter {
+                agent: r.agent,
+                session: r.session,
+                kind: r.kind.map(Into::into),
+                since: None,
+            },
+            interval,
+            max_interval: interval.max(Duration::from_secs(WATCH_MAX_INTERVAL_SECS)),
+        };
+        let phase = r.phase;
+        let shown = |e: &Event| match (e, &phase) {
+            (Event::Record(entry), Some(glob)) => {
+                (entry.record.phase()).is_some_and(|p| glob_matches(glob, p))
+            }
+            _ => true,
+        };
+        run(ctx.client, &options, stop, |e| {
+            if shown(e) {
+                on_event(e)
+            }
+        })
+        .await
+    }
+}
