@@ -106,7 +106,7 @@ pub const NOT_FOR_PARSE: &[&str] = &[
 pub const DEFAULT_STATUS: &str = "Active";
 
 /// `--strict` only changes what `checkpoint` and `health` do.
-pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork"];
+pub const STRICT_ONLY_FOR: &[&str] = &["checkpoint", "health", "fork", "call"];
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -230,6 +230,13 @@ Examples:
   forgestate mcp --store ./.forgestate
   FORGESTATE_URL=https://forge.example.com FORGESTATE_REPO=acme/app forgestate mcp -v")]
     Mcp,
+    /// Run a verb on a JSON request (stdin) and print its JSON answer; with --lines, serve one
+    /// request per line until stdin ends (what the Python package's Client talks to)
+    #[command(after_help = "Examples:
+  echo '{\"agent\": \"worker\", \"session\": \"s1\"}' | forgestate call resume
+  forgestate --store ./.forgestate call --lines
+  printf '%s\\n' '{\"verb\": \"list\", \"args\": {\"limit\": 1}, \"id\": 1}' | forgestate call --lines")]
+    Call(super::call::CallArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell or elvish) on stdout
     #[command(after_help = "Examples:
   forgestate completions bash > ~/.local/share/bash-completion/completions/forgestate

@@ -31,6 +31,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "Integrations",
         &[
             "mcp",
+            "call",
             "render",
             "parse",
             "resume-map",
@@ -108,6 +109,7 @@ pub fn globals_page(cmd: &clap::Command) -> clap::builder::StyledStr {
 /// The verbs that read the thread through the read cache, which `--refresh` rebuilds.
 const READS_THE_THREAD: &[&str] = &[
     "resume", "latest", "list", "status", "history", "fork", "watch", "prune", "rotate", "mcp",
+    "call",
 ];
 
 /// The verb list of the top-level help, one section per group: `Agents:` then each verb with

@@ -6,6 +6,7 @@
 
 pub(crate) mod args;
 mod argv;
+mod call;
 mod carry;
 mod completions;
 mod doctor;
@@ -249,6 +250,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Render(a) => render::render(cli, a),
         Command::ResumeMap(a) => render::resume_map(cli, a),
         Command::Mcp => mcp::mcp(cli).await,
+        Command::Call(a) => call::call(cli, a).await,
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
