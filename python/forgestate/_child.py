@@ -14,9 +14,10 @@ import os
 import subprocess
 import threading
 import weakref
-from typing import IO, Any, Deque, List, Mapping, Optional, Sequence
+from typing import IO, Any, Deque, Dict, List, Mapping, Optional, Sequence, TypeVar
 
-from .errors import BinaryNotFound, StorageError
+from . import _run
+from .errors import BinaryNotFound, DataError, StorageError, error_for, reworded
 
 log = logging.getLogger("forgestate")
 
@@ -168,3 +169,115 @@ def environment_key() -> Any:
         )
     )
     return (cwd, env)
+
+
+_C = TypeVar("_C", bound="Calls")
+
+
+class Calls:
+    """How a :class:`~forgestate.Client` runs its verbs: one child per client and process,
+    started on the first verb, one request at a time. The client supplies ``binary``,
+    ``strict``, ``_argv()`` (its global flags) and ``_env()`` (the environment with its token)."""
+
+    binary: Optional[str]
+    strict: bool
+
+    def _argv(self) -> List[str]:
+        raise NotImplementedError
+
+    def _env(self) -> Optional[Dict[str, str]]:
+        raise NotImplementedError
+
+    def _fresh_process_state(self) -> None:
+        """No child yet, and a lock of this process's own (a copy or a fork shares neither)."""
+        self._child: Optional[Child] = None
+        self._lock = threading.Lock()
+        self._lock_pid = os.getpid()
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Ends the ``forgestate call --lines`` child, if one runs (a later verb starts another)."""
+        child, self._child = self.__dict__.get("_child"), None
+        if child is not None and child.pid == os.getpid():
+            child.close()
+
+    def _call(self, verb: str, **args: Any) -> Mapping[str, Any]:
+        """Runs ``verb`` on its request (``args`` are the request's fields; ``None`` leaves a
+        field out) and returns its answer, or raises the error it answered."""
+        request = {"verb": verb, "args": {k: v for k, v in args.items() if v is not None}}
+        line = encode(request, verb)
+        if self._lock_pid != os.getpid():
+            # A fork: the parent's lock may be held by a thread that does not exist here.
+            self._fresh_process_state()
+        with self._lock:
+            child = self._running()
+            text = child.ask(line)
+            if text is None:
+                error = child.died(verb)
+                self._child = None
+                raise error
+        try:
+            reply = _run.loads(text)
+        except ValueError as e:
+            # An answer read as nothing would be a blank answer (a fresh start from `resume`).
+            raise StorageError(
+                f"forgestate answered {verb} with JSON this package cannot read ({e}); nothing "
+                "was assumed from it. Run the verb with the CLI and --json to see the answer, "
+                "and report this"
+            ) from e
+        error = reply.get("error") if isinstance(reply, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            code = error.get("code")
+            raised = error_for(code if isinstance(code, int) else 74, error["message"],
+                               error.get("reason"))
+            # The binary's messages may name its flags; a Python caller knows parameters.
+            raise reworded(raised)
+        answer = reply.get("answer") if isinstance(reply, dict) else None
+        if not isinstance(answer, Mapping):
+            raise StorageError(
+                f"forgestate answered {verb} with neither an answer nor an error ({text[:200]!r})"
+                "; report this"
+            )
+        return answer
+
+    def _running(self) -> Child:
+        """The child for this process and environment, started when there is none."""
+        key = environment_key()
+        child = self._child
+        if child is not None and (child.pid != os.getpid() or child.key != key
+                                  or not child.alive()):
+            self.close()
+            child = None
+        if child is None:
+            strict = ["--strict"] if self.strict else []
+            binary = self.binary or _run.find_binary()
+            child = Child(binary, [*self._argv(), *strict], self._env(), key)
+            self._child = child
+        return child
+
+
+def encode(request: Mapping[str, Any], verb: str) -> bytes:
+    """One request line, its integers written whole; what JSON cannot carry is a DataError
+    naming the argument."""
+    try:
+        text = _run.dumps(request, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        args = request.get("args") or {}
+        for name, value in args.items():
+            try:
+                _run.dumps(value, allow_nan=False)
+            except (TypeError, ValueError) as inner:
+                raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
+        raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError as e:
+        raise DataError(
+            f"an argument is not valid Unicode text ({e.reason} at character {e.start}); "
+            "names and values must be text that can be written as UTF-8"
+        ) from e

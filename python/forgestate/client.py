@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _child, _run
@@ -29,7 +28,7 @@ from .answers import (
     Saved,
     Status,
 )
-from .errors import DataError, ForgestateError, StorageError, error_for, reworded
+from .errors import DataError, ForgestateError, reworded
 
 __all__ = [
     "Client",
@@ -46,7 +45,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Client:
+class Client(_child.Calls):
     """forgestate from Python: the CLI's verbs, typed.
 
     ``Client()`` (or :meth:`from_env`) takes every setting from the environment and config
@@ -88,12 +87,6 @@ class Client:
         self.binary = os.fspath(binary) if binary is not None else None
         self._fresh_process_state()
 
-    def _fresh_process_state(self) -> None:
-        """No child yet, and a lock of this process's own (a copy or a fork shares neither)."""
-        self._child: Optional[_child.Child] = None
-        self._lock = threading.Lock()
-        self._lock_pid = os.getpid()
-
     def __repr__(self) -> str:
         shown = {
             k: v
@@ -109,18 +102,6 @@ class Client:
         token = ", token=<hidden>" if self._token is not None else ""
         args = ", ".join(f"{k}={v!r}" for k, v in shown.items())
         return f"Client({args}{token})"
-
-    def __enter__(self) -> "Client":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Ends the ``forgestate call --lines`` child, if one runs (a later verb starts another)."""
-        child, self._child = self.__dict__.get("_child"), None
-        if child is not None and child.pid == os.getpid():
-            child.close()
 
     @classmethod
     def from_env(cls) -> "Client":
@@ -170,60 +151,6 @@ class Client:
         env = dict(os.environ)
         env["FORGESTATE_TOKEN"] = self._token
         return env
-
-    def _call(self, verb: str, **args: Any) -> Mapping[str, Any]:
-        """Runs ``verb`` on its request (``args`` are the request's fields; ``None`` leaves a
-        field out) and returns its answer, or raises the error it answered."""
-        request = {"verb": verb, "args": {k: v for k, v in args.items() if v is not None}}
-        line = _encode(request, verb)
-        if self._lock_pid != os.getpid():
-            # A fork: the parent's lock may be held by a thread that does not exist here.
-            self._fresh_process_state()
-        with self._lock:
-            child = self._running()
-            text = child.ask(line)
-            if text is None:
-                error = child.died(verb)
-                self._child = None
-                raise error
-        try:
-            reply = _run.loads(text)
-        except ValueError as e:
-            # An answer read as nothing would be a blank answer (a fresh start from `resume`).
-            raise StorageError(
-                f"forgestate answered {verb} with JSON this package cannot read ({e}); nothing "
-                "was assumed from it. Run the verb with the CLI and --json to see the answer, "
-                "and report this"
-            ) from e
-        error = reply.get("error") if isinstance(reply, dict) else None
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            code = error.get("code")
-            raised = error_for(code if isinstance(code, int) else 74, error["message"],
-                               error.get("reason"))
-            # The binary's messages may name its flags; a Python caller knows parameters.
-            raise reworded(raised)
-        answer = reply.get("answer") if isinstance(reply, dict) else None
-        if not isinstance(answer, Mapping):
-            raise StorageError(
-                f"forgestate answered {verb} with neither an answer nor an error ({text[:200]!r})"
-                "; report this"
-            )
-        return answer
-
-    def _running(self) -> _child.Child:
-        """The child for this process and environment, started when there is none."""
-        key = _child.environment_key()
-        child = self._child
-        if child is not None and (child.pid != os.getpid() or child.key != key
-                                  or not child.alive()):
-            self.close()
-            child = None
-        if child is None:
-            strict = ["--strict"] if self.strict else []
-            binary = self.binary or _run.find_binary()
-            child = _child.Child(binary, [*self._argv(), *strict], self._env(), key)
-            self._child = child
-        return child
 
     def _once(self, verb: List[str]) -> _run.Answer:
         """Runs ``forgestate --json VERB`` as its own process: for the verbs ``forgestate call``
@@ -534,28 +461,6 @@ def _lines(blockers: Optional[Sequence[str]]) -> Optional[List[str]]:
 
 def _path(path: Optional[PathLike]) -> Optional[str]:
     return os.fspath(path) if path is not None else None
-
-
-def _encode(request: Mapping[str, Any], verb: str) -> bytes:
-    """One request line, its integers written whole; what JSON cannot carry is a DataError
-    naming the argument."""
-    try:
-        text = _run.dumps(request, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        args = request.get("args") or {}
-        for name, value in args.items():
-            try:
-                _run.dumps(value, allow_nan=False)
-            except (TypeError, ValueError) as inner:
-                raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
-        raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError as e:
-        raise DataError(
-            f"an argument is not valid Unicode text ({e.reason} at character {e.start}); "
-            "names and values must be text that can be written as UTF-8"
-        ) from e
 
 
 # `import` is a keyword: the verb's own name is an alias of `Client.import_`.
