@@ -194,6 +194,14 @@ class Calls:
         self._lock = threading.Lock()
         self._lock_pid = os.getpid()
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # A copy (copy, deepcopy, pickle) gets its own child and lock, started when it is used.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_child", "_lock", "_lock_pid")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._fresh_process_state()
+
     def __enter__(self: _C) -> _C:
         return self
 

@@ -169,8 +169,9 @@ class Client(_child.Calls):
         other = self._copy()
         other.url = other.owner = other.repo = other.token_file = None
         other._token = None
-        # `--store` overrides any configured forge. `render` and `parse` never open the store;
-        # a directory inside the null device can never be created, should that change.
+        # `--store` overrides any configured forge. `render` and `parse` never read or write the
+        # store (the child only opens its settings); a directory inside the null device can
+        # never be created, should that change.
         other.store = os.path.join(os.devnull, "forgestate-needs-no-store")
         return other
 

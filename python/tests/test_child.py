@@ -4,8 +4,10 @@ garbage collection; and values that look like flags stay values (they are JSON n
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
+import pickle
 import threading
 
 import pytest
@@ -122,4 +124,17 @@ def test_a_changed_environment_starts_a_child_that_reads_it(tmp_path, monkeypatc
     (tmp_path / "other.toml").write_text(f'[local]\ndir = "{tmp_path / "b"}"\n')
     monkeypatch.setenv("FORGESTATE_CONFIG", str(tmp_path / "other.toml"))
     assert c.latest(W) is None, "the new configuration names another store, as a new process"
+    c.close()
+
+
+def test_a_copied_client_has_a_child_of_its_own(tmp_path):
+    c = Client.local(tmp_path / "store")
+    c.checkpoint(W, "s1", "clone_complete")
+    for other in (copy.copy(c), copy.deepcopy(c), pickle.loads(pickle.dumps(c)),
+                  c.with_repo("o", "r"), c.pure()):
+        assert other._child is None and other._lock is not c._lock
+    again = copy.deepcopy(c)
+    assert again.resume(W, "s1").phase == "clone_complete"
+    assert again._child is not c._child and c._child.alive()
+    again.close()
     c.close()

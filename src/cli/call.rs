@@ -119,6 +119,10 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
 /// `forgestate call --lines`: requests until the end of input; the exit code.
 async fn lines(cli: &Cli) -> u8 {
     let opened = open(cli);
+    if let Err((_, message)) = &opened {
+        // Said once here; every request is then answered with it (as `forgestate mcp` does).
+        output::error(message);
+    }
     let mut input = BufReader::new(tokio::io::stdin());
     let mut line = Vec::new();
     loop {

@@ -192,6 +192,30 @@ fn lines_answer_each_request_on_one_line_and_a_bad_line_does_not_stop_the_loop()
 }
 
 #[test]
+fn bytes_that_are_not_utf8_and_a_store_that_cannot_open_are_answered_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = b"\xff\xfe{\"verb\": \"list\"}\n".to_vec();
+    input.extend_from_slice(b"{\"verb\": \"list\", \"id\": 2}\n");
+    let out = Bin::new(dir.path())
+        .stdin(input.clone())
+        .run(&words("--store st call --lines"));
+    let answers: Vec<Value> = stdout(&out).lines().map(json_of).collect();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(answers[0]["error"]["code"], 64, "{}", answers[0]);
+    assert_eq!(answers[1]["id"], 2);
+    assert_eq!(answers[1]["answer"]["records"], json!([]));
+    // A config that cannot be used: said once on stderr, then each request answers it.
+    std::fs::write(dir.path().join("bad.toml"), "[locall]\n").unwrap();
+    let out = Bin::new(dir.path())
+        .stdin(input)
+        .run(&words("--config bad.toml call --lines"));
+    let answers: Vec<Value> = stdout(&out).lines().map(json_of).collect();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(answers[1]["error"]["code"], 78, "{}", answers[1]);
+    assert!(stderr(&out).contains("locall"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_long_lived_child_answers_as_it_goes_and_exits_0_when_stdin_closes() {
     let dir = tempfile::tempdir().unwrap();
     let bin = Bin::new(dir.path());
