@@ -1,8 +1,9 @@
-"""Finding and running the bundled ``forgestate`` binary: argv in, one JSON document out.
+"""Finding the bundled ``forgestate`` binary, JSON with integers of any size, and running the
+binary once (``forgestate --json VERB``) for the verbs ``forgestate call`` does not run yet.
 
-This is the only place the package starts a process. Every behaviour (the format, the forge
-client, the outbox, trust, redaction) is the binary's; Python only builds argv and maps the
-``--json`` answer and the exit code.
+Every behaviour (the format, the forge client, the outbox, trust, redaction) is the binary's;
+the verbs go through the long-lived ``forgestate call --lines`` child (``_child.py``), and
+Python only builds the verb's JSON request and maps its answer or error.
 """
 
 from __future__ import annotations
@@ -87,13 +88,13 @@ def _digits(digits: str, limit: int) -> int:
     return _digits(digits[:-low], limit) * 10**low + _digits(digits[-low:], limit)
 
 
-def dumps(value: Any) -> str:
-    """``json.dumps(value)``, its integers written whole however long they are (the other half
-    of :func:`loads`: a resumed 5,000-digit integer can be saved again)."""
+def dumps(value: Any, **options: Any) -> str:
+    """``json.dumps(value, **options)``, its integers written whole however long they are (the
+    other half of :func:`loads`: a resumed 5,000-digit integer can be saved again)."""
     try:
-        return json.dumps(value)
+        return json.dumps(value, **options)
     except ValueError:
-        pass  # perhaps an integer over the limit: written below, in pieces
+        pass  # perhaps an integer over the limit (or a NaN): written below, in pieces
     token = f"forgestate-int-{uuid.uuid4().hex}-"
     long: List[str] = []
 
@@ -110,7 +111,7 @@ def dumps(value: Any) -> str:
                 return f"{token}{len(long) - 1}"
         return v
 
-    text = json.dumps(swap(value))
+    text = json.dumps(swap(value), **options)
     for i, digits in enumerate(long):
         text = text.replace(f'"{token}{i}"', digits, 1)
     return text

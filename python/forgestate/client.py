@@ -1,20 +1,22 @@
 """The typed Python API: :class:`Client` and the dataclasses its verbs return.
 
-A :class:`Client` holds settings only (store, forge, config file); each verb runs the bundled
-``forgestate`` binary once, so the configuration, the outbox, trust and redaction are exactly
-the CLI's. Settings not given here come from the same environment variables and config file as
-the CLI (``FORGESTATE_URL``, ``FORGESTATE_OWNER``, ``FORGESTATE_REPO``, ``FORGESTATE_TOKEN``,
-``FORGESTATE_CONFIG``, ``XDG_*``).
+A :class:`Client` holds settings (store, forge, config file) and, once a verb is called, one
+long-lived ``forgestate call --lines`` child: each verb is one JSON request line to it, run by
+the binary's verb table exactly as its MCP server runs it, so the configuration, the outbox,
+trust and redaction are the CLI's, and the store is opened once. Settings not given here come
+from the same environment variables and config file as the CLI (``FORGESTATE_URL``,
+``FORGESTATE_OWNER``, ``FORGESTATE_REPO``, ``FORGESTATE_TOKEN``, ``FORGESTATE_CONFIG``,
+``XDG_*``). Close the child with :meth:`Client.close` or ``with Client(...) as c:``; it is
+also closed when the client is garbage-collected.
 """
 
 from __future__ import annotations
 
 import dataclasses
-
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from . import _run
+from . import _child, _run
 from .answers import (
     Listing,
     Comment,
@@ -43,7 +45,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Client:
+class Client(_child.Calls):
     """forgestate from Python: the CLI's verbs, typed.
 
     ``Client()`` (or :meth:`from_env`) takes every setting from the environment and config
@@ -52,6 +54,11 @@ class Client:
     token (handed to the binary in its environment, never on a command line), ``token_file``,
     ``config`` a config file, ``strict`` to raise :class:`~forgestate.Offline` instead of
     spooling silently, ``binary`` the ``forgestate`` executable to run.
+
+    The first verb starts one ``forgestate call --lines`` child, which later verbs reuse (one
+    at a time: a lock serialises them across threads). It is started again when it died, after
+    a ``fork()``, and when the working directory or the ``FORGESTATE_*``/``XDG_*``/``HOME``
+    environment changed; :meth:`close` (or leaving a ``with`` block) ends it.
     """
 
     def __init__(
@@ -78,6 +85,7 @@ class Client:
         self.allow_insecure_http = allow_insecure_http
         self.strict = strict
         self.binary = os.fspath(binary) if binary is not None else None
+        self._fresh_process_state()
 
     def __repr__(self) -> str:
         shown = {
@@ -105,17 +113,23 @@ class Client:
         """A client of the local store in ``store``."""
         return cls(store)
 
-    def with_repo(self, owner: Optional[str], repo: Optional[str]) -> "Client":
-        """This client for another repository on the same forge."""
+    def _copy(self) -> "Client":
         other = Client.__new__(Client)
         other.__dict__.update(self.__dict__)
+        other._fresh_process_state()
+        return other
+
+    def with_repo(self, owner: Optional[str], repo: Optional[str]) -> "Client":
+        """This client for another repository on the same forge."""
+        other = self._copy()
         other.owner = owner or self.owner
         other.repo = repo or self.repo
         return other
 
-    # -- running the binary -------------------------------------------------------------
+    # -- talking to the binary ----------------------------------------------------------
 
     def _argv(self) -> List[str]:
+        """The global flags of this client's settings (the token is never one)."""
         argv: List[str] = []
         for flag, value in (
             ("--config", self.config),
@@ -126,7 +140,7 @@ class Client:
             ("--token-file", self.token_file),
         ):
             if value is not None:
-                argv += [flag, value]
+                argv.append(f"{flag}={value}")
         if self.allow_insecure_http:
             argv.append("--allow-insecure-http")
         return argv
@@ -138,13 +152,13 @@ class Client:
         env["FORGESTATE_TOKEN"] = self._token
         return env
 
-    def _run(self, verb: List[str], stdin: Optional[str] = None) -> _run.Answer:
+    def _once(self, verb: List[str]) -> _run.Answer:
+        """Runs ``forgestate --json VERB`` as its own process: for the verbs ``forgestate call``
+        does not run yet (``flush``)."""
         binary = self.binary or _run.find_binary()
         try:
-            argv = _joined([*verb, *self._argv()])
-            return _run.run(binary, argv, stdin=stdin, env=self._env())
+            return _run.run(binary, [*verb, *self._argv()], env=self._env())
         except ForgestateError as e:
-            # The binary's messages name its flags; a Python caller knows parameters.
             raise reworded(e) from None
 
     def pure(self) -> "Client":
@@ -152,17 +166,16 @@ class Client:
         setting is dropped, so a half-configured forge (``FORGESTATE_URL`` without an owner)
         cannot fail them. The templates, redaction keys and resume map of the config file
         still apply; the forge token is not known to the redactor then."""
-        other = Client.__new__(Client)
-        other.__dict__.update(self.__dict__)
+        other = self._copy()
         other.url = other.owner = other.repo = other.token_file = None
         other._token = None
-        # `--store` overrides any configured forge. `render` and `parse` never open the store;
-        # a directory inside the null device can never be created, should that change.
+        # `--store` overrides any configured forge. `render` and `parse` never read or write the
+        # store (the child only opens its settings); a directory inside the null device can
+        # never be created, should that change.
         other.store = os.path.join(os.devnull, "forgestate-needs-no-store")
         return other
 
     # -- verbs ---------------------------------------------------------------------------
-
     def checkpoint(
         self,
         agent: str,
@@ -192,21 +205,26 @@ class Client:
         newest record is that id, else raises :class:`~forgestate.errors.Conflict` and posts
         nothing. ``merge`` lays ``data`` over the previous checkpoint's data. ``parent`` is the
         record this one continues from; by default the newest this client wrote or resumed."""
-        verb = ["checkpoint", "--agent", agent, "--session", session, "--phase", phase]
-        verb += _handoff(next, blockers, context_file)
-        if intent is not None:
-            verb += ["--intent", intent]
-            if intent_data is not None:
-                verb += ["--intent-data", _dumps(intent_data, "intent_data")]
-        elif intent_data is not None:
+        if intent is None and intent_data is not None:
             raise DataError("intent_data needs an intent: name the side effect it describes")
-        if done is not None:
-            verb += ["--done", done]
-        if if_latest is not None:
-            verb += ["--if-latest", if_latest]
-        if merge:
-            verb.append("--merge")
-        return self._continued(verb, agent, session, parent, "--data", data)
+        saved = self._saved(
+            "checkpoint",
+            agent=agent,
+            session=session,
+            phase=phase,
+            data=_data(data),
+            next=next,
+            blockers=_lines(blockers),
+            context_file=_path(context_file),
+            intent=intent,
+            intent_data=intent_data,
+            done=done,
+            if_latest=if_latest,
+            merge=merge,
+            parent=parent or self._known(agent, session),
+        )
+        self._remember(agent, session, saved.id)
+        return saved
 
     def end(
         self, agent: str, session: str, reason: str, *, note: Optional[str] = None
@@ -215,37 +233,21 @@ class Client:
         ``interrupted``, ``error`` or ``user_stop``), with an optional ``note``. :meth:`status`
         then shows it completed or ended, never stalled; :meth:`resume` reports
         :attr:`Resume.ended` beside the last checkpoint's data."""
-        verb = ["end", "--agent", agent, "--session", session, "--reason", reason]
-        if note is not None:
-            verb += ["--note", note]
-        if self.strict:
-            verb.append("--strict")
-        answer = self._run(verb)
-        saved = Saved._from(_object(answer.doc), answer.warnings)
+        saved = self._saved("end", agent=agent, session=session, reason=reason, note=note)
         self._remember(agent, session, saved.id)
         return saved
+
+    def _known(self, agent: str, session: str) -> Optional[str]:
+        return self.__dict__.get("_known_ids", {}).get((agent, session))
 
     def _remember(self, agent: str, session: str, record_id: Optional[str]) -> None:
         """The newest record of (agent, session) this client wrote or resumed: the next
         record's ``Parent:``, with no read to find it."""
         if record_id is not None:
-            self.__dict__.setdefault("_known", {})[(agent, session)] = record_id
+            self.__dict__.setdefault("_known_ids", {})[(agent, session)] = record_id
 
-    def _continued(
-        self,
-        verb: List[str],
-        agent: str,
-        session: str,
-        parent: Optional[str],
-        flag: str,
-        data: Optional[Mapping[str, Any]],
-    ) -> Saved:
-        parent = parent or self.__dict__.get("_known", {}).get((agent, session))
-        if parent is not None:
-            verb += ["--parent", parent]
-        saved = self._save(verb, flag, data)
-        self._remember(agent, session, saved.id)
-        return saved
+    def _saved(self, verb: str, **args: Any) -> Saved:
+        return Saved._from(self._call(verb, **args), [])
 
     def health(
         self,
@@ -257,19 +259,16 @@ class Client:
         next_check: Optional[str] = None,
     ) -> Saved:
         """Posts a ``[HEALTH]`` signal with ``metrics``."""
-        verb = ["health", "--agent", agent, "--session", session, "--status", status]
-        if next_check is not None:
-            verb += ["--next-check", next_check]
-        saved = self._save(verb, "--metrics", metrics)
+        saved = self._saved(
+            "health",
+            agent=agent,
+            session=session,
+            metrics=_data(metrics),
+            status=status,
+            next_check=next_check,
+        )
         self._remember(agent, session, saved.id)
         return saved
-
-    def _save(self, verb: List[str], flag: str, data: Optional[Mapping[str, Any]]) -> Saved:
-        payload = _dumps(data if data is not None else {}, flag[2:])
-        if self.strict:
-            verb.append("--strict")
-        answer = self._run([*verb, flag, "-"], stdin=payload)
-        return Saved._from(_object(answer.doc), answer.warnings)
 
     def resume(
         self, agent: str, session: str, *, context_file: Optional[PathLike] = None
@@ -279,11 +278,9 @@ class Client:
         :attr:`Resume.context_drift` says whether that file changed since the checkpoint.
         Never a fresh start for a forge it could not read: that raises
         :class:`~forgestate.Offline` when this machine knows nothing either."""
-        verb = ["resume", "--agent", agent, "--session", session]
-        if context_file is not None:
-            verb += ["--context-file", os.fspath(context_file)]
-        answer = self._run(verb)
-        resumed = Resume._from(_object(answer.doc), answer.warnings)
+        doc = self._call("resume", agent=agent, session=session,
+                         context_file=_path(context_file))
+        resumed = Resume._from(doc, [])
         self._remember(agent, session, resumed.latest_id)
         return resumed
 
@@ -297,26 +294,17 @@ class Client:
     ) -> Status:
         """Who is alive: one row per (agent, session) matching the globs, with a verdict
         (``alive``, ``warning``, ``stalled``, ``paused``, ``completed``), stalled first.
-        ``warn_after``/``stalled_after`` (``90s``, ``10m``, ``2h``) override the configured
-        thresholds for every agent."""
-        verb = ["status", *_filters(agent, session, None)]
-        for flag, value in (("--warn-after", warn_after), ("--stalled-after", stalled_after)):
-            if value is not None:
-                verb += [flag, value]
-        answer = self._run(verb)
-        return Status._from(answer.doc, answer.warnings)
+        ``warn_after``/``stalled_after`` (``90s``, ``10m``, ``2h``, or seconds) override the
+        configured thresholds for every agent."""
+        doc = self._call("status", agent=agent, session=session,
+                         warn_after_secs=warn_after, stalled_after_secs=stalled_after)
+        return Status._from(doc, [])
 
     def history(self, session: str, agent: Optional[str] = None, *, diff: bool = False) -> History:
         """Every record of ``session`` in thread order, with the time between them and each
         checkpoint's resume point; ``agent`` a glob; ``diff`` adds the JSON changes between
         each agent's consecutive checkpoints (:attr:`Step.changes`)."""
-        verb = ["history", "--session", session]
-        if agent is not None:
-            verb += ["--agent", agent]
-        if diff:
-            verb.append("--diff")
-        answer = self._run(verb)
-        return History._from(answer.doc, answer.warnings)
+        return History._from(self._call("history", session=session, agent=agent, diff=diff), [])
 
     def fork(
         self,
@@ -325,37 +313,35 @@ class Client:
         *,
         at: Optional[str] = None,
         agent: Optional[str] = None,
+        force: bool = False,
     ) -> Saved:
         """Starts ``new_session`` from the state of a checkpoint of ``session`` (its newest,
         or the record whose id is ``at``; ``agent`` when several agents checkpoint it). The new
-        checkpoint names its origin as ``Parent:``."""
-        verb = ["fork", "--session", session, "--new-session", new_session]
-        if at is not None:
-            verb += ["--at", at]
-        if agent is not None:
-            verb += ["--agent", agent]
-        if self.strict:
-            verb.append("--strict")
-        answer = self._run(verb)
-        return Saved._from(_object(answer.doc), answer.warnings)
+        checkpoint names its origin as ``Parent:``. ``force`` forks into a ``new_session``
+        that already has records (refused otherwise)."""
+        return self._saved("fork", session=session, new_session=new_session, at=at,
+                           agent=agent, force=force)
 
     def latest(
         self,
         agent: Optional[str] = None,
         session: Optional[str] = None,
         kind: Optional[str] = None,
+        *,
+        phase: Optional[str] = None,
     ) -> Optional[Record]:
         """The newest matching record (thread order), or ``None``. ``agent`` and ``session``
-        match exactly, or as a glob when they hold ``*``, ``?``, ``[``, ``{``."""
-        answer = self._run(["latest", *_filters(agent, session, kind)])
-        doc = answer.doc
-        # `latest --json` answers `{"record": ..., "warnings": [...]}` (a bare record before).
-        if isinstance(doc, Mapping) and "record" in doc and "kind" not in doc:
-            doc = doc.get("record")
-        if not isinstance(doc, Mapping):
+        match exactly, or as a glob when they hold ``*``, ``?``, ``[``, ``{``; ``phase`` is a
+        glob of checkpoint phases."""
+        doc = self._call("latest", agent=agent, session=session, kind=kind, phase=phase)
+        record = doc.get("record")
+        if not isinstance(record, Mapping):
             return None
-        complete = not (isinstance(answer.doc, Mapping) and answer.doc.get("complete") is False)
-        return dataclasses.replace(Record._from(doc), warnings=answer.warnings, complete=complete)
+        return dataclasses.replace(
+            Record._from(record),
+            warnings=[str(w) for w in doc.get("warnings") or []],
+            complete=doc.get("complete") is not False,
+        )
 
     def list(
         self,
@@ -364,10 +350,13 @@ class Client:
         kind: Optional[str] = None,
         since: Optional[str] = None,
         limit: Optional[int] = None,
+        *,
+        phase: Optional[str] = None,
     ) -> List[Record]:
         """Matching records, oldest first. ``since`` is RFC 3339 or an age (``90m``, ``24h``);
-        ``limit`` keeps the newest N. :meth:`listing` also says what the read noticed."""
-        return self.listing(agent, session, kind, since, limit).records
+        ``limit`` keeps the newest N; ``phase`` a glob of checkpoint phases. :meth:`listing`
+        also says what the read noticed."""
+        return self.listing(agent, session, kind, since, limit, phase=phase).records
 
     def listing(
         self,
@@ -378,67 +367,74 @@ class Client:
         limit: Optional[int] = None,
         invalid: bool = False,
         all: bool = False,
+        *,
+        phase: Optional[str] = None,
     ) -> Listing:
         """:meth:`list`'s whole answer: the records, ``offline``, ``warnings`` and, with
         ``invalid=True``, the comments that are not valid trusted records. ``all=True`` reads
         the thread's whole history (every rotated-away session issue it continues)."""
-        verb = ["list", *_filters(agent, session, kind)]
-        if since is not None:
-            verb += ["--since", since]
-        if limit is not None:
-            verb += ["--limit", str(int(limit))]
-        if invalid:
-            verb += ["--invalid"]
-        if all:
-            verb += ["--all"]
-        answer = self._run(verb)
-        return Listing._from(answer.doc, answer.warnings)
+        doc = self._call(
+            "list",
+            agent=agent,
+            session=session,
+            kind=kind,
+            phase=phase,
+            since=since,
+            limit=int(limit) if limit is not None else None,
+            invalid=invalid,
+            all=all,
+        )
+        return Listing._from(doc, [])
 
     def init(self) -> Dict[str, Any]:
         """Finds or creates the session thread: ``{"thread", "author", "created"}``."""
-        return dict(self._run(["init"]).doc or {})
+        return dict(self._call("init"))
 
     def flush(self) -> Dict[str, Any]:
         """Posts what this machine's outbox holds for the configured forge, oldest first, each
         exactly once; :class:`~forgestate.Offline` when the forge is still unreachable. (Every
-        verb drains the outbox within a budget anyway.)"""
-        return dict(self._run(["flush"]).doc or {})
+        verb drains the outbox within a budget anyway.) Runs ``forgestate --json flush`` as a
+        process of its own: ``forgestate call`` does not run ``flush`` yet."""
+        return dict(self._once(["flush"]).doc or {})
 
-    def publish(self) -> Dict[str, Any]:
+    def publish(
+        self, *, warn_after: Optional[str] = None, stalled_after: Optional[str] = None
+    ) -> Dict[str, Any]:
         """Writes the status table into the session issue's body between its markers (text
         outside them is kept; an unchanged table is not written): ``status --publish``.
-        A forge only; :class:`~forgestate.ConfigError` on the local store."""
-        return dict(self._run(["publish"]).doc or {})
+        ``warn_after``/``stalled_after`` as for :meth:`status`. A forge only;
+        :class:`~forgestate.ConfigError` on the local store."""
+        return dict(self._call("publish", warn_after_secs=warn_after,
+                               stalled_after_secs=stalled_after))
 
     def export(self, to: str) -> Dict[str, Any]:
         """Writes the thread's believed records into a local store in directory ``to``, each
         with its id, original time and author (a rerun writes only what is new)."""
-        return dict(self._run(["export", f"--to={to}"]).doc or {})
+        return dict(self._call("export", to=_path(to)))
 
     def import_(self, from_: str) -> Dict[str, Any]:
         """Posts the local store in directory ``from_`` to the configured forge, in order, each
         record once by id (a rerun posts nothing new; an interrupted import resumes). Also
         reachable as ``getattr(client, "import")``, the verb's own name."""
-        return dict(self._run(["import", f"--from={from_}"]).doc or {})
+        return dict(self._call("import", **{"from": _path(from_)}))
 
     def render(self, record: Mapping[str, Any]) -> Rendered:
         """The comment body ``checkpoint``/``health`` would post for ``record`` (a mapping with
         ``agent``, ``session``, ``phase`` and ``data``, or a health record's fields; ``id`` and
         ``time`` are kept when given), redacted, with the configured templates."""
-        doc = _object(self._run(["render", "-"], stdin=_dumps(dict(record), "record")).doc)
+        if not isinstance(record, Mapping):
+            raise DataError("the record to render must be a mapping of its fields")
+        doc = self._call("render", **{str(k): v for k, v in record.items()})
         return Rendered(body=doc.get("body", ""), record=Record._from(_object(doc.get("record"))))
 
     def parse(self, body: str) -> Record:
         """The record a comment body holds; :class:`~forgestate.DataError` (with ``reason``)
         when it is not one."""
-        answer = self._run(["parse", "-"], stdin=body)
-        if not isinstance(answer.doc, Mapping):
-            raise DataError("not a record: forgestate printed no record")
-        return Record._from(answer.doc)
+        return Record._from(self._call("parse", body=body))
 
     def resume_map(self, agent: str = "implementation-worker") -> ResumeMap:
         """The phase table ``agent`` resumes by, as configured."""
-        doc = self._run(["resume-map", "--agent", agent]).doc or {}
+        doc = self._call("resume-map", agent=agent)
         return ResumeMap(
             agent=doc.get("agent", agent),
             default=doc.get("default", ""),
@@ -446,62 +442,26 @@ class Client:
         )
 
 
-def _handoff(
-    next: Optional[str], blockers: Optional[Sequence[str]], context_file: Optional[PathLike]
-) -> List[str]:
-    if isinstance(blockers, str):
-        raise DataError("blockers must be a list of strings, not one string; wrap it as [text]")
-    argv: List[str] = []
-    if next is not None:
-        argv += ["--next", next]
-    for blocker in blockers or ():
-        argv += ["--blocker", blocker]
-    if context_file is not None:
-        argv += ["--context-file", os.fspath(context_file)]
-    return argv
-
-
 def _object(doc: Any) -> Mapping[str, Any]:
     return doc if isinstance(doc, Mapping) else {}
 
 
-#: The flags that take a value; :func:`_joined` hands each its value in one argument.
-_VALUE_FLAGS = frozenset(
-    "--agent --session --phase --status --next-check --context-file --warn-after "
-    "--stalled-after --at --new-session --since --limit --next --blocker --kind --data "
-    "--metrics --config --store --url --owner --repo --token-file".split()
-)
+def _data(data: Optional[Mapping[str, Any]]) -> Any:
+    """A record's data or metrics as sent: an empty object for none. A string stays a value
+    (never read as JSON text), so the binary refuses it as not an object."""
+    if isinstance(data, str):
+        return [data]
+    return data if data is not None else {}
 
 
-def _joined(argv: Sequence[str]) -> List[str]:
-    """``argv`` with each value flag and its value joined as ``--flag=value``, so a value that
-    starts with a dash (a session ``-1``, a next step ``--dry-run first``) is read as the value,
-    not refused as an unknown flag."""
-    out: List[str] = []
-    i = 0
-    while i < len(argv):
-        if argv[i] in _VALUE_FLAGS and i + 1 < len(argv):
-            out.append(f"{argv[i]}={argv[i + 1]}")
-            i += 2
-        else:
-            out.append(argv[i])
-            i += 1
-    return out
+def _lines(blockers: Optional[Sequence[str]]) -> Optional[List[str]]:
+    if isinstance(blockers, str):
+        raise DataError("blockers must be a list of strings, not one string; wrap it as [text]")
+    return list(blockers) if blockers is not None else None
 
 
-def _filters(agent: Optional[str], session: Optional[str], kind: Optional[str]) -> List[str]:
-    argv: List[str] = []
-    for flag, value in (("--agent", agent), ("--session", session), ("--kind", kind)):
-        if value is not None:
-            argv += [flag, value]
-    return argv
-
-
-def _dumps(value: Any, what: str) -> str:
-    try:
-        return _run.dumps(value)
-    except (TypeError, ValueError) as e:
-        raise DataError(f"{what} cannot be written as JSON: {e}") from e
+def _path(path: Optional[PathLike]) -> Optional[str]:
+    return os.fspath(path) if path is not None else None
 
 
 # `import` is a keyword: the verb's own name is an alias of `Client.import_`.

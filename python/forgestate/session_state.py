@@ -55,6 +55,11 @@ _phase_map: Optional[types.MappingProxyType] = None
 _known: Dict[Tuple[Any, Any, str, str], str] = {}
 
 
+#: The clients the functions here use, per (owner, repo) and for the pure functions, each with
+#: its one ``forgestate call --lines`` child, kept for the process (``configure`` closes them).
+_clients: Dict[Any, Client] = {}
+
+
 def configure(client: Optional[Client]) -> None:
     """Use ``client``'s settings (store, config file, token, binary) for every function here;
     ``None`` goes back to the environment and config file alone."""
@@ -62,16 +67,26 @@ def configure(client: Optional[Client]) -> None:
     _client = client
     _phase_map = None
     _known.clear()
+    for used in _clients.values():
+        if used is not client:
+            used.close()
+    _clients.clear()
 
 
 def _for(owner: Optional[str], repo: Optional[str]) -> Client:
-    base = _client if _client is not None else Client.from_env()
-    return base.with_repo(owner, repo) if owner and repo else base
+    key = (owner, repo) if owner and repo else None
+    if key not in _clients:
+        base = _client if _client is not None else _clients.get(None) or Client.from_env()
+        _clients[None] = base
+        _clients[key] = base.with_repo(owner, repo) if key is not None else base
+    return _clients[key]
 
 
 def _pure() -> Client:
     # The seed's pure functions need no forge: a half-configured one must not fail them.
-    return _for(None, None).pure()
+    if "pure" not in _clients:
+        _clients["pure"] = _for(None, None).pure()
+    return _clients["pure"]
 
 
 def __getattr__(name: str) -> Any:

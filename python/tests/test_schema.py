@@ -1,5 +1,6 @@
 """The Python face against the verb table: every field of a verb's answer has a dataclass
-field, and every verb marked for the ``python`` face has a :class:`~forgestate.Client` method.
+field, every verb marked for the ``python`` face has a :class:`~forgestate.Client` method, and
+that method's parameters are exactly the fields of the verb's request.
 
 The table comes from ``forgestate schema`` (one JSON Schema per verb's request and answer).
 The answers the binary prints today are checked field by field without the table too
@@ -9,6 +10,7 @@ The answers the binary prints today are checked field by field without the table
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import subprocess
 import typing
@@ -234,6 +236,68 @@ def test_every_python_facing_verb_has_a_client_method(local_store):
         if not callable(getattr(Client, v["name"].replace("-", "_"), None))
     ]
     assert not lacking, f"verbs for the python face with no Client method: {lacking}"
+
+
+#: Client parameters named otherwise than their request fields: ``from`` is a Python keyword,
+#: and a Python caller gives a duration as an age (``"10m"``) or seconds, which the request
+#: takes in its ``*_secs`` field.
+RENAMED: Dict[str, str] = {
+    "from_": "from",
+    "warn_after": "warn_after_secs",
+    "stalled_after": "stalled_after_secs",
+}
+
+#: Verbs whose Client method is named otherwise: ``listing`` returns ``list``'s whole answer
+#: (``Client.list`` only its records, with the same parameters less ``invalid`` and ``all``).
+METHODS: Dict[str, str] = {"list": "listing", "import": "import_"}
+
+#: Verbs whose Client method takes the whole request as one mapping, by this parameter.
+WHOLE: Dict[str, str] = {"render": "record"}
+
+#: Python-facing verbs that ``forgestate call`` does not run yet (the library does not): their
+#: Client method runs ``forgestate --json VERB`` once, with no request to compare.
+NOT_CALLED: Set[str] = {"flush"}
+
+
+def test_every_client_method_takes_exactly_its_verbs_request_fields(local_store):
+    table = schema_table()
+    wrong: List[str] = []
+    for verb in python_verbs(table):
+        name = verb["name"]
+        if name in NOT_CALLED:
+            continue
+        method = getattr(Client, METHODS.get(name, name.replace("-", "_")))
+        params = [p for p in inspect.signature(method).parameters if p != "self"]
+        if name in WHOLE:
+            if params != [WHOLE[name]]:
+                wrong.append(f"{name}: Client takes {params}, not the one mapping {WHOLE[name]}")
+            continue
+        request = verb.get("request")
+        assert isinstance(request, Mapping), f"{name} has no request schema"
+        fields = set(properties(request, {**table, **request}))
+        given = {RENAMED.get(p, p) for p in params}
+        for field in sorted(fields - given):
+            wrong.append(f"{name}.{field}: a request field no Client parameter sets")
+        for param in sorted(given - fields):
+            wrong.append(f"{name}: Client parameter {param} is no field of the request")
+    assert not wrong, "Client methods and verb requests disagree:\n" + "\n".join(wrong)
+    lister = [p for p in inspect.signature(Client.list).parameters if p != "self"]
+    listing = [p for p in inspect.signature(Client.listing).parameters if p != "self"]
+    assert set(listing) - set(lister) == {"invalid", "all"}
+
+
+def test_the_not_called_verbs_are_refused_by_forgestate_call(tmp_path):
+    # When the library runs one of them, `forgestate call` takes it: move it out of NOT_CALLED
+    # and let its Client method send its request.
+    for name in NOT_CALLED:
+        done = subprocess.run(
+            [_run.find_binary(), "--store", str(tmp_path / "st"), "call", "--lines"],
+            input=json.dumps({"verb": name, "args": {}}) + "\n",
+            capture_output=True, text=True, check=False,
+        )
+        answer = json.loads(done.stdout)
+        assert answer.get("error", {}).get("code") == 64, answer
+        assert f"forgestate --json {name}" in answer["error"]["message"], answer
 
 
 # The same comparison without the table: the JSON documents the binary prints today.

@@ -227,6 +227,13 @@ Examples:
   forgestate mcp --store ./.forgestate
   FORGESTATE_URL=https://forge.example.com FORGESTATE_REPO=acme/app forgestate mcp -v")]
     Mcp,
+    /// Run a verb on a JSON request (stdin) and print its JSON answer; with --lines, serve one
+    /// request per line until stdin ends (what the Python package's Client talks to)
+    #[command(after_help = "Examples:
+  echo '{\"agent\": \"worker\", \"session\": \"s1\"}' | forgestate call resume
+  forgestate --store ./.forgestate call --lines
+  printf '%s\\n' '{\"verb\": \"list\", \"args\": {\"limit\": 1}, \"id\": 1}' | forgestate call --lines")]
+    Call(super::call::CallArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell or elvish) on stdout
     #[command(after_help = "Examples:
   forgestate completions bash > ~/.local/share/bash-completion/completions/forgestate
@@ -553,4 +560,3 @@ pub struct ParseArgs {
     #[arg(value_name = "FILE|-")]
     pub file: Option<PathBuf>,
 }
-

@@ -12,6 +12,7 @@ pub const HELP_WIDTH: usize = 100;
 /// come before the group's verbs in `--help`.
 const OWN: &[(&str, Group, bool)] = &[
     ("mcp", Group::Integrations, true),
+    ("call", Group::Integrations, true),
     ("completions", Group::Integrations, false),
     ("man", Group::Integrations, false),
 ];
@@ -57,10 +58,12 @@ configuration.";
 pub fn unused_globals(verb: &str) -> Vec<&'static str> {
     let spec = verbs::spec(verb);
     let mut hide = Vec::new();
-    // The CLI's own commands: `mcp` serves every verb; completions and man open nothing.
-    let opens_store = spec.map_or(verb == "mcp", |s| s.opens_store);
-    let strict = spec.is_some_and(|s| s.strict);
-    let reads_thread = spec.map_or(verb == "mcp", |s| s.reads_thread);
+    // The CLI's own commands: `mcp` and `call` run every verb (`call` honours --strict as the
+    // saving verbs do); completions and man open nothing.
+    let runs_verbs = matches!(verb, "mcp" | "call");
+    let opens_store = spec.map_or(runs_verbs, |s| s.opens_store);
+    let strict = spec.map_or(verb == "call", |s| s.strict);
+    let reads_thread = spec.map_or(runs_verbs, |s| s.reads_thread);
     if !opens_store {
         hide.extend(super::args::NOT_FOR_PARSE);
     }

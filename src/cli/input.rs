@@ -105,7 +105,6 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
     Ok(())
 }
 
-
 /// A duration flag (`--warn-after 10m`): whole seconds, at least one.
 pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
     match humantime::parse_duration(text) {

@@ -6,6 +6,7 @@
 
 pub(crate) mod args;
 mod argv;
+mod call;
 mod carry;
 mod completions;
 mod doctor;
@@ -200,6 +201,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Render(a) => render::render(cli, a).await,
         Command::ResumeMap(a) => render::resume_map(cli, a).await,
         Command::Mcp => mcp::mcp(cli).await,
+        Command::Call(a) => call::call(cli, a).await,
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
@@ -218,7 +220,6 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
     }
 }
-
 
 /// The settings typed on the command line, with `--repo owner/name` split and, where nothing
 /// else sets them, the forge coordinates of the working directory's git remote `origin`.

@@ -40,6 +40,23 @@ pub fn scrub(text: &str) -> String {
     out
 }
 
+/// An answer's `warnings` and `cause` with every secret the scrubber knows replaced: they may
+/// quote a server's words, like every line that leaves (the MCP server's results and
+/// `forgestate call`'s answers).
+pub fn scrub_notes(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    if let Some(ws) = value.get_mut("warnings").and_then(Value::as_array_mut) {
+        for w in ws.iter_mut() {
+            if let Value::String(s) = w {
+                *s = scrub(s);
+            }
+        }
+    }
+    if let Some(Value::String(cause)) = value.get_mut("cause") {
+        *cause = scrub(cause);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 
 use forgestate::Error;
 
-use crate::face::{self, ErrorBody, scrub::scrub};
+use crate::face::scrub::{scrub, scrub_notes};
+use crate::face::{self, ErrorBody};
 
 /// The result of a verb that answered.
 pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
@@ -51,20 +52,6 @@ pub fn first_text(result: &CallToolResult) -> String {
         .and_then(|c| c.as_text())
         .map(|t| t.text.clone())
         .unwrap_or_default()
-}
-
-/// Warnings and causes may quote a server's words: scrub them like every line that leaves.
-fn scrub_notes(value: &mut Value) {
-    if let Some(ws) = value.get_mut("warnings").and_then(Value::as_array_mut) {
-        for w in ws.iter_mut() {
-            if let Value::String(s) = w {
-                *s = scrub(s);
-            }
-        }
-    }
-    if let Some(Value::String(cause)) = value.get_mut("cause") {
-        *cause = scrub(cause);
-    }
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {

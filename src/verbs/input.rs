@@ -23,7 +23,9 @@ pub fn object_or_text(what: &str, value: Value) -> Result<Map<String, Value>> {
 pub fn json_object(what: &str, text: &str) -> Result<Map<String, Value>> {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => object(what, value),
-        Err(e) => Err(Error::invalid(format!("{what} is not valid JSON: {e}"))),
+        Err(e) => Err(Error::invalid(format!(
+            "{what} is not valid JSON (it must be a JSON object, or the JSON text of one): {e}"
+        ))),
     }
 }
 
@@ -37,8 +39,15 @@ pub fn object(what: &str, value: Value) -> Result<Map<String, Value>> {
     }
 }
 
-/// A filter argument must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`.
+/// A filter argument must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`. A NUL is
+/// refused as bad data: no name holds one, and no command line can pass one.
 pub fn check_glob(what: &str, value: Option<&str>) -> Result<()> {
+    if value.is_some_and(|v| v.contains('\0')) {
+        return Err(Error::invalid(format!(
+            "{what} holds a NUL character, which no agent or session name can; pass the name \
+             as text without NUL characters"
+        )));
+    }
     match value.map(glob::Pattern::new) {
         Some(Err(e)) => Err(Error::usage(format!(
             "{what} {:?} is not a valid glob: {e}; write [[] to match a literal [",
@@ -224,5 +233,7 @@ mod tests {
                 .starts_with("agent \"impl-[\" is not a valid glob")
         );
         assert_eq!(err.category(), crate::Category::Usage);
+        let err = check_glob("agent", Some("w\0")).unwrap_err();
+        assert_eq!(err.category(), crate::Category::Data, "{err}");
     }
 }

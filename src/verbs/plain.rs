@@ -6,7 +6,8 @@
 //! choose from, send a number typed in a form as the string `"1"`, and warn of each format they
 //! do not know. So a request schema says what a caller may send: an optional property is left
 //! out of `required` and typed by its value alone, no integer format is named, and an integer
-//! argument sent as a numeric string is read as the number (as `data` already takes JSON text).
+//! argument sent as a numeric string is read as the number (as `data` already takes JSON text),
+//! and a duration in seconds (`*_secs`) sent as an age (`"10m"`) as its seconds.
 
 use serde_json::{Map, Value};
 
@@ -88,7 +89,7 @@ fn drop_null(prop: &mut Map<String, Value>) {
 }
 
 /// `args` with each string given for an integer property (by `schema`) that reads as an
-/// integer replaced by that number, and `"true"`/`"false"` for a boolean one by the boolean.
+/// integer replaced by that number (for a `*_secs` property, an age such as "10m" too), and `"true"`/`"false"` for a boolean one by the boolean.
 /// Anything else is left for the request's own decoding to accept or refuse.
 pub(super) fn lenient(args: Value, schema: &Map<String, Value>) -> Value {
     let Value::Object(mut args) = args else {
@@ -110,6 +111,13 @@ pub(super) fn lenient(args: Value, schema: &Map<String, Value>) -> Value {
                 *value = Value::from(n);
             } else if let Ok(n) = text.parse::<i64>() {
                 *value = Value::from(n);
+            } else if let Some(secs) = name
+                .ends_with("_secs")
+                .then(|| super::input::parse_age(text))
+                .flatten()
+            {
+                // A duration in seconds may be given as an age, as its CLI flag takes it.
+                *value = Value::from(secs);
             }
         } else if typed(prop, "boolean") {
             match text {
@@ -186,6 +194,20 @@ mod tests {
         assert_eq!(
             got,
             json!({"limit": 1, "force": true, "agent": "7", "other": "2"})
+        );
+        let secs = map(json!({"properties": {"warn_after_secs": {"type": "integer"}}}));
+        assert_eq!(
+            lenient(json!({"warn_after_secs": "1h 30m"}), &secs),
+            json!({"warn_after_secs": 5400})
+        );
+        assert_eq!(
+            lenient(json!({"warn_after_secs": "soon"}), &secs),
+            json!({"warn_after_secs": "soon"})
+        );
+        assert_eq!(
+            lenient(json!({"limit": "10m"}), &s),
+            json!({"limit": "10m"}),
+            "only a *_secs property takes an age"
         );
         let kept = lenient(json!({"limit": "one"}), &s);
         assert_eq!(

@@ -6,6 +6,7 @@ mod fake_forge;
 mod mcp_client;
 
 mod cache;
+mod call;
 mod chain;
 mod cli;
 mod config;

@@ -233,6 +233,7 @@ fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
             "Integrations:",
             &[
                 "mcp",
+                "call",
                 "render",
                 "parse",
                 "resume-map",

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
-pub const VERBS: [&str; 26] = [
+pub const VERBS: [&str; 27] = [
     "init",
     "checkpoint",
     "health",
@@ -33,6 +33,7 @@ pub const VERBS: [&str; 26] = [
     "import",
     "schema",
     "mcp",
+    "call",
     "completions",
     "man",
 ];

@@ -1,0 +1,336 @@
+//! `forgestate call`: the verbs as JSON for programs (the Python package's `Client`), run by the
+//! same `verbs::call` as the MCP server's tools, so a request is the verb's request and an
+//! answer its answer, with no flags in between.
+//!
+//! - `forgestate call VERB`: the request is one JSON object on stdin (nothing: `{}`); the answer
+//!   is printed as one JSON document, a failure as the error document every `--json` command
+//!   prints, with its exit code.
+//! - `forgestate call --lines`: a long-lived child. The store is opened once; each stdin line is
+//!   `{"verb": NAME, "args": {...}, "id": ANY}` (`args` and `id` optional) and gets one line on
+//!   stdout: `{"answer": {...}}` or `{"error": {code, category, message, reason}}`, with the
+//!   request's `id` when it had one. A line that is not such a request is answered with an
+//!   error and the loop goes on; blank lines are skipped; end of input exits 0.
+//!
+//! Every verb the library runs is callable (not only those of the Python face). `--strict` works
+//! as on the CLI: a save that spooled is an error (75) whose line also carries the answer.
+
+use std::io::Read;
+
+use clap::Args;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+use forgestate::backend::AnyThread;
+use forgestate::report::StatusPolicy;
+use forgestate::verbs::{self, Context};
+use forgestate::{Client, Error};
+
+use super::args::Cli;
+use super::errors::{ErrorBody, print_doc};
+use super::{Failure, output};
+use crate::face::scrub::scrub_notes;
+use crate::face::{EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
+
+/// The longest request line read (a record is capped far below this).
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The verb to run (e.g. resume); its request is one JSON object on stdin
+    #[arg(value_name = "VERB", required_unless_present = "lines")]
+    pub verb: Option<String>,
+    /// Serve requests, one JSON line each on stdin ({"verb": NAME, "args": {...}}), answering one
+    /// JSON line each on stdout, until stdin ends
+    #[arg(long, conflicts_with = "verb")]
+    pub lines: bool,
+}
+
+/// The opened store and the configured policies, or why there are none (exit code, message).
+type Opened = Result<(Client<AnyThread>, StatusPolicy), (u8, String)>;
+
+/// The outcome of one request.
+enum Reply {
+    Answer(Value),
+    /// A failure, and the answer when there is one (a save `--strict` refused).
+    Failed(ErrorBody, Option<Value>),
+}
+
+/// Runs `forgestate call`.
+pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
+    match (&a.verb, a.lines) {
+        (Some(verb), false) => one(cli, verb).await,
+        _ => Ok(lines(cli).await),
+    }
+}
+
+/// Loads the configuration and opens the store once, as `forgestate mcp` does.
+fn open(cli: &Cli) -> Opened {
+    super::load(cli)
+        .and_then(|(config, over)| {
+            let policy = config.status_policy()?;
+            Ok((super::open_with(cli, &config, &over)?, policy))
+        })
+        .map_err(|f| (f.code, f.message))
+}
+
+/// `forgestate call VERB`: one request on stdin, one document on stdout.
+async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
+    let mut text = String::new();
+    let args = match std::io::stdin().read_to_string(&mut text) {
+        Err(e) => Err(ErrorBody::new(
+            EX_IOERR,
+            &format!("cannot read the request on stdin (one JSON object, UTF-8): {e}"),
+        )),
+        Ok(_) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+        Ok(_) => serde_json::from_str::<Value>(&text).map_err(|e| {
+            usage(&format!(
+                "the request on stdin is not JSON ({e}); send the arguments of {verb} as one \
+                 JSON object, e.g. {{\"agent\": \"worker\", \"session\": \"s1\"}}"
+            ))
+        }),
+    };
+    let reply = match args {
+        Ok(args) => run(cli, &open(cli), verb, args).await,
+        Err(body) => Reply::Failed(body, None),
+    };
+    Ok(match reply {
+        Reply::Answer(answer) => {
+            output::json(&answer);
+            0
+        }
+        Reply::Failed(body, answer) => {
+            let code = body.code;
+            output::error(&body.message);
+            match answer {
+                Some(Value::Object(mut answer)) => {
+                    answer.insert(
+                        "error".into(),
+                        serde_json::to_value(&body).unwrap_or_default(),
+                    );
+                    output::json_whole(&answer);
+                }
+                _ => print_doc(body),
+            }
+            code
+        }
+    })
+}
+
+/// `forgestate call --lines`: requests until the end of input; the exit code.
+async fn lines(cli: &Cli) -> u8 {
+    let opened = open(cli);
+    if let Err((_, message)) = &opened {
+        // Said once here; every request is then answered with it (as `forgestate mcp` does).
+        output::error(message);
+    }
+    let mut input = BufReader::new(tokio::io::stdin());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) => return 0,
+            Ok(_) => {}
+            Err(e) => {
+                output::error(&format!("cannot read the requests on stdin: {e}"));
+                return EX_IOERR;
+            }
+        }
+        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+            skip_rest(&mut input).await;
+            let message = format!(
+                "the request line is over {} MiB; nothing in it was run",
+                MAX_LINE >> 20
+            );
+            answer_line(None, Reply::Failed(usage(&message), None));
+        } else if !line.iter().all(u8::is_ascii_whitespace) {
+            let (id, reply) = match request(&line) {
+                Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),
+                Err((id, body)) => (id, Reply::Failed(body, None)),
+            };
+            answer_line(id, reply);
+        }
+        if output::write_failed().is_some() {
+            return EX_IOERR;
+        }
+    }
+}
+
+/// Reads and drops the rest of an oversized line.
+async fn skip_rest<R: tokio::io::AsyncBufRead + Unpin>(input: &mut R) {
+    loop {
+        let Ok(buf) = input.fill_buf().await else {
+            return;
+        };
+        if buf.is_empty() {
+            return;
+        }
+        let (used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        input.consume(used);
+        if done {
+            return;
+        }
+    }
+}
+
+/// Prints one answer line: `{"id", "answer"}` or `{"id", "error", "answer"}`.
+fn answer_line(id: Option<Value>, reply: Reply) {
+    let mut doc = Map::new();
+    if let Some(id) = id {
+        doc.insert("id".into(), id);
+    }
+    match reply {
+        Reply::Answer(answer) => {
+            doc.insert("answer".into(), answer);
+        }
+        Reply::Failed(body, answer) => {
+            doc.insert(
+                "error".into(),
+                serde_json::to_value(&body).unwrap_or_default(),
+            );
+            if let Some(answer) = answer {
+                doc.insert("answer".into(), answer);
+            }
+        }
+    }
+    output::out(&Value::Object(doc).to_string());
+}
+
+/// A request line read: its `id`, verb and arguments; or its `id` and why it is not a request.
+#[allow(clippy::type_complexity)]
+fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>, ErrorBody)> {
+    const SHAPE: &str = "send one JSON object per line: {\"verb\": \"resume\", \"args\": \
+                         {\"agent\": \"worker\", \"session\": \"s1\"}}";
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        let message = format!("the request line is not JSON ({e}); {SHAPE}");
+        (None, usage(&message))
+    })?;
+    let Value::Object(mut map) = value else {
+        return Err((
+            None,
+            usage(&format!("the request line is not an object; {SHAPE}")),
+        ));
+    };
+    let id = map.remove("id");
+    let fail = |message: String| Err((id.clone(), usage(&message)));
+    if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "verb" | "args")) {
+        return fail(format!(
+            "the request line has an unknown key {key:?}; a request has \"verb\", \"args\" and \
+             \"id\" only"
+        ));
+    }
+    let verb = match map.remove("verb") {
+        Some(Value::String(verb)) => verb,
+        Some(_) => {
+            return fail(format!(
+                "\"verb\" must be a verb's name (a string); {SHAPE}"
+            ));
+        }
+        None => return fail(format!("the request line names no \"verb\"; {SHAPE}")),
+    };
+    let args = match map.remove("args") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(args @ Value::Object(_)) => args,
+        Some(_) => {
+            return fail(format!(
+                "the \"args\" of {verb} must be a JSON object of its request's fields \
+                 (`forgestate schema` lists them)"
+            ));
+        }
+    };
+    Ok((id, verb, args))
+}
+
+/// Runs `verb` on `args` over the opened store.
+async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
+    let Some(spec) = verbs::spec(verb) else {
+        return Reply::Failed(unknown(verb), None);
+    };
+    if !args.is_object() {
+        let message = format!("the arguments of {verb} must be a JSON object");
+        return Reply::Failed(usage(&message), None);
+    }
+    let (client, policy) = match opened {
+        Ok((client, policy)) => (client, policy),
+        Err((code, message)) => return Reply::Failed(ErrorBody::new(*code, message), None),
+    };
+    let ctx = Context { client, policy };
+    match verbs::call(&ctx, spec.name, args).await {
+        None => Reply::Failed(
+            usage(&format!(
+                "`forgestate call` cannot run {verb}: the library does not run it (yet); run \
+                 `forgestate --json {verb}` instead"
+            )),
+            None,
+        ),
+        Some(Err(e)) => Reply::Failed(failure(&e), None),
+        Some(Ok(mut answer)) => {
+            scrub_notes(&mut answer);
+            match spooled(&answer).filter(|_| cli.strict) {
+                Some(message) => Reply::Failed(ErrorBody::new(EX_TEMPFAIL, &message), Some(answer)),
+                None => Reply::Answer(answer),
+            }
+        }
+    }
+}
+
+/// What `--strict` says of a save that waits in the outbox, if `answer` is one (as the CLI).
+fn spooled(answer: &Value) -> Option<String> {
+    let waits = answer.get("posted") == Some(&Value::Bool(false))
+        && answer.get("spooled").is_some_and(|s| !s.is_null());
+    waits.then(|| {
+        let record = &answer["record"];
+        format!(
+            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+            record["kind"].as_str().unwrap_or("record"),
+            answer["id"].as_str().unwrap_or("(no id)")
+        )
+    })
+}
+
+/// The error object of a library error; a body that is not a record says why in `reason`.
+fn failure(e: &Error) -> ErrorBody {
+    match e {
+        Error::Parse(p) => {
+            let reason = p.to_string();
+            let message = match reason.starts_with("not a record") {
+                true => reason,
+                false => format!("not a record: {reason}"),
+            };
+            ErrorBody {
+                reason: Some(p.code().to_string()),
+                ..ErrorBody::new(exit_code(e), &message)
+            }
+        }
+        e => ErrorBody::new(exit_code(e), &e.to_string()),
+    }
+}
+
+fn usage(message: &str) -> ErrorBody {
+    ErrorBody::new(EX_USAGE, message)
+}
+
+/// No verb of that name: the closest names, as the CLI says of a mistyped verb.
+fn unknown(verb: &str) -> ErrorBody {
+    let table = verbs::table();
+    let names: Vec<&str> = table.iter().map(|s| s.name).collect();
+    let shown: String = verb.chars().take(40).collect();
+    let hint = match suggest(verb, &names).as_slice() {
+        [] => "`forgestate schema` lists the verbs".to_string(),
+        [one] => format!("did you mean {one:?}?"),
+        many => format!(
+            "did you mean one of {}?",
+            many.iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    usage(&format!("no verb named {shown:?}; {hint}"))
+}

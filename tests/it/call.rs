@@ -1,0 +1,297 @@
+//! `forgestate call`: a verb's JSON request on stdin, its answer on stdout, one shot or one line
+//! each (`--lines`, what the Python package's `Client` keeps open); the same answers as the
+//! CLI's `--json` and the MCP server's tools, since all run the same `verbs::call`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::common::cli::{Bin, parse_ok, stderr, stdout, words};
+use crate::mcp_client::{call as mcp_call, connect, ok};
+
+const W: &str = "implementation-worker";
+
+fn json_of(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// `forgestate --store st call VERB` with `request` on stdin: exit code and document.
+fn one(bin: &Bin, verb: &str, request: &str) -> (Option<i32>, Value) {
+    let out = bin
+        .clone()
+        .stdin(request)
+        .run(&words(&format!("--store st call {verb}")));
+    (out.status.code(), json_of(&stdout(&out)))
+}
+
+/// Runs `forgestate --store st call --lines` over `lines`: the answer lines and the exit code.
+fn serve(bin: &Bin, lines: &[&str]) -> (Vec<Value>, Option<i32>) {
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let out = bin
+        .clone()
+        .stdin(input)
+        .run(&words("--store st call --lines"));
+    let answers = stdout(&out).lines().map(json_of).collect();
+    (answers, out.status.code())
+}
+
+#[test]
+fn one_shot_answers_what_the_cli_answers_and_fails_with_its_error_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let request = json!({"agent": W, "session": "s1", "phase": "clone_complete",
+                         "data": {"issue": 42}, "next": "--dry-run first", "blockers": ["-x"]});
+    let (code, saved) = one(&bin, "checkpoint", &request.to_string());
+    assert_eq!(code, Some(0), "{saved}");
+    assert_eq!(saved["posted"], true);
+    assert_eq!(
+        saved["record"]["next"], "--dry-run first",
+        "a value, never a flag"
+    );
+    assert_eq!(saved["record"]["blockers"], json!(["-x"]));
+
+    let (code, resumed) = one(
+        &bin,
+        "resume",
+        &json!({"agent": W, "session": "s1"}).to_string(),
+    );
+    assert_eq!(code, Some(0));
+    let args = words(&format!(
+        "--store st resume --agent {W} --session s1 --json"
+    ));
+    let cli = parse_ok(&args, &bin.run(&args));
+    assert_eq!(
+        resumed, cli,
+        "call resume answers exactly what resume --json prints"
+    );
+    assert_eq!(resumed["record_id"], saved["id"]);
+
+    // A request that does not fit: the CLI's error document and exit code.
+    let (code, doc) = one(&bin, "resume", "{}");
+    assert_eq!(code, Some(64));
+    assert_eq!(doc["error"]["category"], "usage");
+    assert!(
+        doc["error"]["message"].as_str().unwrap().contains("agent"),
+        "{doc}"
+    );
+    let (code, doc) = one(&bin, "resume", "not json");
+    assert_eq!(
+        (code, &doc["error"]["code"]),
+        (Some(64), &json!(64)),
+        "{doc}"
+    );
+    let (code, doc) = one(&bin, "parse", &json!({"body": "hello"}).to_string());
+    assert_eq!(code, Some(65));
+    assert_eq!(doc["error"]["reason"], "no_marker", "{doc}");
+    let (code, doc) = one(&bin, "resme", "{}");
+    assert_eq!(code, Some(64));
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"resume\"?"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn lines_answer_each_request_on_one_line_and_a_bad_line_does_not_stop_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let checkpoint = json!({"verb": "checkpoint", "id": 1, "args": {"agent": W, "session": "s1",
+                            "phase": "clone_complete", "data": {"n": 1}}});
+    let end = json!({"verb": "end", "id": "e", "args": {"agent": W, "session": "s1",
+                     "reason": "completed", "note": "--dry-run failed"}});
+    let resume = json!({"verb": "resume", "id": [3], "args": {"agent": W, "session": "s1"}});
+    let status = json!({"verb": "status", "args": {"warn_after_secs": "10m"}});
+    let lines = [
+        checkpoint.to_string(),
+        "this is not JSON".to_string(),
+        String::new(),
+        json!({"verb": "chekpoint", "id": 2}).to_string(),
+        json!({"verb": "list", "args": [1]}).to_string(),
+        json!({"verb": "list", "args": {"limit": "many"}}).to_string(),
+        json!({"verb": "prune", "args": {"keep": 1}}).to_string(),
+        json!({"verb": "list", "limit": 1}).to_string(),
+        "[1, 2]".to_string(),
+        "\u{feff}{\"verb\"".to_string(),
+        end.to_string(),
+        resume.to_string(),
+        status.to_string(),
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (answers, code) = serve(&bin, &refs);
+    assert_eq!(code, Some(0), "end of input exits 0");
+    assert_eq!(
+        answers.len(),
+        lines.len() - 1,
+        "one line per request, blank lines skipped"
+    );
+
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["answer"]["posted"], true, "{}", answers[0]);
+    assert!(
+        answers[0]["answer"]["warnings"].is_array(),
+        "warnings stay in the answer"
+    );
+    let errors: Vec<&Value> = answers[1..9].iter().map(|a| &a["error"]).collect();
+    for (i, error) in errors.iter().enumerate() {
+        assert_eq!(error["code"], 64, "line {}: {}", i + 1, answers[i + 1]);
+        assert_eq!(error["category"], "usage");
+        assert!(answers[i + 1].get("answer").is_none());
+    }
+    assert!(errors[0]["message"].as_str().unwrap().contains("not JSON"));
+    assert_eq!(answers[2]["id"], 2, "an error line echoes the id");
+    assert!(
+        errors[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"checkpoint\"?"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        errors[2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("JSON object")
+    );
+    assert!(
+        errors[3]["message"]
+            .as_str()
+            .unwrap()
+            .contains("do not fit its schema")
+    );
+    assert!(
+        errors[4]["message"]
+            .as_str()
+            .unwrap()
+            .contains("run `forgestate --json prune` instead"),
+        "{}",
+        errors[4]
+    );
+    assert!(
+        errors[5]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown key \"limit\"")
+    );
+
+    let ended = &answers[9];
+    assert_eq!(ended["id"], "e");
+    assert_eq!(
+        ended["answer"]["record"]["note"], "--dry-run failed",
+        "{ended}"
+    );
+    let resumed = &answers[10]["answer"];
+    assert_eq!(answers[10]["id"], json!([3]));
+    assert_eq!(resumed["phase"], "clone_complete");
+    assert_eq!(resumed["ended"]["reason"], "completed", "{resumed}");
+    assert_eq!(answers[11]["answer"]["rows"][0]["verdict"], "completed");
+}
+
+#[test]
+fn bytes_that_are_not_utf8_and_a_store_that_cannot_open_are_answered_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = b"\xff\xfe{\"verb\": \"list\"}\n".to_vec();
+    input.extend_from_slice(b"{\"verb\": \"list\", \"id\": 2}\n");
+    let out = Bin::new(dir.path())
+        .stdin(input.clone())
+        .run(&words("--store st call --lines"));
+    let answers: Vec<Value> = stdout(&out).lines().map(json_of).collect();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(answers[0]["error"]["code"], 64, "{}", answers[0]);
+    assert_eq!(answers[1]["id"], 2);
+    assert_eq!(answers[1]["answer"]["records"], json!([]));
+    // A config that cannot be used: said once on stderr, then each request answers it.
+    std::fs::write(dir.path().join("bad.toml"), "[locall]\n").unwrap();
+    let out = Bin::new(dir.path())
+        .stdin(input)
+        .run(&words("--config bad.toml call --lines"));
+    let answers: Vec<Value> = stdout(&out).lines().map(json_of).collect();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(answers[1]["error"]["code"], 78, "{}", answers[1]);
+    assert!(stderr(&out).contains("locall"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_long_lived_child_answers_as_it_goes_and_exits_0_when_stdin_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let mut child = bin
+        .command(&words("--store st call --lines"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn forgestate call --lines");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut ask = |request: Value| {
+        writeln!(input, "{request}").expect("write a request");
+        input.flush().expect("flush");
+        let mut line = String::new();
+        output.read_line(&mut line).expect("read an answer");
+        json_of(&line)
+    };
+    for n in 1..=3 {
+        let saved = ask(
+            json!({"verb": "checkpoint", "args": {"agent": W, "session": "s1",
+                                "phase": format!("subtask_{n}_complete")}}),
+        );
+        assert_eq!(saved["answer"]["comment_id"], n, "{saved}");
+        let resumed = ask(json!({"verb": "resume", "args": {"agent": W, "session": "s1"}}));
+        assert_eq!(
+            resumed["answer"]["phase"],
+            format!("subtask_{n}_complete"),
+            "each answer sees the writes before it"
+        );
+    }
+    drop(input);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn call_answers_what_the_mcp_tool_and_the_cli_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let (client, _stderr) = connect(&bin, "--store st").await;
+    let args = json!({"agent": W, "session": "s1", "phase": "pr_created",
+                      "data": {"pr": 7}, "blockers": ["review"]});
+    let over_mcp = ok(&mcp_call(&client, "checkpoint", args.clone()).await).clone();
+    let (answers, _) = serve(
+        &bin,
+        &[&json!({"verb": "checkpoint", "args": args}).to_string()],
+    );
+    let over_call = &answers[0]["answer"];
+    let keys = |v: &Value| {
+        let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(
+        keys(over_call),
+        keys(&over_mcp),
+        "the same answer, field for field"
+    );
+    assert_eq!(keys(&over_call["record"]), keys(&over_mcp["record"]));
+    assert_eq!(over_call["record"]["data"], over_mcp["record"]["data"]);
+
+    let who = json!({"agent": W, "session": "s1"});
+    let mcp_resume = ok(&mcp_call(&client, "resume", who.clone()).await).clone();
+    let (answers, _) = serve(&bin, &[&json!({"verb": "resume", "args": who}).to_string()]);
+    let line = words(&format!(
+        "--store st resume --agent {W} --session s1 --json"
+    ));
+    let cli_resume = parse_ok(&line, &bin.run(&line));
+    assert_eq!(
+        answers[0]["answer"], mcp_resume,
+        "call --lines = the MCP tool"
+    );
+    assert_eq!(
+        answers[0]["answer"], cli_resume,
+        "call --lines = resume --json"
+    );
+    assert_eq!(mcp_resume["record_id"], over_call["id"]);
+    client.cancel().await.expect("close the MCP session");
+}
