@@ -13,6 +13,9 @@
 //! serves it when its faces include [`Face::Mcp`], and the parity test checks the CLI has it.
 
 mod carry;
+#[cfg(test)]
+#[path = "example_tests.rs"]
+mod example;
 pub mod input;
 mod operate;
 mod plain;
@@ -265,30 +268,36 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
 /// `machine` works on this machine's configuration and outboxes rather than one opened store
 /// (`flush`, `outbox`, `doctor`), so the CLI runs it over the configuration.
 macro_rules! verbs {
-    ($($verb:ty $(: $streams:ident)?),* $(,)?) => {
+    ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
         pub fn table() -> Vec<&'static Spec> {
-            vec![$(&<$verb as Verb>::SPEC,)*]
+            let mut table: Vec<&'static Spec> = Vec::new();
+            $(
+                $(#[$cfg])*
+                table.push(&<$verb as Verb>::SPEC);
+            )*
+            table
         }
 
         /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
-        /// does not run a verb of that name (none has it, or it streams).
+        /// does not run a verb of that name (none has it, or it is marked above).
         pub async fn call(ctx: &Context<'_>, name: &str, args: Value) -> Option<Result<Value>> {
             $(
+                $(#[$cfg])*
                 if name == <$verb as Verb>::SPEC.name {
-                    return verbs!(@call $verb $(: $streams)?, ctx, args);
+                    return verbs!(@call $verb $(: $how)?, ctx, args);
                 }
             )*
+            let _ = (ctx, args);
             None
         }
     };
     (@call $verb:ty, $ctx:ident, $args:ident) => {
         Some(call_one::<$verb>($ctx, $args).await)
     };
-    (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {{
-        let _ = ($ctx, $args);
+    (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
         None
-    }};
+    };
 }
 
 verbs! {
@@ -296,6 +305,8 @@ verbs! {
     StatusVerb, History, Watch: streams, Publish,
     Init, Flush: machine, Outboxes: machine, Prune, Rotate, Export, Import, Doctor: machine,
     Render, Parse, ResumeMapVerb, Schema,
+    #[cfg(test)]
+    example::Example,
 }
 
 /// The spec of the verb named `name`.
@@ -326,7 +337,7 @@ mod tests {
         }
         let mcp: Vec<&str> = table
             .iter()
-            .filter(|s| s.on(Face::Mcp))
+            .filter(|s| s.on(Face::Mcp) && s.name != "example")
             .map(|s| s.name)
             .collect();
         assert_eq!(

@@ -112,7 +112,7 @@ fn lines_answer_each_request_on_one_line_and_a_bad_line_does_not_stop_the_loop()
         json!({"verb": "chekpoint", "id": 2}).to_string(),
         json!({"verb": "list", "args": [1]}).to_string(),
         json!({"verb": "list", "args": {"limit": "many"}}).to_string(),
-        json!({"verb": "prune", "args": {"keep": 1}}).to_string(),
+        json!({"verb": "flush", "args": {}}).to_string(),
         json!({"verb": "list", "limit": 1}).to_string(),
         "[1, 2]".to_string(),
         "\u{feff}{\"verb\"".to_string(),
@@ -167,7 +167,7 @@ fn lines_answer_each_request_on_one_line_and_a_bad_line_does_not_stop_the_loop()
         errors[4]["message"]
             .as_str()
             .unwrap()
-            .contains("run `forgestate --json prune` instead"),
+            .contains("run `forgestate --json flush` instead"),
         "{}",
         errors[4]
     );

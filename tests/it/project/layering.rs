@@ -415,3 +415,63 @@ fn the_scanner_reads_paths_as_rustc_does() {
     assert_eq!(names.get("Outcome").map(String::as_str), Some("client"));
     assert_eq!(names.get("Result").map(String::as_str), Some("error"));
 }
+
+/// What the faces (the binary's `cli/`, `mcp/` and `face/`) may name in the library: the verb
+/// table and the public types (the record format, scans, reports, settings, errors), plus the
+/// machine-wide pieces the CLI runs over the configuration (`doctor`, the outboxes of
+/// `durable`). Not the client's internals, the read cache or the forge client: a face that
+/// needs one of those is running a verb a second time.
+const FACE_MAY_NAME: &[&str] = &[
+    "verbs", "format", "scan", "report", "config", "backend", "store", "defaults", "progress",
+    "resume", "error", "doctor", "durable",
+];
+
+/// The heads of every `forgestate::…` path in `code`: `forgestate::verbs::x` and
+/// `forgestate::{verbs, Client}` give `verbs`, `Client`; a glob `forgestate::client::*` gives
+/// `client`.
+fn library_heads(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut at = 0;
+    while let Some(i) = code[at..].find("forgestate::").map(|i| i + at) {
+        at = i + "forgestate::".len();
+        if i > 0 && (is_ident(bytes[i - 1]) || bytes[i - 1] == b':') {
+            continue;
+        }
+        let after = &code[at..];
+        if after.starts_with('{') {
+            found.extend(group_heads(after));
+        } else {
+            found.push(ident_at(after).to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn the_faces_name_only_the_verb_table_and_public_types() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
+    let types = reexports(&lib);
+    let mut wrong = Vec::new();
+    for source in sources().iter().filter(|s| in_binary(&s.rel)) {
+        for head in library_heads(&source.code) {
+            let public_type = types.contains_key(&head);
+            let module_ok = FACE_MAY_NAME.contains(&head.as_str());
+            if !public_type && !module_ok {
+                wrong.push(format!(
+                    "{}: names `forgestate::{head}`; a face goes through the verb table \
+                     (`forgestate::verbs`) and the public types",
+                    source.rel
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(
+        library_heads("use forgestate::client::*;\nuse forgestate::{verbs, Client};"),
+        ["client", "verbs", "Client"],
+        "globs and groups count"
+    );
+}
