@@ -154,6 +154,7 @@ fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> M
     match serde_json::to_value(schema) {
         Ok(Value::Object(mut map)) => {
             map.remove("title");
+            inline_root(&mut map);
             for value in map.values_mut() {
                 unwrap_descriptions(value);
             }
@@ -161,6 +162,39 @@ fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> M
         }
         // A schema is always an object; an empty one accepts anything.
         _ => Map::new(),
+    }
+}
+
+/// An answer that is another named type (a `transparent` wrapper: `parse` answers the record)
+/// is written by schemars as a bare `$ref`; every face wants an object schema at the root (MCP's
+/// output schemas must be one), so the definition's keywords move to the root (the root's own
+/// description wins), and the definition goes unless something inside still names it.
+fn inline_root(map: &mut Map<String, Value>) {
+    if map.contains_key("type") {
+        return;
+    }
+    let Some(name) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .map(str::to_string)
+    else {
+        return;
+    };
+    let Some(Value::Object(def)) = map.get("$defs").and_then(|d| d.get(&name)).cloned() else {
+        return;
+    };
+    map.remove("$ref");
+    for (key, value) in def {
+        map.entry(key).or_insert(value);
+    }
+    let reference = format!("\"#/$defs/{name}\"");
+    let named = serde_json::to_string(&map).is_ok_and(|text| text.contains(&reference));
+    if !named && let Some(Value::Object(defs)) = map.get_mut("$defs") {
+        defs.remove(&name);
+        if defs.is_empty() {
+            map.remove("$defs");
+        }
     }
 }
 
@@ -288,6 +322,38 @@ mod tests {
                 "publish"
             ]
         );
+    }
+
+    /// Every `format` naming a Rust integer width anywhere in `v`, with its path.
+    fn rust_formats(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let rust = |f: &str| f.starts_with("int") || f.starts_with("uint");
+                    if k == "format" && v.as_str().is_some_and(rust) {
+                        out.push(format!("{at}: {v}"));
+                    }
+                    rust_formats(v, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| rust_formats(i, at, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn no_schema_names_an_integer_format_at_any_depth() {
+        let mut found = Vec::new();
+        for s in table() {
+            let request = Value::Object((s.request)());
+            let answer = Value::Object((s.answer)());
+            rust_formats(&request, &format!("{}/request", s.name), &mut found);
+            rust_formats(&answer, &format!("{}/answer", s.name), &mut found);
+        }
+        assert!(found.is_empty(), "{found:#?}");
+        // The nested answer types are in the answers' `$defs`, where formats were stripped too.
+        let list = Value::Object(answer_schema::<ListAnswer>());
+        assert!(list["$defs"]["CommentInfo"]["properties"]["id"].is_object());
     }
 
     #[test]

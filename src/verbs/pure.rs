@@ -99,7 +99,6 @@ pub struct RenderAnswer {
     /// the configured templates).
     pub body: String,
     /// The record it holds (after redaction).
-    #[schemars(with = "Map<String, Value>")]
     pub record: Record,
 }
 
@@ -147,7 +146,6 @@ pub struct ParseRequest {
 #[serde(transparent)]
 pub struct ParseAnswer {
     /// The record.
-    #[schemars(with = "Map<String, Value>")]
     pub record: Record,
 }
 
