@@ -155,10 +155,12 @@ fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> M
         Ok(Value::Object(mut map)) => {
             map.remove("title");
             inline_root(&mut map);
-            for value in map.values_mut() {
-                unwrap_descriptions(value);
+            let mut root = Value::Object(map);
+            unwrap_descriptions(&mut root);
+            match root {
+                Value::Object(map) => map,
+                _ => Map::new(),
             }
-            map
         }
         // A schema is always an object; an empty one accepts anything.
         _ => Map::new(),
@@ -205,7 +207,9 @@ fn unwrap_descriptions(value: &mut Value) {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match v {
-                    Value::String(text) if key == "description" => *text = unwrap_lines(text),
+                    Value::String(text) if key == "description" => {
+                        *text = unlink(&unwrap_lines(text));
+                    }
                     v => unwrap_descriptions(v),
                 }
             }
@@ -225,6 +229,28 @@ fn unwrap_lines(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// A rustdoc link (``[`Conflict`]``) is code to a model: the brackets go, the code stays.
+fn unlink(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[`") {
+        let after = &rest[start + 1..];
+        match after[1..].find('`').map(|i| i + 2) {
+            Some(end) if after[end..].starts_with(']') && !after[..end].contains(']') => {
+                out.push_str(&rest[..start]);
+                out.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..start + 2]);
+                rest = &rest[start + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
@@ -359,6 +385,10 @@ mod tests {
     #[test]
     fn descriptions_are_prose_without_hard_breaks() {
         assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
+        assert_eq!(
+            unlink("see [`Conflict`] and [`a::b`]; keep `[REDACTED]`, [x] and [`odd"),
+            "see `Conflict` and `a::b`; keep `[REDACTED]`, [x] and [`odd"
+        );
         let answer = answer_schema::<ResumeAnswer>();
         let text = serde_json::to_string(&answer).unwrap_or_default();
         assert!(!text.contains("\\n"), "{text}");
