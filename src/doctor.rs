@@ -21,7 +21,7 @@ mod forge;
 use forge::{cache_check, forge_checks};
 
 /// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Fine.
@@ -35,7 +35,7 @@ pub enum Status {
 }
 
 /// One check. The JSON shape is stable: `name`, `status`, `ok`, `detail`, `fix`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Check {
     /// What was checked (`config`, `forge`, `token`, ...).
     pub name: &'static str,

@@ -19,15 +19,17 @@ use crate::format::{GLOB_CHARS, Kind, ParseError, Record, marker_line, parse};
 use crate::store::{Comment, Listing, Skip, Unreadable};
 
 /// Where a record came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CommentInfo {
     /// The store's comment id; `None` while the record waits in this machine's outbox.
     pub id: Option<u64>,
     /// Who posted it.
     pub author: String,
     /// When it was posted.
+    #[schemars(with = "String")]
     pub created_at: DateTime<Utc>,
     /// When it last changed.
+    #[schemars(with = "String")]
     pub updated_at: DateTime<Utc>,
     /// Where a human can see it.
     pub url: Option<String>,
@@ -96,7 +98,7 @@ pub fn edited_warning(e: &Entry) -> Option<String> {
 }
 
 /// A trusted, valid, first-of-its-id record and the comment that holds it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Entry {
     /// The record.
     #[serde(flatten)]
@@ -181,12 +183,13 @@ impl std::fmt::Display for Rejection {
 }
 
 /// A comment that was not taken as a record, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Rejected {
     /// The comment.
     pub comment: CommentInfo,
     /// Why it does not count.
     #[serde(serialize_with = "ser_code")]
+    #[schemars(with = "String")]
     pub code: Rejection,
     /// The reason, as a sentence.
     pub reason: String,

@@ -9,6 +9,7 @@ The answers the binary prints today are checked field by field without the table
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
@@ -131,13 +132,20 @@ def _dataclass_in(hint: Any) -> Tuple[Optional[type], bool]:
     return None, False
 
 
+#: Each ``(where, dataclass, how many properties its schema has)`` the last walks compared
+#: (``missing_fields`` appends to it), so a test can tell the walk went below the top level.
+VISITED: List[Tuple[str, str, int]] = []
+
+
 def missing_fields(schema: Any, cls: type, root: Mapping[str, Any], where: str) -> List[str]:
     """`where.field` for each answer property `cls` has no field for, nested dataclasses
     included."""
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in dataclasses.fields(cls)}
     missing: List[str] = []
-    for name, sub in properties(schema, root).items():
+    props = properties(schema, root)
+    VISITED.append((where, cls.__name__, len(props)))
+    for name, sub in props.items():
         if name not in fields:
             missing.append(f"{where}.{name} (no field on {cls.__name__})")
             continue
@@ -192,6 +200,54 @@ def test_every_answer_field_of_the_verb_table_has_a_dataclass_field(local_store)
         root = {**table, **answer}
         missing += check_answer(name, answer, root)
     assert not missing, "answer fields with no Python counterpart:\n" + "\n".join(missing)
+
+
+#: The nested answers the walk must reach with a typed schema (properties to compare), where a
+#: Python dataclass mirrors them: ``(where, dataclass)``.
+NESTED: List[Tuple[str, str]] = [
+    ("checkpoint.record", "Record"),
+    ("fork.record", "Record"),
+    ("render.record", "Record"),
+    ("resume.checkpoint", "Record"),
+    ("resume.checkpoint.comment", "Comment"),
+    ("latest.record", "Record"),
+    ("latest.record.comment", "Comment"),
+    ("list.records", "Record"),
+    ("list.records.comment", "Comment"),
+    ("status.rows", "StatusRow"),
+    ("history.records", "Step"),
+    ("history.records.changes", "Change"),
+    ("history.records.forked_from", "Origin"),
+    ("history.forked_from", "Origin"),
+]
+
+
+def test_the_walk_compares_the_nested_answers_field_by_field(local_store):
+    # The Rust answers are typed all the way down: each nested dataclass is compared with a
+    # schema that lists its properties (an untyped map there would compare nothing).
+    table = schema_table()
+    VISITED.clear()
+    for verb in python_verbs(table):
+        if verb["name"] in ANSWERS:
+            check_answer(verb["name"], verb["answer"], {**table, **verb["answer"]})
+    seen = {(where, cls): n for where, cls, n in VISITED}
+    untyped = [f"{where} ({cls})" for where, cls in NESTED if not seen.get((where, cls))]
+    assert not untyped, "nested answers with no typed schema to compare:\n" + "\n".join(untyped)
+
+
+def test_a_field_added_to_a_nested_rust_type_needs_its_dataclass_field(local_store):
+    # What the parity test says when a Rust answer gains a nested field Python lacks: the
+    # comment of a listed record (`CommentInfo` in the answer's `$defs`) grows `colour`.
+    table = schema_table()
+    listing = copy.deepcopy(next(v for v in table["verbs"] if v["name"] == "list")["answer"])
+    comment = _resolve(
+        properties(items(properties(listing, listing)["records"], listing), listing)["comment"],
+        listing,
+    )
+    comment["properties"]["colour"] = {"type": "string"}
+    assert check_answer("list", listing, {**table, **listing}) == [
+        "list.records.comment.colour (no field on Comment)"
+    ]
 
 
 def test_the_schema_walk_finds_a_missing_field_through_refs_branches_and_lists():

@@ -37,7 +37,7 @@ pub struct PruneOptions {
 }
 
 /// One record the plan deletes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Doomed {
     /// The store's comment id.
     pub comment_id: u64,
@@ -52,6 +52,7 @@ pub struct Doomed {
     /// The checkpoint's phase or the health signal's status.
     pub what: String,
     /// When the comment was posted.
+    #[schemars(with = "String")]
     pub created_at: DateTime<Utc>,
     /// Where a human can see it.
     pub url: Option<String>,

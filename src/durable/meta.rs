@@ -21,7 +21,7 @@ const STATE_FILE: &str = ".state.json";
 const WHY_SUFFIX: &str = ".why.json";
 
 /// Where an outbox's records were going.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Origin {
     /// The forge's base URL.
     pub url: String,
@@ -32,11 +32,12 @@ pub struct Origin {
 }
 
 /// How the forge answered the latest drains.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DrainState {
     /// Failed drains in a row (0 after any success).
     pub failures: u32,
     /// When the latest failure happened.
+    #[schemars(with = "Option<String>")]
     pub last_failure_at: Option<DateTime<Utc>>,
     /// What the latest failure said.
     pub last_error: Option<String>,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{DrainState, Origin, Outbox};
 
 /// One outbox, summed up.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct OutboxSummary {
     /// Its directory.
     pub dir: PathBuf,
@@ -18,6 +18,7 @@ pub struct OutboxSummary {
     /// Records waiting.
     pub waiting: usize,
     /// When the oldest waiting record was spooled.
+    #[schemars(with = "Option<String>")]
     pub oldest: Option<DateTime<Utc>>,
     /// How the latest drains went.
     pub state: DrainState,

@@ -18,7 +18,7 @@ pub const WRITE_VERSION: &str = "2.0";
 pub const SEED_VERSION: &str = "1.0";
 
 /// Which of the two record kinds a comment holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// `[CHECKPOINT]`: a phase reached, with the state to resume from.
@@ -50,7 +50,7 @@ impl Kind {
 }
 
 /// One parsed or to-be-written record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Record {
     /// `1.0` for the seed's records, `2.0` for ours; later versions are read best-effort.
     pub version: String,
@@ -89,6 +89,7 @@ pub struct Record {
     /// the record is carried to another issue: ages (`status`, `history`) come from it, so a
     /// carried copy never makes a silent agent look recently active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub posted_at: Option<DateTime<Utc>>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
@@ -96,6 +97,7 @@ pub struct Record {
     pub session: String,
     /// When it was written (whole seconds, UTC).
     #[serde(serialize_with = "ser_time", deserialize_with = "de_time")]
+    #[schemars(with = "String")]
     pub time: DateTime<Utc>,
     /// What kind of record it is, with its kind-specific fields.
     #[serde(flatten)]
@@ -103,7 +105,7 @@ pub struct Record {
 }
 
 /// The kind-specific part of a record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Payload {
     /// A checkpoint.

@@ -12,7 +12,7 @@ pub const END_REASONS: [&str; 4] = ["completed", "interrupted", "error", "user_s
 
 /// A side effect about to happen, recorded before it happens: `Intent: NAME` and, when there is
 /// any, its JSON in a separate `json-intent` block that seed readers do not look at.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Intent {
     /// What is about to happen, e.g. `create_pr`.
     pub name: String,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// What happened at one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// The path exists only in the newer value.
@@ -21,7 +21,7 @@ pub enum Op {
 
 /// One change. In JSON: `{"op": "changed", "path": "/a/0", "old": 1, "new": 2}`; `old` is
 /// absent for an addition and `new` for a removal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Change {
     /// What happened.
     pub op: Op,

@@ -19,7 +19,7 @@ use crate::resume::ResumeMap;
 use crate::scan::{Entry, name_matches};
 
 /// Where a forked record came from: a record of another session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Origin {
     /// The other session.
     pub session: String,
@@ -34,7 +34,7 @@ pub struct Origin {
 }
 
 /// One record of the session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// Its position in the listed history, from 1.
     pub n: usize,
@@ -52,9 +52,11 @@ pub struct Step {
     pub agent: String,
     /// The record's own `Time:` (the writer's clock).
     #[serde(serialize_with = "ser_time")]
+    #[schemars(with = "String")]
     pub time: DateTime<Utc>,
     /// When the store took it (the store's clock).
     #[serde(serialize_with = "ser_time")]
+    #[schemars(with = "String")]
     pub posted_at: DateTime<Utc>,
     /// Seconds since the previous listed record was posted; `None` for the first.
     pub since_previous_secs: Option<i64>,
@@ -79,7 +81,7 @@ pub struct Step {
 }
 
 /// A session's history: the `--json` shape of `history`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct History {
     /// The session.
     pub session: String,
@@ -97,7 +99,7 @@ pub struct History {
 }
 
 /// A [`Conflict`] within one agent's records of the session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AgentConflict {
     /// The agent whose records conflict.
     pub agent: String,

@@ -57,7 +57,6 @@ pub struct Sibling {
     /// Its record id.
     pub id: Option<String>,
     /// Its kind.
-    #[schemars(with = "String")]
     pub kind: Kind,
     /// The comment holding it (absent while it waits in the outbox).
     pub comment_id: Option<u64>,

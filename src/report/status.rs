@@ -148,7 +148,7 @@ impl StatusPolicy {
 
 /// One (agent, session) pair, judged. This is the `--json` shape of `status` (an array of
 /// these); fields are only ever added.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StatusRow {
     /// The agent.
     pub agent: String,
@@ -162,6 +162,7 @@ pub struct StatusRow {
     pub age_secs: i64,
     /// When the newest record was posted (the store's time, UTC).
     #[serde(serialize_with = "ser_time")]
+    #[schemars(with = "String")]
     pub last_seen: DateTime<Utc>,
     /// The newest record's kind.
     pub last_kind: Kind,

@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 /// The verdict on one (agent, session) pair. Sorted as the table shows them: stalled first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Two writers continued the session from the same record (see `report::session`), and it

@@ -205,13 +205,49 @@ fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> M
     match serde_json::to_value(schema) {
         Ok(Value::Object(mut map)) => {
             map.remove("title");
-            for value in map.values_mut() {
-                unwrap_descriptions(value);
+            inline_root(&mut map);
+            let mut root = Value::Object(map);
+            unwrap_descriptions(&mut root);
+            match root {
+                Value::Object(map) => map,
+                _ => Map::new(),
             }
-            map
         }
         // A schema is always an object; an empty one accepts anything.
         _ => Map::new(),
+    }
+}
+
+/// An answer that is another named type (a `transparent` wrapper: `parse` answers the record)
+/// is written by schemars as a bare `$ref`; every face wants an object schema at the root (MCP's
+/// output schemas must be one), so the definition's keywords move to the root (the root's own
+/// description wins), and the definition goes unless something inside still names it.
+fn inline_root(map: &mut Map<String, Value>) {
+    if map.contains_key("type") {
+        return;
+    }
+    let Some(name) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .map(str::to_string)
+    else {
+        return;
+    };
+    let Some(Value::Object(def)) = map.get("$defs").and_then(|d| d.get(&name)).cloned() else {
+        return;
+    };
+    map.remove("$ref");
+    for (key, value) in def {
+        map.entry(key).or_insert(value);
+    }
+    let reference = format!("\"#/$defs/{name}\"");
+    let named = serde_json::to_string(&map).is_ok_and(|text| text.contains(&reference));
+    if !named && let Some(Value::Object(defs)) = map.get_mut("$defs") {
+        defs.remove(&name);
+        if defs.is_empty() {
+            map.remove("$defs");
+        }
     }
 }
 
@@ -222,7 +258,9 @@ fn unwrap_descriptions(value: &mut Value) {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match v {
-                    Value::String(text) if key == "description" => *text = unwrap_lines(text),
+                    Value::String(text) if key == "description" => {
+                        *text = unlink(&unwrap_lines(text));
+                    }
                     v => unwrap_descriptions(v),
                 }
             }
@@ -242,6 +280,28 @@ fn unwrap_lines(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// A rustdoc link (``[`Conflict`]``) is code to a model: the brackets go, the code stays.
+fn unlink(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[`") {
+        let after = &rest[start + 1..];
+        match after[1..].find('`').map(|i| i + 2) {
+            Some(end) if after[end..].starts_with(']') && !after[..end].contains(']') => {
+                out.push_str(&rest[..start]);
+                out.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..start + 2]);
+                rest = &rest[start + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
@@ -270,6 +330,7 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
 macro_rules! verbs {
     ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
+        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
         pub fn table() -> Vec<&'static Spec> {
             let mut table: Vec<&'static Spec> = Vec::new();
             $(
@@ -357,9 +418,45 @@ mod tests {
         );
     }
 
+    /// Every `format` naming a Rust integer width anywhere in `v`, with its path.
+    fn rust_formats(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let rust = |f: &str| f.starts_with("int") || f.starts_with("uint");
+                    if k == "format" && v.as_str().is_some_and(rust) {
+                        out.push(format!("{at}: {v}"));
+                    }
+                    rust_formats(v, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| rust_formats(i, at, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn no_schema_names_an_integer_format_at_any_depth() {
+        let mut found = Vec::new();
+        for s in table() {
+            let request = Value::Object((s.request)());
+            let answer = Value::Object((s.answer)());
+            rust_formats(&request, &format!("{}/request", s.name), &mut found);
+            rust_formats(&answer, &format!("{}/answer", s.name), &mut found);
+        }
+        assert!(found.is_empty(), "{found:#?}");
+        // The nested answer types are in the answers' `$defs`, where formats were stripped too.
+        let list = Value::Object(answer_schema::<ListAnswer>());
+        assert!(list["$defs"]["CommentInfo"]["properties"]["id"].is_object());
+    }
+
     #[test]
     fn descriptions_are_prose_without_hard_breaks() {
         assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
+        assert_eq!(
+            unlink("see [`Conflict`] and [`a::b`]; keep `[REDACTED]`, [x] and [`odd"),
+            "see `Conflict` and `a::b`; keep `[REDACTED]`, [x] and [`odd"
+        );
         let answer = answer_schema::<ResumeAnswer>();
         let text = serde_json::to_string(&answer).unwrap_or_default();
         assert!(!text.contains("\\n"), "{text}");

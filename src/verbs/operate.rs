@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::{CLI, Context, Group, Run, Spec, Verb, answer_schema, request_schema};
 use crate::Rotation;
@@ -145,7 +144,6 @@ pub struct PruneAnswer {
     /// How many per agent, session and kind stay.
     pub keep: usize,
     /// The records the plan deletes, oldest first.
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub delete: Vec<crate::client::prune::Doomed>,
     /// Matching records that stay: the newest of each group.
     pub kept: usize,
@@ -231,17 +229,53 @@ pub struct FlushAnswer {
     /// Another process was flushing this outbox.
     pub busy: bool,
     /// Entries the forge refused, moved to the dead letters.
-    pub dead: Vec<Value>,
+    pub dead: Vec<FlushLetter>,
     /// The error that stopped the flush, when one did.
-    pub error: Option<Map<String, Value>>,
+    pub error: Option<FlushError>,
     /// Entries still waiting.
     pub left: usize,
     /// Entries that are not records, moved aside.
-    pub moved_aside: Vec<Value>,
+    pub moved_aside: Vec<FlushLetter>,
     /// The outbox directory.
     pub outbox: PathBuf,
     /// Entries posted now, with their comments.
-    pub posted: Vec<Value>,
+    pub posted: Vec<FlushPosted>,
+}
+
+/// An outbox entry `flush` moved to the dead letters, or aside.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FlushLetter {
+    /// The entry's file.
+    pub path: PathBuf,
+    /// Why it was moved.
+    pub reason: String,
+    /// What the forge answered, when it answered.
+    pub answer: Option<String>,
+}
+
+/// An outbox entry `flush` posted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FlushPosted {
+    /// The entry's file (gone now).
+    pub spooled: PathBuf,
+    /// The comment it became.
+    pub comment_id: u64,
+    /// The comment's web address, where the store has one.
+    pub url: Option<String>,
+}
+
+/// The error that stopped a flush: the CLI's error object (`{"error": …}`'s body).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FlushError {
+    /// The exit code.
+    pub code: u8,
+    /// Who must act: `usage`, `data`, `io`, `tempfail`, `config`, `conflict`.
+    pub category: String,
+    /// The message on one line.
+    pub message: String,
+    /// Why a comment is not a record (`parse` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Flush.
@@ -280,7 +314,6 @@ pub struct OutboxRequest {}
 pub struct OutboxAnswer {
     /// Every outbox on this machine: its directory, forge, waiting records, oldest, last drains
     /// and dead letters.
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub outboxes: Vec<crate::durable::OutboxSummary>,
 }
 
@@ -319,7 +352,6 @@ pub struct DoctorRequest {}
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DoctorAnswer {
     /// Every check in order: name, status (ok, warn, fail, skip), ok, detail, fix.
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub checks: Vec<crate::doctor::Check>,
     /// Whether any check failed.
     pub failed: bool,

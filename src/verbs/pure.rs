@@ -101,7 +101,6 @@ pub struct RenderAnswer {
     /// the configured templates).
     pub body: String,
     /// The record it holds (after redaction).
-    #[schemars(with = "Map<String, Value>")]
     pub record: Record,
 }
 
@@ -153,7 +152,6 @@ pub struct ParseRequest {
 #[serde(transparent)]
 pub struct ParseAnswer {
     /// The record.
-    #[schemars(with = "Map<String, Value>")]
     pub record: Record,
 }
 

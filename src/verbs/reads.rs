@@ -40,7 +40,6 @@ pub struct ResumeAnswer {
     #[schemars(with = "Map<String, Value>")]
     pub data: Value,
     /// The checkpoint the answer comes from, with its comment; null on a fresh start.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub checkpoint: Option<Entry>,
     /// The checkpoint's record id (null on a fresh start).
     pub record_id: Option<String>,
@@ -69,18 +68,14 @@ pub struct ResumeAnswer {
     /// record): what the next record's `Parent:` names, and what `checkpoint --if-latest` takes.
     pub latest_id: Option<String>,
     /// The session was ended (`end`) and no checkpoint came after: why, when, and the note.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub ended: Option<Ended>,
     /// The session was ended, then a checkpoint reopened it: the end that was reopened.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub reopened: Option<Ended>,
     /// A write-ahead intent (`checkpoint --intent`) no later checkpoint confirmed: the side effect
     /// may or may not have happened, so check the world before doing it again.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub pending_intent: Option<PendingIntent>,
     /// Records that continue from the same parent: two writers worked on this session from one
     /// state (each is also a warning).
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub conflicts: Vec<Conflict>,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
@@ -251,7 +246,6 @@ pub struct LatestRequest {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LatestAnswer {
     /// The newest matching record, with the comment that holds it; null when none matches.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub record: Option<Entry>,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
@@ -344,11 +338,9 @@ pub struct ListRequest {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ListAnswer {
     /// The matching records, oldest first.
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub records: Vec<Entry>,
     /// With `invalid`: the comments that are not valid, trusted records, with the reason (null
     /// without it).
-    #[schemars(with = "Option<Vec<Map<String, Value>>>")]
     pub invalid: Option<Vec<Rejected>>,
     /// The store could not be read: only this machine's pending records are listed.
     pub offline: bool,

@@ -135,11 +135,9 @@ pub struct SaveAnswer {
     /// Retrying cannot post it: the cause must be fixed first (then `forgestate flush`).
     pub permanent: bool,
     /// The record as stored (after redaction).
-    #[schemars(with = "Map<String, Value>")]
     pub record: Record,
     /// The automatic rotation this save triggered: the session issue was over its comment limit and
     /// was replaced by a new one carrying each session's newest records.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub rotation: Option<Rotation>,
     /// Things the caller should know.
     pub warnings: Vec<String>,

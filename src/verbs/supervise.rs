@@ -3,7 +3,6 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
@@ -37,7 +36,6 @@ pub struct StatusAnswer {
     /// One row per (agent, session), stalled first: its verdict (alive, warning, stalled,
     /// paused, completed), the age of its newest record, last phase and resume point, last
     /// health status and metrics, next step and blockers.
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub rows: Vec<StatusRow>,
     /// How many rows are stalled.
     pub stalled: usize,
@@ -148,15 +146,12 @@ pub struct HistoryAnswer {
     /// The agent filter, when one was given.
     pub agent: Option<String>,
     /// Where the session was forked from (the record its first checkpoint copies), when it was.
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub forked_from: Option<Origin>,
     /// The records in thread order, each with the time since the one before and, for a
     /// checkpoint, its resume point (and with `diff`, its changes).
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub records: Vec<Step>,
     /// Per agent, records that continue from the same parent: two writers worked from one state
     /// (each is also a warning naming both records).
-    #[schemars(with = "Vec<Map<String, Value>>")]
     pub conflicts: Vec<AgentConflict>,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.

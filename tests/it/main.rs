@@ -20,6 +20,7 @@ mod ops;
 mod outbox;
 mod project;
 mod redaction;
+mod schema;
 mod sessions;
 mod store;
 mod trust;
