@@ -79,8 +79,24 @@ async fn every_verbs_json_is_exactly_its_answer_schema() {
             .iter()
             .find(|v| v["name"] == name)
             .unwrap_or_else(|| panic!("{name} is not in `forgestate schema`"));
-        let properties = keys(&verb["answer"]["properties"]);
-        if keys(&doc) != properties {
+        // Declared: the root's properties and those of its `oneOf`/`anyOf`/`allOf` branches (a
+        // record's payload is a tagged union). Every required key is printed; nothing printed
+        // is undeclared.
+        let answer = &verb["answer"];
+        let mut properties = keys(&answer["properties"]);
+        for union in ["oneOf", "anyOf", "allOf"] {
+            for branch in answer[union].as_array().into_iter().flatten() {
+                properties.extend(keys(&branch["properties"]));
+            }
+        }
+        let required: BTreeSet<String> = answer["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str().map(String::from))
+            .collect();
+        let printed = keys(&doc);
+        if !printed.is_subset(&properties) || !required.is_subset(&printed) {
             wrong.push(format!(
                 "`{line} --json` printed keys {:?}, its answer schema has {properties:?}",
                 keys(&doc)
