@@ -177,11 +177,11 @@ impl ResumeAnswer {
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KindParam {
-    /// [CHECKPOINT] records: progress and resume state.
+    /// `[CHECKPOINT]` records: progress and resume state.
     Checkpoint,
-    /// [HEALTH] records: liveness signals.
+    /// `[HEALTH]` records: liveness signals.
     Health,
-    /// [END] records: sessions that ended, and why.
+    /// `[END]` records: sessions that ended, and why.
     End,
 }
 
