@@ -29,6 +29,8 @@ impl AnyThread {
     }
 }
 
+impl crate::store::sealed::Sealed for AnyThread {}
+
 impl Thread for AnyThread {
     fn describe(&self) -> String {
         match self {

@@ -57,8 +57,8 @@ pub mod store;
 pub mod verbs;
 
 pub use client::{
-    Client, Exported, ForgeBuilder, Imported, Latest, Outcome, Posted, Published, Resumed,
-    Rotation, SessionHistory, Status, Write,
+    Client, Exported, ForgeBuilder, ForkQuery, HistoryQuery, Imported, Latest, ListQuery, Outcome,
+    Posted, Published, Resumed, Rotation, SessionHistory, Status, Write,
 };
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

@@ -1,14 +1,14 @@
 //! The clock ages are measured on, on the client: the store's clock (`Thread::now`, a forge's
 //! `Date`), made consistent with the store's own comment times (`report::clock`), with one
-//! warning per process when they disagree; and `list` with `since` given as an age, counted back
+//! warning per process when they disagree; and [`Client::query`], whose age is counted back
 //! on that clock rather than this machine's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::Client;
+use super::{Client, ListQuery};
 use crate::error::Result;
 use crate::report::clock::{Clock, consistent};
-use crate::scan::{Filter, Scan};
+use crate::scan::Scan;
 use crate::store::Thread;
 
 /// Whether this process has said that the forge's clocks disagree.
@@ -35,22 +35,17 @@ impl<T: Thread> Client<T> {
         clock
     }
 
-    /// [`Client::list_reading`] with `since` an age (`30m`) counted back from the store's clock
-    /// ([`Client::clock`]), so it is measured as `status` measures ages; `None` lists as
-    /// `list_reading` does with `filter.since`.
-    pub async fn list_since(
-        &self,
-        filter: &Filter,
-        age: Option<chrono::Duration>,
-        limit: Option<usize>,
-        history: bool,
-    ) -> Result<Scan> {
+    /// The records `query` asks for: its filter, over the whole history when it says so, the
+    /// newest `limit` of them. An age is counted back from the store's clock
+    /// ([`Client::clock`]), so it is measured as `status` measures ages.
+    pub async fn query(&self, query: &ListQuery) -> Result<Scan> {
         let mut all = self.scan().await?;
-        let mut filter = filter.clone();
-        if let Some(age) = age {
+        let mut filter = query.filter.clone();
+        if let Some(age) = query.age {
             let now = self.clock(&mut all).now;
             filter.since = Some(now.checked_sub_signed(age).unwrap_or(now));
         }
-        self.list_from(all, &filter, limit, history).await
+        self.list_from(all, &filter, query.limit, query.whole_history)
+            .await
     }
 }

@@ -15,11 +15,12 @@ use std::path::Path;
 use chrono::SubsecRound;
 use serde::Serialize;
 
+use super::ListQuery;
 use super::linked::MAX_HISTORY_HOPS;
 use super::{Client, Outcome};
 use crate::error::{Error, Result};
 use crate::format::Record;
-use crate::scan::{Filter, Trust};
+use crate::scan::Trust;
 use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
 
 /// What [`Client::export_to`] did.
@@ -141,7 +142,7 @@ impl<T: Thread> Client<T> {
             left: 0,
             warnings: from.warnings,
         };
-        let there = self.list_reading(&Filter::default(), None, true).await?;
+        let there = self.query(&ListQuery::default().whole_history()).await?;
         if there.offline {
             return Err(Error::unavailable(
                 "the forge cannot be read, so which records it already holds is unknown; try \

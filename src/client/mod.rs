@@ -16,6 +16,7 @@ mod init;
 mod linked;
 pub mod prune;
 mod publish;
+mod query;
 mod reads;
 mod report;
 mod rotate;
@@ -31,6 +32,7 @@ use serde::Serialize;
 pub use export::{Exported, Imported};
 pub use forge_builder::ForgeBuilder;
 pub use publish::Published;
+pub use query::{ForkQuery, HistoryQuery, ListQuery};
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use sessions::Write;
@@ -462,23 +464,11 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
-        self.list_reading(filter, limit, false).await
-    }
-
-    /// [`Client::list`] over the thread's whole history: with `history`, every earlier thread
-    /// the current one continues (a forge's rotated-away session issues) is read in full and
-    /// merged in thread order, so the records a rotation did not carry are listed too.
-    pub async fn list_reading(
-        &self,
-        filter: &Filter,
-        limit: Option<usize>,
-        history: bool,
-    ) -> Result<Scan> {
         let all = self.scan().await?;
-        self.list_from(all, filter, limit, history).await
+        self.list_from(all, filter, limit, false).await
     }
 
-    /// [`Client::list_reading`] over a scan already read.
+    /// [`Client::query`] over a scan already read.
     async fn list_from(
         &self,
         all: Scan,

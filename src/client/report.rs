@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Client, Outcome};
+use super::{Client, ForkQuery, HistoryQuery, Outcome};
 use crate::error::Result;
 use crate::format::Record;
 use crate::report::{History, StatusPolicy, StatusRow, fork_over, history, status};
@@ -96,16 +96,13 @@ impl<T: Thread> Client<T> {
         Ok((status, scan.entries))
     }
 
-    /// Every record of `session`, optionally of agents matching `agent` only, with the JSON
-    /// changes between consecutive checkpoints when `with_diff`.
-    pub async fn history(
-        &self,
-        session: &str,
-        agent: Option<&str>,
-        with_diff: bool,
-    ) -> Result<SessionHistory> {
+    /// Every record of `query.session`, optionally of agents matching `query.agent` only, with
+    /// the JSON changes between consecutive checkpoints when `query.diff`.
+    pub async fn history(&self, query: &HistoryQuery) -> Result<SessionHistory> {
+        let session = query.session.as_str();
         let scan = self.list(&Filter::default(), None).await?;
-        let history = history(&scan.entries, session, agent, with_diff, &self.resume);
+        let agent = query.agent.as_deref();
+        let history = history(&scan.entries, session, agent, query.diff, &self.resume);
         let complete = scan.complete();
         let mut warnings = scan.warnings;
         warnings.extend(
@@ -121,43 +118,26 @@ impl<T: Thread> Client<T> {
         })
     }
 
-    /// The checkpoint that would start `new_session` from `session`'s state at record `at`
-    /// (its newest checkpoint by default), with `Parent:` naming that record. See
-    /// [`crate::report::fork_record`]; [`Client::fork`] also saves it.
-    pub async fn fork_record(
-        &self,
-        session: &str,
-        at: Option<&str>,
-        new_session: &str,
-        agent: Option<&str>,
-    ) -> Result<Record> {
-        self.fork_record_with(session, at, new_session, agent, false)
-            .await
-    }
-
-    /// [`Client::fork_record`]; with `force`, also into a session that already has records, the
-    /// new record's `next` naming the record it replaced (see [`crate::report::fork_over`]).
-    pub async fn fork_record_with(
-        &self,
-        session: &str,
-        at: Option<&str>,
-        new_session: &str,
-        agent: Option<&str>,
-        force: bool,
-    ) -> Result<Record> {
+    /// The checkpoint that would start `query.new_session` from `query.session`'s state at
+    /// record `query.at` (its newest checkpoint by default), with `Parent:` naming that record.
+    /// See [`crate::report::fork_record`] and, with `query.force`, [`crate::report::fork_over`];
+    /// [`Client::fork`] also saves it.
+    pub async fn fork_record(&self, query: &ForkQuery) -> Result<Record> {
         let scan = self.list(&Filter::default(), None).await?;
-        fork_over(&scan.entries, session, at, new_session, agent, force)
+        let q = query;
+        fork_over(
+            &scan.entries,
+            &q.session,
+            q.at.as_deref(),
+            &q.new_session,
+            q.agent.as_deref(),
+            q.force,
+        )
     }
 
     /// [`Client::fork_record`], saved like any record ([`Client::save`]).
-    pub async fn fork(
-        &self,
-        session: &str,
-        at: Option<&str>,
-        new_session: &str,
-        agent: Option<&str>,
-    ) -> Result<Outcome> {
-        let record = self.fork_record(session, at, new_session, agent).await?;
+    pub async fn fork(&self, query: &ForkQuery) -> Result<Outcome> {
+        let record = self.fork_record(query).await?;
         Ok(self.save(record).await)
     }
 }

@@ -28,6 +28,8 @@ mod flush;
 mod meta;
 mod outbox;
 mod read;
+#[cfg(test)]
+mod read_tests;
 mod survey;
 mod validate;
 
@@ -39,7 +41,7 @@ use chrono::Duration as Span;
 use chrono::Utc;
 
 pub use meta::{DeadLetter, DrainState, Origin};
-pub use outbox::{DEAD_DIR, FlushLock, Outbox, Spooled};
+pub use outbox::{DEAD_DIR, Outbox, Spooled};
 pub use survey::{OutboxSummary, survey};
 pub use validate::Validator;
 

@@ -61,7 +61,7 @@ pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
-pub use probe::{CachedIssue, Probe, RepoAccess};
+pub(crate) use probe::Probe;
 pub use rotate::Successor;
 
 use crate::store::{
@@ -223,6 +223,8 @@ impl From<ForgeError> for StoreError {
         }
     }
 }
+
+impl crate::store::sealed::Sealed for ForgeThread {}
 
 impl Thread for ForgeThread {
     fn describe(&self) -> String {

@@ -73,7 +73,7 @@ pub struct Probe {
 
 impl ForgeThread {
     /// Probes the setup, read-only, one attempt per request.
-    pub async fn probe(&self) -> Probe {
+    pub(crate) async fn probe(&self) -> Probe {
         let c = self.client.with_policy(RetryPolicy::once());
         let s = &self.settings;
         let cached = self.cached();

@@ -40,11 +40,11 @@ pub(crate) use view::{Keep, View};
 pub(crate) use warm::Warm;
 
 /// File name suffix of a mirror's base file.
-pub const BASE_SUFFIX: &str = ".mirror";
+pub(crate) const BASE_SUFFIX: &str = ".mirror";
 /// File name suffix of a mirror's delta file.
-pub const DELTA_SUFFIX: &str = ".mirror-delta";
+pub(crate) const DELTA_SUFFIX: &str = ".mirror-delta";
 /// File name suffix of a mirror's record id index.
-pub const IDS_SUFFIX: &str = ".mirror-ids";
+pub(crate) const IDS_SUFFIX: &str = ".mirror-ids";
 
 /// The read cache of one thread.
 #[derive(Debug)]

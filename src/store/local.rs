@@ -29,8 +29,6 @@ mod delta;
 mod file;
 mod kept;
 
-pub use kept::Kept;
-
 use file::{LineWarnings, next_id, open_regular};
 
 /// The file inside the store directory.
@@ -239,6 +237,8 @@ impl Line {
         }
     }
 }
+
+impl crate::store::sealed::Sealed for LocalThread {}
 
 impl Thread for LocalThread {
     fn describe(&self) -> String {

@@ -5,9 +5,9 @@
 //! dedupe, resume) happens above them in [`crate::client`], identically for every backend.
 
 mod digest;
+mod internal;
 mod local;
 
-use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -15,8 +15,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
-pub use digest::Digest;
-pub use local::{Kept, LocalThread, THREAD_FILE};
+pub(crate) use digest::Digest;
+pub(crate) use internal::{CommentCount, Cursor, Delta, Effort, Keep, Predecessor};
+pub use local::{LocalThread, THREAD_FILE};
 
 /// One comment as a store holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,38 +72,6 @@ pub struct Unreadable {
     pub skipped: Option<Skip>,
 }
 
-/// Which comments a listing keeps whole. A store may skip the others as they stream past,
-/// never holding their bodies, and return them as [`Unreadable`] with [`Unreadable::skipped`]
-/// set; a store that does not skip returns them whole, and readers decide the same either way.
-/// Format-free: it names authors and sizes, nothing about what a body says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Keep {
-    /// The authors whose comments are kept, besides the store's own identity
-    /// ([`Thread::whoami`]); `None` keeps every author's.
-    pub authors: Option<BTreeSet<String>>,
-    /// Bodies longer than this many bytes are skipped.
-    pub max_body: usize,
-    /// The store's own identity, when the caller already knows it (a login the read cache
-    /// holds for this token): the store then need not ask who it is.
-    pub identity: Option<String>,
-    /// What the reader makes of each kept comment as the listing streams in (see [`Digest`]).
-    /// A store that streams calls it; one that does not never does. For one listing only: a
-    /// store never keeps it for later reads.
-    pub digest: Option<Digest>,
-}
-
-impl Keep {
-    /// Keeps everything.
-    pub fn all() -> Keep {
-        Keep {
-            authors: None,
-            max_body: usize::MAX,
-            identity: None,
-            digest: None,
-        }
-    }
-}
-
 /// Why a store skipped a comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
@@ -134,22 +103,6 @@ pub struct Deleted {
     pub deleted: Vec<u64>,
     /// Comments that were already gone (deleting is idempotent: not an error).
     pub missing: Vec<u64>,
-}
-
-/// How hard a remote store tries before giving up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effort {
-    /// Retry transient failures within the configured budget.
-    Full,
-    /// One attempt with a short timeout, for work that must not stall the caller.
-    Quick,
-    /// One attempt with the normal request timeout: draining the outbox, where a slow forge must
-    /// still get through but a failure is simply retried by a later command.
-    Once,
-    /// [`Effort::Once`], connecting with a short timeout (1.5 s at most): the drain a saving
-    /// command still makes during a backoff, so an unreachable forge costs a second or two and
-    /// one that accepts the connection gets the normal request timeout.
-    Probe,
 }
 
 /// A store failed. Each message names the object involved and what to try.
@@ -190,13 +143,22 @@ pub enum BackendFailure {
     Unavailable,
 }
 
-/// A thread of comments: the one abstraction every verb goes through.
+/// The seal on [`Thread`]: only this crate's stores implement it, so its read methods may take
+/// the crate's own types and change with them.
+pub(crate) mod sealed {
+    /// Implemented by the crate's stores only.
+    pub trait Sealed {}
+}
+
+/// A thread of comments: the one abstraction every verb goes through. Sealed: the stores are
+/// the local file ([`LocalThread`]), the forge issue and their run-time choice.
 ///
 /// Methods return `Send` futures so a store can be used from any tokio runtime.
-pub trait Thread: Send + Sync + 'static {
+pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     /// Where the thread lives, for messages ("local store ./.forgestate", an issue URL).
     fn describe(&self) -> String;
 
+    #[doc(hidden)]
     /// Appends one comment and returns it as stored, trying as hard as `effort` says.
     fn append_with(
         &self,
@@ -204,6 +166,7 @@ pub trait Thread: Send + Sync + 'static {
         effort: Effort,
     ) -> impl Future<Output = Result<Comment, StoreError>> + Send;
 
+    #[doc(hidden)]
     /// Lists comments in thread order (ascending id). With `since`, only comments whose
     /// `updated_at` is at or after it, compared in whole seconds, as Forgejo does.
     fn list_with(
@@ -212,6 +175,7 @@ pub trait Thread: Send + Sync + 'static {
         effort: Effort,
     ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
 
+    #[doc(hidden)]
     /// [`Thread::list_with`], where the store may skip the comments `keep` does not keep (see
     /// [`Keep`]). The default skips nothing.
     fn list_keeping(
@@ -271,6 +235,7 @@ pub trait Thread: Send + Sync + 'static {
         false
     }
 
+    #[doc(hidden)]
     /// How many comments the thread's head held when this process last read the head itself
     /// (a forge's issue number, its `comments` count, and its `updated_at`), when it did. A read
     /// cache holding more comments on that issue, created by then, has missed a deletion.
@@ -279,6 +244,7 @@ pub trait Thread: Send + Sync + 'static {
         None
     }
 
+    #[doc(hidden)]
     /// What changed after `cursor` (everything when it is `None` or no longer applies), and
     /// where the next such read starts, skipping what `keep` does not keep. The default asks
     /// [`Thread::list_keeping`] `since` the cursor's time; the local store reads on from a byte offset instead.
@@ -288,9 +254,10 @@ pub trait Thread: Send + Sync + 'static {
         effort: Effort,
         keep: &Keep,
     ) -> impl Future<Output = Result<Delta, StoreError>> + Send {
-        list_delta_since(self, cursor, effort, keep)
+        internal::list_delta_since(self, cursor, effort, keep)
     }
 
+    #[doc(hidden)]
     /// The thread this one continues, `hops` steps back (1 is the one it links directly), with
     /// its comments: a forge's closed earlier session issue. `None` when there is no such
     /// thread (the default, and the local store's answer).
@@ -301,99 +268,6 @@ pub trait Thread: Send + Sync + 'static {
         let _ = hops;
         async { Ok(None) }
     }
-}
-
-/// What [`Thread::comment_count`] says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CommentCount {
-    /// The issue (its number).
-    pub issue: u64,
-    /// How many comments it had.
-    pub count: u64,
-    /// When it last changed, by the store's clock.
-    pub at: DateTime<Utc>,
-}
-
-/// Where an incremental read ([`Thread::list_delta`]) starts: what the reader saw last.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
-pub enum Cursor {
-    /// A forge: comments updated at or after this time (the server's clock, whole seconds).
-    Since(DateTime<Utc>),
-    /// A local file: the bytes after `offset` of the file with this identity, whose bytes just
-    /// before `offset` hash to `tail`, and whose size and modification time were `len` and
-    /// `mtime_ns` when it was read (so a file rewritten in place is noticed).
-    Offset {
-        /// Device and inode (0 where the platform has none).
-        identity: (u64, u64),
-        /// How far the reader got (the end of the last complete line).
-        offset: u64,
-        /// A hash of up to 256 bytes before `offset`.
-        tail: u64,
-        /// The file's size when it was read (0 in cursors written before it was kept).
-        #[serde(default)]
-        len: u64,
-        /// The file's modification time when it was read, in nanoseconds since the epoch.
-        #[serde(default)]
-        mtime_ns: i128,
-        /// Whether that modification time was too close to the read to tell a later write in
-        /// the same clock tick apart (then an unchanged-looking file is read again).
-        #[serde(default)]
-        racy: bool,
-    },
-}
-
-/// What changed in a thread after a [`Cursor`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Delta {
-    /// The comments changed after the cursor (all of them when `full`).
-    pub listing: Listing,
-    /// Where the next incremental read starts; `None` when the store cannot say yet.
-    pub cursor: Option<Cursor>,
-    /// True when this is the whole thread: the cursor was missing or no longer applies.
-    pub full: bool,
-    /// Where the thread lives ([`Thread::describe`] after the read): an incremental read that
-    /// lands in another thread (the session issue changed) is not a continuation.
-    pub location: String,
-}
-
-/// The time-based [`Thread::list_delta`]: `since` the cursor's time (inclusive, whole seconds),
-/// the next cursor being the newest `updated_at` seen.
-async fn list_delta_since<T: Thread + ?Sized>(
-    thread: &T,
-    cursor: Option<&Cursor>,
-    effort: Effort,
-    keep: &Keep,
-) -> Result<Delta, StoreError> {
-    let since = match cursor {
-        Some(Cursor::Since(at)) => Some(*at),
-        _ => None,
-    };
-    let listing = thread.list_keeping(since, effort, keep).await?;
-    let newest = listing
-        .comments
-        .iter()
-        .map(|c| c.updated_at)
-        .chain(listing.rejects.iter().filter_map(|r| r.updated_at))
-        .max();
-    let cursor = match (newest, since) {
-        (Some(n), Some(s)) => Some(Cursor::Since(n.max(s))),
-        (n, s) => n.or(s).map(Cursor::Since),
-    };
-    Ok(Delta {
-        full: since.is_none(),
-        cursor,
-        location: thread.describe(),
-        listing,
-    })
-}
-
-/// An earlier thread and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Predecessor {
-    /// How to name it in a message: "the previous session issue #12 (closed)".
-    pub describe: String,
-    /// Its comments.
-    pub listing: Listing,
 }
 
 /// The issue number in a forge comment's or issue's web URL ([`Comment::url`],

@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
-use crate::Resumed;
 use crate::error::Result;
 use crate::format::{Kind, format_time};
 use crate::report::{Conflict, Ended, PendingIntent};
 use crate::resume::glob_matches;
 use crate::scan::{Entry, Filter, Rejected, Scan};
+use crate::{ListQuery, Resumed};
 
 /// `resume`: where an agent should pick a session up.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -392,7 +392,15 @@ impl Run for ListVerb {
         let filter = r.filter.filter(since)?;
         // With a phase filter, the limit counts only the records that pass it.
         let limit = r.limit.filter(|_| r.filter.phase.is_none());
-        let mut scan = ctx.client.list_since(&filter, age, limit, r.all).await?;
+        let mut scan = ctx
+            .client
+            .query(&ListQuery {
+                filter,
+                limit,
+                age,
+                whole_history: r.all,
+            })
+            .await?;
         if let Some(phase) = &r.filter.phase {
             scan = by_phase(scan, phase);
         }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::Record;
-use crate::{Outcome, Rotation, Write};
+use crate::{ForkQuery, Outcome, Rotation, Write};
 
 use super::session::with_intent;
 
@@ -389,13 +389,13 @@ impl Run for Fork {
     async fn run(ctx: &Context<'_>, r: ForkRequest) -> Result<SaveAnswer> {
         let record = ctx
             .client
-            .fork_record_with(
-                &r.session,
-                r.at.as_deref(),
-                &r.new_session,
-                r.agent.as_deref(),
-                r.force,
-            )
+            .fork_record(&ForkQuery {
+                session: r.session,
+                at: r.at,
+                new_session: r.new_session,
+                agent: r.agent,
+                force: r.force,
+            })
             .await?;
         SaveAnswer::saved(ctx.client, ctx.client.save(record).await)
     }

@@ -8,7 +8,7 @@ use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_
 use crate::error::Result;
 use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
-use crate::{SessionHistory, Status};
+use crate::{HistoryQuery, SessionHistory, Status};
 
 /// `status`: who is alive, and who has stalled.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -196,7 +196,11 @@ impl Run for History {
         input::check_glob("agent", r.agent.as_deref())?;
         let h = ctx
             .client
-            .history(&r.session, r.agent.as_deref(), r.diff)
+            .history(&HistoryQuery {
+                session: r.session,
+                agent: r.agent,
+                diff: r.diff,
+            })
             .await?;
         Ok(HistoryAnswer::new(h))
     }

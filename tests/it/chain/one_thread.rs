@@ -237,7 +237,10 @@ async fn status_across_a_rotation_measures_from_the_first_post() {
     assert_eq!(silent.verdict, Verdict::Stalled, "{silent:?}");
     assert!(silent.age_secs >= 2 * 3600, "{silent:?}");
     assert_eq!(row("busy").verdict, Verdict::Alive);
-    let history = fresh.history("s1", None, false).await.unwrap();
+    let history = fresh
+        .history(&forgestate::HistoryQuery::new("s1"))
+        .await
+        .unwrap();
     let step = &history.history.records[0];
     assert_eq!(
         step.issue, rotation.to,

@@ -61,7 +61,7 @@ async fn a_tidy_carries_only_the_newest_late_originals() {
     let fresh = bot(&fake, tempfile::tempdir().unwrap().path());
     assert_eq!(fresh.resume("a", "s1").await.unwrap().resume.phase, "p3");
     let all = fresh
-        .list_reading(&forgestate::scan::Filter::default(), None, true)
+        .query(&forgestate::ListQuery::default().whole_history())
         .await
         .unwrap();
     let listed: Vec<&str> = all

@@ -8,7 +8,6 @@ use crate::fake_forge::bot;
 use common::cli::Bin;
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO, session};
 use forgestate::format::Record;
-use forgestate::scan::Filter;
 use serde_json::{Value, json};
 
 fn cp(phase: &str) -> Record {
@@ -18,7 +17,10 @@ fn cp(phase: &str) -> Record {
 async fn listed(fake: &FakeForge, history: bool) -> Vec<(String, Option<u64>)> {
     let dir = tempfile::tempdir().unwrap();
     let scan = bot(fake, dir.path())
-        .list_reading(&Filter::default(), None, history)
+        .query(&forgestate::ListQuery {
+            whole_history: history,
+            ..Default::default()
+        })
         .await
         .unwrap();
     scan.entries

@@ -72,7 +72,7 @@ async fn export_keeps_ids_authors_and_times_and_the_export_resumes() {
     );
     // Each keeps its forge comment: id, author and time (the originals, not carried copies).
     let forge = c
-        .list_reading(&Filter::default(), None, true)
+        .query(&forgestate::ListQuery::default().whole_history())
         .await
         .unwrap();
     for (mine, theirs) in listed.entries.iter().zip(&forge.entries) {

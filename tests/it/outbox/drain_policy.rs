@@ -11,7 +11,6 @@ use fake_forge::outbox::{cp, phases, spool};
 use fake_forge::{BOT_TOKEN, FakeForge, Fault, session};
 use forgestate::backend::AnyThread;
 use forgestate::durable::DrainPolicy;
-use forgestate::format::Renderer;
 use forgestate::{Client, Outcome};
 
 /// A forge client with short budgets and an outbox in `dir/outbox`; `drain` and `request` set
@@ -236,71 +235,4 @@ async fn flush_skips_a_record_the_thread_already_holds() {
     assert_eq!(report.already_posted, 1);
     assert!(report.posted.is_empty());
     assert_eq!(phases(&fake, n), ["once"], "never twice");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn reads_see_a_record_flushed_by_another_process_between_the_two_reads() {
-    // The local store stands in for the forge; the flush happens while the read is between
-    // the outbox and the thread: after `pending()` and before `list()`.
-    use forgestate::durable::Outbox;
-    use forgestate::store::{Comment, Effort, Listing, LocalThread, StoreError, Thread};
-
-    struct FlushDuringList {
-        inner: LocalThread,
-        outbox: Outbox,
-    }
-    impl Thread for FlushDuringList {
-        fn describe(&self) -> String {
-            self.inner.describe()
-        }
-        async fn append_with(&self, body: &str, e: Effort) -> Result<Comment, StoreError> {
-            self.inner.append_with(body, e).await
-        }
-        async fn list_with(
-            &self,
-            since: Option<chrono::DateTime<chrono::Utc>>,
-            e: Effort,
-        ) -> Result<Listing, StoreError> {
-            // The thread is read, and right after that another process flushes everything:
-            // a reader that looks at the outbox only now finds it empty.
-            let listing = self.inner.list_with(since, e).await?;
-            for entry in self.outbox.pending().unwrap() {
-                self.inner.append(&entry.body).await?;
-                self.outbox.remove(&entry).unwrap();
-            }
-            Ok(listing)
-        }
-        async fn init(&self) -> Result<forgestate::store::Init, StoreError> {
-            self.inner.init().await
-        }
-        async fn whoami(&self) -> Result<String, StoreError> {
-            self.inner.whoami().await
-        }
-        fn trusts_everyone(&self) -> bool {
-            true
-        }
-    }
-
-    let dir = tempfile::tempdir().unwrap();
-    let outbox = Outbox::new(dir.path().join("outbox"));
-    let renderer = Renderer::embedded().unwrap();
-    let store = LocalThread::new(dir.path().join("store"), "me");
-    store
-        .append(&renderer.render(&cp("old")).unwrap())
-        .await
-        .unwrap();
-    outbox.push(&renderer.render(&cp("new")).unwrap()).unwrap();
-    let thread = FlushDuringList {
-        inner: store,
-        outbox: outbox.clone(),
-    };
-    // The drain is skipped (backing off), as when the forge failed a moment ago.
-    outbox.record_failure("503");
-    let client = Client::new(thread, renderer, Default::default())
-        .with_outbox(outbox, DrainPolicy::default());
-    let answer = client.resume("implementation-worker", "s1").await.unwrap();
-    assert_eq!(
-        answer.resume.phase, "new",
-        "a record flushed between the two reads is still seen"
-    );
 }

@@ -2,8 +2,8 @@
 //! already had records (or into the session it forks from) posted a checkpoint there, so that
 //! session's agent resumed from the fork's older state instead of its own newest checkpoint.
 
-use forgestate::Client;
 use forgestate::format::Record;
+use forgestate::{Client, ForkQuery};
 use serde_json::json;
 
 fn cp(session: &str, phase: &str) -> Record {
@@ -17,7 +17,7 @@ async fn fork_never_sends_an_existing_session_back_in_time() {
     c.save(cp("s1", "clone_complete")).await.posted().unwrap();
     c.save(cp("s2", "pr_created")).await.posted().unwrap();
     // A reused (or mistyped) name: s2 is an existing session with its own progress.
-    let into_existing = c.fork("s1", None, "s2", None).await;
+    let into_existing = c.fork(&ForkQuery::new("s1", "s2")).await;
     assert!(
         into_existing.is_err(),
         "fork into a session with records: {into_existing:?}"
@@ -37,7 +37,12 @@ async fn fork_never_sends_an_existing_session_back_in_time() {
         .id
         .clone()
         .unwrap();
-    let into_itself = c.fork("s1", Some(&first), "s1", None).await;
+    let into_itself = c
+        .fork(&ForkQuery {
+            at: Some(first.clone()),
+            ..ForkQuery::new("s1", "s1")
+        })
+        .await;
     let message = into_itself.as_ref().err().map(ToString::to_string);
     assert!(
         message.as_deref().is_some_and(|m| m.contains("s1")),

@@ -141,7 +141,10 @@ async fn two_clients_resuming_the_same_record_conflict() {
             "{:?}",
             resumed.warnings
         );
-        let history = one.history("s", None, false).await.unwrap();
+        let history = one
+            .history(&forgestate::HistoryQuery::new("s"))
+            .await
+            .unwrap();
         assert_eq!(history.history.conflicts.len(), 1);
         let status = one
             .status(&Filter::default(), &StatusPolicy::default())
