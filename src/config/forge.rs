@@ -319,7 +319,7 @@ pub fn forge_options(
         url,
         owner,
         repo,
-        token,
+        token: Some(token),
         connect_timeout: secs(file.connect_timeout_secs, defaults::CONNECT_TIMEOUT_SECS),
         request_timeout: secs(file.request_timeout_secs, defaults::REQUEST_TIMEOUT_SECS),
         retry_budget: Duration::from_secs(

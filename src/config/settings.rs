@@ -71,8 +71,8 @@ pub struct ForgeOptions {
     pub owner: String,
     /// The repository name.
     pub repo: String,
-    /// The API token.
-    pub token: SecretString,
+    /// The API token (a client cannot be built without one).
+    pub token: Option<SecretString>,
     /// Connection timeout.
     pub connect_timeout: Duration,
     /// Whole-request timeout.
@@ -107,4 +107,35 @@ pub struct ForgeOptions {
     pub cache_dir: Option<PathBuf>,
     /// The outbox root.
     pub outbox: Option<PathBuf>,
+}
+
+impl ForgeOptions {
+    /// The settings for `owner/repo` on the forge at `url`, each other one at the documented
+    /// default of [`crate::defaults`]; no token, cache or outbox.
+    pub fn new(url: String, owner: String, repo: String) -> ForgeOptions {
+        use crate::defaults as d;
+        ForgeOptions {
+            url,
+            owner,
+            repo,
+            token: None,
+            connect_timeout: Duration::from_secs(d::CONNECT_TIMEOUT_SECS),
+            request_timeout: Duration::from_secs(d::REQUEST_TIMEOUT_SECS),
+            retry_budget: Duration::from_secs(d::RETRY_BUDGET_SECS),
+            recheck_after: Duration::from_secs(d::RECHECK_SECS),
+            quick_timeout: Duration::from_millis(d::QUICK_TIMEOUT_MS),
+            max_response_bytes: d::MAX_RESPONSE_MIB * 1024 * 1024,
+            allow_insecure_http: d::ALLOW_INSECURE_HTTP,
+            auto_init: d::AUTO_INIT,
+            rotate_after: d::ROTATE_AFTER,
+            carry_days: d::CARRY_DAYS,
+            title: d::TITLE.to_string(),
+            label: d::LABEL.to_string(),
+            label_color: d::LABEL_COLOR.to_string(),
+            label_description: d::LABEL_DESCRIPTION.to_string(),
+            drain: DrainPolicy::default(),
+            cache_dir: None,
+            outbox: None,
+        }
+    }
 }
