@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use forgestate::config::Overrides;
 use forgestate::durable::{Outbox, OutboxSummary, survey};
+use forgestate::verbs::{FlushAnswer, FlushError};
 use forgestate::{Error, FlushReport};
 
 use super::args::{Cli, FlushArgs};
@@ -146,7 +146,7 @@ fn verdict_of(report: &FlushReport) -> Option<(u8, String)> {
 
 fn print(done: &[Flushed], all: bool, as_json: bool) {
     if as_json {
-        let docs: Vec<FlushedDoc> = done.iter().map(report_json).collect();
+        let docs: Vec<FlushAnswer> = done.iter().map(report_json).collect();
         return match (all, docs.as_slice()) {
             (false, [one]) => output::json(one),
             _ => output::json(&AllDoc { outboxes: docs }),
@@ -181,53 +181,25 @@ fn print(done: &[Flushed], all: bool, as_json: bool) {
     }
 }
 
-/// `flush --json`, per outbox ([`forgestate::verbs::FlushAnswer`]); `error` is `null` unless the
-/// flush failed, and then the error object.
-#[derive(Serialize)]
-struct FlushedDoc<'a> {
-    already_posted: usize,
-    busy: bool,
-    dead: Vec<Value>,
-    error: Option<ErrorBody>,
-    left: usize,
-    moved_aside: Vec<Value>,
-    outbox: &'a Path,
-    posted: Vec<Value>,
-}
-
 /// `flush --all --json`: one document for every outbox flushed.
 #[derive(Serialize)]
-struct AllDoc<'a> {
-    outboxes: Vec<FlushedDoc<'a>>,
+struct AllDoc {
+    outboxes: Vec<FlushAnswer>,
 }
 
-fn report_json(flushed: &Flushed) -> FlushedDoc<'_> {
-    let Flushed {
-        dir,
-        report,
-        failure,
-    } = flushed;
-    let letters = |l: &[forgestate::durable::DeadLetter]| -> Vec<Value> {
-        l.iter()
-            .map(|d| json!({"path": d.path, "reason": d.reason, "answer": d.answer}))
-            .collect()
-    };
-    FlushedDoc {
-        already_posted: report.already_posted,
-        busy: report.busy,
-        dead: letters(&report.dead),
-        error: failure
-            .as_ref()
-            .map(|(code, message)| ErrorBody::new(*code, message)),
-        left: report.left,
-        moved_aside: letters(&report.moved_aside),
-        outbox: dir,
-        posted: report
-            .posted
-            .iter()
-            .map(|(path, c)| json!({"spooled": path, "comment_id": c.id, "url": c.url}))
-            .collect(),
-    }
+/// `flush --json` for one outbox: the verb's answer; `error` is `null` unless the flush failed,
+/// and then the error object.
+fn report_json(flushed: &Flushed) -> FlushAnswer {
+    let error = flushed.failure.as_ref().map(|(code, message)| {
+        let body = ErrorBody::new(*code, message);
+        FlushError {
+            code: body.code,
+            category: body.category.to_string(),
+            message: body.message,
+            reason: body.reason,
+        }
+    });
+    FlushAnswer::new(flushed.dir.clone(), &flushed.report, error)
 }
 
 fn report_text(report: &FlushReport, dir: &Path) -> String {

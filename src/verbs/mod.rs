@@ -39,9 +39,9 @@ use crate::report::StatusPolicy;
 pub use crate::client::watch::Event;
 pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
-    Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushRequest, Init, InitAnswer,
-    InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune, PruneAnswer, PruneRequest, Rotate,
-    RotateRequest,
+    Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted,
+    FlushRequest, Init, InitAnswer, InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune,
+    PruneAnswer, PruneRequest, Rotate, RotateRequest,
 };
 pub use pure::{
     Parse, ParseAnswer, ParseRequest, Render, RenderAnswer, RenderRequest, ResumeMapAnswer,

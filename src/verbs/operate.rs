@@ -242,6 +242,44 @@ pub struct FlushAnswer {
     pub posted: Vec<FlushPosted>,
 }
 
+impl FlushAnswer {
+    /// The answer for the outbox `outbox` from its flush `report`; `error` is set when the
+    /// face counts the flush as failed (the face decides the exit code).
+    pub fn new(
+        outbox: PathBuf,
+        report: &crate::FlushReport,
+        error: Option<FlushError>,
+    ) -> FlushAnswer {
+        let letters = |l: &[crate::durable::DeadLetter]| -> Vec<FlushLetter> {
+            l.iter()
+                .map(|d| FlushLetter {
+                    path: d.path.clone(),
+                    reason: d.reason.clone(),
+                    answer: d.answer.clone(),
+                })
+                .collect()
+        };
+        FlushAnswer {
+            already_posted: report.already_posted,
+            busy: report.busy,
+            dead: letters(&report.dead),
+            error,
+            left: report.left,
+            moved_aside: letters(&report.moved_aside),
+            outbox,
+            posted: report
+                .posted
+                .iter()
+                .map(|(path, c)| FlushPosted {
+                    spooled: path.clone(),
+                    comment_id: c.id,
+                    url: c.url.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// An outbox entry `flush` moved to the dead letters, or aside.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct FlushLetter {
