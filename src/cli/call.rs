@@ -16,7 +16,6 @@
 
 use std::io::Read;
 
-use clap::Args;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
@@ -25,25 +24,15 @@ use forgestate::report::StatusPolicy;
 use forgestate::verbs::{self, Context};
 use forgestate::{Client, Error};
 
-use super::args::Cli;
+use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
-use super::{Failure, output};
+use super::failure::Failure;
+use super::output;
 use crate::face::scrub::scrub_notes;
 use crate::face::{EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
-
-#[derive(Debug, Args)]
-pub struct CallArgs {
-    /// The verb to run (e.g. resume); its request is one JSON object on stdin
-    #[arg(value_name = "VERB", required_unless_present = "lines")]
-    pub verb: Option<String>,
-    /// Serve requests, one JSON line each on stdin ({"verb": NAME, "args": {...}}), answering one
-    /// JSON line each on stdout, until stdin ends
-    #[arg(long, conflicts_with = "verb")]
-    pub lines: bool,
-}
 
 /// The opened store and the configured policies, or why there are none (exit code, message).
 type Opened = Result<(Client<AnyThread>, StatusPolicy), (u8, String)>;
@@ -65,10 +54,10 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
 
 /// Loads the configuration and opens the store once, as `forgestate mcp` does.
 fn open(cli: &Cli) -> Opened {
-    super::load(cli)
+    super::open::load(cli)
         .and_then(|(config, over)| {
             let policy = config.status_policy()?;
-            Ok((super::open_with(cli, &config, &over)?, policy))
+            Ok((super::open::open_with(cli, &config, &over)?, policy))
         })
         .map_err(|f| (f.code, f.message))
 }

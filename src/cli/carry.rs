@@ -4,10 +4,11 @@
 use forgestate::verbs::{self, ExportRequest, ImportRequest};
 
 use super::args::{Cli, ExportArgs, ImportArgs};
+use super::failure::Failure;
 use super::input::duration_secs;
+use super::output;
 use super::requests::Flags;
 use super::verb::run;
-use super::{Failure, output};
 
 impl Flags for ExportArgs {
     type Verb = verbs::Export;

@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use super::args::{Cli, CompletionsArgs};
-use super::{Failure, output};
+use super::failure::Failure;
+use super::output;
 
 /// `completions --json`: the script inside the one JSON document the CLI promises.
 #[derive(Serialize)]
@@ -34,7 +35,7 @@ pub fn script(shell: clap_complete::Shell) -> Result<String, Failure> {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "forgestate", &mut buf);
     String::from_utf8(buf).map_err(|e| Failure {
-        code: super::EX_DATAERR,
+        code: crate::face::EX_DATAERR,
         message: format!("the {shell} completion script is not UTF-8 ({e}); please report this"),
     })
 }

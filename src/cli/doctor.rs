@@ -4,7 +4,8 @@ use forgestate::config::Config;
 use forgestate::doctor::{Report, Status, config_failed, run};
 
 use super::args::Cli;
-use super::{Failure, output, table};
+use super::failure::Failure;
+use super::{output, table};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -15,7 +16,7 @@ pub async fn doctor(cli: &Cli) -> Result<u8, Failure> {
     let report = match Config::load(cli.config.as_deref()) {
         Err(e) => config_failed(&e),
         Ok(config) => {
-            let over = super::overrides(cli, &config)?;
+            let over = super::open::overrides(cli, &config)?;
             run(&config.with_overrides(over.clone()), &over).await
         }
     };

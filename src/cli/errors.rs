@@ -132,9 +132,9 @@ pub fn parse_args() -> Result<Cli, u8> {
                 Err(message) => {
                     output::error(&message);
                     if cli.json {
-                        print_doc(ErrorBody::new(super::EX_USAGE, &message));
+                        print_doc(ErrorBody::new(crate::face::EX_USAGE, &message));
                     }
-                    Err(super::EX_USAGE)
+                    Err(crate::face::EX_USAGE)
                 }
             };
         }
@@ -213,9 +213,9 @@ pub fn parse_args() -> Result<Cli, u8> {
         }
     };
     if as_json {
-        print_doc(ErrorBody::new(super::EX_USAGE, &message));
+        print_doc(ErrorBody::new(crate::face::EX_USAGE, &message));
     }
-    Err(super::EX_USAGE)
+    Err(crate::face::EX_USAGE)
 }
 
 #[cfg(test)]

@@ -12,7 +12,11 @@ use forgestate::{Error, FlushReport};
 
 use super::args::{Cli, FlushArgs};
 use super::errors::{ErrorBody, exit_code};
-use super::{Failure, load, open, open_with, output};
+use super::failure::Failure;
+use super::open::load;
+use super::open::open;
+use super::open::open_with;
+use super::output;
 
 /// `forgestate flush [--all | --from DIR]`.
 pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
@@ -134,7 +138,7 @@ struct Flushed {
 fn verdict_of(report: &FlushReport) -> Option<(u8, String)> {
     let error = match (&report.error, report.busy) {
         (Some(e), _) if report.left > 0 => Some(exit_code(e)),
-        (None, true) => Some(super::EX_TEMPFAIL),
+        (None, true) => Some(crate::face::EX_TEMPFAIL),
         _ => None,
     }?;
     let message = match &report.error {

@@ -7,7 +7,8 @@ use forgestate::report::{Origin, Step};
 use forgestate::verbs::HistoryAnswer;
 
 use super::args::{Cli, HistoryArgs};
-use super::{Failure, output, table};
+use super::failure::Failure;
+use super::{output, table};
 
 /// Runs `history`.
 pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {

@@ -11,7 +11,8 @@ use serde::Serialize;
 use forgestate::Error;
 
 use super::args::{Cli, ManArgs};
-use super::{Failure, output};
+use super::failure::Failure;
+use super::output;
 
 /// `man --json`: the main page.
 #[derive(Serialize)]
@@ -44,7 +45,7 @@ pub fn man(cli: &Cli, a: &ManArgs) -> Result<u8, Failure> {
     let man = clap_mangen::Man::new(cmd);
     let mut buf = Vec::new();
     man.render(&mut buf).map_err(|e| Failure {
-        code: super::EX_IOERR,
+        code: crate::face::EX_IOERR,
         message: format!("cannot render the man page: {e}"),
     })?;
     let roff = String::from_utf8_lossy(&buf);

@@ -4,15 +4,16 @@
 use forgestate::report::StatusPolicy;
 
 use super::args::Cli;
-use super::{EX_IOERR, Failure};
+use super::failure::Failure;
+use crate::face::EX_IOERR;
 
 /// Runs the server. A configuration that cannot be used is still served: every tool call then
 /// answers with the error (and what to do), which the model can relay, where a server that exits
 /// at start would only show as a missing tool.
 pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
-    let opened = super::load(cli).and_then(|(config, over)| {
+    let opened = super::open::load(cli).and_then(|(config, over)| {
         let policy = config.status_policy()?;
-        Ok((super::open_with(cli, &config, &over)?, policy))
+        Ok((super::open::open_with(cli, &config, &over)?, policy))
     });
     let (client, policy) = match opened {
         Ok((client, policy)) => (Ok(client), policy),

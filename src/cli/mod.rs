@@ -11,6 +11,7 @@ mod carry;
 mod completions;
 mod doctor;
 pub(crate) mod errors;
+mod failure;
 mod flush;
 mod fork;
 mod help;
@@ -19,6 +20,7 @@ pub(crate) mod input;
 mod logging;
 mod man;
 mod mcp;
+mod open;
 pub(crate) mod output;
 mod progress;
 mod prune;
@@ -26,7 +28,6 @@ mod remote;
 mod render;
 mod requests;
 mod rotate;
-mod session;
 mod status;
 mod table;
 mod verb;
@@ -34,52 +35,15 @@ mod watch;
 
 use std::process::ExitCode;
 
-use forgestate::backend::AnyThread;
-use forgestate::config::{Config, Overrides, StoreSettings};
 use forgestate::format::parse;
-use forgestate::store::THREAD_FILE;
 use forgestate::verbs;
-use forgestate::{Client, Error};
 
 use args::{Cli, Command};
-use input::{InputError, read_input};
+use failure::Failure;
+use input::read_input;
 
 use crate::face::scrub;
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE};
-
-/// A failure with its exit code, already worded for the user.
-struct Failure {
-    code: u8,
-    message: String,
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure {
-            code: errors::exit_code(&e),
-            message: e.to_string(),
-        }
-    }
-}
-
-impl From<InputError> for Failure {
-    fn from(e: InputError) -> Self {
-        match e {
-            InputError::Usage(message) => Failure {
-                code: EX_USAGE,
-                message,
-            },
-            InputError::Data(message) => Failure {
-                code: EX_DATAERR,
-                message,
-            },
-            InputError::Io(message) => Failure {
-                code: EX_IOERR,
-                message,
-            },
-        }
-    }
-}
 
 pub fn main() -> ExitCode {
     let cli = match errors::parse_args() {
@@ -219,78 +183,6 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             parse_verb(read_input(None, Some(&file))?, cli.json)
         }
     }
-}
-
-/// The settings typed on the command line, with `--repo owner/name` split and, where nothing
-/// else sets them, the forge coordinates of the working directory's git remote `origin`.
-fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure> {
-    let mut over = Overrides {
-        store: cli.store.clone(),
-        url: cli.url.clone(),
-        owner: cli.owner.clone(),
-        repo: cli.repo.clone(),
-        token_file: cli.token_file.clone(),
-        allow_insecure_http: cli.allow_insecure_http,
-    };
-    remote::split_repo(&mut over).map_err(|message| Failure {
-        code: EX_USAGE,
-        message,
-    })?;
-    if let Ok(cwd) = std::env::current_dir() {
-        over = remote::infer(config, over, &cwd);
-    }
-    Ok(over)
-}
-
-/// Loads the configuration, with the command line laid over it.
-fn load(cli: &Cli) -> Result<(Config, Overrides), Failure> {
-    let config = Config::load(cli.config.as_deref())?;
-    let over = overrides(cli, &config)?;
-    Ok((config.with_overrides(over.clone()), over))
-}
-
-/// Loads the configuration and opens the store, saying so when a default store was chosen.
-fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
-    let (config, over) = load(cli)?;
-    open_with(cli, &config, &over)
-}
-
-/// Opens the store of `config` under `over`, with the notes the user should see. The line
-/// naming the default local store appears on its first use (no thread file yet), or with `-v`:
-/// a routine command is quiet on stderr.
-fn open_with(cli: &Cli, config: &Config, over: &Overrides) -> Result<Client<AnyThread>, Failure> {
-    let (client, note) = opened(cli, config, over)?;
-    if let Some(note) = note {
-        output::note(&note);
-    }
-    Ok(client)
-}
-
-/// [`open_with`], the note naming the default store returned to be shown once the command's
-/// own checks passed (a mistyped flag is not the store's first use).
-fn opened(
-    cli: &Cli,
-    config: &Config,
-    over: &Overrides,
-) -> Result<(Client<AnyThread>, Option<String>), Failure> {
-    let settings = config.settings(over)?;
-    let first_use = match &settings.store {
-        StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
-        StoreSettings::Forge(_) => false,
-    };
-    let note = settings.note.clone();
-    let client = Client::from_settings(settings)?.with_progress(progress::hook(cli));
-    if cli.refresh {
-        client.refresh();
-    }
-    if config.forge_without_outbox() && !cli.quiet {
-        output::note(
-            "warning: no outbox: neither $XDG_STATE_HOME nor $HOME is set, nor [forge] \
-             outbox_dir; a record the forge cannot take now is not kept (the command then fails)",
-        );
-    }
-    let note = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0));
-    Ok((client, note))
 }
 
 /// Reports a save: posted (with what its automatic rotation did), or spooled to the outbox,

@@ -12,8 +12,8 @@ use forgestate::format::{Payload, format_time};
 use forgestate::scan::Entry;
 use forgestate::verbs::{InitAnswer, LatestAnswer, ResumeAnswer, SaveAnswer};
 
-use super::errors::ErrorBody;
 use super::table;
+use crate::face::ErrorBody;
 
 mod list;
 mod select;

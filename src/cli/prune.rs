@@ -1,30 +1,13 @@
 //! `forgestate prune`: delete this identity's older records (a dry run without `--yes`).
 
 use chrono::SecondsFormat;
-use clap::Args;
 
-use forgestate::defaults::PRUNE_KEEP;
 use forgestate::verbs::{self, PruneRequest};
 
-use super::args::Cli;
+use super::args::{Cli, PruneArgs};
+use super::failure::Failure;
+use super::output;
 use super::requests::Flags;
-use super::{Failure, output};
-
-#[derive(Debug, Args)]
-pub struct PruneArgs {
-    /// Records to keep per agent, session and kind (checkpoints and health signals apart)
-    #[arg(long, value_name = "N", default_value_t = PRUNE_KEEP)]
-    pub keep: usize,
-    /// Only agents matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub agent: Option<String>,
-    /// Only sessions matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub session: Option<String>,
-    /// Delete them; without it, only print what would be deleted
-    #[arg(long)]
-    pub yes: bool,
-}
 
 impl Flags for PruneArgs {
     type Verb = verbs::Prune;

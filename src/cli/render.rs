@@ -2,29 +2,14 @@
 //! configuration makes them, for callers that post comments themselves (the Python package's
 //! `format_checkpoint_comment`, `PHASE_RESUME_MAP`).
 
-use std::path::PathBuf;
-
-use clap::Args;
 use forgestate::Error;
 use forgestate::verbs::{Render, RenderRequest, ResumeMapRequest, ResumeMapVerb};
 
+use super::args::{Cli, RenderArgs, ResumeMapArgs};
+use super::failure::Failure;
 use super::input::read_input;
+use super::output;
 use super::verb::run;
-use super::{Failure, args::Cli, output};
-
-#[derive(Debug, Args)]
-pub struct RenderArgs {
-    /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
-    #[arg(value_name = "FILE|-")]
-    pub file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct ResumeMapArgs {
-    /// The agent whose phase table to print
-    #[arg(long, default_value = "implementation-worker")]
-    pub agent: String,
-}
 
 fn bad(reason: impl Into<String>) -> Failure {
     Error::data("the record to render", reason).into()

@@ -13,13 +13,13 @@ use forgestate::verbs::{
     KindParam, LatestRequest, ListRequest, ResumeRequest, StatusRequest,
 };
 
-use super::Failure;
+use super::args::EndArgs;
 use super::args::{
     CheckpointArgs, FilterArgs, ForkArgs, HealthArgs, HistoryArgs, KindArg, LatestArgs, ListArgs,
     ResumeArgs, StatusArgs,
 };
+use super::failure::Failure;
 use super::input::{apply_sets, duration_secs, json_object, read_input};
-use super::session::EndArgs;
 
 /// A verb's flags, as clap parsed them.
 pub(super) trait Flags {

@@ -6,7 +6,8 @@ use forgestate::Rotation;
 use forgestate::verbs::{self, SaveAnswer};
 
 use super::args::Cli;
-use super::{Failure, output};
+use super::failure::Failure;
+use super::output;
 
 /// `forgestate rotate`.
 pub async fn rotate(cli: &Cli) -> Result<u8, Failure> {

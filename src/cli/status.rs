@@ -3,7 +3,8 @@
 use forgestate::report::{StatusRow, Verdict};
 
 use super::args::{Cli, StatusArgs};
-use super::{Failure, output, table};
+use super::failure::Failure;
+use super::{output, table};
 
 /// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
 /// could not be read (the rows then hold only this machine's pending records).

@@ -12,8 +12,11 @@ use forgestate::{Client, Error};
 use serde_json::Value;
 
 use super::args::Cli;
+use super::failure::Failure;
+use super::open::load;
+use super::open::opened;
+use super::output;
 use super::requests::Flags;
-use super::{Failure, load, opened, output};
 
 /// Runs the verb of `flags` on the request they make.
 pub(super) async fn call<F: Flags>(

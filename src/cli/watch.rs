@@ -1,27 +1,14 @@
 //! `forgestate watch`: follow the thread live until Ctrl-C or SIGTERM (exit 0).
 
-use std::time::Duration;
-
-use clap::Args;
-
 use chrono::SecondsFormat;
 use forgestate::format::Payload;
 use forgestate::verbs::{self, Event, Watch, WatchRequest};
 
-use super::args::{Cli, FilterArgs};
+use super::args::{Cli, WatchArgs};
+use super::failure::Failure;
+use super::output;
 use super::requests::Flags;
 use super::verb::Opened;
-use super::{Failure, output};
-
-#[derive(Debug, Args)]
-pub struct WatchArgs {
-    #[command(flatten)]
-    pub filter: FilterArgs,
-    /// Pause between polls while records arrive, e.g. 5s, 500ms; it doubles while the thread
-    /// is idle, up to 60s (or DUR, if longer) [default: 5s]
-    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
-    pub interval: Option<Duration>,
-}
 
 impl Flags for WatchArgs {
     type Verb = verbs::Watch;
@@ -48,7 +35,7 @@ pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
     let request = a.request()?;
     // Listen before the first read, so a signal that comes right after "watching" is caught.
     let stop = stop_signal().map_err(|e| Failure {
-        code: super::EX_IOERR,
+        code: crate::face::EX_IOERR,
         message: format!("cannot listen for Ctrl-C and SIGTERM: {e}"),
     })?;
     let opened = Opened::new(cli)?;

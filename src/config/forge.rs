@@ -300,12 +300,12 @@ pub fn outbox_root(file: &ForgeConfig, env: &ForgeEnv, base: &Path) -> Option<Pa
 /// defaults of [`crate::defaults`] for what none of them sets.
 pub fn forge_options(
     url: String,
+    (owner, repo): (String, String),
     file: &ForgeConfig,
     env: &ForgeEnv,
     over: &Overrides,
     base: &Path,
 ) -> Result<ForgeOptions> {
-    let (owner, repo) = super::coordinates::coordinates(file, env, over)?;
     file.validate().map_err(Error::config)?;
     let token = token(file, env, over, base)?;
     if token.expose_secret().contains(char::is_whitespace) {

@@ -376,7 +376,9 @@ impl Config {
             (StoreSettings::Local { dir, author }, None)
         } else if let Some(url) = self.forge_url(over) {
             let forge = self.file.forge.clone().unwrap_or_default();
-            let options = forge::forge_options(url, &forge, &self.forge_env, over, &self.base_dir)?;
+            let names = coordinates::coordinates(&forge, &self.forge_env, over)?;
+            let options =
+                forge::forge_options(url, names, &forge, &self.forge_env, over, &self.base_dir)?;
             (StoreSettings::Forge(Box::new(options)), None)
         } else {
             let dir = self.local_dir()?;

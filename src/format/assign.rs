@@ -2,7 +2,8 @@
 //! like a secret's: `export AWS_SECRET_ACCESS_KEY=…`, `--password=…`, `?user=a&password=…&x=1`.
 //! Pure string work; the key patterns are the redactor's (`redact.rs`), handed in.
 
-use super::redact::REDACTED;
+/// What replaces a redacted value.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// A byte that may be part of an assigned name (`AWS_SECRET_ACCESS_KEY`, `--db.password`).
 fn is_name_byte(b: u8) -> bool {

@@ -13,8 +13,7 @@ use super::record::{Payload, Record};
 use super::shapes::scrub;
 use super::validate::FieldError;
 
-/// What replaces a redacted value.
-pub const REDACTED: &str = "[REDACTED]";
+pub use super::assign::REDACTED;
 
 /// The key patterns redacted unless configured otherwise. A key matches when, lowercased and
 /// with everything but letters and digits removed, it contains a pattern treated the same way:

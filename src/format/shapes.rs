@@ -2,11 +2,11 @@
 //! use), passwords in URLs, PEM private keys and common token formats.
 //!
 //! Only the secret part of a string is replaced (`https://user:[REDACTED]@host/x`), so the rest of
-//! the value stays useful. Pure string work; [`super::redact`] decides where it is applied.
+//! the value stays useful. Pure string work; `redact.rs` decides where it is applied.
 
+use super::assign::REDACTED;
 use super::assign::assignments;
 use super::invisible::strip_zero_width;
-use super::redact::REDACTED;
 
 /// Replaces every secret found in `text` with [`REDACTED`]. Returns the new text and how many
 /// secrets were replaced, or `None` when there were none. `secret_key` says which assigned names

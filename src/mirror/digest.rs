@@ -15,7 +15,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::disk::Data;
+use super::files::Data;
 use super::slot::{Blob, Body, Slot, Stamp};
 use crate::store::{Comment, Digest};
 

@@ -13,15 +13,13 @@
 //! never a mix; two processes writing at once cost at worst a larger next `since` read. A file
 //! another account owns, or may write, is never read (`Found::Foreign`): it could say anything.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
 use super::summary::Summary;
 use crate::fsutil::NotOurs;
@@ -77,49 +75,16 @@ struct SchemaOnly {
     schema: u32,
 }
 
-/// The mirror's file paths.
-#[derive(Debug, Clone)]
-pub(super) struct Files {
-    pub base: PathBuf,
-    pub delta: PathBuf,
-    /// The base's record id index (`summary.rs`).
-    pub ids: PathBuf,
-}
+/// A delta holding more comments than this is folded into a new base.
+pub(super) const COMPACT_AFTER: usize = 500;
 
-/// The base's data area, open for reading the records an answer needs.
-#[derive(Debug)]
-pub(super) struct Data {
-    file: Mutex<File>,
-    start: u64,
-}
-
-impl Data {
-    /// A file of records' data alone (a spill, `digest.rs`), its offsets from its first byte.
-    pub(super) fn whole(file: File) -> Data {
-        Data {
-            file: Mutex::new(file),
-            start: 0,
-        }
-    }
-
-    /// The JSON value at `(offset, len)`.
-    pub fn read(&self, offset: u64, len: u64) -> Result<Value, String> {
-        let buf = self.bytes(offset, len)?;
-        serde_json::from_slice(&buf).map_err(|e| format!("its data does not read: {e}"))
-    }
-
-    /// The raw bytes at `(offset, len)`.
-    pub(super) fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
-        let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| "a reader panicked".to_string())?;
-        file.seek(SeekFrom::Start(self.start + offset))
-            .and_then(|_| file.read_exact(&mut buf))
-            .map_err(|e| format!("cannot read its data: {e}"))?;
-        Ok(buf)
-    }
+/// Says, once per read, that a cache file another account owns or may write is ignored.
+pub(super) fn foreign(path: &std::path::Path) {
+    tracing::warn!(
+        "ignoring the read cache {}: it is owned by another user, or writable by others \
+         (remove it if you do not know where it came from)",
+        path.display()
+    );
 }
 
 /// What loading found.
@@ -187,10 +152,7 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     if !inside {
         return Found::Corrupt("its data area is cut short".into());
     }
-    let data = Data {
-        file: Mutex::new(file),
-        start,
-    };
+    let data = Data::at(file, start);
     Found::Ok((header, slots, data))
 }
 

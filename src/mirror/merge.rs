@@ -2,7 +2,7 @@
 //! merge of a newer list into an older one, and whether a comment `since` sent again is one the
 //! mirror already holds.
 
-use super::disk;
+use super::files;
 use super::slot::{Blob, Body, Slot};
 
 /// Sorts by comment id, keeping the last copy of an id.
@@ -32,7 +32,7 @@ pub(super) fn merge(old: &[Slot], new: &[Slot]) -> Vec<Slot> {
 
 /// Whether `new` is a copy the mirror already holds (the inclusive `since` boundary sends the
 /// newest comments again). In doubt, it is not.
-pub(super) fn unchanged(held: &[Slot], new: &Slot, data: Option<&disk::Data>) -> bool {
+pub(super) fn unchanged(held: &[Slot], new: &Slot, data: Option<&files::Data>) -> bool {
     let Ok(at) = held.binary_search_by_key(&new.i, |s| s.i) else {
         return false;
     };

@@ -21,6 +21,7 @@
 
 mod digest;
 mod disk;
+mod files;
 mod merge;
 mod read;
 mod slot;
@@ -49,7 +50,7 @@ pub(crate) const IDS_SUFFIX: &str = ".mirror-ids";
 /// The read cache of one thread.
 #[derive(Debug)]
 pub(crate) struct Mirror {
-    files: disk::Files,
+    files: files::Files,
     resync_after: Duration,
     token: Option<SecretString>,
     refresh: AtomicBool,
@@ -68,7 +69,7 @@ impl Mirror {
         token: Option<SecretString>,
     ) -> Mirror {
         Mirror {
-            files: disk::Files {
+            files: files::Files {
                 base: dir.join(format!("{name}{BASE_SUFFIX}")),
                 delta: dir.join(format!("{name}{DELTA_SUFFIX}")),
                 ids: dir.join(format!("{name}{IDS_SUFFIX}")),

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use super::digest::{self, Digested};
-use super::disk::{self, DeltaFile, Found, Header, SCHEMA};
+use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
+use super::files;
 use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{IdIndex, checked, summarize};
@@ -18,13 +19,10 @@ use crate::store::{
     Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
 };
 
-/// A delta holding more comments than this is folded into a new base.
-pub(super) const COMPACT_AFTER: usize = 500;
-
 /// The mirror as loaded.
 #[derive(Default)]
 struct Loaded {
-    base: Option<(Header, Vec<Slot>, Arc<disk::Data>)>,
+    base: Option<(Header, Vec<Slot>, Arc<files::Data>)>,
     /// The delta, when it extends the base.
     delta: Option<DeltaFile>,
     salt: Option<String>,
@@ -362,7 +360,7 @@ impl Mirror {
     }
 
     /// Runs a write; a failure is logged, never fatal (the thread is the truth).
-    pub(super) fn save(&self, write: impl FnOnce(&disk::Files) -> Result<(), String>) {
+    pub(super) fn save(&self, write: impl FnOnce(&files::Files) -> Result<(), String>) {
         if let Err(e) = write(&self.files) {
             tracing::warn!(
                 "cannot update the read cache {}: {e}; the next read asks for more",
@@ -386,12 +384,4 @@ fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -
         .filter(|s| s.c.0 <= count.at)
         .count();
     u64::try_from(held).unwrap_or(u64::MAX) > count.count
-}
-
-pub(super) fn foreign(path: &std::path::Path) {
-    tracing::warn!(
-        "ignoring the read cache {}: it is owned by another user, or writable by others \
-         (remove it if you do not know where it came from)",
-        path.display()
-    );
 }

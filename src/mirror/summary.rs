@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::disk::{Data, Files};
+use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
 use crate::format::{Kind, ParseError, parse};
 use crate::fsutil::NotOurs;

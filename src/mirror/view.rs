@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::disk::Data;
+use super::files::Data;
 use super::slot::{Blob, Body, Head, Slot};
 use super::summary::{Held, IdIndex};
 use crate::format::{ParseError, Record, marker_line, parse};

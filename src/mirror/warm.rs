@@ -6,9 +6,8 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
-use super::disk::{self, Found};
+use super::disk::{self, COMPACT_AFTER, Found, foreign};
 use super::merge::{merge, sort_dedupe, unchanged};
-use super::read::{COMPACT_AFTER, foreign};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{self, IdIndex, Role};
 use super::{Mirror, View, random_hex};

@@ -54,7 +54,7 @@ fn in_binary(rel: &str) -> bool {
 
 /// The module path of a file: `src/a/b.rs` and `src/a/b/mod.rs` are `[a, b]`, `src/lib.rs` is
 /// `[]`.
-fn module_path(rel: &str) -> Vec<String> {
+pub(super) fn module_path(rel: &str) -> Vec<String> {
     let inner = rel.strip_prefix("src/").unwrap_or(rel);
     let inner = inner.strip_suffix(".rs").unwrap_or(inner);
     let mut parts: Vec<String> = inner.split('/').map(str::to_string).collect();
@@ -69,7 +69,7 @@ fn module_path(rel: &str) -> Vec<String> {
 
 /// The source without comment lines and without `#[cfg(test)]` items (test code may reach
 /// anywhere; it is not part of the stack).
-fn code_of(source: &str) -> String {
+pub(super) fn code_of(source: &str) -> String {
     let lines: Vec<&str> = source
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
@@ -106,7 +106,7 @@ fn code_of(source: &str) -> String {
     out
 }
 
-fn ident_at(text: &str) -> &str {
+pub(super) fn ident_at(text: &str) -> &str {
     let end = text
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
         .unwrap_or(text.len());
@@ -114,7 +114,7 @@ fn ident_at(text: &str) -> &str {
 }
 
 /// The first segment of each path in a `{a::b, c, d::{e, f}}` group.
-fn group_heads(text: &str) -> Vec<String> {
+pub(super) fn group_heads(text: &str) -> Vec<String> {
     let mut heads = Vec::new();
     let mut depth = 0usize;
     let mut start = true;
@@ -213,13 +213,13 @@ fn reexports(lib: &str) -> BTreeMap<String, String> {
     map
 }
 
-struct Source {
-    rel: String,
-    module: Vec<String>,
-    code: String,
+pub(super) struct Source {
+    pub(super) rel: String,
+    pub(super) module: Vec<String>,
+    pub(super) code: String,
 }
 
-fn sources() -> Vec<Source> {
+pub(super) fn sources() -> Vec<Source> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found: Vec<Source> = common::files_under(&root.join("src"))
         .into_iter()

@@ -1,0 +1,374 @@
+//! Each verb's own flags (clap derive), as typed; `requests.rs` makes them the verbs' requests.
+//! A leaf: the verbs' files use these, and these use nothing of theirs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use forgestate::defaults::PRUNE_KEEP;
+use forgestate::format::Kind;
+
+/// The status a health signal reports when none is given.
+pub const DEFAULT_STATUS: &str = "Active";
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for
+    #[arg(value_name = "SHELL")]
+    pub shell: ShellArg,
+}
+
+/// `completions SHELL`: the shells clap_complete writes scripts for.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShellArg {
+    /// Bash (bash-completion)
+    Bash,
+    /// Zsh (compsys)
+    Zsh,
+    /// Fish
+    Fish,
+    /// PowerShell
+    Powershell,
+    /// Elvish
+    Elvish,
+}
+
+impl From<ShellArg> for clap_complete::Shell {
+    fn from(s: ShellArg) -> clap_complete::Shell {
+        match s {
+            ShellArg::Bash => clap_complete::Shell::Bash,
+            ShellArg::Zsh => clap_complete::Shell::Zsh,
+            ShellArg::Fish => clap_complete::Shell::Fish,
+            ShellArg::Powershell => clap_complete::Shell::PowerShell,
+            ShellArg::Elvish => clap_complete::Shell::Elvish,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write forgestate.1 and a forgestate-VERB.1 page per verb into DIR (created if missing)
+    /// instead of printing the main page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Only agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub session: Option<String>,
+    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
+    #[arg(long, value_name = "DUR")]
+    pub warn_after: Option<String>,
+    /// Stalled after this long without a record, for every agent (e.g. 30m)
+    #[arg(long, value_name = "DUR")]
+    pub stalled_after: Option<String>,
+    /// Exit 1 when any agent is stalled (for cron and alerting)
+    #[arg(long)]
+    pub fail_on_stalled: bool,
+    /// Also write the table into the session issue's body (see `forgestate publish`)
+    #[arg(long)]
+    pub publish: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
+    #[arg(long, value_name = "DUR")]
+    pub warn_after: Option<String>,
+    /// Stalled after this long without a record, for every agent (e.g. 30m)
+    #[arg(long, value_name = "DUR")]
+    pub stalled_after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The directory of the local store to write (created when missing)
+    #[arg(long, value_name = "DIR")]
+    pub to: std::path::PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The directory of the local store to read
+    #[arg(long, value_name = "DIR")]
+    pub from: std::path::PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The session to show
+    #[arg(long)]
+    pub session: String,
+    /// Only records of agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Show the JSON changes (added, removed, changed keys, with paths) between consecutive
+    /// checkpoints of each agent
+    #[arg(long)]
+    pub diff: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The session to fork
+    #[arg(long)]
+    pub session: String,
+    /// The record (its Id:) whose state to fork [default: the session's newest checkpoint]
+    #[arg(long, value_name = "RECORD_ID")]
+    pub at: Option<String>,
+    /// The new session
+    #[arg(long, value_name = "SESSION")]
+    pub new_session: String,
+    /// Fork this agent's checkpoint (needed when several agents checkpoint the session)
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Fork into the new session even though it already has records (its agent then resumes
+    /// from the forked state; the new record's Next: names the record it replaced)
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FlushArgs {
+    /// Flush every outbox on this machine, each to the forge and repository it was spooled for
+    #[arg(long, conflicts_with = "from")]
+    pub all: bool,
+    /// Post the records of this outbox directory to the forge configured now (for records
+    /// spooled under a mistyped URL, owner or repository)
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckpointArgs {
+    /// The agent posting the checkpoint, e.g. implementation-worker
+    #[arg(long)]
+    pub agent: String,
+    /// The session (one run of work) the checkpoint belongs to
+    #[arg(long)]
+    pub session: String,
+    /// The phase just completed, e.g. subtask_3_complete; the resume map turns it into a resume point
+    #[arg(long)]
+    pub phase: String,
+    /// State data as a JSON object, or - to read it from stdin
+    #[arg(long, value_name = "JSON", conflicts_with = "data_file")]
+    pub data: Option<String>,
+    /// Read the state data from a JSON file
+    #[arg(long, value_name = "FILE")]
+    pub data_file: Option<PathBuf>,
+    /// Set one key of the data; VALUE is parsed as JSON when it can be, else taken as a string
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Handoff: the next step, in one line, for whoever picks the work up (a `Next:` line)
+    #[arg(long, value_name = "TEXT")]
+    pub next: Option<String>,
+    /// Handoff: something in the way, in one line (a `Blocker:` line; repeat for several)
+    #[arg(long = "blocker", value_name = "TEXT")]
+    pub blockers: Vec<String>,
+    /// Record the hash of this context file (a `Context-Hash:` line), so that
+    /// `resume --context-file` can tell whether it changed
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub session_flags: Box<SessionFlags>,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    /// The agent signalling, e.g. implementation-orchestrator
+    #[arg(long)]
+    pub agent: String,
+    /// The session the signal belongs to
+    #[arg(long)]
+    pub session: String,
+    /// The agent's status, in one word or a short phrase
+    #[arg(long, default_value = DEFAULT_STATUS)]
+    pub status: String,
+    /// Metrics as a JSON object, or - to read them from stdin
+    #[arg(long, value_name = "JSON")]
+    pub metrics: Option<String>,
+    /// When the next signal is due, in words (e.g. "in 10 iterations")
+    #[arg(long, value_name = "TEXT")]
+    pub next_check: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    /// [CHECKPOINT] records
+    Checkpoint,
+    /// [HEALTH] records
+    Health,
+    /// [END] records
+    End,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Checkpoint => Kind::Checkpoint,
+            KindArg::Health => Kind::Health,
+            KindArg::End => Kind::End,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LatestArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+/// The record filters `latest` and `list` share.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Only records of this agent; a glob such as 'implementation-*' matches several
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Only records of this session; a glob such as 'sess-*' matches several
+    #[arg(long, value_name = "GLOB")]
+    pub session: Option<String>,
+    /// Only this kind of record [default: either]
+    #[arg(long)]
+    pub kind: Option<KindArg>,
+    /// Only checkpoints whose phase matches this glob (e.g. 'subtask_*_complete')
+    #[arg(long, value_name = "GLOB")]
+    pub phase: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The agent resuming, e.g. implementation-worker (its resume map is used)
+    #[arg(long)]
+    pub agent: String,
+    /// The session to resume
+    #[arg(long)]
+    pub session: String,
+    /// Compare this context file with the checkpoint's Context-Hash and report context_drift
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Only records posted at or after TIME: RFC 3339, or an age such as 90m, 24h or 7d
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only the newest N matching records (still printed oldest first)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Also list comments that are not valid, trusted records, with the reason
+    #[arg(long)]
+    pub invalid: bool,
+    /// Read the whole history: every earlier session issue the thread continues (rotated
+    /// away), not only the current one and the records carried from them
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The comment body to parse; - or nothing reads stdin
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+}
+
+/// The flags `checkpoint` takes to continue a session safely.
+#[derive(Debug, Args)]
+pub struct SessionFlags {
+    /// Write-ahead intent: the side effect about to happen (e.g. create_pr); `resume` reports
+    /// it as pending until a later checkpoint confirms it
+    #[arg(long, value_name = "NAME")]
+    pub intent: Option<String>,
+    /// JSON the intent needs to check the world later (e.g. '{"branch": "fix-42"}')
+    #[arg(long, value_name = "JSON", requires = "intent")]
+    pub intent_data: Option<String>,
+    /// Confirm this intent explicitly (any later checkpoint confirms an earlier one anyway)
+    #[arg(long, value_name = "NAME")]
+    pub done: Option<String>,
+    /// Compare-and-set: post only if the newest record of this agent and session is ID
+    /// (resume's latest_id); otherwise post nothing and exit 73
+    #[arg(long, value_name = "ID")]
+    pub if_latest: Option<String>,
+    /// Start from the session's newest checkpoint data and apply --data/--set on top
+    #[arg(long)]
+    pub merge: bool,
+    /// The record this one continues from (its Parent: line), e.g. the latest_id resume
+    /// printed; without it (and without --if-latest) the record names no parent
+    #[arg(long, value_name = "ID")]
+    pub parent: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EndArgs {
+    /// The agent whose session ends
+    #[arg(long)]
+    pub agent: String,
+    /// The session that ends
+    #[arg(long)]
+    pub session: String,
+    /// Why: completed, interrupted, error or user_stop
+    #[arg(long)]
+    pub reason: String,
+    /// A note in words (what was finished, what went wrong)
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The verb to run (e.g. resume); its request is one JSON object on stdin
+    #[arg(value_name = "VERB", required_unless_present = "lines")]
+    pub verb: Option<String>,
+    /// Serve requests, one JSON line each on stdin ({"verb": NAME, "args": {...}}), answering one
+    /// JSON line each on stdout, until stdin ends
+    #[arg(long, conflicts_with = "verb")]
+    pub lines: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Records to keep per agent, session and kind (checkpoints and health signals apart)
+    #[arg(long, value_name = "N", default_value_t = PRUNE_KEEP)]
+    pub keep: usize,
+    /// Only agents matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub agent: Option<String>,
+    /// Only sessions matching this glob
+    #[arg(long, value_name = "GLOB")]
+    pub session: Option<String>,
+    /// Delete them; without it, only print what would be deleted
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeMapArgs {
+    /// The agent whose phase table to print
+    #[arg(long, default_value = "implementation-worker")]
+    pub agent: String,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Pause between polls while records arrive, e.g. 5s, 500ms; it doubles while the thread
+    /// is idle, up to 60s (or DUR, if longer) [default: 5s]
+    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
+    pub interval: Option<Duration>,
+}
