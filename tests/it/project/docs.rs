@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -46,7 +46,7 @@ struct Doc {
     problems: Vec<String>,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
@@ -123,7 +123,7 @@ fn read_doc(path: &Path) -> Doc {
 
 /// Every problem of every document: unclosed fences, headings in code, and relative links to a
 /// missing file or heading.
-fn problems(paths: &[PathBuf]) -> Vec<String> {
+pub(super) fn problems(paths: &[PathBuf]) -> Vec<String> {
     let mut out = Vec::new();
     for path in paths {
         let doc = read_doc(path);

@@ -1,5 +1,7 @@
-//! The project keeps its own promises: the import direction, the docs, the verb table.
+//! The project keeps its own promises: the import direction, the docs, the architecture map,
+//! the verb table.
 
+mod architecture;
 mod docs;
 mod file_cycles;
 mod layering;
