@@ -2,6 +2,41 @@
 //! to keep whole ([`Keep`]), and the incremental read ([`Cursor`], [`Delta`]). Crate-private:
 //! the types are `pub` here so the sealed [`Thread`](super::Thread) may name them, and this
 //! module is private, so nothing outside the crate can.
+//!
+//! Outside the crate these names do not resolve (each block below must fail to compile), while
+//! the public store types do:
+//!
+//! ```
+//! use forgestate::store::{Comment, Listing, Thread};
+//! use forgestate::{Client, ForkQuery, HistoryQuery, ListQuery};
+//! ```
+//! ```compile_fail
+//! use forgestate::store::Cursor;
+//! ```
+//! ```compile_fail
+//! use forgestate::store::Keep;
+//! ```
+//! ```compile_fail
+//! use forgestate::store::Digest;
+//! ```
+//! ```compile_fail
+//! use forgestate::forge::Probe;
+//! ```
+//! ```compile_fail
+//! use forgestate::durable::FlushLock;
+//! ```
+//! ```compile_fail
+//! let _ = forgestate::mirror::BASE_SUFFIX;
+//! ```
+//! ```compile_fail
+//! // The positional, boolean reads gave way to `Client::query(&ListQuery)`.
+//! let _ = forgestate::Client::<forgestate::backend::AnyThread>::list_since;
+//! ```
+//! ```compile_fail
+//! // `Thread` is sealed: only the crate's stores implement it.
+//! struct Mine;
+//! impl forgestate::store::Thread for Mine {}
+//! ```
 
 use std::collections::BTreeSet;
 
