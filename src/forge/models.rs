@@ -215,7 +215,7 @@ pub struct UnreadableComment {
     pub html_url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
-    /// Set when the listing skipped it on purpose (see [`crate::store::Keep`]).
+    /// Set when the listing skipped it on purpose (see the crate's `Keep`).
     pub skipped: Option<crate::store::Skip>,
 }
 

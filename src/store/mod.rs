@@ -67,7 +67,7 @@ pub struct Unreadable {
     pub url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
-    /// Set when the store skipped the comment on purpose, as [`Keep`] asked, without holding
+    /// Set when the store skipped the comment on purpose, as the reader's `Keep` asked, without holding
     /// its body.
     pub skipped: Option<Skip>,
 }
@@ -75,9 +75,9 @@ pub struct Unreadable {
 /// Why a store skipped a comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
-    /// Its author is not one [`Keep`] keeps.
+    /// Its author is not one the reader keeps.
     Untrusted,
-    /// Its body is longer than [`Keep::max_body`].
+    /// Its body is longer than the reader's size limit.
     TooLarge {
         /// The body's length, in bytes.
         len: usize,

@@ -100,7 +100,10 @@ fn rings(sources: &[Source]) -> Vec<String> {
 #[test]
 fn sibling_files_import_each_other_in_one_direction() {
     let found = rings(&sources());
-    let new: Vec<&String> = found.iter().filter(|r| !KNOWN.contains(&r.as_str())).collect();
+    let new: Vec<&String> = found
+        .iter()
+        .filter(|r| !KNOWN.contains(&r.as_str()))
+        .collect();
     assert!(
         new.is_empty(),
         "these files of one directory import each other (move what they share into a file that \
