@@ -12,4 +12,5 @@ mod json_errors;
 mod local_store;
 mod progress;
 mod render;
+mod select;
 mod supervise;
