@@ -39,7 +39,7 @@ pub fn print_doc(body: ErrorBody) {
 /// never follows a post.
 fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
     cli.json = cli.json_fields.is_some() || cli.jq.is_some();
-    let mut selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref());
+    let mut selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref())?;
     let spec = verb.and_then(|verb| {
         forgestate::verbs::table()
             .into_iter()

@@ -22,25 +22,33 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`.
-    pub fn new(json: Option<&str>, jq: Option<&str>) -> Selection {
-        // Each field once, in the order first given; no field at all (`--json=,`) is `--json`.
-        let fields = json
-            .map(|f| {
+    /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`. Each field is kept
+    /// once, in the order first given; a list that names no field (`--json=,`) is refused with
+    /// the usage error's message, rather than read as `--json` or printed as `{}`.
+    pub fn new(json: Option<&str>, jq: Option<&str>) -> Result<Selection, String> {
+        let fields = match json.filter(|f| !f.is_empty()) {
+            None => None,
+            Some(f) => {
                 let mut fields: Vec<String> = Vec::new();
                 for s in f.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                     if !fields.iter().any(|k| k == s) {
                         fields.push(s.to_string());
                     }
                 }
-                fields
-            })
-            .filter(|f| !f.is_empty());
-        Selection {
+                if fields.is_empty() {
+                    return Err(format!(
+                        "--json={f} names no field; name the answer's top-level fields, \
+                         comma-separated (--json=phase,data), or pass --json alone for the whole answer"
+                    ));
+                }
+                Some(fields)
+            }
+        };
+        Ok(Selection {
             fields,
             jq: jq.map(str::to_string),
             writes: false,
-        }
+        })
     }
 
     fn is_all(&self) -> bool {
@@ -316,17 +324,26 @@ mod tests {
 
     #[test]
     fn the_selection_reads_the_flags() {
-        assert_eq!(Selection::new(Some(""), None), Selection::default());
-        assert_eq!(Selection::new(Some(","), None), Selection::default());
+        let new = |json, jq| Selection::new(json, jq).unwrap();
+        assert_eq!(new(Some(""), None), Selection::default());
         assert_eq!(
-            Selection::new(Some("data,data, phase"), None).fields,
+            new(Some("data,data, phase"), None).fields,
             Some(vec!["data".to_string(), "phase".to_string()])
         );
-        assert!(Selection::new(Some(""), None).is_all());
+        assert!(new(Some(""), None).is_all());
         assert_eq!(
-            Selection::new(Some("agent, phase"), Some(".x")).fields,
+            new(Some("agent, phase"), Some(".x")).fields,
             Some(vec!["agent".to_string(), "phase".to_string()])
         );
+    }
+
+    #[test]
+    fn a_field_list_naming_no_field_is_refused() {
+        for list in [",", " , ", ",,"] {
+            let err = Selection::new(Some(list), None).unwrap_err();
+            assert!(err.contains("names no field"), "{list:?}: {err}");
+            assert!(err.contains("--json alone"), "{err}");
+        }
     }
 
     #[test]

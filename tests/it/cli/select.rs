@@ -1,5 +1,6 @@
-//! `--json=FIELDS` and `--jq` (issue #29, hole 4): a failing expression after a write never
-//! reads as the write's failure, and jaq can neither panic the binary nor pick its exit code.
+//! `--json=FIELDS` and `--jq` (issue #29, holes 4 and 9): a failing expression after a write
+//! never reads as the write's failure, jaq can neither panic the binary nor pick its exit code,
+//! and a field list is deduplicated and never empty.
 
 use crate::{common, fake_forge};
 use std::path::Path;
@@ -107,4 +108,36 @@ fn a_failing_jq_on_a_read_is_a_usage_error_whatever_jaq_does() {
     let out = b.run(&args(&["list", "--jq", ".records[].agent, halt, 1"]));
     assert_eq!(out.status.code(), Some(0), "halt stops: {}", stderr(&out));
     assert_eq!(stdout(&out), "w\n");
+}
+
+#[test]
+fn json_fields_are_printed_once_and_an_empty_list_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = local(dir.path());
+    let out = b.line("checkpoint --agent w --session s --phase p --json=posted,posted,id");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("\"posted\"").count(), 1, "{text}");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["id", "posted"], "{text}");
+
+    for list in ["--json=,", "--json=,,", "--json= , "] {
+        let out = b.run(&args(&[
+            "checkpoint",
+            "--agent",
+            "w",
+            "--session",
+            "s",
+            "--phase",
+            "q",
+            list,
+        ]));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(64), "{list}: {err}");
+        assert!(err.contains("names no field"), "{list}: {err}");
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["error"]["code"], 64, "{list}: {doc}");
+    }
+    assert_eq!(records(&b), 1, "nothing posted after a refused list");
 }
