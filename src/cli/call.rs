@@ -29,7 +29,7 @@ use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
 use crate::face::scrub::scrub_notes;
-use crate::face::{EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
+use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -71,12 +71,17 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
             &format!("cannot read the request on stdin (one JSON object, UTF-8): {e}"),
         )),
         Ok(_) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
-        Ok(_) => serde_json::from_str::<Value>(&text).map_err(|e| {
-            usage(&format!(
-                "the request on stdin is not JSON ({e}); send the arguments of {verb} as one \
-                 JSON object, e.g. {{\"agent\": \"worker\", \"session\": \"s1\"}}"
-            ))
-        }),
+        Ok(_) => serde_json::from_str::<Value>(&text)
+            .map_err(|e| {
+                usage(&format!(
+                    "the request on stdin is not JSON ({e}); send the arguments of {verb} as one \
+                     JSON object, e.g. {{\"agent\": \"worker\", \"session\": \"s1\"}}"
+                ))
+            })
+            .and_then(|args| match verbs::input::repeated_key(&text) {
+                Some(r) => Err(ErrorBody::new(EX_DATAERR, &r.describe("the request"))),
+                None => Ok(args),
+            }),
     };
     let reply = match args {
         Ok(args) => run(cli, &open(cli), verb, args).await,
@@ -207,6 +212,13 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
         ));
     };
     let id = map.remove("id");
+    if let Some(r) = std::str::from_utf8(line)
+        .ok()
+        .and_then(verbs::input::repeated_key)
+    {
+        let body = ErrorBody::new(EX_DATAERR, &r.describe("the request line"));
+        return Err((id, body));
+    }
     let fail = |message: String| Err((id.clone(), usage(&message)));
     if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "verb" | "args")) {
         return fail(format!(

@@ -39,17 +39,19 @@ pub fn print_doc(body: ErrorBody) {
 /// never follows a post.
 fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
     cli.json = cli.json_fields.is_some() || cli.jq.is_some();
-    let selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref());
-    if let (Some(fields), Some(verb)) = (&selection.fields, verb) {
-        let spec = forgestate::verbs::table()
+    let mut selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref())?;
+    let spec = verb.and_then(|verb| {
+        forgestate::verbs::table()
             .into_iter()
-            .find(|s| s.name == verb);
-        if let Some(spec) = spec {
-            let schema = (spec.answer)();
-            if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
-                let valid: Vec<String> = props.keys().cloned().collect();
-                output::check_fields(fields, &valid)?;
-            }
+            .find(|s| s.name == verb)
+    });
+    // `call` runs any verb, writing ones included.
+    selection.writes = spec.map_or(verb == Some("call"), |s| !s.read_only);
+    if let (Some(fields), Some(spec)) = (&selection.fields, spec) {
+        let schema = (spec.answer)();
+        if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+            let valid: Vec<String> = props.keys().cloned().collect();
+            output::check_fields(fields, &valid)?;
         }
     }
     output::set_selection(selection);

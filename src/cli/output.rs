@@ -31,12 +31,25 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// `structuredContent` is the same answer as a `serde_json::Value`, whose keys are sorted.
 ///
 /// With `--json=FIELDS` or `--jq`, only the selected part is printed (`select.rs`); a field the
-/// answer lacks or a failing expression prints nothing and is kept for [`select_failed`].
+/// answer lacks or a failing expression prints nothing and is kept for [`select_failed`] (a
+/// usage error), except after a verb that may have changed something: its changes stand, so
+/// the failure is a warning and the whole answer is printed (the saved record's id with it).
 pub fn json<T: Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     match select::apply(&text) {
         Ok(text) => {
+            PRINTED.store(true, Ordering::Relaxed);
+            out(&text);
+        }
+        Err(message) if select::writes() => {
+            leveled(
+                "warning",
+                &format!(
+                    "{message}; the command's changes stand (do not run it again), so the whole \
+                 answer is printed instead"
+                ),
+            );
             PRINTED.store(true, Ordering::Relaxed);
             out(&text);
         }

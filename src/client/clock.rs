@@ -16,7 +16,8 @@ static WARNED: AtomicBool = AtomicBool::new(false);
 
 impl<T: Thread> Client<T> {
     /// The clock for ages over `scan`: the store's, moved up to its newest comment time when
-    /// that runs ahead (see [`crate::report::clock`]). The first time in a process the clocks
+    /// that runs ahead, or back to this machine's when the store's `Date` alone runs ahead
+    /// (see [`crate::report::clock`]). The first time in a process the clocks
     /// disagree, the warning joins `scan`'s warnings (and the log).
     pub fn clock(&self, scan: &mut Scan) -> Clock {
         let newest = scan
@@ -25,11 +26,13 @@ impl<T: Thread> Client<T> {
             .filter(|e| e.comment.id.is_some())
             .map(|e| e.comment.created_at.max(e.comment.updated_at))
             .max();
-        let clock = consistent(self.thread_raw().now(), newest);
+        let clock = consistent(self.thread_raw().now(), chrono::Utc::now(), newest);
+        // The warning is the answer's (the CLI prints it); logged only at debug, so that it is
+        // not said twice on stderr.
         if let Some(warning) = clock.warning()
             && !WARNED.swap(true, Ordering::Relaxed)
         {
-            tracing::warn!("{warning}");
+            tracing::debug!("{warning}");
             scan.warnings.push(warning);
         }
         clock

@@ -238,8 +238,10 @@ fn clock_check(p: &Probe) -> Check {
         Some(Ok(Some(issue))) => Some(issue.updated_at),
         _ => None,
     };
-    let date_now = Utc::now() - lag;
-    if let Some(ahead) = crate::report::clock::consistent(date_now, stamped).ahead {
+    let local = Utc::now();
+    let date_now = local - lag;
+    let clock = crate::report::clock::consistent(date_now, local, stamped);
+    if let Some(ahead) = clock.ahead {
         return Check::new(
             "clock",
             Status::Warn,
@@ -252,6 +254,22 @@ fn clock_check(p: &Probe) -> Check {
         .fix(
             "fix the clock of the forge or of the proxy in front of it (the one that sends \
              Date); until then forgestate measures ages from the forge's newest comment time",
+        );
+    }
+    if let Some(ahead) = clock.date_ahead {
+        return Check::new(
+            "clock",
+            Status::Warn,
+            format!(
+                "the forge's Date header runs {} ahead of this machine's clock, and no time it \
+                 stamped on the session issue bears that out",
+                crate::report::clock::span(ahead)
+            ),
+        )
+        .fix(
+            "sync this machine's clock (NTP) if it is the one behind; otherwise fix the clock \
+             of the proxy in front of the forge (the one that sends Date). Until a comment \
+             shows which, forgestate measures ages on this machine's clock",
         );
     }
     let secs = lag.num_seconds();

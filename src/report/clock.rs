@@ -1,11 +1,19 @@
-//! One consistent clock for ages, when the forge's two clocks disagree. Pure.
+//! One consistent clock for ages, when the forge's clocks disagree. Pure.
 //!
 //! A forge reports two times: its `Date` header (what `Thread::now` follows) and the times it
 //! stamps on comments and issues (its database's clock). A proxy in front of it, or a server
-//! whose `Date` is set otherwise, can make the two disagree: records then come "from the
-//! future", ages go negative, and an agent silent for hours reads "alive". The forge's own
-//! comment times are what ages are measured from, so when they run ahead of `Date`, `now` is
-//! moved up to the newest of them: ages are never negative, and a silent agent ages.
+//! whose `Date` is set otherwise, can make the two disagree. Ages are measured from the forge's
+//! own comment times, so the clock they are measured on must agree with those:
+//!
+//! - comment times running ahead of `Date` (records "from the future", ages negative, a silent
+//!   agent reading "alive"): `now` is moved up to the newest of them;
+//! - `Date` running ahead of this machine's clock while no comment time does (every agent would
+//!   read stalled by the difference): the stamps agree with this machine, not with `Date`, so
+//!   `now` is this machine's clock (or the newest stamp, when later). When the forge's clock and
+//!   `Date` really are ahead of this machine, a comment posted since shows it (its time runs
+//!   ahead of this machine's too), and `Date` is kept.
+//!
+//! Either way the answer says so, once.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -21,29 +29,68 @@ pub struct Clock {
     /// How far the store's own times ran ahead of its `Date` clock, when they did by more than
     /// the tolerance: `now` was moved up by this much.
     pub ahead: Option<Duration>,
+    /// How far the `Date` clock ran ahead of this machine's and of every time the store
+    /// stamped, when it did by more than the tolerance: `now` was moved back by this much (to
+    /// this machine's clock, or the newest stamp).
+    pub date_ahead: Option<Duration>,
 }
 
-/// `now` as the store's clock says (`Thread::now`), checked against the newest time the store
-/// stamped on anything (a comment's `created_at`/`updated_at`, an issue's `updated_at`).
-pub fn consistent(now: DateTime<Utc>, newest: Option<DateTime<Utc>>) -> Clock {
+/// `now` as the store's clock says (`Thread::now`), checked against this machine's clock
+/// (`local`) and the newest time the store stamped on anything (a comment's
+/// `created_at`/`updated_at`, an issue's `updated_at`).
+pub fn consistent(
+    now: DateTime<Utc>,
+    local: DateTime<Utc>,
+    newest: Option<DateTime<Utc>>,
+) -> Clock {
+    let tolerance = Duration::seconds(FUTURE_TOLERANCE_SECS);
     match newest {
-        Some(t) if t - now > Duration::seconds(FUTURE_TOLERANCE_SECS) => Clock {
-            now: t,
-            ahead: Some(t - now),
-        },
-        _ => Clock { now, ahead: None },
+        Some(t) if t - now > tolerance => {
+            return Clock {
+                now: t,
+                ahead: Some(t - now),
+                date_ahead: None,
+            };
+        }
+        _ => {}
+    }
+    // `Date` ahead of this machine: believed only when a stamp bears it out.
+    let stamps_ahead_of_local = newest.is_some_and(|t| t - local > tolerance);
+    if now - local > tolerance && !stamps_ahead_of_local {
+        let moved = newest.map_or(local, |t| t.max(local));
+        return Clock {
+            now: moved,
+            ahead: None,
+            date_ahead: Some(now - moved),
+        };
+    }
+    Clock {
+        now,
+        ahead: None,
+        date_ahead: None,
     }
 }
 
 impl Clock {
     /// The warning to give when the clocks disagreed.
     pub fn warning(&self) -> Option<String> {
-        let ahead = self.ahead?;
+        if let Some(ahead) = self.ahead {
+            return Some(format!(
+                "the forge's clock (its Date header) runs {} behind the times it stamps on \
+                 comments (records from the future: a proxy in front of it with another \
+                 clock?); ages are measured from its newest comment time instead. Fix the clock \
+                 of the server or proxy that sends Date; this machine's clock is not the one at \
+                 fault",
+                span(ahead)
+            ));
+        }
+        let ahead = self.date_ahead?;
         Some(format!(
-            "the forge's clock (its Date header) runs {} behind the times it stamps on comments \
-             (records from the future: a proxy in front of it with another clock?); ages are \
-             measured from its newest comment time instead. Fix the clock of the server or \
-             proxy that sends Date; this machine's clock is not the one at fault",
+            "the forge's clock (its Date header) runs {} ahead of this machine's clock and of \
+             every time it stamps on comments (a proxy in front of it with another clock?); \
+             ages are measured on this machine's clock instead, so agents are not all read as \
+             stalled. Fix the clock of the server or proxy that sends Date, or, if this \
+             machine's clock is the one behind, sync it (NTP)",
             span(ahead)
         ))
     }
@@ -67,16 +114,53 @@ mod tests {
     #[test]
     fn a_time_from_the_future_moves_now_up_and_a_small_skew_does_not() {
         let now = Utc::now();
-        let c = consistent(now, Some(now + Duration::hours(2)));
+        let c = consistent(now, now, Some(now + Duration::hours(2)));
         assert_eq!(c.now, now + Duration::hours(2));
         assert_eq!(c.ahead, Some(Duration::hours(2)));
         assert!(c.warning().unwrap().contains("2h behind"));
+        let calm = |now| Clock {
+            now,
+            ahead: None,
+            date_ahead: None,
+        };
         for newest in [
             None,
             Some(now - Duration::hours(1)),
             Some(now + Duration::seconds(30)),
         ] {
-            assert_eq!(consistent(now, newest), Clock { now, ahead: None });
+            assert_eq!(consistent(now, now, newest), calm(now));
         }
+        // The forge's clock and Date both behind this machine: Date is kept.
+        let behind = now - Duration::hours(2);
+        assert_eq!(
+            consistent(behind, now, Some(behind - Duration::minutes(5))),
+            calm(behind)
+        );
+    }
+
+    #[test]
+    fn a_date_ahead_of_this_machine_and_of_every_stamp_is_not_believed() {
+        let local = Utc::now();
+        let date = local + Duration::hours(2);
+        let posted = local - Duration::seconds(10);
+        let c = consistent(date, local, Some(posted));
+        assert_eq!(c.now, local, "ages on this machine's clock");
+        assert_eq!(c.date_ahead, Some(Duration::hours(2)));
+        assert_eq!(c.ahead, None);
+        let w = c.warning().unwrap();
+        assert!(w.contains("2h ahead of this machine's clock"), "{w}");
+        let quiet = consistent(date, local, None);
+        assert_eq!(
+            (quiet.now, quiet.date_ahead),
+            (local, Some(Duration::hours(2)))
+        );
+        // A stamp that runs ahead of this machine bears Date out: this machine is behind.
+        let fresh = date - Duration::seconds(20);
+        let c = consistent(date, local, Some(fresh));
+        assert_eq!((c.now, c.ahead, c.date_ahead), (date, None, None));
+        assert_eq!(c.warning(), None);
+        // Date a little ahead (whole seconds, latency) is noise.
+        let c = consistent(local + Duration::seconds(30), local, Some(posted));
+        assert_eq!(c.date_ahead, None);
     }
 }

@@ -11,6 +11,9 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::format::parse_time;
 
+mod unique;
+pub use unique::{Repeated, repeated_key};
+
 /// A JSON object argument. Some clients send nested objects as JSON text: a string is parsed.
 pub fn object_or_text(what: &str, value: Value) -> Result<Map<String, Value>> {
     match value {
@@ -19,10 +22,14 @@ pub fn object_or_text(what: &str, value: Value) -> Result<Map<String, Value>> {
     }
 }
 
-/// A JSON object given as text.
+/// A JSON object given as text. A key given twice in one object is refused: serde_json would
+/// keep one of the values without a word.
 pub fn json_object(what: &str, text: &str) -> Result<Map<String, Value>> {
     match serde_json::from_str::<Value>(text) {
-        Ok(value) => object(what, value),
+        Ok(value) => match repeated_key(text) {
+            Some(repeated) => Err(Error::invalid(repeated.describe(what))),
+            None => object(what, value),
+        },
         Err(e) => Err(Error::invalid(format!(
             "{what} is not valid JSON (it must be a JSON object, or the JSON text of one): {e}"
         ))),

@@ -16,27 +16,39 @@ pub struct Selection {
     pub fields: Option<Vec<String>>,
     /// `--jq EXPR`.
     pub jq: Option<String>,
+    /// The verb may change something (a record posted, the outbox flushed): a failing `--jq`
+    /// must then not read as the command's failure, since its changes stand.
+    pub writes: bool,
 }
 
 impl Selection {
-    /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`.
-    pub fn new(json: Option<&str>, jq: Option<&str>) -> Selection {
-        // Each field once, in the order first given; no field at all (`--json=,`) is `--json`.
-        let fields = json
-            .map(|f| {
+    /// From `--json[=FIELDS]` (`Some("")` for `--json` alone) and `--jq`. Each field is kept
+    /// once, in the order first given; a list that names no field (`--json=,`) is refused with
+    /// the usage error's message, rather than read as `--json` or printed as `{}`.
+    pub fn new(json: Option<&str>, jq: Option<&str>) -> Result<Selection, String> {
+        let fields = match json.filter(|f| !f.is_empty()) {
+            None => None,
+            Some(f) => {
                 let mut fields: Vec<String> = Vec::new();
                 for s in f.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                     if !fields.iter().any(|k| k == s) {
                         fields.push(s.to_string());
                     }
                 }
-                fields
-            })
-            .filter(|f| !f.is_empty());
-        Selection {
+                if fields.is_empty() {
+                    return Err(format!(
+                        "--json={f} names no field; name the answer's top-level fields, \
+                         comma-separated (--json=phase,data), or pass --json alone for the whole answer"
+                    ));
+                }
+                Some(fields)
+            }
+        };
+        Ok(Selection {
             fields,
             jq: jq.map(str::to_string),
-        }
+            writes: false,
+        })
     }
 
     fn is_all(&self) -> bool {
@@ -49,6 +61,11 @@ static SELECTION: OnceLock<Selection> = OnceLock::new();
 /// Sets the selection once, at start-up.
 pub fn set(selection: Selection) {
     let _ = SELECTION.set(selection);
+}
+
+/// Whether the selection is for a verb that may change something ([`Selection::writes`]).
+pub fn writes() -> bool {
+    SELECTION.get().is_some_and(|s| s.writes)
 }
 
 /// The fields asked for that `valid` lacks: the usage error naming the valid ones, or `Ok`.
@@ -129,10 +146,28 @@ def @tsv:
   else error("@tsv: the input must be an array, not \(type); try [.a, .b] | @tsv") end;
 "#;
 
-/// Runs `expr` over the JSON `text` with jaq (jq's standard library included).
+/// Runs `expr` over the JSON `text` with jaq (jq's standard library included). A panic inside
+/// jaq (`import "x" as $x; $x` unwraps a module nobody loaded) is caught and reported as the
+/// expression's failure, its default "thread panicked" lines kept off stderr.
 fn jq(expr: &str, text: &str) -> Result<String, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_jq(expr, text)));
+    std::panic::set_hook(hook);
+    ran.unwrap_or_else(|_| {
+        Err(format!(
+            "--jq {expr:?} is not an expression jaq can run (it failed inside jaq; \
+             modules and `import` are not supported)"
+        ))
+    })
+}
+
+/// [`jq`]'s work. `halt` stops the output, as in jq; `halt_error` (or `halt(N)` for N other
+/// than 0) is the expression's failure, never the process's exit code: jaq's `unwrap_valr`
+/// would exit the process (with 5, say), outside the documented exit codes.
+fn run_jq(expr: &str, text: &str) -> Result<String, String> {
     use jaq_core::load::{Arena, File, Loader};
-    use jaq_core::{Compiler, Ctx, Vars, data, unwrap_valr};
+    use jaq_core::{Compiler, Ctx, Vars, data};
     use jaq_json::Val;
 
     let input = jaq_json::read::parse_single(text.as_bytes())
@@ -162,7 +197,23 @@ fn jq(expr: &str, text: &str) -> Result<String, String> {
         .map_err(|_| bad("compile (an unknown function or variable?)"))?;
     let ctx = Ctx::<data::JustLut<Val>>::new(&filter.lut, Vars::new([]));
     let mut lines = Vec::new();
-    for value in filter.id.run((ctx, input)).map(unwrap_valr) {
+    for value in filter.id.run((ctx, input)) {
+        let value = match value {
+            Ok(v) => Ok(v),
+            Err(exn) => match exn.get_err() {
+                Ok(e) => Err(e),
+                Err(exn) => match exn.get_halt() {
+                    Ok(0) => break,
+                    Ok(code) => {
+                        return Err(format!(
+                            "--jq {expr:?} halted with code {code} (halt_error); \
+                             forgestate's exit codes are its own"
+                        ));
+                    }
+                    Err(_) => return Err(format!("--jq {expr:?} stopped inside jaq")),
+                },
+            },
+        };
         match value {
             Ok(Val::TStr(s)) => lines.push(String::from_utf8_lossy(&s).into_owned()),
             Ok(v) => lines.push(v.to_string()),
@@ -273,16 +324,45 @@ mod tests {
 
     #[test]
     fn the_selection_reads_the_flags() {
-        assert_eq!(Selection::new(Some(""), None), Selection::default());
-        assert_eq!(Selection::new(Some(","), None), Selection::default());
+        let new = |json, jq| Selection::new(json, jq).unwrap();
+        assert_eq!(new(Some(""), None), Selection::default());
         assert_eq!(
-            Selection::new(Some("data,data, phase"), None).fields,
+            new(Some("data,data, phase"), None).fields,
             Some(vec!["data".to_string(), "phase".to_string()])
         );
-        assert!(Selection::new(Some(""), None).is_all());
+        assert!(new(Some(""), None).is_all());
         assert_eq!(
-            Selection::new(Some("agent, phase"), Some(".x")).fields,
+            new(Some("agent, phase"), Some(".x")).fields,
             Some(vec!["agent".to_string(), "phase".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_field_list_naming_no_field_is_refused() {
+        for list in [",", " , ", ",,"] {
+            let err = Selection::new(Some(list), None).unwrap_err();
+            assert!(err.contains("names no field"), "{list:?}: {err}");
+            assert!(err.contains("--json alone"), "{err}");
+        }
+    }
+
+    #[test]
+    fn halt_error_and_a_panic_in_jaq_are_failures_of_the_expression() {
+        let err = jq("halt_error", ANSWER).unwrap_err();
+        assert!(err.contains("halted with code 5"), "{err}");
+        assert!(jq("halt_error(1)", ANSWER).unwrap_err().contains("code 1"));
+        assert_eq!(
+            jq("1, halt, 2", ANSWER).unwrap(),
+            "1",
+            "halt stops, as in jq"
+        );
+        // jaq 3 unwraps a module it never loaded: a panic, caught.
+        let err = jq("import \"x\" as $x; $x", ANSWER).unwrap_err();
+        assert!(err.contains("not an expression jaq can run"), "{err}");
+        assert_eq!(
+            jq(".offline", ANSWER).unwrap(),
+            "false",
+            "jaq still runs after"
         );
     }
 }

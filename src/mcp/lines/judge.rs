@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's invalid request.
 pub(super) const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC's invalid params: the method exists, its params do not fit it.
+const INVALID_PARAMS: i64 = -32602;
 /// The deepest an argument may nest and still be handed to rmcp as JSON: the message, `params`
 /// and `arguments` are three more levels, and serde_json stops at 128.
 const ARGUMENT_DEPTH: usize = 124;
@@ -92,6 +94,12 @@ fn shape(message: Value, text: &str) -> Verdict {
         Some(Value::String(_)) if id == Some(Value::Null) => {
             invalid("`id` must be a string or a number in a request (MCP)")
         }
+        Some(Value::String(method)) if id.is_some() => {
+            match bad_arguments(method, &message, text) {
+                Some(why) => Verdict::Answer(error(shown_id, INVALID_PARAMS, &why)),
+                None => Verdict::Forward(text.as_bytes().to_vec()),
+            }
+        }
         Some(Value::String(_)) => Verdict::Forward(text.as_bytes().to_vec()),
         Some(_) => invalid("`method` must be a string"),
         None if id.is_some() && (map.contains_key("result") || map.contains_key("error")) => {
@@ -99,6 +107,38 @@ fn shape(message: Value, text: &str) -> Verdict {
         }
         None => invalid("no `method` (nor a `result` or `error` answering a request)"),
     }
+}
+
+/// Why a `tools/call` or `prompts/get` request's `arguments` cannot be taken, if they cannot:
+/// not an object (rmcp would answer -32601, "method not found", for a method that exists), or
+/// a key given twice in one object inside them (serde_json would keep one value, silently).
+fn bad_arguments(method: &str, message: &Value, text: &str) -> Option<String> {
+    if !matches!(method, "tools/call" | "prompts/get") {
+        return None;
+    }
+    let arguments = message.get("params").and_then(|p| p.get("arguments"));
+    if let Some(other) = arguments.filter(|a| !a.is_object() && !a.is_null()) {
+        let kind = match other {
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            _ => "a boolean",
+        };
+        return Some(format!(
+            "Invalid params: `arguments` must be an object, each argument by its name \
+             ({{\"agent\": \"w\", ...}}), not {kind}"
+        ));
+    }
+    let repeated = forgestate::verbs::input::repeated_key(text)?;
+    let place = repeated
+        .at
+        .strip_prefix("params.arguments")
+        .filter(|rest| rest.is_empty() || rest.starts_with('.'))?;
+    let inside = forgestate::verbs::input::Repeated {
+        key: repeated.key,
+        at: place.trim_start_matches('.').to_string(),
+    };
+    Some(format!("Invalid params: {}", inside.describe("arguments")))
 }
 
 /// A message nested past what serde_json parses whole.
@@ -144,6 +184,17 @@ fn deep(text: &str) -> Verdict {
     };
     let mut arguments = serde_json::Map::new();
     for (key, raw) in call.arguments {
+        if let Some(repeated) = forgestate::verbs::input::repeated_key(raw.get()) {
+            let inside = forgestate::verbs::input::Repeated {
+                at: match repeated.at.is_empty() || repeated.at.starts_with('[') {
+                    true => format!("{key}{}", repeated.at),
+                    false => format!("{key}.{}", repeated.at),
+                },
+                ..repeated
+            };
+            let why = format!("Invalid params: {}", inside.describe("arguments"));
+            return Verdict::Answer(error(id, INVALID_PARAMS, &why));
+        }
         let value = match depth(raw.get().as_bytes()) > ARGUMENT_DEPTH {
             // The verb parses it as the CLI parses `--data`, with the same limit.
             true => Value::String(raw.get().to_string()),
@@ -318,6 +369,81 @@ mod tests {
         assert_eq!(message["params"]["arguments"]["data"], Value::String(data));
         assert_eq!(message["params"]["arguments"]["agent"], "w");
         assert_eq!(message["id"], 3);
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_invalid_params() {
+        for args in ["[1,2]", "\"x\"", "3", "true"] {
+            for method in ["tools/call", "prompts/get"] {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{"name":"list","arguments":{args}}}}}"#
+                );
+                let a = answer(&line);
+                assert_eq!(a["error"]["code"], -32602, "{line}: {a}");
+                assert_eq!(a["id"], 4);
+                let message = a["error"]["message"].as_str().unwrap();
+                assert!(
+                    message.contains("`arguments` must be an object"),
+                    "{message}"
+                );
+            }
+        }
+        let null = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list","arguments":null}}"#;
+        assert!(matches!(judge(null.as_bytes()), Verdict::Forward(_)));
+    }
+
+    #[test]
+    fn a_key_given_twice_in_the_arguments_is_invalid_params() {
+        let call = |args: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"checkpoint","arguments":{args}}}}}"#
+            )
+        };
+        let a = answer(&call(r#"{"agent":"w","data":{"n":1,"n":2}}"#));
+        assert_eq!(a["error"]["code"], -32602, "{a}");
+        let message = a["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Invalid params: arguments has the key \"n\" twice (in data);"),
+            "{message}"
+        );
+        let a = answer(&call(r#"{"data":{"x":[{"k":1,"k":1}]}}"#));
+        let message = a["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the key \"k\" twice (in data.x[0])"),
+            "{message}"
+        );
+        let a = answer(&call(r#"{"agent":"w","agent":"v"}"#));
+        let message = a["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Invalid params: arguments has the key \"agent\" twice;"),
+            "{message}"
+        );
+        let a = answer(&call(r#"{"metrics":{"m":1,"m":2}}"#));
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("(in metrics)"),
+            "{a}"
+        );
+        // The same key in sibling objects is no repeat.
+        let fine = call(r#"{"data":{"a":{"n":1},"b":{"n":2}}}"#);
+        assert!(matches!(judge(fine.as_bytes()), Verdict::Forward(_)));
+        // Deep arguments, handed on as text, are checked too.
+        let data = format!(
+            "{{\"n\":1,\"n\":2,\"d\":{}1{}}}",
+            "[".repeat(126),
+            "]".repeat(126)
+        );
+        let a = answer(&call(&format!(r#"{{"data":{data}}}"#)));
+        assert_eq!(a["error"]["code"], -32602, "{a}");
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("\"n\" twice (in data)"),
+            "{a}"
+        );
     }
 
     #[test]

@@ -12,4 +12,6 @@ mod json_errors;
 mod local_store;
 mod progress;
 mod render;
+mod repeated_keys;
+mod select;
 mod supervise;

@@ -133,3 +133,67 @@ async fn doctor_blames_the_date_header_not_this_machine() {
     assert!(said.contains("Date header"), "{said}");
     assert!(!said.contains("this machine is 7"), "{said}");
 }
+
+/// `status` through the binary over a forge whose `Date` is `date_offset` seconds off its own
+/// times: the document and stderr.
+fn status_with_date_off(
+    fake: &FakeForge,
+    dir: &std::path::Path,
+    date_offset: i64,
+) -> (Value, String) {
+    fake.state().date_offset = date_offset;
+    let out = Bin::new(dir)
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .run(&words("status --json"));
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
+    (doc, stderr(&out))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_date_header_ahead_of_the_forges_times_does_not_mark_every_agent_stalled() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = client(&fake, dir.path());
+    save(&c, "a").await;
+    save(&c, "b").await;
+    // A proxy stamps Date two hours ahead of the forge's (and this machine's) clock.
+    let (doc, err) = status_with_date_off(&fake, dir.path(), TWO_HOURS);
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{doc}");
+    for row in rows {
+        assert!(row["age_secs"].as_i64().unwrap() < 120, "{row}");
+        assert_eq!(row["verdict"], "alive", "{row}");
+    }
+    let warned: Vec<&Value> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w.as_str().unwrap_or("").contains("Date header"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{doc}");
+    let w = warned[0].as_str().unwrap();
+    assert!(w.contains("ahead of this machine's clock"), "{w}");
+    assert_eq!(
+        err.matches("Date header").count(),
+        1,
+        "said once on stderr: {err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_date_behind_warning_is_said_once() {
+    let fake = FakeForge::start().await;
+    session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    save(&client(&fake, dir.path()), "w").await;
+    let (doc, err) = status_with_date_off(&fake, dir.path(), -TWO_HOURS);
+    let warned = doc["warnings"].to_string().matches("Date header").count();
+    assert_eq!(warned, 1, "{doc}");
+    assert_eq!(
+        err.matches("Date header").count(),
+        1,
+        "said once on stderr: {err}"
+    );
+}

@@ -187,9 +187,9 @@ fn a_line_over_16_mib_is_answered_and_the_server_stays_up() {
 
 /// A buggy client's requests: `params` that is not an object (or an `id` the server must echo)
 /// and a `tools/call` whose `arguments` is not one each get an error answer naming their id,
-/// never silence, and the server goes on answering. (For the arguments, rmcp's request decoding
-/// fails before our handler runs and it answers -32601, where -32602 would be exact; that is
-/// upstream's to change.)
+/// never silence, and the server goes on answering. Arguments that are not an object are
+/// invalid params (-32602), answered by the line gate: rmcp's own decoding would answer
+/// -32601, "method not found", for a method that exists.
 #[test]
 fn requests_whose_params_or_arguments_are_not_objects_are_answered_with_their_id() {
     let lines: Vec<Vec<u8>> = [
@@ -210,10 +210,15 @@ fn requests_whose_params_or_arguments_are_not_objects_are_answered_with_their_id
             "request {id} got no error answer naming it: {answers:?}"
         );
     }
-    let code = by_id(&answers, 2.into())["error"]["code"].as_i64();
+    let bad = by_id(&answers, 2.into());
+    assert_eq!(
+        bad["error"]["code"], -32602,
+        "arguments [1,2] to list: {bad}"
+    );
+    let message = bad["error"]["message"].as_str().unwrap_or("");
     assert!(
-        matches!(code, Some(-32602 | -32601)),
-        "arguments [1,2] to list: {answers:?}"
+        message.contains("`arguments` must be an object"),
+        "{message}"
     );
     assert_eq!(
         by_id(&answers, 3.into())["result"]["isError"],
@@ -223,4 +228,45 @@ fn requests_whose_params_or_arguments_are_not_objects_are_answered_with_their_id
     for a in &answers {
         assert!(a.get("id").is_some(), "an answer with no id: {a}");
     }
+}
+
+/// A key given twice in a tool's `data` (or anywhere in its arguments) is invalid params: the
+/// message names the key and where it is, nothing is saved, and the next call is answered.
+#[test]
+fn a_key_given_twice_in_data_is_invalid_params_and_nothing_is_saved() {
+    let answers = session(&[
+        call(
+            40,
+            "checkpoint",
+            r#"{"agent":"w","session":"s","phase":"p","data":{"n":1,"n":2}}"#,
+        ),
+        call(
+            41,
+            "checkpoint",
+            r#"{"agent":"w","session":"s","phase":"p","phase":"q"}"#,
+        ),
+        call(42, "list", "{}"),
+    ]);
+    let a = by_id(&answers, 40.into());
+    assert_eq!(a["error"]["code"], -32602, "{a}");
+    let message = a["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("the key \"n\" twice (in data)"),
+        "{message}"
+    );
+    let a = by_id(&answers, 41.into());
+    assert_eq!(a["error"]["code"], -32602, "{a}");
+    let message = a["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("arguments has the key \"phase\" twice;"),
+        "{message}"
+    );
+    let list = by_id(&answers, 42.into());
+    assert_eq!(list["result"]["isError"], false, "{list}");
+    let records = &list["result"]["structuredContent"]["records"];
+    assert_eq!(
+        records.as_array().map(Vec::len),
+        Some(0),
+        "nothing saved: {list}"
+    );
 }
