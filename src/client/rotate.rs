@@ -351,6 +351,7 @@ mod tests {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }
     }

@@ -213,6 +213,7 @@ impl Slot {
             issue: self.w.as_deref().and_then(crate::store::issue_in_url),
             edited: crate::scan::edited_after_posting(self.c.0, self.u.0),
             pending: false,
+            unsigned: false,
         }
     }
 }
