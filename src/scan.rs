@@ -77,7 +77,8 @@ pub fn edited_after_posting(created: DateTime<Utc>, updated: DateTime<Utc>) -> b
 
 /// The warning for a record whose comment was edited after posting (`None` when it was not):
 /// anyone with write access to a forge repository can edit any comment, and the API does not
-/// say who did.
+/// say who did. A carried copy of an edited record says when the original was edited and
+/// first posted (`Edited-At:`, `Posted-At:`).
 pub fn edited_warning(e: &Entry) -> Option<String> {
     if !e.comment.edited {
         return None;
@@ -100,8 +101,8 @@ pub fn edited_warning(e: &Entry) -> Option<String> {
         e.record.kind().name(),
         e.record.agent,
         e.record.session,
-        crate::format::format_time(&e.comment.updated_at),
-        crate::format::format_time(&e.comment.created_at),
+        crate::format::format_time(&e.record.edited_at.unwrap_or(e.comment.updated_at)),
+        crate::format::format_time(&e.record.first_posted(e.comment.created_at)),
     ))
 }
 
@@ -282,6 +283,11 @@ pub fn scan_checked(
         let mut info = CommentInfo::from(&comment);
         let outcome = match parse(&comment.body) {
             Ok(record) => match gate.decide(check(&comment.body), &mut info) {
+                // A copy of an edited record (`Edited-At:`) stays flagged as edited.
+                None if record.edited_at.is_some() => {
+                    info.edited = true;
+                    Parsed::Record(posting(&record), record)
+                }
                 None => Parsed::Record(posting(&record), record),
                 Some(why) => Parsed::Refused(why, marker_line(&comment.body)),
             },
