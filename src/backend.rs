@@ -95,6 +95,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn generation(&self) -> Option<String> {
+        match self {
+            AnyThread::Local(t) => t.generation(),
+            AnyThread::Forge(t) => t.generation(),
+        }
+    }
+
     fn comment_count(&self) -> Option<crate::store::CommentCount> {
         match self {
             AnyThread::Local(t) => t.comment_count(),

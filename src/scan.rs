@@ -6,9 +6,11 @@
 //! `Id`, the first one (by comment id) wins.
 
 mod order;
+mod signed;
 
 pub use order::Place;
 pub(crate) use order::{Posting, sort_by_place};
+pub use signed::Checked;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,6 +41,11 @@ pub struct CommentInfo {
     pub edited: bool,
     /// Not posted yet: spooled in this machine's outbox, waiting for the forge.
     pub pending: bool,
+    /// Believed without a signature although the reader has signing keys: posted before the
+    /// thread's first signed record (`[signing] require_signatures = false`). Printed only
+    /// when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsigned: bool,
 }
 
 impl From<&Comment> for CommentInfo {
@@ -52,6 +59,7 @@ impl From<&Comment> for CommentInfo {
             issue: c.url.as_deref().and_then(crate::store::issue_in_url),
             edited: edited_after_posting(c.created_at, c.updated_at),
             pending: false,
+            unsigned: false,
         }
     }
 }
@@ -69,7 +77,8 @@ pub fn edited_after_posting(created: DateTime<Utc>, updated: DateTime<Utc>) -> b
 
 /// The warning for a record whose comment was edited after posting (`None` when it was not):
 /// anyone with write access to a forge repository can edit any comment, and the API does not
-/// say who did.
+/// say who did. A carried copy of an edited record says when the original was edited and
+/// first posted (`Edited-At:`, `Posted-At:`).
 pub fn edited_warning(e: &Entry) -> Option<String> {
     if !e.comment.edited {
         return None;
@@ -92,8 +101,8 @@ pub fn edited_warning(e: &Entry) -> Option<String> {
         e.record.kind().name(),
         e.record.agent,
         e.record.session,
-        crate::format::format_time(&e.comment.updated_at),
-        crate::format::format_time(&e.comment.created_at),
+        crate::format::format_time(&e.record.edited_at.unwrap_or(e.comment.updated_at)),
+        crate::format::format_time(&e.record.first_posted(e.comment.created_at)),
     ))
 }
 
@@ -247,17 +256,18 @@ impl Scan {
 /// Reads a listing: parse, trust, dedupe. Comments the store could not read are rejected, each
 /// with its reason, in thread order among the others.
 pub fn scan(listing: Listing, trust: &Trust) -> Scan {
-    scan_checked(listing, trust, &|_: &str| None)
+    scan_checked(listing, trust, &|_: &str| Checked::Believed)
 }
 
 /// [`scan`], where a valid record whose body `check` finds a problem with (a signature that is
 /// missing or wrong, with a signing key configured) is not believed: it is rejected with that
 /// problem, and a trusted author's such record is also a warning, so a caller learns why the
-/// answer is an older record.
+/// answer is an older record. A record `check` finds [unsigned](Checked::Unsigned) is believed,
+/// marked, while no signed record precedes it, and such records share one warning.
 pub fn scan_checked(
     listing: Listing,
     trust: &Trust,
-    check: &(dyn Fn(&str) -> Option<String> + Sync),
+    check: &(dyn Fn(&str) -> Checked + Sync),
 ) -> Scan {
     let Listing {
         mut comments,
@@ -268,27 +278,36 @@ pub fn scan_checked(
     comments.sort_by_key(|c| c.id);
     // By value: each body is dropped once parsed, so a long thread's bodies and its parsed
     // records are not all held at once.
+    let mut gate = signed::Gate::default();
     let parsed = comments.into_iter().map(|comment| {
+        let mut info = CommentInfo::from(&comment);
         let outcome = match parse(&comment.body) {
-            Ok(record) => match check(&comment.body) {
+            Ok(record) => match gate.decide(check(&comment.body), &mut info) {
+                // A copy of an edited record (`Edited-At:`) stays flagged as edited.
+                None if record.edited_at.is_some() => {
+                    info.edited = true;
+                    Parsed::Record(posting(&record), record)
+                }
                 None => Parsed::Record(posting(&record), record),
                 Some(why) => Parsed::Refused(why, marker_line(&comment.body)),
             },
             Err(ParseError::NoMarker) => Parsed::NoMarker,
             Err(e) => Parsed::Invalid(e, marker_line(&comment.body)),
         };
-        (CommentInfo::from(&comment), outcome)
+        (info, outcome)
     });
     let (entries, rejected) = classify(parsed, rejects, trust);
+    let entries: Vec<Entry> = entries
+        .into_iter()
+        .map(|(comment, record)| Entry { record, comment })
+        .collect();
     let warnings = warnings
         .into_iter()
-        .chain(rejected.iter().filter_map(not_believed_warning))
+        .chain(signed::not_believed_warnings(&rejected))
+        .chain(signed::unsigned_warning(&entries))
         .collect();
     Scan {
-        entries: entries
-            .into_iter()
-            .map(|(comment, record)| Entry { record, comment })
-            .collect(),
+        entries,
         rejected,
         warnings,
         offline: false,
@@ -463,6 +482,7 @@ fn unreadable(u: Unreadable) -> Rejected {
             url: u.url,
             edited,
             pending: false,
+            unsigned: false,
         },
         reason: rejection.to_string(),
         code: rejection,
@@ -510,6 +530,7 @@ pub(crate) fn add_pending_except(
                     issue: None,
                     edited: false,
                     pending: true,
+                    unsigned: false,
                 };
                 scan.entries.push(Entry { record, comment });
             }

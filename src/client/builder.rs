@@ -94,6 +94,7 @@ impl Client<AnyThread> {
             redact_keys: None,
             read_cache: ReadCache::default(),
             signing: Vec::new(),
+            require_signatures: false,
             dashboard: Default::default(),
             note: None,
         })
@@ -111,6 +112,7 @@ impl Client<AnyThread> {
             redact_keys,
             read_cache,
             signing,
+            require_signatures,
             dashboard,
             note: _,
         } = settings;
@@ -123,7 +125,10 @@ impl Client<AnyThread> {
                 if let Some(keys) = redact_keys {
                     client = client.with_redact_keys(keys);
                 }
-                Ok(client.with_signing_keys(signing).with_dashboard(dashboard))
+                Ok(client
+                    .with_signing_keys(signing)
+                    .with_required_signatures(require_signatures)
+                    .with_dashboard(dashboard))
             }
             StoreSettings::Forge(options) => {
                 let mut builder = ForgeBuilder::from_options(*options)
@@ -137,6 +142,7 @@ impl Client<AnyThread> {
                 Ok(builder
                     .build()?
                     .with_signing_keys(signing)
+                    .with_required_signatures(require_signatures)
                     .with_dashboard(dashboard))
             }
         }

@@ -171,7 +171,7 @@ impl<T: Thread> Client<T> {
                 report.already += 1;
                 continue;
             }
-            // The posted copy is a fresh comment, unedited: say so here, or the edit is gone.
+            // The posted copy is a fresh comment: say so here, and keep the flag (`Edited-At:`).
             if let Some(warning) = crate::scan::edited_warning(&entry) {
                 report
                     .warnings
@@ -179,7 +179,10 @@ impl<T: Thread> Client<T> {
             }
             // A body holds whole microseconds (the local store's clock has nanoseconds).
             let first = entry.comment.created_at.trunc_subsecs(6);
-            let record = entry.record.clone().first_posted_at(first);
+            let record = (entry.record.clone().first_posted_at(first)).edited_before_carry(
+                entry.comment.edited,
+                entry.comment.updated_at.trunc_subsecs(6),
+            );
             match self.save_as_written(record).await {
                 Outcome::Posted(_) => report.posted += 1,
                 Outcome::Spooled { cause, .. } => {

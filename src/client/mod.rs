@@ -140,6 +140,9 @@ pub struct Client<T> {
     redactor: Redactor,
     mirror: Option<crate::mirror::Mirror>,
     signing: Vec<SigningKey>,
+    /// With signing keys: refuse every unsigned record, even those posted before the thread's
+    /// first signed one.
+    require_signatures: bool,
     dashboard: crate::config::DashboardSettings,
     /// Per (agent, session), the newest record id this client wrote or read back: its next
     /// record's `Parent:` (see `sessions.rs`).
@@ -157,6 +160,7 @@ impl<T: Thread> Client<T> {
             redactor: Redactor::default(),
             mirror: None,
             signing: Vec::new(),
+            require_signatures: false,
             dashboard: Default::default(),
             known: sessions::Known::default(),
         }
@@ -195,6 +199,15 @@ impl<T: Thread> Client<T> {
         self.regate()
     }
 
+    /// With signing keys, whether a record without a signature is refused even when it was
+    /// posted before the thread's first signed record (`[signing] require_signatures`). Off
+    /// (the default), such older records are believed, marked `unsigned`, with one warning, so
+    /// turning signing on for a thread that already exists keeps its history.
+    pub fn with_required_signatures(mut self, require: bool) -> Client<T> {
+        self.require_signatures = require;
+        self
+    }
+
     /// Keep the status table in the session issue's body as `dashboard` says (with
     /// `auto`, saves refresh it; rotation carries it with `dashboard.policy`).
     pub fn with_dashboard(mut self, dashboard: crate::config::DashboardSettings) -> Client<T> {
@@ -215,11 +228,19 @@ impl<T: Thread> Client<T> {
         }
     }
 
-    /// Why a body is not believed under the signing keys (`None` when it is, or with no keys).
-    pub(crate) fn doubt(&self, body: &str) -> Option<String> {
-        match self.signing.is_empty() {
-            true => None,
-            false => crate::format::verify(body, &self.signing).problem(),
+    /// What the signing keys make of a body: believed (always, with no keys), unsigned (no
+    /// signature line, when unsigned records are allowed), or refused with why.
+    pub(crate) fn doubt(&self, body: &str) -> crate::scan::Checked {
+        use crate::format::Verdict;
+        use crate::scan::Checked;
+        if self.signing.is_empty() {
+            return Checked::Believed;
+        }
+        match crate::format::verify(body, &self.signing) {
+            Verdict::Missing if !self.require_signatures => Checked::Unsigned,
+            verdict => verdict
+                .problem()
+                .map_or(Checked::Believed, Checked::Refused),
         }
     }
 

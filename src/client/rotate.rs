@@ -145,7 +145,8 @@ impl Client<AnyThread> {
                     .record
                     .clone()
                     .carried(old.number.0)
-                    .first_posted_at(entry.comment.created_at),
+                    .first_posted_at(entry.comment.created_at)
+                    .edited_before_carry(entry.comment.edited, entry.comment.updated_at),
             ) {
                 Ok(r) => r,
                 Err(e) => {
@@ -351,6 +352,7 @@ mod tests {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }
     }

@@ -95,7 +95,8 @@ impl Client<AnyThread> {
                     let record = entry
                         .record
                         .carried(stray.issue.0)
-                        .first_posted_at(entry.comment.created_at);
+                        .first_posted_at(entry.comment.created_at)
+                        .edited_before_carry(entry.comment.edited, entry.comment.updated_at);
                     let record = self.prepare(record)?;
                     match self.carry(forge, head, record).await {
                         Ok(()) => done.carried += 1,

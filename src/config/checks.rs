@@ -61,6 +61,10 @@ pub(super) fn refuse_trust_settings(file: &ConfigFile, path: &Path) -> Result<()
             "signing.verify_key_files",
             !file.signing.verify_key_files.is_empty(),
         ),
+        (
+            "signing.require_signatures",
+            file.signing.require_signatures.is_some(),
+        ),
     ];
     match set.iter().find(|(_, is_set)| *is_set) {
         Some((key, _)) => Err(Error::setting(

@@ -88,6 +88,9 @@ pub struct SigningConfig {
     /// Files holding older keys: records they signed are still believed (key rotation).
     #[serde(default)]
     pub verify_key_files: Vec<PathBuf>,
+    /// Refuse every record without a signature, even those posted before the thread's first
+    /// signed record (default false: those are believed, marked unsigned).
+    pub require_signatures: Option<bool>,
 }
 
 /// The `[dashboard]` table.
@@ -167,6 +170,10 @@ impl ConfigFile {
         self.signing
             .verify_key_files
             .extend(over.signing.verify_key_files);
+        self.signing.require_signatures = over
+            .signing
+            .require_signatures
+            .or(self.signing.require_signatures);
         self.dashboard.auto = over.dashboard.auto.or(self.dashboard.auto);
         self.dashboard.every_minutes = over
             .dashboard
@@ -397,6 +404,7 @@ impl Config {
             redact_keys: self.file.redact_keys.clone(),
             read_cache: self.file.cache.settings(),
             signing: self.signing_keys()?,
+            require_signatures: self.file.signing.require_signatures.unwrap_or(false),
             dashboard: DashboardSettings {
                 auto: self.file.dashboard.auto.unwrap_or(false),
                 every: std::time::Duration::from_secs(

@@ -30,6 +30,9 @@ pub struct Settings {
     /// The signing keys: the first signs, every one is believed (empty: records are not
     /// signed, and unsigned records are believed).
     pub signing: Vec<crate::format::SigningKey>,
+    /// With signing keys, refuse unsigned records posted before the thread's first signed one
+    /// too (`[signing] require_signatures`).
+    pub require_signatures: bool,
     /// The status table in the session issue's body (`[dashboard]`, with the `[status]`
     /// policy it is judged by).
     pub dashboard: DashboardSettings,

@@ -40,6 +40,10 @@ pub struct CacheEntry {
     /// head (or found there already).
     #[serde(default)]
     pub tidied: BTreeMap<u64, u64>,
+    /// The repository's id, from the session issue (`repository.id`): another id at the same
+    /// URL is a forge recreated there, whose issues are not the ones remembered.
+    #[serde(default)]
+    pub repo_id: Option<i64>,
 }
 
 /// A cache file, or none (then nothing is remembered).

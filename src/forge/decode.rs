@@ -38,6 +38,12 @@ pub(crate) struct Filter {
     /// Comments on these issues are dropped altogether, their bodies skipped unread (a
     /// repository-wide list holds other issues' comments).
     pub drop_issues: BTreeSet<u64>,
+    /// The issues whose bodies count toward [`Filter::max_kept`] (`None`: every issue's). In a
+    /// repository-wide list these are the thread's known members: the comments of other issues
+    /// (whose membership is not yet known) are held up to a `max_kept` of their own, and past it
+    /// their issue is [deferred](CommentList::deferred), its bodies skipped unread, so another
+    /// issue's large comments (a bot's CI logs) never fail the read.
+    pub members: Option<BTreeSet<u64>>,
     /// Called on each kept comment as it is decoded ([`crate::store::Keep::digest`]).
     pub digest: Option<crate::store::Digest>,
 }
@@ -50,6 +56,7 @@ impl Filter {
             max_body: usize::MAX,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            members: None,
             digest: None,
         }
     }
@@ -61,6 +68,7 @@ impl Filter {
             max_body: usize::MAX,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            members: None,
             digest: None,
         }
     }
@@ -75,6 +83,7 @@ impl Filter {
             max_body: keep.max_body,
             max_kept: usize::MAX,
             drop_issues: BTreeSet::new(),
+            members: None,
             digest: keep.digest.clone(),
         }
     }
@@ -87,6 +96,13 @@ impl Filter {
                 .and_then(Value::as_str)
                 .and_then(crate::store::issue_in_url)
                 .is_some_and(|n| self.drop_issues.contains(&n))
+    }
+
+    /// Whether the bodies of `issue`'s comments count toward [`Filter::max_kept`].
+    fn counts(&self, issue: Option<u64>) -> bool {
+        self.members
+            .as_ref()
+            .is_none_or(|m| issue.is_some_and(|n| m.contains(&n)))
     }
 
     fn keeps(&self, author: &str) -> bool {
@@ -108,6 +124,7 @@ pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<Comment
     let mut state = State {
         filter,
         kept: 0,
+        kept_other: 0,
         over: false,
         out: CommentList::default(),
     };
@@ -125,6 +142,8 @@ pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<Comment
 struct State<'f> {
     filter: &'f Filter,
     kept: usize,
+    /// The body bytes kept of issues that do not count ([`Filter::counts`]).
+    kept_other: usize,
     over: bool,
     out: CommentList,
 }
@@ -203,7 +222,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
                 continue;
             }
             body = match login(&fields) {
-                _ if self.0.filter.drops(&fields) => {
+                _ if self.0.filter.drops(&fields) || self.0.deferred(&fields) => {
                     map.next_value::<IgnoredAny>()?;
                     Body::Dropped
                 }
@@ -271,12 +290,28 @@ fn login(fields: &Map<String, Value>) -> Option<&str> {
     fields.get("user")?.get("login")?.as_str()
 }
 
+/// The number of the issue an element's fields (read so far) say it is on.
+fn issue_of(fields: &Map<String, Value>) -> Option<u64> {
+    ["issue_url", "html_url"]
+        .iter()
+        .filter_map(|k| fields.get(*k)?.as_str())
+        .find(|u| !u.is_empty())
+        .and_then(crate::store::issue_in_url)
+}
+
 impl State<'_> {
+    /// Whether the element is on an issue already deferred.
+    fn deferred(&self, fields: &Map<String, Value>) -> bool {
+        !self.out.deferred.is_empty()
+            && issue_of(fields).is_some_and(|n| self.out.deferred.contains(&n))
+    }
+
     /// Files one comment object. `Err` when keeping it would pass the listing's cap.
     fn finish(&mut self, mut fields: Map<String, Value>, body: Body) -> Result<(), ()> {
         if self.filter.drops(&fields) {
             return Ok(());
         }
+        let issue = issue_of(&fields);
         let text = match body {
             Body::Dropped => return Ok(()),
             Body::Missing => None,
@@ -311,9 +346,18 @@ impl State<'_> {
             return Ok(());
         }
         comment.body = text.unwrap_or_default();
-        self.kept = self.kept.saturating_add(comment.body.len());
-        if self.kept > self.filter.max_kept {
-            return Err(());
+        let len = comment.body.len();
+        if self.filter.counts(issue) {
+            self.kept = self.kept.saturating_add(len);
+            if self.kept > self.filter.max_kept {
+                return Err(());
+            }
+        } else if self.kept_other.saturating_add(len) > self.filter.max_kept {
+            // Its issue's comments are read on their own, if it turns out to be a member.
+            self.out.deferred.extend(issue);
+            return Ok(());
+        } else {
+            self.kept_other += len;
         }
         if let Some(digest) = &self.filter.digest {
             digest.apply(comment.id.0, &mut comment.body);

@@ -44,6 +44,7 @@ fn trusting(logins: &[&str], max_body: usize) -> Filter {
         max_body,
         max_kept: usize::MAX,
         drop_issues: Default::default(),
+        members: None,
         digest: None,
     }
 }
@@ -192,6 +193,45 @@ fn comments_on_dropped_issues_are_left_out_with_their_bodies_unread() {
     // Without the drop, both are there (as unreadable: their bodies are not strings).
     let all = decode(&list, &Filter::all()).unwrap();
     assert_eq!(all.unreadable.len(), 2);
+}
+
+#[test]
+fn only_members_bodies_count_toward_the_cap_and_other_issues_past_it_are_deferred() {
+    let on = |id: u64, issue: u64, body: &str| {
+        let url = format!("https://f.example/o/r/issues/{issue}");
+        ordered(&[
+            ("id", Value::from(id)),
+            ("html_url", Value::from(format!("{url}#issuecomment-{id}"))),
+            ("issue_url", Value::from(url)),
+            ("user", json!({"id": 7, "login": "ca-bot", "created": null})),
+            ("body", Value::from(body)),
+            ("created_at", Value::from("2026-07-14T09:47:31Z")),
+            ("updated_at", Value::from("2026-07-14T09:48:00Z")),
+        ])
+    };
+    let big = "x".repeat(100);
+    let list = format!(
+        "[{},{},{},{},{}]",
+        on(1, 1, "member"),
+        on(2, 9, &big),
+        on(3, 8, "small"),
+        on(4, 9, "after"),
+        on(5, 1, "member again"),
+    );
+    let mut filter = Filter::all();
+    filter.max_kept = 50;
+    filter.members = Some([1].into());
+    let out = decode(&list, &filter).unwrap();
+    let ids: Vec<u64> = out.comments.iter().map(|c| c.id.0).collect();
+    assert_eq!(ids, [1, 3, 5], "issue 9 is left out, issue 8 still fits");
+    assert_eq!(out.deferred, [9].into());
+    assert_eq!(out.seen, 5);
+    // Without members, every body counts: the same list is over the cap.
+    filter.members = None;
+    assert!(matches!(decode(&list, &filter), Err(Failed::OverCap)));
+    // A member's own bodies past the cap still fail the read.
+    filter.members = Some([9].into());
+    assert!(matches!(decode(&list, &filter), Err(Failed::OverCap)));
 }
 
 #[test]

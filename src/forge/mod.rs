@@ -268,6 +268,10 @@ impl Thread for ForgeThread {
         self.seen_count()
     }
 
+    fn generation(&self) -> Option<String> {
+        self.forge_generation()
+    }
+
     async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
         let mut done = Deleted::default();
         for &id in ids {

@@ -230,6 +230,10 @@ pub struct CommentList {
     /// How many elements the array held, whatever became of them (kept, unreadable, or dropped
     /// unread): what the answer's `X-Total-Count` is checked against.
     pub seen: usize,
+    /// Issues whose comments were left out, their bodies unread, because the comments of issues
+    /// not known to be members passed the body cap (`Filter::members`, `forge/decode.rs`):
+    /// those that are members are read again on their own.
+    pub deferred: std::collections::BTreeSet<u64>,
     /// Why the list may lack comments of the session thread (read through the head's own list
     /// in place of the repository-wide one), when it may.
     pub partial: Option<String>,

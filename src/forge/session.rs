@@ -118,6 +118,7 @@ impl ForgeThread {
     }
 
     pub(super) fn adopt(&self, issue: &Issue) {
+        self.note_forge(issue);
         self.note_count(issue);
         self.note_opened(issue);
         self.note_verdict(issue.number.0, true);
@@ -128,6 +129,48 @@ impl ForgeThread {
             s.title = Some(self.settings.title.clone());
             s.label = Some(self.settings.label.clone());
         });
+    }
+
+    /// Notices a forge recreated at the same URL, by the session issue it answers: a repository
+    /// with another id, or the same issue number created at another time. What was remembered
+    /// of the old forge's issues (members, tidied records, the head's creation) is dropped, and
+    /// the read cache, whose thread names the forge ([`ForgeThread::forge_generation`]), is read anew.
+    fn note_forge(&self, issue: &Issue) {
+        let cached = self.cached();
+        let repo_id = issue.repository.as_ref().map(|r| r.id);
+        let other_repo = cached.repo_id.zip(repo_id).is_some_and(|(a, b)| a != b);
+        let other_head = cached
+            .opened
+            .is_some_and(|(n, at, _)| n == issue.number.0 && at != issue.created_at);
+        if other_repo || other_head {
+            tracing::warn!(
+                "{} is not the forge this machine read before (the repository id or the session                  issue's creation time changed): the forge was recreated; reading it afresh",
+                self.settings.repo
+            );
+            if let Ok(mut chain) = self.chain.lock() {
+                *chain = Default::default();
+            }
+            self.remember(|s| {
+                s.members.clear();
+                s.tidied.clear();
+                s.opened = None;
+            });
+        }
+        if repo_id.is_some() && repo_id != cached.repo_id {
+            self.remember(|s| s.repo_id = repo_id);
+        }
+    }
+
+    /// Names this forge's thread for the read cache: the repository id and the head's number
+    /// and creation time, as last seen (`None` before any is known).
+    pub(crate) fn forge_generation(&self) -> Option<String> {
+        let cached = self.cached();
+        let (n, at, _) = cached.opened?;
+        Some(format!(
+            "repository {}, #{n} opened {}",
+            cached.repo_id.map_or("?".to_string(), |id| id.to_string()),
+            crate::format::format_time(&at)
+        ))
     }
 
     /// The instance's `max_response_items`, asked once per process.

@@ -21,7 +21,7 @@ mod intent;
 mod values;
 
 use intent::intent_data;
-use values::{carried_from, clip, posted_at, version_major, whole_number};
+use values::{carried_from, clip, time_header, version_major, whole_number};
 
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -107,7 +107,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 17] = [
+const HEADERS: [&str; 18] = [
     "Version",
     "Phase",
     "Session",
@@ -122,6 +122,7 @@ const HEADERS: [&str; 17] = [
     "Context-Hash",
     "Carried-From",
     "Posted-At",
+    "Edited-At",
     "Reason",
     "Intent",
     "Done",
@@ -169,7 +170,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let context_hash = headers.take("Context-Hash");
     let blockers = std::mem::take(&mut headers.blockers);
     let carried_from = carried_from(headers.take("Carried-From"))?;
-    let posted_at = posted_at(headers.take("Posted-At"))?;
+    let posted_at = time_header(headers.take("Posted-At"), "posted-at")?;
+    let edited_at = time_header(headers.take("Edited-At"), "edited-at")?;
     let intent = match headers.take("Intent") {
         Some(name) => Some(Intent {
             name,
@@ -218,6 +220,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         intent,
         done,
         posted_at,
+        edited_at,
         agent,
         session,
         time,

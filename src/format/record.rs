@@ -91,6 +91,12 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub posted_at: Option<DateTime<Utc>>,
+    /// When the comment this record was carried from had been edited after posting
+    /// (`Edited-At:`), set by a carry of an edited record: the copy is a fresh comment, and this
+    /// line keeps it flagged as edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub edited_at: Option<DateTime<Utc>>,
     /// The agent that wrote it (`implementation-worker`).
     pub agent: String,
     /// The session it belongs to.
@@ -216,6 +222,7 @@ impl Record {
             blockers: Vec::new(),
             context_hash: None,
             carried_from: None,
+            edited_at: None,
             intent: None,
             done: None,
             posted_at: None,
@@ -268,6 +275,15 @@ impl Record {
     /// being carried, unless an earlier carry already recorded an older time.
     pub fn first_posted_at(mut self, first: DateTime<Utc>) -> Record {
         self.posted_at = Some(self.first_posted(first));
+        self
+    }
+
+    /// The same record marked as edited at `at` (builder style), when `edited` (the comment
+    /// being carried was edited after posting); an earlier carry's `Edited-At:` is kept.
+    pub fn edited_before_carry(mut self, edited: bool, at: DateTime<Utc>) -> Record {
+        if edited && self.edited_at.is_none() {
+            self.edited_at = Some(at);
+        }
         self
     }
 

@@ -167,6 +167,7 @@ impl Renderer {
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
+                    edited_at => record.edited_at.as_ref().map(format_time),
                     data_json => pretty(data),
                     intent => record.intent.as_ref().map(|i| &i.name), done => &record.done,
                     intent_json => record.intent.as_ref().filter(|i| !i.data.is_null()).map(|i| pretty(&i.data)),
@@ -185,6 +186,7 @@ impl Renderer {
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
+                    edited_at => record.edited_at.as_ref().map(format_time),
                     metrics_json => unmarked(pretty(metrics)), next_check => next_check,
                 };
                 ("health.md", self.run("health.md", ctx)?)
@@ -196,6 +198,7 @@ impl Renderer {
                     id => &record.id, seq => record.seq, parent => &record.parent,
                     redacted => record.redacted, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
+                    edited_at => record.edited_at.as_ref().map(format_time),
                     details_json => end_details(note.as_deref()),
                 };
                 ("end.md", self.run("end.md", ctx)?)

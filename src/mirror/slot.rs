@@ -121,6 +121,9 @@ pub(super) struct Head {
     /// When the record was first posted (`Posted-At:`), on a carried record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     o: Option<Stamp>,
+    /// When the comment a carried record came from had been edited (`Edited-At:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    e: Option<Stamp>,
     /// The write-ahead intent, on a checkpoint (small: kept in the header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     it: Option<Intent>,
@@ -211,8 +214,10 @@ impl Slot {
             updated_at: self.u.0,
             url: self.w.clone(),
             issue: self.w.as_deref().and_then(crate::store::issue_in_url),
-            edited: crate::scan::edited_after_posting(self.c.0, self.u.0),
+            edited: crate::scan::edited_after_posting(self.c.0, self.u.0)
+                || matches!(&self.b, Body::R(head, _) if head.e.is_some()),
             pending: false,
+            unsigned: false,
         }
     }
 }
@@ -250,6 +255,7 @@ impl Head {
             h: record.context_hash,
             f: record.carried_from,
             o: record.posted_at.map(Stamp),
+            e: record.edited_at.map(Stamp),
             it: record.intent,
             d: record.done,
             g: record.agent,
@@ -288,6 +294,7 @@ impl Head {
             context_hash: self.h.clone(),
             carried_from: self.f,
             posted_at: self.o.map(|s| s.0),
+            edited_at: self.e.map(|s| s.0),
             intent: self.it.clone(),
             done: self.d.clone(),
             agent: self.g.clone(),

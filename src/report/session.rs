@@ -198,6 +198,7 @@ mod tests {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }
     }

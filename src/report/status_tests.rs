@@ -17,6 +17,7 @@ fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry
             issue: None,
             edited: false,
             pending: false,
+            unsigned: false,
         },
     }
 }

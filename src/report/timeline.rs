@@ -212,6 +212,7 @@ mod tests {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }
     }

@@ -172,7 +172,10 @@ pub(crate) async fn list_delta_since<T: Thread + ?Sized>(
     Ok(Delta {
         full: since.is_none(),
         cursor,
-        location: thread.describe(),
+        location: match thread.generation() {
+            Some(g) => format!("{} ({g})", thread.describe()),
+            None => thread.describe(),
+        },
         listing,
     })
 }

@@ -245,6 +245,14 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     }
 
     #[doc(hidden)]
+    /// What tells this thread from another at the same place ([`Thread::describe`]): a forge's
+    /// repository id and session issue creation, so a read cache notices a forge recreated at the
+    /// same URL. `None` by default (the local store).
+    fn generation(&self) -> Option<String> {
+        None
+    }
+
+    #[doc(hidden)]
     /// What changed after `cursor` (everything when it is `None` or no longer applies), and
     /// where the next such read starts, skipping what `keep` does not keep. The default asks
     /// [`Thread::list_keeping`] `since` the cursor's time; the local store reads on from a byte offset instead.

@@ -120,6 +120,7 @@ mod tests {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }
     }
@@ -175,6 +176,7 @@ mod piped {
                 issue: None,
                 edited: false,
                 pending: false,
+                unsigned: false,
             },
         }]);
         let text = table_text(&scan, false, table::Layout::Piped, format_time);

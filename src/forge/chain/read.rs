@@ -33,7 +33,7 @@ impl ForgeThread {
             return self.read_chain_whole(c, n, keep).await;
         };
         let wide = c
-            .repo_comments_keeping(repo, t, self.dropping(keep, None))
+            .repo_comments_keeping(repo, t, self.dropping(keep, n))
             .await;
         let mut list = match usable(wide, n)? {
             Wide::List(list) => list,
@@ -45,7 +45,7 @@ impl ForgeThread {
                 return Ok(head);
             }
         };
-        self.keep_members(c, n, &mut list).await?;
+        self.keep_members(c, n, &mut list, (t, keep)).await?;
         list.comments.sort_by_key(|x| x.id.0);
         Ok(list)
     }
@@ -89,7 +89,7 @@ impl ForgeThread {
             }
         };
         let (wide, count) = tokio::join!(
-            c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, None)),
+            c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, n)),
             count
         );
         let mut list = match usable(wide, n)? {
@@ -120,41 +120,50 @@ impl ForgeThread {
             list.comments.extend(head.comments);
             list.unreadable.extend(head.unreadable);
         }
-        self.keep_members(c, n, &mut list).await?;
+        self.keep_members(c, n, &mut list, (opened - MARGIN, keep))
+            .await?;
         list.comments.sort_by_key(|x| x.id.0);
         Ok(list)
     }
 
-    /// The filter `keep` resolves to, also dropping the comments of issues known not to be
-    /// members (and of `also`, a list already read).
-    async fn dropping(&self, keep: &Keep, also: Option<IssueNumber>) -> Result<Filter, ForgeError> {
+    /// The filter `keep` resolves to for a repository-wide list of the thread whose head is
+    /// `head`: dropping the comments of issues known not to be members, and counting toward the
+    /// response cap only the bodies of the head and the known members.
+    async fn dropping(&self, keep: &Keep, head: IssueNumber) -> Result<Filter, ForgeError> {
         let mut filter = self.filter(keep).await?;
-        filter.drop_issues.extend(self.non_members(also));
+        let (members, others) = self.known_members();
+        filter.drop_issues.extend(others);
+        filter.members = Some(members.into_iter().chain([head.0]).collect());
         Ok(filter)
     }
 
-    /// The issues known not to be members, and `also`.
-    fn non_members(&self, also: Option<IssueNumber>) -> Vec<u64> {
-        let mut out = Vec::new();
+    /// The issues known to be members, and those known not to be.
+    fn known_members(&self) -> (Vec<u64>, Vec<u64>) {
+        let mut known: Vec<(u64, bool)> = Vec::new();
         if let Ok(chain) = self.chain.lock() {
-            out.extend(chain.verdicts.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
+            known.extend(chain.verdicts.iter().map(|(n, m)| (*n, *m)));
         }
-        let cached = self.cached().members;
-        out.extend(cached.iter().filter(|(_, m)| !**m).map(|(n, _)| *n));
-        out.extend(also.map(|n| n.0));
-        out
+        known.extend(self.cached().members);
+        let (yes, no): (Vec<_>, Vec<_>) = known.into_iter().partition(|(_, m)| *m);
+        (
+            yes.into_iter().map(|(n, _)| n).collect(),
+            no.into_iter().map(|(n, _)| n).collect(),
+        )
     }
 
-    /// Drops from `list` the comments of issues that are not members, and notes the members
-    /// other than the head holding comments the head may lack.
+    /// Drops from `list` the comments of issues that are not members, reads on their own the
+    /// members the list [deferred](CommentList::deferred) (since the list's `since`, as `keep`
+    /// keeps), and notes the members other than the head holding comments the head may lack.
     async fn keep_members(
         &self,
         c: &ForgeClient,
         head: IssueNumber,
         list: &mut CommentList,
+        (since, keep): (DateTime<Utc>, &Keep),
     ) -> Result<(), ForgeError> {
         let mut issues: BTreeSet<u64> = list.comments.iter().filter_map(comment_issue).collect();
         issues.extend(list.unreadable.iter().filter_map(unreadable_issue));
+        issues.extend(list.deferred.iter().copied());
         let mut members = BTreeSet::new();
         for n in issues {
             if self.is_member(c, head, n).await? {
@@ -174,6 +183,24 @@ impl ForgeThread {
             .retain(|x| comment_issue(x).is_some_and(|n| members.contains(&n)));
         list.unreadable
             .retain(|x| unreadable_issue(x).is_some_and(|n| members.contains(&n)));
+        for n in std::mem::take(&mut list.deferred) {
+            if !members.contains(&n) {
+                continue;
+            }
+            tracing::debug!("reading member #{n} on its own: the repository-wide list left it out");
+            let own = c
+                .comments_keeping(
+                    &self.settings.repo,
+                    IssueNumber(n),
+                    Some(since),
+                    self.filter(keep),
+                )
+                .await?;
+            list.comments.retain(|x| comment_issue(x) != Some(n));
+            list.unreadable.retain(|x| unreadable_issue(x) != Some(n));
+            list.comments.extend(own.comments);
+            list.unreadable.extend(own.unreadable);
+        }
         let tidied = self.cached().tidied;
         for x in &list.comments {
             let Some(n) = comment_issue(x).filter(|n| *n != head.0) else {

@@ -6,12 +6,16 @@ use chrono::{DateTime, Utc};
 use super::super::time::parse_time;
 use super::ParseError;
 
-/// The optional `Posted-At:` header: when a carried record was first posted (RFC 3339).
-pub(super) fn posted_at(value: Option<String>) -> Result<Option<DateTime<Utc>>, ParseError> {
+/// An optional time header (RFC 3339) of a carried record: `Posted-At:` (when it was first
+/// posted) or `Edited-At:` (when the comment it was carried from had been edited), named `field`.
+pub(super) fn time_header(
+    value: Option<String>,
+    field: &'static str,
+) -> Result<Option<DateTime<Utc>>, ParseError> {
     value
         .map(|v| {
             parse_time(&v).map_err(|reason| ParseError::BadField {
-                field: "posted-at",
+                field,
                 value: clip(&v),
                 reason,
             })
@@ -80,10 +84,10 @@ mod tests {
 
     #[test]
     fn posted_at_reads_rfc_3339_and_refuses_anything_else() {
-        let t = posted_at(Some("2026-07-14T09:47:31Z".into())).unwrap();
+        let t = time_header(Some("2026-07-14T09:47:31Z".into()), "posted-at").unwrap();
         assert_eq!(t.map(|t| t.timestamp()), Some(1_784_022_451));
-        assert_eq!(posted_at(None).unwrap(), None);
-        let bad = posted_at(Some("yesterday".into())).unwrap_err();
+        assert_eq!(time_header(None, "posted-at").unwrap(), None);
+        let bad = time_header(Some("yesterday".into()), "posted-at").unwrap_err();
         assert!(bad.to_string().contains("posted-at"), "{bad}");
     }
 }

@@ -2,4 +2,5 @@
 
 mod privacy;
 mod read_cache;
+mod recreated_forge;
 mod summary;

@@ -1,6 +1,7 @@
 //! The session thread as one chain of issues: rotation, races, people, the whole history.
 
 mod deep_sessions;
+mod edited_carry;
 mod first_posting;
 mod one_thread;
 mod races;

@@ -93,6 +93,7 @@ pub fn record() -> impl Strategy<Value = Record> {
             intent: None,
             done: None,
             posted_at: None,
+            edited_at: None,
             agent,
             session,
             time,

@@ -136,6 +136,9 @@ pub struct State {
     pub path_delays: Vec<(String, Duration)>,
     /// Comment bodies are stored with CRLF line ends (as a web form or a proxy can leave them).
     pub crlf: bool,
+    /// The repository's id (`repository.id` in issue views, `id` of `GET /repos/{o}/{r}`):
+    /// [`FakeForge::recreate`] gives it a new one.
+    pub repo_id: i64,
     rng: u64,
 }
 
@@ -257,6 +260,7 @@ impl FakeForge {
             date_offset: 0,
             path_delays: Vec::new(),
             crlf: false,
+            repo_id: 42,
             rng: 0x2545_f491_4f6c_dd1d,
         };
         let state = Arc::new(Mutex::new(state));
@@ -265,6 +269,22 @@ impl FakeForge {
             .mount(&server)
             .await;
         FakeForge { server, state }
+    }
+
+    /// The forge recreated at the same URL (a wiped instance set up again): the same users, a
+    /// repository of the same name with a new id, and no labels, issues or comments; issue
+    /// numbers and ids start over.
+    pub fn recreate(&self) {
+        let mut s = self.state();
+        s.repo_id += 1;
+        s.labels.clear();
+        s.issues.clear();
+        s.comments.clear();
+        s.comment_overlays.clear();
+        s.next_issue_id = 400;
+        s.next_comment_id = 1200;
+        s.next_label_id = 10;
+        s.last_number = 0;
     }
 
     pub fn addr(&self) -> std::net::SocketAddr {

@@ -279,7 +279,8 @@ fn issue_route(
                 s,
                 "IsErrIssueNotExist",
                 &[format!(
-                    "issue does not exist [id: 0, repo_id: 42, index: {n}]"
+                    "issue does not exist [id: 0, repo_id: {}, index: {n}]",
+                    s.repo_id
                 )],
             ),
             _ => not_found(s, "The target couldn't be found.", &[]),

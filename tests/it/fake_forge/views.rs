@@ -93,7 +93,7 @@ pub fn issue(s: &State, i: &IssueRow, caller: Option<i64>) -> Value {
         "closed_at": i.closed_at.map(ts),
         "due_date": null,
         "pull_request": if i.is_pull { json!({"merged": false, "merged_at": null}) } else { Value::Null },
-        "repository": {"id": 42, "name": super::REPO, "owner": super::OWNER,
+        "repository": {"id": s.repo_id, "name": super::REPO, "owner": super::OWNER,
                        "full_name": format!("{}/{}", super::OWNER, super::REPO)},
         "pin_order": 0,
     })
@@ -179,7 +179,7 @@ pub fn repository(s: &State, caller: Option<&UserRow>) -> Value {
     };
     // Two halves: one `json!` this long passes the macro recursion limit.
     let mut view = json!({
-        "id": 42,
+        "id": s.repo_id,
         "owner": user(s, &owner, false),
         "name": super::REPO,
         "full_name": full_name,

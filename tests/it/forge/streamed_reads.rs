@@ -108,3 +108,73 @@ async fn the_response_cap_counts_only_the_bodies_kept() {
     let said = err.to_string();
     assert!(said.contains("max_response_mib"), "{said}");
 }
+
+/// Issue #29 hole 1: the bot's own large comments on other issues (CI logs) are not the
+/// thread's, so they never count toward the response cap: a cold read of the session succeeds.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bots_large_comments_on_other_issues_do_not_count_toward_the_cap() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let bot = client(&fake, BOT_TOKEN, dir.path())
+        .max_response_bytes(64 * 1024)
+        .build()
+        .unwrap();
+    bot.save(cp("clone_complete")).await.posted().unwrap();
+    let ci = fake.add_issue("CI run", &[], false);
+    for _ in 0..4 {
+        fake.add_comment(ci, "ca-bot", &"log line\n".repeat(12 * 1024));
+    }
+    let fresh = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .max_response_bytes(64 * 1024)
+        .build()
+        .unwrap();
+    let resumed = fresh.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(resumed.resume.phase, "clone_complete");
+    let scan = fresh.scan().await.unwrap();
+    assert_eq!(scan.entries.len(), 1);
+    assert!(scan.rejected.is_empty(), "{:?}", scan.rejected);
+    assert!(fake.comments_on(n).len() == 1);
+}
+
+/// A member whose comments the repository-wide list left out (other issues' bodies had filled
+/// their share of the cap) is read on its own: its late record is not lost.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_left_out_of_the_wide_list_is_read_on_its_own() {
+    const CAP: usize = 64 * 1024;
+    let fake = FakeForge::start().await;
+    let old = session(&fake);
+    let w = tempfile::tempdir().unwrap();
+    let writer = client(&fake, BOT_TOKEN, w.path())
+        .max_response_bytes(CAP)
+        .build()
+        .unwrap();
+    writer.save(cp("clone_complete")).await.posted().unwrap();
+    let rotation = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .build()
+        .unwrap()
+        .rotate()
+        .await
+        .unwrap();
+    assert!(rotation.to.is_some());
+    let on_old: usize = fake.comments_on(old).iter().map(|c| c.body.len()).sum();
+    // Another issue's comment that leaves less room than a record in the share of the cap not
+    // known to be the thread's.
+    let ci = fake.add_issue("CI run", &[], false);
+    fake.add_comment(ci, "ca-bot", &"x".repeat(CAP - on_old - 50));
+    fake.age(3600);
+    // The writer's cached number is still fresh on its own clock: a late post to `old`.
+    let late = writer.save(cp("pr_created")).await.posted().unwrap();
+    assert!(
+        fake.comments_on(old)
+            .iter()
+            .any(|c| c.id == late.comment_id),
+        "posted to the rotated-away issue"
+    );
+    let fresh = client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .max_response_bytes(CAP)
+        .build()
+        .unwrap();
+    let resumed = fresh.resume("implementation-worker", "s1").await.unwrap();
+    assert_eq!(resumed.resume.phase, "pr_created", "{:?}", resumed.warnings);
+}

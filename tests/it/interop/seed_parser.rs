@@ -335,13 +335,16 @@ fn seed_parser_reads_checkpoints_carried_by_a_rotation() {
         .filter(|r| matches!(r.payload, Payload::Checkpoint { .. }))
         .map(|r| {
             let first = r.time - chrono::Duration::hours(2);
-            r.carried(12).first_posted_at(first)
+            r.carried(12)
+                .first_posted_at(first)
+                .edited_before_carry(true, first + chrono::Duration::minutes(5))
         })
         .collect();
     assert!(records.len() > 10, "{}", records.len());
     let body = Renderer::embedded().unwrap().render(&records[0]).unwrap();
     assert!(body.contains("\nCarried-From: #12\n"), "{body}");
     assert!(body.contains("\nPosted-At: "), "{body}");
+    assert!(body.contains("\nEdited-At: "), "{body}");
     assert_seed_reads(&records);
 }
 

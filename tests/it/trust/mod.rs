@@ -2,4 +2,5 @@
 
 mod exact_names_and_unreadable;
 mod scan;
+mod signing_turned_on;
 mod tamper;

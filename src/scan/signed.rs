@@ -1,0 +1,93 @@
+//! What a reader's signature check makes of each record, and the warnings that sum it up.
+//!
+//! With signing keys configured, a record without a signature line is either refused or, when
+//! unsigned records are allowed (`[signing] require_signatures = false`, the default), believed
+//! if it was posted before the thread's first validly signed record: turning signing on for a
+//! thread that already exists keeps its history readable. Such records are marked
+//! [`CommentInfo::unsigned`] and summed up in one warning; an unsigned record posted after the
+//! first signed one is still refused (signing was on by then). Pure.
+
+use super::{CommentInfo, Entry, Rejected, Rejection};
+
+/// What a reader's signature check says of one record's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// Believed: validly signed, or no signing keys are configured.
+    Believed,
+    /// No signature line, and unsigned records are allowed: believed only when posted before
+    /// the thread's first signed record.
+    Unsigned,
+    /// Not believed, with why.
+    Refused(String),
+}
+
+/// The reason an unsigned record is refused.
+pub(crate) const NO_SIGNATURE: &str = "it carries no signature";
+
+/// Decides unsigned records in comment id order: believed (and marked) until the first signed
+/// one, refused after it.
+#[derive(Debug, Default)]
+pub(crate) struct Gate {
+    signed_seen: bool,
+}
+
+impl Gate {
+    /// `None` when the record is believed (marking `info` when it is unsigned), else why not.
+    pub(crate) fn decide(&mut self, checked: Checked, info: &mut CommentInfo) -> Option<String> {
+        match checked {
+            Checked::Believed => {
+                self.signed_seen = true;
+                None
+            }
+            Checked::Unsigned if !self.signed_seen => {
+                info.unsigned = true;
+                None
+            }
+            Checked::Unsigned => Some(format!(
+                "{NO_SIGNATURE}, and it was posted after the thread's first signed record"
+            )),
+            Checked::Refused(why) => Some(why),
+        }
+    }
+}
+
+/// The one warning for the believed records that carry no signature (`None` when none does).
+pub(crate) fn unsigned_warning(entries: &[Entry]) -> Option<String> {
+    let n = entries.iter().filter(|e| e.comment.unsigned).count();
+    (n > 0).then(|| {
+        format!(
+            "{n} record(s) carry no signature: they were posted before the thread's first signed \
+             record and are believed, marked `unsigned`; set `[signing] require_signatures = \
+             true` to refuse them"
+        )
+    })
+}
+
+/// The warnings for trusted authors' records not believed: one each, except the records that
+/// only lack a signature, summed up in one.
+pub(crate) fn not_believed_warnings(rejected: &[Rejected]) -> Vec<String> {
+    let unsigned: Vec<&Rejected> = rejected
+        .iter()
+        .filter(|r| matches!(&r.code, Rejection::NotBelieved { reason } if reason == NO_SIGNATURE))
+        .collect();
+    let mut out: Vec<String> = rejected
+        .iter()
+        .filter(|r| unsigned.len() < 2 || !unsigned.iter().any(|u| std::ptr::eq(*u, *r)))
+        .filter_map(super::not_believed_warning)
+        .collect();
+    if unsigned.len() >= 2 {
+        let ids: Vec<String> = unsigned
+            .iter()
+            .filter_map(|r| r.comment.id)
+            .map(|id| id.to_string())
+            .collect();
+        out.push(format!(
+            "{} records are not believed: {NO_SIGNATURE} (comments {}; `[signing] \
+             require_signatures = true`); answering from the newest record whose signature is \
+             valid",
+            unsigned.len(),
+            ids.join(", ")
+        ));
+    }
+    out
+}
