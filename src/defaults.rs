@@ -18,6 +18,9 @@ pub const AUTO_INIT: bool = true;
 /// Minutes between two automatic refreshes of the status table from one machine
 /// (`[dashboard] every_minutes`).
 pub const DASHBOARD_EVERY_MINUTES: u64 = 5;
+/// Seconds one command may wait for a forge that does not answer (`[forge] wait`), connecting,
+/// reading and retrying included; any answer renews it.
+pub const WAIT_SECS: u64 = 3;
 /// Seconds to wait for a TCP/TLS connection.
 pub const CONNECT_TIMEOUT_SECS: u64 = 5;
 /// Seconds to wait for one whole request.

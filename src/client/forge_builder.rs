@@ -37,6 +37,7 @@ pub struct ForgeBuilder {
     connect_timeout: Duration,
     request_timeout: Duration,
     retry_budget: Duration,
+    wait: Duration,
     recheck_after: Duration,
     quick_timeout: Duration,
     rotate_after: u64,
@@ -68,6 +69,7 @@ impl ForgeBuilder {
             connect_timeout: Duration::from_secs(d::CONNECT_TIMEOUT_SECS),
             request_timeout: Duration::from_secs(d::REQUEST_TIMEOUT_SECS),
             retry_budget: Duration::from_secs(d::RETRY_BUDGET_SECS),
+            wait: Duration::from_secs(d::WAIT_SECS),
             recheck_after: Duration::from_secs(d::RECHECK_SECS),
             quick_timeout: Duration::from_millis(d::QUICK_TIMEOUT_MS),
             rotate_after: d::ROTATE_AFTER,
@@ -88,6 +90,7 @@ impl ForgeBuilder {
             .token(o.token)
             .timeouts(o.connect_timeout, o.request_timeout)
             .retry_budget(o.retry_budget)
+            .wait(o.wait)
             .recheck_after(o.recheck_after)
             .quick_timeout(o.quick_timeout)
             .max_response_bytes(o.max_response_bytes)
@@ -164,6 +167,16 @@ impl ForgeBuilder {
     /// How long a cached session issue is trusted before a write re-checks it.
     pub fn recheck_after(mut self, after: Duration) -> Self {
         self.recheck_after = after;
+        self
+    }
+
+    /// How long one command may wait for a forge that does not answer (default 3 s): connecting,
+    /// reading and retrying all end within it, and any answer renews it. After it the record is
+    /// spooled and reads answer offline; for 30 s the next command on the machine makes one
+    /// quick attempt only. In a long-lived program each [`crate::verbs::call`] is a command
+    /// (or call [`Client::begin_command`]).
+    pub fn wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
         self
     }
 
@@ -279,6 +292,10 @@ impl ForgeBuilder {
             .connect_timeout(self.connect_timeout.max(Duration::from_millis(1)))
             .request_timeout(self.request_timeout.max(Duration::from_millis(1)))
             .retry_budget(self.retry_budget)
+            .wait(
+                self.wait.max(Duration::from_millis(1)),
+                self.quick_timeout.max(Duration::from_millis(1)),
+            )
             .max_response_bytes(self.max_response_bytes.max(1))
             .allow_insecure_http(self.allow_insecure_http)
             .build()
@@ -302,6 +319,11 @@ impl ForgeBuilder {
             carry_days: self.carry_days,
             trusted_authors: self.trusted_authors.clone(),
         };
+        if let Some(root) = &self.outbox {
+            let dir = root.join(store_key(&base, &self.owner, &self.repo));
+            http.wait()
+                .set_marker(dir.join(crate::forge::wait::MARKER_FILE));
+        }
         let thread = ForgeThread::new(http, settings);
         let outbox = self.outbox.map(|root| {
             Outbox::new(root.join(store_key(&base, &self.owner, &self.repo))).with_origin(Origin {

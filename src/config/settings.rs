@@ -79,6 +79,8 @@ pub struct ForgeOptions {
     pub request_timeout: Duration,
     /// Total time for the retries of one request.
     pub retry_budget: Duration,
+    /// How long one command may wait for a forge that does not answer (`[forge] wait`).
+    pub wait: Duration,
     /// How long a cached session issue is trusted before a write re-checks it.
     pub recheck_after: Duration,
     /// The per-attempt timeout of quick probes.
