@@ -156,6 +156,7 @@ mod tests {
             ("request_timeout_secs", REQUEST_TIMEOUT_SECS.to_string()),
             ("recheck_secs", RECHECK_SECS.to_string()),
             ("retry_budget_secs", RETRY_BUDGET_SECS.to_string()),
+            ("wait", format!("{WAIT_SECS}s")),
             ("quick_timeout_ms", QUICK_TIMEOUT_MS.to_string()),
             ("max_response_mib", MAX_RESPONSE_MIB.to_string()),
             ("drain_budget_secs", DRAIN_BUDGET_SECS.to_string()),

@@ -2,9 +2,11 @@
 //!
 //! One budget for the whole command (`[forge] wait`, `FORGESTATE_WAIT`, `--wait`; 3 s by
 //! default), shared by every request of a client and its clones: connecting, waiting for an
-//! answer's headers, each chunk of its body and the retry waits all end at its deadline. Any
-//! answer that is not a retryable failure (a 2xx, a 404, ...) shows the forge is answering and
-//! renews the budget, so a healthy forge is never cut short however much a command reads; a
+//! answer's headers and the retry waits all end at its deadline, which runs from the first
+//! attempt since the forge last answered (a body that stops flowing for a whole budget is a
+//! forge that stopped answering too). Any answer that is not a retryable failure (a 2xx, a
+//! 404, ...) shows the forge is answering and renews the budget, so a healthy forge is never
+//! cut short however much a command reads, and time spent between requests costs nothing; a
 //! forge that refuses connections, answers 503 to everything or accepts and never answers
 //! costs at most the budget, after which every further request of the command fails at once
 //! (and the caller spools or answers offline).
@@ -41,8 +43,12 @@ struct Inner {
 
 #[derive(Debug, Default)]
 struct State {
-    /// When the budget ends; `None` until the command's first request.
-    deadline: Option<Instant>,
+    /// When the forge went silent: the start of the first attempt since its last answer (the
+    /// budget runs from there). `None` while it answers, so a program idle between requests
+    /// loses nothing of its budget.
+    silent_since: Option<Instant>,
+    /// Whether this command looked for a marker yet.
+    checked: bool,
     /// A marker said the forge was down: one quick attempt, no retry.
     probing: bool,
     /// The command gave up on the forge: no further attempt.
@@ -98,8 +104,9 @@ impl Wait {
         }
     }
 
-    /// What is left of the budget; zero once the command gave up. The first call of a command
-    /// starts the budget, a quick one when a recent outage marker is there.
+    /// What is left of the budget; zero once the command gave up. It runs from the first
+    /// attempt since the forge last answered; the first call of a command looks for a recent
+    /// outage marker, which makes the budget one quick attempt.
     pub(crate) fn remaining(&self) -> Duration {
         let Ok(mut s) = self.inner.state.lock() else {
             return Duration::ZERO;
@@ -111,22 +118,19 @@ impl Wait {
                 _ => return Duration::ZERO,
             }
         }
-        let deadline = match s.deadline {
-            Some(d) => d,
-            None => {
-                let marked = self.marker().is_some_and(|p| recent_outage(&p));
-                s.probing = marked;
-                let budget = match marked {
-                    true => self.inner.quick,
-                    false => self.inner.budget,
-                };
-                if marked {
-                    tracing::debug!("the forge was down moments ago: one quick attempt");
-                }
-                *s.deadline.insert(now + budget)
+        if !s.checked {
+            s.checked = true;
+            s.probing = self.marker().is_some_and(|p| recent_outage(&p));
+            if s.probing {
+                tracing::debug!("the forge was down moments ago: one quick attempt");
             }
+        }
+        let budget = match s.probing {
+            true => self.inner.quick,
+            false => self.inner.budget,
         };
-        deadline.saturating_duration_since(now)
+        let since = *s.silent_since.get_or_insert(now);
+        (since + budget).saturating_duration_since(now)
     }
 
     /// Whether another attempt may follow a failure (not after an outage marker: one attempt).
@@ -145,7 +149,8 @@ impl Wait {
                 if s.spent {
                     return;
                 }
-                s.deadline = Some(Instant::now() + self.inner.budget);
+                s.silent_since = None;
+                s.checked = true;
                 std::mem::replace(&mut s.probing, false)
             }
             Err(_) => return,
@@ -237,6 +242,18 @@ mod tests {
         );
         w.restart();
         assert!(w.remaining() > Duration::from_millis(2900), "a new command");
+    }
+
+    #[test]
+    fn time_between_answered_requests_costs_nothing() {
+        let w = Wait::new(Duration::from_millis(100), Duration::from_millis(50));
+        w.remaining();
+        w.answered();
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(
+            w.remaining() > Duration::from_millis(50),
+            "idle after an answer: the budget starts at the next attempt"
+        );
     }
 
     #[test]
