@@ -4,6 +4,7 @@
 //! quick attempt, and the first command after the forge is back posts the backlog in order.
 
 mod kinds;
+mod local;
 mod recovery;
 mod setting;
 
