@@ -130,6 +130,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn begin_command(&self) {
+        match self {
+            AnyThread::Local(t) => t.begin_command(),
+            AnyThread::Forge(t) => t.begin_command(),
+        }
+    }
+
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
         match self {
             AnyThread::Local(t) => t.predecessor(hops).await,

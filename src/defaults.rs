@@ -18,6 +18,9 @@ pub const AUTO_INIT: bool = true;
 /// Minutes between two automatic refreshes of the status table from one machine
 /// (`[dashboard] every_minutes`).
 pub const DASHBOARD_EVERY_MINUTES: u64 = 5;
+/// Seconds one command may wait for a forge that does not answer (`[forge] wait`), connecting,
+/// reading and retrying included; any answer renews it.
+pub const WAIT_SECS: u64 = 3;
 /// Seconds to wait for a TCP/TLS connection.
 pub const CONNECT_TIMEOUT_SECS: u64 = 5;
 /// Seconds to wait for one whole request.
@@ -153,6 +156,7 @@ mod tests {
             ("request_timeout_secs", REQUEST_TIMEOUT_SECS.to_string()),
             ("recheck_secs", RECHECK_SECS.to_string()),
             ("retry_budget_secs", RETRY_BUDGET_SECS.to_string()),
+            ("wait", format!("{WAIT_SECS}s")),
             ("quick_timeout_ms", QUICK_TIMEOUT_MS.to_string()),
             ("max_response_mib", MAX_RESPONSE_MIB.to_string()),
             ("drain_budget_secs", DRAIN_BUDGET_SECS.to_string()),

@@ -191,7 +191,7 @@ pub struct Resume {
     pub data: Value,
     /// The checkpoint the answer comes from; `None` on a fresh start.
     pub checkpoint: Option<Entry>,
-    /// The store could not be read: this answer comes from this machine's outbox.
+    /// The store could not be read: this answer comes from this machine's read cache and outbox.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub offline: bool,
     /// The phase matched no key of the resume map, so `resume_point` is the default.

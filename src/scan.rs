@@ -239,7 +239,7 @@ pub struct Scan {
     pub rejected: Vec<Rejected>,
     /// What the store noticed while reading (torn lines and the like).
     pub warnings: Vec<String>,
-    /// The store could not be read; only this machine's pending records are known.
+    /// The store could not be read; only what this machine holds (its read cache and outbox) is known.
     pub offline: bool,
     /// The read may have missed records the thread holds (one of `warnings` says why): answers
     /// built from it say `complete: false`.

@@ -42,6 +42,9 @@ pub struct Cli {
     /// Allow plain http:// to a forge that is not on loopback (the token then travels in clear)
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub allow_insecure_http: bool,
+    /// How long this command may wait for a forge that does not answer, e.g. 30s [env: FORGESTATE_WAIT; else [forge] wait; default 3s]
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_wait_flag, help_heading = GLOBAL)]
+    pub wait: Option<std::time::Duration>,
     /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub strict: bool,
@@ -100,8 +103,14 @@ pub const NOT_FOR_PARSE: &[&str] = &[
     "repo",
     "token_file",
     "allow_insecure_http",
+    "wait",
     "strict",
 ];
+
+/// `--wait`: a duration within the accepted range.
+fn parse_wait_flag(text: &str) -> Result<std::time::Duration, String> {
+    forgestate::config::parse_wait(text, "--wait")
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

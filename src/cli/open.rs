@@ -21,6 +21,7 @@ pub(crate) fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure
         repo: cli.repo.clone(),
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
+        wait: cli.wait,
     };
     remote::split_repo(&mut over).map_err(|message| Failure {
         code: EX_USAGE,

@@ -314,7 +314,7 @@ pub fn resume(answer: ResumeAnswer, agent: &str, session: &str, as_json: bool) {
         None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
     };
     let offline = if r.offline {
-        "\noffline:      the forge could not be read; answered from the outbox"
+        "\noffline:      the forge could not be read; answered from this machine's read cache and outbox"
     } else {
         ""
     };

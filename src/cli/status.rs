@@ -7,7 +7,7 @@ use super::failure::Failure;
 use super::{output, table};
 
 /// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
-/// could not be read (the rows then hold only this machine's pending records).
+/// could not be read (the rows then come from this machine's read cache and outbox).
 pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     if a.publish {
         if a.agent.is_some() || a.session.is_some() || a.fail_on_stalled {
@@ -25,8 +25,8 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
     super::verb::warn(cli, &answer.warnings);
     if answer.offline && !cli.quiet {
         output::note(
-            "warning: the forge could not be read; only this machine's pending records were \
-             judged",
+            "warning: the forge could not be read; the rows are judged from this machine's read \
+             cache and outbox",
         );
     }
     if cli.json {

@@ -7,6 +7,7 @@ use std::path::Path;
 use secrecy::SecretString;
 
 use super::{Client, ForgeBuilder};
+use crate::durable::OUTBOX_ONLY;
 use crate::error::{Error, Result};
 use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
 use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
@@ -105,17 +106,38 @@ impl<T: Thread> Client<T> {
                     .map_err(Error::from)
             })
             .await?;
-        let Some(view) = view else {
-            let mut out = Scan {
-                offline: true,
-                ..Scan::default()
-            };
-            out.warnings.extend(read.warnings);
-            add_pending(
-                &mut out,
-                read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-            );
-            return Ok((out, None));
+        let (view, offline, mut warnings) = match view {
+            Some(view) => (view, false, read.warnings),
+            None => match mirror.read_offline(trusted) {
+                // The forge cannot be read: answer from this machine's copy of the thread.
+                Some(view) => {
+                    let warnings = read
+                        .warnings
+                        .into_iter()
+                        .map(|w| match w.strip_suffix(OUTBOX_ONLY) {
+                            Some(head) => format!(
+                                "{head}answering offline from this machine's read cache and \
+                                 outbox (records posted since this machine last read the \
+                                 thread are missing)"
+                            ),
+                            None => w,
+                        })
+                        .collect();
+                    (view, true, warnings)
+                }
+                None => {
+                    let mut out = Scan {
+                        offline: true,
+                        ..Scan::default()
+                    };
+                    out.warnings.extend(read.warnings);
+                    add_pending(
+                        &mut out,
+                        read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
+                    );
+                    return Ok((out, None));
+                }
+            },
         };
         let trust = view.trust.clone();
         let (mut out, held) = match view.scan(keep) {
@@ -127,7 +149,8 @@ impl<T: Thread> Client<T> {
                 return self.scan_listed().await;
             }
         };
-        out.warnings.extend(read.warnings);
+        out.offline |= offline;
+        out.warnings.append(&mut warnings);
         add_pending_except(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),

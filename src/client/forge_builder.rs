@@ -107,6 +107,16 @@ impl ForgeBuilder {
         self
     }
 
+    /// How long one command may wait for a forge that does not answer (default 3 s): connecting,
+    /// reading and retrying all end within it, and any answer renews it. After it the record is
+    /// spooled and reads answer offline; for 30 s the next command on the machine makes one
+    /// quick attempt only. In a long-lived program each [`crate::verbs::call`] is a command
+    /// (or call [`Client::begin_command`]).
+    pub fn wait(mut self, wait: Duration) -> Self {
+        self.options.wait = wait;
+        self
+    }
+
     /// The per-attempt timeout of quick probes.
     pub fn quick_timeout(mut self, timeout: Duration) -> Self {
         self.options.quick_timeout = timeout;
@@ -220,6 +230,10 @@ impl ForgeBuilder {
             .connect_timeout(o.connect_timeout.max(Duration::from_millis(1)))
             .request_timeout(o.request_timeout.max(Duration::from_millis(1)))
             .retry_budget(o.retry_budget)
+            .wait(
+                o.wait.max(Duration::from_millis(1)),
+                o.quick_timeout.max(Duration::from_millis(1)),
+            )
             .max_response_bytes(o.max_response_bytes.max(1))
             .allow_insecure_http(o.allow_insecure_http)
             .build()
@@ -243,6 +257,11 @@ impl ForgeBuilder {
             carry_days: o.carry_days,
             trusted_authors: self.trusted_authors.clone(),
         };
+        if let Some(root) = &o.outbox {
+            let dir = root.join(store_key(&base, &o.owner, &o.repo));
+            http.wait()
+                .set_marker(dir.join(crate::forge::wait::MARKER_FILE));
+        }
         let thread = ForgeThread::new(http, settings);
         let outbox = o.outbox.map(|root| {
             Outbox::new(root.join(store_key(&base, &o.owner, &o.repo))).with_origin(Origin {

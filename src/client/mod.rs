@@ -109,6 +109,8 @@ impl Outcome {
 pub struct Latest {
     /// The newest matching record, in thread order.
     pub entry: Option<Entry>,
+    /// The store could not be read: the answer comes from this machine's read cache and outbox.
+    pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
     pub complete: bool,
@@ -282,6 +284,13 @@ impl<T: Thread> Client<T> {
     /// rendering checks, the outbox and trust; use [`Client::save`] for records.
     pub fn thread_raw(&self) -> &T {
         self.store.thread()
+    }
+
+    /// Starts a new command: a forge gets a fresh wait budget ([`ForgeBuilder::wait`]).
+    /// [`crate::verbs::call`] does this for each call; a program calling the client's methods
+    /// directly calls it before each unit of work that should have its own budget.
+    pub fn begin_command(&self) {
+        self.store.thread().begin_command();
     }
 
     /// The durability layer: outbox, drain, flush. **Raw**: a body saved here bypasses

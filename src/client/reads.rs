@@ -37,6 +37,7 @@ impl<T: Thread> Client<T> {
         all.warnings.extend(stale);
         Ok(Latest {
             entry,
+            offline,
             complete: all.complete(),
             warnings: all.warnings,
         })

@@ -18,7 +18,7 @@ pub struct Status {
     /// The store's clock when the thread was read: ages are measured on it.
     #[serde(serialize_with = "crate::report::status::ser_time")]
     pub now: chrono::DateTime<chrono::Utc>,
-    /// The store could not be read; only this machine's pending records were judged.
+    /// The store could not be read; the rows come from this machine's read cache and outbox.
     pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.

@@ -54,6 +54,8 @@ pub struct ForgeConfig {
     pub retry_budget_secs: Option<u64>,
     /// Milliseconds per attempt of quick (single-try) requests.
     pub quick_timeout_ms: Option<u64>,
+    /// How long one command may wait for a forge that does not answer, e.g. `"3s"`.
+    pub wait: Option<String>,
     /// Refuse answers larger than this many MiB.
     pub max_response_mib: Option<usize>,
     /// Allow plain `http://` off loopback.
@@ -110,6 +112,9 @@ impl ForgeConfig {
                 ));
             }
         }
+        if let Some(text) = &self.wait {
+            parse_wait(text, "[forge] wait")?;
+        }
         for (key, value) in [("title", &self.title), ("label", &self.label)] {
             if let Some(v) = value
                 && v.trim().is_empty()
@@ -141,6 +146,7 @@ impl ForgeConfig {
             cache_dir: over.cache_dir.or(self.cache_dir),
             retry_budget_secs: over.retry_budget_secs.or(self.retry_budget_secs),
             quick_timeout_ms: over.quick_timeout_ms.or(self.quick_timeout_ms),
+            wait: over.wait.or(self.wait),
             max_response_mib: over.max_response_mib.or(self.max_response_mib),
             allow_insecure_http: over.allow_insecure_http.or(self.allow_insecure_http),
             outbox_dir: over.outbox_dir.or(self.outbox_dir),
@@ -167,6 +173,8 @@ pub struct Overrides {
     pub token_file: Option<PathBuf>,
     /// `--allow-insecure-http`.
     pub allow_insecure_http: bool,
+    /// `--wait DURATION`: the command's wait budget.
+    pub wait: Option<Duration>,
 }
 
 /// What the environment said, captured once.
@@ -184,6 +192,8 @@ pub struct ForgeEnv {
     pub cache_home: Option<PathBuf>,
     /// `forgestate/` under `$XDG_STATE_HOME` (else `~/.local/state`): the outbox.
     pub state_home: Option<PathBuf>,
+    /// `$FORGESTATE_WAIT`, as written (checked when the settings are resolved).
+    pub wait: Option<String>,
 }
 
 impl ForgeEnv {
@@ -205,6 +215,7 @@ impl ForgeEnv {
             url: get("FORGESTATE_URL"),
             owner: get("FORGESTATE_OWNER"),
             repo: get("FORGESTATE_REPO"),
+            wait: get("FORGESTATE_WAIT"),
             token: get("FORGESTATE_TOKEN")
                 .map(|t| clean_token(&t).to_string())
                 .filter(|t| !t.is_empty())
@@ -287,6 +298,41 @@ fn warn_if_shared(path: &Path) {
     }
 }
 
+/// The shortest and longest wait budget accepted.
+const WAIT_RANGE: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(3_600));
+
+/// A wait budget as people write it (`3s`, `500ms`, `2m`), checked against its range; `whence`
+/// names where it was given.
+pub fn parse_wait(text: &str, whence: &str) -> std::result::Result<Duration, String> {
+    let wait = humantime::parse_duration(text.trim()).map_err(|e| {
+        format!(
+            "{whence} = {text:?} is not a duration ({e}); write it like \"3s\", \"500ms\" or \"2m\""
+        )
+    })?;
+    let (min, max) = WAIT_RANGE;
+    if !(min..=max).contains(&wait) {
+        return Err(format!(
+            "{whence} = {text:?} is out of range; use 100ms to 1h"
+        ));
+    }
+    Ok(wait)
+}
+
+/// The wait budget in force: `--wait`, then `$FORGESTATE_WAIT`, then `[forge] wait`, then the
+/// default (3 s).
+pub fn wait_budget(file: &ForgeConfig, env: &ForgeEnv, over: &Overrides) -> Result<Duration> {
+    if let Some(wait) = over.wait {
+        return Ok(wait);
+    }
+    if let Some(text) = &env.wait {
+        return parse_wait(text, "FORGESTATE_WAIT").map_err(|e| Error::setting("wait", e));
+    }
+    match &file.wait {
+        Some(text) => parse_wait(text, "[forge] wait").map_err(Error::config),
+        None => Ok(Duration::from_secs(defaults::WAIT_SECS)),
+    }
+}
+
 /// The outbox root: `[forge] outbox_dir`, else the XDG state dir. Each forge/owner/repo gets
 /// its own directory under it.
 pub fn outbox_root(file: &ForgeConfig, env: &ForgeEnv, base: &Path) -> Option<PathBuf> {
@@ -326,6 +372,7 @@ pub fn forge_options(
             file.retry_budget_secs
                 .unwrap_or(defaults::RETRY_BUDGET_SECS),
         ),
+        wait: wait_budget(file, env, over)?,
         recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(defaults::RECHECK_SECS)),
         quick_timeout: Duration::from_millis(
             file.quick_timeout_ms

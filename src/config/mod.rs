@@ -30,7 +30,7 @@ pub use discover::{Origin, discover};
 
 use checks::{absolute, refuse_trust_settings, validate};
 
-pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
+pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides, parse_wait};
 pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
 
 /// The documented example configuration, which doubles as the built-in defaults

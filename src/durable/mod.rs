@@ -11,9 +11,11 @@
 //!   [`DrainPolicy::budget`]: each request is one attempt with the normal request timeout, and no
 //!   request starts after the budget, except that the first listing and the first post always
 //!   run, so a forge that answers at all, however slowly, drains at least one record per command.
-//!   A command therefore waits at most `budget + 2 × request timeout` for the backlog. After a
-//!   failed drain, later commands skip draining for a backoff (15 s, doubling, capped at
-//!   [`DrainPolicy::max_backoff`]), so with the forge down only one command per backoff pays.
+//!   A command therefore waits at most `budget + 2 × request timeout` for the backlog, and a
+//!   forge's wait budget (`[forge] wait`, 3 s) caps what a forge that does not answer costs the
+//!   whole command. After a failed drain, later commands' reads make one attempt for a backoff
+//!   (15 s, doubling, capped at [`DrainPolicy::max_backoff`]), but every command still drains,
+//!   so the first one after the forge comes back posts the backlog.
 //! - **Dead letters.** An entry the forge refuses, or a file that is not a valid record (empty,
 //!   truncated, not UTF-8, someone else's text), is moved to `dead/` beside the queue with the
 //!   reason, and the queue moves on.
@@ -46,6 +48,7 @@ pub use survey::{OutboxSummary, survey};
 pub use validate::Validator;
 
 use flush::Drain;
+pub(crate) use read::OUTBOX_ONLY;
 
 use crate::error::{Category, Error, Result};
 use crate::progress::ProgressHook;
@@ -318,7 +321,9 @@ impl<T: Thread> Durable<T> {
             .await
     }
 
-    /// Drains the outbox within the policy's budget, unless a recent failure says to wait.
+    /// Drains the outbox within the policy's budget. During a backoff after a failure it still
+    /// tries (one attempt per request, as always), so the first command after the forge comes
+    /// back posts the backlog; the store's wait budget keeps a forge still down cheap.
     pub async fn drain(&self) -> FlushReport {
         let Some(outbox) = &self.outbox else {
             return FlushReport::default();
@@ -330,12 +335,8 @@ impl<T: Thread> Durable<T> {
             .drain_state()
             .backing_off(Utc::now(), self.policy.max_backoff)
         {
+            // Reads after this drain make one attempt, not the retry budget.
             self.unreachable.store(true, Ordering::Relaxed);
-            return FlushReport {
-                backing_off: true,
-                left: outbox.len(),
-                ..FlushReport::default()
-            };
         }
         let deadline = Instant::now() + self.policy.budget;
         self.flush_from_with(outbox, Drain::Budget(deadline)).await

@@ -7,6 +7,10 @@ use super::{Durable, DurableRead};
 use crate::error::{Category, Error, Result};
 use crate::store::{Effort, Keep, Thread};
 
+/// How an offline read's warning ends when only the outbox answers; a reader with a copy of the
+/// thread (the read cache) says so instead.
+pub(crate) const OUTBOX_ONLY: &str = "answering from this machine's outbox only";
+
 impl<T: Thread> Durable<T> {
     /// Reads the thread through the outbox: drains first, then reads the outbox, then the thread.
     pub async fn read(&self) -> Result<DurableRead> {
@@ -68,9 +72,8 @@ impl<T: Thread> Durable<T> {
                 if self.outbox.is_none() || e.category() != Category::TempFail {
                     return Err(e);
                 }
-                out.warnings.push(format!(
-                    "the forge cannot be read ({e}); answering from this machine's outbox only"
-                ));
+                out.warnings
+                    .push(format!("the forge cannot be read ({e}); {OUTBOX_ONLY}"));
                 None
             }
         };

@@ -11,7 +11,6 @@ use super::ForgeThread;
 use super::error::ForgeError;
 use super::lineage::{link_line, linked};
 use super::models::{CreateIssue, CreateLabel, Issue, IssueNumber, LabelId};
-use super::retry::Retry;
 
 impl ForgeThread {
     /// Finds or creates the session issue. Idempotent; concurrent runs converge on one issue.
@@ -121,7 +120,7 @@ impl ForgeThread {
             body,
             labels: vec![label],
         };
-        let mut retry = Retry::new(c.policy());
+        let mut retry = c.retry_quietly();
         let mut unsure = false;
         loop {
             if unsure {

@@ -31,6 +31,7 @@ use serde_json::Value;
 use super::error::{Call, ForgeError};
 use super::models::ApiError;
 use super::retry::{Notice, Retry, RetryPolicy, retry_after, retryable_status};
+use super::wait::Wait;
 
 /// A Forgejo/Gitea API client. Cloning is cheap and shares the connection pool.
 #[derive(Clone)]
@@ -49,6 +50,8 @@ pub struct ForgeClient {
     /// How far the server's clock was behind ours at its last answer (its `Date`), in
     /// milliseconds; `i64::MIN` until an answer carried one. Shared by clones.
     lag_ms: std::sync::Arc<std::sync::atomic::AtomicI64>,
+    /// The command's wait budget, shared by clones (`wait.rs`).
+    wait: Wait,
 }
 
 impl std::fmt::Debug for ForgeClient {
@@ -117,7 +120,17 @@ impl ForgeClient {
 
     /// A retry state for one operation under this client's policy, announcing its first wait.
     pub fn retry(&self) -> Retry {
-        Retry::new(self.policy).announce(self.notice.clone())
+        self.retry_quietly().announce(self.notice.clone())
+    }
+
+    /// A retry state under this client's policy and wait budget that announces nothing.
+    pub fn retry_quietly(&self) -> Retry {
+        Retry::new(self.policy).within(self.wait.clone())
+    }
+
+    /// The command's wait budget (shared by every clone of this client).
+    pub(crate) fn wait(&self) -> &Wait {
+        &self.wait
     }
 
     /// Sends a request (with retries) and decodes a JSON answer. Only the statuses in `ok` count
@@ -198,12 +211,33 @@ impl ForgeClient {
         if let Some(t) = self.policy.attempt_timeout {
             request = request.timeout(t);
         }
+        // Connecting and waiting for the headers end with the command's wait budget.
+        let left = self.wait.remaining();
+        if left.is_zero() {
+            return Err(self.not_tried(call));
+        }
         tracing::debug!("{call}");
-        let response = request
-            .send()
-            .await
-            .map_err(|e| transport(call.clone(), e, false))?;
+        let response = match tokio::time::timeout(left, request.send()).await {
+            Ok(sent) => sent.map_err(|e| transport(call.clone(), e, false))?,
+            Err(_) => return Err(ForgeError::Timeout { call, sent: true }),
+        };
+        if !retryable_status(response.status()) {
+            self.wait.answered();
+        }
         Ok((response, call))
+    }
+
+    /// The error of a request not even tried: the command already gave up on the forge.
+    fn not_tried(&self, call: Call) -> ForgeError {
+        ForgeError::Transport {
+            call,
+            detail: format!(
+                "not tried: the forge did not answer within this command's wait budget ({}); \
+                 give it longer with --wait, $FORGESTATE_WAIT or [forge] wait",
+                humantime::format_duration(self.wait.budget())
+            ),
+            sent: false,
+        }
     }
 
     /// Keeps the server's clock from an answer's `Date` (every answer, streamed or read whole):
@@ -221,9 +255,14 @@ impl ForgeClient {
         let headers = response.headers().clone();
         self.note_clock(&headers);
         let mut bytes = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
+        // A body that stops flowing for the whole wait budget is a forge that stopped answering.
+        let idle = self.wait.budget();
+        while let Some(chunk) = tokio::time::timeout(idle, response.chunk())
             .await
+            .map_err(|_| ForgeError::Timeout {
+                call: call.clone(),
+                sent: true,
+            })?
             .map_err(|e| transport(call.clone(), e, true))?
         {
             if bytes.len() + chunk.len() > self.max_response_bytes {

@@ -41,6 +41,7 @@ mod probe;
 pub(crate) mod retry;
 mod rotate;
 mod session;
+pub(crate) mod wait;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -227,6 +228,10 @@ impl From<ForgeError> for StoreError {
 impl crate::store::sealed::Sealed for ForgeThread {}
 
 impl Thread for ForgeThread {
+    fn begin_command(&self) {
+        self.client.wait().restart();
+    }
+
     fn describe(&self) -> String {
         let cached = self.cached();
         match cached.issue_url {

@@ -129,6 +129,8 @@ pub struct Retry {
     deadline: Instant,
     delays: ExponentialBackoff,
     notice: Option<Notice>,
+    /// The command's wait budget, which ends every retry however much `deadline` has left.
+    wait: Option<super::wait::Wait>,
     pub attempts: u32,
 }
 
@@ -144,8 +146,15 @@ impl Retry {
             deadline: Instant::now() + policy.budget,
             delays,
             notice: None,
+            wait: None,
             attempts: 1,
         }
+    }
+
+    /// Ends the retries with the command's wait budget too.
+    pub(crate) fn within(mut self, wait: super::wait::Wait) -> Retry {
+        self.wait = Some(wait);
+        self
     }
 
     /// Says `notice` (once) before the first wait.
@@ -156,7 +165,16 @@ impl Retry {
 
     /// Sleeps before the next attempt. Returns false (at once) when the budget is spent.
     pub async fn wait(&mut self, retry_after: Option<Duration>, what: &str, why: &str) -> bool {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        let mut remaining = self.deadline.saturating_duration_since(Instant::now());
+        if let Some(wait) = &self.wait {
+            let left = wait.remaining();
+            if left.is_zero() || !wait.may_retry() {
+                // The command's budget is spent (or a recent outage allowed one attempt).
+                wait.give_up();
+                return false;
+            }
+            remaining = remaining.min(left);
+        }
         if remaining.is_zero() {
             return false;
         }
@@ -244,6 +262,19 @@ mod tests {
         assert!(!r.wait(None, "GET /x", "503").await, "budget spent");
         let mut once = Retry::new(RetryPolicy::once());
         assert!(!once.wait(None, "GET /x", "503").await);
+    }
+
+    #[tokio::test]
+    async fn the_command_budget_ends_retries_and_is_given_up() {
+        let wait = crate::forge::wait::Wait::new(Duration::from_millis(300), Duration::ZERO);
+        let mut r = Retry::new(RetryPolicy::full(Duration::from_secs(30))).within(wait.clone());
+        let start = Instant::now();
+        while r.wait(None, "GET /x", "503").await {}
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "the command's budget, not 30 s"
+        );
+        assert!(wait.spent(), "the command gave up on the forge");
     }
 
     #[tokio::test]

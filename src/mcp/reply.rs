@@ -215,7 +215,7 @@ fn resumed(v: &Value) -> String {
         ));
     }
     if v["offline"] == true {
-        s.push_str("; offline: the forge could not be read, answered from the outbox");
+        s.push_str("; offline: the forge could not be read, answered from this machine's read cache and outbox");
     }
     s
 }

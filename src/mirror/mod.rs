@@ -17,12 +17,14 @@
 //!   mirror), never the token or an unsalted hash of it: another token asks the forge again.
 //!
 //! Files and their layout are in `disk.rs`, one comment as kept in `slot.rs`, the read in
-//! `read.rs`, and the answer built from the mirror in `view.rs`.
+//! `read.rs`, and the answer built from the mirror in `view.rs`; `offline.rs` answers from the
+//! mirror as it is when the forge cannot be read.
 
 mod digest;
 mod disk;
 mod files;
 mod merge;
+mod offline;
 mod read;
 mod slot;
 mod summary;

@@ -21,12 +21,12 @@ use crate::store::{
 
 /// The mirror as loaded.
 #[derive(Default)]
-struct Loaded {
-    base: Option<(Header, Vec<Slot>, Arc<files::Data>)>,
+pub(super) struct Loaded {
+    pub(super) base: Option<(Header, Vec<Slot>, Arc<files::Data>)>,
     /// The delta, when it extends the base.
-    delta: Option<DeltaFile>,
-    salt: Option<String>,
-    login: Option<(String, String)>,
+    pub(super) delta: Option<DeltaFile>,
+    pub(super) salt: Option<String>,
+    pub(super) login: Option<(String, String)>,
 }
 
 impl Mirror {
@@ -297,7 +297,7 @@ impl Mirror {
     }
 
     /// Loads what is usable; a corrupt file is removed, with one warning.
-    fn load(&self, warnings: &mut Vec<String>) -> Loaded {
+    pub(super) fn load(&self, warnings: &mut Vec<String>) -> Loaded {
         let mut loaded = Loaded::default();
         let mut corrupt = |path: &std::path::Path, why: String| {
             tracing::debug!("the read cache {} is unreadable: {why}", path.display());

@@ -236,6 +236,11 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     }
 
     #[doc(hidden)]
+    /// A new command starts: a remote store gives it a fresh wait budget (the default, for a
+    /// store that never waits, does nothing).
+    fn begin_command(&self) {}
+
+    #[doc(hidden)]
     /// How many comments the thread's head held when this process last read the head itself
     /// (a forge's issue number, its `comments` count, and its `updated_at`), when it did. A read
     /// cache holding more comments on that issue, created by then, has missed a deletion.

@@ -314,6 +314,7 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
             V::SPEC.name
         ))
     })?;
+    ctx.client.begin_command();
     let answer = V::run(ctx, request).await?;
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(

@@ -51,7 +51,7 @@ pub struct ResumeAnswer {
     pub fresh_start: bool,
     /// The checkpoint waits in this machine's outbox, not posted yet.
     pub pending: bool,
-    /// The store could not be read: the answer comes from this machine's outbox.
+    /// The store could not be read: the answer comes from this machine's read cache and outbox.
     pub offline: bool,
     /// The phase matched no key of the resume map, so `resume_point` is the default.
     pub unmapped: bool,
@@ -247,6 +247,8 @@ pub struct LatestRequest {
 pub struct LatestAnswer {
     /// The newest matching record, with the comment that holds it; null when none matches.
     pub record: Option<Entry>,
+    /// The store could not be read: the answer comes from this machine's read cache and outbox.
+    pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
     pub complete: bool,
@@ -259,6 +261,7 @@ impl LatestAnswer {
     pub fn new(latest: crate::client::Latest) -> LatestAnswer {
         LatestAnswer {
             record: latest.entry,
+            offline: latest.offline,
             complete: latest.complete,
             warnings: latest.warnings,
         }
@@ -302,6 +305,7 @@ impl Run for LatestVerb {
                 let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
                 crate::client::Latest {
                     entry: scan.entries.last().cloned(),
+                    offline: scan.offline,
                     complete: scan.complete(),
                     warnings: scan.warnings,
                 }
@@ -342,7 +346,7 @@ pub struct ListAnswer {
     /// With `invalid`: the comments that are not valid, trusted records, with the reason (null
     /// without it).
     pub invalid: Option<Vec<Rejected>>,
-    /// The store could not be read: only this machine's pending records are listed.
+    /// The store could not be read: the records come from this machine's read cache and outbox.
     pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.

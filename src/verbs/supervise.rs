@@ -41,7 +41,7 @@ pub struct StatusAnswer {
     pub stalled: usize,
     /// The store's clock when the thread was read (RFC 3339): ages are measured on it.
     pub now: String,
-    /// The store could not be read; only this machine's pending records were judged.
+    /// The store could not be read: the rows are judged from this machine's read cache and outbox.
     pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.

@@ -17,6 +17,7 @@ mod format;
 mod interop;
 mod mcp;
 mod ops;
+mod outage;
 mod outbox;
 mod project;
 mod redaction;

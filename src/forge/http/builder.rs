@@ -17,6 +17,7 @@ use super::ForgeClient;
 use crate::defaults;
 use crate::forge::error::ForgeError;
 use crate::forge::retry::{Notice, RetryPolicy};
+use crate::forge::wait::Wait;
 
 /// Builds a [`ForgeClient`].
 pub struct ForgeClientBuilder {
@@ -27,6 +28,7 @@ pub struct ForgeClientBuilder {
     policy: RetryPolicy,
     max_response_bytes: usize,
     allow_insecure_http: bool,
+    wait: Wait,
 }
 
 impl ForgeClientBuilder {
@@ -48,6 +50,13 @@ impl ForgeClientBuilder {
     /// The total time retries of one request may take (default 30 s).
     pub fn retry_budget(mut self, budget: Duration) -> Self {
         self.policy = RetryPolicy::full(budget);
+        self
+    }
+
+    /// The wait budget of one command (default 3 s), and the one quick attempt a command gets
+    /// just after an outage; see `wait.rs`.
+    pub fn wait(mut self, budget: Duration, quick: Duration) -> Self {
+        self.wait = Wait::new(budget, quick);
         self
     }
 
@@ -162,6 +171,7 @@ impl ForgeClientBuilder {
             max_response_bytes: self.max_response_bytes,
             notice: Notice::default(),
             lag_ms: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(i64::MIN)),
+            wait: self.wait,
         })
     }
 }
@@ -186,6 +196,7 @@ impl ForgeClient {
             policy: RetryPolicy::full(Duration::from_secs(defaults::RETRY_BUDGET_SECS)),
             max_response_bytes: defaults::MAX_RESPONSE_MIB * 1024 * 1024,
             allow_insecure_http: false,
+            wait: Wait::default(),
         }
     }
 }

@@ -76,6 +76,7 @@ impl ForgeClient {
         filter.max_kept = self.max_response_bytes;
         let cap = filter.max_kept;
         let handle = tokio::runtime::Handle::current();
+        let idle = self.wait().budget();
         let task = tokio::task::spawn_blocking(move || {
             let mut reader = Chunks {
                 response,
@@ -84,16 +85,29 @@ impl ForgeClient {
                 at: 0,
                 read: 0,
                 failed: None,
+                stalled: false,
+                idle,
                 head: Vec::new(),
             };
             let list = decode_list(BufReader::with_capacity(64 * 1024, &mut reader), &filter);
-            (list, reader.failed, reader.read, reader.head)
+            (
+                list,
+                reader.failed,
+                reader.stalled,
+                reader.read,
+                reader.head,
+            )
         });
-        let (list, failed, read, head) = task.await.map_err(|e| ForgeError::Transport {
-            call: call.clone(),
-            detail: format!("reading the answer stopped: {e}"),
-            sent: true,
-        })?;
+        let (list, failed, stalled, read, head) =
+            task.await.map_err(|e| ForgeError::Transport {
+                call: call.clone(),
+                detail: format!("reading the answer stopped: {e}"),
+                sent: true,
+            })?;
+        if stalled {
+            // The body stopped flowing for the whole wait budget: the forge stopped answering.
+            return Err(ForgeError::Timeout { call, sent: true });
+        }
         if let Some(e) = failed {
             return Err(transport(call, e, true));
         }
@@ -138,6 +152,10 @@ struct Chunks {
     at: usize,
     read: u64,
     failed: Option<reqwest::Error>,
+    /// No chunk came for `idle`.
+    stalled: bool,
+    /// How long a chunk may take: the wait budget.
+    idle: std::time::Duration,
     /// The first [`HEAD_BYTES`] of the answer, for the message when it is not a comment list.
     head: Vec<u8>,
 }
@@ -148,10 +166,17 @@ const HEAD_BYTES: usize = 512;
 impl Read for Chunks {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.at == self.chunk.len() {
-            if self.failed.is_some() {
+            if self.failed.is_some() || self.stalled {
                 return Err(io::Error::other("the connection failed"));
             }
-            match self.handle.block_on(self.response.chunk()) {
+            let next = self
+                .handle
+                .block_on(tokio::time::timeout(self.idle, self.response.chunk()));
+            let Ok(next) = next else {
+                self.stalled = true;
+                return Err(io::Error::other("the forge stopped sending the answer"));
+            };
+            match next {
                 Ok(Some(chunk)) => {
                     let room = HEAD_BYTES.saturating_sub(self.head.len());
                     self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);

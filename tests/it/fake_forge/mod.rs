@@ -10,6 +10,7 @@
 
 pub mod dropper;
 mod lists;
+pub mod outage;
 pub mod outbox;
 mod people;
 mod routes;
@@ -123,6 +124,8 @@ pub struct State {
     pub faults: VecDeque<(String, Fault)>,
     /// The forge is down: every request gets a 503 and nothing changes.
     pub down: bool,
+    /// An outage (`outage.rs`): `Unavailable` is `down`; refusing and silent need a `Front`.
+    pub mode: outage::Mode,
     /// This fraction of requests fails with a 5xx; half of the failing comment posts are
     /// committed first (the ambiguous case).
     pub fail_rate: f64,
@@ -253,6 +256,7 @@ impl FakeForge {
             clock_offset: 0,
             faults: VecDeque::new(),
             down: false,
+            mode: outage::Mode::Up,
             fail_rate: 0.0,
             failed: 0,
             committed_then_failed: 0,

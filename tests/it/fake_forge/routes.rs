@@ -23,7 +23,7 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
         Ok(c) => c,
         Err(reply) => return reply,
     };
-    if s.down {
+    if s.down || s.mode == super::outage::Mode::Unavailable {
         return error(s, 503, "");
     }
     let mut commit_then_fail = false;

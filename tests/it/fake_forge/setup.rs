@@ -15,6 +15,8 @@ use super::{FakeForge, OWNER, REPO};
 pub const RETRY_BUDGET: Duration = Duration::from_millis(1500);
 /// The per-attempt timeout of quick probes in [`client`].
 pub const QUICK_TIMEOUT: Duration = Duration::from_millis(300);
+/// The wait budget of [`client`]: longer than any test.
+pub const TEST_WAIT: Duration = Duration::from_secs(3600);
 /// The whole-request timeout of [`client`].
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -60,6 +62,9 @@ pub fn client_trusting(url: &str, token: &str, dir: &Path) -> ForgeBuilder {
         .cache_dir(dir.join("cache"))
         .timeouts(Duration::from_secs(1), REQUEST_TIMEOUT)
         .retry_budget(RETRY_BUDGET)
+        // A wait budget no test reaches, so the per-request budgets above decide as they always
+        // did (and no outage marker is left); tests/it/outage/ tests the wait itself.
+        .wait(TEST_WAIT)
         .quick_timeout(QUICK_TIMEOUT)
         .drain(DrainPolicy {
             budget: Duration::from_secs(1),
