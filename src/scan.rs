@@ -587,8 +587,11 @@ pub fn unread_newer(
 /// Whether `name` matches a filter value: exactly, unless the value holds a glob metacharacter
 /// ([`GLOB_CHARS`]); then as a glob, as resume map keys are ([`crate::format::glob_matches`]).
 pub fn name_matches(value: &str, name: &str) -> bool {
+    // Compared in NFC: `é` typed either way names one agent (records written elsewhere, before
+    // names were kept in NFC, included).
+    let (value, name) = (crate::format::nfc(value), crate::format::nfc(name));
     if value.contains(GLOB_CHARS) {
-        crate::format::glob_matches(value, name)
+        crate::format::glob_matches(&value, &name)
     } else {
         value == name
     }

@@ -77,6 +77,9 @@ impl<T: Thread> Client<T> {
     /// with the closest names ("did you mean"). Warns of comments newer than the answer that
     /// could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
+        // Names are written in NFC; `é` typed as `e` and an accent resumes the same session.
+        let (agent, session) = (crate::format::nfc(agent), crate::format::nfc(session));
+        let (agent, session) = (agent.as_ref(), session.as_ref());
         let seen = Mutex::new(BTreeSet::<(String, String)>::new());
         let mine = |e: &Entry| {
             let checkpoint = e.record.kind() == Kind::Checkpoint;

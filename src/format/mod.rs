@@ -9,6 +9,7 @@ mod assign;
 mod gate;
 mod glob;
 mod invisible;
+mod names;
 mod parse;
 mod record;
 mod redact;
@@ -21,6 +22,7 @@ mod validate;
 
 pub use gate::{GateError, outbound};
 pub use glob::{glob_matches, key_matches};
+pub use names::nfc;
 pub use parse::{ParseError, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,
@@ -35,5 +37,5 @@ pub use sign::{
 pub use time::{format_time, now_micros, parse_time};
 pub use validate::{
     DEFAULT_MAX_BODY_BYTES, FieldError, GLOB_CHARS, HARD_MAX_BODY_BYTES, MAX_FIELD_CHARS,
-    check_body_cap, check_field, check_name, is_invisible, spoofing_char,
+    check_body_cap, check_field, check_name, check_new_name, is_invisible, spoofing_char,
 };

@@ -8,9 +8,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::names::nfc;
 use super::session::{END_REASONS, Intent};
 use super::time::{format_time, now_micros, parse_time};
-use super::validate::{FieldError, check_field, check_name, check_unmarked};
+use super::validate::{FieldError, check_field, check_name, check_new_name, check_unmarked};
 
 /// The version written by this crate.
 pub const WRITE_VERSION: &str = "2.0";
@@ -210,8 +211,10 @@ impl Record {
         session: &str,
         payload: Payload,
     ) -> Result<Record, BuildError> {
-        check_name("agent", agent)?;
-        check_name("session", session)?;
+        // One name, however its accents were typed (NFC), and none that passes for another.
+        let (agent, session) = (nfc(agent), nfc(session));
+        check_new_name("agent", &agent)?;
+        check_new_name("session", &session)?;
         Ok(Record {
             version: WRITE_VERSION.to_string(),
             id: Some(new_record_id()),

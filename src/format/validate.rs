@@ -8,6 +8,7 @@
 use thiserror::Error;
 
 use super::invisible;
+use super::names::{LookAlike, MAX_MARKS, look_alike};
 
 /// Longest agent, session or phase we accept, in characters.
 pub const MAX_FIELD_CHARS: usize = 200;
@@ -101,6 +102,43 @@ pub enum FieldError {
         /// Its position, in characters (0-based).
         index: usize,
     },
+    /// A new agent or session name mixes letters of alphabets that look alike.
+    #[error(
+        "{field} mixes scripts: U+{code:04X} at character {at} is a {script} letter among \
+         {first} ones; letters of these alphabets look alike, so one \
+         name could pass for another (a Cyrillic \"а\" for a Latin \"a\"); write the name in one \
+         script",
+        at = .index + 1
+    )]
+    MixedScript {
+        /// The field (`agent`, `session`).
+        field: &'static str,
+        /// The letter's code point.
+        code: u32,
+        /// Its script.
+        script: &'static str,
+        /// The script of most of the other letters.
+        first: &'static str,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// A new agent or session name stacks combining marks on one letter.
+    #[error(
+        "{field} stacks combining marks: U+{code:04X} at character {at} is {what} on one \
+         letter, which renders like a name without it; keep at most {MAX_MARKS} different marks \
+         on a letter",
+        at = .index + 1
+    )]
+    StackedMarks {
+        /// The field (`agent`, `session`).
+        field: &'static str,
+        /// The mark's code point.
+        code: u32,
+        /// What is wrong with it: "the same mark twice", "a third mark".
+        what: &'static str,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
     /// The value would be changed by the redactor: it is, or holds, something shaped like a secret.
     #[error(
         "{field} looks like a secret (it holds a token, key or password the redactor would \
@@ -131,6 +169,41 @@ pub fn check_name(field: &'static str, value: &str) -> Result<(), FieldError> {
             index,
         }),
         None => Ok(()),
+    }
+}
+
+/// Checks the name of a new record (already in NFC, `names::nfc`): [`check_name`], and no
+/// mix of look-alike scripts or stack of combining marks. Records written elsewhere are read,
+/// and carried on rotation, whatever their names; only new names are held to this.
+pub fn check_new_name(field: &'static str, value: &str) -> Result<(), FieldError> {
+    check_name(field, value)?;
+    match look_alike(value) {
+        None => Ok(()),
+        Some(LookAlike::MixedScript {
+            code,
+            script,
+            first,
+            index,
+        }) => Err(FieldError::MixedScript {
+            field,
+            code,
+            script,
+            first,
+            index,
+        }),
+        Some(LookAlike::StackedMarks {
+            code,
+            index,
+            repeated,
+        }) => Err(FieldError::StackedMarks {
+            field,
+            code,
+            what: match repeated {
+                true => "the same mark twice",
+                false => "a mark past the second",
+            },
+            index,
+        }),
     }
 }
 

@@ -10,6 +10,7 @@ mod human_output;
 mod init;
 mod json_errors;
 mod local_store;
+mod look_alike_names;
 mod progress;
 mod render;
 mod repeated_keys;

@@ -1,0 +1,229 @@
+//! Agent and session names that could pass for one another. Pure.
+//!
+//! A new record's names are kept in NFC, so `é` typed as one code point or as `e` and a combining
+//! accent is one name. And a name is refused when it mixes letters of the alphabets whose
+//! letters look alike (Latin, Greek, Cyrillic, Armenian: `аgent` with a Cyrillic `а`), or stacks
+//! combining marks on one letter (more than two, or the same one twice, which renders as one).
+//! Names in any one script, with digits and punctuation, pass; so do ASCII names, all that seed
+//! 003's Python agents write.
+
+use std::borrow::Cow;
+
+use unicode_general_category::{GeneralCategory, get_general_category};
+use unicode_normalization::UnicodeNormalization;
+
+/// The most combining marks one letter may carry (after NFC, which composes the common ones).
+pub const MAX_MARKS: usize = 2;
+
+/// `name` in NFC (borrowed when it already is, as every ASCII name is).
+pub fn nfc(name: &str) -> Cow<'_, str> {
+    match name.is_ascii() || unicode_normalization::is_nfc(name) {
+        true => Cow::Borrowed(name),
+        false => Cow::Owned(name.nfc().collect()),
+    }
+}
+
+/// A name that could pass for another, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookAlike {
+    /// A letter of `script` in a name whose other letters are mostly of `first`.
+    MixedScript {
+        /// The letter's code point.
+        code: u32,
+        /// Its script.
+        script: &'static str,
+        /// The script of most of the name's other letters.
+        first: &'static str,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// A combining mark past [`MAX_MARKS`] on one letter, or the same mark twice.
+    StackedMarks {
+        /// The mark's code point.
+        code: u32,
+        /// Its position, in characters (0-based).
+        index: usize,
+        /// It repeats the mark before it.
+        repeated: bool,
+    },
+}
+
+/// The first reason `name` (in NFC) could pass for another name, if any. Of mixed scripts,
+/// the letter named is the first of the script with the fewest letters (the intruder: the `а`
+/// of `аgent`).
+pub fn look_alike(name: &str) -> Option<LookAlike> {
+    if name.is_ascii() {
+        return None;
+    }
+    // Per script met: (script, letters, first letter's code point and position).
+    let mut scripts: Vec<(&'static str, usize, u32, usize)> = Vec::new();
+    let (mut marks, mut last_mark) = (0usize, None);
+    for (index, c) in name.chars().enumerate() {
+        // Marks are counted decomposed: `é` and a second acute is an `e` with the same mark twice.
+        for part in std::iter::once(c).nfd() {
+            if !is_mark(part) {
+                (marks, last_mark) = (0, None);
+                continue;
+            }
+            marks += 1;
+            let repeated = last_mark == Some(part);
+            if marks > MAX_MARKS || repeated {
+                return Some(LookAlike::StackedMarks {
+                    code: part as u32,
+                    index,
+                    repeated,
+                });
+            }
+            last_mark = Some(part);
+        }
+        if is_mark(c) {
+            continue;
+        }
+        let Some(script) = confusable_script(c) else {
+            continue;
+        };
+        match scripts.iter_mut().find(|s| s.0 == script) {
+            Some(s) => s.1 += 1,
+            None => scripts.push((script, 1, c as u32, index)),
+        }
+    }
+    if scripts.len() < 2 {
+        return None;
+    }
+    // The fewest letters; of equals, the script met later.
+    let intruder = scripts
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, s)| (s.1, std::cmp::Reverse(*i)))
+        .map(|(_, s)| *s)?;
+    let others = scripts
+        .iter()
+        .filter(|s| s.0 != intruder.0)
+        .max_by_key(|s| s.1)
+        .map_or("", |s| s.0);
+    Some(LookAlike::MixedScript {
+        code: intruder.2,
+        script: intruder.0,
+        first: others,
+        index: intruder.3,
+    })
+}
+
+fn is_mark(c: char) -> bool {
+    matches!(
+        get_general_category(c),
+        GeneralCategory::NonspacingMark
+            | GeneralCategory::SpacingMark
+            | GeneralCategory::EnclosingMark
+    )
+}
+
+/// The script of a letter of the alphabets whose letters are mistaken for one another, or
+/// `None` for anything else (digits, punctuation, other scripts: a name in Japanese mixes three
+/// scripts and that is fine).
+fn confusable_script(c: char) -> Option<&'static str> {
+    if !c.is_alphabetic() {
+        return None;
+    }
+    Some(match c as u32 {
+        0x41..=0x5A
+        | 0x61..=0x7A
+        | 0xAA
+        | 0xBA
+        | 0xC0..=0x24F
+        | 0x250..=0x2AF
+        | 0x1D00..=0x1D7F
+        | 0x1E00..=0x1EFF
+        | 0x2C60..=0x2C7F
+        | 0xA720..=0xA7FF
+        | 0xAB30..=0xAB6F
+        | 0xFF21..=0xFF3A
+        | 0xFF41..=0xFF5A => "Latin",
+        0x370..=0x3FF | 0x1F00..=0x1FFF => "Greek",
+        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => "Cyrillic",
+        0x531..=0x58F | 0xFB13..=0xFB17 => "Armenian",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nfc_makes_one_name_of_its_two_spellings() {
+        let composed = "caf\u{e9}";
+        let decomposed = "cafe\u{301}";
+        assert_eq!(nfc(decomposed), composed);
+        assert!(matches!(nfc(composed), Cow::Borrowed(_)));
+        assert!(matches!(nfc("implementation-worker"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn mixed_scripts_and_stacked_marks_are_found() {
+        for fine in [
+            "implementation-worker",
+            "café-worker",
+            "работник-1",
+            "εργάτης",
+            "作業者-1",
+            "ワーカー_日本",
+            "agent-日本",
+            "ti\u{1EBF}ng-vi\u{1EC7}t",
+        ] {
+            assert_eq!(look_alike(&nfc(fine)), None, "{fine}");
+        }
+        assert!(matches!(
+            look_alike("\u{430}gent"),
+            Some(LookAlike::MixedScript {
+                first: "Latin",
+                script: "Cyrillic",
+                index: 0,
+                ..
+            })
+        ));
+        assert_eq!(
+            look_alike("ag\u{435}nt"),
+            Some(LookAlike::MixedScript {
+                code: 0x435,
+                script: "Cyrillic",
+                first: "Latin",
+                index: 2
+            })
+        );
+        assert!(matches!(
+            look_alike("\u{3bf}pen"),
+            Some(LookAlike::MixedScript {
+                first: "Latin",
+                script: "Greek",
+                ..
+            })
+        ));
+        assert!(matches!(
+            look_alike(&nfc("e\u{301}\u{301}")),
+            Some(LookAlike::StackedMarks {
+                code: 0x301,
+                index: 1,
+                repeated: true
+            })
+        ));
+        assert_eq!(
+            look_alike("e\u{301}\u{301}"),
+            Some(LookAlike::StackedMarks {
+                code: 0x301,
+                index: 2,
+                repeated: true
+            })
+        );
+        let zalgo = "a\u{300}\u{316}\u{35c}";
+        assert!(matches!(
+            look_alike(zalgo),
+            Some(LookAlike::StackedMarks {
+                index: 3,
+                repeated: false,
+                ..
+            })
+        ));
+        assert_eq!(look_alike("a\u{300}\u{316}"), None, "two marks may stand");
+    }
+}
