@@ -3,7 +3,7 @@
 //! warning per process when they disagree; and [`Client::query`], whose age is counted back
 //! on that clock rather than this machine's.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::{Client, ListQuery};
 use crate::error::Result;
@@ -11,13 +11,10 @@ use crate::report::clock::{Clock, consistent};
 use crate::scan::Scan;
 use crate::store::Thread;
 
-/// Whether this process has said that the forge's clocks disagree.
-static WARNED: AtomicBool = AtomicBool::new(false);
-
 impl<T: Thread> Client<T> {
     /// The clock for ages over `scan`: the store's, moved up to its newest comment time when
     /// that runs ahead, or back to this machine's when the store's `Date` alone runs ahead
-    /// (see [`crate::report::clock`]). The first time in a process the clocks
+    /// (see [`crate::report::clock`]). The first time this client finds the clocks
     /// disagree, the warning joins `scan`'s warnings (and the log).
     pub fn clock(&self, scan: &mut Scan) -> Clock {
         let newest = scan
@@ -30,7 +27,7 @@ impl<T: Thread> Client<T> {
         // The warning is the answer's (the CLI prints it); logged only at debug, so that it is
         // not said twice on stderr.
         if let Some(warning) = clock.warning()
-            && !WARNED.swap(true, Ordering::Relaxed)
+            && !self.clock_warned.swap(true, Ordering::Relaxed)
         {
             tracing::debug!("{warning}");
             scan.warnings.push(warning);

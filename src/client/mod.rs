@@ -149,6 +149,9 @@ pub struct Client<T> {
     /// Per (agent, session), the newest record id this client wrote or read back: its next
     /// record's `Parent:` (see `sessions.rs`).
     known: sessions::Known,
+    /// Whether this client has said that the store's clocks disagree (said once per client:
+    /// once per CLI command, once per MCP session).
+    clock_warned: std::sync::atomic::AtomicBool,
 }
 
 impl<T: Thread> Client<T> {
@@ -165,6 +168,7 @@ impl<T: Thread> Client<T> {
             require_signatures: false,
             dashboard: Default::default(),
             known: sessions::Known::default(),
+            clock_warned: std::sync::atomic::AtomicBool::new(false),
         }
         .regate()
     }
