@@ -215,7 +215,7 @@ pub struct UnreadableComment {
     pub html_url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
-    /// Set when the listing skipped it on purpose (see [`crate::store::Keep`]).
+    /// Set when the listing skipped it on purpose (see `crate::store::Keep`).
     pub skipped: Option<crate::store::Skip>,
     /// The beginning of a body skipped as too large (`store::Unreadable::head`).
     pub head: Option<String>,

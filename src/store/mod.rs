@@ -67,7 +67,7 @@ pub struct Unreadable {
     pub url: Option<String>,
     /// What is wrong with it, naming the field: "`body` is null, expected a string".
     pub reason: String,
-    /// Set when the store skipped the comment on purpose, as [`Keep`] asked, without holding
+    /// Set when the store skipped the comment on purpose, as `Keep` asked, without holding
     /// its body.
     pub skipped: Option<Skip>,
     /// The beginning of a body skipped as too large ([`Skip::TooLarge`]): at most
@@ -91,9 +91,9 @@ pub fn body_head(body: &str) -> String {
 /// Why a store skipped a comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
-    /// Its author is not one [`Keep`] keeps.
+    /// Its author is not one `Keep` keeps.
     Untrusted,
-    /// Its body is longer than [`Keep::max_body`].
+    /// Its body is longer than `Keep::max_body`.
     TooLarge {
         /// The body's length, in bytes.
         len: usize,
