@@ -292,6 +292,12 @@ pub fn scan_checked(
                 Some(why) => Parsed::Refused(why, marker_line(&comment.body)),
             },
             Err(ParseError::NoMarker) => Parsed::NoMarker,
+            // Too large to read, and plainly not a record: no answer could have been it.
+            Err(ParseError::TooLarge { .. })
+                if crate::format::marker_in_head(&comment.body) == Some(None) =>
+            {
+                Parsed::NoMarker
+            }
             Err(e) => Parsed::Invalid(e, marker_line(&comment.body)),
         };
         (info, outcome)
@@ -465,10 +471,15 @@ fn unreadable(u: Unreadable) -> Rejected {
         matches!((u.created_at, u.updated_at), (Some(c), Some(m)) if edited_after_posting(c, m));
     let created_at = u.created_at.unwrap_or(DateTime::UNIX_EPOCH);
     let updated_at = u.updated_at.unwrap_or(created_at);
+    // What the kept beginning of a body skipped as too large says: not a record, or whose.
+    let said = u.head.as_deref().and_then(crate::format::marker_in_head);
     let rejection = match u.skipped {
         Some(Skip::Untrusted) => Rejection::Untrusted {
             author: u.author.clone().unwrap_or_default(),
         },
+        Some(Skip::TooLarge { .. }) if said == Some(None) => {
+            Rejection::Invalid(ParseError::NoMarker)
+        }
         Some(Skip::TooLarge { len, cap }) => Rejection::Invalid(ParseError::TooLarge { len, cap }),
         None => Rejection::Unreadable { reason: u.reason },
     };
@@ -486,7 +497,7 @@ fn unreadable(u: Unreadable) -> Rejected {
         },
         reason: rejection.to_string(),
         code: rejection,
-        marker: None,
+        marker: said.flatten(),
     }
 }
 

@@ -228,7 +228,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
                 }
                 Some(author) if !self.0.filter.keeps(author) => {
                     map.next_value::<IgnoredAny>()?;
-                    Body::Skipped(Skip::Untrusted)
+                    Body::Skipped(Skip::Untrusted, None)
                 }
                 _ => map.next_value_seed(BodySeed(self.0.filter.max_body))?,
             };
@@ -323,8 +323,11 @@ impl State<'_> {
                 fields.insert("body".into(), Value::String(String::new()));
                 Some(text)
             }
-            Body::Skipped(skip) => {
+            Body::Skipped(skip, head) => {
                 self.skip(fields, skip);
+                if let Some(odd) = self.out.unreadable.last_mut() {
+                    odd.head = head;
+                }
                 return Ok(());
             }
         };

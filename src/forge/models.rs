@@ -217,6 +217,8 @@ pub struct UnreadableComment {
     pub reason: String,
     /// Set when the listing skipped it on purpose (see the crate's `Keep`).
     pub skipped: Option<crate::store::Skip>,
+    /// The beginning of a body skipped as too large (`store::Unreadable::head`).
+    pub head: Option<String>,
 }
 
 /// A comment list decoded element by element: one odd element is one unreadable comment, not
@@ -299,6 +301,7 @@ impl UnreadableComment {
                 .map(str::to_string),
             reason: String::new(),
             skipped: None,
+            head: None,
         }
     }
 }

@@ -263,5 +263,6 @@ fn unreadable(u: UnreadableComment) -> store::Unreadable {
         url: u.html_url,
         reason: u.reason,
         skipped: u.skipped,
+        head: u.head,
     }
 }

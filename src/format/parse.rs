@@ -23,6 +23,9 @@ mod values;
 use intent::intent_data;
 use values::{carried_from, clip, time_header, version_major, whole_number};
 
+mod head;
+pub use head::marker_in_head;
+
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {

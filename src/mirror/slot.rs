@@ -65,6 +65,9 @@ pub(super) enum Body {
     U(String),
     /// The store skipped the body as over the parser's cap: its length and the cap, in bytes.
     L(u64, u64),
+    /// [`Body::L`], with the beginning of the body the store kept (`store::Unreadable::head`),
+    /// which names whose record it was meant to be.
+    Lh(u64, u64, String),
 }
 
 impl Body {
@@ -72,6 +75,11 @@ impl Body {
     pub(super) fn of(body: String, trusted: bool) -> Result<Body, serde_json::Error> {
         Ok(match parse(&body) {
             Err(ParseError::NoMarker) => Body::N,
+            Err(ParseError::TooLarge { .. })
+                if crate::format::marker_in_head(&body) == Some(None) =>
+            {
+                Body::N
+            }
             _ if !trusted => Body::S,
             Err(_) => Body::I(body),
             Ok(record) => {
@@ -182,7 +190,16 @@ impl Slot {
             w: u.url.clone(),
             b: match u.skipped {
                 Some(Skip::Untrusted) => Body::S,
-                Some(Skip::TooLarge { len, cap }) => Body::L(len as u64, cap as u64),
+                // Plainly not a record: kept as any other comment that is not one.
+                Some(Skip::TooLarge { .. })
+                    if u.head.as_deref().and_then(crate::format::marker_in_head) == Some(None) =>
+                {
+                    Body::N
+                }
+                Some(Skip::TooLarge { len, cap }) => match &u.head {
+                    Some(head) => Body::Lh(len as u64, cap as u64, head.clone()),
+                    None => Body::L(len as u64, cap as u64),
+                },
                 None => Body::U(u.reason.clone()),
             },
         }

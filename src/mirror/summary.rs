@@ -100,7 +100,7 @@ pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
             Err(_) => Role::Stale,
         },
         Body::N => Role::Ignored,
-        Body::S | Body::U(_) | Body::L(..) => Role::Stale,
+        Body::S | Body::U(_) | Body::L(..) | Body::Lh(..) => Role::Stale,
     }
 }
 

@@ -77,14 +77,17 @@ impl View {
                         Parsed::Record(crate::scan::posting(&record), Src::Parsed(Box::new(record)))
                     }
                     Err(ParseError::NoMarker) => Parsed::NoMarker,
+                    Err(ParseError::TooLarge { .. })
+                        if crate::format::marker_in_head(body) == Some(None) =>
+                    {
+                        Parsed::NoMarker
+                    }
                     Err(e) => Parsed::Invalid(e, marker_line(body)),
                 },
-                Body::L(len, cap) => Parsed::Invalid(
-                    ParseError::TooLarge {
-                        len: usize::try_from(*len).unwrap_or(usize::MAX),
-                        cap: usize::try_from(*cap).unwrap_or(usize::MAX),
-                    },
-                    None,
+                Body::L(len, cap) => Parsed::Invalid(too_large(*len, *cap), None),
+                Body::Lh(len, cap, head) => Parsed::Invalid(
+                    too_large(*len, *cap),
+                    crate::format::marker_in_head(head).flatten(),
                 ),
                 Body::U(reason) => {
                     unreadable.push(Unreadable {
@@ -95,6 +98,7 @@ impl View {
                         url: slot.w.clone(),
                         reason: reason.clone(),
                         skipped: None,
+                        head: None,
                     });
                     continue;
                 }
@@ -190,5 +194,13 @@ impl View {
                 Ok(head.record(data.read(*off, *len)?))
             }
         }
+    }
+}
+
+/// A body skipped as `len` bytes, over the `cap`, as a parse error.
+fn too_large(len: u64, cap: u64) -> ParseError {
+    ParseError::TooLarge {
+        len: usize::try_from(len).unwrap_or(usize::MAX),
+        cap: usize::try_from(cap).unwrap_or(usize::MAX),
     }
 }

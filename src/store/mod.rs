@@ -70,6 +70,22 @@ pub struct Unreadable {
     /// Set when the store skipped the comment on purpose, as the reader's `Keep` asked, without holding
     /// its body.
     pub skipped: Option<Skip>,
+    /// The beginning of a body skipped as too large ([`Skip::TooLarge`]): at most
+    /// [`HEAD_BYTES`] bytes, cut at a character boundary, so a reader can tell whether it was
+    /// meant as a record (and whose) without the store holding the body.
+    pub head: Option<String>,
+}
+
+/// The most bytes of a skipped body's beginning a store keeps ([`Unreadable::head`]).
+pub const HEAD_BYTES: usize = 512;
+
+/// The first [`HEAD_BYTES`] (or fewer) bytes of `body`, cut at a character boundary.
+pub fn body_head(body: &str) -> String {
+    let mut end = body.len().min(HEAD_BYTES);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    body[..end].to_string()
 }
 
 /// Why a store skipped a comment.

@@ -17,8 +17,8 @@ pub(super) enum Body {
     Kept(String),
     /// Not a string: kept as it is, for the reason it gives.
     Odd(Value),
-    /// Dropped unread or unkept.
-    Skipped(Skip),
+    /// Dropped unread or unkept, with the beginning of a body dropped as too large.
+    Skipped(Skip, Option<String>),
     /// On an issue the filter drops: skipped unread, and the comment with it.
     Dropped,
 }
@@ -37,10 +37,13 @@ impl<'de> DeserializeSeed<'de> for BodySeed {
 impl BodySeed {
     fn string(self, s: &str) -> Body {
         if s.len() > self.0 {
-            Body::Skipped(Skip::TooLarge {
-                len: s.len(),
-                cap: self.0,
-            })
+            Body::Skipped(
+                Skip::TooLarge {
+                    len: s.len(),
+                    cap: self.0,
+                },
+                Some(crate::store::body_head(s)),
+            )
         } else {
             Body::Kept(s.to_string())
         }

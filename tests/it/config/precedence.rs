@@ -273,6 +273,10 @@ fn a_working_directory_config_may_not_move_trust_or_the_token() {
             "[forge]\nallow_insecure_http = true\n",
             "forge.allow_insecure_http",
         ),
+        (
+            "[signing]\nrequire_signatures = false\n",
+            "signing.require_signatures",
+        ),
     ] {
         write(d.path(), "forgestate.toml", text);
         let err = Config::load_with(None, &env(&[]), d.path()).unwrap_err();
