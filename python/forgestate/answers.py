@@ -119,6 +119,9 @@ class Record:
     #: ``latest`` only: ``False`` when the read may have missed records (a forge whose comment
     #: list was cut short, or an offline answer); a warning says why.
     complete: bool = field(default=True, compare=False)
+    #: ``latest`` only: the forge could not be read, so the record comes from this machine's
+    #: read cache and outbox (a warning says so).
+    offline: bool = field(default=False, compare=False)
     #: The whole JSON document, including fields newer than this class.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

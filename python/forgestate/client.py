@@ -341,6 +341,7 @@ class Client(_child.Calls):
             Record._from(record),
             warnings=[str(w) for w in doc.get("warnings") or []],
             complete=doc.get("complete") is not False,
+            offline=doc.get("offline") is True,
         )
 
     def list(

@@ -196,6 +196,8 @@ impl<'a, T: Thread> Watcher<'a, T> {
     /// The comments listed since the last poll, one attempt (the next poll is the retry).
     /// The one place a read cache replaces.
     async fn fetch(&self) -> Result<Listing> {
+        // Each poll is a command of its own: its own wait budget, whatever the last one met.
+        self.client.begin_command();
         Ok(self
             .client
             .thread_raw()

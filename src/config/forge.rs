@@ -11,6 +11,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 use super::settings::ForgeOptions;
+use super::wait::{parse_wait, wait_budget};
 use crate::defaults;
 use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
@@ -298,41 +299,6 @@ fn warn_if_shared(path: &Path) {
     }
 }
 
-/// The shortest and longest wait budget accepted.
-const WAIT_RANGE: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(3_600));
-
-/// A wait budget as people write it (`3s`, `500ms`, `2m`), checked against its range; `whence`
-/// names where it was given.
-pub fn parse_wait(text: &str, whence: &str) -> std::result::Result<Duration, String> {
-    let wait = humantime::parse_duration(text.trim()).map_err(|e| {
-        format!(
-            "{whence} = {text:?} is not a duration ({e}); write it like \"3s\", \"500ms\" or \"2m\""
-        )
-    })?;
-    let (min, max) = WAIT_RANGE;
-    if !(min..=max).contains(&wait) {
-        return Err(format!(
-            "{whence} = {text:?} is out of range; use 100ms to 1h"
-        ));
-    }
-    Ok(wait)
-}
-
-/// The wait budget in force: `--wait`, then `$FORGESTATE_WAIT`, then `[forge] wait`, then the
-/// default (3 s).
-pub fn wait_budget(file: &ForgeConfig, env: &ForgeEnv, over: &Overrides) -> Result<Duration> {
-    if let Some(wait) = over.wait {
-        return Ok(wait);
-    }
-    if let Some(text) = &env.wait {
-        return parse_wait(text, "FORGESTATE_WAIT").map_err(|e| Error::setting("wait", e));
-    }
-    match &file.wait {
-        Some(text) => parse_wait(text, "[forge] wait").map_err(Error::config),
-        None => Ok(Duration::from_secs(defaults::WAIT_SECS)),
-    }
-}
-
 /// The outbox root: `[forge] outbox_dir`, else the XDG state dir. Each forge/owner/repo gets
 /// its own directory under it.
 pub fn outbox_root(file: &ForgeConfig, env: &ForgeEnv, base: &Path) -> Option<PathBuf> {
@@ -372,7 +338,7 @@ pub fn forge_options(
             file.retry_budget_secs
                 .unwrap_or(defaults::RETRY_BUDGET_SECS),
         ),
-        wait: wait_budget(file, env, over)?,
+        wait: wait_budget(over.wait, env.wait.as_deref(), file.wait.as_deref())?,
         recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(defaults::RECHECK_SECS)),
         quick_timeout: Duration::from_millis(
             file.quick_timeout_ms

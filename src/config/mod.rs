@@ -24,14 +24,16 @@ mod coordinates;
 mod discover;
 mod forge;
 mod settings;
+mod wait;
 
 use discover::user_layer;
 pub use discover::{Origin, discover};
 
 use checks::{absolute, refuse_trust_settings, validate};
 
-pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides, parse_wait};
+pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
 pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
+pub use wait::parse_wait;
 
 /// The documented example configuration, which doubles as the built-in defaults
 /// ([`crate::defaults::CONFIG_TOML`]).

@@ -64,7 +64,7 @@ pub(crate) const FLUSH_PATIENCE: Duration = Duration::from_secs(300);
 pub struct DrainPolicy {
     /// No new request starts after this much draining (the first listing and post always run).
     pub budget: Duration,
-    /// The longest a failed drain makes later commands skip draining.
+    /// The longest a failed drain makes later commands' reads try once instead of retrying.
     pub max_backoff: Duration,
 }
 

@@ -15,14 +15,16 @@
 //! The client is made by [`ForgeClientBuilder`] (`builder.rs`), which checks the base URL.
 
 mod builder;
+mod fail;
 mod scrub;
 mod stream;
 
+use fail::{status_error, transport};
 use scrub::scrub;
 
 pub(crate) use stream::Opened;
 
-use reqwest::header::{HeaderMap, LOCATION};
+use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode, Url};
 use secrecy::SecretString;
 use serde::de::DeserializeOwned;
@@ -363,77 +365,6 @@ fn method_name(m: &Method) -> &'static str {
         Method::PUT => "PUT",
         Method::DELETE => "DELETE",
         _ => "REQUEST",
-    }
-}
-
-/// `reading`: the request was sent and the answer was being read, so it may have been acted on.
-fn transport(call: Call, e: reqwest::Error, reading: bool) -> ForgeError {
-    let sent = reading || !e.is_connect();
-    if e.is_timeout() {
-        return ForgeError::Timeout { call, sent };
-    }
-    // Name the root cause, without the URL reqwest adds (the call already says where).
-    let e = e.without_url();
-    let mut detail = e.to_string();
-    let mut tls = false;
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        detail = s.to_string();
-        tls |= is_tls_failure(s);
-        source = s.source();
-    }
-    if tls && !sent {
-        return ForgeError::Tls { call, detail };
-    }
-    ForgeError::Transport { call, detail, sent }
-}
-
-/// A TLS handshake failure: the TLS layer (rustls, through tokio-rustls) reports every
-/// certificate and protocol error, including plain-HTTP bytes where a TLS record was expected,
-/// as an `InvalidData` IO error while connecting, which the connector wraps in another IO error
-/// (whose `source()` skips it, so each wrapper is opened by hand). Resets, refusals and EOFs
-/// have other kinds and stay transient.
-fn is_tls_failure(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut io = e.downcast_ref::<std::io::Error>();
-    while let Some(e) = io {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            return true;
-        }
-        io = e
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<std::io::Error>());
-    }
-    false
-}
-
-fn status_error(
-    call: Call,
-    status: StatusCode,
-    headers: &HeaderMap,
-    message: String,
-) -> ForgeError {
-    match status.as_u16() {
-        401 => ForgeError::Unauthorized { call, message },
-        403 => ForgeError::Forbidden { call, message },
-        404 => ForgeError::NotFound { call, message },
-        422 => ForgeError::Rejected { call, message },
-        s @ (301 | 302 | 307 | 308) => {
-            let location = headers
-                .get(LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("(no Location header)")
-                .to_string();
-            ForgeError::Redirected {
-                call,
-                status: s,
-                location,
-            }
-        }
-        s => ForgeError::Status {
-            call,
-            status: s,
-            message,
-        },
     }
 }
 

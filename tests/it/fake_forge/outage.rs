@@ -53,9 +53,11 @@ impl Front {
         format!("http://{}", self.addr)
     }
 
-    /// Switches the fake's mode.
+    /// Switches the fake's mode, and returns once the front has seen it (connections opened
+    /// under the old mode are closed, the listener dropped or bound again).
     pub fn set(&self, mode: Mode) {
         lock(&self.state).mode = mode;
+        std::thread::sleep(TICK * 4);
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod kinds;
 mod local;
+mod mcp;
 mod recovery;
 mod setting;
 

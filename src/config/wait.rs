@@ -1,0 +1,91 @@
+//! The wait budget as a setting: `--wait`, then `$FORGESTATE_WAIT`, then `[forge] wait`, then
+//! the default (3 s), each a duration as people write it (`3s`, `500ms`, `2m`).
+
+use std::time::Duration;
+
+use crate::defaults;
+use crate::error::{Error, Result};
+
+/// The shortest and longest wait budget accepted.
+const WAIT_RANGE: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(3_600));
+
+/// A wait budget as people write it (`3s`, `500ms`, `2m`), checked against its range; `whence`
+/// names where it was given.
+pub fn parse_wait(text: &str, whence: &str) -> std::result::Result<Duration, String> {
+    let wait = humantime::parse_duration(text.trim()).map_err(|e| {
+        format!(
+            "{whence} = {text:?} is not a duration ({e}); write it like \"3s\", \"500ms\" or \"2m\""
+        )
+    })?;
+    let (min, max) = WAIT_RANGE;
+    if !(min..=max).contains(&wait) {
+        return Err(format!(
+            "{whence} = {text:?} is out of range; use 100ms to 1h"
+        ));
+    }
+    Ok(wait)
+}
+
+/// The wait budget in force: the flag (`--wait`, already checked), then `$FORGESTATE_WAIT`, then
+/// `[forge] wait`, then the default (3 s).
+pub(super) fn wait_budget(
+    flag: Option<Duration>,
+    env: Option<&str>,
+    file: Option<&str>,
+) -> Result<Duration> {
+    if let Some(wait) = flag {
+        return Ok(wait);
+    }
+    if let Some(text) = env {
+        return parse_wait(text, "FORGESTATE_WAIT").map_err(|e| Error::setting("wait", e));
+    }
+    match file {
+        Some(text) => parse_wait(text, "[forge] wait").map_err(Error::config),
+        None => Ok(Duration::from_secs(defaults::WAIT_SECS)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_as_people_write_them_within_the_range() {
+        assert_eq!(parse_wait("3s", "x"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_wait(" 500ms ", "x"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_wait("2m", "x"), Ok(Duration::from_secs(120)));
+        for bad in ["soon", "", "3", "-1s"] {
+            let e = parse_wait(bad, "--wait").unwrap_err();
+            assert!(
+                e.contains("--wait") && e.contains("not a duration"),
+                "{bad}: {e}"
+            );
+        }
+        for out in ["0s", "99ms", "2h"] {
+            let e = parse_wait(out, "[forge] wait").unwrap_err();
+            assert!(e.contains("out of range"), "{out}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_flag_beats_the_environment_which_beats_the_file() {
+        let flag = Some(Duration::from_secs(1));
+        assert_eq!(
+            wait_budget(flag, Some("2s"), Some("4s")).unwrap(),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            wait_budget(None, Some("2s"), Some("4s")).unwrap(),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            wait_budget(None, None, Some("4s")).unwrap(),
+            Duration::from_secs(4)
+        );
+        assert_eq!(
+            wait_budget(None, None, None).unwrap(),
+            Duration::from_secs(3)
+        );
+        assert!(wait_budget(None, Some("nope"), None).is_err());
+    }
+}
