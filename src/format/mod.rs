@@ -24,7 +24,7 @@ pub use glob::{glob_matches, key_matches};
 pub use parse::{ParseError, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,
-    new_record_id,
+    is_record_id, new_record_id,
 };
 pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
