@@ -121,6 +121,9 @@ impl<T: Thread> Client<T> {
                 )));
             }
         }
+        if let Some(parent) = write.parent.as_deref() {
+            check_parent(parent)?;
+        }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
         if !must_read {
@@ -182,6 +185,20 @@ impl<T: Thread> Client<T> {
             Ok(record) => self.save_as(record, Write::default()).await,
             Err(e) => Outcome::Failed(e.into()),
         }
+    }
+}
+
+/// Refuses a `parent` that is not a record id (a UUID, as `resume` prints `latest_id`): a
+/// `Parent:` naming nothing would hide the session's real lineage. The text is not echoed: it
+/// may be anything, a secret pasted by mistake included.
+fn check_parent(parent: &str) -> Result<()> {
+    match crate::format::is_record_id(parent) {
+        true => Ok(()),
+        false => Err(Error::usage(
+            "parent is not a record id; give the id of the record this one continues from, \
+             such as 01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
+                .to_string(),
+        )),
     }
 }
 

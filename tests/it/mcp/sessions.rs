@@ -142,3 +142,45 @@ async fn end_intents_and_compare_and_set_through_mcp() {
         assert_eq!(ok(&status)["rows"][0]["verdict"], "conflicted");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parent_that_is_not_a_record_id_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stores, _fake) = stores(dir.path()).await;
+    for (bin, args) in &stores {
+        let (client, _stderr) = connect(bin, args).await;
+        let root = call(
+            &client,
+            "checkpoint",
+            json!({"agent": "w", "session": "p", "phase": "a"}),
+        )
+        .await;
+        let root_id = ok(&root)["id"].clone();
+        for bad in ["HEAD", "x\nPhase: evil", "01a232d2-6f5a-743e-b1a3"] {
+            let refused = call(
+                &client,
+                "checkpoint",
+                json!({"agent": "w", "session": "p", "phase": "b", "parent": bad}),
+            )
+            .await;
+            let error = failed(&refused);
+            assert_eq!(error["category"], "usage", "{bad:?}: {error}");
+            assert_eq!(error["code"], 64);
+            assert!(
+                error["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not a record id")
+            );
+        }
+        let resumed = call(&client, "resume", json!({"agent": "w", "session": "p"})).await;
+        assert_eq!(ok(&resumed)["latest_id"], root_id, "nothing was posted");
+        let named = call(
+            &client,
+            "checkpoint",
+            json!({"agent": "w", "session": "p", "phase": "b", "parent": root_id}),
+        )
+        .await;
+        assert_eq!(ok(&named)["record"]["parent"], root_id);
+    }
+}
