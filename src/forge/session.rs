@@ -227,7 +227,8 @@ impl ForgeThread {
         for old in &reopened {
             tracing::warn!(
                 "session issue {} is open, but {} continues it (it was reopened, or a rotation \
-                 did not finish); writing to {}, and the next record rotates {} again to close it",
+                 did not finish); writing to {}, and this machine's next record rotates {} again to \
+                 close it",
                 old.number,
                 head.number,
                 head.number,

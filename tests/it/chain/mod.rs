@@ -4,6 +4,7 @@ mod deep_sessions;
 mod first_posting;
 mod one_thread;
 mod races;
+mod reopened_closed_by_who_warned;
 mod retitled_and_late_posts;
 mod rotate_cli;
 mod rotation;
