@@ -143,4 +143,11 @@ impl Thread for AnyThread {
             AnyThread::Forge(t) => t.predecessor(hops).await,
         }
     }
+
+    async fn prepare_write(&self) -> Result<(), StoreError> {
+        match self {
+            AnyThread::Local(t) => t.prepare_write().await,
+            AnyThread::Forge(t) => t.prepare_write().await,
+        }
+    }
 }

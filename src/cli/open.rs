@@ -74,7 +74,9 @@ pub(crate) fn opened(
         StoreSettings::Forge(_) => false,
     };
     let note = settings.note.clone();
-    let client = Client::from_settings(settings)?.with_progress(progress::hook(cli));
+    let client = Client::from_settings(settings)?
+        .with_machine_lineage(config.state_dir())
+        .with_progress(progress::hook(cli));
     if cli.refresh {
         client.refresh();
     }

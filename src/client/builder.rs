@@ -236,6 +236,36 @@ impl Client<AnyThread> {
     }
 }
 
+impl Client<AnyThread> {
+    /// Keeps this client's lineage on this machine (see [`Client::with_lineage_dir`]), where
+    /// the CLI keeps it: for a forge, under `lineage/` in the machine's state directory
+    /// `state_dir` (see [`Config::state_dir`]), one directory per forge, owner and repository
+    /// (none without a state directory); for a local store, under `lineage/` in the store's
+    /// directory, one directory per machine (its state directory and host name), so two
+    /// machines sharing a store keep two lineages and a second writer is seen.
+    pub fn with_machine_lineage(self, state_dir: Option<&std::path::Path>) -> Client<AnyThread> {
+        let dir = match self.thread_raw() {
+            AnyThread::Forge(forge) => state_dir.map(|s| s.join("lineage").join(forge.store_key())),
+            AnyThread::Local(local) => {
+                let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                    .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+                    .unwrap_or_default();
+                let state = state_dir
+                    .map(|s| s.display().to_string())
+                    .unwrap_or_default();
+                let machine =
+                    crate::format::context_hash(format!("{}\0{state}", host.trim()).as_bytes());
+                let machine = machine.trim_start_matches("sha256:").to_string();
+                Some(local.dir().join("lineage").join(machine))
+            }
+        };
+        match dir {
+            Some(dir) => self.with_lineage_dir(dir),
+            None => self,
+        }
+    }
+}
+
 // The configuration's client constructors live here, with the front door, so that
 // `src/config/` names no client (the layering test checks it).
 impl Config {

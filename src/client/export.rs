@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::ListQuery;
 use super::linked::MAX_HISTORY_HOPS;
 use super::{Client, Outcome};
-use crate::error::{Error, Result};
+use crate::error::{Category, Error, Result};
 use crate::format::Record;
 use crate::scan::Trust;
 use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
@@ -142,7 +142,20 @@ impl<T: Thread> Client<T> {
             left: 0,
             warnings: from.warnings,
         };
-        let there = self.query(&ListQuery::default().whole_history()).await?;
+        let whole = ListQuery::default().whole_history();
+        let there = match self.query(&whole).await {
+            Ok(there) => there,
+            // A repository with no session issue yet (a store moved to a new repository): the
+            // issue is made as a save makes it (`auto_init`), which then holds nothing.
+            Err(e) if e.category() == Category::Config && !from.entries.is_empty() => {
+                self.thread_raw()
+                    .prepare_write()
+                    .await
+                    .map_err(Error::from)?;
+                self.query(&whole).await?
+            }
+            Err(e) => return Err(e),
+        };
         if there.offline {
             return Err(Error::unavailable(
                 "the forge cannot be read, so which records it already holds is unknown; try \

@@ -13,6 +13,7 @@ mod export;
 mod forge_builder;
 mod gate;
 mod init;
+mod known;
 mod linked;
 pub mod prune;
 mod publish;
@@ -148,7 +149,7 @@ pub struct Client<T> {
     dashboard: crate::config::DashboardSettings,
     /// Per (agent, session), the newest record id this client wrote or read back: its next
     /// record's `Parent:` (see `sessions.rs`).
-    known: sessions::Known,
+    known: known::Known,
     /// Whether this client has said that the store's clocks disagree (said once per client:
     /// once per CLI command, once per MCP session).
     clock_warned: std::sync::atomic::AtomicBool,
@@ -167,7 +168,7 @@ impl<T: Thread> Client<T> {
             signing: Vec::new(),
             require_signatures: false,
             dashboard: Default::default(),
-            known: sessions::Known::default(),
+            known: known::Known::default(),
             clock_warned: std::sync::atomic::AtomicBool::new(false),
         }
         .regate()
@@ -219,6 +220,20 @@ impl<T: Thread> Client<T> {
     pub fn with_dashboard(mut self, dashboard: crate::config::DashboardSettings) -> Client<T> {
         self.dashboard = dashboard;
         self
+    }
+
+    /// Keep what this client knows of each session's lineage (the id of the newest record of
+    /// each agent and session it saved or resumed) in `dir` as well as in memory, so the next
+    /// client over `dir` (a fresh CLI process) writes the `Parent:` this one would have. One
+    /// small private file per (agent, session), written atomically; no request is spent on it.
+    pub fn with_lineage_dir(mut self, dir: impl Into<PathBuf>) -> Client<T> {
+        self.known = known::Known::in_dir(dir.into());
+        self
+    }
+
+    /// Where this client keeps its lineage (see [`Client::with_lineage_dir`]), if anywhere.
+    pub fn lineage_dir(&self) -> Option<&std::path::Path> {
+        self.known.dir()
     }
 
     /// The keys records are signed (the first) and checked with.

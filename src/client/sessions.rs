@@ -3,13 +3,12 @@
 //! `checkpoint --merge`, and the read of one pair's records those need.
 //!
 //! The lineage costs no request: a client remembers the id of each record it saves and the
-//! newest id each `resume` returns. A client that knows nothing of the pair yet (a fresh CLI
-//! process) writes no `Parent:` unless told one (`--parent`); reading the thread to find one
-//! would cost a request, and would hide a second writer anyway (it names the newest record, not
-//! the one the writer continued from). Only `if_latest` and `merge` read the pair.
-
-use std::collections::HashMap;
-use std::sync::Mutex;
+//! newest id each `resume` returns, in memory, and with a lineage directory on this machine's
+//! disk too (`known.rs`; the CLI keeps one, so each fresh process continues the last). A client
+//! that knows nothing of the pair yet writes no `Parent:` unless told one (`--parent`); reading
+//! the thread to find one would cost a request, and would hide a second writer anyway (it names
+//! the newest record, not the one the writer continued from). Only `if_latest` and `merge` read
+//! the pair.
 
 use serde_json::{Map, Value};
 
@@ -19,22 +18,6 @@ use crate::format::{Kind, Payload, Record, format_time};
 use crate::mirror::Keep;
 use crate::scan::{Entry, Scan};
 use crate::store::Thread;
-
-/// The newest record id known per (agent, session).
-#[derive(Debug, Default)]
-pub(super) struct Known(Mutex<HashMap<(String, String), String>>);
-
-impl Known {
-    fn get(&self, agent: &str, session: &str) -> Option<String> {
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&(agent.to_string(), session.to_string())).cloned()
-    }
-
-    fn set(&self, agent: &str, session: &str, id: String) {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.insert((agent.to_string(), session.to_string()), id);
-    }
-}
 
 /// How a write continues its session (see [`Client::save_as`]).
 #[derive(Debug, Clone, Default)]
@@ -138,6 +121,9 @@ impl<T: Thread> Client<T> {
                 )));
             }
         }
+        if let Some(parent) = write.parent.as_deref() {
+            check_parent(parent)?;
+        }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
         if !must_read {
@@ -199,6 +185,20 @@ impl<T: Thread> Client<T> {
             Ok(record) => self.save_as(record, Write::default()).await,
             Err(e) => Outcome::Failed(e.into()),
         }
+    }
+}
+
+/// Refuses a `parent` that is not a record id (a UUID, as `resume` prints `latest_id`): a
+/// `Parent:` naming nothing would hide the session's real lineage. The text is not echoed: it
+/// may be anything, a secret pasted by mistake included.
+fn check_parent(parent: &str) -> Result<()> {
+    match crate::format::is_record_id(parent) {
+        true => Ok(()),
+        false => Err(Error::usage(
+            "parent is not a record id; give the id of the record this one continues from, \
+             such as 01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
+                .to_string(),
+        )),
     }
 }
 

@@ -476,6 +476,16 @@ impl Config {
         Ok(keys)
     }
 
+    /// This machine's per-user state directory (`$XDG_STATE_HOME/forgestate`, else
+    /// `~/.local/state/forgestate`), if the environment names one: the outboxes and the CLI's
+    /// lineage live under it.
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.forge_env
+            .state_home
+            .as_deref()
+            .filter(|d| d.is_absolute())
+    }
+
     /// The local store directory as an absolute path: `local.dir` (relative to its file), else
     /// [`DEFAULT_LOCAL_DIR`] under the per-user state directory. Never the working directory.
     fn local_dir(&self) -> Result<PathBuf> {

@@ -36,6 +36,11 @@ pub struct CacheEntry {
     /// session thread (`forge/chain.rs`), so an unknown issue costs one request once.
     #[serde(default)]
     pub members: BTreeMap<u64, bool>,
+    /// Open members a newer one continues (a reopened old issue, an unfinished rotation) that
+    /// this machine found and warned of: its next record rotates them again to close them,
+    /// whichever process of the machine writes it.
+    #[serde(default)]
+    pub reopened: BTreeSet<u64>,
     /// Members other than the head whose records up to this comment id were carried to the
     /// head (or found there already).
     #[serde(default)]

@@ -16,7 +16,7 @@
 //! duplicate, a reopened old issue, a late post) are noted as strays for the client to tidy
 //! (`client/tidy.rs`): it carries their records to the head, and closes the open ones.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use chrono::{DateTime, Duration, Utc};
@@ -151,14 +151,32 @@ impl ForgeThread {
             was.open |= open;
             was.continued |= continued;
         }
+        if open && continued {
+            // The warning says this machine's next record closes it: remember it past this
+            // process (a `resume` or `status` that warned writes nothing).
+            self.remember(|s| {
+                s.reopened.insert(n.0);
+            });
+        }
     }
 
     /// The strays noted so far, forgotten here (the client tidies them).
     pub fn take_strays(&self) -> Vec<Stray> {
-        let taken = match self.chain.lock() {
+        let mut taken = match self.chain.lock() {
             Ok(mut chain) => std::mem::take(&mut chain.strays),
             Err(_) => return Vec::new(),
         };
+        let mut reopened = BTreeSet::new();
+        if !self.cached().reopened.is_empty() {
+            self.remember(|s| reopened = std::mem::take(&mut s.reopened));
+        }
+        for n in reopened {
+            taken.entry(n).or_insert(Stray {
+                issue: IssueNumber(n),
+                open: true,
+                continued: true,
+            });
+        }
         taken.into_values().collect()
     }
 
@@ -189,7 +207,7 @@ impl ForgeThread {
 
     /// Whether any stray was noted (see [`ForgeThread::take_strays`]).
     pub fn has_strays(&self) -> bool {
-        self.chain.lock().is_ok_and(|c| !c.strays.is_empty())
+        self.chain.lock().is_ok_and(|c| !c.strays.is_empty()) || !self.cached().reopened.is_empty()
     }
 
     /// The comments of member `n` updated at or after `since` (opaque bodies, every author).

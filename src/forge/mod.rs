@@ -304,6 +304,11 @@ impl Thread for ForgeThread {
         Ok(self.predecessor_at(hops).await?)
     }
 
+    async fn prepare_write(&self) -> Result<(), StoreError> {
+        self.issue_for(&self.client, true).await?;
+        Ok(())
+    }
+
     async fn init(&self) -> Result<Init, StoreError> {
         // Check the token first: without `read:user` no record could ever be trusted, and a
         // bad token or a missing repository should not get as far as creating anything.

@@ -11,6 +11,10 @@ use super::models::{Issue, IssueNumber, IssueState, LabelId};
 use super::retry::RetryPolicy;
 use super::rotate::forwarded_to;
 
+/// The session issues this process warned of as edited ([`ForgeThread::warn_if_edited`]).
+static EDITED: std::sync::Mutex<std::collections::BTreeSet<u64>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
 /// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
 const FALLBACK_PAGE: u32 = 50;
 
@@ -115,6 +119,28 @@ impl ForgeThread {
             && issue.pull_request.is_none()
             && issue.title == self.settings.title
             && issue.has_label(&self.settings.label)
+    }
+
+    /// Warns, once per issue and process, that the head `issue` (open, ours) lost the session
+    /// title or label: said by every machine that reads or writes it, not only by one that
+    /// discovers it afresh.
+    pub(super) fn warn_if_edited(&self, issue: &Issue) {
+        if issue.state != IssueState::Open || self.looks_like_session_issue(issue) {
+            return;
+        }
+        let first = EDITED
+            .lock()
+            .map(|mut w| w.insert(issue.number.0))
+            .unwrap_or(true);
+        if first {
+            tracing::warn!(
+                "session issue {} no longer has the session title {:?} and label {:?} (someone \
+                 edited it); still using it: restore them so that other tools find it",
+                issue.number,
+                self.settings.title,
+                self.settings.label
+            );
+        }
     }
 
     pub(super) fn adopt(&self, issue: &Issue) {
@@ -270,7 +296,8 @@ impl ForgeThread {
         for old in &reopened {
             tracing::warn!(
                 "session issue {} is open, but {} continues it (it was reopened, or a rotation \
-                 did not finish); writing to {}, and the next record rotates {} again to close it",
+                 did not finish); writing to {}, and this machine's next record rotates {} again to \
+                 close it",
                 old.number,
                 head.number,
                 head.number,
@@ -351,13 +378,7 @@ impl ForgeThread {
         let Some(head) = found.into_iter().next() else {
             return Ok(None);
         };
-        tracing::warn!(
-            "session issue {} no longer has the session title {:?} and label {:?} (someone \
-             edited it); still using it: restore them so that other tools find it",
-            head.number,
-            self.settings.title,
-            self.settings.label
-        );
+        self.warn_if_edited(&head);
         self.note_verdict(head.number.0, true);
         Ok(Some(head))
     }

@@ -26,7 +26,7 @@ pub use names::nfc;
 pub use parse::{ParseError, marker_in_head, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,
-    new_record_id,
+    is_record_id, new_record_id,
 };
 pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};

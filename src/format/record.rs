@@ -369,6 +369,12 @@ pub fn new_record_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// Whether `text` has the shape of a record id: a UUID in its hyphenated form
+/// (`01a232d2-6f5a-743e-b1a3-fe4349829487`), what [`new_record_id`] writes.
+pub fn is_record_id(text: &str) -> bool {
+    text.len() == 36 && uuid::Uuid::try_parse(text).is_ok()
+}
+
 /// The `Context-Hash:` value of a context file's bytes: `sha256:` and the first 16 hex digits
 /// of their SHA-256 (64 bits: enough to notice a change, short enough to read).
 ///

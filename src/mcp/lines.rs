@@ -17,10 +17,13 @@
 
 mod judge;
 
+use std::sync::Arc;
+
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+use super::order::Order;
 use judge::{INVALID_REQUEST, Verdict, error, judge, top_level_id};
 
 /// The longest line handed on (rmcp's own limit).
@@ -42,7 +45,8 @@ impl Pump {
 }
 
 /// The gate over `input` and `output`: the pair rmcp serves on, and the pump.
-pub fn gate<R, W>(input: R, output: W) -> ((DuplexStream, DuplexStream), Pump)
+/// Each `tools/call` forwarded takes its ticket in `order` first (see `order.rs`).
+pub fn gate<R, W>(input: R, output: W, order: Arc<Order>) -> ((DuplexStream, DuplexStream), Pump)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -51,7 +55,7 @@ where
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(1 << 20);
     let (tx, mut rx) = unbounded_channel::<Vec<u8>>();
     let answers = tx.clone();
-    let input = tokio::spawn(read_input(input, to_rmcp, answers));
+    let input = tokio::spawn(read_input(input, to_rmcp, answers, order));
     tokio::spawn(async move {
         let mut lines = BufReader::new(from_rmcp);
         let mut line = Vec::new();
@@ -85,6 +89,7 @@ async fn read_input<R: AsyncRead + Unpin>(
     input: R,
     mut to_rmcp: DuplexStream,
     answers: UnboundedSender<Vec<u8>>,
+    order: Arc<Order>,
 ) {
     let mut input = BufReader::new(input);
     loop {
@@ -111,6 +116,7 @@ async fn read_input<R: AsyncRead + Unpin>(
         match verdict {
             Verdict::Skip => {}
             Verdict::Forward(mut text) => {
+                order.arrived(&text);
                 text.push(b'\n');
                 if to_rmcp.write_all(&text).await.is_err() {
                     break;

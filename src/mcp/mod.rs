@@ -3,12 +3,14 @@
 //!
 //! `server.rs` generates the tools from the library's verb table and runs them through it,
 //! `reply.rs` turns answers into tool results, `extras.rs` is the resume resource and prompt,
-//! `lines.rs` the line gate in front of rmcp's transport (every line gets an answer).
+//! `lines.rs` the line gate in front of rmcp's transport (every line gets an answer), `order.rs`
+//! one client's calls for one session run in arrival order.
 //! Nothing here imports the CLI: what both faces share is in `crate::face`. Only protocol
 //! messages go to stdout; logs go to stderr.
 
 mod extras;
 mod lines;
+mod order;
 mod reply;
 mod server;
 
@@ -27,8 +29,11 @@ pub async fn serve(
     policy: StatusPolicy,
 ) -> Result<(), String> {
     // Every line passes the line gate first, so each one gets an answer (see `lines.rs`).
-    let (transport, pump) = lines::gate(tokio::io::stdin(), tokio::io::stdout());
-    let running = match server::Server::new(client, policy).serve(transport).await {
+    // One client's calls for one session run in arrival order (see `order.rs`).
+    let order = std::sync::Arc::new(order::Order::default());
+    let (transport, pump) = lines::gate(tokio::io::stdin(), tokio::io::stdout(), order.clone());
+    let server = server::Server::new(client, policy).with_order(order);
+    let running = match server.serve(transport).await {
         Ok(running) => running,
         // Stdin closed before the handshake: nothing to serve, not a failure.
         Err(ServerInitializeError::ConnectionClosed(_)) => {

@@ -19,6 +19,7 @@ use forgestate::backend::AnyThread;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::{self, Context, Face, Spec};
 
+use super::order::Order;
 use super::{extras, reply};
 
 /// What the server tells the model when it connects.
@@ -40,6 +41,8 @@ pub struct Server {
     policy: Arc<StatusPolicy>,
     /// The tools, generated once from the verb table.
     tools: Arc<Vec<Tool>>,
+    /// The per-session queues the line gate fills in arrival order.
+    order: Arc<Order>,
 }
 
 impl Server {
@@ -54,7 +57,14 @@ impl Server {
             client: Arc::new(client),
             policy: Arc::new(policy),
             tools: Arc::new(tools),
+            order: Arc::default(),
         }
+    }
+
+    /// Calls wait for their turn in `order`, whose tickets the line gate hands out.
+    pub fn with_order(mut self, order: Arc<Order>) -> Server {
+        self.order = order;
+        self
     }
 
     /// The client, or the failure every call answers with when there is none.
@@ -123,8 +133,11 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Held until the answer is built: the session's next call waits for it.
+        let id = serde_json::to_string(&context.id).unwrap_or_default();
+        let _turn = self.order.turn(&id).await;
         let unknown = || {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
             let hint = match crate::face::suggest(&request.name, &names).as_slice() {

@@ -287,6 +287,14 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     }
 
     #[doc(hidden)]
+    /// Makes the thread ready to take a record the way a write would: a forge finds its
+    /// session issue, or creates it when writes may (`auto_init`), else fails as a write
+    /// would. A no-op by default (the local store creates its file on the first append).
+    fn prepare_write(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
+    }
+
+    #[doc(hidden)]
     /// The thread this one continues, `hops` steps back (1 is the one it links directly), with
     /// its comments: a forge's closed earlier session issue. `None` when there is no such
     /// thread (the default, and the local store's answer).

@@ -300,8 +300,8 @@ pub struct SessionFlags {
     /// Start from the session's newest checkpoint data and apply --data/--set on top
     #[arg(long)]
     pub merge: bool,
-    /// The record this one continues from (its Parent: line), e.g. the latest_id resume
-    /// printed; without it (and without --if-latest) the record names no parent
+    /// The record this one continues from (its Parent: line): a record id, e.g. the latest_id
+    /// resume printed; without it, the last record of the session this machine saved or resumed
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
 }

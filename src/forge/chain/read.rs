@@ -70,6 +70,7 @@ impl ForgeThread {
                 let issue = c.issue(repo, n).await?;
                 self.note_opened(&issue);
                 self.note_count(&issue);
+                self.warn_if_edited(&issue);
                 (issue.created_at, Some(issue.comments))
             }
         };
@@ -79,6 +80,7 @@ impl ForgeThread {
                 None => match c.issue(repo, n).await {
                     Ok(issue) => {
                         self.note_count(&issue);
+                        self.warn_if_edited(&issue);
                         Some(issue.comments)
                     }
                     Err(e) => {

@@ -5,6 +5,8 @@ mod edited_carry;
 mod first_posting;
 mod one_thread;
 mod races;
+mod reopened_closed_by_who_warned;
+mod retitle_warns;
 mod retitled_and_late_posts;
 mod rotate_cli;
 mod rotation;

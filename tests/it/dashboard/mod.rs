@@ -4,4 +4,5 @@
 mod carry_permissions;
 mod export_import;
 mod import_after_prune;
+mod import_new_repo;
 mod status_table;

@@ -142,3 +142,107 @@ async fn end_intents_and_compare_and_set_through_mcp() {
         assert_eq!(ok(&status)["rows"][0]["verdict"], "conflicted");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parent_that_is_not_a_record_id_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stores, _fake) = stores(dir.path()).await;
+    for (bin, args) in &stores {
+        let (client, _stderr) = connect(bin, args).await;
+        let root = call(
+            &client,
+            "checkpoint",
+            json!({"agent": "w", "session": "p", "phase": "a"}),
+        )
+        .await;
+        let root_id = ok(&root)["id"].clone();
+        for bad in ["HEAD", "x\nPhase: evil", "01a232d2-6f5a-743e-b1a3"] {
+            let refused = call(
+                &client,
+                "checkpoint",
+                json!({"agent": "w", "session": "p", "phase": "b", "parent": bad}),
+            )
+            .await;
+            let error = failed(&refused);
+            assert_eq!(error["category"], "usage", "{bad:?}: {error}");
+            assert_eq!(error["code"], 64);
+            assert!(
+                error["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not a record id")
+            );
+        }
+        let resumed = call(&client, "resume", json!({"agent": "w", "session": "p"})).await;
+        assert_eq!(ok(&resumed)["latest_id"], root_id, "nothing was posted");
+        let named = call(
+            &client,
+            "checkpoint",
+            json!({"agent": "w", "session": "p", "phase": "b", "parent": root_id}),
+        )
+        .await;
+        assert_eq!(ok(&named)["record"]["parent"], root_id);
+    }
+}
+
+/// Hole 5: a client that sends several checkpoints of one session without waiting for the
+/// answers has them posted in the order it sent them, each continuing the one before, so it
+/// is never taken for two writers. A call for another session does not wait behind them.
+#[tokio::test(flavor = "multi_thread")]
+async fn parallel_checkpoints_of_one_session_are_posted_in_arrival_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stores, _fake) = stores(dir.path()).await;
+    for (bin, args) in &stores {
+        let (client, _stderr) = connect(bin, args).await;
+        let cp = |n: u32| {
+            call(
+                &client,
+                "checkpoint",
+                json!({"agent": "w", "session": "par", "phase": format!("p{n}"), "data": {"n": n}}),
+            )
+        };
+        let other = call(
+            &client,
+            "checkpoint",
+            json!({"agent": "w", "session": "elsewhere", "phase": "a"}),
+        );
+        let (a0, a1, a2, a3, a4, a5, a6, a7, other) = tokio::join!(
+            cp(0),
+            cp(1),
+            cp(2),
+            cp(3),
+            cp(4),
+            cp(5),
+            cp(6),
+            cp(7),
+            other
+        );
+        let answers = [a0, a1, a2, a3, a4, a5, a6, a7];
+        ok(&other);
+        let mut parent = Value::Null;
+        for (n, answer) in answers.iter().enumerate() {
+            let record = &ok(answer)["record"];
+            assert_eq!(record["phase"], format!("p{n}"), "{args}");
+            assert_eq!(
+                record["parent"], parent,
+                "{args}: p{n} continues the one before"
+            );
+            parent = ok(answer)["id"].clone();
+        }
+        let list = call(&client, "list", json!({"session": "par"})).await;
+        let phases: Vec<&str> = ok(&list)["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["phase"].as_str())
+            .collect();
+        assert_eq!(
+            phases,
+            (0..8).map(|n| format!("p{n}")).collect::<Vec<_>>(),
+            "{args}"
+        );
+        let resumed = call(&client, "resume", json!({"agent": "w", "session": "par"})).await;
+        assert_eq!(ok(&resumed)["conflicts"], json!([]), "{args}: one writer");
+        assert_eq!(ok(&resumed)["phase"], "p7", "{args}");
+    }
+}

@@ -348,8 +348,8 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
     }
     assert_eq!(
         token_free_files(d, &token_file),
-        5,
-        "config, cache, flush lock, outbox origin and drain state, all checked"
+        6,
+        "config, cache, flush lock, outbox origin, drain state and the CLI's lineage, all checked"
     );
 }
 

@@ -248,3 +248,30 @@ async fn two_writers_from_one_parent_are_named_by_resume_history_and_status() {
         assert_eq!(row(&w.ok("status"), "s")["verdict"], "conflicted");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parent_that_is_not_a_record_id_is_refused_with_exit_64() {
+    for w in both().await {
+        let name = w.name();
+        let root = w.ok("checkpoint --agent w --session s --phase a");
+        let before = w.records();
+        for bad in [
+            "HEAD",
+            "latest",
+            "01a232d2",
+            "01a232d26f5a743eb1a3fe4349829487",
+        ] {
+            let out = w.run(&format!(
+                "checkpoint --agent w --session s --phase b --parent {bad}"
+            ));
+            assert_eq!(code(&out), 64, "{name}: {bad}: {}", stderr(&out));
+            assert!(stderr(&out).contains("not a record id"), "{}", stderr(&out));
+        }
+        assert_eq!(w.records(), before, "{name}: nothing posted");
+        let id = root["id"].as_str().unwrap();
+        let next = w.ok(&format!(
+            "checkpoint --agent w --session s --phase b --parent {id}"
+        ));
+        assert_eq!(next["record"]["parent"], id, "{name}");
+    }
+}

@@ -5,3 +5,4 @@ mod fork_carries_intent;
 mod fork_live;
 mod fork_never_rewinds;
 mod library;
+mod machines;
