@@ -5,7 +5,7 @@
 use crate::{common, fake_forge, mcp_client};
 use serde_json::{Value, json};
 
-use common::cli::Bin;
+use common::cli::{Bin, words};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
 use mcp_client::{call, connect, failed, ok, text};
 
@@ -186,51 +186,96 @@ async fn a_parent_that_is_not_a_record_id_is_a_usage_error() {
 }
 
 /// Hole 5: a client that sends several checkpoints of one session without waiting for the
-/// answers has them posted in the order it sent them, each continuing the one before, so it
-/// is never taken for two writers. A call for another session does not wait behind them.
+/// answers has them posted in the order they arrived, each continuing the one before, so it is
+/// never taken for two writers; a call for another session is answered too. The lines are
+/// written to the server's stdin in one go (rmcp's own client may put concurrent requests on
+/// the wire in any order, so it cannot say what "arrived first" means).
 #[tokio::test(flavor = "multi_thread")]
 async fn parallel_checkpoints_of_one_session_are_posted_in_arrival_order() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let (stores, _fake) = stores(dir.path()).await;
     for (bin, args) in &stores {
-        let (client, _stderr) = connect(bin, args).await;
-        let cp = |n: u32| {
-            call(
-                &client,
+        let mut lines = vec![
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        ];
+        let call_line = |id: u32, tool: &str, args: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": args}})
+            .to_string()
+        };
+        for n in 0..8u32 {
+            lines.push(call_line(
+                n + 1,
                 "checkpoint",
                 json!({"agent": "w", "session": "par", "phase": format!("p{n}"), "data": {"n": n}}),
-            )
-        };
-        let other = call(
-            &client,
+            ));
+        }
+        lines.push(call_line(
+            9,
             "checkpoint",
             json!({"agent": "w", "session": "elsewhere", "phase": "a"}),
-        );
-        let (a0, a1, a2, a3, a4, a5, a6, a7, other) = tokio::join!(
-            cp(0),
-            cp(1),
-            cp(2),
-            cp(3),
-            cp(4),
-            cp(5),
-            cp(6),
-            cp(7),
-            other
-        );
-        let answers = [a0, a1, a2, a3, a4, a5, a6, a7];
-        ok(&other);
+        ));
+        // Behind the eight in the session's queue: it sees all of them.
+        lines.push(call_line(
+            10,
+            "list",
+            json!({"agent": "w", "session": "par"}),
+        ));
+        lines.push(call_line(
+            11,
+            "resume",
+            json!({"agent": "w", "session": "par"}),
+        ));
+        let mut cmd = tokio::process::Command::from(bin.command(&words(&format!("mcp {args}"))));
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().expect("spawn forgestate mcp");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(format!("{}\n", lines.join("\n")).as_bytes())
+            .await
+            .unwrap();
+        // Stdin stays open until every call is answered, as a client's would.
+        let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut answers: Vec<Value> = Vec::new();
+        while answers
+            .iter()
+            .filter(|a| a["id"].as_u64().is_some_and(|i| i > 0))
+            .count()
+            < 11
+        {
+            let line = tokio::time::timeout(mcp_client::HANG, stdout.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("{args}: the server answers every call: {answers:#?}"))
+                .unwrap()
+                .unwrap_or_else(|| panic!("{args}: the server ended early: {answers:#?}"));
+            answers.push(serde_json::from_str(&line).unwrap());
+        }
+        drop(stdin);
+        let _ = tokio::time::timeout(mcp_client::HANG, child.wait()).await;
+        let result = |id: u32| -> &Value {
+            let answer = answers
+                .iter()
+                .find(|a| a["id"] == id)
+                .unwrap_or_else(|| panic!("{args}: no answer for {id}: {answers:#?}"));
+            assert_eq!(answer["result"]["isError"], false, "{args}: {answer}");
+            &answer["result"]["structuredContent"]
+        };
         let mut parent = Value::Null;
-        for (n, answer) in answers.iter().enumerate() {
-            let record = &ok(answer)["record"];
-            assert_eq!(record["phase"], format!("p{n}"), "{args}");
+        for n in 0..8u32 {
+            let answer = result(n + 1);
+            assert_eq!(answer["record"]["phase"], format!("p{n}"), "{args}");
             assert_eq!(
-                record["parent"], parent,
+                answer["record"]["parent"], parent,
                 "{args}: p{n} continues the one before"
             );
-            parent = ok(answer)["id"].clone();
+            parent = answer["id"].clone();
         }
-        let list = call(&client, "list", json!({"session": "par"})).await;
-        let phases: Vec<&str> = ok(&list)["records"]
+        assert_eq!(result(9)["record"]["session"], "elsewhere");
+        let phases: Vec<&str> = result(10)["records"]
             .as_array()
             .unwrap()
             .iter()
@@ -239,10 +284,9 @@ async fn parallel_checkpoints_of_one_session_are_posted_in_arrival_order() {
         assert_eq!(
             phases,
             (0..8).map(|n| format!("p{n}")).collect::<Vec<_>>(),
-            "{args}"
+            "{args}: posted in arrival order"
         );
-        let resumed = call(&client, "resume", json!({"agent": "w", "session": "par"})).await;
-        assert_eq!(ok(&resumed)["conflicts"], json!([]), "{args}: one writer");
-        assert_eq!(ok(&resumed)["phase"], "p7", "{args}");
+        assert_eq!(result(11)["conflicts"], json!([]), "{args}: one writer");
+        assert_eq!(result(11)["phase"], "p7", "{args}");
     }
 }
