@@ -184,7 +184,7 @@ impl ForgeBuilder {
         let token = o.token.ok_or_else(|| {
             Error::setting(
                 "token",
-                "no forge token: set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] \
+                "no forge token was given; set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] \
                  token_file (tokens are never accepted as command-line values)",
             )
         })?;

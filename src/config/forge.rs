@@ -269,7 +269,7 @@ fn token(
         return from_file(&base.join(path));
     }
     Err(Error::config(
-        "no forge token: set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
+        "no forge token was given; set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
          (tokens are never accepted as command-line values)"
             .to_string(),
     ))

@@ -67,3 +67,20 @@ fn empty_resume_points_and_author_exit_78_naming_the_key() {
         );
     }
 }
+
+/// A forge with no token says how to give one, in words the stderr scrubber leaves alone (it
+/// once read "token: set" as a secret assignment and printed "[REDACTED] $FORGESTATE_TOKEN").
+#[test]
+fn a_missing_token_is_explained_not_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_with(
+        dir.path(),
+        &words("--url http://127.0.0.1:9 --repo o/r checkpoint --agent a --session s --phase p"),
+        &[],
+        None,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(78), "{err}");
+    assert!(err.contains("set $FORGESTATE_TOKEN"), "{err}");
+    assert!(!err.contains("[REDACTED]"), "{err}");
+}
