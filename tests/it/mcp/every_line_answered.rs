@@ -270,3 +270,38 @@ fn a_key_given_twice_in_data_is_invalid_params_and_nothing_is_saved() {
         "nothing saved: {list}"
     );
 }
+
+/// A client that writes its calls and closes stdin at once (`cat calls.jsonl | forgestate mcp`)
+/// still gets every answer: the calls queued behind one session's turn are run and answered
+/// before the server stops (rmcp alone drops what is in flight when its input ends).
+#[test]
+fn calls_still_queued_when_stdin_closes_are_answered() {
+    let mut lines: Vec<Vec<u8>> = (1..=8)
+        .map(|id| {
+            call(
+                id,
+                "checkpoint",
+                &format!(r#"{{"agent":"w","session":"q","phase":"p{id}"}}"#),
+            )
+        })
+        .collect();
+    lines.push(call(
+        9,
+        "checkpoint",
+        r#"{"agent":"w","session":"other","phase":"a"}"#,
+    ));
+    lines.push(call(10, "list", r#"{"agent":"w","session":"q"}"#));
+    lines.push(call(11, "resume", r#"{"agent":"w","session":"q"}"#));
+    let answers = session(&lines);
+    for id in 1..=11u64 {
+        assert_eq!(
+            by_id(&answers, id.into())["result"]["isError"],
+            false,
+            "id {id}"
+        );
+    }
+    assert_eq!(
+        by_id(&answers, 11.into())["result"]["structuredContent"]["phase"],
+        "p8"
+    );
+}
