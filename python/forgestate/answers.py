@@ -57,6 +57,9 @@ class Comment:
     pending: bool = False
     #: The forge issue holding it (a member of the session thread); ``None`` on the local store.
     issue: Optional[int] = None
+    #: Believed without a signature although signing keys are set: posted before the thread's
+    #: first signed record (``[signing] require_signatures = false``).
+    unsigned: bool = False
 
     @classmethod
     def _from(cls, doc: Any) -> Optional["Comment"]:
@@ -71,6 +74,7 @@ class Comment:
             edited=bool(doc.get("edited")),
             pending=bool(doc.get("pending")),
             issue=doc.get("issue"),
+            unsigned=bool(doc.get("unsigned")),
         )
 
 
@@ -103,6 +107,9 @@ class Record:
     #: When the record was first posted (``Posted-At:``), kept when a rotation or a tidy of the
     #: session thread carried it to another issue; ages are measured from it.
     posted_at: Optional[str] = None
+    #: When the comment a carried copy came from had been edited (``Edited-At:``): the copy is
+    #: still flagged as edited.
+    edited_at: Optional[str] = None
     #: How many secret values were replaced by ``[REDACTED]``, when any were.
     redacted: Optional[int] = None
     #: A checkpoint's write-ahead intent: ``{"name": ..., "data": ...}`` (``Intent:``).
@@ -146,6 +153,7 @@ class Record:
             context_hash=doc.get("context_hash"),
             carried_from=doc.get("carried_from"),
             posted_at=doc.get("posted_at"),
+            edited_at=doc.get("edited_at"),
             redacted=doc.get("redacted"),
             intent=doc.get("intent"),
             done=doc.get("done"),
