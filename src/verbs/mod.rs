@@ -52,7 +52,8 @@ pub use reads::{
     ListVerb, ResumeAnswer, ResumeRequest, ResumeVerb,
 };
 pub use records::{
-    Checkpoint, CheckpointRequest, Fork, ForkRequest, Health, HealthRequest, SaveAnswer,
+    Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,
+    SaveAnswer,
 };
 pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
 pub use supervise::{

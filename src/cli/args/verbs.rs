@@ -9,8 +9,7 @@ use clap::{Args, ValueEnum};
 use forgestate::defaults::PRUNE_KEEP;
 use forgestate::format::Kind;
 
-/// The status a health signal reports when none is given.
-pub const DEFAULT_STATUS: &str = "Active";
+use forgestate::verbs::DEFAULT_STATUS;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
