@@ -192,6 +192,7 @@ class Client(_child.Calls):
         if_latest: Optional[str] = None,
         merge: bool = False,
         parent: Optional[str] = None,
+        id: Optional[str] = None,
     ) -> Saved:
         """Posts a ``[CHECKPOINT]``: the phase ``agent`` reached in ``session``, with the state
         it needs to resume. The handoff: ``next`` the next step in one line, ``blockers`` what
@@ -204,7 +205,9 @@ class Client(_child.Calls):
         checkpoint (or ``done=NAME``) confirms it. ``if_latest`` posts only when the session's
         newest record is that id, else raises :class:`~forgestate.errors.Conflict` and posts
         nothing. ``merge`` lays ``data`` over the previous checkpoint's data. ``parent`` is the
-        record this one continues from; by default the newest this client wrote or resumed."""
+        record this one continues from; by default the newest this client wrote or resumed.
+        ``id`` is the record's id instead of a fresh one: a UUID another system already gave
+        this step (a LangGraph checkpoint id), new to the thread."""
         if intent is None and intent_data is not None:
             raise DataError("intent_data needs an intent: name the side effect it describes")
         saved = self._saved(
@@ -222,6 +225,7 @@ class Client(_child.Calls):
             if_latest=if_latest,
             merge=merge,
             parent=parent or self._known(agent, session),
+            id=id,
         )
         self._remember(agent, session, saved.id)
         return saved
@@ -386,6 +390,24 @@ class Client(_child.Calls):
             all=all,
         )
         return Listing._from(doc, [])
+
+    def prune(
+        self,
+        keep: int = 10,
+        *,
+        agent: Optional[str] = None,
+        session: Optional[str] = None,
+        ids: Optional[Sequence[str]] = None,
+        yes: bool = False,
+    ) -> Dict[str, Any]:
+        """Deletes this identity's older records: all but the newest ``keep`` per agent,
+        session and kind (``agent``/``session`` globs narrow it), or, with ``ids``, exactly
+        those records (``keep`` is then not used). Without ``yes`` it is a dry run: the answer's
+        ``delete`` lists what would go; ``deleted`` lists the comment ids that went."""
+        if isinstance(ids, str):
+            raise DataError("ids must be a list of record ids, not one string; wrap it as [id]")
+        return dict(self._call("prune", keep=int(keep), agent=agent, session=session,
+                               ids=list(ids) if ids is not None else None, yes=yes))
 
     def init(self) -> Dict[str, Any]:
         """Finds or creates the session thread: ``{"thread", "author", "created"}``."""

@@ -57,7 +57,7 @@ ANSWERS: Dict[str, Any] = {
 }
 
 #: Verbs whose answer Python hands back as a plain ``dict`` (nothing to compare field by field).
-PLAIN: Set[str] = {"init", "flush", "publish", "export", "import"}
+PLAIN: Set[str] = {"init", "flush", "publish", "export", "import", "prune"}
 
 
 def schema_table() -> Dict[str, Any]:

@@ -16,6 +16,7 @@ impl Flags for PruneArgs {
             keep: self.keep,
             agent: self.agent.clone(),
             session: self.session.clone(),
+            ids: self.ids.clone(),
             yes: self.yes,
         })
     }
@@ -29,11 +30,17 @@ pub async fn prune(cli: &Cli, a: &PruneArgs) -> Result<u8, Failure> {
         return Ok(0);
     }
     let verb = if a.yes { "deleted" } else { "would delete" };
+    let why = match a.ids.is_empty() {
+        true => format!(
+            "keeping the newest {} per agent, session and kind",
+            plan.keep
+        ),
+        false => format!("of the {} record id(s) given", a.ids.len()),
+    };
     let mut text = format!(
-        "{verb} {} record(s) by {} (keeping the newest {} per agent, session and kind)",
+        "{verb} {} record(s) by {} ({why})",
         plan.delete.len(),
         plan.author,
-        plan.keep
     );
     for d in &plan.delete {
         text.push_str(&format!(

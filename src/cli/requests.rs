@@ -56,6 +56,7 @@ impl Flags for CheckpointArgs {
             if_latest: s.if_latest.clone(),
             merge: s.merge,
             parent: s.parent.clone(),
+            id: self.id.clone(),
         })
     }
 }

@@ -34,6 +34,10 @@ pub struct PruneOptions {
     pub agent: Option<String>,
     /// Only sessions matching this glob.
     pub session: Option<String>,
+    /// Exactly these records (by record id) instead of all but the newest `keep`: what a program
+    /// that keeps its own index deletes (the LangGraph saver's `delete_thread`, `prune`). The
+    /// newest record of a group may go then; ids the thread does not hold are skipped.
+    pub ids: Vec<String>,
 }
 
 /// One record the plan deletes.
@@ -75,7 +79,7 @@ pub struct PrunePlan {
 
 /// Computes what a prune would delete. Refuses when the thread cannot be read.
 pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Result<PrunePlan> {
-    if options.keep == 0 {
+    if options.keep == 0 && options.ids.is_empty() {
         return Err(Error::config(
             "--keep 0 would delete the newest record of every agent and session; keep at least 1",
         ));
@@ -119,11 +123,20 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         kept: 0,
         kept_other_authors: 0,
     };
+    let named: std::collections::BTreeSet<&str> = options.ids.iter().map(String::as_str).collect();
     for (_, entries) in groups {
         // The scan's entries are in the thread's order already: the oldest go first.
         let older = entries.len().saturating_sub(options.keep);
-        out.kept += entries.len() - older;
-        for e in entries.into_iter().take(older) {
+        let (doomed_entries, kept): (Vec<_>, Vec<_>) =
+            entries
+                .into_iter()
+                .enumerate()
+                .partition(|(i, e)| match named.is_empty() {
+                    true => *i < older,
+                    false => e.record.id.as_deref().is_some_and(|id| named.contains(id)),
+                });
+        out.kept += kept.len();
+        for (_, e) in doomed_entries {
             let Some(id) = e.comment.id.filter(|_| e.comment.author == out.author) else {
                 out.kept_other_authors += 1;
                 continue;

@@ -129,6 +129,10 @@ pub struct PruneRequest {
     /// Only sessions matching this glob.
     #[serde(default)]
     pub session: Option<String>,
+    /// Delete exactly these records (record ids; yours only) instead of all but the newest
+    /// `keep`, which is then not used. Ids the thread does not hold are skipped.
+    #[serde(default)]
+    pub ids: Vec<String>,
     /// Delete (without it, a dry run).
     #[serde(default)]
     pub yes: bool,
@@ -170,12 +174,12 @@ impl Verb for Prune {
         destructive: true,
         idempotent: true,
         open_world: true,
-        faces: CLI,
+        faces: super::CLI_PYTHON,
         group: Group::Operators,
         strict: false,
         reads_thread: true,
         opens_store: true,
-        flags: &[],
+        flags: &[("ids", "id")],
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
     };
@@ -186,10 +190,16 @@ impl Run for Prune {
         use crate::client::prune::{PruneOptions, PruneReport, apply, plan};
         super::input::check_glob("agent", r.agent.as_deref())?;
         super::input::check_glob("session", r.session.as_deref())?;
+        let ids = r
+            .ids
+            .into_iter()
+            .map(|id| super::input::record_id("ids", id))
+            .collect::<Result<Vec<_>>>()?;
         let options = PruneOptions {
             keep: r.keep,
             agent: r.agent,
             session: r.session,
+            ids,
         };
         let plan = plan(ctx.client, &options).await?;
         let report = match r.yes && !plan.delete.is_empty() {

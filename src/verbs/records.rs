@@ -68,6 +68,11 @@ pub struct CheckpointRequest {
     /// agent and session the writer knows (its last write, or what `resume` returned).
     #[serde(default)]
     pub parent: Option<String>,
+    /// The record's id, instead of a fresh one: a UUID another system already gave this step
+    /// (a LangGraph checkpoint id, say), so the two name it alike. It must be new to the thread:
+    /// readers keep the first record of an id and skip later ones.
+    #[serde(default)]
+    pub id: Option<String>,
 }
 
 /// `health`: a liveness signal with metrics.
@@ -294,6 +299,9 @@ impl Run for Checkpoint {
             .transpose()?;
         let mut record = Record::checkpoint(&r.agent, &r.session, &r.phase, Value::Object(data))
             .and_then(|rec| rec.with_handoff(r.next, r.blockers))?;
+        if let Some(id) = r.id {
+            record.id = Some(input::record_id("id", id)?);
+        }
         if let Some(bytes) = &context {
             record = record.with_context(bytes);
         }

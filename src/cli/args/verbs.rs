@@ -174,6 +174,10 @@ pub struct CheckpointArgs {
     /// `resume --context-file` can tell whether it changed
     #[arg(long, value_name = "FILE")]
     pub context_file: Option<PathBuf>,
+    /// The record's id instead of a fresh one: a UUID another system gave this step (it must be
+    /// new to the thread)
+    #[arg(long, value_name = "UUID")]
+    pub id: Option<String>,
     #[command(flatten)]
     pub session_flags: Box<SessionFlags>,
 }
@@ -343,6 +347,9 @@ pub struct PruneArgs {
     /// Only sessions matching this glob
     #[arg(long, value_name = "GLOB")]
     pub session: Option<String>,
+    /// Exactly this record (its id; repeat for several) instead of all but the newest --keep
+    #[arg(long = "id", value_name = "UUID")]
+    pub ids: Vec<String>,
     /// Delete them; without it, only print what would be deleted
     #[arg(long)]
     pub yes: bool,

@@ -5,8 +5,9 @@
 //! half-written thread. Appenders lock the file and then check that the path still names the
 //! file they locked (`file::lock_current`), so nobody appends to a file a delete just replaced.
 //! Lines that do not parse (a torn last line, a corrupt one) are kept byte for byte. Ids are
-//! never renumbered, and the comment with the largest id is never deleted, so ids are never
-//! reused: a reader that remembers the last id it saw stays right.
+//! never renumbered, and the line with the largest id is never removed, so ids are never
+//! reused (a reader that remembers the last id it saw stays right): deleting that comment
+//! empties its body instead, a comment of no text that keeps its id, time and author.
 
 use std::collections::BTreeSet;
 use std::fs::OpenOptions;
@@ -39,21 +40,30 @@ impl LocalThread {
         let mut bytes = Vec::new();
         locked.read_to_end(&mut bytes).map_err(io("cannot read"))?;
         let max_id = bytes.split(|&b| b == b'\n').filter_map(line_id).max();
-        if let Some(max) = max_id.filter(|m| wanted.contains(m)) {
-            return Err(io("cannot delete from")(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "comment {max} is the newest in the thread; it is kept so that ids are never \
-                     reused (delete the others)"
-                ),
-            )));
-        }
+        // The newest line stays, emptied, so the next append still takes the id after it.
+        let hole = max_id.filter(|m| wanted.contains(m));
         let mut kept = Vec::with_capacity(bytes.len());
         let mut deleted = Vec::new();
         let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         let last = segments.len().saturating_sub(1);
         for (i, segment) in segments.into_iter().enumerate() {
             match line_id(segment).filter(|id| wanted.contains(id)) {
+                Some(id) if Some(id) == hole => match emptied(segment) {
+                    Some(line) => {
+                        deleted.push(id);
+                        kept.extend_from_slice(&line);
+                        if i < last {
+                            kept.push(b'\n');
+                        }
+                    }
+                    // A line whose id reads but whose fields do not: kept as it is.
+                    None => {
+                        kept.extend_from_slice(segment);
+                        if i < last {
+                            kept.push(b'\n');
+                        }
+                    }
+                },
                 Some(id) => deleted.push(id),
                 None => {
                     kept.extend_from_slice(segment);
@@ -80,6 +90,13 @@ impl LocalThread {
         deleted.dedup();
         Ok(Deleted { deleted, missing })
     }
+}
+
+/// `segment` with an empty body (same id, author and times), for the newest line's deletion.
+fn emptied(segment: &[u8]) -> Option<Vec<u8>> {
+    let mut line = serde_json::from_slice::<Line>(segment).ok()?;
+    line.body.clear();
+    serde_json::to_vec(&line).ok()
 }
 
 /// The id of a complete line; `None` for a torn or corrupt one (which is kept as it is).

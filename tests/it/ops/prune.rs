@@ -121,7 +121,7 @@ fn keep_zero_is_refused() {
 }
 
 #[tokio::test]
-async fn local_delete_keeps_torn_lines_and_refuses_the_newest() {
+async fn local_delete_keeps_torn_lines_and_empties_the_newest() {
     let dir = tempfile::tempdir().unwrap();
     let t = LocalThread::new(dir.path(), "me");
     for body in ["one", "two", "three"] {
@@ -145,8 +145,12 @@ async fn local_delete_keeps_torn_lines_and_refuses_the_newest() {
         .map(|c| c.id)
         .collect();
     assert_eq!(listed, [2, 3]);
-    let e = t.delete(&[3]).await.unwrap_err();
-    assert!(e.to_string().contains("ids are never reused"), "{e}");
+    // The newest comment goes too, but its line stays with no body, so its id is never reused.
+    let gone = t.delete(&[3]).await.unwrap();
+    assert_eq!((gone.deleted, gone.missing), (vec![3], vec![]));
+    let comments = t.list(None).await.unwrap().comments;
+    let bodies: Vec<(u64, &str)> = comments.iter().map(|c| (c.id, c.body.as_str())).collect();
+    assert_eq!(bodies, [(2, "two"), (3, "")]);
     assert_eq!(t.append("four").await.unwrap().id, 4);
 }
 

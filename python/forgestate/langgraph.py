@@ -1,0 +1,576 @@
+"""A LangGraph checkpointer that keeps a graph's state in the forgestate thread people read.
+
+``ForgeStateSaver(client)`` is a :class:`langgraph.checkpoint.base.BaseCheckpointSaver` over a
+:class:`forgestate.Client` (a forge or the local store). Every LangGraph checkpoint is one
+``[CHECKPOINT]`` record, its pending writes are records of their own, and every verb runs in the
+client's one long-lived ``forgestate call --lines`` child: a ``put`` is one request to the forge.
+The mapping (docs/langgraph.md):
+
+- ``thread_id`` is the record's session;
+- ``checkpoint_ns`` picks the agent: ``langgraph`` for the root graph, ``langgraph|<ns>`` for a
+  subgraph, so each namespace is its own ``Parent:`` chain; the namespace is also in the data;
+- ``checkpoint_id`` is the record's ``Id``, ``parent_checkpoint_id`` its ``Parent:``;
+- the phase is the node the graph runs next (``branch:to:<node>``), ``input`` for the input
+  checkpoint, ``__end__`` when nothing is scheduled;
+- the data's ``langgraph`` object holds the checkpoint: channel values as plain JSON where they
+  are JSON (readable in the issue), else LangGraph's serializer's bytes in base64.
+
+Pending writes are records of agent ``langgraph.writes`` (a chain of their own, so they never
+look like a second writer of the checkpoints' chain). Deleting (``delete_thread``, ``prune``,
+``delete_for_runs``) runs forgestate's ``prune`` on exactly those records; ``copy_thread`` runs
+``fork`` for each record, so ``history`` of the new thread shows where each step came from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import hashlib
+import logging
+import math
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+try:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import (
+        WRITES_IDX_MAP,
+        BaseCheckpointSaver,
+        ChannelVersions,
+        Checkpoint,
+        CheckpointMetadata,
+        CheckpointTuple,
+        get_checkpoint_id,
+        get_checkpoint_metadata,
+    )
+except ImportError as e:  # pragma: no cover - the extra is not installed
+    raise ImportError(
+        "forgestate.langgraph needs LangGraph: pip install 'forgestate[langgraph]'"
+    ) from e
+
+try:
+    from langgraph.checkpoint.base import writes_sort_key
+except ImportError:  # older langgraph-checkpoint: the order writes were given in
+
+    def writes_sort_key(task_path: str, task_id: str = "", idx: int = 0) -> Tuple[str, str, int]:
+        return (task_path, task_id, idx)
+
+
+from .client import Client
+from .errors import DataError, StorageError
+
+__all__ = ["ForgeStateSaver"]
+
+log = logging.getLogger("forgestate.langgraph")
+
+#: The data key of every record this saver writes, and the layout's version inside it.
+KEY = "langgraph"
+LAYOUT = 1
+#: JSON numbers every JSON reader keeps exactly (beyond it an integer travels as bytes).
+_EXACT_INT = 2**53
+#: Characters a forgestate name may not hold (globs) and the longest name it takes.
+_GLOB = set("*?[]{}")
+_MAX_NAME = 200
+
+
+class ForgeStateSaver(BaseCheckpointSaver):
+    """LangGraph's checkpointer over forgestate: ``ForgeStateSaver(forgestate.Client(...))``.
+
+    ``agent`` names the writer in the thread (default ``langgraph``). The saver is safe to use
+    from several threads (the client serialises its calls) and from asyncio (the ``a*`` methods
+    run the same calls in the default executor)."""
+
+    def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None) -> None:
+        super().__init__(serde=serde)
+        if not isinstance(client, Client):
+            raise TypeError("ForgeStateSaver needs a forgestate.Client")
+        self.client = client
+        self.agent = agent
+        self.writes_agent = f"{agent}.writes"
+
+    # -- names ---------------------------------------------------------------------------
+
+    def agent_for(self, ns: str) -> str:
+        """The agent of namespace ``ns``'s checkpoints: the saver's own for the root graph."""
+        if not ns:
+            return self.agent
+        name = f"{self.agent}|{ns}"
+        if len(name) > _MAX_NAME or _GLOB & set(name) or not name.isprintable():
+            name = f"{self.agent}|ns-{hashlib.sha256(ns.encode()).hexdigest()[:16]}"
+        return name
+
+    def _ours(self, agent: str) -> bool:
+        return (
+            agent == self.agent
+            or agent == self.writes_agent
+            or agent.startswith(self.agent + "|")
+        )
+
+    # -- reading the thread --------------------------------------------------------------
+
+    def _read(self, thread_id: Optional[str]) -> "_Index":
+        """Every record of this saver in ``thread_id`` (every thread when ``None``), indexed."""
+        records = self.client.list(session=thread_id)
+        index = _Index()
+        for r in records:
+            if r.kind != "checkpoint" or not self._ours(r.agent):
+                continue
+            doc = r.data.get(KEY) if isinstance(r.data, Mapping) else None
+            if not isinstance(doc, Mapping) or doc.get("layout") != LAYOUT:
+                continue
+            if r.redacted:
+                log.warning(
+                    "record %s of thread %s had values redacted as secrets, so it cannot be "
+                    "restored; it is skipped", r.id, r.session,
+                )
+                continue
+            index.add(r.session, r.id, r.agent, doc)
+        return index
+
+    def _tuple(self, thread_id: str, ns: str, cp: "_Stored", index: "_Index") -> CheckpointTuple:
+        checkpoint = dict(_decode_pairs(self.serde, cp.doc.get("checkpoint")))
+        versions = checkpoint.get("channel_versions") or {}
+        values = _decode_values(self.serde, cp.doc.get("values"))
+        checkpoint["channel_values"] = {k: v for k, v in values.items() if k in versions}
+        metadata = dict(_decode_pairs(self.serde, cp.doc.get("metadata")))
+        writes = index.writes.get((thread_id, ns, cp.checkpoint_id), {})
+        pending = [
+            (w.task_id, w.channel, _decode_value(self.serde, w.value))
+            for w in sorted(writes.values(), key=lambda w: writes_sort_key(w.task_path, w.task_id, w.idx))
+        ]
+        parent = cp.doc.get("parent_checkpoint_id")
+        return CheckpointTuple(
+            config=_config(thread_id, ns, cp.checkpoint_id),
+            checkpoint=checkpoint,  # type: ignore[arg-type]
+            metadata=metadata,  # type: ignore[arg-type]
+            parent_config=_config(thread_id, ns, parent) if isinstance(parent, str) else None,
+            pending_writes=pending,
+        )
+
+    def get_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
+        """The checkpoint ``config`` names, or the thread's newest in its namespace."""
+        thread_id = str(config["configurable"]["thread_id"])
+        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        index = self._read(thread_id)
+        found = index.checkpoints.get((thread_id, ns), {})
+        wanted = get_checkpoint_id(config)
+        if wanted:
+            cp = found.get(wanted)
+        else:
+            cp = found[max(found)] if found else None
+        return self._tuple(thread_id, ns, cp, index) if cp is not None else None
+
+    def list(
+        self,
+        config: Optional[RunnableConfig],
+        *,
+        filter: Optional[Dict[str, Any]] = None,
+        before: Optional[RunnableConfig] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Checkpoints newest first: of ``config``'s thread (and namespace, when it names one),
+        or of every thread; ``filter`` matches metadata, ``before`` a checkpoint id."""
+        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        ns_wanted = config["configurable"].get("checkpoint_ns") if config else None
+        id_wanted = get_checkpoint_id(config) if config else None
+        before_id = get_checkpoint_id(before) if before else None
+        index = self._read(thread_id)
+        left = limit
+        for (tid, ns), found in index.checkpoints.items():
+            if ns_wanted is not None and ns != ns_wanted:
+                continue
+            for cid in sorted(found, reverse=True):
+                if id_wanted and cid != id_wanted:
+                    continue
+                if before_id and cid >= before_id:
+                    continue
+                tup = self._tuple(tid, ns, found[cid], index)
+                if filter and not all(tup.metadata.get(k) == v for k, v in filter.items()):
+                    continue
+                if left is not None:
+                    if left <= 0:
+                        return
+                    left -= 1
+                yield tup
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Posts ``checkpoint`` as one ``[CHECKPOINT]`` record (one request to a forge)."""
+        thread_id = str(config["configurable"]["thread_id"])
+        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        parent = config["configurable"].get("checkpoint_id")
+        rest = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+        values = checkpoint.get("channel_values") or {}
+        full_metadata = get_checkpoint_metadata(config, metadata)
+        doc = {
+            "layout": LAYOUT,
+            "ns": ns,
+            "checkpoint_id": checkpoint["id"],
+            "parent_checkpoint_id": parent,
+            "values": [
+                {"channel": str(k), **_encode_value(self.serde, v)} for k, v in values.items()
+            ],
+            "checkpoint": _encode_pairs(self.serde, rest),
+            "metadata": _encode_pairs(self.serde, full_metadata),
+        }
+        self._post(
+            thread_id,
+            self.agent_for(ns),
+            _phase(checkpoint, metadata, new_versions),
+            doc,
+            record_id=checkpoint["id"],
+            parent=parent,
+        )
+        return _config(thread_id, ns, checkpoint["id"])
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[Tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Posts a task's writes, not yet in a checkpoint, as one record of their own."""
+        if not writes:
+            return
+        thread_id = str(config["configurable"]["thread_id"])
+        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        checkpoint_id = config["configurable"]["checkpoint_id"]
+        doc = {
+            "layout": LAYOUT,
+            "kind": "writes",
+            "ns": ns,
+            "checkpoint_id": checkpoint_id,
+            "task_id": task_id,
+            "task_path": task_path,
+            "writes": [
+                {"idx": WRITES_IDX_MAP.get(c, i), "channel": c, **_encode_value(self.serde, v)}
+                for i, (c, v) in enumerate(writes)
+            ],
+        }
+        self._post(thread_id, self.writes_agent, "pending_writes", doc)
+
+    def _post(
+        self,
+        thread_id: str,
+        agent: str,
+        phase: str,
+        doc: Dict[str, Any],
+        *,
+        record_id: Optional[str] = None,
+        parent: Optional[str] = None,
+    ) -> None:
+        try:
+            saved = self.client.checkpoint(
+                agent, thread_id, phase, {KEY: doc}, id=record_id, parent=parent
+            )
+        except DataError as e:
+            raise DataError(
+                f"thread {thread_id}: the checkpoint could not be saved: {e}. A record holds at "
+                "most [format] max_body_bytes of JSON (256 KiB by default, 1 MiB at most): keep "
+                "large blobs out of the graph's state and store a reference to them instead"
+            ) from e
+        if saved.record.redacted:
+            raise DataError(
+                f"thread {thread_id}: {saved.record.redacted} value(s) of the graph's state look "
+                "like secrets and were replaced by [REDACTED] in the thread, so this checkpoint "
+                "could not be restored (it is skipped when reading). Keep secrets out of graph "
+                "state, or change [redact] keys in the configuration if these are not secrets"
+            )
+
+    # -- deleting and copying ---------------------------------------------------------------
+
+    def _delete(self, record_ids: Sequence[str], what: str) -> None:
+        if not record_ids:
+            return
+        answer = self.client.prune(ids=list(record_ids), yes=True)
+        left = int(answer.get("kept_other_authors") or 0)
+        if left:
+            raise StorageError(
+                f"{what}: {left} record(s) were posted by another account and stay; delete them "
+                "with that account's token (forgestate prune --id ...)"
+            )
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""
+        index = self._read(str(thread_id))
+        self._delete(index.ids_of(str(thread_id)), f"delete_thread({thread_id})")
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """``keep_latest`` keeps each namespace's newest checkpoint (and its writes);
+        ``delete`` deletes the threads."""
+        if strategy not in ("keep_latest", "delete"):
+            raise ValueError(f"unknown prune strategy {strategy!r}: use keep_latest or delete")
+        doomed: List[str] = []
+        for tid in thread_ids:
+            index = self._read(str(tid))
+            if strategy == "delete":
+                doomed += index.ids_of(str(tid))
+                continue
+            keep = {
+                (ns, max(found))
+                for (t, ns), found in index.checkpoints.items()
+                if t == str(tid) and found
+            }
+            doomed += index.ids_of(str(tid), lambda ns, cid: (ns, cid) not in keep)
+        self._delete(doomed, "prune")
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Deletes the checkpoints (and their writes) whose metadata names one of ``run_ids``."""
+        runs = {str(r) for r in run_ids}
+        if not runs:
+            return
+        index = self._read(None)
+        doomed_cps = set()
+        for (tid, ns), found in index.checkpoints.items():
+            for cid, cp in found.items():
+                metadata = dict(_decode_pairs(self.serde, cp.doc.get("metadata")))
+                if str(metadata.get("run_id")) in runs:
+                    doomed_cps.add((tid, ns, cid))
+        doomed: List[str] = []
+        for tid in {t for t, _, _ in doomed_cps}:
+            doomed += index.ids_of(tid, lambda ns, cid, tid=tid: (tid, ns, cid) in doomed_cps)
+        self._delete(doomed, "delete_for_runs")
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copies every checkpoint and write of the source thread to the target, each by
+        forgestate's ``fork``: the copies keep their checkpoint ids, and ``history`` of the
+        target shows each as forked from its source record."""
+        src, dst = str(source_thread_id), str(target_thread_id)
+        index = self._read(src)
+        for record_id, agent in index.order.get(src, []):
+            self.client.fork(src, dst, at=record_id, agent=agent, force=True)
+
+    # -- asyncio -----------------------------------------------------------------------------
+
+    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, functools.partial(fn, *args, **kwargs))
+
+    async def aget_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
+        return await self._run(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: Optional[RunnableConfig],
+        *,
+        filter: Optional[Dict[str, Any]] = None,
+        before: Optional[RunnableConfig] = None,
+        limit: Optional[int] = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        found = await self._run(
+            lambda: list(self.list(config, filter=filter, before=before, limit=limit))
+        )
+        for tup in found:
+            yield tup
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self._run(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[Tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self._run(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._run(self.delete_thread, thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self._run(self.prune, thread_ids, strategy=strategy)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self._run(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._run(self.copy_thread, source_thread_id, target_thread_id)
+
+
+# -- the index of a read ---------------------------------------------------------------------
+
+
+@dataclass
+class _Stored:
+    record_id: Optional[str]
+    checkpoint_id: str
+    doc: Mapping[str, Any]
+
+
+@dataclass
+class _Write:
+    record_id: Optional[str]
+    task_id: str
+    task_path: str
+    idx: int
+    channel: str
+    value: Mapping[str, Any]
+
+
+@dataclass
+class _Index:
+    #: (thread, ns) -> checkpoint id -> its record (the first record of an id wins).
+    checkpoints: Dict[Tuple[str, str], Dict[str, _Stored]] = field(default_factory=dict)
+    #: (thread, ns, checkpoint id) -> (task id, idx) -> the write, as LangGraph keeps them.
+    writes: Dict[Tuple[str, str, str], Dict[Tuple[str, int], _Write]] = field(default_factory=dict)
+    #: thread -> (record id, agent) of every record, in thread order (what a copy forks).
+    order: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    #: record ids of each (thread, ns, checkpoint id): the checkpoint's and its writes'.
+    records: Dict[Tuple[str, str, str], List[str]] = field(default_factory=dict)
+
+    def add(
+        self, thread: str, record_id: Optional[str], agent: str, doc: Mapping[str, Any]
+    ) -> None:
+        ns = doc.get("ns")
+        cid = doc.get("checkpoint_id")
+        if not isinstance(ns, str) or not isinstance(cid, str):
+            return
+        if doc.get("kind") == "writes":
+            if not self._add_writes(thread, ns, cid, record_id, doc):
+                return
+        else:
+            found = self.checkpoints.setdefault((thread, ns), {})
+            if cid in found:
+                return
+            found[cid] = _Stored(record_id, cid, doc)
+        if record_id is not None:
+            self.records.setdefault((thread, ns, cid), []).append(record_id)
+            self.order.setdefault(thread, []).append((record_id, agent))
+
+    def _add_writes(
+        self, thread: str, ns: str, cid: str, record_id: Optional[str], doc: Mapping[str, Any]
+    ) -> bool:
+        task_id = doc.get("task_id")
+        writes = doc.get("writes")
+        if not isinstance(task_id, str) or not isinstance(writes, list):
+            return False
+        task_path = doc.get("task_path") if isinstance(doc.get("task_path"), str) else ""
+        stored = self.writes.setdefault((thread, ns, cid), {})
+        for w in writes:
+            if not isinstance(w, Mapping) or not isinstance(w.get("channel"), str):
+                continue
+            idx = w.get("idx")
+            if not isinstance(idx, int):
+                continue
+            key = (task_id, idx)
+            # LangGraph's rule: a regular write is kept once, a special one (error, interrupt,
+            # resume, scheduled: idx < 0) is replaced by a later one.
+            if idx >= 0 and key in stored:
+                continue
+            stored[key] = _Write(record_id, task_id, str(task_path), idx, w["channel"], w)
+        return True
+
+    def ids_of(self, thread: str, doomed: Any = None) -> List[str]:
+        """Record ids of ``thread``'s checkpoints and writes, all or where ``doomed(ns, cid)``."""
+        out: List[str] = []
+        for (t, ns, cid), ids in self.records.items():
+            if t == thread and (doomed is None or doomed(ns, cid)):
+                out += ids
+        return out
+
+
+# -- encoding --------------------------------------------------------------------------------
+
+
+def _config(thread_id: str, ns: str, checkpoint_id: Optional[str]) -> RunnableConfig:
+    return {
+        "configurable": {
+            "thread_id": thread_id,
+            "checkpoint_ns": ns,
+            "checkpoint_id": checkpoint_id,
+        }
+    }
+
+
+def _is_json(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` comes back from JSON exactly as it is (so it is kept readable)."""
+    if depth > 64:
+        return False
+    if value is None or isinstance(value, (bool, str)):
+        return True
+    if isinstance(value, int):
+        return -_EXACT_INT < value < _EXACT_INT
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(_is_json(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(isinstance(k, str) and _is_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _encode_value(serde: Any, value: Any) -> Dict[str, Any]:
+    """``{"json": value}`` for a JSON value, else ``{"type": t, "base64": ...}`` of LangGraph's
+    serializer."""
+    if _is_json(value):
+        return {"json": value}
+    kind, data = serde.dumps_typed(value)
+    return {"type": kind, "base64": base64.b64encode(data).decode("ascii")}
+
+
+def _decode_value(serde: Any, doc: Any) -> Any:
+    if not isinstance(doc, Mapping):
+        raise DataError("a LangGraph value in the thread is not an object; was it edited?")
+    if "json" in doc:
+        return doc["json"]
+    kind, data = doc.get("type"), doc.get("base64")
+    if not isinstance(kind, str) or not isinstance(data, str):
+        raise DataError("a LangGraph value in the thread has neither json nor type and base64")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError as e:
+        raise DataError(f"a LangGraph value in the thread is not base64: {e}") from e
+    return serde.loads_typed((kind, raw))
+
+
+def _encode_pairs(serde: Any, mapping: Mapping[str, Any]) -> List[List[Any]]:
+    """A mapping as ``[[key, value], ...]``: names (channels, nodes) never become JSON keys, so
+    one called ``auth_token`` is not taken for a secret and its value redacted."""
+    return [[str(k), _encode_value(serde, v)] for k, v in mapping.items()]
+
+
+def _decode_pairs(serde: Any, pairs: Any) -> Iterator[Tuple[str, Any]]:
+    if not isinstance(pairs, list):
+        return
+    for pair in pairs:
+        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str):
+            yield pair[0], _decode_value(serde, pair[1])
+
+
+def _decode_values(serde: Any, values: Any) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for v in values if isinstance(values, list) else []:
+        if isinstance(v, Mapping) and isinstance(v.get("channel"), str):
+            out[v["channel"]] = _decode_value(serde, v)
+    return out
+
+
+def _phase(checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: Any) -> str:
+    """The record's phase: the node(s) the graph runs next, ``input``, or ``__end__``."""
+    updated = checkpoint.get("updated_channels") or list(new_versions or {})
+    scheduled = sorted({c[len("branch:to:"):] for c in updated if str(c).startswith("branch:to:")})
+    if scheduled:
+        phase = "+".join(scheduled)
+    elif (metadata or {}).get("source") == "input":
+        phase = "input"
+    else:
+        phase = "__end__"
+    clean = "".join("_" if (c in _GLOB or not c.isprintable()) else c for c in phase).strip()
+    return clean[:_MAX_NAME] or "step"
