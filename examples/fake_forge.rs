@@ -6,8 +6,9 @@
 //! `{"url", "owner", "repo", "token", "login", "untrusted_token"}` (the bot's token, whose user
 //! may write the repository's issues, and one of a user who may only comment), then serves on
 //! 127.0.0.1 until stdin closes or it is killed. Lines on stdin steer it: `down` (every request
-//! gets a 503 and nothing changes), `up`, and `comments` (prints how many comments it holds, as one
-//! JSON line, `{"comments": N}`).
+//! gets a 503 and nothing changes), `up`, `comments` (prints how many comments it holds, as one
+//! JSON line, `{"comments": N}`), `requests` (how many requests it received, `{"requests": N}`)
+//! and `latency MS` (every answer comes MS milliseconds later, as a distant forge's would).
 
 // The test suite's fake, of which this example uses a part.
 #[path = "../tests/it/fake_forge/mod.rs"]
@@ -50,8 +51,17 @@ fn main() -> std::process::ExitCode {
                 let count = fake.state().comments.len();
                 say(&serde_json::json!({ "comments": count }).to_string());
             }
+            "requests" => {
+                let count = runtime.block_on(fake.requests()).len();
+                say(&serde_json::json!({ "requests": count }).to_string());
+            }
             "" => {}
-            other => eprintln!("fake_forge: unknown command {other:?} (down, up, comments)"),
+            other => match other.strip_prefix("latency ").map(|ms| ms.trim().parse::<u64>()) {
+                Some(Ok(ms)) => fake.state().latency = std::time::Duration::from_millis(ms),
+                _ => eprintln!(
+                    "fake_forge: unknown command {other:?} (down, up, comments, requests, latency MS)"
+                ),
+            },
         }
     }
     drop(fake);

@@ -89,6 +89,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         self.client = client
         self.agent = agent
         self.writes_agent = f"{agent}.writes"
+        self._ready = False
 
     # -- names ---------------------------------------------------------------------------
 
@@ -110,8 +111,16 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- reading the thread --------------------------------------------------------------
 
+    def _init(self) -> None:
+        """Finds (or, on a forge, creates) the session issue once per saver, as ``forgestate
+        init`` does: a graph's first call is a read, and a new repository has no thread yet."""
+        if not self._ready:
+            self.client.init()
+            self._ready = True
+
     def _read(self, thread_id: Optional[str]) -> "_Index":
         """Every record of this saver in ``thread_id`` (every thread when ``None``), indexed."""
+        self._init()
         records = self.client.list(session=thread_id)
         index = _Index()
         for r in records:
@@ -269,14 +278,17 @@ class ForgeStateSaver(BaseCheckpointSaver):
         record_id: Optional[str] = None,
         parent: Optional[str] = None,
     ) -> None:
+        self._init()
         try:
             saved = self.client.checkpoint(
                 agent, thread_id, phase, {KEY: doc}, id=record_id, parent=parent
             )
         except DataError as e:
+            if "byte limit" not in str(e):
+                raise
             raise DataError(
-                f"thread {thread_id}: the checkpoint could not be saved: {e}. A record holds at "
-                "most [format] max_body_bytes of JSON (256 KiB by default, 1 MiB at most): keep "
+                f"thread {thread_id}: the graph's state is too large for one record ({e}). A "
+                "record holds at most max_body_bytes (256 KiB by default, 1 MiB at most); keep "
                 "large blobs out of the graph's state and store a reference to them instead"
             ) from e
         if saved.record.redacted:
@@ -541,17 +553,26 @@ def _decode_value(serde: Any, doc: Any) -> Any:
 
 
 def _encode_pairs(serde: Any, mapping: Mapping[str, Any]) -> List[List[Any]]:
-    """A mapping as ``[[key, value], ...]``: names (channels, nodes) never become JSON keys, so
-    one called ``auth_token`` is not taken for a secret and its value redacted."""
-    return [[str(k), _encode_value(serde, v)] for k, v in mapping.items()]
+    """A mapping as ``[[key, value], ...]`` (``[key, type, base64]`` for a value that is not
+    JSON): names (channels, nodes) never become JSON keys, so one called ``auth_token`` is not
+    taken for a secret and its value redacted."""
+    out: List[List[Any]] = []
+    for k, v in mapping.items():
+        doc = _encode_value(serde, v)
+        out.append([str(k), doc["json"]] if "json" in doc else [str(k), doc["type"], doc["base64"]])
+    return out
 
 
 def _decode_pairs(serde: Any, pairs: Any) -> Iterator[Tuple[str, Any]]:
     if not isinstance(pairs, list):
         return
     for pair in pairs:
-        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str):
-            yield pair[0], _decode_value(serde, pair[1])
+        if not isinstance(pair, list) or not pair or not isinstance(pair[0], str):
+            continue
+        if len(pair) == 2:
+            yield pair[0], pair[1]
+        elif len(pair) == 3:
+            yield pair[0], _decode_value(serde, {"type": pair[1], "base64": pair[2]})
 
 
 def _decode_values(serde: Any, values: Any) -> Dict[str, Any]:

@@ -103,6 +103,12 @@ class FakeForge:
         assert self.proc.stdout is not None
         return int(json.loads(self.proc.stdout.readline())["comments"])
 
+    def requests(self) -> int:
+        """How many requests the fake has received so far."""
+        self._say("requests")
+        assert self.proc.stdout is not None
+        return int(json.loads(self.proc.stdout.readline())["requests"])
+
 
 def fake_forge_binary() -> Path:
     explicit: Optional[str] = os.environ.get("FAKE_FORGE_BIN")
