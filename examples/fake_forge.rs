@@ -56,7 +56,10 @@ fn main() -> std::process::ExitCode {
                 say(&serde_json::json!({ "requests": count }).to_string());
             }
             "" => {}
-            other => match other.strip_prefix("latency ").map(|ms| ms.trim().parse::<u64>()) {
+            other => match other
+                .strip_prefix("latency ")
+                .map(|ms| ms.trim().parse::<u64>())
+            {
                 Some(Ok(ms)) => fake.state().latency = std::time::Duration::from_millis(ms),
                 _ => eprintln!(
                     "fake_forge: unknown command {other:?} (down, up, comments, requests, latency MS)"

@@ -29,6 +29,7 @@ import functools
 import hashlib
 import logging
 import math
+import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -86,6 +87,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
         super().__init__(serde=serde)
         if not isinstance(client, Client):
             raise TypeError("ForgeStateSaver needs a forgestate.Client")
+        if not agent or _GLOB & set(agent) or len(agent) > _MAX_NAME - len(".writes"):
+            raise ValueError(
+                f"agent {agent!r} cannot name the saver's records: give a name of at most "
+                f"{_MAX_NAME - len('.writes')} characters with none of * ? [ ] {{ }}"
+            )
         self.client = client
         self.agent = agent
         self.writes_agent = f"{agent}.writes"
@@ -118,25 +124,61 @@ class ForgeStateSaver(BaseCheckpointSaver):
             self.client.init()
             self._ready = True
 
-    def _read(self, thread_id: Optional[str]) -> "_Index":
-        """Every record of this saver in ``thread_id`` (every thread when ``None``), indexed."""
+    def _read(
+        self,
+        thread_id: Optional[str],
+        *,
+        agent: Optional[str] = None,
+        phase: Optional[str] = None,
+        index: Optional["_Index"] = None,
+    ) -> "_Index":
+        """This saver's records of ``thread_id`` (every thread when ``None``; ``agent`` and
+        ``phase`` narrow the read), indexed in thread order."""
         self._init()
-        records = self.client.list(session=thread_id)
-        index = _Index()
+        records = self.client.list(agent=agent, session=thread_id, phase=phase)
+        index = index if index is not None else _Index()
         for r in records:
-            if r.kind != "checkpoint" or not self._ours(r.agent):
+            # The read's names are globs: a thread id holding `*` matches others too.
+            if thread_id is not None and r.session != thread_id:
                 continue
-            doc = r.data.get(KEY) if isinstance(r.data, Mapping) else None
-            if not isinstance(doc, Mapping) or doc.get("layout") != LAYOUT:
-                continue
-            if r.redacted:
-                log.warning(
-                    "record %s of thread %s had values redacted as secrets, so it cannot be "
-                    "restored; it is skipped", r.id, r.session,
-                )
-                continue
-            index.add(r.session, r.id, r.agent, doc)
+            self._index(index, r)
         return index
+
+    def _index(self, index: "_Index", r: Any) -> bool:
+        """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
+        if r.kind != "checkpoint" or not self._ours(r.agent):
+            return False
+        doc = r.data.get(KEY) if isinstance(r.data, Mapping) else None
+        if not isinstance(doc, Mapping) or doc.get("layout") != LAYOUT:
+            return False
+        if r.redacted:
+            log.warning(
+                "record %s of thread %s had values redacted as secrets, so it cannot be "
+                "restored; it is skipped", r.id, r.session,
+            )
+            return False
+        index.add(r.session, r.id, r.agent, doc)
+        return True
+
+    def _newest(self, thread_id: str, ns: str) -> Optional["_Index"]:
+        """The thread's newest checkpoint of ``ns`` and its pending writes, in two small reads
+        (``latest``, then the writes whose phase names it), or ``None`` when that shortcut does
+        not apply (names holding glob characters, or a newest record that is not restorable)."""
+        agent = self.agent_for(ns)
+        if _GLOB & set(thread_id + agent):
+            return None
+        self._init()
+        newest = self.client.latest(agent=agent, session=thread_id, kind="checkpoint")
+        if newest is None:
+            return _Index()
+        index = _Index()
+        if not self._index(index, newest) or not index.checkpoints.get((thread_id, ns)):
+            return None
+        (cid,) = index.checkpoints[(thread_id, ns)]
+        if _GLOB & set(cid):
+            return None
+        return self._read(thread_id, agent=self.writes_agent, phase=_writes_phase(cid),
+                          index=index)
 
     def _tuple(self, thread_id: str, ns: str, cp: "_Stored", index: "_Index") -> CheckpointTuple:
         checkpoint = dict(_decode_pairs(self.serde, cp.doc.get("checkpoint")))
@@ -159,16 +201,22 @@ class ForgeStateSaver(BaseCheckpointSaver):
         )
 
     def get_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
-        """The checkpoint ``config`` names, or the thread's newest in its namespace."""
+        """The checkpoint ``config`` names, or the thread's newest in its namespace (thread
+        order, as every forgestate read: LangGraph's largest id whenever writers' clocks agree)."""
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
-        index = self._read(thread_id)
-        found = index.checkpoints.get((thread_id, ns), {})
         wanted = get_checkpoint_id(config)
+        index = self._newest(thread_id, ns)
+        found = index.checkpoints.get((thread_id, ns), {}) if index is not None else {}
+        if index is None or (wanted and wanted not in found):
+            # Another checkpoint than the newest: the namespace's whole chain.
+            index = self._read(thread_id, agent=self.agent_for(ns))
+            index = self._read(thread_id, agent=self.writes_agent, index=index)
+            found = index.checkpoints.get((thread_id, ns), {})
         if wanted:
             cp = found.get(wanted)
         else:
-            cp = found[max(found)] if found else None
+            cp = found[next(reversed(found))] if found else None
         return self._tuple(thread_id, ns, cp, index) if cp is not None else None
 
     def list(
@@ -179,8 +227,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
         before: Optional[RunnableConfig] = None,
         limit: Optional[int] = None,
     ) -> Iterator[CheckpointTuple]:
-        """Checkpoints newest first: of ``config``'s thread (and namespace, when it names one),
-        or of every thread; ``filter`` matches metadata, ``before`` a checkpoint id."""
+        """Checkpoints newest first (thread order): of ``config``'s thread (and namespace, when
+        it names one), or of every thread; ``filter`` matches metadata, ``before`` keeps the
+        checkpoints whose ids sort before its id (LangGraph's ids sort by creation time)."""
         thread_id = str(config["configurable"]["thread_id"]) if config else None
         ns_wanted = config["configurable"].get("checkpoint_ns") if config else None
         id_wanted = get_checkpoint_id(config) if config else None
@@ -190,7 +239,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         for (tid, ns), found in index.checkpoints.items():
             if ns_wanted is not None and ns != ns_wanted:
                 continue
-            for cid in sorted(found, reverse=True):
+            for cid in reversed(found):
                 if id_wanted and cid != id_wanted:
                     continue
                 if before_id and cid >= before_id:
@@ -236,8 +285,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
             self.agent_for(ns),
             _phase(checkpoint, metadata, new_versions),
             doc,
-            record_id=checkpoint["id"],
-            parent=parent,
+            record_id=checkpoint["id"] if _is_uuid(checkpoint["id"]) else None,
+            parent=parent if isinstance(parent, str) and _is_uuid(parent) else None,
         )
         return _config(thread_id, ns, checkpoint["id"])
 
@@ -266,7 +315,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 for i, (c, v) in enumerate(writes)
             ],
         }
-        self._post(thread_id, self.writes_agent, "pending_writes", doc)
+        self._post(thread_id, self.writes_agent, _writes_phase(checkpoint_id), doc)
 
     def _post(
         self,
@@ -581,6 +630,22 @@ def _decode_values(serde: Any, values: Any) -> Dict[str, Any]:
         if isinstance(v, Mapping) and isinstance(v.get("channel"), str):
             out[v["channel"]] = _decode_value(serde, v)
     return out
+
+
+def _writes_phase(checkpoint_id: str) -> str:
+    """The phase of a writes record: the checkpoint it belongs to, so a read can ask for them."""
+    return f"writes:{checkpoint_id}"[:_MAX_NAME]
+
+
+def _is_uuid(text: Any) -> bool:
+    """Whether ``text`` is a UUID in its hyphenated form, as a record id must be."""
+    if not isinstance(text, str) or len(text) != 36:
+        return False
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _phase(checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: Any) -> str:

@@ -3,7 +3,7 @@
 //! machine's disk, so a fresh process (the bare CLI) continues where the last one left off.
 //!
 //! One small file per (agent, session), named by a hash of the pair and holding the pair and
-//! the id, written atomically (`fsutil::write_atomic`), private. It costs no request. A file
+//! the id, written by rename (`fsutil::write_hint`: a hint, so without fsync), private. It costs no request. A file
 //! that is missing, unreadable, not ours, or names another pair or no record id is as good as
 //! none: the record then goes without a `Parent:`, which loses lineage, never a record.
 
@@ -131,7 +131,7 @@ impl Known {
                 crate::fsutil::make_private_dir(dir, RISK)?;
             }
             let bytes = serde_json::to_vec(&line).map_err(std::io::Error::other)?;
-            crate::fsutil::write_atomic(&path, &bytes, true)
+            crate::fsutil::write_hint(&path, &bytes, true)
         })();
         if let Err(e) = result {
             tracing::warn!(
