@@ -181,6 +181,21 @@ class ForgeStateSaver(BaseCheckpointSaver):
                           index=index)
 
     def _tuple(self, thread_id: str, ns: str, cp: "_Stored", index: "_Index") -> CheckpointTuple:
+        """The checkpoint tuple of ``cp``; a record this saver cannot read (a comment edited by
+        hand, say) is a :class:`DataError` naming it, never a state made up of what was left."""
+        try:
+            return self._decoded(thread_id, ns, cp, index)
+        except Exception as e:  # noqa: BLE001 - anything a hand-edited body can make decoding do
+            record = cp.record_id or "without an id"
+            raise DataError(
+                f"record {record} of thread {thread_id} holds LangGraph data this saver cannot "
+                f"read ({type(e).__name__}: {e}); was the comment edited? To resume from the "
+                f"checkpoint before it, delete it: forgestate prune --id {record} --yes"
+            ) from e
+
+    def _decoded(
+        self, thread_id: str, ns: str, cp: "_Stored", index: "_Index"
+    ) -> CheckpointTuple:
         checkpoint = dict(_decode_pairs(self.serde, cp.doc.get("checkpoint")))
         versions = checkpoint.get("channel_versions") or {}
         values = _decode_values(self.serde, cp.doc.get("values"))

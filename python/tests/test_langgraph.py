@@ -207,3 +207,21 @@ def test_each_put_is_one_request_to_the_forge_in_the_steady_state(fake_forge) ->
         latest = saver.get_tuple(_config(thread))
         assert latest is not None and latest.checkpoint["channel_values"] == {"n": 5}
         assert latest.pending_writes == [("task-1", "n", 9)]
+
+
+def test_a_record_edited_into_nonsense_is_an_error_naming_it_not_an_older_state(local_store):
+    with Client(store=local_store) as client:
+        saver = ForgeStateSaver(client)
+        thread = f"edited-{uuid.uuid4()}"
+        first = saver.put(_config(thread), _checkpoint({"n": 1}), {"source": "loop", "step": 0},
+                          {"n": 1})
+        saver.put(first, _checkpoint({"n": 2}), {"source": "loop", "step": 1}, {"n": 2})
+        # Someone edits the newest comment's value into bytes that do not decode.
+        path = local_store / "thread.jsonl"
+        lines = path.read_text().splitlines()
+        last = json.loads(lines[-1])
+        last["body"] = last["body"].replace('"json": 2', '"type": "msgpack", "base64": "!!"')
+        path.write_text("\n".join(lines[:-1] + [json.dumps(last)]) + "\n")
+        with pytest.raises(DataError) as e:
+            saver.get_tuple(_config(thread))
+        assert "prune --id" in str(e.value) and "edited" in str(e.value)
