@@ -185,6 +185,19 @@ pub fn context_file(what: &str, path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A record id given to a verb (`checkpoint`'s `id`, `prune`'s `ids`): a UUID in its hyphenated
+/// form (as [`crate::format::new_record_id`] writes it), kept as given. The text is not echoed when it
+/// is not one: it may be anything, a secret pasted by mistake included.
+pub fn record_id(what: &str, text: String) -> Result<String> {
+    match crate::format::is_record_id(&text) {
+        true => Ok(text),
+        false => Err(Error::usage(format!(
+            "{what} is not a record id; give a UUID such as \
+             01a232d2-6f5a-743e-b1a3-fe4349829487 (a record's id, as list and resume print it)"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,18 +255,5 @@ mod tests {
         assert_eq!(err.category(), crate::Category::Usage);
         let err = check_glob("agent", Some("w\0")).unwrap_err();
         assert_eq!(err.category(), crate::Category::Data, "{err}");
-    }
-}
-
-/// A record id given to a verb (`checkpoint`'s `id`, `prune`'s `ids`): a UUID in its hyphenated
-/// form (as [`crate::format::new_record_id`] writes it), kept as given. The text is not echoed when it
-/// is not one: it may be anything, a secret pasted by mistake included.
-pub fn record_id(what: &str, text: String) -> Result<String> {
-    match crate::format::is_record_id(&text) {
-        true => Ok(text),
-        false => Err(Error::usage(format!(
-            "{what} is not a record id; give a UUID such as \
-             01a232d2-6f5a-743e-b1a3-fe4349829487 (a record's id, as list and resume print it)"
-        ))),
     }
 }
