@@ -161,9 +161,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
         return True
 
     def _newest(self, thread_id: str, ns: str) -> Optional["_Index"]:
-        """The thread's newest checkpoint of ``ns`` and its pending writes, in two small reads
-        (``latest``, then the writes whose phase names it), or ``None`` when that shortcut does
-        not apply (names holding glob characters, or a newest record that is not restorable)."""
+        """The thread's newest checkpoint of ``ns`` and its pending writes from ``latest``
+        answers (the read cache's summary: no scan of the thread), or ``None`` when that
+        shortcut does not apply (names holding glob characters, a newest record that is not
+        restorable). Writes of a checkpoint come after it in the thread, so when the newest
+        writes record is older than the checkpoint, it has none; otherwise they are listed."""
         agent = self.agent_for(ns)
         if _GLOB & set(thread_id + agent):
             return None
@@ -175,6 +177,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if not self._index(index, newest) or not index.checkpoints.get((thread_id, ns)):
             return None
         (cid,) = index.checkpoints[(thread_id, ns)]
+        writes = self.client.latest(agent=self.writes_agent, session=thread_id, kind="checkpoint")
+        if writes is None or _before(writes, newest):
+            return index
         if _GLOB & set(cid):
             return None
         return self._read(thread_id, agent=self.writes_agent, phase=_writes_phase(cid),
@@ -645,6 +650,13 @@ def _decode_values(serde: Any, values: Any) -> Dict[str, Any]:
         if isinstance(v, Mapping) and isinstance(v.get("channel"), str):
             out[v["channel"]] = _decode_value(serde, v)
     return out
+
+
+def _before(a: Any, b: Any) -> bool:
+    """Whether record ``a`` is earlier in the thread than record ``b``: by comment id, which
+    the store hands out in order. A record not posted yet (in the outbox) is never earlier."""
+    ca, cb = getattr(a.comment, "id", None), getattr(b.comment, "id", None)
+    return isinstance(ca, int) and isinstance(cb, int) and ca < cb
 
 
 def _writes_phase(checkpoint_id: str) -> str:

@@ -87,7 +87,9 @@ impl<T: Thread> Client<T> {
         scan
     }
 
-    async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+    /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
+    /// the scan (`query`), which scrubs what it answers.
+    pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
         let Some(mirror) = self.mirror.as_ref().filter(|_| self.signing.is_empty()) else {
             return self.scan_listed().await;
         };

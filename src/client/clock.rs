@@ -37,15 +37,19 @@ impl<T: Thread> Client<T> {
 
     /// The records `query` asks for: its filter, over the whole history when it says so, the
     /// newest `limit` of them. An age is counted back from the store's clock
-    /// ([`Client::clock`]), so it is measured as `status` measures ages.
+    /// ([`Client::clock`]), so it is measured as `status` measures ages. Only the records
+    /// answered are scrubbed ([`Client::scrubbed`]): the filter reads names, times and kinds,
+    /// so a list that answers a few records of a long thread does not redact every one.
     pub async fn query(&self, query: &ListQuery) -> Result<Scan> {
-        let mut all = self.scan().await?;
+        let (mut all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
         let mut filter = query.filter.clone();
         if let Some(age) = query.age {
             let now = self.clock(&mut all).now;
             filter.since = Some(now.checked_sub_signed(age).unwrap_or(now));
         }
-        self.list_from(all, &filter, query.limit, query.whole_history)
-            .await
+        let found = self
+            .list_from(all, &filter, query.limit, query.whole_history)
+            .await?;
+        Ok(self.scrubbed(found))
     }
 }
