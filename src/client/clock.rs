@@ -38,8 +38,8 @@ impl<T: Thread> Client<T> {
     /// The records `query` asks for: its filter, over the whole history when it says so, the
     /// newest `limit` of them. An age is counted back from the store's clock
     /// ([`Client::clock`]), so it is measured as `status` measures ages. Only the records
-    /// answered are scrubbed (the one redaction pass of every answer): the filter reads names, times and kinds,
-    /// so a list that answers a few records of a long thread does not redact every one.
+    /// answered are scrubbed (the one redaction pass of every answer): the filter reads names,
+    /// times and kinds, so a list answering a few records of a long thread redacts only those.
     pub async fn query(&self, query: &ListQuery) -> Result<Scan> {
         let (mut all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
         let mut filter = query.filter.clone();
