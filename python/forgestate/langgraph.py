@@ -27,6 +27,7 @@ import asyncio
 import base64
 import functools
 import hashlib
+import json
 import logging
 import math
 import uuid
@@ -60,7 +61,7 @@ except ImportError:  # older langgraph-checkpoint: the order writes were given i
 
 
 from .client import Client
-from .errors import DataError, StorageError
+from .errors import DataError, Offline, StorageError
 
 __all__ = ["ForgeStateSaver"]
 
@@ -104,7 +105,13 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if not ns:
             return self.agent
         name = f"{self.agent}|{ns}"
-        if len(name) > _MAX_NAME or _GLOB & set(name) or not name.isprintable():
+        if (
+            len(name) > _MAX_NAME
+            or _GLOB & set(name)
+            or not name.isprintable()
+            or name != name.strip()
+            or "```" in name
+        ):
             name = f"{self.agent}|ns-{hashlib.sha256(ns.encode()).hexdigest()[:16]}"
         return name
 
@@ -121,7 +128,12 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Finds (or, on a forge, creates) the session issue once per saver, as ``forgestate
         init`` does: a graph's first call is a read, and a new repository has no thread yet."""
         if not self._ready:
-            self.client.init()
+            try:
+                self.client.init()
+            except Offline:
+                # A forge down when the process starts: saves spool to the outbox and reads
+                # answer from this machine's copy, as every verb's do; init is asked again.
+                return
             self._ready = True
 
     def _read(
@@ -157,6 +169,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 "restored; it is skipped", r.id, r.session,
             )
             return False
+        if doc.get("digest") != _digest(doc):
+            # Edited by hand (or cut): never a state made up of what is left. The record is
+            # indexed as unreadable, so an answer that needs it says so.
+            doc = {**doc, "unreadable": "its data no longer matches its digest: it was edited"}
         index.add(r.session, r.id, r.agent, doc)
         return True
 
@@ -177,7 +193,14 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if not self._index(index, newest) or not index.checkpoints.get((thread_id, ns)):
             return None
         (cid,) = index.checkpoints[(thread_id, ns)]
-        writes = self.client.latest(agent=self.writes_agent, session=thread_id, kind="checkpoint")
+        try:
+            writes = self.client.latest(
+                agent=self.writes_agent, session=thread_id, kind="checkpoint"
+            )
+        except Offline:
+            # The forge is down and this machine knows of no writes: the checkpoint (answered
+            # from this machine's copy) is all it knows, as every offline answer is.
+            writes = None
         if writes is None or _before(writes, newest):
             return index
         if _GLOB & set(cid):
@@ -201,7 +224,17 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def _decoded(
         self, thread_id: str, ns: str, cp: "_Stored", index: "_Index"
     ) -> CheckpointTuple:
+        if cp.unreadable:
+            raise ValueError(cp.unreadable)
+        bad = index.bad_writes.get((thread_id, ns, cp.checkpoint_id))
+        if bad is not None:
+            raise ValueError(f"its pending writes (record {bad[0]}): {bad[1]}")
         checkpoint = dict(_decode_pairs(self.serde, cp.doc.get("checkpoint")))
+        for key in ("v", "id", "ts", "channel_versions", "versions_seen"):
+            if key not in checkpoint:
+                raise ValueError(f"its checkpoint has no {key}")
+        if checkpoint["id"] != cp.checkpoint_id or not isinstance(cp.doc.get("values"), list):
+            raise ValueError("its checkpoint id or values do not read")
         versions = checkpoint.get("channel_versions") or {}
         values = _decode_values(self.serde, cp.doc.get("values"))
         checkpoint["channel_values"] = {k: v for k, v in values.items() if k in versions}
@@ -238,6 +271,51 @@ class ForgeStateSaver(BaseCheckpointSaver):
         else:
             cp = found[next(reversed(found))] if found else None
         return self._tuple(thread_id, ns, cp, index) if cp is not None else None
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        """LangGraph's ancestor walk for ``DeltaChannel`` (the base class's contract), over one
+        read of the namespace's chain instead of one read per ancestor."""
+        if not channels:
+            return {}
+        thread_id = str(config["configurable"]["thread_id"])
+        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        index = self._read(thread_id, agent=self.agent_for(ns))
+        index = self._read(thread_id, agent=self.writes_agent, index=index)
+        found = index.checkpoints.get((thread_id, ns), {})
+        wanted = get_checkpoint_id(config) or (next(reversed(found)) if found else None)
+        target = found.get(wanted) if wanted else None
+        collected: Dict[str, List[Any]] = {c: [] for c in channels}
+        seeds: Dict[str, Any] = {}
+        remaining = set(channels)
+        parent = target.doc.get("parent_checkpoint_id") if target else None
+        seen = set()
+        while isinstance(parent, str) and parent in found and parent not in seen and remaining:
+            seen.add(parent)
+            tup = self._tuple(thread_id, ns, found[parent], index)
+            for write in reversed(tup.pending_writes or []):
+                if write[1] in remaining:
+                    collected[write[1]].append(write)
+            for ch in list(remaining):
+                if ch in tup.checkpoint["channel_values"]:
+                    seeds[ch] = tup.checkpoint["channel_values"][ch]
+                    remaining.discard(ch)
+            parent = found[parent].doc.get("parent_checkpoint_id")
+        result: Dict[str, Any] = {}
+        for ch in channels:
+            entry: Dict[str, Any] = {"writes": list(reversed(collected[ch]))}
+            if ch in seeds:
+                entry["seed"] = seeds[ch]
+            result[ch] = entry
+        return result
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        return await self._run(
+            functools.partial(self.get_delta_channel_history, config=config, channels=channels)
+        )
 
     def list(
         self,
@@ -289,16 +367,18 @@ class ForgeStateSaver(BaseCheckpointSaver):
         rest = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         values = checkpoint.get("channel_values") or {}
         full_metadata = get_checkpoint_metadata(config, metadata)
+        hidden: List[Any] = []
         doc = {
             "layout": LAYOUT,
             "ns": ns,
             "checkpoint_id": checkpoint["id"],
             "parent_checkpoint_id": parent,
             "values": [
-                {"channel": str(k), **_encode_value(self.serde, v)} for k, v in values.items()
+                {"channel": str(k), **_encode_value(self.serde, v, hidden)}
+                for k, v in values.items()
             ],
-            "checkpoint": _encode_pairs(self.serde, rest),
-            "metadata": _encode_pairs(self.serde, full_metadata),
+            "checkpoint": _encode_pairs(self.serde, rest, hidden),
+            "metadata": _encode_pairs(self.serde, full_metadata, hidden),
         }
         self._post(
             thread_id,
@@ -307,6 +387,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
             doc,
             record_id=checkpoint["id"] if _is_uuid(checkpoint["id"]) else None,
             parent=parent if isinstance(parent, str) and _is_uuid(parent) else None,
+            hidden=hidden,
         )
         return _config(thread_id, ns, checkpoint["id"])
 
@@ -323,6 +404,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
         checkpoint_id = config["configurable"]["checkpoint_id"]
+        hidden: List[Any] = []
         doc = {
             "layout": LAYOUT,
             "kind": "writes",
@@ -331,11 +413,12 @@ class ForgeStateSaver(BaseCheckpointSaver):
             "task_id": task_id,
             "task_path": task_path,
             "writes": [
-                {"idx": WRITES_IDX_MAP.get(c, i), "channel": c, **_encode_value(self.serde, v)}
+                {"idx": WRITES_IDX_MAP.get(c, i), "channel": c,
+                 **_encode_value(self.serde, v, hidden)}
                 for i, (c, v) in enumerate(writes)
             ],
         }
-        self._post(thread_id, self.writes_agent, _writes_phase(checkpoint_id), doc)
+        self._post(thread_id, self.writes_agent, _writes_phase(checkpoint_id), doc, hidden=hidden)
 
     def _post(
         self,
@@ -346,8 +429,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
         *,
         record_id: Optional[str] = None,
         parent: Optional[str] = None,
+        hidden: Sequence[Any] = (),
     ) -> None:
         self._init()
+        self._refuse_hidden_secrets(thread_id, hidden)
+        doc["digest"] = _digest(doc)
         try:
             saved = self.client.checkpoint(
                 agent, thread_id, phase, {KEY: doc}, id=record_id, parent=parent
@@ -367,6 +453,27 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 "could not be restored (it is skipped when reading). Keep secrets out of graph "
                 "state, or change [redact] keys in the configuration if these are not secrets"
             )
+
+    def _refuse_hidden_secrets(self, thread_id: str, hidden: Sequence[Any]) -> None:
+        """Values that travel in base64 are out of the redactor's sight, so before anything is
+        posted their readable form is run through it (``render``: no request to the store), in
+        chunks; a secret found there refuses the put, as a redacted JSON value does."""
+        if not hidden:
+            return
+        text = json.dumps([_readable(v) for v in hidden], ensure_ascii=False)
+        chunks = [text[i:i + _SCAN_CHUNK + _SCAN_OVERLAP] for i in range(0, len(text), _SCAN_CHUNK)]
+        for start in range(0, len(chunks), _SCAN_BATCH):
+            rendered = self.client.render({
+                "agent": self.agent, "session": thread_id, "phase": "secret_check",
+                "data": {"scan": chunks[start:start + _SCAN_BATCH]},
+            })
+            if rendered.record.redacted:
+                raise DataError(
+                    f"thread {thread_id}: a value of the graph's state that is not JSON (it would "
+                    "travel in base64) holds what looks like a secret, so the checkpoint was not "
+                    "posted. Keep secrets out of graph state, or change redact_keys in the "
+                    "configuration if these are not secrets"
+                )
 
     # -- deleting and copying ---------------------------------------------------------------
 
@@ -397,13 +504,33 @@ class ForgeStateSaver(BaseCheckpointSaver):
             if strategy == "delete":
                 doomed += index.ids_of(str(tid))
                 continue
-            keep = {
-                (ns, max(found))
-                for (t, ns), found in index.checkpoints.items()
-                if t == str(tid) and found
-            }
+            keep = set()
+            for (t, ns), found in index.checkpoints.items():
+                if t == str(tid) and found:
+                    keep |= {(ns, cid) for cid in self._kept_chain(found)}
             doomed += index.ids_of(str(tid), lambda ns, cid: (ns, cid) not in keep)
         self._delete(doomed, "prune")
+
+    def _kept_chain(self, found: Mapping[str, "_Stored"]) -> List[str]:
+        """What ``keep_latest`` keeps of a namespace: its newest checkpoint and, when that has a
+        channel with a version but no value (a ``DeltaChannel`` keeps only a sentinel between
+        snapshots and is rebuilt from its ancestors' writes), every ancestor back to one that
+        holds a value for each such channel, or to the root. A plain graph keeps one."""
+        newest = next(reversed(found))
+        kept = [newest]
+        doc = found[newest].doc
+        versions = dict(_decode_pairs(self.serde, doc.get("checkpoint"))).get("channel_versions")
+        missing = {
+            str(ch)
+            for ch in (versions if isinstance(versions, Mapping) else {})
+            if not str(ch).startswith(("__", "branch:")) and str(ch) not in _channels(doc)
+        }
+        parent = doc.get("parent_checkpoint_id")
+        while missing and isinstance(parent, str) and parent in found and parent not in kept:
+            kept.append(parent)
+            missing -= _channels(found[parent].doc)
+            parent = found[parent].doc.get("parent_checkpoint_id")
+        return kept
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Deletes the checkpoints (and their writes) whose metadata names one of ``run_ids``."""
@@ -427,6 +554,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
         forgestate's ``fork``: the copies keep their checkpoint ids, and ``history`` of the
         target shows each as forked from its source record."""
         src, dst = str(source_thread_id), str(target_thread_id)
+        if self._read(dst).order.get(dst):
+            raise DataError(
+                f"copy_thread: thread {dst} already holds checkpoints; a copy over them would "
+                f"mix two histories. Delete it first (delete_thread({dst!r})) or copy to a new id"
+            )
         index = self._read(src)
         for record_id, agent in index.order.get(src, []):
             self.client.fork(src, dst, at=record_id, agent=agent, force=True)
@@ -494,6 +626,11 @@ class _Stored:
     checkpoint_id: str
     doc: Mapping[str, Any]
 
+    @property
+    def unreadable(self) -> Optional[str]:
+        why = self.doc.get("unreadable")
+        return why if isinstance(why, str) else None
+
 
 @dataclass
 class _Write:
@@ -513,6 +650,8 @@ class _Index:
     writes: Dict[Tuple[str, str, str], Dict[Tuple[str, int], _Write]] = field(default_factory=dict)
     #: thread -> (record id, agent) of every record, in thread order (what a copy forks).
     order: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    #: (thread, ns, checkpoint id) -> why a writes record of it cannot be read, with its id.
+    bad_writes: Dict[Tuple[str, str, str], Tuple[Optional[str], str]] = field(default_factory=dict)
     #: record ids of each (thread, ns, checkpoint id): the checkpoint's and its writes'.
     records: Dict[Tuple[str, str, str], List[str]] = field(default_factory=dict)
 
@@ -524,7 +663,9 @@ class _Index:
         if not isinstance(ns, str) or not isinstance(cid, str):
             return
         if doc.get("kind") == "writes":
-            if not self._add_writes(thread, ns, cid, record_id, doc):
+            if isinstance(doc.get("unreadable"), str):
+                self.bad_writes.setdefault((thread, ns, cid), (record_id, doc["unreadable"]))
+            elif not self._add_writes(thread, ns, cid, record_id, doc):
                 return
         else:
             found = self.checkpoints.setdefault((thread, ns), {})
@@ -580,6 +721,50 @@ def _config(thread_id: str, ns: str, checkpoint_id: Optional[str]) -> RunnableCo
     }
 
 
+#: How a value's readable form is cut for the secret check: chunks well under a record's size,
+#: overlapping so a secret across a cut is still whole in one, a few per ``render``.
+_SCAN_CHUNK = 48 * 1024
+_SCAN_OVERLAP = 512
+_SCAN_BATCH = 3
+
+
+def _readable(value: Any, depth: int = 0) -> Any:
+    """A JSON view of any value, for the secret check only: objects as their fields, bytes as
+    text, everything else as its string."""
+    if depth > 64:
+        return None
+    if value is None or isinstance(value, (bool, int, str)):
+        return value if not isinstance(value, int) or abs(value) < _EXACT_INT else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, Mapping):
+        return {str(k): _readable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_readable(v, depth + 1) for v in value]
+    for dump in ("model_dump", "dict"):
+        method = getattr(value, dump, None)
+        if callable(method):
+            try:
+                return _readable(method(), depth + 1)
+            except Exception:  # noqa: BLE001 - a model that cannot dump itself: its fields
+                break
+    fields = getattr(value, "__dict__", None)
+    if isinstance(fields, dict):
+        return {"__type": type(value).__name__, **_readable(fields, depth + 1)}
+    return str(value)
+
+
+def _digest(doc: Mapping[str, Any]) -> str:
+    """The SHA-256 of a record's LangGraph data, canonically, without its own digest: a
+    comment edited by hand no longer matches it (an accident caught, not tampering: signing is
+    forgestate's tamper evidence)."""
+    rest = {k: v for k, v in doc.items() if k != "digest"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _is_json(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` comes back from JSON exactly as it is (so it is kept readable)."""
     if depth > 64:
@@ -597,11 +782,13 @@ def _is_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _encode_value(serde: Any, value: Any) -> Dict[str, Any]:
+def _encode_value(serde: Any, value: Any, hidden: Optional[List[Any]] = None) -> Dict[str, Any]:
     """``{"json": value}`` for a JSON value, else ``{"type": t, "base64": ...}`` of LangGraph's
-    serializer."""
+    serializer; a value put in base64 is added to ``hidden``, to be checked for secrets."""
     if _is_json(value):
         return {"json": value}
+    if hidden is not None:
+        hidden.append(value)
     kind, data = serde.dumps_typed(value)
     return {"type": kind, "base64": base64.b64encode(data).decode("ascii")}
 
@@ -621,13 +808,15 @@ def _decode_value(serde: Any, doc: Any) -> Any:
     return serde.loads_typed((kind, raw))
 
 
-def _encode_pairs(serde: Any, mapping: Mapping[str, Any]) -> List[List[Any]]:
+def _encode_pairs(
+    serde: Any, mapping: Mapping[str, Any], hidden: Optional[List[Any]] = None
+) -> List[List[Any]]:
     """A mapping as ``[[key, value], ...]`` (``[key, type, base64]`` for a value that is not
     JSON): names (channels, nodes) never become JSON keys, so one called ``auth_token`` is not
     taken for a secret and its value redacted."""
     out: List[List[Any]] = []
     for k, v in mapping.items():
-        doc = _encode_value(serde, v)
+        doc = _encode_value(serde, v, hidden)
         out.append([str(k), doc["json"]] if "json" in doc else [str(k), doc["type"], doc["base64"]])
     return out
 
@@ -642,6 +831,15 @@ def _decode_pairs(serde: Any, pairs: Any) -> Iterator[Tuple[str, Any]]:
             yield pair[0], pair[1]
         elif len(pair) == 3:
             yield pair[0], _decode_value(serde, {"type": pair[1], "base64": pair[2]})
+
+
+def _channels(doc: Mapping[str, Any]) -> set:
+    """The channels a checkpoint record holds a value for."""
+    values = doc.get("values")
+    return {
+        v["channel"] for v in (values if isinstance(values, list) else [])
+        if isinstance(v, Mapping) and isinstance(v.get("channel"), str)
+    }
 
 
 def _decode_values(serde: Any, values: Any) -> Dict[str, Any]:

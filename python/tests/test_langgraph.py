@@ -225,3 +225,112 @@ def test_a_record_edited_into_nonsense_is_an_error_naming_it_not_an_older_state(
         with pytest.raises(DataError) as e:
             saver.get_tuple(_config(thread))
         assert "prune --id" in str(e.value) and "edited" in str(e.value)
+
+
+def test_a_secret_inside_a_value_that_travels_in_base64_is_refused_before_posting(client):
+    saver = ForgeStateSaver(client)
+    thread = f"hidden-{uuid.uuid4()}"
+    # Not JSON (a datetime inside): it would travel as LangGraph's serializer's bytes, where
+    # the redactor cannot see the password.
+    value = {"db_password": "hunter2", "at": datetime(2026, 1, 1, tzinfo=timezone.utc)}
+    with pytest.raises(DataError, match="not posted"):
+        saver.put(_config(thread), _checkpoint({"cfg": value}), {"source": "loop", "step": 0},
+                  {"cfg": 1})
+    with pytest.raises(DataError, match="not posted"):
+        saver.put_writes(_config(thread, str(uuid.uuid4())),
+                         [("msg", ("a tuple", "ghp_" + "b" * 36))], "task-1")
+    assert client.list(session=thread) == []
+
+
+def test_a_hand_edit_that_drops_a_value_is_refused_not_resumed_without_it(local_store):
+    with Client(store=local_store) as client:
+        saver = ForgeStateSaver(client)
+        thread = f"dropped-{uuid.uuid4()}"
+        saver.put(_config(thread), _checkpoint({"n": 1, "keep": "important"}),
+                  {"source": "loop", "step": 0}, {"n": 1, "keep": 1})
+        path = local_store / "thread.jsonl"
+        lines = path.read_text().splitlines()
+        last = json.loads(lines[-1])
+        body = last["body"]
+        start = body.index('"json": "important"')
+        entry_start = body.rindex("{", 0, start)
+        entry_end = body.index("}", start) + 1
+        # Drop the whole `keep` entry (and its comma) from the values list.
+        cut = body[:entry_start].rstrip().rstrip(",") + body[entry_end:]
+        last["body"] = cut
+        path.write_text("\n".join(lines[:-1] + [json.dumps(last)]) + "\n")
+        assert "important" not in path.read_text()
+        with pytest.raises(DataError, match="edited"):
+            saver.get_tuple(_config(thread))
+
+
+def test_copy_thread_onto_a_thread_with_checkpoints_is_refused(client):
+    saver = ForgeStateSaver(client)
+    src, dst = f"src-{uuid.uuid4()}", f"dst-{uuid.uuid4()}"
+    saver.put(_config(src), _checkpoint({"n": 1}), {"source": "loop", "step": 0}, {"n": 1})
+    saver.put(_config(dst), _checkpoint({"n": 7}), {"source": "loop", "step": 0}, {"n": 1})
+    with pytest.raises(DataError, match="already holds checkpoints"):
+        saver.copy_thread(src, dst)
+    assert [t.checkpoint["channel_values"] for t in saver.list(_config(dst))] == [{"n": 7}]
+
+
+def _chain(saver: ForgeStateSaver, thread: str, steps: list) -> list:
+    """Checkpoints of `thread`, each continuing the previous: (values, versions) per step."""
+    config, ids = _config(thread), []
+    for i, (values, versions) in enumerate(steps):
+        cp = _checkpoint(values)
+        cp["channel_versions"] = versions
+        config = saver.put(config, cp, {"source": "loop", "step": i}, versions)
+        ids.append(config["configurable"]["checkpoint_id"])
+    return ids
+
+
+def test_prune_keep_latest_keeps_the_ancestors_a_delta_channel_is_rebuilt_from(local_store):
+    with Client(store=local_store) as client:
+        saver = ForgeStateSaver(client)
+        plain, delta = f"plain-{uuid.uuid4()}", f"delta-{uuid.uuid4()}"
+        _chain(saver, plain, [({"n": i}, {"n": i + 1}) for i in range(3)])
+        # `log` has a version at every step but a value only at the first (a DeltaChannel keeps
+        # a sentinel between snapshots): the newest is rebuilt from the chain back to it.
+        ids = _chain(saver, delta, [({"log": ["a"]}, {"log": 1}), ({}, {"log": 2}),
+                                    ({}, {"log": 3})])
+        saver.prune([plain, delta], strategy="keep_latest")
+        assert len(list(saver.list(_config(plain)))) == 1
+        assert [t.checkpoint["id"] for t in saver.list(_config(delta))] == ids[::-1]
+
+
+def test_the_delta_channel_walk_answers_as_langgraphs_own_default(local_store):
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    with Client(store=local_store) as client:
+        saver = ForgeStateSaver(client)
+        thread = f"walk-{uuid.uuid4()}"
+        ids = _chain(saver, thread, [({"log": ["a"]}, {"log": 1}), ({}, {"log": 2}),
+                                     ({}, {"log": 3})])
+        saver.put_writes(_config(thread, ids[1]), [("log", "b")], "t1")
+        saver.put_writes(_config(thread, ids[0]), [("log", "x")], "t0")
+        target = _config(thread, ids[2])
+        ours = saver.get_delta_channel_history(config=target, channels=["log", "other"])
+        theirs = BaseCheckpointSaver.get_delta_channel_history(
+            saver, config=target, channels=["log", "other"]
+        )
+        assert ours == theirs
+        assert ours["log"]["seed"] == ["a"] and [w[2] for w in ours["log"]["writes"]] == ["x", "b"]
+
+
+def test_a_process_started_while_the_forge_is_down_still_runs_the_graph(fake_forge):
+    thread = f"down-{uuid.uuid4()}"
+    with Client(repo=f"{fake_forge.owner}/{fake_forge.repo}") as first:
+        saver = ForgeStateSaver(first)
+        saved = saver.put(_config(thread), _checkpoint({"n": 1}), {"source": "loop", "step": 0},
+                          {"n": 1})
+        saver.get_tuple(saved)  # as a graph's next invoke does: this machine's read cache
+    fake_forge.down()
+    with Client(repo=f"{fake_forge.owner}/{fake_forge.repo}") as second:
+        saver = ForgeStateSaver(second)
+        back = saver.get_tuple(_config(thread))
+        assert back is not None and back.checkpoint["channel_values"] == {"n": 1}
+        saver.put(saved, _checkpoint({"n": 2}), {"source": "loop", "step": 1}, {"n": 2})
+        fake_forge.up()
+        latest = saver.get_tuple(_config(thread))
+        assert latest is not None and latest.checkpoint["channel_values"] == {"n": 2}
