@@ -11,6 +11,7 @@ mod signed;
 pub use order::Place;
 pub(crate) use order::{Posting, sort_by_place};
 pub use signed::Checked;
+pub(crate) use signed::{Verifier, gated, not_believed_warnings, unsigned_count_warning};
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -50,6 +50,10 @@ pub(super) struct Header {
     pub incomplete: bool,
     /// The index's length in bytes, after the header line.
     pub index_len: u64,
+    /// The signing keys (by [`crate::scan::Verifier::name`]) whose verdicts the slots keep;
+    /// `None`: read without keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing: Option<String>,
 }
 
 /// The delta file.

@@ -26,6 +26,7 @@ mod files;
 mod merge;
 mod offline;
 mod read;
+mod sig;
 mod slot;
 mod summary;
 mod view;

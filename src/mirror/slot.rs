@@ -7,8 +7,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::format::{Intent, ParseError, Payload, Record, parse};
-use crate::scan::CommentInfo;
+use super::sig::Sig;
+use crate::format::{Intent, Kind, ParseError, Payload, Record, parse};
+use crate::scan::{Checked, CommentInfo, Verifier};
 use crate::store::{Comment, Skip, Unreadable};
 
 /// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
@@ -71,8 +72,13 @@ pub(super) enum Body {
 }
 
 impl Body {
-    /// What `body` is, as an author `trusted` or not posted it.
-    pub(super) fn of(body: String, trusted: bool) -> Result<Body, serde_json::Error> {
+    /// What `body` is, as an author `trusted` or not posted it; a record's signature is
+    /// checked with `verify`, when the reader has keys.
+    pub(super) fn of(
+        body: String,
+        trusted: bool,
+        verify: Option<&Verifier>,
+    ) -> Result<Body, serde_json::Error> {
         Ok(match parse(&body) {
             Err(ParseError::NoMarker) => Body::N,
             Err(ParseError::TooLarge { .. })
@@ -83,7 +89,8 @@ impl Body {
             _ if !trusted => Body::S,
             Err(_) => Body::I(body),
             Ok(record) => {
-                let (head, data) = Head::split(record);
+                let (mut head, data) = Head::split(record);
+                head.z = verify.map(|v| Sig::of(v.check(&body)));
                 Body::R(
                     Box::new(head),
                     Blob::In(serde_json::value::to_raw_value(&data)?),
@@ -142,6 +149,9 @@ pub(super) struct Head {
     s: String,
     t: Stamp,
     k: KindHead,
+    /// What the reader's signing keys made of the comment (`None`: read without keys).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub z: Option<Sig>,
 }
 
 /// The kind-specific part of a header.
@@ -167,8 +177,12 @@ pub(super) enum Blob {
 impl Slot {
     /// A listed comment as a slot; `trusted` says whether its author counts (an untrusted
     /// author's body is not kept).
-    pub fn of(comment: Comment, trusted: bool) -> Result<Slot, serde_json::Error> {
-        let b = Body::of(comment.body, trusted)?;
+    pub fn of(
+        comment: Comment,
+        trusted: bool,
+        verify: Option<&Verifier>,
+    ) -> Result<Slot, serde_json::Error> {
+        let b = Body::of(comment.body, trusted, verify)?;
         Ok(Slot {
             i: comment.id,
             a: comment.author,
@@ -222,6 +236,40 @@ impl Slot {
         crate::scan::place(&self.info(), &self.posting())
     }
 
+    /// Whether this slot is a record validly signed (with the reader's keys).
+    pub fn signed(&self) -> bool {
+        matches!(&self.b, Body::R(head, _) if head.z == Some(Sig::Ok))
+    }
+
+    /// What the signature check makes of this record, placed in the thread: `None` when it is
+    /// believed (marking `info` when it is unsigned), else why not. `first_signed` is the
+    /// comment id of the thread's first validly signed record.
+    pub fn doubt(&self, first_signed: Option<u64>, info: &mut CommentInfo) -> Option<String> {
+        let Body::R(head, _) = &self.b else {
+            return None;
+        };
+        let checked = head.z.as_ref().map_or(Checked::Believed, Sig::checked);
+        crate::scan::gated(checked, first_signed.is_some_and(|f| f < self.i), info)
+    }
+
+    /// Whether [`Slot::doubt`] refuses this record (without building its comment).
+    pub fn refused(&self, first_signed: Option<u64>) -> bool {
+        match &self.b {
+            Body::R(head, _) => match head.z {
+                Some(Sig::Bad(_)) => true,
+                Some(Sig::No) => first_signed.is_some_and(|f| f < self.i),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether this record is believed without a signature (posted before `first_signed`).
+    pub fn unsigned(&self, first_signed: Option<u64>) -> bool {
+        matches!(&self.b, Body::R(head, _) if head.z == Some(Sig::No))
+            && !self.refused(first_signed)
+    }
+
     /// The comment as the scan reports it.
     pub fn info(&self) -> CommentInfo {
         CommentInfo {
@@ -248,6 +296,11 @@ impl Head {
             parent: self.p.clone(),
             time: Some(self.t.0),
         }
+    }
+
+    /// The record's kind and agent, as its marker line names them.
+    pub fn marker(&self) -> (Kind, String) {
+        (self.record(Value::Null).kind(), self.g.clone())
     }
 
     /// A record as its header and its data (or metrics).
@@ -279,6 +332,7 @@ impl Head {
             s: record.session,
             t: Stamp(record.time),
             k,
+            z: None,
         };
         (head, data)
     }

@@ -60,6 +60,17 @@ pub(super) struct Summary {
     /// deletion check to the whole read.
     #[serde(default)]
     pub checked: Option<Checked>,
+    /// The comment id of the thread's first validly signed record (with signing keys): an
+    /// unsigned record after it is refused (`crate::scan::gated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_signed: Option<u64>,
+    /// How many accepted records carry no signature (believed: before the first signed one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unsigned: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A [`crate::store::CommentCount`] as the summary keeps it: issue, count, milliseconds.
@@ -80,8 +91,10 @@ pub(super) enum Role {
     Stale,
 }
 
-/// What [`Role`] a slot plays under `trust` (dedupe aside: see [`crate::scan::classify`]).
-pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
+/// What [`Role`] a slot plays under `trust` (dedupe aside: see [`crate::scan::classify`]), in a
+/// thread whose first validly signed record is comment `first_signed`: a record not believed
+/// (its signature missing or wrong) may make an answer stale.
+pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Role {
     if matches!(slot.b, Body::N) {
         return Role::Ignored;
     }
@@ -89,6 +102,7 @@ pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
         return Role::Ignored;
     }
     match &slot.b {
+        Body::R(..) if slot.refused(first_signed) => Role::Stale,
         Body::R(head, _) => {
             let shell = head.record(serde_json::Value::Null);
             let kind = shell.kind();
@@ -131,21 +145,26 @@ impl Summary {
         trust: &Trust,
     ) -> Result<(Summary, Vec<String>), String> {
         // The one copy of trust and dedupe decides what is accepted.
+        let first_signed = super::sig::first_signed(slots);
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
-            let outcome = match role(slot, trust) {
+            let mut info = slot.info();
+            slot.doubt(first_signed, &mut info);
+            let outcome = match role(slot, trust, first_signed) {
                 Role::Record(..) => Parsed::Record(slot.posting(), n),
                 Role::Ignored => Parsed::NoMarker,
                 Role::Stale => Parsed::Skipped,
             };
-            (slot.info(), outcome)
+            (info, outcome)
         });
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
         let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
             std::collections::HashMap::new();
         let mut ids = Vec::with_capacity(accepted.len());
         let mut lines = Lines::default();
-        for (_, n) in accepted {
-            if let Role::Record(key, id) = role(&slots[n], trust) {
+        let mut unsigned = 0;
+        for (info, n) in accepted {
+            unsigned += usize::from(info.unsigned);
+            if let Role::Record(key, id) = role(&slots[n], trust, first_signed) {
                 lines.add(&key.0, &key.1, parent_of(&slots[n]), id.as_deref());
                 newest.insert(key, n);
                 ids.extend(id);
@@ -161,7 +180,7 @@ impl Summary {
             .collect::<Result<Vec<_>, _>>()?;
         let rejected = slots
             .iter()
-            .filter(|s| matches!(role(s, trust), Role::Stale))
+            .filter(|s| matches!(role(s, trust, first_signed), Role::Stale))
             .map(|s| inline(s, data))
             .collect::<Result<Vec<_>, _>>()?;
         let mut summary = Summary {
@@ -173,6 +192,8 @@ impl Summary {
             lines: lines.finish(),
             lined: true,
             checked: None,
+            first_signed,
+            unsigned,
         };
         summary.tail = tail_of(slots.iter(), data)?;
         Ok((summary, ids))
@@ -211,7 +232,7 @@ pub(super) fn summarize(
             Some(kept) if indexed => {
                 sum.recent = kept
                     .iter()
-                    .filter_map(|s| match role(s, trust) {
+                    .filter_map(|s| match role(s, trust, sum.first_signed) {
                         Role::Record(_, id) => id,
                         _ => None,
                     })

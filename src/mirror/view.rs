@@ -11,7 +11,9 @@ use super::files::Data;
 use super::slot::{Blob, Body, Head, Slot};
 use super::summary::{Held, IdIndex};
 use crate::format::{ParseError, Record, marker_line, parse};
-use crate::scan::{Entry, Parsed, Scan, Trust, classify};
+use crate::scan::{
+    Entry, Parsed, Scan, Trust, classify, not_believed_warnings, unsigned_count_warning,
+};
 use crate::store::Unreadable;
 
 /// Which entries a scan builds.
@@ -52,6 +54,11 @@ pub(crate) struct View {
     ///
     /// [`Listing::incomplete`]: crate::store::Listing::incomplete
     pub(super) incomplete: bool,
+    /// The comment id of the thread's first validly signed record (with signing keys).
+    pub(super) first_signed: Option<u64>,
+    /// How many believed records carry no signature, when `slots` are not all of them (a
+    /// summary's count); `None`: count them.
+    pub(super) unsigned: Option<usize>,
 }
 
 /// What stands for an accepted record until it is built.
@@ -68,8 +75,12 @@ impl View {
         let mut unreadable = Vec::new();
         let mut parsed = Vec::with_capacity(self.slots.len());
         for slot in &self.slots {
+            let mut info = slot.info();
             let outcome = match &slot.b {
-                Body::R(head, blob) => Parsed::Record(head.posting(), Src::Slot(head, blob)),
+                Body::R(head, blob) => match slot.doubt(self.first_signed, &mut info) {
+                    None => Parsed::Record(head.posting(), Src::Slot(head, blob)),
+                    Some(why) => Parsed::Refused(why, Some(head.marker())),
+                },
                 Body::N => Parsed::NoMarker,
                 Body::S => Parsed::Skipped,
                 Body::I(body) => match parse(body) {
@@ -103,10 +114,17 @@ impl View {
                     continue;
                 }
             };
-            parsed.push((slot.info(), outcome));
+            parsed.push((info, outcome));
         }
         unreadable.extend(self.extra.iter().cloned());
         let (accepted, rejected) = classify(parsed, unreadable, &self.trust);
+        // The signature warnings, as a listed read words them (`crate::scan::scan_checked`).
+        let unsigned = self
+            .unsigned
+            .unwrap_or_else(|| accepted.iter().filter(|(c, _)| c.unsigned).count());
+        let mut warnings = self.warnings.clone();
+        warnings.extend(not_believed_warnings(&rejected));
+        warnings.extend(unsigned_count_warning(unsigned));
         let ids: HashSet<String> = accepted
             .iter()
             .filter_map(|(_, src)| match src {
@@ -158,7 +176,7 @@ impl View {
         let scan = Scan {
             entries,
             rejected,
-            warnings: self.warnings.clone(),
+            warnings,
             offline: false,
             incomplete: self.incomplete,
         };

@@ -66,7 +66,7 @@ impl Summary {
         let newest_in_table = self
             .table
             .iter()
-            .filter_map(|s| match role(s, trust) {
+            .filter_map(|s| match role(s, trust, self.first_signed) {
                 Role::Record((a, se, _), id) if a == agent && se == session => {
                     Some((s.place(), id))
                 }

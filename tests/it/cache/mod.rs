@@ -3,4 +3,5 @@
 mod privacy;
 mod read_cache;
 mod recreated_forge;
+mod signed;
 mod summary;
