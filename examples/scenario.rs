@@ -107,7 +107,12 @@ fn main() {
         eprintln!("scenario: cannot build target/release/forgestate");
         return;
     }
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/forgestate");
+    // Where cargo just built it: `$CARGO_TARGET_DIR` when set, else the package's `target/`.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    );
+    let bin = target.join("release/forgestate");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

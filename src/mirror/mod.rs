@@ -23,6 +23,7 @@
 mod digest;
 mod disk;
 mod files;
+mod head;
 mod merge;
 mod offline;
 mod read;

@@ -4,11 +4,11 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub(super) use super::head::Head;
 use super::sig::Sig;
-use crate::format::{Intent, Kind, ParseError, Payload, Record, parse};
+use crate::format::{ParseError, parse};
 use crate::scan::{Checked, CommentInfo, Verifier};
 use crate::store::{Comment, Skip, Unreadable};
 
@@ -107,62 +107,6 @@ impl Body {
             other => other,
         }
     }
-}
-
-/// A record's header: everything but its data or metrics.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(super) struct Head {
-    v: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    q: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    r: Option<u64>,
-    /// The handoff's next step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    n: Option<String>,
-    /// The handoff's blockers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    x: Vec<String>,
-    /// The context hash.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    h: Option<String>,
-    /// The session issue a rotation carried the record from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    f: Option<u64>,
-    /// When the record was first posted (`Posted-At:`), on a carried record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    o: Option<Stamp>,
-    /// When the comment a carried record came from had been edited (`Edited-At:`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    e: Option<Stamp>,
-    /// The write-ahead intent, on a checkpoint (small: kept in the header).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    it: Option<Intent>,
-    /// The intent a checkpoint confirms (`Done:`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    d: Option<String>,
-    g: String,
-    s: String,
-    t: Stamp,
-    k: KindHead,
-    /// What the reader's signing keys made of the comment (`None`: read without keys).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub z: Option<Sig>,
-}
-
-/// The kind-specific part of a header.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-enum KindHead {
-    /// A checkpoint's phase.
-    C(String),
-    /// A health report's status and next check.
-    H(String, Option<String>),
-    /// An end record's reason and note.
-    E(String, Option<String>),
 }
 
 /// Where a record's data is: at an offset of the base file's data area, or inline.
@@ -273,105 +217,25 @@ impl Slot {
     /// The comment as the scan reports it.
     pub fn info(&self) -> CommentInfo {
         CommentInfo {
-            id: Some(self.i),
             author: self.a.clone(),
+            url: self.w.clone(),
+            ..self.info_bare()
+        }
+    }
+
+    /// [`Slot::info`] without its author and address (empty): what the thread's order needs.
+    pub fn info_bare(&self) -> CommentInfo {
+        CommentInfo {
+            id: Some(self.i),
+            author: String::new(),
             created_at: self.c.0,
             updated_at: self.u.0,
-            url: self.w.clone(),
+            url: None,
             issue: self.w.as_deref().and_then(crate::store::issue_in_url),
             edited: crate::scan::edited_after_posting(self.c.0, self.u.0)
-                || matches!(&self.b, Body::R(head, _) if head.e.is_some()),
+                || matches!(&self.b, Body::R(head, _) if head.edited_at().is_some()),
             pending: false,
             unsigned: false,
-        }
-    }
-}
-
-impl Head {
-    /// What the thread's ordering rule needs of this record ([`crate::scan::Place`]).
-    pub fn posting(&self) -> crate::scan::Posting {
-        crate::scan::Posting {
-            first: self.o.map(|s| s.0),
-            id: self.id.clone(),
-            parent: self.p.clone(),
-            time: Some(self.t.0),
-        }
-    }
-
-    /// The record's kind and agent, as its marker line names them.
-    pub fn marker(&self) -> (Kind, String) {
-        (self.record(Value::Null).kind(), self.g.clone())
-    }
-
-    /// A record as its header and its data (or metrics).
-    fn split(record: Record) -> (Head, Value) {
-        let (k, data) = match record.payload {
-            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
-            Payload::Health {
-                status,
-                metrics,
-                next_check,
-            } => (KindHead::H(status, next_check), metrics),
-            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
-        };
-        let head = Head {
-            v: record.version,
-            id: record.id,
-            q: record.seq,
-            p: record.parent,
-            r: record.redacted,
-            n: record.next,
-            x: record.blockers,
-            h: record.context_hash,
-            f: record.carried_from,
-            o: record.posted_at.map(Stamp),
-            e: record.edited_at.map(Stamp),
-            it: record.intent,
-            d: record.done,
-            g: record.agent,
-            s: record.session,
-            t: Stamp(record.time),
-            k,
-            z: None,
-        };
-        (head, data)
-    }
-
-    /// The record, with `data` as its data (or metrics).
-    pub fn record(&self, data: Value) -> Record {
-        let payload = match &self.k {
-            KindHead::C(phase) => Payload::Checkpoint {
-                phase: phase.clone(),
-                data,
-            },
-            KindHead::H(status, next_check) => Payload::Health {
-                status: status.clone(),
-                metrics: data,
-                next_check: next_check.clone(),
-            },
-            KindHead::E(reason, note) => Payload::End {
-                reason: reason.clone(),
-                note: note.clone(),
-            },
-        };
-        Record {
-            version: self.v.clone(),
-            id: self.id.clone(),
-            seq: self.q,
-            parent: self.p.clone(),
-            redacted: self.r,
-            next: self.n.clone(),
-            blockers: self.x.clone(),
-            context_hash: self.h.clone(),
-            carried_from: self.f,
-            posted_at: self.o.map(|s| s.0),
-            edited_at: self.e.map(|s| s.0),
-            intent: self.it.clone(),
-            done: self.d.clone(),
-            agent: self.g.clone(),
-            session: self.s.clone(),
-            time: self.t.0,
-            payload,
         }
     }
 }

@@ -143,11 +143,13 @@ impl Summary {
         slots: &[Slot],
         data: Option<&Data>,
         trust: &Trust,
-    ) -> Result<(Summary, Vec<String>), String> {
+    ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
         // The one copy of trust and dedupe decides what is accepted.
         let first_signed = super::sig::first_signed(slots);
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
-            let mut info = slot.info();
+            // Trust is decided by `role` (classify trusts everyone here) and the order needs
+            // no author or address: a long thread's are not copied.
+            let mut info = slot.info_bare();
             slot.doubt(first_signed, &mut info);
             let outcome = match role(slot, trust, first_signed) {
                 Role::Record(..) => Parsed::Record(slot.posting(), n),
@@ -159,7 +161,7 @@ impl Summary {
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
         let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
             std::collections::HashMap::new();
-        let mut ids = Vec::with_capacity(accepted.len());
+        let mut ids: Vec<[u8; ID_BYTES]> = Vec::with_capacity(accepted.len());
         let mut lines = Lines::default();
         let mut unsigned = 0;
         for (info, n) in accepted {
@@ -167,7 +169,7 @@ impl Summary {
             if let Role::Record(key, id) = role(&slots[n], trust, first_signed) {
                 lines.add(&key.0, &key.1, parent_of(&slots[n]), id.as_deref());
                 newest.insert(key, n);
-                ids.extend(id);
+                ids.extend(id.as_deref().map(id_key));
             }
         }
         let mut picked: Vec<usize> = newest.into_values().collect();
@@ -238,7 +240,7 @@ pub(super) fn summarize(
                     })
                     .collect();
             }
-            _ => write_ids(&files.ids, generation, &ids)?,
+            _ => write_ids(&files.ids, generation, ids)?,
         }
         Ok(sum)
     });
@@ -268,8 +270,11 @@ pub(super) fn tail_of<'a>(
     Ok(tail)
 }
 
+/// One record `Id` as the index (and [`Held`]) keeps it.
+pub(super) type IdKey = [u8; ID_BYTES];
+
 /// One record `Id` as the index keeps it.
-fn id_key(id: &str) -> [u8; ID_BYTES] {
+pub(super) fn id_key(id: &str) -> IdKey {
     let hash = Sha256::digest(id.as_bytes());
     let mut key = [0; ID_BYTES];
     key.copy_from_slice(&hash[..ID_BYTES]);
@@ -277,8 +282,11 @@ fn id_key(id: &str) -> [u8; ID_BYTES] {
 }
 
 /// Writes the id index of base `generation`, holding `ids`, atomically.
-pub(super) fn write_ids(path: &Path, generation: &str, ids: &[String]) -> Result<(), String> {
-    let mut keys: Vec<[u8; ID_BYTES]> = ids.iter().map(|id| id_key(id)).collect();
+pub(super) fn write_ids(
+    path: &Path,
+    generation: &str,
+    mut keys: Vec<[u8; ID_BYTES]>,
+) -> Result<(), String> {
     keys.sort_unstable();
     keys.dedup();
     let mut bytes = Vec::with_capacity(generation.len() + 1 + keys.len() * ID_BYTES);
@@ -360,7 +368,8 @@ impl IdIndex {
 /// summary) the set of the summary's own plus the id index.
 #[derive(Debug, Default)]
 pub(crate) struct Held {
-    pub(super) set: HashSet<String>,
+    /// As [`id_key`]s: a long thread's `Id`s are not copied.
+    pub(super) set: HashSet<IdKey>,
     pub(super) index: Option<IdIndex>,
 }
 
@@ -368,7 +377,7 @@ impl Held {
     /// Whether the thread holds a record with `id`. In doubt (the index cannot be read), no:
     /// the pending copy of a record is then shown rather than none.
     pub(crate) fn holds(&self, id: &str) -> bool {
-        self.set.contains(id)
+        self.set.contains(&id_key(id))
             || self
                 .index
                 .as_ref()
