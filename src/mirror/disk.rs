@@ -190,14 +190,15 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
         Err(e) if NotOurs::is(&e) => return Found::Foreign,
         Err(e) => return Found::Corrupt(e.to_string()),
     };
-    match serde_json::from_slice::<SchemaOnly>(&bytes) {
-        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
-        Ok(_) => {}
-        Err(e) => return Found::Corrupt(format!("it does not read: {e}")),
-    }
+    // Parsed once (a warm read's largest file); only a file that does not read as ours is
+    // parsed again, for its schema.
     match serde_json::from_slice::<DeltaFile>(&bytes) {
-        Ok(d) => Found::Ok(d),
-        Err(e) => Found::Corrupt(format!("it does not read: {e}")),
+        Ok(d) if d.schema == SCHEMA => Found::Ok(d),
+        Ok(_) => Found::Outdated,
+        Err(e) => match serde_json::from_slice::<SchemaOnly>(&bytes) {
+            Ok(s) if s.schema != SCHEMA => Found::Outdated,
+            _ => Found::Corrupt(format!("it does not read: {e}")),
+        },
     }
 }
 

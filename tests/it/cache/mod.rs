@@ -5,3 +5,4 @@ mod read_cache;
 mod recreated_forge;
 mod signed;
 mod summary;
+mod warm_writes;
