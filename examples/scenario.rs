@@ -116,7 +116,7 @@ fn main() {
     let built = Command::new(cargo)
         // With the example itself, so the binary reuses the dependencies just built for it.
         .args(["build", "--release", "--quiet", "--bin", "forgestate"])
-        .args(["--example", "scenario"])
+        .args(["--example", "scenario", "--features", "dev-examples"])
         .status();
     if !built.is_ok_and(|s| s.success()) {
         eprintln!("scenario: cannot build target/release/forgestate");
@@ -177,9 +177,10 @@ fn machine() -> String {
 
 fn supports_refresh(bin: &Path) -> bool {
     Command::new(bin)
-        .args(["resume", "--help"])
+        // `--refresh` is hidden from the help: a binary without the flag refuses it.
+        .args(["resume", "--refresh", "--help"])
         .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--refresh"))
+        .is_ok_and(|o| o.status.success())
 }
 
 pub(crate) fn row(what: &str, r: &Run) {

@@ -17,10 +17,12 @@ pub async fn local_resumes(fake: &FakeForge, bin: &Path, n: usize, runs: usize) 
     {
         let file = std::fs::File::create(store.join("thread.jsonl")).expect("a thread file");
         let mut file = std::io::BufWriter::new(file);
-        let now = chrono::Utc::now();
+        // One record a second up to now, as an agent writes them.
+        let start = chrono::Utc::now() - chrono::Duration::seconds(n as i64);
         for (i, body) in bodies(n).into_iter().enumerate() {
+            let at = start + chrono::Duration::seconds(i as i64);
             let line = serde_json::json!({
-                "id": i + 1, "author": "bench", "created_at": now, "updated_at": now,
+                "id": i + 1, "author": "bench", "created_at": at, "updated_at": at,
                 "body": body,
             });
             writeln!(file, "{line}").expect("writes the thread");
