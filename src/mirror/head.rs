@@ -2,12 +2,31 @@
 //! record has inline, the ones most records leave out boxed apart ([`More`]), so a cold read of a
 //! long thread holds a small header per record. On disk it is one flat JSON object either way.
 
-use serde::{Deserialize, Serialize, Serializer};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::sig::Sig;
-use super::slot::Stamp;
 use crate::format::{Intent, Kind, Payload, Record};
+
+/// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp(pub DateTime<Utc>);
+
+impl Serialize for Stamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.0.timestamp(), self.0.timestamp_subsec_nanos()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
+        let (secs, nanos) = <(i64, u32)>::deserialize(d)?;
+        DateTime::from_timestamp(secs, nanos)
+            .map(Stamp)
+            .ok_or_else(|| serde::de::Error::custom("time out of range"))
+    }
+}
 
 /// A record's header: everything but its data or metrics.
 #[derive(Debug, Clone, Deserialize)]

@@ -56,7 +56,7 @@ impl Mirror {
         };
         warnings.extend(header.warnings.iter().cloned());
         Some(View {
-            first_signed: sig::first_signed(&slots),
+            first_signed: super::slot::first_signed(&slots),
             unsigned: None,
             slots,
             data: Some(data),

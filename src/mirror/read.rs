@@ -295,7 +295,7 @@ impl Mirror {
             }
         }
         Ok(View {
-            first_signed: sig::first_signed(&slots),
+            first_signed: super::slot::first_signed(&slots),
             slots,
             data,
             trust,

@@ -1,11 +1,11 @@
-//! What the reader's signing keys made of each record the mirror keeps ([`Sig`]), and where the
-//! thread's first validly signed record is: with both, a warm read checks the signatures of new
+//! What the reader's signing keys made of each record the mirror keeps ([`Sig`]), and what the
+//! verdicts are keyed by. With them and the comment id of the thread's first signed record
+//! (`slot::first_signed`, kept in the summary too), a warm read checks the signatures of new
 //! and changed comments only, and places an unsigned record (believed before the first signed
 //! one, refused after it) without the rest of the thread.
 
 use serde::{Deserialize, Serialize};
 
-use super::slot::Slot;
 use crate::scan::{Checked, Verifier};
 
 /// A record's signature as the reader's keys found it, before the thread's order places an
@@ -37,11 +37,6 @@ impl Sig {
             Sig::Bad(why) => Checked::Refused(why.clone()),
         }
     }
-}
-
-/// The comment id of the first validly signed record among `slots` (by comment id).
-pub(super) fn first_signed(slots: &[Slot]) -> Option<u64> {
-    slots.iter().filter(|s| s.signed()).map(|s| s.i).min()
 }
 
 /// What a mirror's verdicts are keyed by (`None`: built without signing keys).

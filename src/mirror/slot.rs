@@ -2,34 +2,15 @@
 //! header (kept in the index, cheap to load) and its data (raw JSON text, parsed only for the
 //! records an answer needs).
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use chrono::DateTime;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-pub(super) use super::head::Head;
+pub(super) use super::head::{Head, Stamp};
 use super::sig::Sig;
 use crate::format::{ParseError, parse};
 use crate::scan::{Checked, CommentInfo, Verifier};
 use crate::store::{Comment, Skip, Unreadable};
-
-/// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp(pub DateTime<Utc>);
-
-impl Serialize for Stamp {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (self.0.timestamp(), self.0.timestamp_subsec_nanos()).serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Stamp {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
-        let (secs, nanos) = <(i64, u32)>::deserialize(d)?;
-        DateTime::from_timestamp(secs, nanos)
-            .map(Stamp)
-            .ok_or_else(|| serde::de::Error::custom("time out of range"))
-    }
-}
 
 /// One comment in the mirror.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -238,4 +219,9 @@ impl Slot {
             unsigned: false,
         }
     }
+}
+
+/// The comment id of the first validly signed record among `slots`.
+pub(super) fn first_signed(slots: &[Slot]) -> Option<u64> {
+    slots.iter().filter(|s| s.signed()).map(|s| s.i).min()
 }

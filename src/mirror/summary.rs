@@ -145,7 +145,7 @@ impl Summary {
         trust: &Trust,
     ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
         // The one copy of trust and dedupe decides what is accepted.
-        let first_signed = super::sig::first_signed(slots);
+        let first_signed = super::slot::first_signed(slots);
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
             // Trust is decided by `role` (classify trusts everyone here) and the order needs
             // no author or address: a long thread's are not copied.
