@@ -7,6 +7,9 @@
 //! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
 //! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
 //! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it;
+//! `--signed 10000`: the signed-thread case's size, `scenario/signed.rs`, and `--local 100000`:
+//! the local store's, `scenario/local.rs` (0 skips either); they and every size's figures end in
+//! one table of issue #30's rows;
 //! `--serve N` serves a fake seeded with N comments instead, for profiling one command by hand,
 //! `scenario/serve.rs`). It builds `target/release/forgestate` first.
 //!
@@ -30,12 +33,16 @@
 
 #[path = "scenario/flood.rs"]
 mod flood;
+#[path = "scenario/local.rs"]
+mod local;
 #[path = "scenario/mcp.rs"]
 mod mcp;
 #[path = "scenario/run.rs"]
 mod run;
 #[path = "scenario/serve.rs"]
 mod serve;
+#[path = "scenario/signed.rs"]
+mod signed;
 #[path = "scenario/thread.rs"]
 mod thread;
 
@@ -63,6 +70,10 @@ struct Opts {
     mcp_max: usize,
     /// Serve a fake seeded with this many comments instead (`serve.rs`).
     serve: Option<usize>,
+    /// Records in the local-store case (`local.rs`; 0 skips it).
+    local: usize,
+    /// Comments in the signed-thread case (`signed.rs`; 0 skips it).
+    signed: usize,
 }
 
 fn opts() -> Opts {
@@ -73,6 +84,8 @@ fn opts() -> Opts {
         runs: 5,
         mcp_max: 10_000,
         serve: None,
+        local: 100_000,
+        signed: 10_000,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -84,6 +97,8 @@ fn opts() -> Opts {
             "--runs" => o.runs = value.parse().unwrap_or(5),
             "--mcp-max" => o.mcp_max = value.parse().unwrap_or(10_000),
             "--serve" => o.serve = value.parse().ok(),
+            "--local" => o.local = value.parse().unwrap_or(0),
+            "--signed" => o.signed = value.parse().unwrap_or(0),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -101,13 +116,18 @@ fn main() {
     let built = Command::new(cargo)
         // With the example itself, so the binary reuses the dependencies just built for it.
         .args(["build", "--release", "--quiet", "--bin", "forgestate"])
-        .args(["--example", "scenario"])
+        .args(["--example", "scenario", "--features", "dev-examples"])
         .status();
     if !built.is_ok_and(|s| s.success()) {
         eprintln!("scenario: cannot build target/release/forgestate");
         return;
     }
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/forgestate");
+    // Where cargo just built it: `$CARGO_TARGET_DIR` when set, else the package's `target/`.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    );
+    let bin = target.join("release/forgestate");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -130,9 +150,11 @@ fn main() {
             }
         );
         let bodies = bodies(o.sizes.iter().copied().max().unwrap_or(0));
+        let mut figures = Vec::new();
         for &n in &o.sizes {
-            scenario(&bin, &bodies[..n], &o, refresh).await;
+            figures.push(scenario(&bin, &bodies[..n], &o, refresh).await);
         }
+        issue_30(&bin, &o, &figures).await;
         if o.flood > 0 {
             flood::flood(&bin, o.flood, o.latency).await;
         }
@@ -155,9 +177,10 @@ fn machine() -> String {
 
 fn supports_refresh(bin: &Path) -> bool {
     Command::new(bin)
-        .args(["resume", "--help"])
+        // `--refresh` is hidden from the help: a binary without the flag refuses it.
+        .args(["resume", "--refresh", "--help"])
         .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--refresh"))
+        .is_ok_and(|o| o.status.success())
 }
 
 pub(crate) fn row(what: &str, r: &Run) {
@@ -170,7 +193,16 @@ pub(crate) fn row(what: &str, r: &Run) {
     );
 }
 
-async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
+/// What one size's run measured, for the issue #30 table.
+struct Figures {
+    n: usize,
+    warm: f64,
+    cold: f64,
+    rss_mb: f64,
+    mcp: Option<f64>,
+}
+
+async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) -> Figures {
     let fake = FakeForge::start().await;
     let issue = session(&fake);
     seed(&fake, issue, bodies);
@@ -287,7 +319,7 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
         secs(&checkpoint)
     );
     println!(
-        "| warm resume (5 new comments) | {:.3} s | bare `since=now` GET: {:.3} s | {:.2}× | ≤ 1.3× |",
+        "| warm resume (5 new comments) | {:.3} s | bare `since=now` GET: {:.3} s | {:.2}× | ≤ 1.1× |",
         secs(&warm_run),
         secs(&floor),
         ratio(secs(&warm_run), &floor)
@@ -300,7 +332,7 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
     );
     if let Some((median, ok)) = mcp {
         println!(
-            "| resume in a long-lived `forgestate mcp` (20 calls, median, 5 new comments each){} | {:.3} s | the same floor: {:.3} s | {:.2}× | ≤ 1.2×, below the CLI ({:.3} s) |",
+            "| resume in a long-lived `forgestate mcp` (20 calls, median, 5 new comments each){} | {:.3} s | the same floor: {:.3} s | {:.2}× | ≤ 1.0×, below the CLI ({:.3} s) |",
             if ok { "" } else { " FAILED" },
             median,
             secs(&floor),
@@ -309,12 +341,86 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) {
         );
     }
     println!(
-        "| cold resume, peak RSS | {:.1} MB | — | — | ≤ 100 MB at N = 50,000 |",
+        "| cold resume, peak RSS | {:.1} MB | — | — | ≤ 64 MB at N = 50,000 |",
         cold_run.rss_kib as f64 / 1024.0
     );
     println!(
         "| naive (`resume --refresh`) | {:.3} s | warm is {:.1}× faster | — | — |",
         secs(&naive),
         secs(&naive) / secs(&warm_run).max(1e-9)
+    );
+    Figures {
+        n: bodies.len(),
+        warm: ratio(secs(&warm_run), &floor),
+        cold: ratio(secs(&cold_run), &bare),
+        rss_mb: cold_run.rss_kib as f64 / 1024.0,
+        mcp: mcp.map(|(median, _)| ratio(median, &floor)),
+    }
+}
+
+/// Every row of issue #30's table that this run measures, with its target.
+async fn issue_30(bin: &Path, o: &Opts, figures: &[Figures]) {
+    let at = |n: usize| figures.iter().find(|f| f.n == n);
+    let near = |n: usize| at(n).or_else(|| figures.iter().min_by_key(|f| f.n.abs_diff(n)));
+    println!("\n## Issue #30: every row\n");
+    println!("| figure | measured | target |");
+    println!("|---|---|---|");
+    if let Some(f) = near(10_000) {
+        println!(
+            "| warm resume, {} comments | {:.2}× a `since=now` GET | ≤ 1.1× |",
+            f.n, f.warm
+        );
+        println!(
+            "| cold resume, {} comments | {:.2}× a bare GET of the thread | ≤ 1.5× |",
+            f.n, f.cold
+        );
+        if let Some(mcp) = f.mcp {
+            println!(
+                "| long-lived MCP server, resume, {} comments | {mcp:.2}× the floor | ≤ 1.0× |",
+                f.n
+            );
+        }
+    }
+    let mut by_n: Vec<&Figures> = figures.iter().collect();
+    by_n.sort_by_key(|f| f.n);
+    for f in &by_n {
+        println!(
+            "| cold resume peak memory, {} comments | {:.1} MB | ≤ 64 MB, and within 10% of the 10k figure |",
+            f.n, f.rss_mb
+        );
+    }
+    if o.signed > 0 {
+        let (cold, warm) = signed::signed_resumes(bin, o.signed, o.runs.max(1), o.latency).await;
+        let floor = near(o.signed).map(|f| f.warm);
+        println!(
+            "| signed thread ({} records, signing key set), cold resume | {:.3} s, {} requests, {:.1} MB | as unsigned |",
+            o.signed,
+            cold.wall.as_secs_f64(),
+            cold.requests,
+            cold.rss_kib as f64 / 1024.0
+        );
+        println!(
+            "| signed thread, warm resume (5 new signed records) | {:.3} s, {} request(s){} | one small request, as unsigned{} |",
+            warm.wall.as_secs_f64(),
+            warm.requests,
+            if warm.ok { "" } else { " FAILED" },
+            floor.map_or(String::new(), |r| format!(
+                " (unsigned warm: {r:.2}× the floor)"
+            ))
+        );
+    }
+    if o.local > 0 {
+        let fake = FakeForge::start().await;
+        let (cold, warm) = local::local_resumes(&fake, bin, o.local, o.runs.max(1)).await;
+        println!(
+            "| local store, resume on {} records | warm {:.3} s (cold, `--refresh`: {:.3} s){} | ≤ 0.15 s |",
+            o.local,
+            warm.wall.as_secs_f64(),
+            cold.wall.as_secs_f64(),
+            if warm.ok && cold.ok { "" } else { " FAILED" }
+        );
+    }
+    println!(
+        "| cold resume, busy repository | measured by the busy-repository case, where it is built | ≤ 1.5× |"
     );
 }

@@ -11,6 +11,7 @@ mod signed;
 pub use order::Place;
 pub(crate) use order::{Posting, sort_by_place};
 pub use signed::Checked;
+pub(crate) use signed::{Verifier, gated, not_believed_warnings, unsigned_count_warning};
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -402,7 +403,8 @@ pub(crate) fn classify<R>(
                         if let Some(id) = &posting.id {
                             first_seen.insert(id.clone(), info.id.unwrap_or_default());
                         }
-                        accepted.push((info, posting, record));
+                        // Keyed as it comes: the posting is moved into its key, not copied.
+                        accepted.push((place(&info, &posting), posting, (info, record)));
                         continue;
                     }
                 }
@@ -419,14 +421,7 @@ pub(crate) fn classify<R>(
         rejected.extend(unreadable_ones.into_iter().map(unreadable));
         rejected.sort_by_key(|r| r.comment.id.unwrap_or(u64::MAX));
     }
-    sort_by_place(&mut accepted, |(info, posting, _)| {
-        (place(info, posting), posting.clone())
-    });
-    let accepted = accepted
-        .into_iter()
-        .map(|(info, _, record)| (info, record))
-        .collect();
-    (accepted, rejected)
+    (order::sort_keyed(accepted), rejected)
 }
 
 /// What the ordering rule needs of a record.

@@ -17,9 +17,21 @@ pub struct Run {
 
 /// Runs `bin` (or curl) with `args` in `dir`, measuring it as [`Run`] says.
 pub async fn measure(fake: &FakeForge, program: &Path, args: &[&str], dir: &Path) -> Run {
+    measure_with(fake, program, args, dir, &[]).await
+}
+
+/// [`measure`], with these variables added to the child's environment.
+pub async fn measure_with(
+    fake: &FakeForge,
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> Run {
     let before = fake.requests().await.len();
     let started = Instant::now();
     let child = command(fake, program, dir)
+        .envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -90,10 +90,14 @@ impl<T: Thread> Client<T> {
     /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
     /// the scan (`query`), which scrubs what it answers.
     pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
-        let Some(mirror) = self.mirror.as_ref().filter(|_| self.signing.is_empty()) else {
+        let Some(mirror) = self.mirror.as_ref() else {
             return self.scan_listed().await;
         };
         let trusted = &self.trusted_authors;
+        // With signing keys the mirror keeps each record's verdict: a warm read checks only
+        // the new and changed comments.
+        let verifier = self.verifier();
+        let verify = verifier.as_ref();
         let warm = match &keep {
             Keep::All => Warm::No,
             Keep::Newest(_) => Warm::Newest,
@@ -103,14 +107,14 @@ impl<T: Thread> Client<T> {
             .store
             .read_with(|thread, effort| async move {
                 mirror
-                    .read(thread, effort, trusted, warm)
+                    .read(thread, effort, trusted, verify, warm)
                     .await
                     .map_err(Error::from)
             })
             .await?;
         let (view, offline, mut warnings) = match view {
             Some(view) => (view, false, read.warnings),
-            None => match mirror.read_offline(trusted) {
+            None => match mirror.read_offline(trusted, verify) {
                 // The forge cannot be read: answer from this machine's copy of the thread.
                 Some(view) => {
                     let warnings = read

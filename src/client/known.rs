@@ -63,13 +63,18 @@ impl Known {
     }
 
     pub(super) fn set(&self, agent: &str, session: &str, id: String) {
-        {
+        let key = (agent.to_string(), session.to_string());
+        let known = {
             let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-            let key = (agent.to_string(), session.to_string());
             if map.get(&key) == Some(&id) {
                 return;
             }
-            map.insert(key, id.clone());
+            map.insert(key.clone(), id.clone()).is_some()
+        };
+        // A fresh process (each CLI command) knows nothing yet: the file may already hold this
+        // id (a `resume` that found nothing new), and then is not written again.
+        if !known && self.read(agent, session).as_ref() == Some(&id) {
+            return;
         }
         self.write(agent, session, id);
     }

@@ -252,17 +252,15 @@ impl<T: Thread> Client<T> {
     /// What the signing keys make of a body: believed (always, with no keys), unsigned (no
     /// signature line, when unsigned records are allowed), or refused with why.
     pub(crate) fn doubt(&self, body: &str) -> crate::scan::Checked {
-        use crate::format::Verdict;
-        use crate::scan::Checked;
-        if self.signing.is_empty() {
-            return Checked::Believed;
+        match self.verifier() {
+            Some(v) => v.check(body),
+            None => crate::scan::Checked::Believed,
         }
-        match crate::format::verify(body, &self.signing) {
-            Verdict::Missing if !self.require_signatures => Checked::Unsigned,
-            verdict => verdict
-                .problem()
-                .map_or(Checked::Believed, Checked::Refused),
-        }
+    }
+
+    /// The signature check of this client's reads (`None` without signing keys).
+    pub(crate) fn verifier(&self) -> Option<crate::scan::Verifier> {
+        crate::scan::Verifier::new(&self.signing, self.require_signatures)
     }
 
     /// Parses, trusts and dedupes a listing as every read of this client does: with signing

@@ -39,8 +39,9 @@ use super::wait::Wait;
 #[derive(Clone)]
 pub struct ForgeClient {
     http: reqwest::Client,
-    /// The same client with a short connect timeout, for `RetryPolicy::short_connect`.
-    short_connect: reqwest::Client,
+    /// The same client with a short connect timeout, for `RetryPolicy::short_connect`, built
+    /// on first use and shared by clones.
+    short_connect: std::sync::Arc<builder::LazyClient>,
     base: Url,
     api: Url,
     /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
@@ -203,7 +204,7 @@ impl ForgeClient {
             .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         let http = match self.policy.short_connect {
-            true => &self.short_connect,
+            true => self.short_connect.get()?,
             false => &self.http,
         };
         let mut request = http.request(method, url).query(query);

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use super::files::Data;
 use super::slot::{Blob, Body, Slot, Stamp};
+use crate::scan::Verifier;
 use crate::store::{Comment, Digest};
 
 /// The bodies one listing's digest made, by comment id, and the spill their data went to.
@@ -27,6 +28,8 @@ pub(super) struct Digested(Arc<Mutex<Made>>);
 struct Made {
     bodies: HashMap<u64, Result<Body, String>>,
     spill: Option<Spill>,
+    /// The reader's signature check, when it has keys.
+    verify: Option<Arc<Verifier>>,
 }
 
 struct Spill {
@@ -48,6 +51,7 @@ impl Digested {
     fn into(file: Option<File>) -> Digested {
         let made = Made {
             bodies: HashMap::new(),
+            verify: None,
             spill: file.map(|file| Spill {
                 file: BufWriter::with_capacity(256 * 1024, file),
                 len: 0,
@@ -55,6 +59,14 @@ impl Digested {
             }),
         };
         Digested(Arc::new(Mutex::new(made)))
+    }
+
+    /// This digest, checking each record's signature with `verify`.
+    pub fn verifying(self, verify: Option<&Verifier>) -> Digested {
+        if let Ok(mut made) = self.0.lock() {
+            made.verify = verify.cloned().map(Arc::new);
+        }
+        self
     }
 
     /// The digest to hand the store: it takes each kept body and keeps what [`Body::of`] makes
@@ -66,7 +78,8 @@ impl Digested {
             let Ok(mut made) = made.0.lock() else {
                 return;
             };
-            let mut body = Body::of(std::mem::take(body), true).map_err(|e| e.to_string());
+            let mut body = Body::of(std::mem::take(body), true, made.verify.as_deref())
+                .map_err(|e| e.to_string());
             if let (Ok(Body::R(_, blob)), Some(spill)) = (&mut body, made.spill.as_mut()) {
                 spill.take(blob);
             }
@@ -77,16 +90,18 @@ impl Digested {
     /// `comment` as a slot: from what the digest made of it when it took the body, else parsed
     /// now.
     pub fn slot(&self, comment: Comment, trusted: bool) -> Result<Slot, String> {
-        let made = match comment.body.is_empty() {
-            true => self
-                .0
-                .lock()
-                .ok()
-                .and_then(|mut m| m.bodies.remove(&comment.id)),
-            false => None,
+        let (made, verify) = match self.0.lock() {
+            Ok(mut m) => {
+                let made = match comment.body.is_empty() {
+                    true => m.bodies.remove(&comment.id),
+                    false => None,
+                };
+                (made, m.verify.clone())
+            }
+            Err(_) => (None, None),
         };
         let Some(made) = made else {
-            return Slot::of(comment, trusted).map_err(|e| e.to_string());
+            return Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string());
         };
         let b = made?;
         Ok(Slot {
@@ -239,7 +254,7 @@ mod tests {
             assert_eq!(data.is_some(), spill, "the records' data is in the spill");
             for (i, body) in bodies.iter().enumerate() {
                 let made = digested.slot(comment(i as u64, ""), trusted).unwrap();
-                let parsed = Slot::of(comment(i as u64, body), trusted).unwrap();
+                let parsed = Slot::of(comment(i as u64, body), trusted, None).unwrap();
                 assert_eq!(
                     shown(made, data.as_deref()),
                     shown(parsed, None),
@@ -300,6 +315,7 @@ mod tests {
             warnings: Vec::new(),
             incomplete: false,
             index_len: 0,
+            signing: None,
         };
         super::super::disk::write_base(&path, header, &slots, Some(&spill)).unwrap();
         let super::super::disk::Found::Ok((_, read, data)) = super::super::disk::load_base(&path)
@@ -308,7 +324,7 @@ mod tests {
         };
         assert_eq!(read.len(), bodies.len());
         for (slot, body) in read.into_iter().zip(&bodies) {
-            let parsed = Slot::of(comment(slot.i, body), true).unwrap();
+            let parsed = Slot::of(comment(slot.i, body), true, None).unwrap();
             assert_eq!(shown(slot, Some(&data)), shown(parsed, None), "{body:?}");
         }
     }

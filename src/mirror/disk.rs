@@ -50,6 +50,10 @@ pub(super) struct Header {
     pub incomplete: bool,
     /// The index's length in bytes, after the header line.
     pub index_len: u64,
+    /// The signing keys (by [`crate::scan::Verifier::name`]) whose verdicts the slots keep;
+    /// `None`: read without keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing: Option<String>,
 }
 
 /// The delta file.
@@ -186,14 +190,15 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
         Err(e) if NotOurs::is(&e) => return Found::Foreign,
         Err(e) => return Found::Corrupt(e.to_string()),
     };
-    match serde_json::from_slice::<SchemaOnly>(&bytes) {
-        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
-        Ok(_) => {}
-        Err(e) => return Found::Corrupt(format!("it does not read: {e}")),
-    }
+    // Parsed once (a warm read's largest file); only a file that does not read as ours is
+    // parsed again, for its schema.
     match serde_json::from_slice::<DeltaFile>(&bytes) {
-        Ok(d) => Found::Ok(d),
-        Err(e) => Found::Corrupt(format!("it does not read: {e}")),
+        Ok(d) if d.schema == SCHEMA => Found::Ok(d),
+        Ok(_) => Found::Outdated,
+        Err(e) => match serde_json::from_slice::<SchemaOnly>(&bytes) {
+            Ok(s) if s.schema != SCHEMA => Found::Outdated,
+            _ => Found::Corrupt(format!("it does not read: {e}")),
+        },
     }
 }
 
@@ -225,9 +230,11 @@ pub(super) fn write_base(
         index.push(Indexed { slot, at });
     }
     // The index is written from the slots as they are, each record's data at its new place:
-    // no copy of the slots is made, so a full read does not hold its headers twice.
-    let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
-    header.index_len = index.len() as u64;
+    // no copy of the slots is made, and its text is never held whole (it is measured first,
+    // for the header line, then written), so a full read does not hold its headers twice.
+    let mut counted = Counted(0);
+    serde_json::to_writer(&mut counted, &index).map_err(|e| e.to_string())?;
+    header.index_len = counted.0;
     let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
     line.push(b'\n');
     if let Some(dir) = path.parent() {
@@ -236,7 +243,7 @@ pub(super) fn write_base(
     // The data area is written record by record from the slots: never copied whole.
     crate::fsutil::write_atomic_with(path, true, |w| {
         w.write_all(&line)?;
-        w.write_all(&index)?;
+        serde_json::to_writer(&mut *w, &index)?;
         // Data already on disk is copied in runs: records that follow each other there (a
         // spill holds them in thread order) are one read, not one each.
         let mut run: Option<(u64, u64)> = None;
@@ -275,6 +282,20 @@ pub(super) fn write_base(
         Ok(())
     })
     .map_err(|e| e.to_string())
+}
+
+/// A writer that only counts the bytes written to it.
+struct Counted(u64);
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A slot as the base's index holds it: a record's data at `at` in the data area.

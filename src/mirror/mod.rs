@@ -23,9 +23,11 @@
 mod digest;
 mod disk;
 mod files;
+mod head;
 mod merge;
 mod offline;
 mod read;
+mod sig;
 mod slot;
 mod summary;
 mod view;

@@ -8,15 +8,23 @@
 use std::collections::BTreeSet;
 
 use super::merge::merge;
-use super::{Mirror, View};
-use crate::scan::Trust;
+use super::{Mirror, View, sig};
+use crate::scan::{Trust, Verifier};
 
 impl Mirror {
     /// The view of the mirror on disk, or `None` when there is none usable for `trusted`.
-    pub(crate) fn read_offline(&self, trusted: &BTreeSet<String>) -> Option<View> {
+    pub(crate) fn read_offline(
+        &self,
+        trusted: &BTreeSet<String>,
+        verify: Option<&Verifier>,
+    ) -> Option<View> {
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
         let (header, base, data) = loaded.base?;
+        if header.signing != sig::name(verify) {
+            tracing::debug!("the read cache was built for other signing keys");
+            return None;
+        }
         let login = match (&loaded.salt, &loaded.login) {
             (Some(salt), Some((fp, login))) if self.fingerprint(salt).as_ref() == Some(fp) => {
                 Some(login.clone())
@@ -48,6 +56,8 @@ impl Mirror {
         };
         warnings.extend(header.warnings.iter().cloned());
         Some(View {
+            first_signed: super::slot::first_signed(&slots),
+            unsigned: None,
             slots,
             data: Some(data),
             trust,

@@ -13,8 +13,8 @@ use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{IdIndex, checked, summarize};
 use super::warm::Asked;
-use super::{Mirror, View, random_hex};
-use crate::scan::Trust;
+use super::{Mirror, View, random_hex, sig};
+use crate::scan::{Trust, Verifier};
 use crate::store::{
     Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
 };
@@ -38,8 +38,10 @@ impl Mirror {
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
+        verify: Option<&Verifier>,
         pre: Option<Asked>,
     ) -> Result<View, StoreError> {
+        let signing = sig::name(verify);
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
         let salt = loaded.salt.clone().unwrap_or_else(random_hex);
@@ -52,10 +54,15 @@ impl Mirror {
             .refresh
             .swap(false, std::sync::atomic::Ordering::Relaxed);
         let cursor = match &loaded.base {
-            Some((header, ..)) if !refresh && !self.too_old(header) => loaded
-                .delta
-                .as_ref()
-                .map_or(header.cursor.clone(), |d| d.cursor.clone()),
+            // Verdicts kept for other signing keys: read it all, checking every record again.
+            Some((header, ..))
+                if !refresh && !self.too_old(header) && header.signing == signing =>
+            {
+                loaded
+                    .delta
+                    .as_ref()
+                    .map_or(header.cursor.clone(), |d| d.cursor.clone())
+            }
             _ => None,
         };
         // Skip, as they stream past, what no answer may use: an untrusted author's comment and
@@ -66,6 +73,7 @@ impl Mirror {
             spill_dir
                 .as_deref()
                 .map_or_else(Digested::default, Digested::spilling)
+                .verifying(verify)
         };
         let mut digested = spilling();
         let mut keep = StoreKeep {
@@ -131,10 +139,11 @@ impl Mirror {
             Trust::Everyone => None,
             Trust::Only(set) => Some(set.iter().cloned().collect::<Vec<_>>()),
         };
+        // Verdicts kept for other signing keys (or another `require_signatures`) are not ours.
         let same_trust = loaded
             .base
             .as_ref()
-            .is_some_and(|(h, ..)| h.trust == trust_list);
+            .is_some_and(|(h, ..)| h.trust == trust_list && h.signing == signing);
         if !delta.full && !same_trust {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
@@ -149,7 +158,7 @@ impl Mirror {
             Err(e) => {
                 // The records' data cannot be read back: read the whole thread again, in memory.
                 tracing::debug!("{e}; reading the thread again without a spill");
-                digested = Digested::default();
+                digested = Digested::default().verifying(verify);
                 keep.digest = Some(digested.digest());
                 delta = thread.list_delta(None, effort, &keep).await?;
                 None
@@ -192,6 +201,7 @@ impl Mirror {
                 warnings: listed.clone(),
                 incomplete,
                 index_len: 0,
+                signing,
             };
             let mut delta = DeltaFile {
                 schema: SCHEMA,
@@ -285,6 +295,7 @@ impl Mirror {
             }
         }
         Ok(View {
+            first_signed: super::slot::first_signed(&slots),
             slots,
             data,
             trust,
@@ -293,6 +304,7 @@ impl Mirror {
             index: None,
             known: Vec::new(),
             incomplete: incomplete || kept_incomplete,
+            unsigned: None,
         })
     }
 

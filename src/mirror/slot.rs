@@ -2,33 +2,15 @@
 //! header (kept in the index, cheap to load) and its data (raw JSON text, parsed only for the
 //! records an answer needs).
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use chrono::DateTime;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::format::{Intent, ParseError, Payload, Record, parse};
-use crate::scan::CommentInfo;
+pub(super) use super::head::{Head, Stamp};
+use super::sig::Sig;
+use crate::format::{ParseError, parse};
+use crate::scan::{Checked, CommentInfo, Verifier};
 use crate::store::{Comment, Skip, Unreadable};
-
-/// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp(pub DateTime<Utc>);
-
-impl Serialize for Stamp {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (self.0.timestamp(), self.0.timestamp_subsec_nanos()).serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Stamp {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
-        let (secs, nanos) = <(i64, u32)>::deserialize(d)?;
-        DateTime::from_timestamp(secs, nanos)
-            .map(Stamp)
-            .ok_or_else(|| serde::de::Error::custom("time out of range"))
-    }
-}
 
 /// One comment in the mirror.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -71,8 +53,13 @@ pub(super) enum Body {
 }
 
 impl Body {
-    /// What `body` is, as an author `trusted` or not posted it.
-    pub(super) fn of(body: String, trusted: bool) -> Result<Body, serde_json::Error> {
+    /// What `body` is, as an author `trusted` or not posted it; a record's signature is
+    /// checked with `verify`, when the reader has keys.
+    pub(super) fn of(
+        body: String,
+        trusted: bool,
+        verify: Option<&Verifier>,
+    ) -> Result<Body, serde_json::Error> {
         Ok(match parse(&body) {
             Err(ParseError::NoMarker) => Body::N,
             Err(ParseError::TooLarge { .. })
@@ -83,7 +70,8 @@ impl Body {
             _ if !trusted => Body::S,
             Err(_) => Body::I(body),
             Ok(record) => {
-                let (head, data) = Head::split(record);
+                let (mut head, data) = Head::split(record);
+                head.z = verify.map(|v| Sig::of(v.check(&body)));
                 Body::R(
                     Box::new(head),
                     Blob::In(serde_json::value::to_raw_value(&data)?),
@@ -102,59 +90,6 @@ impl Body {
     }
 }
 
-/// A record's header: everything but its data or metrics.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(super) struct Head {
-    v: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    q: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    r: Option<u64>,
-    /// The handoff's next step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    n: Option<String>,
-    /// The handoff's blockers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    x: Vec<String>,
-    /// The context hash.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    h: Option<String>,
-    /// The session issue a rotation carried the record from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    f: Option<u64>,
-    /// When the record was first posted (`Posted-At:`), on a carried record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    o: Option<Stamp>,
-    /// When the comment a carried record came from had been edited (`Edited-At:`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    e: Option<Stamp>,
-    /// The write-ahead intent, on a checkpoint (small: kept in the header).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    it: Option<Intent>,
-    /// The intent a checkpoint confirms (`Done:`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    d: Option<String>,
-    g: String,
-    s: String,
-    t: Stamp,
-    k: KindHead,
-}
-
-/// The kind-specific part of a header.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-enum KindHead {
-    /// A checkpoint's phase.
-    C(String),
-    /// A health report's status and next check.
-    H(String, Option<String>),
-    /// An end record's reason and note.
-    E(String, Option<String>),
-}
-
 /// Where a record's data is: at an offset of the base file's data area, or inline.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) enum Blob {
@@ -167,8 +102,12 @@ pub(super) enum Blob {
 impl Slot {
     /// A listed comment as a slot; `trusted` says whether its author counts (an untrusted
     /// author's body is not kept).
-    pub fn of(comment: Comment, trusted: bool) -> Result<Slot, serde_json::Error> {
-        let b = Body::of(comment.body, trusted)?;
+    pub fn of(
+        comment: Comment,
+        trusted: bool,
+        verify: Option<&Verifier>,
+    ) -> Result<Slot, serde_json::Error> {
+        let b = Body::of(comment.body, trusted, verify)?;
         Ok(Slot {
             i: comment.id,
             a: comment.author,
@@ -222,102 +161,67 @@ impl Slot {
         crate::scan::place(&self.info(), &self.posting())
     }
 
+    /// Whether this slot is a record validly signed (with the reader's keys).
+    pub fn signed(&self) -> bool {
+        matches!(&self.b, Body::R(head, _) if head.z == Some(Sig::Ok))
+    }
+
+    /// What the signature check makes of this record, placed in the thread: `None` when it is
+    /// believed (marking `info` when it is unsigned), else why not. `first_signed` is the
+    /// comment id of the thread's first validly signed record.
+    pub fn doubt(&self, first_signed: Option<u64>, info: &mut CommentInfo) -> Option<String> {
+        let Body::R(head, _) = &self.b else {
+            return None;
+        };
+        let checked = head.z.as_ref().map_or(Checked::Believed, Sig::checked);
+        crate::scan::gated(checked, first_signed.is_some_and(|f| f < self.i), info)
+    }
+
+    /// Whether [`Slot::doubt`] refuses this record (without building its comment).
+    pub fn refused(&self, first_signed: Option<u64>) -> bool {
+        match &self.b {
+            Body::R(head, _) => match head.z {
+                Some(Sig::Bad(_)) => true,
+                Some(Sig::No) => first_signed.is_some_and(|f| f < self.i),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether this record is believed without a signature (posted before `first_signed`).
+    pub fn unsigned(&self, first_signed: Option<u64>) -> bool {
+        matches!(&self.b, Body::R(head, _) if head.z == Some(Sig::No))
+            && !self.refused(first_signed)
+    }
+
     /// The comment as the scan reports it.
     pub fn info(&self) -> CommentInfo {
         CommentInfo {
-            id: Some(self.i),
             author: self.a.clone(),
+            url: self.w.clone(),
+            ..self.info_bare()
+        }
+    }
+
+    /// [`Slot::info`] without its author and address (empty): what the thread's order needs.
+    pub fn info_bare(&self) -> CommentInfo {
+        CommentInfo {
+            id: Some(self.i),
+            author: String::new(),
             created_at: self.c.0,
             updated_at: self.u.0,
-            url: self.w.clone(),
+            url: None,
             issue: self.w.as_deref().and_then(crate::store::issue_in_url),
             edited: crate::scan::edited_after_posting(self.c.0, self.u.0)
-                || matches!(&self.b, Body::R(head, _) if head.e.is_some()),
+                || matches!(&self.b, Body::R(head, _) if head.edited_at().is_some()),
             pending: false,
             unsigned: false,
         }
     }
 }
 
-impl Head {
-    /// What the thread's ordering rule needs of this record ([`crate::scan::Place`]).
-    pub fn posting(&self) -> crate::scan::Posting {
-        crate::scan::Posting {
-            first: self.o.map(|s| s.0),
-            id: self.id.clone(),
-            parent: self.p.clone(),
-            time: Some(self.t.0),
-        }
-    }
-
-    /// A record as its header and its data (or metrics).
-    fn split(record: Record) -> (Head, Value) {
-        let (k, data) = match record.payload {
-            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
-            Payload::Health {
-                status,
-                metrics,
-                next_check,
-            } => (KindHead::H(status, next_check), metrics),
-            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
-        };
-        let head = Head {
-            v: record.version,
-            id: record.id,
-            q: record.seq,
-            p: record.parent,
-            r: record.redacted,
-            n: record.next,
-            x: record.blockers,
-            h: record.context_hash,
-            f: record.carried_from,
-            o: record.posted_at.map(Stamp),
-            e: record.edited_at.map(Stamp),
-            it: record.intent,
-            d: record.done,
-            g: record.agent,
-            s: record.session,
-            t: Stamp(record.time),
-            k,
-        };
-        (head, data)
-    }
-
-    /// The record, with `data` as its data (or metrics).
-    pub fn record(&self, data: Value) -> Record {
-        let payload = match &self.k {
-            KindHead::C(phase) => Payload::Checkpoint {
-                phase: phase.clone(),
-                data,
-            },
-            KindHead::H(status, next_check) => Payload::Health {
-                status: status.clone(),
-                metrics: data,
-                next_check: next_check.clone(),
-            },
-            KindHead::E(reason, note) => Payload::End {
-                reason: reason.clone(),
-                note: note.clone(),
-            },
-        };
-        Record {
-            version: self.v.clone(),
-            id: self.id.clone(),
-            seq: self.q,
-            parent: self.p.clone(),
-            redacted: self.r,
-            next: self.n.clone(),
-            blockers: self.x.clone(),
-            context_hash: self.h.clone(),
-            carried_from: self.f,
-            posted_at: self.o.map(|s| s.0),
-            edited_at: self.e.map(|s| s.0),
-            intent: self.it.clone(),
-            done: self.d.clone(),
-            agent: self.g.clone(),
-            session: self.s.clone(),
-            time: self.t.0,
-            payload,
-        }
-    }
+/// The comment id of the first validly signed record among `slots`.
+pub(super) fn first_signed(slots: &[Slot]) -> Option<u64> {
+    slots.iter().filter(|s| s.signed()).map(|s| s.i).min()
 }

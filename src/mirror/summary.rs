@@ -60,6 +60,17 @@ pub(super) struct Summary {
     /// deletion check to the whole read.
     #[serde(default)]
     pub checked: Option<Checked>,
+    /// The comment id of the thread's first validly signed record (with signing keys): an
+    /// unsigned record after it is refused (`crate::scan::gated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_signed: Option<u64>,
+    /// How many accepted records carry no signature (believed: before the first signed one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unsigned: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A [`crate::store::CommentCount`] as the summary keeps it: issue, count, milliseconds.
@@ -80,8 +91,10 @@ pub(super) enum Role {
     Stale,
 }
 
-/// What [`Role`] a slot plays under `trust` (dedupe aside: see [`crate::scan::classify`]).
-pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
+/// What [`Role`] a slot plays under `trust` (dedupe aside: see [`crate::scan::classify`]), in a
+/// thread whose first validly signed record is comment `first_signed`: a record not believed
+/// (its signature missing or wrong) may make an answer stale.
+pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Role {
     if matches!(slot.b, Body::N) {
         return Role::Ignored;
     }
@@ -89,6 +102,7 @@ pub(super) fn role(slot: &Slot, trust: &Trust) -> Role {
         return Role::Ignored;
     }
     match &slot.b {
+        Body::R(..) if slot.refused(first_signed) => Role::Stale,
         Body::R(head, _) => {
             let shell = head.record(serde_json::Value::Null);
             let kind = shell.kind();
@@ -129,26 +143,33 @@ impl Summary {
         slots: &[Slot],
         data: Option<&Data>,
         trust: &Trust,
-    ) -> Result<(Summary, Vec<String>), String> {
+    ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
         // The one copy of trust and dedupe decides what is accepted.
+        let first_signed = super::slot::first_signed(slots);
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
-            let outcome = match role(slot, trust) {
+            // Trust is decided by `role` (classify trusts everyone here) and the order needs
+            // no author or address: a long thread's are not copied.
+            let mut info = slot.info_bare();
+            slot.doubt(first_signed, &mut info);
+            let outcome = match role(slot, trust, first_signed) {
                 Role::Record(..) => Parsed::Record(slot.posting(), n),
                 Role::Ignored => Parsed::NoMarker,
                 Role::Stale => Parsed::Skipped,
             };
-            (slot.info(), outcome)
+            (info, outcome)
         });
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
         let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
             std::collections::HashMap::new();
-        let mut ids = Vec::with_capacity(accepted.len());
+        let mut ids: Vec<[u8; ID_BYTES]> = Vec::with_capacity(accepted.len());
         let mut lines = Lines::default();
-        for (_, n) in accepted {
-            if let Role::Record(key, id) = role(&slots[n], trust) {
+        let mut unsigned = 0;
+        for (info, n) in accepted {
+            unsigned += usize::from(info.unsigned);
+            if let Role::Record(key, id) = role(&slots[n], trust, first_signed) {
                 lines.add(&key.0, &key.1, parent_of(&slots[n]), id.as_deref());
                 newest.insert(key, n);
-                ids.extend(id);
+                ids.extend(id.as_deref().map(id_key));
             }
         }
         let mut picked: Vec<usize> = newest.into_values().collect();
@@ -161,7 +182,7 @@ impl Summary {
             .collect::<Result<Vec<_>, _>>()?;
         let rejected = slots
             .iter()
-            .filter(|s| matches!(role(s, trust), Role::Stale))
+            .filter(|s| matches!(role(s, trust, first_signed), Role::Stale))
             .map(|s| inline(s, data))
             .collect::<Result<Vec<_>, _>>()?;
         let mut summary = Summary {
@@ -173,6 +194,8 @@ impl Summary {
             lines: lines.finish(),
             lined: true,
             checked: None,
+            first_signed,
+            unsigned,
         };
         summary.tail = tail_of(slots.iter(), data)?;
         Ok((summary, ids))
@@ -211,13 +234,13 @@ pub(super) fn summarize(
             Some(kept) if indexed => {
                 sum.recent = kept
                     .iter()
-                    .filter_map(|s| match role(s, trust) {
+                    .filter_map(|s| match role(s, trust, sum.first_signed) {
                         Role::Record(_, id) => id,
                         _ => None,
                     })
                     .collect();
             }
-            _ => write_ids(&files.ids, generation, &ids)?,
+            _ => write_ids(&files.ids, generation, ids)?,
         }
         Ok(sum)
     });
@@ -247,8 +270,11 @@ pub(super) fn tail_of<'a>(
     Ok(tail)
 }
 
+/// One record `Id` as the index (and [`Held`]) keeps it.
+pub(super) type IdKey = [u8; ID_BYTES];
+
 /// One record `Id` as the index keeps it.
-fn id_key(id: &str) -> [u8; ID_BYTES] {
+pub(super) fn id_key(id: &str) -> IdKey {
     let hash = Sha256::digest(id.as_bytes());
     let mut key = [0; ID_BYTES];
     key.copy_from_slice(&hash[..ID_BYTES]);
@@ -256,8 +282,11 @@ fn id_key(id: &str) -> [u8; ID_BYTES] {
 }
 
 /// Writes the id index of base `generation`, holding `ids`, atomically.
-pub(super) fn write_ids(path: &Path, generation: &str, ids: &[String]) -> Result<(), String> {
-    let mut keys: Vec<[u8; ID_BYTES]> = ids.iter().map(|id| id_key(id)).collect();
+pub(super) fn write_ids(
+    path: &Path,
+    generation: &str,
+    mut keys: Vec<[u8; ID_BYTES]>,
+) -> Result<(), String> {
     keys.sort_unstable();
     keys.dedup();
     let mut bytes = Vec::with_capacity(generation.len() + 1 + keys.len() * ID_BYTES);
@@ -339,7 +368,8 @@ impl IdIndex {
 /// summary) the set of the summary's own plus the id index.
 #[derive(Debug, Default)]
 pub(crate) struct Held {
-    pub(super) set: HashSet<String>,
+    /// As [`id_key`]s: a long thread's `Id`s are not copied.
+    pub(super) set: HashSet<IdKey>,
     pub(super) index: Option<IdIndex>,
 }
 
@@ -347,7 +377,7 @@ impl Held {
     /// Whether the thread holds a record with `id`. In doubt (the index cannot be read), no:
     /// the pending copy of a record is then shown rather than none.
     pub(crate) fn holds(&self, id: &str) -> bool {
-        self.set.contains(id)
+        self.set.contains(&id_key(id))
             || self
                 .index
                 .as_ref()

@@ -9,9 +9,12 @@ use serde_json::Value;
 
 use super::files::Data;
 use super::slot::{Blob, Body, Head, Slot};
-use super::summary::{Held, IdIndex};
+use super::summary::{Held, IdIndex, IdKey, id_key};
 use crate::format::{ParseError, Record, marker_line, parse};
-use crate::scan::{Entry, Parsed, Scan, Trust, classify};
+use crate::scan::{
+    CommentInfo, Entry, Parsed, Scan, Trust, classify, not_believed_warnings,
+    unsigned_count_warning,
+};
 use crate::store::Unreadable;
 
 /// Which entries a scan builds.
@@ -52,6 +55,11 @@ pub(crate) struct View {
     ///
     /// [`Listing::incomplete`]: crate::store::Listing::incomplete
     pub(super) incomplete: bool,
+    /// The comment id of the thread's first validly signed record (with signing keys).
+    pub(super) first_signed: Option<u64>,
+    /// How many believed records carry no signature, when `slots` are not all of them (a
+    /// summary's count); `None`: count them.
+    pub(super) unsigned: Option<usize>,
 }
 
 /// What stands for an accepted record until it is built.
@@ -65,65 +73,94 @@ impl View {
     /// the thread holds (for the outbox's dedupe). Fails when a record's data cannot be read
     /// back (the mirror's data area changed under it).
     pub(crate) fn scan(mut self, keep: Keep<'_>) -> Result<(Scan, Held), String> {
-        let mut unreadable = Vec::new();
-        let mut parsed = Vec::with_capacity(self.slots.len());
-        for slot in &self.slots {
-            let outcome = match &slot.b {
-                Body::R(head, blob) => Parsed::Record(head.posting(), Src::Slot(head, blob)),
-                Body::N => Parsed::NoMarker,
-                Body::S => Parsed::Skipped,
-                Body::I(body) => match parse(body) {
-                    Ok(record) => {
-                        Parsed::Record(crate::scan::posting(&record), Src::Parsed(Box::new(record)))
-                    }
-                    Err(ParseError::NoMarker) => Parsed::NoMarker,
-                    Err(ParseError::TooLarge { .. })
-                        if crate::format::marker_in_head(body) == Some(None) =>
-                    {
-                        Parsed::NoMarker
-                    }
-                    Err(e) => Parsed::Invalid(e, marker_line(body)),
-                },
-                Body::L(len, cap) => Parsed::Invalid(too_large(*len, *cap), None),
-                Body::Lh(len, cap, head) => Parsed::Invalid(
-                    too_large(*len, *cap),
-                    crate::format::marker_in_head(head).flatten(),
-                ),
-                Body::U(reason) => {
-                    unreadable.push(Unreadable {
-                        id: Some(slot.i),
-                        author: Some(slot.a.clone()),
-                        created_at: Some(slot.c.0),
-                        updated_at: Some(slot.u.0),
-                        url: slot.w.clone(),
-                        reason: reason.clone(),
-                        skipped: None,
-                        head: None,
-                    });
-                    continue;
-                }
-            };
-            parsed.push((slot.info(), outcome));
-        }
+        let mut unreadable: Vec<Unreadable> = self
+            .slots
+            .iter()
+            .filter_map(|slot| match &slot.b {
+                Body::U(reason) => Some(Unreadable {
+                    id: Some(slot.i),
+                    author: Some(slot.a.clone()),
+                    created_at: Some(slot.c.0),
+                    updated_at: Some(slot.u.0),
+                    url: slot.w.clone(),
+                    reason: reason.clone(),
+                    skipped: None,
+                    head: None,
+                }),
+                _ => None,
+            })
+            .collect();
         unreadable.extend(self.extra.iter().cloned());
-        let (accepted, rejected) = classify(parsed, unreadable, &self.trust);
-        let ids: HashSet<String> = accepted
+        // Each slot is classified as it is read, without its address (filled in below for the
+        // comments an answer shows): a long thread's are not all copied at once.
+        let first_signed = self.first_signed;
+        let parsed = self
+            .slots
+            .iter()
+            .filter(|slot| !matches!(slot.b, Body::U(_)))
+            .map(|slot| {
+                let mut info = CommentInfo {
+                    author: slot.a.clone(),
+                    ..slot.info_bare()
+                };
+                let outcome = match &slot.b {
+                    Body::R(head, blob) => match slot.doubt(first_signed, &mut info) {
+                        None => Parsed::Record(head.posting(), Src::Slot(head, blob)),
+                        Some(why) => Parsed::Refused(why, Some(head.marker())),
+                    },
+                    Body::N | Body::U(_) => Parsed::NoMarker,
+                    Body::S => Parsed::Skipped,
+                    Body::I(body) => match parse(body) {
+                        Ok(record) => Parsed::Record(
+                            crate::scan::posting(&record),
+                            Src::Parsed(Box::new(record)),
+                        ),
+                        Err(ParseError::NoMarker) => Parsed::NoMarker,
+                        Err(ParseError::TooLarge { .. })
+                            if crate::format::marker_in_head(body) == Some(None) =>
+                        {
+                            Parsed::NoMarker
+                        }
+                        Err(e) => Parsed::Invalid(e, marker_line(body)),
+                    },
+                    Body::L(len, cap) => Parsed::Invalid(too_large(*len, *cap), None),
+                    Body::Lh(len, cap, head) => Parsed::Invalid(
+                        too_large(*len, *cap),
+                        crate::format::marker_in_head(head).flatten(),
+                    ),
+                };
+                (info, outcome)
+            });
+        let (accepted, mut rejected) = classify(parsed, unreadable, &self.trust);
+        for r in &mut rejected {
+            self.address(&mut r.comment);
+        }
+        // The signature warnings, as a listed read words them (`crate::scan::scan_checked`).
+        let unsigned = self
+            .unsigned
+            .unwrap_or_else(|| accepted.iter().filter(|(c, _)| c.unsigned).count());
+        let mut warnings = self.warnings.clone();
+        warnings.extend(not_believed_warnings(&rejected));
+        warnings.extend(unsigned_count_warning(unsigned));
+        let ids: HashSet<IdKey> = accepted
             .iter()
             .filter_map(|(_, src)| match src {
-                Src::Slot(head, _) => head.id.clone(),
-                Src::Parsed(r) => r.id.clone(),
+                Src::Slot(head, _) => head.id.as_deref().map(id_key),
+                Src::Parsed(r) => r.id.as_deref().map(id_key),
             })
             .collect();
         let mut entries = Vec::new();
         match keep {
             Keep::All => {
-                for (comment, src) in accepted {
+                for (mut comment, src) in accepted {
+                    self.address(&mut comment);
                     let record = self.build(src)?;
                     entries.push(Entry { record, comment });
                 }
             }
             Keep::Newest(wanted) => {
-                for (comment, src) in accepted.into_iter().rev() {
+                for (mut comment, src) in accepted.into_iter().rev() {
+                    self.address(&mut comment);
                     let shell = self.build_shell(&src);
                     let mut entry = Entry {
                         record: shell,
@@ -138,7 +175,8 @@ impl View {
             }
             Keep::Pair(pair, whole, _) => {
                 let mut built = false;
-                for (comment, src) in accepted.into_iter().rev() {
+                for (mut comment, src) in accepted.into_iter().rev() {
+                    self.address(&mut comment);
                     let mut entry = Entry {
                         record: self.build_shell(&src),
                         comment,
@@ -158,17 +196,27 @@ impl View {
         let scan = Scan {
             entries,
             rejected,
-            warnings: self.warnings.clone(),
+            warnings,
             offline: false,
             incomplete: self.incomplete,
         };
         let mut ids = ids;
-        ids.extend(self.known.drain(..));
+        ids.extend(self.known.iter().map(|id| id_key(id)));
         let held = Held {
             set: ids,
             index: self.index.take(),
         };
         Ok((scan, held))
+    }
+
+    /// Fills in a comment's web address from its slot.
+    fn address(&self, comment: &mut CommentInfo) {
+        let Some(id) = comment.id else {
+            return;
+        };
+        if let Ok(at) = self.slots.binary_search_by_key(&id, |s| s.i) {
+            comment.url.clone_from(&self.slots[at].w);
+        }
     }
 
     /// The record without its data (a `null` in its place), to test a predicate on.

@@ -10,8 +10,8 @@ use super::disk::{self, COMPACT_AFTER, Found, foreign};
 use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{self, IdIndex, Role};
-use super::{Mirror, View, random_hex};
-use crate::scan::Trust;
+use super::{Mirror, View, random_hex, sig};
+use crate::scan::{Trust, Verifier};
 use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
 
 /// Which answers a read may take from the summary.
@@ -45,19 +45,20 @@ impl Mirror {
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
+        verify: Option<&Verifier>,
         warm: Warm<'_>,
     ) -> Result<View, StoreError> {
         let mut pre = None;
         if !matches!(warm, Warm::No) && !self.refresh.load(Ordering::Relaxed) {
             match self
-                .read_summary(thread, effort, trusted, warm, &mut pre)
+                .read_summary(thread, effort, trusted, verify, warm, &mut pre)
                 .await?
             {
                 Some(view) => return Ok(view),
                 None => tracing::debug!("the read cache's summary cannot answer; reading it all"),
             }
         }
-        self.read_all(thread, effort, trusted, pre).await
+        self.read_all(thread, effort, trusted, verify, pre).await
     }
 
     /// The warm read through the summary; `None` when the whole mirror must be read instead,
@@ -67,6 +68,7 @@ impl Mirror {
         thread: &T,
         effort: Effort,
         trusted: &BTreeSet<String>,
+        verify: Option<&Verifier>,
         warm: Warm<'_>,
         pre: &mut Option<Asked>,
     ) -> Result<Option<View>, StoreError> {
@@ -93,7 +95,14 @@ impl Mirror {
             .slots
             .iter()
             .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
-        if header.generation != delta.generation || self.too_old(&header) || !ordered || !inline {
+        // Verdicts kept for other signing keys (or another `require_signatures`): the whole
+        // read checks every record again.
+        if header.generation != delta.generation
+            || self.too_old(&header)
+            || !ordered
+            || !inline
+            || header.signing != sig::name(verify)
+        {
             return Ok(None);
         }
         let Some(index) = IdIndex::open(&self.files.ids, &header.generation) else {
@@ -181,7 +190,9 @@ impl Mirror {
         let mut fresh = Vec::with_capacity(comments.len());
         for c in comments {
             let trusted = trust.allows(&c.author);
-            fresh.push(Slot::of(c, trusted).map_err(|e| StoreError::Task(e.to_string()))?);
+            // Only what changed is checked against the signing keys.
+            let slot = Slot::of(c, trusted, verify).map_err(|e| StoreError::Task(e.to_string()))?;
+            fresh.push(slot);
         }
         for r in rejects {
             match r.id {
@@ -201,7 +212,11 @@ impl Mirror {
                 // An older comment edited (or one this summary never saw): read it all.
                 return Ok(None);
             }
-            match summary::role(&slot, &trust) {
+            let first_signed = sum.first_signed;
+            if slot.signed() && first_signed.is_none() {
+                sum.first_signed = Some(slot.i);
+            }
+            match summary::role(&slot, &trust, first_signed) {
                 Role::Ignored => {}
                 Role::Stale => sum.rejected.push(slot.clone()),
                 Role::Record(key, id) => {
@@ -232,10 +247,12 @@ impl Mirror {
                     if !sum.extend_line(&slot) {
                         return Ok(None);
                     }
-                    sum.table.retain(|s| match summary::role(s, &trust) {
-                        Role::Record(k, _) => k != key,
-                        _ => true,
-                    });
+                    sum.unsigned += usize::from(slot.unsigned(first_signed));
+                    sum.table
+                        .retain(|s| match summary::role(s, &trust, first_signed) {
+                            Role::Record(k, _) => k != key,
+                            _ => true,
+                        });
                     sum.table.push(slot.clone());
                 }
             }
@@ -259,6 +276,7 @@ impl Mirror {
         }
         let slots = sum.slots();
         let known = sum.recent.clone();
+        let (sum_first_signed, sum_unsigned) = (sum.first_signed, sum.unsigned);
         delta.cursor = cursor;
         delta.salt = salt;
         delta.login = login;
@@ -274,6 +292,8 @@ impl Mirror {
             }
         }
         Ok(Some(View {
+            first_signed: sum_first_signed,
+            unsigned: Some(sum_unsigned),
             slots,
             data: None,
             trust,

@@ -115,13 +115,22 @@ pub(crate) fn sort_by_place<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (Place, P
     if items.len() < 2 {
         return;
     }
-    let mut keyed: Vec<(Place, Posting, T)> = items
-        .drain(..)
+    let keyed: Vec<(Place, Posting, T)> = std::mem::take(items)
+        .into_iter()
         .map(|item| {
             let (place, posting) = key(&item);
             (place, posting, item)
         })
         .collect();
+    *items = sort_keyed(keyed);
+}
+
+/// [`sort_by_place`] of items already keyed by their place and posting (a long thread's items
+/// then hold no second copy of each posting).
+pub(crate) fn sort_keyed<T>(mut keyed: Vec<(Place, Posting, T)>) -> Vec<T> {
+    if keyed.len() < 2 {
+        return keyed.into_iter().map(|(_, _, item)| item).collect();
+    }
     // An original is as late as the latest original before it in the store's order: a comment
     // id is the store's own account of which came first, so a clock that stepped back, or a
     // comment posted with an older time (an owner may set it, ENDPOINTS.md §3.11), never moves
@@ -146,7 +155,7 @@ pub(crate) fn sort_by_place<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (Place, P
         bucket.push(entry);
     }
     by_lineage(&mut bucket, &mut out);
-    *items = out;
+    out
 }
 
 /// Emits one second's records (in place order) into `out`, each after its parent when the

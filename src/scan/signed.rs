@@ -8,6 +8,7 @@
 //! first signed one is still refused (signing was on by then). Pure.
 
 use super::{CommentInfo, Entry, Rejected, Rejection};
+use crate::format::{SigningKey, Verdict, verify};
 
 /// What a reader's signature check says of one record's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +25,44 @@ pub enum Checked {
 /// The reason an unsigned record is refused.
 pub(crate) const NO_SIGNATURE: &str = "it carries no signature";
 
+/// A reader's signature check: its keys, and whether unsigned records are refused outright.
+#[derive(Debug, Clone)]
+pub(crate) struct Verifier {
+    keys: Vec<SigningKey>,
+    require: bool,
+}
+
+impl Verifier {
+    /// The check with `keys` (`None` without keys: every record is believed).
+    pub(crate) fn new(keys: &[SigningKey], require: bool) -> Option<Verifier> {
+        (!keys.is_empty()).then(|| Verifier {
+            keys: keys.to_vec(),
+            require,
+        })
+    }
+
+    /// What the keys make of a body (before [`Gate`] places an unsigned one).
+    pub(crate) fn check(&self, body: &str) -> Checked {
+        match verify(body, &self.keys) {
+            Verdict::Missing if !self.require => Checked::Unsigned,
+            verdict => verdict
+                .problem()
+                .map_or(Checked::Believed, Checked::Refused),
+        }
+    }
+
+    /// What a cache of verdicts is keyed by: the key ids (not secret: signatures name them)
+    /// and whether signatures are required. Another key, or the setting changed, is another
+    /// name, and the cached verdicts are not used.
+    pub(crate) fn name(&self) -> String {
+        let mut ids: Vec<&str> = self.keys.iter().map(SigningKey::id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let required = if self.require { " required" } else { "" };
+        format!("hmac-sha256 {}{required}", ids.join(","))
+    }
+}
+
 /// Decides unsigned records in comment id order: believed (and marked) until the first signed
 /// one, refused after it.
 #[derive(Debug, Default)]
@@ -34,26 +73,40 @@ pub(crate) struct Gate {
 impl Gate {
     /// `None` when the record is believed (marking `info` when it is unsigned), else why not.
     pub(crate) fn decide(&mut self, checked: Checked, info: &mut CommentInfo) -> Option<String> {
-        match checked {
-            Checked::Believed => {
-                self.signed_seen = true;
-                None
-            }
-            Checked::Unsigned if !self.signed_seen => {
-                info.unsigned = true;
-                None
-            }
-            Checked::Unsigned => Some(format!(
-                "{NO_SIGNATURE}, and it was posted after the thread's first signed record"
-            )),
-            Checked::Refused(why) => Some(why),
+        if checked == Checked::Believed {
+            self.signed_seen = true;
         }
+        gated(checked, self.signed_seen, info)
+    }
+}
+
+/// [`Gate::decide`] for one record, given whether a validly signed record comes before it in
+/// comment id order (the read cache keeps where the first one is).
+pub(crate) fn gated(
+    checked: Checked,
+    signed_before: bool,
+    info: &mut CommentInfo,
+) -> Option<String> {
+    match checked {
+        Checked::Believed => None,
+        Checked::Unsigned if !signed_before => {
+            info.unsigned = true;
+            None
+        }
+        Checked::Unsigned => Some(format!(
+            "{NO_SIGNATURE}, and it was posted after the thread's first signed record"
+        )),
+        Checked::Refused(why) => Some(why),
     }
 }
 
 /// The one warning for the believed records that carry no signature (`None` when none does).
 pub(crate) fn unsigned_warning(entries: &[Entry]) -> Option<String> {
-    let n = entries.iter().filter(|e| e.comment.unsigned).count();
+    unsigned_count_warning(entries.iter().filter(|e| e.comment.unsigned).count())
+}
+
+/// [`unsigned_warning`] for `n` such records.
+pub(crate) fn unsigned_count_warning(n: usize) -> Option<String> {
     (n > 0).then(|| {
         format!(
             "{n} record(s) carry no signature: they were posted before the thread's first signed \

@@ -150,20 +150,30 @@ impl ForgeClientBuilder {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        let build = |connect: Duration| {
+        // Every request goes to `base` (redirects are not followed): a plain-http forge (on
+        // loopback, or allowed) never needs the system's TLS roots, whose loading is most of a
+        // warm command's own time.
+        let tls = base.scheme() == "https";
+        let timeout = self.request_timeout;
+        let build = move |connect: Duration, headers: HeaderMap| {
             reqwest::Client::builder()
-                .default_headers(headers.clone())
+                .default_headers(headers)
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(connect)
-                .timeout(self.request_timeout)
+                .timeout(timeout)
+                .tls_built_in_root_certs(tls)
                 .build()
                 .map_err(|e| ForgeError::Setup(format!("cannot build the HTTP client: {e}")))
         };
-        let http = build(self.connect_timeout)?;
-        let short = build(self.connect_timeout.min(SHORT_CONNECT))?;
+        let http = build(self.connect_timeout, headers.clone())?;
+        let short_timeout = self.connect_timeout.min(SHORT_CONNECT);
+        let short = LazyClient {
+            build: Box::new(move || build(short_timeout, headers.clone())),
+            cell: std::sync::OnceLock::new(),
+        };
         Ok(ForgeClient {
             http,
-            short_connect: short,
+            short_connect: std::sync::Arc::new(short),
             base,
             api,
             token: self.token,
@@ -173,6 +183,24 @@ impl ForgeClientBuilder {
             lag_ms: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(i64::MIN)),
             wait: self.wait,
         })
+    }
+}
+
+/// A client built on first use: the short-connect one, which most commands never use (each
+/// client built loads the TLS roots again).
+pub(super) struct LazyClient {
+    build: Box<dyn Fn() -> Result<reqwest::Client, ForgeError> + Send + Sync>,
+    cell: std::sync::OnceLock<reqwest::Client>,
+}
+
+impl LazyClient {
+    /// The client, built now if it was not yet.
+    pub(super) fn get(&self) -> Result<&reqwest::Client, ForgeError> {
+        if let Some(client) = self.cell.get() {
+            return Ok(client);
+        }
+        let client = (self.build)()?;
+        Ok(self.cell.get_or_init(|| client))
     }
 }
 

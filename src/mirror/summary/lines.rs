@@ -66,7 +66,7 @@ impl Summary {
         let newest_in_table = self
             .table
             .iter()
-            .filter_map(|s| match role(s, trust) {
+            .filter_map(|s| match role(s, trust, self.first_signed) {
                 Role::Record((a, se, _), id) if a == agent && se == session => {
                     Some((s.place(), id))
                 }
@@ -101,8 +101,17 @@ pub(super) fn parent_of(slot: &Slot) -> Option<String> {
     lineage(slot).and_then(|(_, _, parent, _)| parent)
 }
 
-/// One pair's newest `Id`, and how many of its records name each parent.
-type PairLine = (Option<String>, std::collections::HashMap<String, u32>);
+/// One pair's newest `Id`, and how many of its records name each parent (by [`short`]).
+type PairLine = (Option<String>, std::collections::HashMap<u64, u32>);
+
+/// A record `Id` as a 64-bit hash: a long thread's parents are counted without a copy of each.
+/// Two `Id`s of one hash only make a line look forked, which the whole read then answers.
+fn short(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
 
 /// The lines of every pair, built from the accepted records in thread order (the whole read).
 #[derive(Default)]
@@ -124,7 +133,7 @@ impl Lines {
             .entry((agent.to_string(), session.to_string()))
             .or_default();
         if let Some(parent) = parent {
-            *parents.entry(parent).or_default() += 1;
+            *parents.entry(short(&parent)).or_default() += 1;
         }
         if let Some(id) = id {
             *latest = Some(id.to_string());
@@ -136,7 +145,9 @@ impl Lines {
             .into_iter()
             .map(|((agent, session), (latest, parents))| {
                 let forked = parents.values().any(|&n| n > 1)
-                    || latest.as_ref().is_some_and(|l| parents.contains_key(l));
+                    || latest
+                        .as_ref()
+                        .is_some_and(|l| parents.contains_key(&short(l)));
                 Line {
                     agent,
                     session,

@@ -3,4 +3,6 @@
 mod privacy;
 mod read_cache;
 mod recreated_forge;
+mod signed;
 mod summary;
+mod warm_writes;

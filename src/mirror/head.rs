@@ -1,0 +1,350 @@
+//! A record's header as the mirror keeps it in memory and in the base's index: the fields every
+//! record has inline, the ones most records leave out boxed apart ([`More`]), so a cold read of a
+//! long thread holds a small header per record. On disk it is one flat JSON object either way.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::sig::Sig;
+use crate::format::{Intent, Kind, Payload, Record};
+
+/// A time as `[seconds, nanoseconds]`: much cheaper to read back than RFC 3339 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp(pub DateTime<Utc>);
+
+impl Serialize for Stamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.0.timestamp(), self.0.timestamp_subsec_nanos()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
+        let (secs, nanos) = <(i64, u32)>::deserialize(d)?;
+        DateTime::from_timestamp(secs, nanos)
+            .map(Stamp)
+            .ok_or_else(|| serde::de::Error::custom("time out of range"))
+    }
+}
+
+/// A record's header: everything but its data or metrics.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "Wire")]
+pub(super) struct Head {
+    v: String,
+    pub id: Option<String>,
+    pub p: Option<String>,
+    g: String,
+    s: String,
+    t: Stamp,
+    k: KindHead,
+    /// What the reader's signing keys made of the comment (`None`: read without keys).
+    pub z: Option<Sig>,
+    /// The fields most records leave out (`None`: all of them).
+    more: Option<Box<More>>,
+}
+
+/// The header fields most records leave out.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct More {
+    q: Option<u64>,
+    r: Option<u64>,
+    n: Option<String>,
+    x: Vec<String>,
+    h: Option<String>,
+    f: Option<u64>,
+    o: Option<Stamp>,
+    e: Option<Stamp>,
+    it: Option<Intent>,
+    d: Option<String>,
+}
+
+/// The kind-specific part of a header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum KindHead {
+    /// A checkpoint's phase.
+    C(String),
+    /// A health report's status and next check.
+    H(String, Option<String>),
+    /// An end record's reason and note.
+    E(String, Option<String>),
+}
+
+/// A header as it is read from disk: one flat object.
+#[derive(Deserialize)]
+struct Wire {
+    v: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    q: Option<u64>,
+    #[serde(default)]
+    p: Option<String>,
+    #[serde(default)]
+    r: Option<u64>,
+    /// The handoff's next step.
+    #[serde(default)]
+    n: Option<String>,
+    /// The handoff's blockers.
+    #[serde(default)]
+    x: Vec<String>,
+    /// The context hash.
+    #[serde(default)]
+    h: Option<String>,
+    /// The session issue a rotation carried the record from.
+    #[serde(default)]
+    f: Option<u64>,
+    /// When the record was first posted (`Posted-At:`), on a carried record.
+    #[serde(default)]
+    o: Option<Stamp>,
+    /// When the comment a carried record came from had been edited (`Edited-At:`).
+    #[serde(default)]
+    e: Option<Stamp>,
+    /// The write-ahead intent, on a checkpoint (small: kept in the header).
+    #[serde(default)]
+    it: Option<Intent>,
+    /// The intent a checkpoint confirms (`Done:`).
+    #[serde(default)]
+    d: Option<String>,
+    g: String,
+    s: String,
+    t: Stamp,
+    k: KindHead,
+    #[serde(default)]
+    z: Option<Sig>,
+}
+
+impl From<Wire> for Head {
+    fn from(w: Wire) -> Head {
+        let more = More {
+            q: w.q,
+            r: w.r,
+            n: w.n,
+            x: w.x,
+            h: w.h,
+            f: w.f,
+            o: w.o,
+            e: w.e,
+            it: w.it,
+            d: w.d,
+        };
+        Head {
+            v: w.v,
+            id: w.id,
+            p: w.p,
+            g: w.g,
+            s: w.s,
+            t: w.t,
+            k: w.k,
+            z: w.z,
+            more: (more != More::default()).then(|| Box::new(more)),
+        }
+    }
+}
+
+/// A header as it is written: [`Wire`]'s fields, in its order, borrowed.
+#[derive(Serialize)]
+struct WireRef<'a> {
+    v: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    q: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n: Option<&'a String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    x: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    h: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    f: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    o: Option<Stamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    e: Option<Stamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    it: Option<&'a Intent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    d: Option<&'a String>,
+    g: &'a str,
+    s: &'a str,
+    t: Stamp,
+    k: &'a KindHead,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    z: Option<&'a Sig>,
+}
+
+impl Serialize for Head {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let none = More::default();
+        let m = self.more.as_deref().unwrap_or(&none);
+        WireRef {
+            v: &self.v,
+            id: self.id.as_ref(),
+            q: m.q,
+            p: self.p.as_ref(),
+            r: m.r,
+            n: m.n.as_ref(),
+            x: &m.x,
+            h: m.h.as_ref(),
+            f: m.f,
+            o: m.o,
+            e: m.e,
+            it: m.it.as_ref(),
+            d: m.d.as_ref(),
+            g: &self.g,
+            s: &self.s,
+            t: self.t,
+            k: &self.k,
+            z: self.z.as_ref(),
+        }
+        .serialize(s)
+    }
+}
+
+impl Head {
+    /// When the comment a carried record came from had been edited (`Edited-At:`).
+    pub fn edited_at(&self) -> Option<Stamp> {
+        self.more.as_ref().and_then(|m| m.e)
+    }
+
+    /// What the thread's ordering rule needs of this record ([`crate::scan::Place`]).
+    pub fn posting(&self) -> crate::scan::Posting {
+        crate::scan::Posting {
+            first: self.more.as_ref().and_then(|m| m.o).map(|s| s.0),
+            id: self.id.clone(),
+            parent: self.p.clone(),
+            time: Some(self.t.0),
+        }
+    }
+
+    /// The record's kind and agent, as its marker line names them.
+    pub fn marker(&self) -> (Kind, String) {
+        (self.record(Value::Null).kind(), self.g.clone())
+    }
+
+    /// A record as its header and its data (or metrics).
+    pub(super) fn split(record: Record) -> (Head, Value) {
+        let (k, data) = match record.payload {
+            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
+            Payload::Health {
+                status,
+                metrics,
+                next_check,
+            } => (KindHead::H(status, next_check), metrics),
+            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
+        };
+        let head = Head::from(Wire {
+            v: record.version,
+            id: record.id,
+            q: record.seq,
+            p: record.parent,
+            r: record.redacted,
+            n: record.next,
+            x: record.blockers,
+            h: record.context_hash,
+            f: record.carried_from,
+            o: record.posted_at.map(Stamp),
+            e: record.edited_at.map(Stamp),
+            it: record.intent,
+            d: record.done,
+            g: record.agent,
+            s: record.session,
+            t: Stamp(record.time),
+            k,
+            z: None,
+        });
+        (head, data)
+    }
+
+    /// The record, with `data` as its data (or metrics).
+    pub fn record(&self, data: Value) -> Record {
+        let payload = match &self.k {
+            KindHead::C(phase) => Payload::Checkpoint {
+                phase: phase.clone(),
+                data,
+            },
+            KindHead::H(status, next_check) => Payload::Health {
+                status: status.clone(),
+                metrics: data,
+                next_check: next_check.clone(),
+            },
+            KindHead::E(reason, note) => Payload::End {
+                reason: reason.clone(),
+                note: note.clone(),
+            },
+        };
+        let none = More::default();
+        let m = self.more.as_deref().unwrap_or(&none);
+        Record {
+            version: self.v.clone(),
+            id: self.id.clone(),
+            seq: m.q,
+            parent: self.p.clone(),
+            redacted: m.r,
+            next: m.n.clone(),
+            blockers: m.x.clone(),
+            context_hash: m.h.clone(),
+            carried_from: m.f,
+            posted_at: m.o.map(|s| s.0),
+            edited_at: m.e.map(|s| s.0),
+            intent: m.it.clone(),
+            done: m.d.clone(),
+            agent: self.g.clone(),
+            session: self.s.clone(),
+            time: self.t.0,
+            payload,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::DateTime;
+    use serde_json::json;
+
+    fn round_trip(record: &Record) -> (Head, Record) {
+        let (head, data) = Head::split(record.clone());
+        let text = serde_json::to_string(&head).unwrap();
+        let back: Head = serde_json::from_str(&text).unwrap();
+        (back.clone(), back.record(data))
+    }
+
+    #[test]
+    fn a_plain_record_keeps_no_box_of_rare_fields_and_reads_back_whole() {
+        let record = Record::checkpoint("w", "s", "clone_complete", json!({"n": 1})).unwrap();
+        let (head, back) = round_trip(&record);
+        assert!(head.more.is_none(), "nothing rare to keep");
+        assert_eq!(back, record);
+    }
+
+    #[test]
+    fn every_rare_field_reads_back_and_the_file_stays_one_flat_object() {
+        let mut record = Record::checkpoint("w", "s", "clone_complete", json!({"n": 1}))
+            .unwrap()
+            .with_lineage(Some(3), Some("parent-id".into()));
+        record.next = Some("open the PR".into());
+        record.blockers = vec!["CI is red".into()];
+        record.carried_from = Some(7);
+        record.posted_at = DateTime::from_timestamp(1_700_000_000, 5);
+        record.edited_at = DateTime::from_timestamp(1_700_000_100, 0);
+        record.redacted = Some(2);
+        record.done = Some("intent-1".into());
+        let (head, back) = round_trip(&record);
+        assert!(head.more.is_some());
+        assert_eq!(back, record);
+        // The layout on disk is the flat one earlier mirrors wrote.
+        let flat: Value = serde_json::to_value(&head).unwrap();
+        for key in [
+            "v", "q", "p", "r", "n", "x", "f", "o", "e", "d", "g", "s", "t", "k",
+        ] {
+            assert!(flat.get(key).is_some(), "{key} in {flat}");
+        }
+    }
+}
