@@ -26,6 +26,7 @@ use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber};
+mod cold;
 mod read;
 
 /// How long before the head was created a cold read looks for other members' comments: a

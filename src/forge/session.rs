@@ -22,12 +22,22 @@ impl ForgeThread {
     /// The session issue to use. A cached number is used as is while it is fresh; an old one is
     /// checked (still open, same title and label) first. `for_write` allows `auto_init`; a read
     /// with no open session issue reads the most recently closed one.
+    ///
+    /// Under `-v`, which forge this is is asked at the same time, not before.
     pub(super) async fn issue_for(
         &self,
         c: &ForgeClient,
         for_write: bool,
     ) -> Result<IssueNumber, ForgeError> {
-        self.note_version(c).await;
+        let ((), n) = tokio::join!(self.note_version(c), self.find_issue(c, for_write));
+        n
+    }
+
+    async fn find_issue(
+        &self,
+        c: &ForgeClient,
+        for_write: bool,
+    ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
         let same_settings = cached.title.as_ref() == Some(&self.settings.title)
             && cached.label.as_ref() == Some(&self.settings.label);
@@ -91,7 +101,8 @@ impl ForgeThread {
     }
 
     /// Says which server this is (Forgejo or Gitea, from `GET /version`) once per process, and
-    /// only when `-v` will show it: it costs a request, so it is one quick try.
+    /// only when `-v` will show it: it costs a request, so it is one quick try, and its answer
+    /// is kept in the issue-number cache, so the next process asks nothing.
     pub(super) async fn note_version(&self, c: &ForgeClient) {
         if !tracing::enabled!(tracing::Level::INFO)
             || self
@@ -100,9 +111,21 @@ impl ForgeThread {
         {
             return;
         }
+        if let Some(version) = self.cached().version {
+            let v = super::models::ServerVersion { version };
+            tracing::info!(
+                "forge at {} runs {} (as last asked)",
+                c.base(),
+                v.describe()
+            );
+            return;
+        }
         let quick = c.with_policy(RetryPolicy::quick(self.settings.quick_timeout));
         match quick.version().await {
-            Ok(v) => tracing::info!("forge at {} runs {}", c.base(), v.describe()),
+            Ok(v) => {
+                tracing::info!("forge at {} runs {}", c.base(), v.describe());
+                self.remember(|s| s.version = Some(v.version.clone()));
+            }
             Err(e) => tracing::info!("cannot tell which forge this is: {e}"),
         }
     }
@@ -199,9 +222,10 @@ impl ForgeThread {
         ))
     }
 
-    /// The instance's `max_response_items`, asked once per process.
+    /// The instance's `max_response_items`: as this process or the issue-number cache knows
+    /// it, else asked (once per process, and kept in the cache).
     pub(super) async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
-        if let Some(&n) = self.page_size.get() {
+        if let Some(n) = self.remembered_page_size() {
             return Ok(n);
         }
         let n = match c.api_settings().await {
@@ -209,7 +233,35 @@ impl ForgeThread {
             Err(ForgeError::NotFound { .. }) => FALLBACK_PAGE,
             Err(e) => return Err(e),
         };
+        self.remember(|s| s.page_size = Some(n));
         Ok(*self.page_size.get_or_init(|| n))
+    }
+
+    /// The page size this process or the issue-number cache knows.
+    fn remembered_page_size(&self) -> Option<u32> {
+        if let Some(&n) = self.page_size.get() {
+            return Some(n);
+        }
+        let n = self.cached().page_size.filter(|n| *n > 0)?;
+        Some(*self.page_size.get_or_init(|| n))
+    }
+
+    /// The instance's page size when it is known, else the server default: a list asked with a
+    /// larger limit than the instance allows is clamped, never refused (§2), so every page
+    /// still follows the one before.
+    pub(super) fn known_page_size(&self) -> u32 {
+        self.remembered_page_size().unwrap_or(FALLBACK_PAGE)
+    }
+
+    /// Learns the page size for the lists that follow, when it is not known, while a first list
+    /// is asked with [`ForgeThread::known_page_size`]: at an empty cache, `/settings/api` and
+    /// the issue search go at once, not one after the other. A failure here only costs pages.
+    async fn learn_page_size(&self, c: &ForgeClient) {
+        if self.remembered_page_size().is_none()
+            && let Err(e) = self.page_size(c).await
+        {
+            tracing::debug!("cannot read the instance's page size (/settings/api): {e}");
+        }
     }
 
     /// The ids of the repository's labels named like the session label, lowest first. Label
@@ -239,16 +291,15 @@ impl ForgeThread {
         c: &ForgeClient,
         exhaustive: bool,
     ) -> Result<Vec<Issue>, ForgeError> {
-        let limit = self.page_size(c).await?;
         let repo = &self.settings.repo;
-        self.know_login_with(c).await?;
-        let mut found: Vec<Issue> = c
-            .open_issues(
-                repo,
-                (!exhaustive).then_some(self.settings.label.as_str()),
-                limit,
-            )
-            .await?
+        let label = (!exhaustive).then_some(self.settings.label.as_str());
+        let ((), login, listed) = tokio::join!(
+            self.learn_page_size(c),
+            self.know_login_with(c),
+            c.open_issues(repo, label, self.known_page_size())
+        );
+        login?;
+        let mut found: Vec<Issue> = listed?
             .into_iter()
             .filter(|i| self.looks_like_session_issue(i))
             .filter(|i| match self.trusted_creator(i) {
