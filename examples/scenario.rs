@@ -7,6 +7,10 @@
 //! 1000,10000,50000`, `--runs 5`, `--mcp-max 10000`: the largest thread a long-lived
 //! `forgestate mcp` is measured on (20 `resume` calls over one stdio session, `scenario/mcp.rs`),
 //! `--flood 270` for the "no other account can break reads" run; `--flood 0` skips it;
+//! `--busy 20000` for the busy-repository run (`scenario/busy.rs`: `--busy-head` 1,000 records on
+//! the head, that many comments by another account on another issue since; `--busy 0`, the
+//! default, skips it); `--bin PATH` measures that binary instead of building one (an older
+//! build, for a before/after figure);
 //! `--serve N` serves a fake seeded with N comments instead, for profiling one command by hand,
 //! `scenario/serve.rs`). It builds `target/release/forgestate` first.
 //!
@@ -28,6 +32,8 @@
 //! `ru_maxrss` would carry this process's peak across fork and exec). Rotation is off
 //! (`rotate_after = 0`), so reads see the whole thread of N comments.
 
+#[path = "scenario/busy.rs"]
+mod busy;
 #[path = "scenario/flood.rs"]
 mod flood;
 #[path = "scenario/mcp.rs"]
@@ -44,7 +50,7 @@ mod thread;
 #[allow(dead_code, unused_imports)]
 mod fake_forge;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -63,6 +69,12 @@ struct Opts {
     mcp_max: usize,
     /// Serve a fake seeded with this many comments instead (`serve.rs`).
     serve: Option<usize>,
+    /// Comments by another account on another issue in the busy-repository run (0: skipped).
+    busy: usize,
+    /// Records on the head in the busy-repository run.
+    busy_head: usize,
+    /// The binary to measure, instead of building one.
+    bin: Option<PathBuf>,
 }
 
 fn opts() -> Opts {
@@ -73,6 +85,9 @@ fn opts() -> Opts {
         runs: 5,
         mcp_max: 10_000,
         serve: None,
+        busy: 0,
+        busy_head: 1_000,
+        bin: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -84,6 +99,9 @@ fn opts() -> Opts {
             "--runs" => o.runs = value.parse().unwrap_or(5),
             "--mcp-max" => o.mcp_max = value.parse().unwrap_or(10_000),
             "--serve" => o.serve = value.parse().ok(),
+            "--busy" => o.busy = value.parse().unwrap_or(0),
+            "--busy-head" => o.busy_head = value.parse().unwrap_or(1_000),
+            "--bin" => o.bin = Some(PathBuf::from(value)),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -97,17 +115,27 @@ fn main() {
         runtime.block_on(serve::serve(n, o.latency));
         return;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(cargo)
-        // With the example itself, so the binary reuses the dependencies just built for it.
-        .args(["build", "--release", "--quiet", "--bin", "forgestate"])
-        .args(["--example", "scenario"])
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
-        eprintln!("scenario: cannot build target/release/forgestate");
-        return;
-    }
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/forgestate");
+    let bin = match o.bin.clone() {
+        Some(bin) => bin,
+        None => {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let built = Command::new(cargo)
+                // With the example itself, so the binary reuses the dependencies just built
+                // for it.
+                .args(["build", "--release", "--quiet", "--bin", "forgestate"])
+                .args(["--example", "scenario"])
+                .status();
+            if !built.is_ok_and(|s| s.success()) {
+                eprintln!("scenario: cannot build target/release/forgestate");
+                return;
+            }
+            // Where cargo put it: `$CARGO_TARGET_DIR` when set, else `target/`.
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+            target.join("release/forgestate")
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -135,6 +163,9 @@ fn main() {
         }
         if o.flood > 0 {
             flood::flood(&bin, o.flood, o.latency).await;
+        }
+        if o.busy > 0 {
+            busy::busy(&bin, o.busy_head, o.busy, o.latency, o.runs.max(1)).await;
         }
     });
 }
