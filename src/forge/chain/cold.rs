@@ -181,10 +181,15 @@ impl ForgeThread {
     }
 
     /// Whether an issue a list answered is a member (a verdict known already, else judged from
-    /// the issue itself, with no request of its own but the token's login, once).
+    /// the issue itself, with no request of its own but the token's login, once, and only for
+    /// an issue with the session title or label: another never is one).
     async fn is_member_listed(&self, c: &ForgeClient, issue: &Issue) -> Result<bool, ForgeError> {
         if let Some(known) = self.verdict(issue.number.0) {
             return Ok(known);
+        }
+        if issue.title != self.settings.title && !issue.has_label(&self.settings.label) {
+            self.note_verdict(issue.number.0, false);
+            return Ok(false);
         }
         self.know_login_with(c).await?;
         let member = self.is_member_issue(issue);
