@@ -123,7 +123,7 @@ fn main() {
                 // With the example itself, so the binary reuses the dependencies just built
                 // for it.
                 .args(["build", "--release", "--quiet", "--bin", "forgestate"])
-                .args(["--example", "scenario"])
+                .args(["--features", "dev-examples", "--example", "scenario"])
                 .status();
             if !built.is_ok_and(|s| s.success()) {
                 eprintln!("scenario: cannot build target/release/forgestate");

@@ -1,6 +1,7 @@
-//! A cold read's plan: the head's own list (and the other members' late posts through their
-//! own lists), or the repository-wide list since the head was created, whichever costs less,
-//! both seeing every record. docs/forge.md, "Which list a cold read takes", states the rule.
+//! A cold read: the head's own list whole, asked at once with the two small requests that plan
+//! how the other members' late posts are read (through their own lists, or the repository-wide
+//! list, whichever costs less), so every record is seen. docs/forge.md, "Which list a cold read
+//! takes", states the rule.
 
 use std::future::Future;
 use std::task::Poll;
@@ -23,15 +24,14 @@ const REQUEST_COST: u64 = 50;
 /// repository is busy on so many issues that its wide list is taken without more asking.
 const SEARCH_PAGES: u32 = 4;
 
-/// Which lists a cold read takes.
+/// How a cold read reads the members other than the head.
 #[derive(Debug)]
 enum Plan {
-    /// The head's own list whole, and each other member updated since the margin through its
-    /// own list since then.
+    /// Each member updated since the margin (a stray) through its own list since then.
     Own { strays: Vec<IssueNumber> },
-    /// The repository-wide list since the margin, checked against the head's comment count
-    /// (`None`: ask for it beside the list).
-    Wide { count: Option<i64> },
+    /// The repository-wide list since the margin, the head's comments in it skipped unread;
+    /// `strays` when they are known (read through their own lists if that list fails).
+    Wide { strays: Option<Vec<IssueNumber>> },
 }
 
 /// The sizes a plan weighs: the head's comment count, the other members updated since the
@@ -44,39 +44,32 @@ struct Sizes {
 }
 
 impl Sizes {
-    /// Whether the head's own list (with the strays' own lists) costs no more than the
-    /// repository-wide list. With no stray it always does (the wide list holds the head's
-    /// comments since the margin, and more); with an unknown wide total it is the one whose
+    /// Whether the strays' own lists cost no more than the repository-wide list (the head's
+    /// own list is read either way). One stray's list is one request, as the wide list is; each
+    /// more is [`REQUEST_COST`] more. With an unknown wide total the own lists are the ones whose
     /// cost is known.
     fn own_is_cheaper(&self) -> bool {
         let Some(wide) = self.wide else {
             return true;
         };
-        if self.strays.is_empty() {
+        let Some(more) = self.strays.len().checked_sub(1) else {
             return true;
-        }
+        };
         // A stray's own list since the margin holds only what it got since then, which the
         // wide list holds too, past the head's part.
         let strays = (self.strays.iter().map(|(_, count)| count).sum::<u64>())
             .min(wide.saturating_sub(self.head));
-        let own = self.head + strays + REQUEST_COST * self.strays.len() as u64;
-        // A wide list holding fewer than the head's count is followed by the head's own list.
-        let wide = if wide < self.head {
-            wide + self.head
-        } else {
-            wide
-        };
-        own <= wide
+        strays + REQUEST_COST * more as u64 <= wide
     }
 }
 
 impl ForgeThread {
-    /// A cold read: every comment of the head, whatever its time, and every other member's
-    /// since [`MARGIN`] before the head was created. The plan is made from two small requests
-    /// asked at once: the issues updated since the margin (each with its comment count; a new
-    /// comment bumps its issue's `updated_at`), which names the members that may hold late
-    /// posts, and page 1 of one comment of the repository-wide list, whose `X-Total-Count`
-    /// sizes that list.
+    /// A cold read: every comment of the head, whatever its time (its own list, whole), and
+    /// every other member's since [`MARGIN`] before the head was created. Asked at once with
+    /// the head's list, two small requests plan the rest: the issues updated since the margin
+    /// (each with its comment count; a new comment bumps its issue's `updated_at`), which names
+    /// the members that may hold late posts, and page 1 of one comment of the repository-wide
+    /// list, whose `X-Total-Count` sizes that list.
     pub(in crate::forge) async fn read_chain_whole(
         &self,
         c: &ForgeClient,
@@ -95,10 +88,36 @@ impl ForgeThread {
             }
         };
         let since = opened - MARGIN;
-        match self.plan(c, n, since).await? {
-            Plan::Own { strays } => self.read_own(c, n, since, &strays, keep).await,
-            Plan::Wide { count } => self.read_wide(c, n, since, count, keep).await,
-        }
+        let (plan, head) = tokio::join!(
+            self.plan(c, n, since),
+            c.comments_keeping(repo, n, None, self.filter(keep))
+        );
+        let (plan, mut list) = (plan?, head?);
+        let others = match plan {
+            Plan::Own { strays } => self.read_strays(c, since, &strays, keep).await?,
+            Plan::Wide { strays } => {
+                let wide = c
+                    .repo_comments_keeping(repo, since, self.dropping_head(keep, n))
+                    .await;
+                match (usable(wide, n)?, strays) {
+                    (Wide::List(wide), _) => wide,
+                    (Wide::Partial(_), Some(strays)) => {
+                        self.read_strays(c, since, &strays, keep).await?
+                    }
+                    (Wide::Partial(why), None) => {
+                        list.partial = Some(why);
+                        return Ok(list);
+                    }
+                }
+            }
+        };
+        list.seen += others.seen;
+        list.comments.extend(others.comments);
+        list.unreadable.extend(others.unreadable);
+        list.deferred.extend(others.deferred);
+        self.keep_members(c, n, &mut list, (since, keep)).await?;
+        list.comments.sort_by_key(|x| x.id.0);
+        Ok(list)
     }
 
     async fn plan(
@@ -129,12 +148,12 @@ impl ForgeThread {
                     "more than {SEARCH_PAGES} pages of issues were updated since the session \
                      issue {n} was created: reading the repository-wide comment list"
                 );
-                return Ok(Plan::Wide { count: None });
+                return Ok(Plan::Wide { strays: None });
             }
             Err(e) if e.is_transient() => return Err(e),
             Err(e) => {
                 tracing::debug!("cannot list the issues updated since {n} was created: {e}");
-                return Ok(Plan::Wide { count: None });
+                return Ok(Plan::Wide { strays: None });
             }
         };
         let mut head = None;
@@ -150,8 +169,8 @@ impl ForgeThread {
         }
         let Some(count) = head else {
             // The head was updated when it was created, so the list holds it: a server whose
-            // `since` did not filter as documented. The wide list checks the count itself.
-            return Ok(Plan::Wide { count: None });
+            // `since` did not filter as documented, whose list is not to be relied on.
+            return Ok(Plan::Wide { strays: None });
         };
         let sizes = Sizes {
             head: u64::try_from(count).unwrap_or(0),
@@ -161,22 +180,23 @@ impl ForgeThread {
         let own = sizes.own_is_cheaper();
         tracing::debug!(
             "cold read of {n}: head {} comments, other members updated since its creation {:?}, \
-             repository-wide list {:?}: reading {}",
+             repository-wide list {:?}: reading them through {}",
             sizes.head,
             sizes.strays,
             sizes.wide,
             if own {
-                "the members' own lists"
+                "their own lists"
             } else {
                 "the repository-wide list"
             }
         );
+        let strays = sizes.strays.into_iter().map(|(n, _)| n).collect();
         Ok(if own {
-            Plan::Own {
-                strays: sizes.strays.into_iter().map(|(n, _)| n).collect(),
-            }
+            Plan::Own { strays }
         } else {
-            Plan::Wide { count: Some(count) }
+            Plan::Wide {
+                strays: Some(strays),
+            }
         })
     }
 
@@ -197,98 +217,39 @@ impl ForgeThread {
         Ok(member)
     }
 
-    /// [`Plan::Own`]: the head's own list whole and each stray's since the margin, all at once.
-    async fn read_own(
+    /// The strays' own lists since the margin, all at once, as one list.
+    async fn read_strays(
         &self,
         c: &ForgeClient,
-        n: IssueNumber,
         since: DateTime<Utc>,
         strays: &[IssueNumber],
         keep: &Keep,
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
-        let head = c.comments_keeping(repo, n, None, self.filter(keep));
-        let others = all(strays
+        let lists = all(strays
             .iter()
             .map(|s| c.comments_keeping(repo, *s, Some(since), self.filter(keep)))
             .collect());
-        let (head, others) = tokio::join!(head, others);
-        let mut list = head?;
-        for other in others {
+        let mut list = CommentList::default();
+        for other in lists.await {
             let other = other?;
             list.seen += other.seen;
             list.comments.extend(other.comments);
             list.unreadable.extend(other.unreadable);
         }
-        self.keep_members(c, n, &mut list, (since, keep)).await?;
-        list.comments.sort_by_key(|x| x.id.0);
         Ok(list)
     }
 
-    /// [`Plan::Wide`]: the repository-wide list since the margin, with the head's comment count
-    /// (asked beside it when not known): a comment whose `updated_at` is older than the margin
-    /// (an owner may post with `updated_at` set, §3.11) is missing from that list, and the count
-    /// shows it, so the head's own list is then read whole as well.
-    async fn read_wide(
+    /// [`ForgeThread::dropping`], the head's comments dropped too, their bodies skipped unread:
+    /// its own list, read whole, holds them.
+    async fn dropping_head(
         &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-        since: DateTime<Utc>,
-        known: Option<i64>,
         keep: &Keep,
-    ) -> Result<CommentList, ForgeError> {
-        let repo = &self.settings.repo;
-        let count = async {
-            match known {
-                Some(count) => Some(count),
-                None => match c.issue(repo, n).await {
-                    Ok(issue) => {
-                        self.note_count(&issue);
-                        self.warn_if_edited(&issue);
-                        Some(issue.comments)
-                    }
-                    Err(e) => {
-                        tracing::debug!("cannot read the session issue {n}'s comment count: {e}");
-                        None
-                    }
-                },
-            }
-        };
-        let (wide, count) = tokio::join!(
-            c.repo_comments_keeping(repo, since, self.dropping(keep, n)),
-            count
-        );
-        let mut list = match usable(wide, n)? {
-            Wide::List(list) => list,
-            Wide::Partial(why) => {
-                let mut head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
-                head.partial = Some(why);
-                return Ok(head);
-            }
-        };
-        let on_head = |issue: Option<u64>| issue == Some(n.0);
-        let held = (list.comments.iter())
-            .filter(|x| on_head(super::read::comment_issue(x)))
-            .count()
-            + (list.unreadable.iter())
-                .filter(|x| on_head(super::read::unreadable_issue(x)))
-                .count();
-        if count.is_none_or(|count| i64::try_from(held).unwrap_or(i64::MAX) < count) {
-            tracing::debug!(
-                "the session issue {n} holds comments older than itself (or its count is \
-                 unknown): reading its own list whole"
-            );
-            let head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
-            list.comments
-                .retain(|x| !on_head(super::read::comment_issue(x)));
-            list.unreadable
-                .retain(|x| !on_head(super::read::unreadable_issue(x)));
-            list.comments.extend(head.comments);
-            list.unreadable.extend(head.unreadable);
-        }
-        self.keep_members(c, n, &mut list, (since, keep)).await?;
-        list.comments.sort_by_key(|x| x.id.0);
-        Ok(list)
+        head: IssueNumber,
+    ) -> Result<crate::forge::decode::Filter, ForgeError> {
+        let mut filter = self.dropping(keep, head).await?;
+        filter.drop_issues.insert(head.0);
+        Ok(filter)
     }
 }
 
@@ -331,22 +292,24 @@ mod tests {
     }
 
     #[test]
-    fn the_head_alone_is_never_dearer_than_the_wide_list() {
+    fn no_stray_asks_for_no_list_beside_the_head_s() {
         assert!(sizes(1000, &[], Some(21_000)).own_is_cheaper());
         assert!(sizes(1000, &[], Some(1000)).own_is_cheaper());
         assert!(sizes(1000, &[], None).own_is_cheaper());
     }
 
     #[test]
-    fn a_busy_repository_reads_the_members_own_lists() {
-        // A rotated member (1,000 comments) with a late post, and 20,000 comments elsewhere.
+    fn one_stray_is_read_through_its_own_list() {
+        // One request either way, and the stray's list is part of the wide one.
         assert!(sizes(1000, &[1000], Some(21_002)).own_is_cheaper());
+        assert!(sizes(1000, &[1000], Some(1003)).own_is_cheaper());
     }
 
     #[test]
-    fn a_quiet_repository_with_a_stray_reads_the_wide_list() {
-        // The wide list is the head's comments and the stray's few late posts: one request.
-        assert!(!sizes(1000, &[1000], Some(1003)).own_is_cheaper());
-        assert!(!sizes(10, &[5, 5, 5], Some(20)).own_is_cheaper());
+    fn many_strays_in_a_quiet_repository_are_read_through_the_wide_list() {
+        // Ten requests where one list holds the strays' few late posts.
+        assert!(!sizes(10, &[5; 10], Some(40)).own_is_cheaper());
+        // In a busy one, the ten small lists.
+        assert!(sizes(10, &[5; 10], Some(20_040)).own_is_cheaper());
     }
 }

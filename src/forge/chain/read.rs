@@ -1,6 +1,6 @@
 //! Reading the session thread: the members' comments in one list, warm (since the last read)
-//! or cold (`cold.rs`: the head's own list or the repository-wide one, by what each costs),
-//! and the members kept out of what the repository-wide list holds.
+//! or cold (`cold.rs`: the head's own list whole and the other members' posts by the cheaper
+//! list), and the members kept out of what the repository-wide list holds.
 
 use std::collections::BTreeSet;
 

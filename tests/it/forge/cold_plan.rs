@@ -148,21 +148,74 @@ async fn a_late_post_to_a_rotated_member_is_read_in_a_busy_repository() {
     );
 }
 
+/// Two rotations, then a late post to each rotated member (#1 and #2) by machines whose cached
+/// issue numbers were still fresh, and nobody else writing: one repository-wide list holds both
+/// late posts, one request where the members' own lists are two.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_late_post_to_a_rotated_member_is_read_in_a_quiet_repository() {
+async fn late_posts_to_two_rotated_members_are_read_in_a_quiet_repository() {
     let fake = FakeForge::start().await;
-    let (_, _) = rotated_with_a_late_post(&fake).await;
+    let first = session(&fake);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (on_first, on_second) = (bot(&fake, a.path()), bot(&fake, b.path()));
+    on_first.save(cp("clone_complete")).await.posted().unwrap();
+    let rotate = || async {
+        bot(&fake, tempfile::tempdir().unwrap().path())
+            .rotate()
+            .await
+            .unwrap()
+            .to
+            .unwrap()
+    };
+    let second = rotate().await;
+    let t = |phase: &str| Record::checkpoint("w", "t", phase, json!({"phase": phase})).unwrap();
+    on_second.save(t("clone_complete")).await.posted().unwrap();
+    let head = rotate().await;
+    fake.age(3600);
+    on_first
+        .save(cp("subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
+    on_second
+        .save(t("subtask_2_complete"))
+        .await
+        .posted()
+        .unwrap();
+    for (member, phase) in [
+        (first, "subtask_1_complete"),
+        (second, "subtask_2_complete"),
+    ] {
+        assert!(
+            fake.comments_on(member)
+                .iter()
+                .any(|c| c.body.contains(phase)),
+            "the late post is on #{member}"
+        );
+    }
     let before = fake.requests().await.len();
     let (c, _dir) = fresh(&fake);
     assert_eq!(
         c.resume("w", "s").await.unwrap().resume.phase,
         "subtask_1_complete"
     );
-    // Nobody else wrote: one repository-wide list holds both members' comments since the head
-    // was created, one request where the members' own lists are two.
     let lists = downloads(&fake, before).await;
-    assert_eq!(lists.len(), 1, "{lists:?}");
-    assert!(lists[0].contains(&format!("{WIDE}?since=")), "{lists:?}");
+    assert_eq!(lists.len(), 2, "{lists:?}");
+    assert!(
+        lists
+            .iter()
+            .any(|l| l.ends_with(&format!("/issues/{head}/comments"))),
+        "{lists:?}"
+    );
+    assert!(
+        lists.iter().any(|l| l.contains(&format!("{WIDE}?since="))),
+        "{lists:?}"
+    );
+    // The other late post, read cold too (a second machine).
+    let (c, _dir) = fresh(&fake);
+    assert_eq!(
+        c.resume("w", "t").await.unwrap().resume.phase,
+        "subtask_2_complete"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
