@@ -148,18 +148,16 @@ async fn a_late_post_to_a_rotated_member_is_read_in_a_busy_repository() {
     );
 }
 
-/// Two rotations, then a late post to each rotated member (#1 and #2) by machines whose cached
-/// issue numbers were still fresh, and nobody else writing: one repository-wide list holds both
-/// late posts, one request where the members' own lists are two.
-#[tokio::test(flavor = "multi_thread")]
-async fn late_posts_to_two_rotated_members_are_read_in_a_quiet_repository() {
-    let fake = FakeForge::start().await;
-    let first = session(&fake);
+/// Two rotations (#1 to #2 to the head), then a late post to #1 (`w`/`s`: subtask_1_complete)
+/// and to #2 (`w`/`t`: subtask_2_complete) by machines whose cached issue numbers were still
+/// fresh. Returns the head.
+async fn rotated_twice_with_late_posts(fake: &FakeForge) -> u64 {
+    let first = session(fake);
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (on_first, on_second) = (bot(&fake, a.path()), bot(&fake, b.path()));
+    let (on_first, on_second) = (bot(fake, a.path()), bot(fake, b.path()));
     on_first.save(cp("clone_complete")).await.posted().unwrap();
     let rotate = || async {
-        bot(&fake, tempfile::tempdir().unwrap().path())
+        bot(fake, tempfile::tempdir().unwrap().path())
             .rotate()
             .await
             .unwrap()
@@ -192,6 +190,16 @@ async fn late_posts_to_two_rotated_members_are_read_in_a_quiet_repository() {
             "the late post is on #{member}"
         );
     }
+    head
+}
+
+/// Two rotations, then a late post to each rotated member (#1 and #2) by machines whose cached
+/// issue numbers were still fresh, and nobody else writing: one repository-wide list holds both
+/// late posts, one request where the members' own lists are two.
+#[tokio::test(flavor = "multi_thread")]
+async fn late_posts_to_two_rotated_members_are_read_in_a_quiet_repository() {
+    let fake = FakeForge::start().await;
+    let head = rotated_twice_with_late_posts(&fake).await;
     let before = fake.requests().await.len();
     let (c, _dir) = fresh(&fake);
     assert_eq!(
@@ -347,4 +355,29 @@ async fn the_page_size_is_asked_beside_the_issue_search_and_then_kept() {
     let (other, _d) = fresh(&fake);
     other.resume("w", "s").await.unwrap();
     assert_eq!(settings(&fake.requests().await.split_off(before)), 1);
+}
+
+/// The same, through a proxy that cuts the repository-wide list short: the strays are known, so
+/// they are read through their own lists, and the answer is complete.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_wide_list_cut_short_is_made_up_by_the_strays_own_lists() {
+    let fake = FakeForge::start().await;
+    rotated_twice_with_late_posts(&fake).await;
+    Mock::given(method("GET"))
+        .and(path_regex(r"^/api/v1/repos/[^/]+/[^/]+/issues/comments$"))
+        .and(wiremock::matchers::query_param_is_missing("page"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw("[]", "application/json;charset=utf-8")
+                .insert_header("X-Total-Count", "3"),
+        )
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    for (session, phase) in [("s", "subtask_1_complete"), ("t", "subtask_2_complete")] {
+        let (c, _dir) = fresh(&fake);
+        let got = c.resume("w", session).await.unwrap();
+        assert_eq!(got.resume.phase, phase);
+        assert!(got.complete, "{got:?}");
+    }
 }
