@@ -10,6 +10,10 @@
 //! `--signed 10000`: the signed-thread case's size, `scenario/signed.rs`, and `--local 100000`:
 //! the local store's, `scenario/local.rs` (0 skips either); they and every size's figures end in
 //! one table of issue #30's rows;
+//! `--busy 20000` for the busy-repository run (`scenario/busy.rs`: `--busy-head` 1,000 records on
+//! the head, that many comments by another account on another issue since; `--busy 0`, the
+//! default, skips it); `--bin PATH` measures that binary instead of building one (an older
+//! build, for a before/after figure);
 //! `--serve N` serves a fake seeded with N comments instead, for profiling one command by hand,
 //! `scenario/serve.rs`). It builds `target/release/forgestate` first.
 //!
@@ -31,6 +35,8 @@
 //! `ru_maxrss` would carry this process's peak across fork and exec). Rotation is off
 //! (`rotate_after = 0`), so reads see the whole thread of N comments.
 
+#[path = "scenario/busy.rs"]
+mod busy;
 #[path = "scenario/flood.rs"]
 mod flood;
 #[path = "scenario/local.rs"]
@@ -51,7 +57,7 @@ mod thread;
 #[allow(dead_code, unused_imports)]
 mod fake_forge;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -74,6 +80,12 @@ struct Opts {
     local: usize,
     /// Comments in the signed-thread case (`signed.rs`; 0 skips it).
     signed: usize,
+    /// Comments by another account on another issue in the busy-repository run (0: skipped).
+    busy: usize,
+    /// Records on the head in the busy-repository run.
+    busy_head: usize,
+    /// The binary to measure, instead of building one.
+    bin: Option<PathBuf>,
 }
 
 fn opts() -> Opts {
@@ -86,6 +98,9 @@ fn opts() -> Opts {
         serve: None,
         local: 100_000,
         signed: 10_000,
+        busy: 0,
+        busy_head: 1_000,
+        bin: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -99,6 +114,9 @@ fn opts() -> Opts {
             "--serve" => o.serve = value.parse().ok(),
             "--local" => o.local = value.parse().unwrap_or(0),
             "--signed" => o.signed = value.parse().unwrap_or(0),
+            "--busy" => o.busy = value.parse().unwrap_or(0),
+            "--busy-head" => o.busy_head = value.parse().unwrap_or(1_000),
+            "--bin" => o.bin = Some(PathBuf::from(value)),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -112,22 +130,27 @@ fn main() {
         runtime.block_on(serve::serve(n, o.latency));
         return;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(cargo)
-        // With the example itself, so the binary reuses the dependencies just built for it.
-        .args(["build", "--release", "--quiet", "--bin", "forgestate"])
-        .args(["--example", "scenario", "--features", "dev-examples"])
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
-        eprintln!("scenario: cannot build target/release/forgestate");
-        return;
-    }
-    // Where cargo just built it: `$CARGO_TARGET_DIR` when set, else the package's `target/`.
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-        std::path::PathBuf::from,
-    );
-    let bin = target.join("release/forgestate");
+    let bin = match o.bin.clone() {
+        Some(bin) => bin,
+        None => {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let built = Command::new(cargo)
+                // With the example itself, so the binary reuses the dependencies just built
+                // for it.
+                .args(["build", "--release", "--quiet", "--bin", "forgestate"])
+                .args(["--features", "dev-examples", "--example", "scenario"])
+                .status();
+            if !built.is_ok_and(|s| s.success()) {
+                eprintln!("scenario: cannot build target/release/forgestate");
+                return;
+            }
+            // Where cargo put it: `$CARGO_TARGET_DIR` when set, else `target/`.
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+            target.join("release/forgestate")
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -157,6 +180,9 @@ fn main() {
         issue_30(&bin, &o, &figures).await;
         if o.flood > 0 {
             flood::flood(&bin, o.flood, o.latency).await;
+        }
+        if o.busy > 0 {
+            busy::busy(&bin, o.busy_head, o.busy, o.latency, o.runs.max(1)).await;
         }
     });
 }

@@ -138,6 +138,21 @@ impl ForgeClient {
         query: Vec<(&str, String)>,
         limit: u32,
     ) -> Result<Vec<T>> {
+        Ok(self
+            .walk(path, query, limit, MAX_PAGES)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// [`ForgeClient::all_pages`], giving up (`None`) rather than walk more than `cap` pages
+    /// (an error past [`MAX_PAGES`] whatever the cap).
+    async fn walk<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        query: Vec<(&str, String)>,
+        limit: u32,
+        cap: u32,
+    ) -> Result<Option<Vec<T>>> {
         let started = std::time::Instant::now();
         let mut all = Vec::new();
         let mut seen_pages = std::collections::HashSet::new();
@@ -158,7 +173,7 @@ impl ForgeClient {
             }
             all.extend(page.items);
             let Some(next) = page.next else {
-                return Ok(all);
+                return Ok(Some(all));
             };
             if let Some(linked) = page.linked
                 && linked <= number
@@ -170,6 +185,9 @@ impl ForgeClient {
             if next > MAX_PAGES {
                 return Err(looping(format!("more than {MAX_PAGES} pages")));
             }
+            if next > cap {
+                return Ok(None);
+            }
             if started.elapsed() > MAX_WALK {
                 return Err(looping(format!(
                     "still more pages after {} s",
@@ -178,6 +196,27 @@ impl ForgeClient {
             }
             number = next;
         }
+    }
+
+    /// Every issue (not pull request), open or closed, updated at or after `since` (on the
+    /// server's clock; a new comment bumps its issue's `updated_at`, §3.11), `limit` per page;
+    /// `None` when that takes more than `cap` pages.
+    pub async fn issues_since(
+        &self,
+        repo: &RepoRef,
+        since: chrono::DateTime<chrono::Utc>,
+        limit: u32,
+        cap: u32,
+    ) -> Result<Option<Vec<Issue>>> {
+        let query = vec![
+            ("state", "all".to_string()),
+            ("type", "issues".to_string()),
+            (
+                "since",
+                since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ),
+        ];
+        self.walk(&repo.path("issues"), query, limit, cap).await
     }
 
     /// Page `number` (1-based) of a list endpoint, `limit` items per page, after `seen` items.

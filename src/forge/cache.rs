@@ -49,6 +49,13 @@ pub struct CacheEntry {
     /// URL is a forge recreated there, whose issues are not the ones remembered.
     #[serde(default)]
     pub repo_id: Option<i64>,
+    /// The instance's `max_response_items` (`GET /settings/api`), so a process with this
+    /// cache never asks for it before its first list.
+    #[serde(default)]
+    pub page_size: Option<u32>,
+    /// What `GET /version` answered (`-v` names the forge from it without asking again).
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 /// A cache file, or none (then nothing is remembered).

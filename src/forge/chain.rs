@@ -7,8 +7,9 @@
 //! session continues in #M` on the old issue; `session.rs` decides it), never "the lowest open
 //! number" alone. Reads merge the members: a warm read is one repository-wide comment list since
 //! the cursor (`GET /repos/{o}/{r}/issues/comments?since=`, §3.10), which sees a late post on any
-//! member; a cold read lists the head and, in one more request, what every member got since a
-//! margin before the head was created. Records are merged by comment id here and by record `Id`
+//! member; a cold read (`chain/cold.rs`) takes the head's own list whole and the other members'
+//! posts since a margin before the head was created, through their own lists or the
+//! repository-wide list since then, whichever costs less. Records are merged by comment id here and by record `Id`
 //! in `scan.rs`, so a record posted to the wrong member is still read once.
 //!
 //! A verdict per issue number (member or not) costs one `GET` once and is remembered in memory
@@ -26,6 +27,7 @@ use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber};
+mod cold;
 mod read;
 
 /// How long before the head was created a cold read looks for other members' comments: a

@@ -33,6 +33,7 @@ mod create;
 mod decode;
 mod error;
 mod http;
+mod instance;
 mod lineage;
 mod models;
 pub(crate) mod page;

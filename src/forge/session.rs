@@ -8,26 +8,32 @@ use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::lineage::linked;
 use super::models::{Issue, IssueNumber, IssueState, LabelId};
-use super::retry::RetryPolicy;
 use super::rotate::forwarded_to;
 
 /// The session issues this process warned of as edited ([`ForgeThread::warn_if_edited`]).
 static EDITED: std::sync::Mutex<std::collections::BTreeSet<u64>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
-/// Page size when `/settings/api` cannot be read (the server default for `MAX_RESPONSE_ITEMS`).
-const FALLBACK_PAGE: u32 = 50;
-
 impl ForgeThread {
     /// The session issue to use. A cached number is used as is while it is fresh; an old one is
     /// checked (still open, same title and label) first. `for_write` allows `auto_init`; a read
     /// with no open session issue reads the most recently closed one.
+    ///
+    /// Under `-v`, which forge this is is asked at the same time, not before.
     pub(super) async fn issue_for(
         &self,
         c: &ForgeClient,
         for_write: bool,
     ) -> Result<IssueNumber, ForgeError> {
-        self.note_version(c).await;
+        let ((), n) = tokio::join!(self.note_version(c), self.find_issue(c, for_write));
+        n
+    }
+
+    async fn find_issue(
+        &self,
+        c: &ForgeClient,
+        for_write: bool,
+    ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
         let same_settings = cached.title.as_ref() == Some(&self.settings.title)
             && cached.label.as_ref() == Some(&self.settings.label);
@@ -88,23 +94,6 @@ impl ForgeThread {
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
         )))
-    }
-
-    /// Says which server this is (Forgejo or Gitea, from `GET /version`) once per process, and
-    /// only when `-v` will show it: it costs a request, so it is one quick try.
-    pub(super) async fn note_version(&self, c: &ForgeClient) {
-        if !tracing::enabled!(tracing::Level::INFO)
-            || self
-                .version_logged
-                .swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            return;
-        }
-        let quick = c.with_policy(RetryPolicy::quick(self.settings.quick_timeout));
-        match quick.version().await {
-            Ok(v) => tracing::info!("forge at {} runs {}", c.base(), v.describe()),
-            Err(e) => tracing::info!("cannot tell which forge this is: {e}"),
-        }
     }
 
     /// An open issue (not a pull request) with the session title and label that a trusted
@@ -199,19 +188,6 @@ impl ForgeThread {
         ))
     }
 
-    /// The instance's `max_response_items`, asked once per process.
-    pub(super) async fn page_size(&self, c: &ForgeClient) -> Result<u32, ForgeError> {
-        if let Some(&n) = self.page_size.get() {
-            return Ok(n);
-        }
-        let n = match c.api_settings().await {
-            Ok(s) => s.max_response_items.max(1),
-            Err(ForgeError::NotFound { .. }) => FALLBACK_PAGE,
-            Err(e) => return Err(e),
-        };
-        Ok(*self.page_size.get_or_init(|| n))
-    }
-
     /// The ids of the repository's labels named like the session label, lowest first. Label
     /// names are not unique on the server.
     pub(super) async fn session_label_ids(
@@ -239,16 +215,15 @@ impl ForgeThread {
         c: &ForgeClient,
         exhaustive: bool,
     ) -> Result<Vec<Issue>, ForgeError> {
-        let limit = self.page_size(c).await?;
         let repo = &self.settings.repo;
-        self.know_login_with(c).await?;
-        let mut found: Vec<Issue> = c
-            .open_issues(
-                repo,
-                (!exhaustive).then_some(self.settings.label.as_str()),
-                limit,
-            )
-            .await?
+        let label = (!exhaustive).then_some(self.settings.label.as_str());
+        let ((), login, listed) = tokio::join!(
+            self.learn_page_size(c),
+            self.know_login_with(c),
+            c.open_issues(repo, label, self.known_page_size())
+        );
+        login?;
+        let mut found: Vec<Issue> = listed?
             .into_iter()
             .filter(|i| self.looks_like_session_issue(i))
             .filter(|i| match self.trusted_creator(i) {

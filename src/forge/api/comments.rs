@@ -3,10 +3,13 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use reqwest::{Method, StatusCode};
+
 use super::super::clock::server_lag;
 use super::super::decode::Filter;
 use super::super::http::{ForgeClient, Opened};
 use super::super::models::{CommentList, IssueNumber};
+use super::super::page::total_count;
 use super::{CLOCK_NOISE, RepoRef};
 use crate::forge::error::ForgeError;
 
@@ -49,6 +52,28 @@ impl ForgeClient {
     ) -> Result<CommentList> {
         let path = repo.path("issues/comments");
         self.list_comments(path, Some(since), filter).await
+    }
+
+    /// How many comments of the whole repository were updated at or after `since`, without
+    /// downloading them: page 1 of one comment (`page=1&limit=1`, so the server paginates,
+    /// §3.10), read for its `X-Total-Count`, the total across pages. `None` when the answer
+    /// carries no count.
+    pub async fn repo_comments_total(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
+        let path = repo.path("issues/comments");
+        let query = [
+            ("since", since.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            ("page", "1".to_string()),
+            ("limit", "1".to_string()),
+        ];
+        let raw = self.raw(Method::GET, &path, &query, None).await?;
+        if raw.status != StatusCode::OK {
+            return Err(self.status_error(raw));
+        }
+        Ok(total_count(&raw.headers))
     }
 
     async fn list_comments(

@@ -1,12 +1,11 @@
 //! Reading the session thread: the members' comments in one list, warm (since the last read)
-//! or cold (since the head was created, checked against the head's comment count), and the
-//! members kept out of what the repository-wide list holds.
+//! or cold (`cold.rs`: the head's own list whole and the other members' posts by the cheaper
+//! list), and the members kept out of what the repository-wide list holds.
 
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
-use super::MARGIN;
 use crate::forge::ForgeThread;
 use crate::forge::decode::Filter;
 use crate::forge::error::ForgeError;
@@ -15,7 +14,7 @@ use crate::forge::models::{Comment, CommentList, IssueNumber, UnreadableComment}
 use crate::store::{Keep, issue_in_url};
 
 impl ForgeThread {
-    /// The head `n` and the members' comments, `since` a time (warm) or since [`MARGIN`] before
+    /// The head `n` and the members' comments, `since` a time (warm) or since [`MARGIN`](super::MARGIN) before
     /// the head was created (cold: every comment the head holds, since none is older than the
     /// head), in one repository-wide list (§3.10), merged in comment id order. A server without
     /// that list (404), or one that cuts it short (fewer elements than its `X-Total-Count`), is
@@ -30,6 +29,7 @@ impl ForgeThread {
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
         let Some(t) = since else {
+            // A cold read plans which lists to take (`cold.rs`).
             return self.read_chain_whole(c, n, keep).await;
         };
         let wide = c
@@ -50,88 +50,14 @@ impl ForgeThread {
         Ok(list)
     }
 
-    /// A cold read: every comment of the head and the members' since [`MARGIN`] before the head
-    /// was created. The head's whole list is one download, and the repository-wide list since
-    /// then holds it, so that one is asked for alone, with the head's comment count beside it
-    /// (the issue, read while the list streams): a comment whose `updated_at` is older than the
-    /// head (an owner may post with `updated_at` set, §3.11) is missing from that list, and the
-    /// count shows it, so the head's own list is then read whole as well. Nothing in the head is
-    /// ever left out because of its time.
-    async fn read_chain_whole(
-        &self,
-        c: &ForgeClient,
-        n: IssueNumber,
-        keep: &Keep,
-    ) -> Result<CommentList, ForgeError> {
-        let repo = &self.settings.repo;
-        let (opened, known) = match self.cached().opened {
-            Some((number, opened, _)) if number == n.0 => (opened, None),
-            _ => {
-                let issue = c.issue(repo, n).await?;
-                self.note_opened(&issue);
-                self.note_count(&issue);
-                self.warn_if_edited(&issue);
-                (issue.created_at, Some(issue.comments))
-            }
-        };
-        let count = async {
-            match known {
-                Some(count) => Some(count),
-                None => match c.issue(repo, n).await {
-                    Ok(issue) => {
-                        self.note_count(&issue);
-                        self.warn_if_edited(&issue);
-                        Some(issue.comments)
-                    }
-                    Err(e) => {
-                        tracing::debug!("cannot read the session issue {n}'s comment count: {e}");
-                        None
-                    }
-                },
-            }
-        };
-        let (wide, count) = tokio::join!(
-            c.repo_comments_keeping(repo, opened - MARGIN, self.dropping(keep, n)),
-            count
-        );
-        let mut list = match usable(wide, n)? {
-            Wide::List(list) => list,
-            Wide::Partial(why) => {
-                let mut head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
-                head.partial = Some(why);
-                return Ok(head);
-            }
-        };
-        let on_head = |issue: Option<u64>| issue == Some(n.0);
-        let held = list
-            .comments
-            .iter()
-            .filter(|x| on_head(comment_issue(x)))
-            .count()
-            + (list.unreadable.iter())
-                .filter(|x| on_head(unreadable_issue(x)))
-                .count();
-        if count.is_none_or(|count| i64::try_from(held).unwrap_or(i64::MAX) < count) {
-            tracing::debug!(
-                "the session issue {n} holds comments older than itself (or its count is \
-                 unknown): reading its own list whole"
-            );
-            let head = c.comments_keeping(repo, n, None, self.filter(keep)).await?;
-            list.comments.retain(|x| !on_head(comment_issue(x)));
-            list.unreadable.retain(|x| !on_head(unreadable_issue(x)));
-            list.comments.extend(head.comments);
-            list.unreadable.extend(head.unreadable);
-        }
-        self.keep_members(c, n, &mut list, (opened - MARGIN, keep))
-            .await?;
-        list.comments.sort_by_key(|x| x.id.0);
-        Ok(list)
-    }
-
     /// The filter `keep` resolves to for a repository-wide list of the thread whose head is
     /// `head`: dropping the comments of issues known not to be members, and counting toward the
     /// response cap only the bodies of the head and the known members.
-    async fn dropping(&self, keep: &Keep, head: IssueNumber) -> Result<Filter, ForgeError> {
+    pub(super) async fn dropping(
+        &self,
+        keep: &Keep,
+        head: IssueNumber,
+    ) -> Result<Filter, ForgeError> {
         let mut filter = self.filter(keep).await?;
         let (members, others) = self.known_members();
         filter.drop_issues.extend(others);
@@ -156,7 +82,7 @@ impl ForgeThread {
     /// Drops from `list` the comments of issues that are not members, reads on their own the
     /// members the list [deferred](CommentList::deferred) (since the list's `since`, as `keep`
     /// keeps), and notes the members other than the head holding comments the head may lack.
-    async fn keep_members(
+    pub(super) async fn keep_members(
         &self,
         c: &ForgeClient,
         head: IssueNumber,
@@ -217,7 +143,7 @@ impl ForgeThread {
 }
 
 /// What the repository-wide list gave.
-enum Wide {
+pub(super) enum Wide {
     /// The list: it answers.
     List(CommentList),
     /// The head's own list must answer instead, and why that read may be incomplete.
@@ -227,7 +153,10 @@ enum Wide {
 /// The repository-wide list when it can answer; else why the head `n`'s own list must answer
 /// instead: a server without the repository-wide list (404), or one that cut it short. The
 /// reason becomes a warning of the answer, which then says `complete: false`.
-fn usable(wide: Result<CommentList, ForgeError>, n: IssueNumber) -> Result<Wide, ForgeError> {
+pub(super) fn usable(
+    wide: Result<CommentList, ForgeError>,
+    n: IssueNumber,
+) -> Result<Wide, ForgeError> {
     let unseen = "records posted late to earlier issues of the session thread are not seen by \
                   this read";
     let why = match wide {
@@ -246,7 +175,7 @@ fn usable(wide: Result<CommentList, ForgeError>, n: IssueNumber) -> Result<Wide,
     Ok(Wide::Partial(why))
 }
 
-fn comment_issue(c: &Comment) -> Option<u64> {
+pub(super) fn comment_issue(c: &Comment) -> Option<u64> {
     if c.issue_url.is_empty() {
         issue_in_url(&c.html_url)
     } else {
@@ -254,6 +183,6 @@ fn comment_issue(c: &Comment) -> Option<u64> {
     }
 }
 
-fn unreadable_issue(u: &UnreadableComment) -> Option<u64> {
+pub(super) fn unreadable_issue(u: &UnreadableComment) -> Option<u64> {
     u.html_url.as_deref().and_then(issue_in_url)
 }

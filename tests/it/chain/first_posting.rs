@@ -33,8 +33,12 @@ async fn a_copy_carried_while_the_agent_writes_never_sends_the_session_back() {
     fake.state()
         .path_delays
         .push(("/comments".into(), Duration::from_millis(600)));
-    let asked =
-        |r: &wiremock::Request| r.method.as_str() == "GET" && r.url.path().ends_with("/comments");
+    // (A list, not the one-comment page a cold read sizes the repository-wide list by.)
+    let asked = |r: &wiremock::Request| {
+        r.method.as_str() == "GET"
+            && r.url.path().ends_with("/comments")
+            && !r.url.query().is_some_and(|q| q.contains("limit=1"))
+    };
     let before = fake.requests().await.iter().filter(|r| asked(r)).count();
     let rotating = {
         let dir = tempfile::tempdir().unwrap();

@@ -146,8 +146,9 @@ fn link_header(
 
 /// `GET /repos/{o}/{r}/issues/comments` (ENDPOINTS.md §3.10): the plain comments of every issue
 /// and pull request, inclusive `since`/`before` on `updated_at`, ordered by (created, id).
-/// Paginated only when `page >= 1` (limit default 30, capped at 50); otherwise every match, the
-/// limit ignored. `X-Total-Count` is the total across pages; never a `Link` header.
+/// Paginated only when `page >= 1` (the limit defaults to the instance's `default_paging_num`,
+/// 30, and is clamped to its `max_response_items`, 50, as `GetListOptions` does, §2); otherwise
+/// every match, the limit ignored. `X-Total-Count` is the total across pages; never a `Link` header.
 pub fn list_repo_comments(s: &State, req: &Request) -> Reply {
     let (since, before) = match (bound(s, req, "since"), bound(s, req, "before")) {
         (Ok(a), Ok(b)) => (a, b),
@@ -162,10 +163,7 @@ pub fn list_repo_comments(s: &State, req: &Request) -> Reply {
     let total = list.len();
     let page = int(req, "page");
     let items: Vec<String> = if page >= 1 {
-        let limit = match int(req, "limit") {
-            l if l <= 0 => 30,
-            l => l.min(50),
-        };
+        let limit = clamp_limit(s, int(req, "limit"));
         list.iter()
             .skip(((page - 1) * limit) as usize)
             .take(limit as usize)

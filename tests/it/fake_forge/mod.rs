@@ -360,7 +360,9 @@ impl FakeForge {
             updated: now,
         });
         if let Some(row) = s.issue_mut(issue) {
-            row.comments += 1; // as a post through the API or the web UI does
+            // As a post through the API or the web UI does (§3.11).
+            row.comments += 1;
+            row.updated = now;
         }
         id
     }

@@ -297,6 +297,23 @@ async fn repo_comments_paginate_only_with_a_page_and_age_moves_every_time() {
     assert_eq!(page.len(), 50, "capped at 50");
     let (page, _) = list("/issues/comments?page=3&limit=20").await;
     assert_eq!(page.len(), 15);
+    // What a cold read sizes the list by: one comment, and the total across pages.
+    let (page, total) = list("/issues/comments?page=1&limit=1").await;
+    assert_eq!((page.len(), total.as_str()), (1, "55"));
+    let (page, _) = list("/issues/comments?page=1&limit=0").await;
+    assert_eq!(page.len(), 30, "a limit of 0 is the default");
+    // The limits are the instance's (`/settings/api`), not constants.
+    fake.state().max_response_items = 20;
+    let (page, _) = list("/issues/comments?page=1&limit=99").await;
+    assert_eq!(page.len(), 20, "clamped to max_response_items");
+    fake.state().max_response_items = 50;
+    // A comment posted through the web UI bumps its issue's `updated_at` (§3.11), as the API's
+    // does: what the issue list's `since` finds.
+    let issue = |n: u64| fake.state().issues.iter().find(|i| i.number == n).cloned();
+    let (created, updated) = issue(b).map(|i| (i.created, i.updated)).unwrap();
+    fake.state().issue_mut(b).unwrap().updated = created - 100;
+    fake.add_comment(b, "mallory", "late");
+    assert!(issue(b).unwrap().updated >= updated);
     assert!(
         all[0]["issue_url"]
             .as_str()

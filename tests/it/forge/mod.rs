@@ -1,6 +1,7 @@
 //! The Forgejo/Gitea backend against the fake forge, and the fake itself against ENDPOINTS.md.
 
 mod backend;
+mod cold_plan;
 mod cold_read;
 mod deleted_comments;
 mod disagreeing_clocks;

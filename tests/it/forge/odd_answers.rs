@@ -262,7 +262,13 @@ async fn https_to_a_plain_http_server_fails_at_once_as_a_setup_problem() {
     assert!(took < Duration::from_secs(5), "took {took:?}: {msg}");
     assert_eq!(cat, Category::Config, "{msg}");
     assert!(msg.contains("TLS") && msg.contains("https://"), "{msg}");
-    assert_eq!(connections.load(Ordering::SeqCst), 1, "no retry: {msg}");
+    // Discovery asks three things at once at an empty cache (`/settings/api`, `/user`, the
+    // issue search), each once: a retry would be a fourth.
+    assert!(
+        connections.load(Ordering::SeqCst) <= 3,
+        "no retry: {} connections: {msg}",
+        connections.load(Ordering::SeqCst)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -69,8 +69,10 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
         requests[0] > 1,
         "the first checkpoint spends the retry budget: {requests:?}"
     );
+    // One quick attempt: one try of finding the session issue, whose three requests (the
+    // page size, the token's login, the issue search) go at once at an empty cache.
     assert!(
-        requests[1..].iter().all(|&r| r <= 1),
+        requests[1..].iter().all(|&r| r <= 3),
         "later ones make one quick attempt: {requests:?}"
     );
     assert_eq!(outbox_files(d).len(), 20);
@@ -79,8 +81,9 @@ async fn twenty_checkpoints_while_down_then_resume_then_flush_in_order() {
     let before = fake.requests().await.len();
     let out = run(&fake.uri(), d, BOT_TOKEN, &args);
     let made = fake.requests().await.len() - before;
+    // The flush's try and the read's, each the three requests of finding the session issue.
     assert!(
-        made <= 2,
+        made <= 2 * 3,
         "a failed quick flush makes the read quick too: {made} requests"
     );
     let resume = parse_ok(&args, &out);
