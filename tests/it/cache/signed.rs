@@ -52,6 +52,8 @@ async fn list_reads(fake: &FakeForge, skip: usize) -> Vec<bool> {
         .into_iter()
         .skip(skip)
         .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
+        // A cold read's `page=1&limit=1` probe sizes a list; it downloads no thread.
+        .filter(|r| !r.url.query_pairs().any(|(k, v)| k == "limit" && v == "1"))
         .map(|r| {
             let since = r.url.query_pairs().find(|(k, _)| k == "since");
             let since = since.and_then(|(_, v)| chrono::DateTime::parse_from_rfc3339(&v).ok());
