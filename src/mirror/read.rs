@@ -393,10 +393,7 @@ fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -
     let held = merge(base, delta)
         .iter()
         .filter(|s| s.w.as_deref().and_then(crate::store::issue_in_url) == Some(count.issue))
-        // Created before the count was taken: a comment of the same second may be a post made
-        // after it (this machine's own, say; the forge's times are whole seconds), so it is
-        // not held against the count (a deletion in that very second waits for the resync).
-        .filter(|s| s.c.0 < count.at)
+        .filter(|s| s.c.0 <= count.at)
         .count();
     u64::try_from(held).unwrap_or(u64::MAX) > count.count
 }
