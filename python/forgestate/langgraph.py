@@ -156,6 +156,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
             self._index(index, r)
         return index
 
+    def _chain(self, thread_id: str, ns: str) -> "_Index":
+        """The namespace's whole chain: its checkpoints and the thread's writes, in two reads."""
+        index = self._read(thread_id, agent=self.agent_for(ns))
+        return self._read(thread_id, agent=self.writes_agent, index=index)
+
     def _index(self, index: "_Index", r: Any) -> bool:
         """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
         if r.kind != "checkpoint" or not self._ours(r.agent):
@@ -263,8 +268,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         found = index.checkpoints.get((thread_id, ns), {}) if index is not None else {}
         if index is None or (wanted and wanted not in found):
             # Another checkpoint than the newest: the namespace's whole chain.
-            index = self._read(thread_id, agent=self.agent_for(ns))
-            index = self._read(thread_id, agent=self.writes_agent, index=index)
+            index = self._chain(thread_id, ns)
             found = index.checkpoints.get((thread_id, ns), {})
         if wanted:
             cp = found.get(wanted)
@@ -281,8 +285,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
             return {}
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
-        index = self._read(thread_id, agent=self.agent_for(ns))
-        index = self._read(thread_id, agent=self.writes_agent, index=index)
+        index = self._chain(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {})
         wanted = get_checkpoint_id(config) or (next(reversed(found)) if found else None)
         target = found.get(wanted) if wanted else None
