@@ -368,7 +368,11 @@ pub(crate) fn classify<R>(
     unreadable_ones: Vec<Unreadable>,
     trust: &Trust,
 ) -> (Vec<(CommentInfo, R)>, Vec<Rejected>) {
-    let mut accepted = Vec::new();
+    let parsed = parsed.into_iter();
+    // Sized up front: a long thread's keyed records are its largest allocation.
+    // (Most comments of a thread are records, so the upper bound is the better guess.)
+    let (low, high) = parsed.size_hint();
+    let mut accepted = Vec::with_capacity(high.unwrap_or(low).min(1 << 22));
     let mut rejected = Vec::new();
     let mut first_seen: HashMap<String, u64> = HashMap::new();
     for (info, outcome) in parsed {

@@ -2,7 +2,8 @@
 //!
 //! Every field the server may send as `null` is an `Option`, whatever swagger says (it omits
 //! `x-nullable`). Unknown keys are ignored, so newer servers and Gitea's variants still decode.
-//! Only fields forgestate reads, or that document the shape, are modelled.
+//! Only fields forgestate reads, or that document the shape, are modelled; a comment and its
+//! poster keep only what is read, since a long thread holds tens of thousands of them.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -29,30 +30,17 @@ pub struct CommentId(pub u64);
 #[serde(transparent)]
 pub struct LabelId(pub i64);
 
-/// A user. Comment posters come in the non-privileged view; `GET /user` in the self view.
+/// A user. Comment posters come in the non-privileged view; `GET /user` in the self view. Only
+/// what forgestate reads is kept (the display name, e-mail, profile page and the rest are not):
+/// a cold read holds one of these per comment of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct User {
     /// `-1` for the Ghost user of a deleted account.
     pub id: i64,
     /// The user name.
     pub login: String,
-    /// The display name (may be empty).
-    #[serde(default)]
-    pub full_name: String,
-    /// The e-mail address (may be hidden).
-    #[serde(default)]
-    pub email: String,
-    /// The profile page.
-    #[serde(default)]
-    pub html_url: String,
-    /// Whether the user is a site administrator.
-    #[serde(default)]
-    pub is_admin: bool,
     /// Note: `created`, not `created_at`.
     pub created: Option<DateTime<Utc>>,
-    /// A duplicate of `login` added by the server's own marshaller.
-    #[serde(default)]
-    pub username: Option<String>,
 }
 
 /// A repository label.
@@ -157,32 +145,24 @@ impl Issue {
     }
 }
 
-/// A comment. The fields forgestate reads must have their documented shape; the others
-/// (`pull_request_url`, `issue_url`, `original_author`, `assets`) fall back to empty when the
-/// server sends `null` or something odd, so they can never make a comment unreadable.
+/// A comment. The fields forgestate reads must have their documented shape; `issue_url` falls
+/// back to empty when the server sends `null` or something odd, so it can never make a comment
+/// unreadable. The fields forgestate does not read (`pull_request_url`, `original_author`,
+/// `assets`, ...) are not kept: a cold read holds one of these per comment of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comment {
     /// The global comment id.
     pub id: CommentId,
     /// The comment's web link (`…#issuecomment-N`).
     pub html_url: String,
-    /// Empty on an issue comment.
-    #[serde(default, deserialize_with = "lenient")]
-    pub pull_request_url: String,
     /// The **HTML** URL of the issue, not an API URL.
     #[serde(default, deserialize_with = "lenient")]
     pub issue_url: String,
     /// The poster; `None` never happens on a live server. Readers treat such a comment as
     /// unreadable: nobody can say who wrote it.
     pub user: Option<User>,
-    /// The original author of a migrated comment.
-    #[serde(default, deserialize_with = "lenient")]
-    pub original_author: String,
     /// The comment body (markdown).
     pub body: String,
-    /// Attachments, unread.
-    #[serde(default, deserialize_with = "lenient")]
-    pub assets: Vec<Value>,
     /// When it was posted.
     pub created_at: DateTime<Utc>,
     /// When it last changed (later than `created_at` after an edit).

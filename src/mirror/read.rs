@@ -188,6 +188,9 @@ impl Mirror {
                 None => extra.push(r),
             }
         }
+        // Every body is out of the digest now: its table (3 MB at 50k) goes before the summary.
+        drop(keep);
+        drop(digested);
         sort_dedupe(&mut fresh);
 
         let (slots, data, kept_warnings) = if full {

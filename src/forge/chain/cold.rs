@@ -116,7 +116,8 @@ impl ForgeThread {
         list.unreadable.extend(others.unreadable);
         list.deferred.extend(others.deferred);
         self.keep_members(c, n, &mut list, (since, keep)).await?;
-        list.comments.sort_by_key(|x| x.id.0);
+        // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
+        list.comments.sort_unstable_by_key(|x| x.id.0);
         Ok(list)
     }
 

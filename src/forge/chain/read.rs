@@ -46,7 +46,8 @@ impl ForgeThread {
             }
         };
         self.keep_members(c, n, &mut list, (t, keep)).await?;
-        list.comments.sort_by_key(|x| x.id.0);
+        // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
+        list.comments.sort_unstable_by_key(|x| x.id.0);
         Ok(list)
     }
 
