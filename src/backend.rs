@@ -137,6 +137,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn without_answer(&self, why: Option<&'static str>) {
+        match self {
+            AnyThread::Local(t) => t.without_answer(why),
+            AnyThread::Forge(t) => t.without_answer(why),
+        }
+    }
+
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
         match self {
             AnyThread::Local(t) => t.predecessor(hops).await,

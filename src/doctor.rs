@@ -113,6 +113,7 @@ pub async fn run(config: &Config, over: &Overrides) -> Report {
             return Report { checks };
         }
     };
+    client.without_answer(Some("`doctor` has nothing to answer without the forge"));
     let thread = client.thread_raw();
     let login = match thread {
         AnyThread::Local(local) => {

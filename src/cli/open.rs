@@ -22,6 +22,7 @@ pub(crate) fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
         wait: cli.wait,
+        patience: cli.patience,
     };
     remote::split_repo(&mut over).map_err(|message| Failure {
         code: EX_USAGE,

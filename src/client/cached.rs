@@ -13,6 +13,9 @@ use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
 use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
 use crate::store::Thread;
 
+/// Why a read without a read cache may wait for the store (the wait rule).
+const COLD: &str = "this machine has no read cache of the thread to answer from";
+
 impl<T: Thread> Client<T> {
     /// Reads through the read cache kept in `dir` under `name`, with these settings; `token` is
     /// the forge token whose login the cache may remember (by a salted hash).
@@ -90,6 +93,11 @@ impl<T: Thread> Client<T> {
     /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
     /// the scan (`query`), which scrubs what it answers.
     pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+        // A read cache on disk, or records in the outbox, are an answer without the store
+        // (offline); neither is a cold read, which may wait for the store.
+        let queued = self.store.outbox().is_some_and(|o| !o.is_empty());
+        let cached = self.mirror.as_ref().is_some_and(|m| m.path().exists());
+        self.without_answer((!queued && !cached).then_some(COLD));
         let Some(mirror) = self.mirror.as_ref() else {
             return self.scan_listed().await;
         };

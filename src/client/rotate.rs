@@ -56,6 +56,7 @@ impl Client<AnyThread> {
     /// Idempotent: a rerun after an interruption finishes the rotation and never carries a
     /// record twice; run on an issue that holds only records carried into it, it does nothing.
     pub async fn rotate(&self) -> Result<Rotation> {
+        self.without_answer(Some("a rotation has nothing to answer without the forge"));
         let forge = self.thread_raw().forge().ok_or_else(|| {
             Error::config(
                 "only a forge's session issue is rotated; the local store has no comment list \

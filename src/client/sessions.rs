@@ -107,6 +107,7 @@ impl<T: Thread> Client<T> {
     /// Saves `record` as [`Client::save`] does, continuing its session as `write` says:
     /// compare-and-set, merge, and the `Parent:` line. A refused compare-and-set posts nothing.
     pub async fn save_as(&self, record: Record, write: Write) -> Outcome {
+        self.saving();
         match self.continue_session(record, write).await {
             Ok(record) => self.save(record).await,
             Err(e) => Outcome::Failed(e),

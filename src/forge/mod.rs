@@ -65,6 +65,8 @@ pub use models::{
 };
 pub(crate) use probe::Probe;
 pub use rotate::Successor;
+#[doc(hidden)]
+pub use wait::mark_process_start;
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
@@ -231,6 +233,13 @@ impl crate::store::sealed::Sealed for ForgeThread {}
 impl Thread for ForgeThread {
     fn begin_command(&self) {
         self.client.wait().restart();
+    }
+
+    fn without_answer(&self, why: Option<&'static str>) {
+        match why {
+            None => self.client.wait().fallback(),
+            Some(why) => self.client.wait().patient(why),
+        }
     }
 
     fn describe(&self) -> String {

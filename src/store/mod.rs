@@ -257,6 +257,16 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     fn begin_command(&self) {}
 
     #[doc(hidden)]
+    /// What this command does if the store does not answer (the wait rule,
+    /// docs/failure-handling.md): `None` when it has an answer without it (a save spools, a
+    /// warm read answers offline), so it ends within the wait budget; `Some(why)` when it has
+    /// none, so it may wait up to the patience. The first word of a command holds; the default
+    /// (a store that never waits) ignores it.
+    fn without_answer(&self, why: Option<&'static str>) {
+        let _ = why;
+    }
+
+    #[doc(hidden)]
     /// How many comments the thread's head held when this process last read the head itself
     /// (a forge's issue number, its `comments` count, and its `updated_at`), when it did. A read
     /// cache holding more comments on that issue, created by then, has missed a deletion.
