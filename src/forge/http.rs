@@ -248,13 +248,21 @@ impl ForgeClient {
 
     /// The error of a request not even tried: the command already gave up on the forge.
     fn not_tried(&self, call: Call) -> ForgeError {
-        ForgeError::Transport {
-            call,
-            detail: format!(
+        let detail = match self.wait.is_patient() {
+            true => format!(
+                "not tried: the forge did not answer within this command's patience ({}); \
+                 give it longer with --patience, $FORGESTATE_PATIENCE or [forge] patience",
+                humantime::format_duration(self.wait.patience())
+            ),
+            false => format!(
                 "not tried: the forge did not answer within this command's wait budget ({}); \
                  give it longer with --wait, $FORGESTATE_WAIT or [forge] wait",
                 humantime::format_duration(self.wait.budget())
             ),
+        };
+        ForgeError::Transport {
+            call,
+            detail,
             sent: false,
         }
     }

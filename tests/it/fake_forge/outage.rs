@@ -53,22 +53,6 @@ pub const DRIBBLE_BYTES: usize = 8;
 /// comment's answer of a few kilobytes takes tens of seconds.
 pub const DRIBBLE_TICK: Duration = Duration::from_millis(100);
 
-/// The slow forges, with a name for messages (the list late by `late`).
-pub fn slow_modes(late: Duration) -> [(Mode, &'static str); 4] {
-    [
-        (
-            Mode::SlowList(late),
-            "a comment list that starts answering late",
-        ),
-        (Mode::Dribble, "headers at once, then a dribbled body"),
-        (Mode::Alternating { drop: false }, "every other request 503"),
-        (
-            Mode::Alternating { drop: true },
-            "every other request dropped",
-        ),
-    ]
-}
-
 /// Every outage mode, with a name for messages.
 pub const OUTAGES: [(Mode, &str); 3] = [
     (Mode::Refusing, "refusing connections"),
