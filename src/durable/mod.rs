@@ -344,6 +344,7 @@ impl<T: Thread> Durable<T> {
 
     /// Posts everything waiting, with the full retry budget, waiting for another flusher.
     pub async fn flush(&self) -> FlushReport {
+        self.thread.without_answer(Some(FLUSHING));
         match &self.outbox {
             Some(outbox) => self.flush_from_with(outbox, Drain::Flush).await,
             None => FlushReport::default(),
@@ -352,9 +353,13 @@ impl<T: Thread> Durable<T> {
 
     /// Posts the entries of another outbox (spooled under other settings) to this thread.
     pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
+        self.thread.without_answer(Some(FLUSHING));
         self.flush_from_with(source, Drain::Flush).await
     }
 }
+
+/// Why a flush may wait for the store (the wait rule: it has no answer without it).
+const FLUSHING: &str = "a flush has nothing to answer without the forge";
 
 fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {
     a.file_name() == b.file_name()

@@ -132,7 +132,10 @@ impl ForgeThread {
                         );
                         return Ok(found);
                     }
-                    Ok(None) => unsure = false,
+                    Ok(None) => {
+                        unsure = false;
+                        self.look_before_reposting(c, None).await;
+                    }
                     Err(e) => {
                         let why = e.to_string();
                         if e.is_transient()

@@ -77,7 +77,7 @@ impl ForgeThread {
                     }
                     Ok(None) => {
                         unsure = false;
-                        self.recheck_before_reposting(c, n).await;
+                        self.look_before_reposting(c, Some(n)).await;
                     }
                     Err(e) => {
                         if retry
@@ -134,17 +134,23 @@ impl ForgeThread {
         }
     }
 
-    /// One look at issue `n` between the check and the re-post, whatever it answers. Behind a
-    /// round-robin balancer with a dead backend, good and bad answers alternate: the check's
-    /// answer came from the good backend, so without this the re-post would always land on the
-    /// dead one. With it the re-post gets its own chance at a good backend.
-    async fn recheck_before_reposting(&self, c: &ForgeClient, n: IssueNumber) {
+    /// One look at issue `n` (the repository, without one) between the check for an earlier
+    /// attempt and the re-post, whatever it answers. Behind a round-robin balancer with a dead
+    /// backend, good and bad answers alternate: the check's answer came from the good backend,
+    /// so without this the re-post would always land on the dead one. With it the re-post gets
+    /// its own chance at a good backend.
+    pub(super) async fn look_before_reposting(&self, c: &ForgeClient, n: Option<IssueNumber>) {
         let once = c.with_policy(RetryPolicy {
             budget: std::time::Duration::ZERO,
             ..c.policy()
         });
-        if let Err(e) = once.issue(&self.settings.repo, n).await {
-            tracing::debug!("re-checking issue {n} before posting again: {e}");
+        let repo = &self.settings.repo;
+        let looked = match n {
+            Some(n) => once.issue(repo, n).await.map(drop),
+            None => once.repository(repo).await.map(drop),
+        };
+        if let Err(e) = looked {
+            tracing::debug!("looking again before posting again: {e}");
         }
     }
 

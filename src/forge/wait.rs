@@ -2,18 +2,18 @@
 //! HTTP layer, for every verb and every face.
 //!
 //! - **A command with an answer without the forge** (a save spools, a warm read answers offline
-//!   from the read cache) ends its whole wall time, process start included, within the wait
+//!   from the read cache or the outbox) ends its whole wall time, process start included, within the wait
 //!   budget (`[forge] wait`, `FORGESTATE_WAIT`, `--wait`; 3 s by default). Its deadline runs from
 //!   the command's start and nothing renews it: not a 2xx status line, not another request's
 //!   success, not a body that dribbles in. Connecting, waiting for headers, reading bodies and
 //!   the retry waits all end at it; after it the command makes no further request and answers
 //!   what it has.
 //! - **A command with no such answer** (a cold read, `rotate`, `export`, `import`, `prune`,
-//!   `doctor`, `init`) may wait longer: up to the patience (`[forge] patience`, 60 s by default)
-//!   without an answer, renewed by each answer that is not a retryable failure. It says once
-//!   on stderr that it waits and why, then how long it has waited. Only a forge that sends no
-//!   byte, or fewer than [`MIN_RATE`] bytes a second, over a whole wait budget counts as not
-//!   answering while a body is read.
+//!   `doctor`, `init`, `publish`, `flush`) may wait longer: up to the patience (`[forge]
+//!   patience`, 60 s by default) without an answer, renewed by each answer that is not a
+//!   retryable failure. It says once on stderr that it waits and why, then how long it has
+//!   waited. Only a forge that sends no byte, or fewer than [`MIN_RATE`] bytes a second, over a
+//!   whole wait budget counts as not answering while a body is read.
 //! - **A refused connection is an answer**: after [`REFUSALS`] quick tries the command gives up
 //!   on the forge (a save spools).
 //! - The retries of one request end with their own retry budget, however other requests fare;
@@ -50,7 +50,7 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 static PROCESS_START: OnceLock<Instant> = OnceLock::new();
 
 /// Marks now as the process's start (first thing in `main`): the first command's deadline runs
-/// from here, and commands are delimited by [`Wait::restart`] rather than guessed.
+/// from here, and later commands are delimited by `Client::begin_command` rather than guessed.
 pub fn mark_process_start() {
     let _ = PROCESS_START.set(Instant::now());
 }

@@ -2,7 +2,8 @@
 //! answer without the forge (a save spools, a warm read answers offline) answers it at its
 //! deadline whatever the forge sends; one without (a cold read, `rotate`) waits for a forge that
 //! answers late, saying once why; a balancer with a dead backend still takes the record. Each
-//! through the faces that answer it: the CLI, `call` and MCP.
+//! through the faces that answer it: the CLI, `call` and MCP; `rotate` and `flush` through the
+//! CLI (they are not MCP tools' everyday work, and `call` runs the same verb).
 
 use std::path::Path;
 use std::time::Duration;
@@ -127,6 +128,28 @@ async fn rotate_waits_for_a_list_that_answers_late() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn flush_waits_for_a_list_that_answers_late() {
+    let warm = tempfile::tempdir().unwrap();
+    let (fake, front, n) = warmed(warm.path()).await;
+    let uri = front.uri();
+    let d = warm.path();
+    front.set(Mode::Unavailable);
+    let (saved, _) = json_ok(
+        &uri,
+        d,
+        "checkpoint --agent w --session s --phase built --json",
+    );
+    assert!(saved["spooled"].is_string(), "{saved}");
+    // `flush` has nothing to answer without the forge: it waits for the late list (it looks
+    // for copies already posted before posting).
+    front.set(Mode::SlowList(LATE));
+    let (out, _) = timed(&uri, d, &[], "flush --json");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(spooled(d).is_empty(), "{}", stderr(&out));
+    assert_eq!(fake.comments_on(n).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_dribbled_body_is_cut_off_at_the_deadline_on_every_face() {
     let warm = tempfile::tempdir().unwrap();
     let (_fake, front, _) = warmed(warm.path()).await;
@@ -203,6 +226,22 @@ async fn posted_behind_a_dead_backend(drop: bool) {
     client.cancel().await.ok();
     assert!(spooled(d).is_empty(), "nothing waits in the outbox");
     assert_eq!(fake.comments_on(n).len(), 6, "each record once");
+    // A rotation creates an issue and posts to it: each re-post gets its own chance too.
+    let (out, _) = timed(&uri, d, &[], "rotate --json");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let open: Vec<u64> = fake
+        .state()
+        .issues
+        .iter()
+        .filter(|i| !i.closed)
+        .map(|i| i.number)
+        .collect();
+    assert_eq!(
+        open.len(),
+        1,
+        "one open session issue after the rotation: {open:?}"
+    );
+    assert_ne!(open[0], n, "rotated");
 }
 
 #[tokio::test(flavor = "multi_thread")]
