@@ -119,8 +119,8 @@ impl ForgeBuilder {
     }
 
     /// How long a command without an answer of its own (a cold read, `rotate`, `export`,
-    /// `import`, `prune`, `doctor`, `init`, `flush`) may wait for the forge to answer (default 60 s);
-    /// each answer renews it, and a body is read as long as it flows.
+    /// `import`, `prune`, `doctor`, `init`, `publish`, `flush`) may wait for the forge to answer
+    /// (default 60 s); each answer renews it, and a body is read as long as it flows.
     pub fn patience(mut self, patience: Duration) -> Self {
         self.options.patience = patience;
         self
