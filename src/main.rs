@@ -7,7 +7,7 @@ mod mcp;
 
 fn main() -> std::process::ExitCode {
     // A command's wait budget includes the process's own start.
-    forgestate::forge::mark_process_start();
+    forgestate::verbs::mark_process_start();
     one_malloc_arena();
     cli::main()
 }

@@ -65,8 +65,6 @@ pub use models::{
 };
 pub(crate) use probe::Probe;
 pub use rotate::Successor;
-#[doc(hidden)]
-pub use wait::mark_process_start;
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,

@@ -37,6 +37,10 @@ use crate::error::{Error, Result};
 use crate::report::StatusPolicy;
 
 pub use crate::client::watch::Event;
+/// Marks the process's start for the wait rule (first thing in a face's `main`): the first
+/// command's deadline includes the process's own start.
+#[doc(hidden)]
+pub use crate::forge::wait::mark_process_start;
 pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
     Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted,
