@@ -3,7 +3,7 @@
 //! `format_checkpoint_comment`, `PHASE_RESUME_MAP`).
 
 use forgestate::Error;
-use forgestate::verbs::{Render, RenderRequest, ResumeMapRequest, ResumeMapVerb};
+use forgestate::verbs::{self, Render, ResumeMapRequest, ResumeMapVerb};
 
 use super::args::{Cli, RenderArgs, ResumeMapArgs};
 use super::failure::Failure;
@@ -20,11 +20,15 @@ fn bad(reason: impl Into<String>) -> Failure {
 pub async fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
     let file = a.file.clone().unwrap_or_else(|| "-".into());
     let text = read_input(None, Some(&file))?.unwrap_or_default();
-    let request: RenderRequest = serde_json::from_str(&text).map_err(|e| {
+    // Read as `call` and MCP read it (a number sent as text included): only the wording of a
+    // mismatch is the CLI's, the record file being data.
+    let wrong = |e| {
         bad(format!(
             "not a JSON object with \"agent\", \"session\" and \"phase\": {e}"
         ))
-    })?;
+    };
+    let value = serde_json::from_str(&text).map_err(wrong)?;
+    let request = verbs::decode::<Render>(value).map_err(wrong)?;
     let answer = run::<Render>(cli, request).await?;
     if cli.json {
         output::json(&answer);

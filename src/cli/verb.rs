@@ -78,7 +78,7 @@ impl Opened {
 /// Runs `V` on `request` over the configured store, with the configured `[status]` policy.
 pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
     let opened = Opened::new(cli)?;
-    let answer = V::run(&opened.context(), request).await;
+    let answer = forgestate::verbs::run::<V>(&opened.context(), request).await;
     opened.finish::<V, _>(answer)
 }
 

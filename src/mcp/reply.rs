@@ -128,7 +128,10 @@ fn summary(verb: &str, v: &Value) -> String {
                 s.push_str(&format!(
                     "; forked from session {} at record {}",
                     origin.get("session").and_then(Value::as_str).unwrap_or("?"),
-                    origin.get("id").and_then(Value::as_str).unwrap_or("?")
+                    origin
+                        .get("record_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
                 ));
             }
             s

@@ -44,8 +44,8 @@ pub use operate::{
     PruneAnswer, PruneRequest, Rotate, RotateRequest,
 };
 pub use pure::{
-    Parse, ParseAnswer, ParseRequest, Render, RenderAnswer, RenderRequest, ResumeMapAnswer,
-    ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
+    Parse, ParseAnswer, ParseRequest, RESUME_MAP_AGENT, Render, RenderAnswer, RenderRequest,
+    ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
 };
 pub use reads::{
     FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest,
@@ -305,18 +305,30 @@ fn unlink(text: &str) -> String {
     out
 }
 
+/// The request `args` make for `V`, read as every face reads it: an integer or a boolean sent as
+/// text (`"5"`, `"true"`) and a `*_secs` duration sent as an age (`"10m"`) are read as the
+/// value, then the object is decoded. The error is serde's, for the face to word.
+pub fn decode<V: Verb>(args: Value) -> std::result::Result<V::Request, serde_json::Error> {
+    serde_json::from_value(plain::lenient(args, &(V::SPEC.request)()))
+}
+
+/// Runs `V` on a decoded request: the one call every face makes (the CLI with the request its
+/// flags build, MCP and `call` with the one [`decode`] reads).
+pub async fn run<V: Run>(ctx: &Context<'_>, request: V::Request) -> Result<V::Answer> {
+    ctx.client.begin_command();
+    V::run(ctx, request).await
+}
+
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
-    let args = plain::lenient(args, &(V::SPEC.request)());
-    let request: V::Request = serde_json::from_value(args).map_err(|e| {
+    let request = decode::<V>(args).map_err(|e| {
         Error::usage(format!(
             "the arguments of {} do not fit its schema: {e}",
             V::SPEC.name
         ))
     })?;
-    ctx.client.begin_command();
-    let answer = V::run(ctx, request).await?;
+    let answer = run::<V>(ctx, request).await?;
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(
             "cannot serialize the answer of {}: {e}",

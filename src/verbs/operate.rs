@@ -122,6 +122,7 @@ impl Run for Rotate {
 #[serde(deny_unknown_fields)]
 pub struct PruneRequest {
     /// Keep the newest N records per agent, session and kind.
+    #[serde(default = "keep_default")]
     pub keep: usize,
     /// Only agents matching this glob.
     #[serde(default)]
@@ -136,6 +137,11 @@ pub struct PruneRequest {
     /// Delete (without it, a dry run).
     #[serde(default)]
     pub yes: bool,
+}
+
+/// `keep` when the request leaves it out: what the CLI's `--keep` defaults to.
+fn keep_default() -> usize {
+    crate::defaults::PRUNE_KEEP
 }
 
 /// What `prune` answers: the plan, and what was deleted.

@@ -198,8 +198,11 @@ pub struct ResumeMapRequest {
     pub agent: String,
 }
 
+/// The agent `resume-map` describes when the request names none.
+pub const RESUME_MAP_AGENT: &str = "implementation-worker";
+
 fn default_agent() -> String {
-    "implementation-worker".to_string()
+    RESUME_MAP_AGENT.to_string()
 }
 
 /// What `resume-map` answers.

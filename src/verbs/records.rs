@@ -84,7 +84,7 @@ pub struct HealthRequest {
     /// The session the signal belongs to.
     pub session: String,
     /// The agent's status in one word or a short phrase. Default: "Active".
-    #[serde(default)]
+    #[serde(default = "default_status")]
     pub status: Option<String>,
     /// Metrics as a JSON object, e.g. {"active_workers": 3}. JSON text of an object is accepted
     /// too.
@@ -94,6 +94,12 @@ pub struct HealthRequest {
     /// When the next signal is due, in words, e.g. "in 10 iterations".
     #[serde(default)]
     pub next_check: Option<String>,
+}
+
+/// `status` when the request leaves it out (the schema publishes it; the CLI's flag defaults to
+/// it).
+fn default_status() -> Option<String> {
+    Some(DEFAULT_STATUS.to_string())
 }
 
 /// `fork`: a new session started from a checkpoint of another one.

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use forgestate::defaults::PRUNE_KEEP;
 use forgestate::format::Kind;
 
-use forgestate::verbs::DEFAULT_STATUS;
+use forgestate::verbs::{DEFAULT_STATUS, RESUME_MAP_AGENT};
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -365,7 +365,7 @@ pub struct RenderArgs {
 #[derive(Debug, Args)]
 pub struct ResumeMapArgs {
     /// The agent whose phase table to print
-    #[arg(long, default_value = "implementation-worker")]
+    #[arg(long, default_value = RESUME_MAP_AGENT)]
     pub agent: String,
 }
 
