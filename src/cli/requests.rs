@@ -10,12 +10,12 @@ use serde_json::Value;
 
 use forgestate::verbs::{
     self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest, HistoryRequest,
-    KindParam, LatestRequest, ListRequest, ResumeRequest, StatusRequest,
+    LatestRequest, ListRequest, ResumeRequest, StatusRequest,
 };
 
 use super::args::EndArgs;
 use super::args::{
-    CheckpointArgs, FilterArgs, ForkArgs, HealthArgs, HistoryArgs, KindArg, LatestArgs, ListArgs,
+    CheckpointArgs, FilterArgs, ForkArgs, HealthArgs, HistoryArgs, LatestArgs, ListArgs,
     ResumeArgs, StatusArgs,
 };
 use super::failure::Failure;
@@ -105,11 +105,7 @@ impl FilterArgs {
         FilterRequest {
             agent: self.agent.clone(),
             session: self.session.clone(),
-            kind: self.kind.map(|k| match k {
-                KindArg::Checkpoint => KindParam::Checkpoint,
-                KindArg::Health => KindParam::Health,
-                KindArg::End => KindParam::End,
-            }),
+            kind: self.kind,
             phase: self.phase.clone(),
         }
     }

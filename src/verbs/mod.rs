@@ -48,8 +48,8 @@ pub use pure::{
     ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
 };
 pub use reads::{
-    FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest,
-    ListVerb, ResumeAnswer, ResumeRequest, ResumeVerb,
+    FilterRequest, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb,
+    ResumeAnswer, ResumeRequest, ResumeVerb,
 };
 pub use records::{
     Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,

@@ -173,28 +173,6 @@ impl ResumeAnswer {
     }
 }
 
-/// A kind of record.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum KindParam {
-    /// `[CHECKPOINT]` records: progress and resume state.
-    Checkpoint,
-    /// `[HEALTH]` records: liveness signals.
-    Health,
-    /// `[END]` records: sessions that ended, and why.
-    End,
-}
-
-impl From<KindParam> for Kind {
-    fn from(k: KindParam) -> Kind {
-        match k {
-            KindParam::Checkpoint => Kind::Checkpoint,
-            KindParam::Health => Kind::Health,
-            KindParam::End => Kind::End,
-        }
-    }
-}
-
 /// The record filters `latest` and `list` share.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct FilterRequest {
@@ -206,7 +184,7 @@ pub struct FilterRequest {
     pub session: Option<String>,
     /// Only this kind of record. Default: either.
     #[serde(default)]
-    pub kind: Option<KindParam>,
+    pub kind: Option<Kind>,
     /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
     #[serde(default)]
     pub phase: Option<String>,
@@ -221,7 +199,7 @@ impl FilterRequest {
         Ok(Filter {
             agent: self.agent.clone(),
             session: self.session.clone(),
-            kind: self.kind.map(Into::into),
+            kind: self.kind,
             since,
         })
     }

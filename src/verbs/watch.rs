@@ -7,11 +7,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CLI, Context, Group, KindParam, Spec, Verb, answer_schema, input, request_schema};
+use super::{CLI, Context, Group, Spec, Verb, answer_schema, input, request_schema};
 use crate::client::watch::{Event, WatchOptions, run};
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::{Error, Result};
-use crate::format::glob_matches;
+use crate::format::{Kind, glob_matches};
 use crate::scan::Filter;
 
 /// `watch`: which records to follow.
@@ -26,7 +26,7 @@ pub struct WatchRequest {
     pub session: Option<String>,
     /// Only this kind of record.
     #[serde(default)]
-    pub kind: Option<KindParam>,
+    pub kind: Option<Kind>,
     /// Only checkpoints whose phase matches this glob.
     #[serde(default)]
     pub phase: Option<String>,
@@ -92,7 +92,7 @@ impl Watch {
             filter: Filter {
                 agent: r.agent,
                 session: r.session,
-                kind: r.kind.map(Into::into),
+                kind: r.kind,
                 since: None,
             },
             interval,

@@ -201,26 +201,6 @@ pub struct HealthArgs {
     pub next_check: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum KindArg {
-    /// [CHECKPOINT] records
-    Checkpoint,
-    /// [HEALTH] records
-    Health,
-    /// [END] records
-    End,
-}
-
-impl From<KindArg> for Kind {
-    fn from(k: KindArg) -> Kind {
-        match k {
-            KindArg::Checkpoint => Kind::Checkpoint,
-            KindArg::Health => Kind::Health,
-            KindArg::End => Kind::End,
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct LatestArgs {
     #[command(flatten)]
@@ -238,7 +218,7 @@ pub struct FilterArgs {
     pub session: Option<String>,
     /// Only this kind of record [default: either]
     #[arg(long)]
-    pub kind: Option<KindArg>,
+    pub kind: Option<Kind>,
     /// Only checkpoints whose phase matches this glob (e.g. 'subtask_*_complete')
     #[arg(long, value_name = "GLOB")]
     pub phase: Option<String>,
