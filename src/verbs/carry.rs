@@ -38,21 +38,16 @@ impl Verb for Publish {
             reading the forge's web UI (`status --publish`). Text outside the markers is kept \
             byte for byte; an unchanged table is not written. Returns the issue, whether the \
             body was written, and the table.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: super::ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
         flags: &[
             ("warn_after_secs", "warn-after"),
             ("stalled_after_secs", "stalled-after"),
         ],
+        example: r#"{"stalled_after_secs": 3600}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -87,18 +82,10 @@ impl Verb for Export {
             session issues, or a local store) into the local store in `to`, each with its \
             comment id, author and original time, so it can be resumed from or archived. \
             Running it again writes only what is new.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"to": "archive"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -133,18 +120,10 @@ impl Verb for Import {
             as every record, each once by its Id: a rerun posts nothing new, and an import \
             interrupted by an outage resumes where it stopped. The original time is kept as \
             `Posted-At:`.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"from": "archive"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 

@@ -43,18 +43,10 @@ impl Verb for Init {
         title: "Find or create the session thread",
         description: "Find or create the session thread (on a forge: the labelled session \
             issue), say whom records are posted as, and post what waits in the outbox.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -96,18 +88,13 @@ impl Verb for Rotate {
         description: "Replace a long session issue with a new one carrying each active \
             session's newest records, then close it (safe to run again after an interruption). \
             Also automatic after a save once the issue holds more than `rotate_after` comments.",
-        read_only: false,
         destructive: true,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
-        group: Group::Operators,
-        strict: false,
         reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -176,18 +163,13 @@ impl Verb for Prune {
         title: "Delete older records",
         description: "Delete your older records beyond the newest N per agent, session and kind \
             (a dry run without `yes`); other authors' comments are never touched.",
-        read_only: false,
         destructive: true,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
         reads_thread: true,
-        opens_store: true,
         flags: &[("ids", "id")],
+        example: r#"{"keep": 5, "session": "s1"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -343,18 +325,10 @@ impl Verb for Flush {
         title: "Post the outbox",
         description: "Post the records waiting in this machine's outbox, oldest first, exactly \
             once each.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -382,18 +356,12 @@ impl Verb for Outboxes {
         title: "This machine's outboxes",
         description: "Every outbox on this machine: its forge, waiting records, oldest age, last \
             failure and dead letters.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
         faces: CLI,
         group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 
@@ -423,16 +391,10 @@ impl Verb for Doctor {
         description: "Check the setup, one check per line with the fix: config, forge, token, \
             repository, label, session issue, clock, trust, outbox, cache.",
         read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }

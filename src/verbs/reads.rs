@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::{Kind, format_time};
 use crate::report::{Conflict, Ended, PendingIntent};
@@ -106,18 +106,10 @@ impl Verb for ResumeVerb {
             (two writers continued from the same record; also a warning), and `latest_id` (the \
             newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
             exactly.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s1"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -259,18 +251,10 @@ impl Verb for LatestVerb {
             such as \"implementation-*\", kind checkpoint or health, phase glob), in thread \
             order. Use it to see what another agent did last. Returns `record` (null when none \
             matches).",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "kind": "checkpoint"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -347,18 +331,10 @@ impl Verb for ListVerb {
             newest N. Use it to review what agents recorded. Returns `records`, and with \
             `invalid: true` also the comments that are not valid, trusted records, with the \
             reason.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "limit": 5}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::Record;
 use crate::{ForkQuery, Outcome, Rotation, Write};
@@ -280,18 +280,11 @@ impl Verb for Checkpoint {
             Secrets in the data are redacted. Returns the record id and where it was stored; \
             `posted: false` means it waits in this machine's outbox and will be posted later \
             (not an error).",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
         flags: &[("blockers", "blocker")],
+        example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "data": {"issue": 42}, "next": "open the PR", "blockers": ["CI is red"]}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 
@@ -335,18 +328,10 @@ impl Verb for Health {
             periodically from long-running loops so supervisors can tell a stalled agent from a \
             busy one. Returns the record id and where it was stored; `posted: false` means it \
             waits in this machine's outbox (not an error).",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s1", "status": "Busy", "metrics": {"workers": 3}}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 
@@ -384,18 +369,11 @@ impl Verb for Fork {
             the record (default: the session's newest checkpoint); `agent` picks whose \
             checkpoint when several agents work in the session. Returns the new checkpoint as \
             `checkpoint` does.",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
         reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ALL, Context, Group, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::format::{END_REASONS, Record};
 
@@ -39,18 +39,10 @@ impl Verb for End {
             instead of stalled. `resume` of an ended session still returns the last checkpoint's \
             data, with `ended: {reason, at, note}` beside it; a later checkpoint reopens the \
             session. Returns the record id and where it was stored, as `checkpoint` does.",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s0", "reason": "completed", "note": "merged"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
@@ -68,21 +68,15 @@ impl Verb for StatusVerb {
             `warn_after_secs`/`stalled_after_secs` override the configured thresholds (default \
             600 and 1800). Returns `rows` (stalled first), `stalled` (how many), `offline` and \
             `warnings`.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
         flags: &[
             ("warn_after_secs", "warn-after"),
             ("stalled_after_secs", "stalled-after"),
         ],
+        example: r#"{"agent": "w", "stalled_after_secs": 3600}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -176,18 +170,11 @@ impl Verb for History {
             session was forked from, when it was; `conflicts` (and a warning) name records that \
             continue from the same parent, i.e. two writers worked on the session from one \
             state.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s2", "diff": true}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 

@@ -55,18 +55,13 @@ impl Verb for Watch {
         title: "Follow the thread live",
         description: "Follow the thread live: one answer per new record, outage or recovery, \
             until stopped.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
         flags: &[("interval_ms", "interval")],
+        example: r#"{"session": "s1", "kind": "health"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 

@@ -2,3 +2,4 @@
 //! answer alike (issue #40's drifts, each checked through every face that has the verb).
 
 mod drifts;
+mod table;
