@@ -26,6 +26,7 @@ mod pure;
 mod reads;
 mod records;
 mod session;
+mod summary;
 mod supervise;
 mod watch;
 
@@ -156,6 +157,9 @@ pub struct Spec {
     /// One request that runs (JSON text): the table-driven tests run it on every face that has
     /// the verb, after the examples of the verbs before it, on a fresh forge.
     pub example: &'static str,
+    /// The answer in a sentence, for a model (the text MCP puts before the structured answer);
+    /// `None` has the face say the verb is done.
+    pub summary: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
@@ -208,6 +212,7 @@ impl Spec {
         request: Map::new,
         answer: Map::new,
         example: "{}",
+        summary: |_| None,
     };
 
     /// Whether `face` exposes the verb.

@@ -107,6 +107,7 @@ impl Verb for ResumeVerb {
             newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
             exactly.",
         example: r#"{"agent": "w", "session": "s1"}"#,
+        summary: resume_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -252,6 +253,7 @@ impl Verb for LatestVerb {
             order. Use it to see what another agent did last. Returns `record` (null when none \
             matches).",
         example: r#"{"session": "s1", "kind": "checkpoint"}"#,
+        summary: latest_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -332,6 +334,7 @@ impl Verb for ListVerb {
             `invalid: true` also the comments that are not valid, trusted records, with the \
             reason.",
         example: r#"{"session": "s1", "limit": 5}"#,
+        summary: list_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -376,4 +379,92 @@ impl Run for ListVerb {
             warnings: scan.warnings,
         })
     }
+}
+
+/// `resume`'s summary: where to pick up, and everything that qualifies it.
+fn resume_summary(v: &Value) -> Option<String> {
+    use super::summary::{place, str_of};
+    let mut s = match v["fresh_start"] == true {
+        true => format!(
+            "no checkpoint yet for this agent in this session: fresh start at {}",
+            str_of(v, "resume_point")
+        ),
+        false => format!(
+            "resume at {} (phase {}, checkpoint {} in {})",
+            str_of(v, "resume_point"),
+            str_of(v, "phase"),
+            v["record_id"].as_str().unwrap_or("(version 1.0, no id)"),
+            place(&v["checkpoint"]["comment"])
+        ),
+    };
+    if v["unmapped"] == true {
+        s.push_str(&format!(
+            "; phase {} is not in the resume map, so this is the default",
+            str_of(v, "phase")
+        ));
+    }
+    if let Some(next) = v["next"].as_str() {
+        s.push_str(&format!("; next: {next}"));
+    }
+    for b in v["blockers"].as_array().into_iter().flatten() {
+        s.push_str(&format!("; blocker: {}", b.as_str().unwrap_or_default()));
+    }
+    match v["context_drift"].as_bool() {
+        Some(true) => s.push_str(
+            "; the context file changed since this checkpoint (or it recorded no hash): re-read \
+             it before going on",
+        ),
+        Some(false) => s.push_str("; the context file is unchanged since this checkpoint"),
+        None => {}
+    }
+    if let Some(reason) = v["ended"]["reason"].as_str() {
+        s.push_str(&format!("; the session ended ({reason})"));
+    }
+    if let Some(name) = v["pending_intent"]["name"].as_str() {
+        s.push_str(&format!(
+            "; intent {name} is pending: check whether it happened before doing it again"
+        ));
+    }
+    if let Some(n) = v["conflicts"].as_array().map(Vec::len).filter(|n| *n > 0) {
+        s.push_str(&format!(
+            "; {n} record(s) were continued by two writers (see warnings)"
+        ));
+    }
+    if v["offline"] == true {
+        s.push_str("; offline: the forge could not be read, answered from this machine's read cache and outbox");
+    }
+    Some(s)
+}
+
+/// `latest`'s summary: the record on one line, or that there is none.
+fn latest_summary(v: &Value) -> Option<String> {
+    Some(match v["record"].is_object() {
+        true => format!(
+            "newest matching record: {}",
+            super::summary::line(&v["record"])
+        ),
+        false => "no matching record found".to_string(),
+    })
+}
+
+/// `list`'s summary: a line per record, and what the read could not see.
+fn list_summary(v: &Value) -> Option<String> {
+    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut s = match records.len() {
+        0 => "no matching records".to_string(),
+        n => format!("{n} matching record(s), oldest first:"),
+    };
+    for e in records {
+        s.push_str(&format!("\n{}", super::summary::line(e)));
+    }
+    if v["offline"] == true {
+        s.push_str("\noffline: the forge could not be read; only pending records are listed");
+    }
+    if let Some(invalid) = v["invalid"].as_array() {
+        s.push_str(&format!(
+            "\n{} comment(s) are not valid, trusted records",
+            invalid.len()
+        ));
+    }
+    Some(s)
 }

@@ -282,6 +282,7 @@ impl Verb for Checkpoint {
             (not an error).",
         flags: &[("blockers", "blocker")],
         example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "data": {"issue": 42}, "next": "open the PR", "blockers": ["CI is red"]}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -329,6 +330,7 @@ impl Verb for Health {
             busy one. Returns the record id and where it was stored; `posted: false` means it \
             waits in this machine's outbox (not an error).",
         example: r#"{"agent": "w", "session": "s1", "status": "Busy", "metrics": {"workers": 3}}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -371,6 +373,7 @@ impl Verb for Fork {
             `checkpoint` does.",
         reads_thread: true,
         example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE

@@ -40,6 +40,7 @@ impl Verb for End {
             data, with `ended: {reason, at, note}` beside it; a later checkpoint reopens the \
             session. Returns the record id and where it was stored, as `checkpoint` does.",
         example: r#"{"agent": "w", "session": "s0", "reason": "completed", "note": "merged"}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE

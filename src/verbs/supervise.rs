@@ -3,6 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
@@ -74,6 +75,7 @@ impl Verb for StatusVerb {
             ("stalled_after_secs", "stalled-after"),
         ],
         example: r#"{"agent": "w", "stalled_after_secs": 3600}"#,
+        summary: status_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -172,6 +174,7 @@ impl Verb for History {
             state.",
         group: Group::Supervisors,
         example: r#"{"session": "s2", "diff": true}"#,
+        summary: history_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -206,4 +209,33 @@ impl HistoryAnswer {
             warnings: h.warnings,
         }
     }
+}
+
+/// `status`'s summary: how many agent sessions, how many stalled.
+fn status_summary(v: &Value) -> Option<String> {
+    Some(match v["rows"].as_array().map_or(0, Vec::len) {
+        0 => "no matching records".to_string(),
+        n => format!("{n} agent session(s), {} stalled", v["stalled"]),
+    })
+}
+
+/// `history`'s summary: the session, its records, and where it was forked from.
+fn history_summary(v: &Value) -> Option<String> {
+    use super::summary::str_of;
+    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut s = format!(
+        "session {}: {} record(s) in thread order",
+        str_of(v, "session"),
+        records.len()
+    );
+    let origin = &v["forked_from"];
+    if origin.is_object() {
+        let field = |key: &str| origin[key].as_str().unwrap_or("?").to_string();
+        s.push_str(&format!(
+            "; forked from session {} at record {}",
+            field("session"),
+            field("record_id")
+        ));
+    }
+    Some(s)
 }
