@@ -3,6 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use forgestate::verbs::{
+    EndRequest, ExportRequest, ForkRequest, HistoryRequest, ImportRequest, LatestRequest,
+    ListRequest, PruneRequest, ResumeMapRequest, ResumeRequest,
+};
 
 mod verbs;
 pub use verbs::*;
@@ -137,24 +141,24 @@ pub enum Command {
   forgestate end --agent implementation-worker --session s1 --reason completed
   forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
   forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
-    End(EndArgs),
+    End(EndRequest),
     /// Print the newest matching record (JSON null when there is none)
     #[command(after_help = "Examples:
   forgestate latest --agent implementation-worker --session s1
   forgestate latest --agent 'implementation-*' --kind health
   forgestate latest --session s1 --json")]
-    Latest(LatestArgs),
+    Latest(LatestRequest),
     /// Print where an agent should resume a session, with its last checkpoint's data
     #[command(after_help = "Examples:
   forgestate resume --agent implementation-worker --session s1
   forgestate resume --agent implementation-worker --session s1 --json")]
-    Resume(ResumeArgs),
+    Resume(ResumeRequest),
     /// List records, oldest first
     #[command(after_help = "Examples:
   forgestate list --session s1
   forgestate list --agent 'implementation-*' --since 24h --limit 20
   forgestate list --invalid --json")]
-    List(ListArgs),
+    List(ListRequest),
     /// Parse one comment body and print the record as JSON, or why it is not one
     #[command(after_help = "Examples:
   forgestate parse comment.md
@@ -170,7 +174,7 @@ pub enum Command {
     #[command(after_help = "Examples:
   forgestate resume-map
   forgestate resume-map --agent pr-self-reviewer --json")]
-    ResumeMap(ResumeMapArgs),
+    ResumeMap(ResumeMapRequest),
     /// Post the records waiting in this machine's outbox, oldest first
     #[command(after_help = "Examples:
   forgestate flush
@@ -202,13 +206,13 @@ Examples:
   forgestate history --session s1
   forgestate history --session s1 --agent implementation-worker --diff
   forgestate history --session s2 --json")]
-    History(HistoryArgs),
+    History(HistoryRequest),
     /// Start a new session from the state of a checkpoint of another one (Parent: names it)
     #[command(after_help = "Examples:
   forgestate fork --session s1 --new-session s1-retry
   forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
   forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
-    Fork(ForkArgs),
+    Fork(ForkRequest),
     /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
     #[command(after_help = "Examples:
   forgestate watch
@@ -221,7 +225,7 @@ Examples:
   forgestate prune
   forgestate prune --keep 3 --session s1
   forgestate prune --keep 3 --agent 'implementation-*' --yes")]
-    Prune(PruneArgs),
+    Prune(PruneRequest),
     /// Check the setup, one line per check with the fix: config, forge, token, repository,
     /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
     #[command(after_help = "Examples:
@@ -285,13 +289,13 @@ Examples:
   forgestate export --to ./archive
   forgestate export --to ./archive --json"
     )]
-    Export(ExportArgs),
+    Export(ExportRequest),
     /// Post a local store's records to the configured forge, in order, each once by Id (a
     /// rerun posts nothing new; an interrupted import resumes)
     #[command(after_help = "Examples:
   forgestate import --from ~/.local/state/forgestate/local
   forgestate import --from ./archive --json")]
-    Import(ImportArgs),
+    Import(ImportRequest),
     /// Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas
     /// of its request and answer
     #[command(after_help = "Examples:

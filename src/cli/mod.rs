@@ -131,26 +131,26 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Command::Checkpoint(a) => saved(cli, verb::call(cli, a).await?),
         Command::Health(a) => saved(cli, verb::call(cli, a).await?),
-        Command::End(a) => saved(cli, verb::call(cli, a).await?),
+        Command::End(a) => saved(cli, verb::run::<verbs::End>(cli, a.clone()).await?),
         Command::Fork(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::Fork>(cli, a.clone()).await?;
             fork::forked(cli, a, &answer);
             saved(cli, answer)
         }
         Command::Latest(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::LatestVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::latest(answer, cli.json);
             Ok(0)
         }
         Command::Resume(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::ResumeVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::resume(answer, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::ListVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::list(&answer, a.invalid, cli.json);
             Ok(0)

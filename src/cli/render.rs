@@ -5,7 +5,7 @@
 use forgestate::Error;
 use forgestate::verbs::{self, Render, ResumeMapRequest, ResumeMapVerb};
 
-use super::args::{Cli, RenderArgs, ResumeMapArgs};
+use super::args::{Cli, RenderArgs};
 use super::failure::Failure;
 use super::input::read_input;
 use super::output;
@@ -39,11 +39,8 @@ pub async fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
 }
 
 /// `forgestate resume-map`: the phase table an agent resumes by, and the default.
-pub async fn resume_map(cli: &Cli, a: &ResumeMapArgs) -> Result<u8, Failure> {
-    let request = ResumeMapRequest {
-        agent: a.agent.clone(),
-    };
-    let map = run::<ResumeMapVerb>(cli, request).await?;
+pub async fn resume_map(cli: &Cli, a: &ResumeMapRequest) -> Result<u8, Failure> {
+    let map = run::<ResumeMapVerb>(cli, a.clone()).await?;
     if cli.json {
         output::json(&map);
     } else {

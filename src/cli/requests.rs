@@ -8,16 +8,9 @@
 
 use serde_json::Value;
 
-use forgestate::verbs::{
-    self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest, HistoryRequest,
-    LatestRequest, ListRequest, ResumeRequest, StatusRequest,
-};
+use forgestate::verbs::{self, CheckpointRequest, HealthRequest, StatusRequest};
 
-use super::args::EndArgs;
-use super::args::{
-    CheckpointArgs, FilterArgs, ForkArgs, HealthArgs, HistoryArgs, LatestArgs, ListArgs,
-    ResumeArgs, StatusArgs,
-};
+use super::args::{CheckpointArgs, HealthArgs, StatusArgs};
 use super::failure::Failure;
 use super::input::{apply_sets, duration_secs, json_object, read_input};
 
@@ -76,63 +69,6 @@ impl Flags for HealthArgs {
     }
 }
 
-impl Flags for EndArgs {
-    type Verb = verbs::End;
-    fn request(&self) -> Result<EndRequest, Failure> {
-        Ok(EndRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            reason: self.reason.clone(),
-            note: self.note.clone(),
-        })
-    }
-}
-
-impl Flags for ResumeArgs {
-    type Verb = verbs::ResumeVerb;
-    fn request(&self) -> Result<ResumeRequest, Failure> {
-        Ok(ResumeRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            context_file: self.context_file.clone(),
-        })
-    }
-}
-
-impl FilterArgs {
-    /// The filters as the verbs take them.
-    pub(super) fn request(&self) -> FilterRequest {
-        FilterRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            kind: self.kind,
-            phase: self.phase.clone(),
-        }
-    }
-}
-
-impl Flags for LatestArgs {
-    type Verb = verbs::LatestVerb;
-    fn request(&self) -> Result<LatestRequest, Failure> {
-        Ok(LatestRequest {
-            filter: self.filter.request(),
-        })
-    }
-}
-
-impl Flags for ListArgs {
-    type Verb = verbs::ListVerb;
-    fn request(&self) -> Result<ListRequest, Failure> {
-        Ok(ListRequest {
-            filter: self.filter.request(),
-            since: self.since.clone(),
-            limit: self.limit,
-            invalid: self.invalid,
-            all: self.all,
-        })
-    }
-}
-
 /// A duration flag as its `*_secs` field.
 fn secs(flag: &str, text: Option<&str>) -> Result<Option<u64>, Failure> {
     Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
@@ -146,30 +82,6 @@ impl Flags for StatusArgs {
             session: self.session.clone(),
             warn_after_secs: secs("--warn-after", self.warn_after.as_deref())?,
             stalled_after_secs: secs("--stalled-after", self.stalled_after.as_deref())?,
-        })
-    }
-}
-
-impl Flags for HistoryArgs {
-    type Verb = verbs::History;
-    fn request(&self) -> Result<HistoryRequest, Failure> {
-        Ok(HistoryRequest {
-            session: self.session.clone(),
-            agent: self.agent.clone(),
-            diff: self.diff,
-        })
-    }
-}
-
-impl Flags for ForkArgs {
-    type Verb = verbs::Fork;
-    fn request(&self) -> Result<ForkRequest, Failure> {
-        Ok(ForkRequest {
-            session: self.session.clone(),
-            new_session: self.new_session.clone(),
-            at: self.at.clone(),
-            agent: self.agent.clone(),
-            force: self.force,
         })
     }
 }

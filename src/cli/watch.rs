@@ -13,7 +13,7 @@ use super::verb::Opened;
 impl Flags for WatchArgs {
     type Verb = verbs::Watch;
     fn request(&self) -> Result<WatchRequest, Failure> {
-        let filter = self.filter.request();
+        let filter = self.filter.clone();
         let interval_ms = self.interval.map(|d| {
             // At least 1 ms: a shorter pause is no pause (and 0 is refused by the verb).
             u64::try_from(d.as_millis())

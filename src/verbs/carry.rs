@@ -62,10 +62,12 @@ impl Run for Publish {
 }
 
 /// `export`: the thread into a local store.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ExportRequest {
     /// The directory of the local store to write (created when missing).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub to: String,
 }
 
@@ -99,10 +101,12 @@ impl Run for Export {
 }
 
 /// `import`: a local store's records to the configured store.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ImportRequest {
     /// The directory of the local store to read.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub from: String,
 }
 

@@ -105,24 +105,30 @@ impl Run for Rotate {
 }
 
 /// `prune`: which records go.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct PruneRequest {
     /// Keep the newest N records per agent, session and kind.
     #[serde(default = "keep_default")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = crate::defaults::PRUNE_KEEP))]
     pub keep: usize,
     /// Only agents matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only sessions matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
     /// Delete exactly these records (record ids; yours only) instead of all but the newest
     /// `keep`, which is then not used. Ids the thread does not hold are skipped.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "id", value_name = "UUID"))]
     pub ids: Vec<String>,
     /// Delete (without it, a dry run).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub yes: bool,
 }
 

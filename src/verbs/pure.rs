@@ -175,11 +175,13 @@ impl Run for Parse {
 }
 
 /// `resume-map`: whose phase table.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ResumeMapRequest {
     /// The agent whose phase table to return.
     #[serde(default = "default_agent")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = RESUME_MAP_AGENT))]
     pub agent: String,
 }
 

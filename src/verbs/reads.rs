@@ -16,16 +16,20 @@ use crate::scan::{Entry, Filter, Rejected, Scan};
 use crate::{ListQuery, Resumed};
 
 /// `resume`: where an agent should pick a session up.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ResumeRequest {
     /// The agent resuming, exactly as it posts checkpoints (not a glob).
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session to resume, exactly (not a glob).
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// The status document the agent works from (the one given to `checkpoint`): the answer's
     /// `context_drift` says whether it changed since the checkpoint.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub context_file: Option<PathBuf>,
 }
 
@@ -167,19 +171,24 @@ impl ResumeAnswer {
 }
 
 /// The record filters `latest` and `list` share.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct FilterRequest {
     /// Only records of this agent; a glob such as "implementation-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only records of this session; a glob such as "sess-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
     /// Only this kind of record. Default: either.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub kind: Option<Kind>,
     /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub phase: Option<String>,
 }
 
@@ -206,10 +215,12 @@ fn by_phase(mut scan: Scan, phase: &str) -> Scan {
 }
 
 /// `latest`: the newest matching record.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct LatestRequest {
     /// Which records count.
     #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub filter: FilterRequest,
 }
 
@@ -281,24 +292,30 @@ impl Run for LatestVerb {
 }
 
 /// `list`: matching records, oldest first.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ListRequest {
     /// Which records count.
     #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub filter: FilterRequest,
     /// Only records posted at or after this time: RFC 3339 ("2026-11-29T08:00:00Z") or an age
     /// such as "90m", "24h" or "7d".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TIME"))]
     pub since: Option<String>,
     /// Only the newest N matching records (still returned oldest first). Default: all.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub limit: Option<usize>,
     /// Also return comments that are not valid, trusted records, with the reason.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub invalid: bool,
     /// Read the thread's whole history: every earlier session issue it continues (rotated away),
     /// not only the current one and what was carried from them.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub all: bool,
 }
 

@@ -103,24 +103,30 @@ fn default_status() -> Option<String> {
 }
 
 /// `fork`: a new session started from a checkpoint of another one.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ForkRequest {
     /// The session to fork, exactly.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
-    /// The new session's name.
-    pub new_session: String,
     /// The record id of the checkpoint whose state to fork. Default: the session's newest
     /// checkpoint.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "RECORD_ID"))]
     pub at: Option<String>,
+    /// The new session's name.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SESSION"))]
+    pub new_session: String,
     /// Fork this agent's checkpoint (needed when several agents checkpoint the session).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: Option<String>,
     /// Fork into `new_session` even though it already has records (refused otherwise): its agent
     /// then resumes from the forked state, and the new record's `next` names the record it
     /// replaced.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,
 }
 

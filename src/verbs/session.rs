@@ -10,17 +10,22 @@ use crate::error::{Error, Result};
 use crate::format::{END_REASONS, Record};
 
 /// `end`: the session stopped, and why.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct EndRequest {
     /// The agent whose session ends, as it posts checkpoints.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session that ends.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// Why: "completed", "interrupted", "error" or "user_stop".
+    #[cfg_attr(feature = "cli", arg(long))]
     pub reason: String,
     /// A note in words (what was finished, what went wrong).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
     pub note: Option<String>,
 }
 

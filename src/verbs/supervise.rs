@@ -120,17 +120,21 @@ impl StatusAnswer {
 }
 
 /// `history`: one session step by step.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRequest {
     /// The session to show, exactly.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// Only records of agents matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Also the JSON changes (added, removed, changed keys, with JSON Pointer paths) between
     /// consecutive checkpoints of each agent.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub diff: bool,
 }
 

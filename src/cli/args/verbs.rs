@@ -6,10 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use forgestate::defaults::PRUNE_KEEP;
-use forgestate::format::Kind;
-
-use forgestate::verbs::{DEFAULT_STATUS, RESUME_MAP_AGENT};
+use forgestate::verbs::DEFAULT_STATUS;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -86,54 +83,6 @@ pub struct PublishArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExportArgs {
-    /// The directory of the local store to write (created when missing)
-    #[arg(long, value_name = "DIR")]
-    pub to: std::path::PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct ImportArgs {
-    /// The directory of the local store to read
-    #[arg(long, value_name = "DIR")]
-    pub from: std::path::PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct HistoryArgs {
-    /// The session to show
-    #[arg(long)]
-    pub session: String,
-    /// Only records of agents matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub agent: Option<String>,
-    /// Show the JSON changes (added, removed, changed keys, with paths) between consecutive
-    /// checkpoints of each agent
-    #[arg(long)]
-    pub diff: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct ForkArgs {
-    /// The session to fork
-    #[arg(long)]
-    pub session: String,
-    /// The record (its Id:) whose state to fork [default: the session's newest checkpoint]
-    #[arg(long, value_name = "RECORD_ID")]
-    pub at: Option<String>,
-    /// The new session
-    #[arg(long, value_name = "SESSION")]
-    pub new_session: String,
-    /// Fork this agent's checkpoint (needed when several agents checkpoint the session)
-    #[arg(long)]
-    pub agent: Option<String>,
-    /// Fork into the new session even though it already has records (its agent then resumes
-    /// from the forked state; the new record's Next: names the record it replaced)
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Debug, Args)]
 pub struct FlushArgs {
     /// Flush every outbox on this machine, each to the forge and repository it was spooled for
     #[arg(long, conflicts_with = "from")]
@@ -202,61 +151,6 @@ pub struct HealthArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct LatestArgs {
-    #[command(flatten)]
-    pub filter: FilterArgs,
-}
-
-/// The record filters `latest` and `list` share.
-#[derive(Debug, Args)]
-pub struct FilterArgs {
-    /// Only records of this agent; a glob such as 'implementation-*' matches several
-    #[arg(long, value_name = "GLOB")]
-    pub agent: Option<String>,
-    /// Only records of this session; a glob such as 'sess-*' matches several
-    #[arg(long, value_name = "GLOB")]
-    pub session: Option<String>,
-    /// Only this kind of record [default: either]
-    #[arg(long)]
-    pub kind: Option<Kind>,
-    /// Only checkpoints whose phase matches this glob (e.g. 'subtask_*_complete')
-    #[arg(long, value_name = "GLOB")]
-    pub phase: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct ResumeArgs {
-    /// The agent resuming, e.g. implementation-worker (its resume map is used)
-    #[arg(long)]
-    pub agent: String,
-    /// The session to resume
-    #[arg(long)]
-    pub session: String,
-    /// Compare this context file with the checkpoint's Context-Hash and report context_drift
-    #[arg(long, value_name = "FILE")]
-    pub context_file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct ListArgs {
-    #[command(flatten)]
-    pub filter: FilterArgs,
-    /// Only records posted at or after TIME: RFC 3339, or an age such as 90m, 24h or 7d
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
-    /// Only the newest N matching records (still printed oldest first)
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-    /// Also list comments that are not valid, trusted records, with the reason
-    #[arg(long)]
-    pub invalid: bool,
-    /// Read the whole history: every earlier session issue the thread continues (rotated
-    /// away), not only the current one and the records carried from them
-    #[arg(long)]
-    pub all: bool,
-}
-
-#[derive(Debug, Args)]
 pub struct ParseArgs {
     /// The comment body to parse; - or nothing reads stdin
     #[arg(value_name = "FILE|-")]
@@ -290,22 +184,6 @@ pub struct SessionFlags {
 }
 
 #[derive(Debug, Args)]
-pub struct EndArgs {
-    /// The agent whose session ends
-    #[arg(long)]
-    pub agent: String,
-    /// The session that ends
-    #[arg(long)]
-    pub session: String,
-    /// Why: completed, interrupted, error or user_stop
-    #[arg(long)]
-    pub reason: String,
-    /// A note in words (what was finished, what went wrong)
-    #[arg(long, value_name = "TEXT")]
-    pub note: Option<String>,
-}
-
-#[derive(Debug, Args)]
 pub struct CallArgs {
     /// The verb to run (e.g. resume); its request is one JSON object on stdin
     #[arg(value_name = "VERB", required_unless_present = "lines")]
@@ -317,25 +195,6 @@ pub struct CallArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PruneArgs {
-    /// Records to keep per agent, session and kind (checkpoints and health signals apart)
-    #[arg(long, value_name = "N", default_value_t = PRUNE_KEEP)]
-    pub keep: usize,
-    /// Only agents matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub agent: Option<String>,
-    /// Only sessions matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub session: Option<String>,
-    /// Exactly this record (its id; repeat for several) instead of all but the newest --keep
-    #[arg(long = "id", value_name = "UUID")]
-    pub ids: Vec<String>,
-    /// Delete them; without it, only print what would be deleted
-    #[arg(long)]
-    pub yes: bool,
-}
-
-#[derive(Debug, Args)]
 pub struct RenderArgs {
     /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
     #[arg(value_name = "FILE|-")]
@@ -343,16 +202,9 @@ pub struct RenderArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ResumeMapArgs {
-    /// The agent whose phase table to print
-    #[arg(long, default_value = RESUME_MAP_AGENT)]
-    pub agent: String,
-}
-
-#[derive(Debug, Args)]
 pub struct WatchArgs {
     #[command(flatten)]
-    pub filter: FilterArgs,
+    pub filter: forgestate::verbs::FilterRequest,
     /// Pause between polls while records arrive, e.g. 5s, 500ms; it doubles while the thread
     /// is idle, up to 60s (or DUR, if longer) [default: 5s]
     #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
