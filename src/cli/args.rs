@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use forgestate::verbs::{
     EndRequest, ExportRequest, ForkRequest, HistoryRequest, ImportRequest, LatestRequest,
-    ListRequest, PruneRequest, ResumeMapRequest, ResumeRequest,
+    ListRequest, PruneRequest, PublishRequest, ResumeMapRequest, ResumeRequest, StatusFlags,
 };
 
 mod verbs;
@@ -199,7 +199,7 @@ Examples:
   forgestate status --agent 'implementation-*' --stalled-after 15m
   forgestate status --fail-on-stalled --json"
     )]
-    Status(StatusArgs),
+    Status(StatusFlags),
     /// Every record of one session in order, with the time between them and the resume point
     /// of each checkpoint; --diff adds the JSON changes between checkpoints
     #[command(after_help = "Examples:
@@ -278,7 +278,7 @@ Examples:
   forgestate publish
   forgestate publish --stalled-after 1h --json"
     )]
-    Publish(PublishArgs),
+    Publish(PublishRequest),
     /// Write the thread's believed records (every session issue of a forge's chain, or a local
     /// store) into a local store, with their ids, authors and original times
     #[command(

@@ -5,23 +5,11 @@ use forgestate::verbs::{self, ExportRequest, ImportRequest};
 
 use super::args::Cli;
 use super::failure::Failure;
-use super::input::duration_secs;
 use super::output;
 use super::verb::run;
 
-/// `publish`, with `status`'s threshold flags.
-pub async fn publish(
-    cli: &Cli,
-    warn_after: Option<&str>,
-    stalled_after: Option<&str>,
-) -> Result<u8, Failure> {
-    let secs = |flag: &str, text: Option<&str>| -> Result<Option<u64>, Failure> {
-        Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
-    };
-    let request = verbs::PublishRequest {
-        warn_after_secs: secs("--warn-after", warn_after)?,
-        stalled_after_secs: secs("--stalled-after", stalled_after)?,
-    };
+/// `publish` (and `status --publish`, with `status`'s threshold flags).
+pub async fn publish(cli: &Cli, request: verbs::PublishRequest) -> Result<u8, Failure> {
     let answer = run::<verbs::Publish>(cli, request).await?;
     warn(cli, &answer.warnings);
     if cli.json {

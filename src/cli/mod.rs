@@ -169,9 +169,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
-        Command::Publish(a) => {
-            carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref()).await
-        }
+        Command::Publish(a) => carry::publish(cli, a.clone()).await,
         Command::Export(a) => carry::export(cli, a).await,
         Command::Import(a) => carry::import(cli, a).await,
         Command::Schema => {

@@ -8,11 +8,11 @@
 
 use serde_json::Value;
 
-use forgestate::verbs::{self, CheckpointRequest, HealthRequest, StatusRequest};
+use forgestate::verbs::{self, CheckpointRequest, HealthRequest};
 
-use super::args::{CheckpointArgs, HealthArgs, StatusArgs};
+use super::args::{CheckpointArgs, HealthArgs};
 use super::failure::Failure;
-use super::input::{apply_sets, duration_secs, json_object, read_input};
+use super::input::{apply_sets, json_object, read_input};
 
 /// A verb's flags, as clap parsed them.
 pub(super) trait Flags {
@@ -65,23 +65,6 @@ impl Flags for HealthArgs {
             status: Some(self.status.clone()),
             metrics: metrics.map_or_else(|| Value::Object(Default::default()), Value::String),
             next_check: self.next_check.clone(),
-        })
-    }
-}
-
-/// A duration flag as its `*_secs` field.
-fn secs(flag: &str, text: Option<&str>) -> Result<Option<u64>, Failure> {
-    Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
-}
-
-impl Flags for StatusArgs {
-    type Verb = verbs::StatusVerb;
-    fn request(&self) -> Result<StatusRequest, Failure> {
-        Ok(StatusRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            warn_after_secs: secs("--warn-after", self.warn_after.as_deref())?,
-            stalled_after_secs: secs("--stalled-after", self.stalled_after.as_deref())?,
         })
     }
 }

@@ -11,16 +11,19 @@ use crate::report::Thresholds;
 use crate::{Exported, Imported, Published};
 
 /// `publish`: the status table into the session issue's body.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct PublishRequest {
-    /// Seconds without any record before an agent is "warning" (overrides the configured
-    /// thresholds).
+    /// How long without any record before an agent is "warning": seconds, or a duration such as
+    /// "90s", "10m", "2h" (overrides the configured thresholds).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "warn-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub warn_after_secs: Option<u64>,
-    /// Seconds without any record before an agent is "stalled" (overrides the configured
-    /// thresholds).
+    /// How long without any record before an agent is "stalled": seconds, or a duration such as
+    /// "30m" (overrides the configured thresholds).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "stalled-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub stalled_after_secs: Option<u64>,
 }
 

@@ -60,6 +60,8 @@ pub use records::{
     SaveAnswer,
 };
 pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
+#[cfg(feature = "cli")]
+pub use supervise::StatusFlags;
 pub use supervise::{
     History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
 };

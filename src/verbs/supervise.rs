@@ -12,23 +12,43 @@ use crate::scan::Filter;
 use crate::{HistoryQuery, SessionHistory, Status};
 
 /// `status`: who is alive, and who has stalled.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct StatusRequest {
     /// Only agents matching this glob, e.g. "implementation-*".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only sessions matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
-    /// Seconds without any record before an agent is "warning", for every agent (overrides the
-    /// configured thresholds; default 600).
+    /// How long without any record before an agent is "warning", for every agent: seconds, or a
+    /// duration such as "90s", "10m", "2h" (overrides the configured thresholds; default 600).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "warn-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub warn_after_secs: Option<u64>,
-    /// Seconds without any record before an agent is "stalled", for every agent (overrides the
-    /// configured thresholds; default 1800).
+    /// How long without any record before an agent is "stalled", for every agent: seconds, or a
+    /// duration such as "30m" (overrides the configured thresholds; default 1800).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "stalled-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub stalled_after_secs: Option<u64>,
+}
+
+/// `forgestate status`'s flags: the request's, and the command line's own extras.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatusFlags {
+    /// The request.
+    #[command(flatten)]
+    pub request: StatusRequest,
+    /// Exit 1 when any agent is stalled (for cron and alerting)
+    #[arg(long)]
+    pub fail_on_stalled: bool,
+    /// Also write the table into the session issue's body (see `forgestate publish`)
+    #[arg(long)]
+    pub publish: bool,
 }
 
 /// What `status` answers.

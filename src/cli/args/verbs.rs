@@ -51,38 +51,6 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct StatusArgs {
-    /// Only agents matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub agent: Option<String>,
-    /// Only sessions matching this glob
-    #[arg(long, value_name = "GLOB")]
-    pub session: Option<String>,
-    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
-    #[arg(long, value_name = "DUR")]
-    pub warn_after: Option<String>,
-    /// Stalled after this long without a record, for every agent (e.g. 30m)
-    #[arg(long, value_name = "DUR")]
-    pub stalled_after: Option<String>,
-    /// Exit 1 when any agent is stalled (for cron and alerting)
-    #[arg(long)]
-    pub fail_on_stalled: bool,
-    /// Also write the table into the session issue's body (see `forgestate publish`)
-    #[arg(long)]
-    pub publish: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct PublishArgs {
-    /// Warning after this long without a record, for every agent (e.g. 90s, 10m, 2h)
-    #[arg(long, value_name = "DUR")]
-    pub warn_after: Option<String>,
-    /// Stalled after this long without a record, for every agent (e.g. 30m)
-    #[arg(long, value_name = "DUR")]
-    pub stalled_after: Option<String>,
-}
-
-#[derive(Debug, Args)]
 pub struct FlushArgs {
     /// Flush every outbox on this machine, each to the forge and repository it was spooled for
     #[arg(long, conflicts_with = "from")]
