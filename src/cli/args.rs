@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use forgestate::verbs::{
-    EndRequest, ExportRequest, ForkRequest, HistoryRequest, ImportRequest, LatestRequest,
-    ListRequest, PruneRequest, PublishRequest, ResumeMapRequest, ResumeRequest, StatusFlags,
+    EndRequest, ExportRequest, FlushRequest, ForkRequest, HistoryRequest, ImportRequest,
+    LatestRequest, ListRequest, PruneRequest, PublishRequest, ResumeMapRequest, ResumeRequest,
+    StatusFlags, WatchRequest,
 };
 
 mod verbs;
@@ -180,7 +181,7 @@ pub enum Command {
   forgestate flush
   forgestate flush --all
   forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app")]
-    Flush(FlushArgs),
+    Flush(FlushRequest),
     /// List every outbox on this machine: its forge, waiting records, oldest age, last failure
     /// and dead letters
     #[command(after_help = "Examples:
@@ -218,7 +219,7 @@ Examples:
   forgestate watch
   forgestate watch --agent 'implementation-*' --kind health
   forgestate watch --session s1 --interval 2s --json")]
-    Watch(WatchArgs),
+    Watch(WatchRequest),
     /// Delete your older records beyond the newest N per agent, session and kind (a dry run
     /// without --yes); other authors' comments are never touched
     #[command(after_help = "Examples:

@@ -127,6 +127,18 @@ pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {
     }
 }
 
+/// A duration flag's value (`--interval 500ms`) as its `*_ms` field: whole milliseconds, at
+/// least one (a shorter pause is no pause).
+pub fn millis_flag(text: &str) -> std::result::Result<u64, String> {
+    match humantime::parse_duration(text) {
+        Ok(d) if !d.is_zero() => Ok(u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)),
+        Ok(_) => Err(format!("{text:?} is no pause; write it as 5s or 500ms")),
+        Err(e) => Err(format!(
+            "{text:?} is not a duration ({e}); write it as 5s or 500ms"
+        )),
+    }
+}
+
 /// An age in whole seconds: one or more `<number><unit>` parts (`s`, `m`, `h`, `d`, `w`, and
 /// their long names), optionally separated by spaces.
 pub fn parse_age(text: &str) -> Option<u64> {

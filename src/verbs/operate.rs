@@ -214,14 +214,18 @@ impl Run for Prune {
 }
 
 /// `flush`: which outboxes.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct FlushRequest {
-    /// Every outbox on this machine, each to the forge it was spooled for.
+    /// Every outbox on this machine, each to the forge and repository it was spooled for.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "from"))]
     pub all: bool,
-    /// This outbox directory, to the forge configured now.
+    /// This outbox directory, to the forge configured now (for records spooled under a mistyped
+    /// URL, owner or repository).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub from: Option<PathBuf>,
 }
 

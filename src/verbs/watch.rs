@@ -15,24 +15,34 @@ use crate::format::{Kind, glob_matches};
 use crate::scan::Filter;
 
 /// `watch`: which records to follow.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct WatchRequest {
-    /// Only agents matching this glob.
+    /// Only records of this agent; a glob such as "implementation-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
-    /// Only sessions matching this glob.
+    /// Only records of this session; a glob such as "sess-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
-    /// Only this kind of record.
+    /// Only this kind of record. Default: either.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub kind: Option<Kind>,
-    /// Only checkpoints whose phase matches this glob.
+    /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub phase: Option<String>,
-    /// Milliseconds between polls while records arrive (default 5000); the pause doubles while
-    /// the thread is idle, up to 60 s (or this, if longer).
+    /// The pause between polls while records arrive, in milliseconds (on the command line a
+    /// duration such as 5s or 500ms); it doubles while the thread is idle, up to 60s (or this, if
+    /// longer). Default: 5s.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "interval", value_name = "DUR", value_parser = input::millis_flag)
+    )]
     pub interval_ms: Option<u64>,
 }
 

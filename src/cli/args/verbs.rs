@@ -2,7 +2,6 @@
 //! A leaf: the verbs' files use these, and these use nothing of theirs.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
@@ -48,17 +47,6 @@ pub struct ManArgs {
     /// instead of printing the main page
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct FlushArgs {
-    /// Flush every outbox on this machine, each to the forge and repository it was spooled for
-    #[arg(long, conflicts_with = "from")]
-    pub all: bool,
-    /// Post the records of this outbox directory to the forge configured now (for records
-    /// spooled under a mistyped URL, owner or repository)
-    #[arg(long, value_name = "DIR")]
-    pub from: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -167,14 +155,4 @@ pub struct RenderArgs {
     /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
     #[arg(value_name = "FILE|-")]
     pub file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct WatchArgs {
-    #[command(flatten)]
-    pub filter: forgestate::verbs::FilterRequest,
-    /// Pause between polls while records arrive, e.g. 5s, 500ms; it doubles while the thread
-    /// is idle, up to 60s (or DUR, if longer) [default: 5s]
-    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
-    pub interval: Option<Duration>,
 }
