@@ -115,7 +115,8 @@ impl Verb for Render {
             JSON, redacted, within the size cap and with the configured templates, without \
             posting it. For callers that post comments themselves.",
         flags: &[("*", "<FILE|->")],
-        example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "seq": 3}"#,
+        example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "seq": 3,
+            "id": "0192f000-0000-7000-8000-000000000001", "time": "2026-01-02T03:04:05Z"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
