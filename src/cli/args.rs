@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use forgestate::verbs::{
-    EndRequest, ExportRequest, FlushRequest, ForkRequest, HistoryRequest, ImportRequest,
-    LatestRequest, ListRequest, PruneRequest, PublishRequest, ResumeMapRequest, ResumeRequest,
-    StatusFlags, WatchRequest,
+    CheckpointFlags, EndRequest, ExportRequest, FlushRequest, ForkRequest, HealthFlags,
+    HistoryRequest, ImportRequest, LatestRequest, ListRequest, PruneRequest, PublishRequest,
+    ResumeMapRequest, ResumeRequest, StatusFlags, WatchRequest,
 };
 
 mod verbs;
@@ -130,13 +130,13 @@ pub enum Command {
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
   forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
-    Checkpoint(CheckpointArgs),
+    Checkpoint(CheckpointFlags),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
   forgestate health --agent implementation-orchestrator --session s1
   forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
-    Health(HealthArgs),
+    Health(HealthFlags),
     /// Post an [END] record: the session stopped, and why (never "stalled" in status)
     #[command(after_help = "Examples:
   forgestate end --agent implementation-worker --session s1 --reason completed

@@ -129,8 +129,14 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             output::initialized(&answer, cli.json);
             Ok(0)
         }
-        Command::Checkpoint(a) => saved(cli, verb::call(cli, a).await?),
-        Command::Health(a) => saved(cli, verb::call(cli, a).await?),
+        Command::Checkpoint(a) => {
+            let request = requests::checkpoint(a)?;
+            saved(cli, verb::run::<verbs::Checkpoint>(cli, request).await?)
+        }
+        Command::Health(a) => {
+            let request = requests::health(a)?;
+            saved(cli, verb::run::<verbs::Health>(cli, request).await?)
+        }
         Command::End(a) => saved(cli, verb::run::<verbs::End>(cli, a.clone()).await?),
         Command::Fork(a) => {
             let answer = verb::run::<verbs::Fork>(cli, a.clone()).await?;

@@ -16,19 +16,6 @@ use super::failure::Failure;
 use super::open::load;
 use super::open::opened;
 use super::output;
-use super::requests::Flags;
-
-/// Runs the verb of `flags` on the request they make.
-pub(super) async fn call<F: Flags>(
-    cli: &Cli,
-    flags: &F,
-) -> Result<<F::Verb as Verb>::Answer, Failure>
-where
-    F::Verb: Run,
-{
-    let request = flags.request()?;
-    run::<F::Verb>(cli, request).await
-}
 
 /// The configured store, opened, and the `[status]` policy: what a verb runs with.
 pub(super) struct Opened {

@@ -113,6 +113,11 @@ pub fn since_arg(what: &str, text: &str) -> Result<Since> {
         .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back")))
 }
 
+/// A JSON flag's value (`--intent-data '{"branch": "fix-42"}'`): any JSON.
+pub fn json_flag(text: &str) -> std::result::Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
+}
+
 /// A duration flag's value (`--warn-after 10m`, or `600` seconds) as its `*_secs` field: whole
 /// seconds, at least one.
 pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {

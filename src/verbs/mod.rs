@@ -59,6 +59,8 @@ pub use records::{
     Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,
     SaveAnswer,
 };
+#[cfg(feature = "cli")]
+pub use records::{CheckpointFlags, HealthFlags};
 pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
 #[cfg(feature = "cli")]
 pub use supervise::StatusFlags;
