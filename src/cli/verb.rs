@@ -1,5 +1,6 @@
-//! Running a verb of the table for the CLI: the flags build the verb's request, the request goes
-//! through the same [`Run`] as MCP and Python, and the CLI only renders the typed answer.
+//! Running a verb of the table for the CLI: clap parses the flags into the verb's request (its
+//! type derives clap's `Args`), the request goes through the same call as MCP and `call`
+//! ([`forgestate::verbs::run`]), and the CLI only renders the typed answer.
 //!
 //! The verb's own checks name request fields (`reason "x" is not a reason…`); on the command
 //! line those are flags, so a usage or data error that opens with a field's name is reworded to
