@@ -130,7 +130,7 @@ pub enum Command {
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
   forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
-    Checkpoint(CheckpointFlags),
+    Checkpoint(Box<CheckpointFlags>),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
   forgestate health --agent implementation-orchestrator --session s1
