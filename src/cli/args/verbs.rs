@@ -1,5 +1,6 @@
-//! Each verb's own flags (clap derive), as typed; `requests.rs` makes them the verbs' requests.
-//! A leaf: the verbs' files use these, and these use nothing of theirs.
+//! The flags that are the command line's alone (clap derive): those of its own commands
+//! (`completions`, `man`, `call`) and the `FILE|-` that `parse` and `render` read their input
+//! from. Every other verb's flags are its request type's, derived beside it in `src/verbs/`.
 
 use std::path::PathBuf;
 
