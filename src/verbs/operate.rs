@@ -172,7 +172,7 @@ impl Verb for Prune {
         destructive: true,
         reads_thread: true,
         flags: &[("ids", "id")],
-        example: r#"{"keep": 5, "session": "s1"}"#,
+        example: r#"{"keep": 1, "session": "s1"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR

@@ -44,6 +44,7 @@ async fn every_verbs_example_answers_alike_on_every_face_and_fits_its_schema() {
     let (client, _stderr) = connect(&bin, "").await;
     let mut wrong = Vec::new();
     let (mut ran, mut called, mut tools) = (0, 0, 0);
+    let mut pruned = Vec::new();
     for spec in verbs::table() {
         let runs = verbs::runs(spec.name);
         // A stream of events until stopped: its own tests run it.
@@ -62,6 +63,12 @@ async fn every_verbs_example_answers_alike_on_every_face_and_fits_its_schema() {
         };
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         answers.push(("the CLI", parse_ok(&args, &out)));
+        if name == "prune" {
+            pruned = answers[0].1["delete"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+        }
 
         if runs == Some(Runs::Library) {
             let args = vec!["call".to_string(), name.to_string()];
@@ -105,4 +112,6 @@ async fn every_verbs_example_answers_alike_on_every_face_and_fits_its_schema() {
         count(&|s| verbs::runs(s.name) == Some(Runs::Library))
     );
     assert_eq!(tools, count(&|s| s.on(Face::Mcp)));
+    // The examples reach nested answers: a dry run of `prune` that would delete something.
+    assert!(!pruned.is_empty(), "prune's example plans no deletion");
 }
