@@ -77,7 +77,8 @@ impl<T: Thread> Client<T> {
     }
 
     /// The records of one (agent, session) pair, in thread order, with the data of its newest
-    /// checkpoint only (the others' data is `null`).
+    /// checkpoint only (the others' data is `null`). Not scrubbed: the pair is found by its names
+    /// as written, and the caller scrubs what it answers ([`Client::scrub_entry`]).
     pub(crate) async fn read_pair(&self, agent: &str, session: &str) -> Result<PairRead> {
         let names = std::sync::Mutex::new(std::collections::BTreeSet::new());
         let pair = |e: &Entry| {
@@ -90,7 +91,7 @@ impl<T: Thread> Client<T> {
         };
         let whole = |e: &Entry| e.record.kind() == Kind::Checkpoint;
         let (mut scan, trust) = self
-            .scan_select(Keep::Pair(&pair, &whole, (agent, session)))
+            .scan_unscrubbed(Keep::Pair(&pair, &whole, (agent, session)))
             .await?;
         let entries = std::mem::take(&mut scan.entries)
             .into_iter()
@@ -141,6 +142,11 @@ impl<T: Thread> Client<T> {
             }
             Err(e) => return Err(e),
         };
+        let entries: Vec<Entry> = read
+            .entries
+            .into_iter()
+            .map(|e| self.scrub_entry(e))
+            .collect();
         if must_read && read.scan.offline {
             return Err(Error::Unavailable {
                 message: format!(
@@ -155,12 +161,12 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
-        let newest = read.entries.last();
+        let newest = entries.last();
         if let Some(expected) = &write.if_latest {
             refuse_unless_latest(&record, expected, newest)?;
         }
         if write.merge {
-            merge_onto(&mut record, &read.entries);
+            merge_onto(&mut record, &entries);
         }
         let latest = newest.and_then(|e| e.record.id.clone());
         let parent = write

@@ -40,20 +40,83 @@ pub fn scrub(text: &str) -> String {
     out
 }
 
-/// An answer's `warnings` and `cause` with every secret the scrubber knows replaced: they may
-/// quote a server's words, like every line that leaves (the MCP server's results and
-/// `forgestate call`'s answers).
-pub fn scrub_notes(value: &mut serde_json::Value) {
+/// An answer document with every secret the scrubber knows replaced in every string, object
+/// keys included, at any depth: the one scrub at the answer's boundary, where a face sends a
+/// document it holds as a value (MCP's results, `forgestate call`). Records were redacted by the
+/// library already; this catches what it did not write (warnings quoting a name or a server's
+/// words, a cause, a reason).
+pub fn scrub_answer(value: &mut serde_json::Value) {
     use serde_json::Value;
-    if let Some(ws) = value.get_mut("warnings").and_then(Value::as_array_mut) {
-        for w in ws.iter_mut() {
-            if let Value::String(s) = w {
-                *s = scrub(s);
+    match value {
+        Value::String(s) => scrub_in_place(s),
+        Value::Array(items) => items.iter_mut().for_each(scrub_answer),
+        Value::Object(map) => {
+            map.values_mut().for_each(scrub_answer);
+            let renamed: Vec<(String, String)> = map
+                .keys()
+                .filter_map(|k| Some((k.clone(), scrubbed(k)?)))
+                .collect();
+            for (old, mut new) in renamed {
+                if let Some(v) = map.remove(&old) {
+                    // Two keys may scrub to the same text: keep both values.
+                    while map.contains_key(&new) {
+                        new.push('#');
+                    }
+                    map.insert(new, v);
+                }
             }
         }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
-    if let Some(Value::String(cause)) = value.get_mut("cause") {
-        *cause = scrub(cause);
+}
+
+/// JSON text (one document, as serde_json writes it) with every string literal, object keys
+/// included, scrubbed as [`scrub_answer`] does, and everything else kept byte for byte: the CLI
+/// prints its typed answers in declaration order, which a `serde_json::Value` would not keep.
+pub fn scrub_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('"') {
+        out.push_str(&rest[..start]);
+        let literal = &rest[start..start + literal_len(&rest[start..])];
+        match serde_json::from_str::<String>(literal)
+            .ok()
+            .and_then(|s| scrubbed(&s))
+        {
+            Some(clean) => out.push_str(&serde_json::to_string(&clean).unwrap_or_default()),
+            None => out.push_str(literal),
+        }
+        rest = &rest[start + literal.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the JSON string literal `text` opens with (through its closing quote; the
+/// whole text when it is not closed).
+fn literal_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// `text` scrubbed, when the scrubber replaced anything in it.
+fn scrubbed(text: &str) -> Option<String> {
+    let mut out = text.to_string();
+    let redactor = SCRUBBER.get()?;
+    (redactor.redact_text(&mut out) > 0).then_some(out)
+}
+
+fn scrub_in_place(text: &mut String) {
+    if let Some(clean) = scrubbed(text) {
+        *text = clean;
     }
 }
 

@@ -9,19 +9,20 @@ use serde_json::{Value, json};
 
 use forgestate::Error;
 
-use crate::face::scrub::{scrub, scrub_notes};
+use crate::face::scrub::scrub_answer;
 use crate::face::{self, ErrorBody};
 
 /// The result of a verb that answered.
 pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
-    scrub_notes(&mut value);
+    // The one scrub at the answer's boundary: the texts below are made from the scrubbed value.
+    scrub_answer(&mut value);
     let mut text = summary(verb, &value);
     for w in value["warnings"].as_array().into_iter().flatten() {
         text.push_str(&format!("\nwarning: {}", w.as_str().unwrap_or_default()));
     }
     let mut result = CallToolResult::structured(value.clone());
     result.content = vec![
-        ContentBlock::text(scrub(&text)),
+        ContentBlock::text(text),
         ContentBlock::text(value.to_string()),
     ];
     result
