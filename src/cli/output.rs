@@ -35,7 +35,21 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// usage error), except after a verb that may have changed something: its changes stand, so
 /// the failure is a warning and the whole answer is printed (the saved record's id with it).
 pub fn json<T: Serialize>(value: &T) {
-    let text = document(value, serde_json::to_string_pretty);
+    selected(document(value, serde_json::to_string_pretty));
+}
+
+/// [`json`] for forgestate's own text (completion scripts, man pages), printed as it is: it
+/// holds no record, and the scrubber's shapes would mangle a flag's description
+/// (`--token-file=[…]` in a zsh script).
+pub fn json_page<T: Serialize>(value: &T) {
+    selected(
+        serde_json::to_string_pretty(value)
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string())),
+    );
+}
+
+/// Prints the part of `text` that `--json=FIELDS` or `--jq` selects.
+fn selected(text: String) {
     match select::apply(&text) {
         Ok(text) => {
             PRINTED.store(true, Ordering::Relaxed);
@@ -114,6 +128,12 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 /// human answer passes the same scrub as its JSON document.
 pub fn out(text: &str) {
     write(&crate::face::scrub::scrub(text));
+}
+
+/// forgestate's own text (help, completion scripts, man pages) on stdout as it is; see
+/// [`json_page`].
+pub fn page(text: &str) {
+    write(text);
 }
 
 /// Writes text and a newline to stdout as it is (JSON, scrubbed by [`document`]).

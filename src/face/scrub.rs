@@ -1,5 +1,6 @@
-//! Secrets never reach the terminal: every line forgestate writes on stderr, its log lines and
-//! its `--json` error documents pass through one scrubber, which knows the token in use and the
+//! Secrets never reach the terminal: every line forgestate writes on stderr, its log lines, and
+//! every answer document a face prints or sends (the CLI's `--json` and human output,
+//! `forgestate call`, MCP) pass through one scrubber, which knows the token in use and the
 //! shapes of common secrets (URL passwords, `ghp_…` tokens, private keys). A secret typed by
 //! mistake into a flag (`--set "$FORGESTATE_TOKEN"`) is echoed as `[REDACTED]`.
 
@@ -131,5 +132,39 @@ mod tests {
         let said = scrub("cannot reach https://bob:hunter2pw@forge.example.com/x");
         assert!(!said.contains("hunter2pw"), "{said}");
         assert!(scrub("plain words stay").eq("plain words stay"));
+    }
+
+    #[test]
+    fn json_text_is_scrubbed_in_its_strings_only_and_keeps_its_order() {
+        let _ = SCRUBBER.set(Redactor::default());
+        let tok = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let text = format!(
+            "{{\n  \"z\": \"x-{tok}\",\n  \"a\": [\"q\\\"{tok}\", 1, null],\n  \"{tok}\": true\n}}"
+        );
+        let clean = scrub_json(&text);
+        assert!(!clean.contains(tok), "{clean}");
+        let value: serde_json::Value = serde_json::from_str(&clean).unwrap();
+        assert_eq!(value["z"], "x-[REDACTED]");
+        assert_eq!(value["a"][0], "q\"[REDACTED]");
+        assert_eq!(value["[REDACTED]"], true);
+        assert!(
+            clean.find("\"z\"") < clean.find("\"a\""),
+            "order kept: {clean}"
+        );
+        let plain = "{\"a\": \"b\\\\\", \"c\": [true]}";
+        assert_eq!(scrub_json(plain), plain, "nothing to scrub: byte for byte");
+    }
+
+    #[test]
+    fn an_answer_value_is_scrubbed_everywhere() {
+        let _ = SCRUBBER.set(Redactor::default());
+        let tok = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut answer = serde_json::json!({
+            "warnings": [format!("did you mean session \"job-{tok}\"?")],
+            "record": {"session": format!("job-{tok}"), "data": {tok: [tok]}},
+        });
+        scrub_answer(&mut answer);
+        assert!(!answer.to_string().contains(tok), "{answer}");
+        assert_eq!(answer["record"]["data"]["[REDACTED]"][0], "[REDACTED]");
     }
 }
