@@ -122,8 +122,10 @@ impl<T: Thread> Client<T> {
                 )));
             }
         }
-        if let Some(parent) = write.parent.as_deref() {
-            check_parent(parent)?;
+        for (field, id) in [("if_latest", &write.if_latest), ("parent", &write.parent)] {
+            if let Some(id) = id.as_deref() {
+                check_record_id(field, id)?;
+            }
         }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
@@ -194,17 +196,21 @@ impl<T: Thread> Client<T> {
     }
 }
 
-/// Refuses a `parent` that is not a record id (a UUID, as `resume` prints `latest_id`): a
-/// `Parent:` naming nothing would hide the session's real lineage. The text is not echoed: it
-/// may be anything, a secret pasted by mistake included.
-fn check_parent(parent: &str) -> Result<()> {
-    match crate::format::is_record_id(parent) {
+/// Refuses a `parent` or an `if_latest` that is not a record id (a UUID, as `resume` prints
+/// `latest_id`): a `Parent:` naming nothing would hide the session's real lineage, and a
+/// compare-and-set against no record could only ever fail as a conflict, which it is not. The
+/// text is not echoed: it may be anything, a secret pasted by mistake included.
+fn check_record_id(field: &str, id: &str) -> Result<()> {
+    let what = match field {
+        "parent" => "the record this one continues from",
+        _ => "the newest record of the session, which this one must follow",
+    };
+    match crate::format::is_record_id(id) {
         true => Ok(()),
-        false => Err(Error::usage(
-            "parent is not a record id; give the id of the record this one continues from, \
-             such as 01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
-                .to_string(),
-        )),
+        false => Err(Error::usage(format!(
+            "{field} is not a record id; give the id of {what}, such as \
+             01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
+        ))),
     }
 }
 
