@@ -137,7 +137,10 @@ fn compatibility(name: &str) -> Option<LookAlike> {
     name.chars().enumerate().find_map(|(index, c)| {
         let plain: String = std::iter::once(c).nfkc().collect();
         let mut own = [0u8; 4];
-        (plain != *c.encode_utf8(&mut own)).then(|| LookAlike::Compatibility {
+        if plain == *c.encode_utf8(&mut own) {
+            return None;
+        }
+        Some(LookAlike::Compatibility {
             code: c as u32,
             plain,
             index,
