@@ -155,6 +155,7 @@ fn lines() -> Vec<Vec<String>> {
             v(&["list"]),
             v(&["list", "--all"]),
             v(&["history", "--session", "s2"]),
+            v(&["history", "--session", &secret]),
             v(&["status"]),
         ] {
             if json {
@@ -175,6 +176,7 @@ fn requests() -> Vec<(&'static str, Value)> {
         ("latest", json!({"agent": "w"})),
         ("list", json!({})),
         ("history", json!({"session": "s2"})),
+        ("history", json!({"session": secret_session()})),
         ("status", json!({})),
     ]
 }
@@ -209,6 +211,16 @@ async fn no_face_answers_a_secret(bin: &Bin, store: &[&str]) {
             .contains("[REDACTED]"),
         "{found}"
     );
+    let history = {
+        let line = ["history", "--session", &secret_session(), "--json"].map(String::from);
+        serde_json::from_str::<Value>(&stdout(&bin.run(&with_store(&line)))).unwrap()
+    };
+    assert_eq!(
+        history["records"].as_array().map(Vec::len),
+        Some(1),
+        "{history}"
+    );
+    assert_eq!(history["session"], "job-[REDACTED]", "{history}");
     let near = resume(&near_miss());
     assert_eq!(near["fresh_start"], true, "{near}");
     let warned = near["warnings"].to_string();
