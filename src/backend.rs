@@ -130,6 +130,13 @@ impl Thread for AnyThread {
         }
     }
 
+    fn keeps_an_outbox(&self) -> bool {
+        match self {
+            AnyThread::Local(t) => t.keeps_an_outbox(),
+            AnyThread::Forge(t) => t.keeps_an_outbox(),
+        }
+    }
+
     fn begin_command(&self) {
         match self {
             AnyThread::Local(t) => t.begin_command(),

@@ -122,7 +122,7 @@ pub fn parse_args() -> Result<Cli, u8> {
     let mut cmd = command(color);
     let argv_copy = argv.clone();
     if is_help_globals(&argv) {
-        output::out(help::globals_page(&cmd).to_string().trim_end());
+        output::page(help::globals_page(&cmd).to_string().trim_end());
         return Err(0);
     }
     let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {

@@ -10,7 +10,7 @@ use super::{Client, ForgeBuilder};
 use crate::durable::OUTBOX_ONLY;
 use crate::error::{Error, Result};
 use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
-use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
+use crate::scan::{Entry, Scan, Trust, add_pending, add_pending_except, scan_checked};
 use crate::store::Thread;
 
 /// Why a read without a read cache may wait for the store (the wait rule).
@@ -81,13 +81,26 @@ impl<T: Thread> Client<T> {
         for e in &mut scan.entries {
             self.redactor.redact_read(&mut e.record);
         }
-        for w in &mut scan.warnings {
-            self.redactor.redact_text(w);
-        }
+        scan.warnings = self.scrub_warnings(scan.warnings);
         for r in &mut scan.rejected {
             self.redactor.redact_text(&mut r.reason);
         }
         scan
+    }
+
+    /// One entry scrubbed as [`Client::scrubbed`] does, for a read that matched names first.
+    pub(crate) fn scrub_entry(&self, mut e: Entry) -> Entry {
+        self.redactor.redact_read(&mut e.record);
+        e
+    }
+
+    /// Warnings scrubbed as [`Client::scrubbed`] does: they may quote a name as it was written
+    /// or a server's words.
+    pub(crate) fn scrub_warnings(&self, mut warnings: Vec<String>) -> Vec<String> {
+        for w in &mut warnings {
+            self.redactor.redact_text(w);
+        }
+        warnings
     }
 
     /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of

@@ -22,6 +22,8 @@ impl<T: Thread> Client<T> {
     /// Otherwise the nearest earlier thread, up to [`MAX_HISTORY_HOPS`] back, that holds one: its
     /// entries are put before `found`'s, and a warning says where they come from. A thread that
     /// cannot be read fails the read, rather than answer "nothing" for history it could not see.
+    /// Nothing is scrubbed here: `wanted` reads names as written, and the caller scrubs what it
+    /// answers.
     pub(super) async fn follow_links(
         &self,
         mut found: Scan,
@@ -39,7 +41,7 @@ impl<T: Thread> Client<T> {
                 Some(t) => t,
                 None => trust.insert(self.trust().await?),
             };
-            let older = self.scrubbed(self.scan_listing(earlier.listing, trust));
+            let older = self.scan_listing(earlier.listing, trust);
             if !older.entries.iter().any(&wanted) {
                 continue;
             }
@@ -67,7 +69,7 @@ impl<T: Thread> Client<T> {
     /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id` (first
     /// comment wins: an original before the copies a rotation carried) and merged in the
     /// thread's order ([`crate::scan::Place`]; pending records last). What `list --all` answers: after a rotation, the records
-    /// that were not carried stay listable from any machine.
+    /// that were not carried stay listable from any machine. Not scrubbed: the caller scrubs.
     pub(super) async fn with_history(&self, mut found: Scan) -> Result<Scan> {
         if found.offline {
             return Ok(found);
@@ -78,7 +80,7 @@ impl<T: Thread> Client<T> {
             let Some(thread) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };
-            let older = self.scrubbed(self.scan_listing(thread.listing, &trust));
+            let older = self.scan_listing(thread.listing, &trust);
             found.incomplete |= older.incomplete;
             found.warnings.extend(older.warnings);
             found.rejected.extend(older.rejected);

@@ -529,11 +529,14 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
-        let all = self.scan().await?;
-        self.list_from(all, filter, limit, false).await
+        // The filter reads the names as written; only what is answered is scrubbed.
+        let (all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let found = self.list_from(all, filter, limit, false).await?;
+        Ok(self.scrubbed(found))
     }
 
-    /// [`Client::query`] over a scan already read.
+    /// [`Client::query`] over a scan already read, not scrubbed yet (the caller scrubs what it
+    /// answers).
     async fn list_from(
         &self,
         all: Scan,

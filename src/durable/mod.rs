@@ -217,11 +217,19 @@ impl<T: Thread> Durable<T> {
                     if e.category() == Category::Data {
                         return Err(e);
                     }
+                    let why = match self.thread.keeps_an_outbox() {
+                        true => {
+                            "and there is no outbox to keep the record in, so it was not stored \
+                             anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
+                        }
+                        // The local store is this machine's disk: nothing to wait for.
+                        false => {
+                            "the record was not stored (the local store has no outbox: it is \
+                             on this machine's disk already)"
+                        }
+                    };
                     Err(Error::NotStored {
-                        message: format!(
-                            "{e}; and there is no outbox to keep the record in, so it was not \
-                             stored anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
-                        ),
+                        message: format!("{e}; {why}"),
                         source: None,
                     })
                 }

@@ -251,6 +251,12 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
         false
     }
 
+    /// Whether a record this store cannot take now may wait in an outbox on this machine. False
+    /// for the local store: it is on this machine's disk already, so it has none.
+    fn keeps_an_outbox(&self) -> bool {
+        true
+    }
+
     #[doc(hidden)]
     /// A new command starts: a remote store gives it a fresh wait budget (the default, for a
     /// store that never waits, does nothing).
