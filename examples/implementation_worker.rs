@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use serde_json::{Value, json};
 
 use forgestate::backend::AnyThread;
-use forgestate::config::Config;
+use forgestate::config::{Config, Overrides};
 use forgestate::format::Record;
 use forgestate::{Client, Outcome};
 
@@ -174,7 +174,7 @@ impl Worker {
 async fn run(o: Options) -> Result<(), String> {
     let client = match &o.store {
         Some(dir) => Client::local(dir),
-        None => Config::load(None).and_then(|c| Client::from_config(&c)),
+        None => Config::load(Overrides::default()).and_then(|c| Client::from_config(&c)),
     }
     .map_err(|e| e.to_string())?;
 

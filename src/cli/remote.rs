@@ -144,7 +144,8 @@ fn env_set(name: &str) -> bool {
 /// With no forge URL configured, the remote is consulted only when a token is (`--token-file`,
 /// `$FORGESTATE_TOKEN` or `[forge] token_file`): without one, the local store is meant, and a
 /// checkout with an `origin` must not turn into a forge that then fails for want of a token.
-pub fn infer(config: &Config, mut over: Overrides, dir: &Path) -> Overrides {
+pub fn infer(config: &Config, dir: &Path) -> Overrides {
+    let mut over = config.overrides().clone();
     if over.store.is_some() {
         return over;
     }
@@ -157,7 +158,7 @@ pub fn infer(config: &Config, mut over: Overrides, dir: &Path) -> Overrides {
         || file.is_some_and(|f| f.owner.is_some() || whole(f.repo.as_deref()));
     let has_repo =
         over.repo.is_some() || env_set("FORGESTATE_REPO") || file.is_some_and(|f| f.repo.is_some());
-    let url = config.forge_url(&over);
+    let url = config.forge_url();
     let has_token = over.token_file.is_some()
         || env_set("FORGESTATE_TOKEN")
         || file.is_some_and(|f| f.token_file.is_some());

@@ -1,7 +1,8 @@
 //! The forge's owner and repository name, from the flags, the environment and the `[forge]`
 //! table, where each may give the repository as `OWNER/NAME`.
 
-use super::forge::{ForgeConfig, ForgeEnv, Overrides};
+use super::forge::{ForgeConfig, ForgeEnv};
+use super::overrides::Overrides;
 use crate::error::{Error, Result};
 
 fn required(name: &str, flag: &str, var: &str, value: Option<String>) -> Result<String> {
