@@ -35,6 +35,7 @@ pub use discover::{Origin, discover};
 
 use checks::{absolute, refuse_trust_settings, validate};
 
+pub use coordinates::ForgeGiven;
 pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv};
 pub use overrides::Overrides;
 pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
@@ -330,6 +331,13 @@ impl Config {
     /// `[forge] url`.
     pub fn forge_url(&self) -> Option<String> {
         forge::forge_url(self.file.forge.as_ref(), &self.forge_env, &self.overrides)
+    }
+
+    /// Which forge coordinates the layers give (the URL in force, and whether an owner, a
+    /// repository and a token are set anywhere), for a program that fills the gaps.
+    pub fn forge_given(&self) -> ForgeGiven {
+        let forge = self.file.forge.clone().unwrap_or_default();
+        coordinates::given(&forge, &self.forge_env, &self.overrides, self.forge_url())
     }
 
     /// This configuration with `over` as its top layer instead of the overrides it was loaded

@@ -550,3 +550,51 @@ fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
     let (store, _) = cfg.open_store().unwrap();
     assert!(format!("{store:?}").contains("Local"), "{store:?}");
 }
+
+/// What the layers give of the forge's coordinates, for the CLI's git-remote inference: an
+/// `OWNER/NAME` repository names the owner, and each layer counts.
+#[test]
+fn the_layers_say_which_forge_coordinates_they_give() {
+    use forgestate::config::ForgeGiven;
+    let d = tempfile::tempdir().unwrap();
+    let given = |vars: &[(&str, &str)], over: Overrides| {
+        Config::load_with(over, &env(vars), d.path())
+            .unwrap()
+            .forge_given()
+    };
+    assert_eq!(given(&[], Overrides::default()), ForgeGiven::default());
+    assert_eq!(
+        given(
+            &[("FORGESTATE_REPO", "acme/app"), ("FORGESTATE_TOKEN", "t")],
+            Overrides::default()
+        ),
+        ForgeGiven {
+            url: None,
+            owner: true,
+            repo: true,
+            token: true
+        }
+    );
+    let flags = Overrides {
+        url: Some("https://f.example".into()),
+        repo: Some("app".into()),
+        token_file: Some("tok".into()),
+        ..Overrides::default()
+    };
+    assert_eq!(
+        given(&[("FORGESTATE_OWNER", "  ")], flags),
+        ForgeGiven {
+            url: Some("https://f.example".into()),
+            owner: false,
+            repo: true,
+            token: true
+        },
+        "a blank variable gives nothing"
+    );
+    write(d.path(), "ops.toml", "[forge]\nowner = \"o\"\n");
+    let named = Overrides {
+        config: Some(d.path().join("ops.toml")),
+        ..Overrides::default()
+    };
+    assert!(given(&[], named).owner, "the file's [forge] owner");
+}
