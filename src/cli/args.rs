@@ -3,6 +3,11 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use forgestate::verbs::{
+    CheckpointFlags, EndRequest, ExportRequest, FlushRequest, ForkRequest, HealthFlags,
+    HistoryRequest, ImportRequest, LatestRequest, ListRequest, PruneRequest, PublishRequest,
+    ResumeMapRequest, ResumeRequest, StatusFlags, WatchRequest,
+};
 
 mod verbs;
 pub use verbs::*;
@@ -131,36 +136,36 @@ pub enum Command {
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
   forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
-    Checkpoint(CheckpointArgs),
+    Checkpoint(Box<CheckpointFlags>),
     /// Post a [HEALTH] record: a liveness signal with metrics
     #[command(after_help = "Examples:
   forgestate health --agent implementation-orchestrator --session s1
   forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
-    Health(HealthArgs),
+    Health(HealthFlags),
     /// Post an [END] record: the session stopped, and why (never "stalled" in status)
     #[command(after_help = "Examples:
   forgestate end --agent implementation-worker --session s1 --reason completed
   forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
   forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
-    End(EndArgs),
+    End(EndRequest),
     /// Print the newest matching record (JSON null when there is none)
     #[command(after_help = "Examples:
   forgestate latest --agent implementation-worker --session s1
   forgestate latest --agent 'implementation-*' --kind health
   forgestate latest --session s1 --json")]
-    Latest(LatestArgs),
+    Latest(LatestRequest),
     /// Print where an agent should resume a session, with its last checkpoint's data
     #[command(after_help = "Examples:
   forgestate resume --agent implementation-worker --session s1
   forgestate resume --agent implementation-worker --session s1 --json")]
-    Resume(ResumeArgs),
+    Resume(ResumeRequest),
     /// List records, oldest first
     #[command(after_help = "Examples:
   forgestate list --session s1
   forgestate list --agent 'implementation-*' --since 24h --limit 20
   forgestate list --invalid --json")]
-    List(ListArgs),
+    List(ListRequest),
     /// Parse one comment body and print the record as JSON, or why it is not one
     #[command(after_help = "Examples:
   forgestate parse comment.md
@@ -176,13 +181,13 @@ pub enum Command {
     #[command(after_help = "Examples:
   forgestate resume-map
   forgestate resume-map --agent pr-self-reviewer --json")]
-    ResumeMap(ResumeMapArgs),
+    ResumeMap(ResumeMapRequest),
     /// Post the records waiting in this machine's outbox, oldest first
     #[command(after_help = "Examples:
   forgestate flush
   forgestate flush --all
   forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app")]
-    Flush(FlushArgs),
+    Flush(FlushRequest),
     /// List every outbox on this machine: its forge, waiting records, oldest age, last failure
     /// and dead letters
     #[command(after_help = "Examples:
@@ -201,33 +206,33 @@ Examples:
   forgestate status --agent 'implementation-*' --stalled-after 15m
   forgestate status --fail-on-stalled --json"
     )]
-    Status(StatusArgs),
+    Status(StatusFlags),
     /// Every record of one session in order, with the time between them and the resume point
     /// of each checkpoint; --diff adds the JSON changes between checkpoints
     #[command(after_help = "Examples:
   forgestate history --session s1
   forgestate history --session s1 --agent implementation-worker --diff
   forgestate history --session s2 --json")]
-    History(HistoryArgs),
+    History(HistoryRequest),
     /// Start a new session from the state of a checkpoint of another one (Parent: names it)
     #[command(after_help = "Examples:
   forgestate fork --session s1 --new-session s1-retry
   forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
   forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
-    Fork(ForkArgs),
+    Fork(ForkRequest),
     /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
     #[command(after_help = "Examples:
   forgestate watch
   forgestate watch --agent 'implementation-*' --kind health
   forgestate watch --session s1 --interval 2s --json")]
-    Watch(WatchArgs),
+    Watch(WatchRequest),
     /// Delete your older records beyond the newest N per agent, session and kind (a dry run
     /// without --yes); other authors' comments are never touched
     #[command(after_help = "Examples:
   forgestate prune
   forgestate prune --keep 3 --session s1
   forgestate prune --keep 3 --agent 'implementation-*' --yes")]
-    Prune(PruneArgs),
+    Prune(PruneRequest),
     /// Check the setup, one line per check with the fix: config, forge, token, repository,
     /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
     #[command(after_help = "Examples:
@@ -280,7 +285,7 @@ Examples:
   forgestate publish
   forgestate publish --stalled-after 1h --json"
     )]
-    Publish(PublishArgs),
+    Publish(PublishRequest),
     /// Write the thread's believed records (every session issue of a forge's chain, or a local
     /// store) into a local store, with their ids, authors and original times
     #[command(
@@ -291,13 +296,13 @@ Examples:
   forgestate export --to ./archive
   forgestate export --to ./archive --json"
     )]
-    Export(ExportArgs),
+    Export(ExportRequest),
     /// Post a local store's records to the configured forge, in order, each once by Id (a
     /// rerun posts nothing new; an interrupted import resumes)
     #[command(after_help = "Examples:
   forgestate import --from ~/.local/state/forgestate/local
   forgestate import --from ./archive --json")]
-    Import(ImportArgs),
+    Import(ImportRequest),
     /// Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas
     /// of its request and answer
     #[command(after_help = "Examples:

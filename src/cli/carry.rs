@@ -3,44 +3,13 @@
 
 use forgestate::verbs::{self, ExportRequest, ImportRequest};
 
-use super::args::{Cli, ExportArgs, ImportArgs};
+use super::args::Cli;
 use super::failure::Failure;
-use super::input::duration_secs;
 use super::output;
-use super::requests::Flags;
 use super::verb::run;
 
-impl Flags for ExportArgs {
-    type Verb = verbs::Export;
-    fn request(&self) -> Result<ExportRequest, Failure> {
-        Ok(ExportRequest {
-            to: self.to.display().to_string(),
-        })
-    }
-}
-
-impl Flags for ImportArgs {
-    type Verb = verbs::Import;
-    fn request(&self) -> Result<ImportRequest, Failure> {
-        Ok(ImportRequest {
-            from: self.from.display().to_string(),
-        })
-    }
-}
-
-/// `publish`, with `status`'s threshold flags.
-pub async fn publish(
-    cli: &Cli,
-    warn_after: Option<&str>,
-    stalled_after: Option<&str>,
-) -> Result<u8, Failure> {
-    let secs = |flag: &str, text: Option<&str>| -> Result<Option<u64>, Failure> {
-        Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
-    };
-    let request = verbs::PublishRequest {
-        warn_after_secs: secs("--warn-after", warn_after)?,
-        stalled_after_secs: secs("--stalled-after", stalled_after)?,
-    };
+/// `publish` (and `status --publish`, with `status`'s threshold flags).
+pub async fn publish(cli: &Cli, request: verbs::PublishRequest) -> Result<u8, Failure> {
     let answer = run::<verbs::Publish>(cli, request).await?;
     warn(cli, &answer.warnings);
     if cli.json {
@@ -60,8 +29,8 @@ pub async fn publish(
 }
 
 /// `export --to DIR`.
-pub async fn export(cli: &Cli, a: &ExportArgs) -> Result<u8, Failure> {
-    let answer = super::verb::call(cli, a).await?;
+pub async fn export(cli: &Cli, a: &ExportRequest) -> Result<u8, Failure> {
+    let answer = run::<verbs::Export>(cli, a.clone()).await?;
     warn(cli, &answer.warnings);
     if cli.json {
         output::json(&answer);
@@ -75,8 +44,8 @@ pub async fn export(cli: &Cli, a: &ExportArgs) -> Result<u8, Failure> {
 }
 
 /// `import --from DIR`; exit 75 when an outage stopped it (run it again).
-pub async fn import(cli: &Cli, a: &ImportArgs) -> Result<u8, Failure> {
-    let answer = super::verb::call(cli, a).await?;
+pub async fn import(cli: &Cli, a: &ImportRequest) -> Result<u8, Failure> {
+    let answer = run::<verbs::Import>(cli, a.clone()).await?;
     warn(cli, &answer.warnings);
     if !cli.quiet {
         for why in &answer.refused {

@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use forgestate::config::Overrides;
 use forgestate::durable::{Outbox, OutboxSummary, survey};
-use forgestate::verbs::{FlushAnswer, FlushError};
+use forgestate::verbs::{FlushAnswer, FlushError, FlushRequest};
 use forgestate::{Error, FlushReport};
 
-use super::args::{Cli, FlushArgs};
+use super::args::Cli;
 use super::errors::{ErrorBody, exit_code};
 use super::failure::Failure;
 use super::open::load;
@@ -19,7 +19,7 @@ use super::open::open_with;
 use super::output;
 
 /// `forgestate flush [--all | --from DIR]`.
-pub async fn flush(cli: &Cli, a: &FlushArgs) -> Result<u8, Failure> {
+pub async fn flush(cli: &Cli, a: &FlushRequest) -> Result<u8, Failure> {
     let mut done: Vec<(PathBuf, FlushReport)> = Vec::new();
     if a.all {
         let config = load(cli)?;

@@ -1,12 +1,12 @@
 //! `forgestate fork`: the verb builds and saves the forked checkpoint; this says what it forked.
 
-use forgestate::verbs::SaveAnswer;
+use forgestate::verbs::{ForkRequest, SaveAnswer};
 
-use super::args::{Cli, ForkArgs};
+use super::args::Cli;
 use super::output;
 
 /// The line naming what was forked into what (not with `--json` or `--quiet`).
-pub fn forked(cli: &Cli, a: &ForkArgs, answer: &SaveAnswer) {
+pub fn forked(cli: &Cli, a: &ForkRequest, answer: &SaveAnswer) {
     if cli.quiet || cli.json {
         return;
     }

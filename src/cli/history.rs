@@ -4,15 +4,15 @@
 use forgestate::format::format_time;
 use forgestate::report::diff::{Change, Op};
 use forgestate::report::{Origin, Step};
-use forgestate::verbs::HistoryAnswer;
+use forgestate::verbs::{History, HistoryAnswer, HistoryRequest};
 
-use super::args::{Cli, HistoryArgs};
+use super::args::Cli;
 use super::failure::Failure;
 use super::{output, table};
 
 /// Runs `history`.
-pub async fn history(cli: &Cli, a: &HistoryArgs) -> Result<u8, Failure> {
-    let h = super::verb::call(cli, a).await?;
+pub async fn history(cli: &Cli, a: &HistoryRequest) -> Result<u8, Failure> {
+    let h = super::verb::run::<History>(cli, a.clone()).await?;
     super::verb::warn(cli, &h.warnings);
     if cli.json {
         output::json(&h);

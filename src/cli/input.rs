@@ -105,16 +105,6 @@ pub fn apply_sets(data: &mut Map<String, Value>, sets: &[String]) -> Result<(), 
     Ok(())
 }
 
-/// A duration flag (`--warn-after 10m`): whole seconds, at least one.
-pub fn duration_secs(flag: &str, text: &str) -> Result<u64, InputError> {
-    match humantime::parse_duration(text) {
-        Ok(d) if d.as_secs() >= 1 => Ok(d.as_secs()),
-        _ => Err(InputError::Usage(format!(
-            "{flag} {text:?} is not a duration of a second or more; write it as 90s, 10m or 2h"
-        ))),
-    }
-}
-
 /// `--since`: an RFC 3339 time, or an age (`90m`, `24h`, `7d`) counted back from now.
 #[cfg(test)]
 pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, InputError> {

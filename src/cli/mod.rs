@@ -129,28 +129,34 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             output::initialized(&answer, cli.json);
             Ok(0)
         }
-        Command::Checkpoint(a) => saved(cli, verb::call(cli, a).await?),
-        Command::Health(a) => saved(cli, verb::call(cli, a).await?),
-        Command::End(a) => saved(cli, verb::call(cli, a).await?),
+        Command::Checkpoint(a) => {
+            let request = requests::checkpoint(a)?;
+            saved(cli, verb::run::<verbs::Checkpoint>(cli, request).await?)
+        }
+        Command::Health(a) => {
+            let request = requests::health(a)?;
+            saved(cli, verb::run::<verbs::Health>(cli, request).await?)
+        }
+        Command::End(a) => saved(cli, verb::run::<verbs::End>(cli, a.clone()).await?),
         Command::Fork(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::Fork>(cli, a.clone()).await?;
             fork::forked(cli, a, &answer);
             saved(cli, answer)
         }
         Command::Latest(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::LatestVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::latest(answer, cli.json);
             Ok(0)
         }
         Command::Resume(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::ResumeVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::resume(answer, &a.agent, &a.session, cli.json);
             Ok(0)
         }
         Command::List(a) => {
-            let answer = verb::call(cli, a).await?;
+            let answer = verb::run::<verbs::ListVerb>(cli, a.clone()).await?;
             verb::warn(cli, &answer.warnings);
             output::list(&answer, a.invalid, cli.json);
             Ok(0)
@@ -169,9 +175,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
         Command::Rotate => rotate::rotate(cli).await,
-        Command::Publish(a) => {
-            carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref()).await
-        }
+        Command::Publish(a) => carry::publish(cli, a.clone()).await,
         Command::Export(a) => carry::export(cli, a).await,
         Command::Import(a) => carry::import(cli, a).await,
         Command::Schema => {

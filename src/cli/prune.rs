@@ -2,29 +2,15 @@
 
 use chrono::SecondsFormat;
 
-use forgestate::verbs::{self, PruneRequest};
+use forgestate::verbs::{Prune, PruneRequest};
 
-use super::args::{Cli, PruneArgs};
+use super::args::Cli;
 use super::failure::Failure;
 use super::output;
-use super::requests::Flags;
-
-impl Flags for PruneArgs {
-    type Verb = verbs::Prune;
-    fn request(&self) -> Result<PruneRequest, Failure> {
-        Ok(PruneRequest {
-            keep: self.keep,
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            ids: self.ids.clone(),
-            yes: self.yes,
-        })
-    }
-}
 
 /// Runs `prune` and prints its answer.
-pub async fn prune(cli: &Cli, a: &PruneArgs) -> Result<u8, Failure> {
-    let plan = super::verb::call(cli, a).await?;
+pub async fn prune(cli: &Cli, a: &PruneRequest) -> Result<u8, Failure> {
+    let plan = super::verb::run::<Prune>(cli, a.clone()).await?;
     if cli.json {
         output::json(&plan);
         return Ok(0);

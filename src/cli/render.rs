@@ -3,9 +3,9 @@
 //! `format_checkpoint_comment`, `PHASE_RESUME_MAP`).
 
 use forgestate::Error;
-use forgestate::verbs::{Render, RenderRequest, ResumeMapRequest, ResumeMapVerb};
+use forgestate::verbs::{self, Render, ResumeMapRequest, ResumeMapVerb};
 
-use super::args::{Cli, RenderArgs, ResumeMapArgs};
+use super::args::{Cli, RenderArgs};
 use super::failure::Failure;
 use super::input::read_input;
 use super::output;
@@ -20,11 +20,15 @@ fn bad(reason: impl Into<String>) -> Failure {
 pub async fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
     let file = a.file.clone().unwrap_or_else(|| "-".into());
     let text = read_input(None, Some(&file))?.unwrap_or_default();
-    let request: RenderRequest = serde_json::from_str(&text).map_err(|e| {
+    // Read as `call` and MCP read it (a number sent as text included): only the wording of a
+    // mismatch is the CLI's, the record file being data.
+    let wrong = |e| {
         bad(format!(
             "not a JSON object with \"agent\", \"session\" and \"phase\": {e}"
         ))
-    })?;
+    };
+    let value = serde_json::from_str(&text).map_err(wrong)?;
+    let request = verbs::decode::<Render>(value).map_err(wrong)?;
     let answer = run::<Render>(cli, request).await?;
     if cli.json {
         output::json(&answer);
@@ -35,11 +39,8 @@ pub async fn render(cli: &Cli, a: &RenderArgs) -> Result<u8, Failure> {
 }
 
 /// `forgestate resume-map`: the phase table an agent resumes by, and the default.
-pub async fn resume_map(cli: &Cli, a: &ResumeMapArgs) -> Result<u8, Failure> {
-    let request = ResumeMapRequest {
-        agent: a.agent.clone(),
-    };
-    let map = run::<ResumeMapVerb>(cli, request).await?;
+pub async fn resume_map(cli: &Cli, a: &ResumeMapRequest) -> Result<u8, Failure> {
+    let map = run::<ResumeMapVerb>(cli, a.clone()).await?;
     if cli.json {
         output::json(&map);
     } else {

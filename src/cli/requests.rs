@@ -1,179 +1,32 @@
-//! The flags of each verb as its request (ripgrep's low args into high args): one conversion per
-//! verb, from what clap parsed to the request type of the verb table, which then runs exactly as
-//! it does for MCP and Python.
-//!
-//! Only what is the command line's own happens here: reading `--data-file` or stdin, laying
-//! `--set key=value` over `--data`, parsing a duration flag into its `*_secs` field. Every check
-//! of the values themselves (globs, reasons, JSON objects, context files) is the verb's.
+//! The command line's own ways to give a request's values, read into the request: `--data`
+//! (inline, or `-` for stdin), `--data-file` and `--set key=value` into `checkpoint`'s `data`,
+//! and `--metrics` (inline or stdin) into `health`'s. Every check of the values themselves
+//! (JSON objects, globs, reasons) is the verb's.
 
 use serde_json::Value;
 
-use forgestate::verbs::{
-    self, CheckpointRequest, EndRequest, FilterRequest, ForkRequest, HealthRequest, HistoryRequest,
-    KindParam, LatestRequest, ListRequest, ResumeRequest, StatusRequest,
-};
+use forgestate::verbs::{CheckpointFlags, CheckpointRequest, HealthFlags, HealthRequest};
 
-use super::args::EndArgs;
-use super::args::{
-    CheckpointArgs, FilterArgs, ForkArgs, HealthArgs, HistoryArgs, KindArg, LatestArgs, ListArgs,
-    ResumeArgs, StatusArgs,
-};
 use super::failure::Failure;
-use super::input::{apply_sets, duration_secs, json_object, read_input};
+use super::input::{apply_sets, json_object, read_input};
 
-/// A verb's flags, as clap parsed them.
-pub(super) trait Flags {
-    /// The verb they are the flags of.
-    type Verb: verbs::Verb;
-    /// The verb's request.
-    fn request(&self) -> Result<<Self::Verb as verbs::Verb>::Request, Failure>;
+/// `checkpoint`'s request, its `data` read from the data flags.
+pub(super) fn checkpoint(flags: &CheckpointFlags) -> Result<CheckpointRequest, Failure> {
+    let text = read_input(flags.data.as_deref(), flags.data_file.as_ref())?;
+    let mut data = json_object("--data", text)?;
+    apply_sets(&mut data, &flags.set)?;
+    Ok(CheckpointRequest {
+        data: Value::Object(data),
+        ..flags.request.clone()
+    })
 }
 
-impl Flags for CheckpointArgs {
-    type Verb = verbs::Checkpoint;
-    fn request(&self) -> Result<CheckpointRequest, Failure> {
-        let text = read_input(self.data.as_deref(), self.data_file.as_ref())?;
-        let mut data = json_object("--data", text)?;
-        apply_sets(&mut data, &self.set)?;
-        let s = &self.session_flags;
-        let intent_data = match &s.intent_data {
-            Some(text) => Some(serde_json::from_str(text).map_err(|e| {
-                forgestate::Error::usage(format!("--intent-data is not JSON: {e}"))
-            })?),
-            None => None,
-        };
-        Ok(CheckpointRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            phase: self.phase.clone(),
-            data: Value::Object(data),
-            next: self.next.clone(),
-            blockers: self.blockers.clone(),
-            context_file: self.context_file.clone(),
-            intent: s.intent.clone(),
-            intent_data,
-            done: s.done.clone(),
-            if_latest: s.if_latest.clone(),
-            merge: s.merge,
-            parent: s.parent.clone(),
-            id: self.id.clone(),
-        })
-    }
-}
-
-impl Flags for HealthArgs {
-    type Verb = verbs::Health;
-    fn request(&self) -> Result<HealthRequest, Failure> {
-        // The verb parses the metrics text, as it does a JSON string from MCP.
-        let metrics = read_input(self.metrics.as_deref(), None)?;
-        Ok(HealthRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            status: Some(self.status.clone()),
-            metrics: metrics.map_or_else(|| Value::Object(Default::default()), Value::String),
-            next_check: self.next_check.clone(),
-        })
-    }
-}
-
-impl Flags for EndArgs {
-    type Verb = verbs::End;
-    fn request(&self) -> Result<EndRequest, Failure> {
-        Ok(EndRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            reason: self.reason.clone(),
-            note: self.note.clone(),
-        })
-    }
-}
-
-impl Flags for ResumeArgs {
-    type Verb = verbs::ResumeVerb;
-    fn request(&self) -> Result<ResumeRequest, Failure> {
-        Ok(ResumeRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            context_file: self.context_file.clone(),
-        })
-    }
-}
-
-impl FilterArgs {
-    /// The filters as the verbs take them.
-    pub(super) fn request(&self) -> FilterRequest {
-        FilterRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            kind: self.kind.map(|k| match k {
-                KindArg::Checkpoint => KindParam::Checkpoint,
-                KindArg::Health => KindParam::Health,
-                KindArg::End => KindParam::End,
-            }),
-            phase: self.phase.clone(),
-        }
-    }
-}
-
-impl Flags for LatestArgs {
-    type Verb = verbs::LatestVerb;
-    fn request(&self) -> Result<LatestRequest, Failure> {
-        Ok(LatestRequest {
-            filter: self.filter.request(),
-        })
-    }
-}
-
-impl Flags for ListArgs {
-    type Verb = verbs::ListVerb;
-    fn request(&self) -> Result<ListRequest, Failure> {
-        Ok(ListRequest {
-            filter: self.filter.request(),
-            since: self.since.clone(),
-            limit: self.limit,
-            invalid: self.invalid,
-            all: self.all,
-        })
-    }
-}
-
-/// A duration flag as its `*_secs` field.
-fn secs(flag: &str, text: Option<&str>) -> Result<Option<u64>, Failure> {
-    Ok(text.map(|t| duration_secs(flag, t)).transpose()?)
-}
-
-impl Flags for StatusArgs {
-    type Verb = verbs::StatusVerb;
-    fn request(&self) -> Result<StatusRequest, Failure> {
-        Ok(StatusRequest {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            warn_after_secs: secs("--warn-after", self.warn_after.as_deref())?,
-            stalled_after_secs: secs("--stalled-after", self.stalled_after.as_deref())?,
-        })
-    }
-}
-
-impl Flags for HistoryArgs {
-    type Verb = verbs::History;
-    fn request(&self) -> Result<HistoryRequest, Failure> {
-        Ok(HistoryRequest {
-            session: self.session.clone(),
-            agent: self.agent.clone(),
-            diff: self.diff,
-        })
-    }
-}
-
-impl Flags for ForkArgs {
-    type Verb = verbs::Fork;
-    fn request(&self) -> Result<ForkRequest, Failure> {
-        Ok(ForkRequest {
-            session: self.session.clone(),
-            new_session: self.new_session.clone(),
-            at: self.at.clone(),
-            agent: self.agent.clone(),
-            force: self.force,
-        })
-    }
+/// `health`'s request, its `metrics` the text of `--metrics` (the verb parses it, as it does a
+/// JSON string from MCP).
+pub(super) fn health(flags: &HealthFlags) -> Result<HealthRequest, Failure> {
+    let metrics = read_input(flags.metrics.as_deref(), None)?;
+    Ok(HealthRequest {
+        metrics: metrics.map_or_else(|| Value::Object(Default::default()), Value::String),
+        ..flags.request.clone()
+    })
 }

@@ -2,15 +2,18 @@
 
 use forgestate::report::{StatusRow, Verdict};
 
-use super::args::{Cli, StatusArgs};
+use forgestate::verbs::{PublishRequest, StatusFlags, StatusVerb};
+
+use super::args::Cli;
 use super::failure::Failure;
 use super::{output, table};
 
 /// Runs `status`; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge
 /// could not be read (the rows then come from this machine's read cache and outbox).
-pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
+pub async fn status(cli: &Cli, a: &StatusFlags) -> Result<u8, Failure> {
+    let r = &a.request;
     if a.publish {
-        if a.agent.is_some() || a.session.is_some() || a.fail_on_stalled {
+        if r.agent.is_some() || r.session.is_some() || a.fail_on_stalled {
             return Err(forgestate::Error::usage(
                 "--publish writes the table of every agent and session; drop --agent, --session \
                  and --fail-on-stalled, or run `status` with them separately"
@@ -18,10 +21,13 @@ pub async fn status(cli: &Cli, a: &StatusArgs) -> Result<u8, Failure> {
             )
             .into());
         }
-        return super::carry::publish(cli, a.warn_after.as_deref(), a.stalled_after.as_deref())
-            .await;
+        let request = PublishRequest {
+            warn_after_secs: r.warn_after_secs,
+            stalled_after_secs: r.stalled_after_secs,
+        };
+        return super::carry::publish(cli, request).await;
     }
-    let answer = super::verb::call(cli, a).await?;
+    let answer = super::verb::run::<StatusVerb>(cli, r.clone()).await?;
     super::verb::warn(cli, &answer.warnings);
     if answer.offline && !cli.quiet {
         output::note(

@@ -1,5 +1,6 @@
-//! Running a verb of the table for the CLI: the flags build the verb's request, the request goes
-//! through the same [`Run`] as MCP and Python, and the CLI only renders the typed answer.
+//! Running a verb of the table for the CLI: clap parses the flags into the verb's request (its
+//! type derives clap's `Args`), the request goes through the same call as MCP and `call`
+//! ([`forgestate::verbs::run`]), and the CLI only renders the typed answer.
 //!
 //! The verb's own checks name request fields (`reason "x" is not a reason…`); on the command
 //! line those are flags, so a usage or data error that opens with a field's name is reworded to
@@ -16,19 +17,6 @@ use super::failure::Failure;
 use super::open::load;
 use super::open::opened;
 use super::output;
-use super::requests::Flags;
-
-/// Runs the verb of `flags` on the request they make.
-pub(super) async fn call<F: Flags>(
-    cli: &Cli,
-    flags: &F,
-) -> Result<<F::Verb as Verb>::Answer, Failure>
-where
-    F::Verb: Run,
-{
-    let request = flags.request()?;
-    run::<F::Verb>(cli, request).await
-}
 
 /// The configured store, opened, and the `[status]` policy: what a verb runs with.
 pub(super) struct Opened {
@@ -78,7 +66,7 @@ impl Opened {
 /// Runs `V` on `request` over the configured store, with the configured `[status]` policy.
 pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
     let opened = Opened::new(cli)?;
-    let answer = V::run(&opened.context(), request).await;
+    let answer = forgestate::verbs::run::<V>(&opened.context(), request).await;
     opened.finish::<V, _>(answer)
 }
 

@@ -66,3 +66,41 @@ pub(super) fn positional_for<'a>(field: &str, renamed: &[(&str, &'a str)]) -> Op
         .find(|(f, _)| *f == field || *f == "*")
         .and_then(|(_, flag)| flag.strip_prefix('<')?.strip_suffix('>'))
 }
+
+/// A flag's default is its request field's, as the request schema publishes it (so `call`, MCP
+/// and Python default alike): no default is written for the command line alone.
+#[test]
+fn every_flag_default_is_its_request_fields_default() {
+    let cli = Cli::command();
+    let mut wrong = Vec::new();
+    for spec in verbs::table() {
+        let Some(command) = cli.find_subcommand(spec.name) else {
+            continue;
+        };
+        let request = (spec.request)();
+        for arg in command.get_arguments() {
+            let Some(flag) = arg.get_default_values().first() else {
+                continue;
+            };
+            let flag = flag.to_string_lossy();
+            let field = arg.get_id().as_str();
+            let published = request
+                .get("properties")
+                .and_then(|p| p.get(field))
+                .and_then(|p| p.get("default"));
+            let same = match published {
+                Some(serde_json::Value::String(s)) => *s == flag,
+                Some(v) => v.to_string() == flag,
+                None => false,
+            };
+            if !same {
+                wrong.push(format!(
+                    "{} --{}: the flag defaults to {flag:?}, the request to {published:?}",
+                    spec.name,
+                    arg.get_long().unwrap_or(field)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -2,37 +2,16 @@
 
 use chrono::SecondsFormat;
 use forgestate::format::Payload;
-use forgestate::verbs::{self, Event, Watch, WatchRequest};
+use forgestate::verbs::{Event, Watch, WatchRequest};
 
-use super::args::{Cli, WatchArgs};
+use super::args::Cli;
 use super::failure::Failure;
 use super::output;
-use super::requests::Flags;
 use super::verb::Opened;
 
-impl Flags for WatchArgs {
-    type Verb = verbs::Watch;
-    fn request(&self) -> Result<WatchRequest, Failure> {
-        let filter = self.filter.request();
-        let interval_ms = self.interval.map(|d| {
-            // At least 1 ms: a shorter pause is no pause (and 0 is refused by the verb).
-            u64::try_from(d.as_millis())
-                .unwrap_or(u64::MAX)
-                .max(u64::from(!d.is_zero()))
-        });
-        Ok(WatchRequest {
-            agent: filter.agent,
-            session: filter.session,
-            kind: filter.kind,
-            phase: filter.phase,
-            interval_ms,
-        })
-    }
-}
-
 /// Runs `watch` until Ctrl-C or SIGTERM.
-pub async fn watch(cli: &Cli, a: &WatchArgs) -> Result<u8, Failure> {
-    let request = a.request()?;
+pub async fn watch(cli: &Cli, a: &WatchRequest) -> Result<u8, Failure> {
+    let request = a.clone();
     // Listen before the first read, so a signal that comes right after "watching" is caught.
     let stop = stop_signal().map_err(|e| Failure {
         code: crate::face::EX_IOERR,

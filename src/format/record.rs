@@ -18,15 +18,20 @@ pub const WRITE_VERSION: &str = "2.0";
 /// The version the seed's Python agents write (and assumed when a body has no `Version:` line).
 pub const SEED_VERSION: &str = "1.0";
 
-/// Which of the two record kinds a comment holds.
+/// Which of the record kinds a comment holds: in records, in the requests that filter by kind,
+/// and (with the `cli` feature) as the `--kind` flag's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// `[CHECKPOINT]`: a phase reached, with the state to resume from.
+    #[cfg_attr(feature = "cli", value(help = "[CHECKPOINT] records"))]
     Checkpoint,
     /// `[HEALTH]`: a status report with metrics.
+    #[cfg_attr(feature = "cli", value(help = "[HEALTH] records"))]
     Health,
     /// `[END]`: the session stopped, and why (see [`END_REASONS`]).
+    #[cfg_attr(feature = "cli", value(help = "[END] records"))]
     End,
 }
 

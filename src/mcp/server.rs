@@ -1,8 +1,8 @@
 //! The MCP server: every verb of the library's table ([`forgestate::verbs`]) whose faces include
 //! MCP is a tool, generated from its spec (name, title, description, input and output schemas,
 //! annotations) and run by the library over one long-lived [`Client`], so the configuration, the
-//! forge connection and its caches stay warm across calls. Nothing here is per verb but the
-//! one-line summary a model reads beside the structured answer (`reply.rs`).
+//! forge connection and its caches stay warm across calls. Nothing here is per verb: even the
+//! sentence a model reads before the structured answer is the spec's `summary`.
 
 use std::sync::Arc;
 

@@ -11,16 +11,19 @@ use crate::report::Thresholds;
 use crate::{Exported, Imported, Published};
 
 /// `publish`: the status table into the session issue's body.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct PublishRequest {
-    /// Seconds without any record before an agent is "warning" (overrides the configured
-    /// thresholds).
+    /// How long without any record before an agent is "warning": seconds, or a duration such as
+    /// "90s", "10m", "2h" (overrides the configured thresholds).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "warn-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub warn_after_secs: Option<u64>,
-    /// Seconds without any record before an agent is "stalled" (overrides the configured
-    /// thresholds).
+    /// How long without any record before an agent is "stalled": seconds, or a duration such as
+    /// "30m" (overrides the configured thresholds).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "stalled-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub stalled_after_secs: Option<u64>,
 }
 
@@ -38,21 +41,16 @@ impl Verb for Publish {
             reading the forge's web UI (`status --publish`). Text outside the markers is kept \
             byte for byte; an unchanged table is not written. Returns the issue, whether the \
             body was written, and the table.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: super::ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
         flags: &[
             ("warn_after_secs", "warn-after"),
             ("stalled_after_secs", "stalled-after"),
         ],
+        example: r#"{"stalled_after_secs": 3600}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -67,10 +65,12 @@ impl Run for Publish {
 }
 
 /// `export`: the thread into a local store.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ExportRequest {
     /// The directory of the local store to write (created when missing).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub to: String,
 }
 
@@ -87,18 +87,10 @@ impl Verb for Export {
             session issues, or a local store) into the local store in `to`, each with its \
             comment id, author and original time, so it can be resumed from or archived. \
             Running it again writes only what is new.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"to": "archive"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -112,10 +104,12 @@ impl Run for Export {
 }
 
 /// `import`: a local store's records to the configured store.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ImportRequest {
     /// The directory of the local store to read.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub from: String,
 }
 
@@ -133,18 +127,10 @@ impl Verb for Import {
             as every record, each once by its Id: a rerun posts nothing new, and an import \
             interrupted by an outage resumes where it stopped. The original time is kept as \
             `Posted-At:`.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"from": "archive"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 

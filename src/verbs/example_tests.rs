@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ALL, Context, Face, Group, Run, Spec, Verb, answer_schema, request_schema};
+use super::{ALL, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
 use crate::error::Result;
 
 /// `example`: what to say back.
@@ -38,18 +38,12 @@ impl Verb for Example {
         name: "example",
         title: "Say it back",
         description: "Says the words back, for the table's own tests.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
         faces: ALL,
-        group: Group::Integrations,
-        strict: false,
-        reads_thread: false,
         opens_store: false,
-        flags: &[],
+        example: r#"{"words": "hi", "times": 2}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 

@@ -113,6 +113,37 @@ pub fn since_arg(what: &str, text: &str) -> Result<Since> {
         .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back")))
 }
 
+/// A JSON flag's value (`--intent-data '{"branch": "fix-42"}'`): any JSON.
+pub fn json_flag(text: &str) -> std::result::Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
+}
+
+/// A duration flag's value (`--warn-after 10m`, or `600` seconds) as its `*_secs` field: whole
+/// seconds, at least one.
+pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {
+    if let Some(secs) = text.trim().parse::<u64>().ok().filter(|n| *n >= 1) {
+        return Ok(secs);
+    }
+    match humantime::parse_duration(text) {
+        Ok(d) if d.as_secs() >= 1 => Ok(d.as_secs()),
+        _ => Err(format!(
+            "{text:?} is not a duration of a second or more; write it as 90s, 10m or 2h"
+        )),
+    }
+}
+
+/// A duration flag's value (`--interval 500ms`) as its `*_ms` field: whole milliseconds, at
+/// least one (a shorter pause is no pause).
+pub fn millis_flag(text: &str) -> std::result::Result<u64, String> {
+    match humantime::parse_duration(text) {
+        Ok(d) if !d.is_zero() => Ok(u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)),
+        Ok(_) => Err(format!("{text:?} is no pause; write it as 5s or 500ms")),
+        Err(e) => Err(format!(
+            "{text:?} is not a duration ({e}); write it as 5s or 500ms"
+        )),
+    }
+}
+
 /// An age in whole seconds: one or more `<number><unit>` parts (`s`, `m`, `h`, `d`, `w`, and
 /// their long names), optionally separated by spaces.
 pub fn parse_age(text: &str) -> Option<u64> {

@@ -8,9 +8,12 @@
 //! the library runs also implements [`Run`], with all its policy (redaction, the outbox drain,
 //! the automatic rotation after a save).
 //!
-//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run` in the file of its group,
-//! plus one name in the `verbs!` list below. `forgestate schema` then lists it, the MCP server
-//! serves it when its faces include [`Face::Mcp`], and the parity test checks the CLI has it.
+//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run` in the file of its group
+//! (its spec built on one of the bases, [`Spec::AGENT_READ`], [`Spec::AGENT_WRITE`],
+//! [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example request), plus one name in the
+//! `verbs!` list below, and today its CLI command in `src/cli/`. `forgestate schema` then lists
+//! it, the MCP server serves it when its faces include [`Face::Mcp`], and the table-driven test
+//! (`tests/it/faces/table.rs`) runs its example on every face.
 
 mod carry;
 #[cfg(test)]
@@ -23,6 +26,7 @@ mod pure;
 mod reads;
 mod records;
 mod session;
+mod summary;
 mod supervise;
 mod watch;
 
@@ -44,18 +48,22 @@ pub use operate::{
     PruneAnswer, PruneRequest, Rotate, RotateRequest,
 };
 pub use pure::{
-    Parse, ParseAnswer, ParseRequest, Render, RenderAnswer, RenderRequest, ResumeMapAnswer,
-    ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
+    Parse, ParseAnswer, ParseRequest, RESUME_MAP_AGENT, Render, RenderAnswer, RenderRequest,
+    ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
 };
 pub use reads::{
-    FilterRequest, KindParam, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest,
-    ListVerb, ResumeAnswer, ResumeRequest, ResumeVerb,
+    FilterRequest, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb,
+    ResumeAnswer, ResumeRequest, ResumeVerb,
 };
 pub use records::{
     Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,
     SaveAnswer,
 };
+#[cfg(feature = "cli")]
+pub use records::{CheckpointFlags, HealthFlags};
 pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
+#[cfg(feature = "cli")]
+pub use supervise::StatusFlags;
 pub use supervise::{
     History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
 };
@@ -150,9 +158,67 @@ pub struct Spec {
     pub request: fn() -> Map<String, Value>,
     /// The answer's JSON Schema (`answer_schema::<Self::Answer>`; of one event, for `watch`).
     pub answer: fn() -> Map<String, Value>,
+    /// One request that runs (JSON text): the table-driven tests run it on every face that has
+    /// the verb, after the examples of the verbs before it, on a fresh forge.
+    pub example: &'static str,
+    /// The answer in a sentence, for a model (the text MCP puts before the structured answer);
+    /// `None` has the face say the verb is done.
+    pub summary: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
+    /// The base of a verb agents read with: read-only, on every face, reading the thread. A
+    /// verb's spec states its name, title, description, example and schemas, and only what
+    /// differs from its base (`..Spec::AGENT_READ`).
+    pub const AGENT_READ: Spec = Spec {
+        read_only: true,
+        idempotent: true,
+        reads_thread: true,
+        ..Spec::BLANK
+    };
+    /// The base of a verb agents save a record with: not idempotent, on every face, `--strict`.
+    pub const AGENT_WRITE: Spec = Spec {
+        strict: true,
+        ..Spec::BLANK
+    };
+    /// The base of an operator's verb: idempotent, on the CLI and Python, among the operators'.
+    pub const OPERATOR: Spec = Spec {
+        idempotent: true,
+        faces: CLI_PYTHON,
+        group: Group::Operators,
+        ..Spec::BLANK
+    };
+    /// The base of a verb of the format alone: read-only, no network, on the CLI and Python,
+    /// among the integrations'.
+    pub const PURE: Spec = Spec {
+        read_only: true,
+        idempotent: true,
+        open_world: false,
+        faces: CLI_PYTHON,
+        group: Group::Integrations,
+        ..Spec::BLANK
+    };
+    /// What the bases start from: a write that may reach the network, on every face.
+    const BLANK: Spec = Spec {
+        name: "",
+        title: "",
+        description: "",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+        faces: ALL,
+        group: Group::Agents,
+        strict: false,
+        reads_thread: false,
+        opens_store: true,
+        flags: &[],
+        request: Map::new,
+        answer: Map::new,
+        example: "{}",
+        summary: |_| None,
+    };
+
     /// Whether `face` exposes the verb.
     pub fn on(&self, face: Face) -> bool {
         self.faces.contains(&face)
@@ -305,24 +371,47 @@ fn unlink(text: &str) -> String {
     out
 }
 
+/// The request `args` make for `V`, read as every face reads it: an integer or a boolean sent as
+/// text (`"5"`, `"true"`) and a `*_secs` duration sent as an age (`"10m"`) are read as the
+/// value, then the object is decoded. The error is serde's, for the face to word.
+pub fn decode<V: Verb>(args: Value) -> std::result::Result<V::Request, serde_json::Error> {
+    serde_json::from_value(plain::lenient(args, &(V::SPEC.request)()))
+}
+
+/// Runs `V` on a decoded request: the one call every face makes (the CLI with the request its
+/// flags build, MCP and `call` with the one [`decode`] reads).
+pub async fn run<V: Run>(ctx: &Context<'_>, request: V::Request) -> Result<V::Answer> {
+    ctx.client.begin_command();
+    V::run(ctx, request).await
+}
+
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
-    let args = plain::lenient(args, &(V::SPEC.request)());
-    let request: V::Request = serde_json::from_value(args).map_err(|e| {
+    let request = decode::<V>(args).map_err(|e| {
         Error::usage(format!(
             "the arguments of {} do not fit its schema: {e}",
             V::SPEC.name
         ))
     })?;
-    ctx.client.begin_command();
-    let answer = V::run(ctx, request).await?;
+    let answer = run::<V>(ctx, request).await?;
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(
             "cannot serialize the answer of {}: {e}",
             V::SPEC.name
         ))
     })
+}
+
+/// Who runs a verb (the marks in the table below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    /// The library, through [`call`], for every face.
+    Library,
+    /// Each face: the answer is a stream of events (`watch`).
+    Streams,
+    /// The CLI, over this machine's configuration and outboxes (`flush`, `outbox`, `doctor`).
+    Machine,
 }
 
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
@@ -340,6 +429,18 @@ macro_rules! verbs {
                 table.push(&<$verb as Verb>::SPEC);
             )*
             table
+        }
+
+        /// Who runs the verb named `name`: the library through [`call`], or each face (the
+        /// marked ones); `None` when no verb has that name.
+        pub fn runs(name: &str) -> Option<Runs> {
+            $(
+                $(#[$cfg])*
+                if name == <$verb as Verb>::SPEC.name {
+                    return Some(verbs!(@runs $verb $(: $how)?));
+                }
+            )*
+            None
         }
 
         /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
@@ -360,6 +461,15 @@ macro_rules! verbs {
     };
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
         None
+    };
+    (@runs $verb:ty) => {
+        Runs::Library
+    };
+    (@runs $verb:ty: streams) => {
+        Runs::Streams
+    };
+    (@runs $verb:ty: machine) => {
+        Runs::Machine
     };
 }
 
@@ -397,6 +507,12 @@ mod tests {
                 assert!(!schema.contains_key("title"), "{}", s.name);
             }
             assert_eq!(spec(s.name).map(|f| f.name), Some(s.name));
+            let example: Value = serde_json::from_str(s.example).unwrap_or_default();
+            assert!(
+                example.is_object(),
+                "{}: the example is a JSON object",
+                s.name
+            );
         }
         let mcp: Vec<&str> = table
             .iter()

@@ -43,18 +43,10 @@ impl Verb for Init {
         title: "Find or create the session thread",
         description: "Find or create the session thread (on a forge: the labelled session \
             issue), say whom records are posted as, and post what waits in the outbox.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -96,18 +88,13 @@ impl Verb for Rotate {
         description: "Replace a long session issue with a new one carrying each active \
             session's newest records, then close it (safe to run again after an interruption). \
             Also automatic after a save once the issue holds more than `rotate_after` comments.",
-        read_only: false,
         destructive: true,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
-        group: Group::Operators,
-        strict: false,
         reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -118,24 +105,36 @@ impl Run for Rotate {
 }
 
 /// `prune`: which records go.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct PruneRequest {
     /// Keep the newest N records per agent, session and kind.
+    #[serde(default = "keep_default")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = crate::defaults::PRUNE_KEEP))]
     pub keep: usize,
     /// Only agents matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only sessions matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
     /// Delete exactly these records (record ids; yours only) instead of all but the newest
     /// `keep`, which is then not used. Ids the thread does not hold are skipped.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "id", value_name = "UUID"))]
     pub ids: Vec<String>,
     /// Delete (without it, a dry run).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub yes: bool,
+}
+
+/// `keep` when the request leaves it out: what the CLI's `--keep` defaults to.
+fn keep_default() -> usize {
+    crate::defaults::PRUNE_KEEP
 }
 
 /// What `prune` answers: the plan, and what was deleted.
@@ -170,18 +169,13 @@ impl Verb for Prune {
         title: "Delete older records",
         description: "Delete your older records beyond the newest N per agent, session and kind \
             (a dry run without `yes`); other authors' comments are never touched.",
-        read_only: false,
         destructive: true,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
         reads_thread: true,
-        opens_store: true,
         flags: &[("ids", "id")],
+        example: r#"{"keep": 1, "session": "s1"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -220,14 +214,18 @@ impl Run for Prune {
 }
 
 /// `flush`: which outboxes.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct FlushRequest {
-    /// Every outbox on this machine, each to the forge it was spooled for.
+    /// Every outbox on this machine, each to the forge and repository it was spooled for.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "from"))]
     pub all: bool,
-    /// This outbox directory, to the forge configured now.
+    /// This outbox directory, to the forge configured now (for records spooled under a mistyped
+    /// URL, owner or repository).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub from: Option<PathBuf>,
 }
 
@@ -337,18 +335,10 @@ impl Verb for Flush {
         title: "Post the outbox",
         description: "Post the records waiting in this machine's outbox, oldest first, exactly \
             once each.",
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: super::CLI_PYTHON,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }
 
@@ -376,18 +366,12 @@ impl Verb for Outboxes {
         title: "This machine's outboxes",
         description: "Every outbox on this machine: its forge, waiting records, oldest age, last \
             failure and dead letters.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
         faces: CLI,
         group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 
@@ -417,16 +401,10 @@ impl Verb for Doctor {
         description: "Check the setup, one check per line with the fix: config, forge, token, \
             repository, label, session issue, clock, trust, outbox, cache.",
         read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
-        group: Group::Operators,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
     };
 }

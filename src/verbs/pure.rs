@@ -8,9 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    CLI, CLI_PYTHON, Context, Face, Group, Run, Spec, Verb, answer_schema, request_schema,
-};
+use super::{CLI, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::format::{Record, empty_object, parse_time};
 
@@ -116,18 +114,12 @@ impl Verb for Render {
         description: "The comment body `checkpoint` or `health` would post for a record given as \
             JSON, redacted, within the size cap and with the configured templates, without \
             posting it. For callers that post comments themselves.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-        faces: CLI_PYTHON,
-        group: Group::Integrations,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
         flags: &[("*", "<FILE|->")],
+        example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "seq": 3,
+            "id": "0192f000-0000-7000-8000-000000000001", "time": "2026-01-02T03:04:05Z"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 
@@ -166,18 +158,12 @@ impl Verb for Parse {
         title: "Parse a comment body",
         description: "Parse one comment body into its record, or say why it is not one (exit 65 \
             on the CLI, with the reason code in the error document).",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-        faces: CLI_PYTHON,
-        group: Group::Integrations,
-        strict: false,
-        reads_thread: false,
         opens_store: false,
         flags: &[("body", "<FILE|->")],
+        example: r#"{"body": "[CHECKPOINT] w\nVersion: 2.0\nPhase: clone_complete\nSession: s1\nTime: 2026-01-02T03:04:05.000000Z\nId: 0192f000-0000-7000-8000-000000000001\n\nState Data:\n```json\n{}\n```\n"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 
@@ -190,16 +176,21 @@ impl Run for Parse {
 }
 
 /// `resume-map`: whose phase table.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ResumeMapRequest {
     /// The agent whose phase table to return.
     #[serde(default = "default_agent")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = RESUME_MAP_AGENT))]
     pub agent: String,
 }
 
+/// The agent `resume-map` describes when the request names none.
+pub const RESUME_MAP_AGENT: &str = "implementation-worker";
+
 fn default_agent() -> String {
-    "implementation-worker".to_string()
+    RESUME_MAP_AGENT.to_string()
 }
 
 /// What `resume-map` answers.
@@ -224,18 +215,10 @@ impl Verb for ResumeMapVerb {
         title: "An agent's phase table",
         description: "The phase table an agent resumes by (the configured resume map): each \
             phase glob and the resume point it maps to, and the default for any other phase.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-        faces: CLI_PYTHON,
-        group: Group::Integrations,
-        strict: false,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }
 
@@ -333,17 +316,11 @@ impl Verb for Schema {
         description: "Every verb with its nature (read-only, destructive, idempotent, reaching \
             the network), the faces that expose it, and the JSON Schemas of its request and \
             answer.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
         faces: CLI,
-        group: Group::Integrations,
-        strict: false,
-        reads_thread: false,
         opens_store: false,
-        flags: &[],
+        example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
     };
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::{Kind, format_time};
 use crate::report::{Conflict, Ended, PendingIntent};
@@ -16,16 +16,20 @@ use crate::scan::{Entry, Filter, Rejected, Scan};
 use crate::{ListQuery, Resumed};
 
 /// `resume`: where an agent should pick a session up.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ResumeRequest {
     /// The agent resuming, exactly as it posts checkpoints (not a glob).
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session to resume, exactly (not a glob).
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// The status document the agent works from (the one given to `checkpoint`): the answer's
     /// `context_drift` says whether it changed since the checkpoint.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub context_file: Option<PathBuf>,
 }
 
@@ -106,18 +110,11 @@ impl Verb for ResumeVerb {
             (two writers continued from the same record; also a warning), and `latest_id` (the \
             newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
             exactly.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s1"}"#,
+        summary: resume_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -173,42 +170,25 @@ impl ResumeAnswer {
     }
 }
 
-/// A kind of record.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum KindParam {
-    /// `[CHECKPOINT]` records: progress and resume state.
-    Checkpoint,
-    /// `[HEALTH]` records: liveness signals.
-    Health,
-    /// `[END]` records: sessions that ended, and why.
-    End,
-}
-
-impl From<KindParam> for Kind {
-    fn from(k: KindParam) -> Kind {
-        match k {
-            KindParam::Checkpoint => Kind::Checkpoint,
-            KindParam::Health => Kind::Health,
-            KindParam::End => Kind::End,
-        }
-    }
-}
-
 /// The record filters `latest` and `list` share.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct FilterRequest {
     /// Only records of this agent; a glob such as "implementation-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only records of this session; a glob such as "sess-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
     /// Only this kind of record. Default: either.
     #[serde(default)]
-    pub kind: Option<KindParam>,
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub kind: Option<Kind>,
     /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub phase: Option<String>,
 }
 
@@ -221,7 +201,7 @@ impl FilterRequest {
         Ok(Filter {
             agent: self.agent.clone(),
             session: self.session.clone(),
-            kind: self.kind.map(Into::into),
+            kind: self.kind,
             since,
         })
     }
@@ -235,10 +215,12 @@ fn by_phase(mut scan: Scan, phase: &str) -> Scan {
 }
 
 /// `latest`: the newest matching record.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct LatestRequest {
     /// Which records count.
     #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub filter: FilterRequest,
 }
 
@@ -281,18 +263,11 @@ impl Verb for LatestVerb {
             such as \"implementation-*\", kind checkpoint or health, phase glob), in thread \
             order. Use it to see what another agent did last. Returns `record` (null when none \
             matches).",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "kind": "checkpoint"}"#,
+        summary: latest_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -317,24 +292,30 @@ impl Run for LatestVerb {
 }
 
 /// `list`: matching records, oldest first.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ListRequest {
     /// Which records count.
     #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub filter: FilterRequest,
     /// Only records posted at or after this time: RFC 3339 ("2026-11-29T08:00:00Z") or an age
     /// such as "90m", "24h" or "7d".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TIME"))]
     pub since: Option<String>,
     /// Only the newest N matching records (still returned oldest first). Default: all.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub limit: Option<usize>,
     /// Also return comments that are not valid, trusted records, with the reason.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub invalid: bool,
     /// Read the thread's whole history: every earlier session issue it continues (rotated away),
     /// not only the current one and what was carried from them.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub all: bool,
 }
 
@@ -369,18 +350,11 @@ impl Verb for ListVerb {
             newest N. Use it to review what agents recorded. Returns `records`, and with \
             `invalid: true` also the comments that are not valid, trusted records, with the \
             reason.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "limit": 5}"#,
+        summary: list_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -422,4 +396,92 @@ impl Run for ListVerb {
             warnings: scan.warnings,
         })
     }
+}
+
+/// `resume`'s summary: where to pick up, and everything that qualifies it.
+fn resume_summary(v: &Value) -> Option<String> {
+    use super::summary::{place, str_of};
+    let mut s = match v["fresh_start"] == true {
+        true => format!(
+            "no checkpoint yet for this agent in this session: fresh start at {}",
+            str_of(v, "resume_point")
+        ),
+        false => format!(
+            "resume at {} (phase {}, checkpoint {} in {})",
+            str_of(v, "resume_point"),
+            str_of(v, "phase"),
+            v["record_id"].as_str().unwrap_or("(version 1.0, no id)"),
+            place(&v["checkpoint"]["comment"])
+        ),
+    };
+    if v["unmapped"] == true {
+        s.push_str(&format!(
+            "; phase {} is not in the resume map, so this is the default",
+            str_of(v, "phase")
+        ));
+    }
+    if let Some(next) = v["next"].as_str() {
+        s.push_str(&format!("; next: {next}"));
+    }
+    for b in v["blockers"].as_array().into_iter().flatten() {
+        s.push_str(&format!("; blocker: {}", b.as_str().unwrap_or_default()));
+    }
+    match v["context_drift"].as_bool() {
+        Some(true) => s.push_str(
+            "; the context file changed since this checkpoint (or it recorded no hash): re-read \
+             it before going on",
+        ),
+        Some(false) => s.push_str("; the context file is unchanged since this checkpoint"),
+        None => {}
+    }
+    if let Some(reason) = v["ended"]["reason"].as_str() {
+        s.push_str(&format!("; the session ended ({reason})"));
+    }
+    if let Some(name) = v["pending_intent"]["name"].as_str() {
+        s.push_str(&format!(
+            "; intent {name} is pending: check whether it happened before doing it again"
+        ));
+    }
+    if let Some(n) = v["conflicts"].as_array().map(Vec::len).filter(|n| *n > 0) {
+        s.push_str(&format!(
+            "; {n} record(s) were continued by two writers (see warnings)"
+        ));
+    }
+    if v["offline"] == true {
+        s.push_str("; offline: the forge could not be read, answered from this machine's read cache and outbox");
+    }
+    Some(s)
+}
+
+/// `latest`'s summary: the record on one line, or that there is none.
+fn latest_summary(v: &Value) -> Option<String> {
+    Some(match v["record"].is_object() {
+        true => format!(
+            "newest matching record: {}",
+            super::summary::line(&v["record"])
+        ),
+        false => "no matching record found".to_string(),
+    })
+}
+
+/// `list`'s summary: a line per record, and what the read could not see.
+fn list_summary(v: &Value) -> Option<String> {
+    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut s = match records.len() {
+        0 => "no matching records".to_string(),
+        n => format!("{n} matching record(s), oldest first:"),
+    };
+    for e in records {
+        s.push_str(&format!("\n{}", super::summary::line(e)));
+    }
+    if v["offline"] == true {
+        s.push_str("\noffline: the forge could not be read; only pending records are listed");
+    }
+    if let Some(invalid) = v["invalid"].as_array() {
+        s.push_str(&format!(
+            "\n{} comment(s) are not valid, trusted records",
+            invalid.len()
+        ));
+    }
+    Some(s)
 }

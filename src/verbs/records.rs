@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::format::Record;
 use crate::{ForkQuery, Outcome, Rotation, Write};
@@ -18,103 +18,168 @@ use super::session::with_intent;
 pub const DEFAULT_STATUS: &str = "Active";
 
 /// `checkpoint`: where an agent got to, and the state it needs to resume.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointRequest {
     /// The agent posting the checkpoint, e.g. "implementation-worker". Use the same name every
     /// time: `resume` finds checkpoints by it.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session (one run of work, e.g. "sess-42") the checkpoint belongs to.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// The phase just completed, e.g. "clone_complete" or "subtask_3_complete". The resume map
     /// turns it into a resume point.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub phase: String,
     /// The state needed to resume, as a JSON object (issue numbers, branch names, completed
     /// subtasks, file paths; never file contents or secrets, which are redacted). JSON text of an
     /// object is accepted too.
     #[serde(default = "empty")]
     #[schemars(with = "Map<String, Value>")]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub data: Value,
     /// What should happen next, in one line, for whoever picks the work up.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
     pub next: Option<String>,
     /// What blocks progress, one line each.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "blocker", value_name = "TEXT"))]
     pub blockers: Vec<String>,
     /// The status document the agent works from (e.g. STATUS.md): its hash is recorded, so a later
     /// `resume` with the same file says whether it changed since.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub context_file: Option<PathBuf>,
+    /// The record's id, instead of a fresh one: a UUID another system already gave this step
+    /// (a LangGraph checkpoint id, say), so the two name it alike. It must be new to the thread:
+    /// readers keep the first record of an id and skip later ones.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "UUID"))]
+    pub id: Option<String>,
     /// A write-ahead intent: the side effect about to happen (e.g. "create_pr"), recorded
     /// before doing it. `resume` reports it as `pending_intent` until a later checkpoint.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub intent: Option<String>,
     /// What the intent needs to check the world later (e.g. {"branch": "fix-42"}): any JSON.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "JSON", requires = "intent", value_parser = input::json_flag))]
     pub intent_data: Option<Value>,
     /// Confirms this intent explicitly (any later checkpoint confirms an earlier intent).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub done: Option<String>,
     /// Compare-and-set: post only if the newest record of this agent and session is this record
     /// id (e.g. resume's `latest_id`); otherwise nothing is posted and the call fails with a
     /// conflict naming the newer record.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ID"))]
     pub if_latest: Option<String>,
     /// Start from the session's newest checkpoint data and lay `data` on top (top-level keys
     /// replace); without it the checkpoint is a complete snapshot.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub merge: bool,
     /// The record this one continues from (its `Parent:`). Default: the newest record of this
     /// agent and session the writer knows (its last write, or what `resume` returned).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ID"))]
     pub parent: Option<String>,
-    /// The record's id, instead of a fresh one: a UUID another system already gave this step
-    /// (a LangGraph checkpoint id, say), so the two name it alike. It must be new to the thread:
-    /// readers keep the first record of an id and skip later ones.
-    #[serde(default)]
-    pub id: Option<String>,
+}
+
+/// `forgestate checkpoint`'s flags: the request's, and the command line's ways to give `data`
+/// (inline or `-` for stdin, a file, and keys laid on top), which the CLI reads into it.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct CheckpointFlags {
+    /// The request (its `data` is read from the flags below).
+    #[command(flatten)]
+    pub request: CheckpointRequest,
+    /// State data as a JSON object, or - to read it from stdin
+    #[arg(long, value_name = "JSON", conflicts_with = "data_file")]
+    pub data: Option<String>,
+    /// Read the state data from a JSON file
+    #[arg(long, value_name = "FILE")]
+    pub data_file: Option<PathBuf>,
+    /// Set one key of the data; VALUE is parsed as JSON when it can be, else taken as a string
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// `health`: a liveness signal with metrics.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct HealthRequest {
     /// The agent signalling, e.g. "implementation-orchestrator".
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session the signal belongs to.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
-    /// The agent's status in one word or a short phrase. Default: "Active".
-    #[serde(default)]
+    /// The agent's status in one word or a short phrase.
+    #[serde(default = "default_status")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = DEFAULT_STATUS))]
     pub status: Option<String>,
     /// Metrics as a JSON object, e.g. {"active_workers": 3}. JSON text of an object is accepted
     /// too.
     #[serde(default = "empty")]
     #[schemars(with = "Map<String, Value>")]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub metrics: Value,
     /// When the next signal is due, in words, e.g. "in 10 iterations".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
     pub next_check: Option<String>,
 }
 
+/// `forgestate health`'s flags: the request's, and `--metrics` as typed (inline, or `-` for
+/// stdin), which the CLI reads into the request.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct HealthFlags {
+    /// The request (its `metrics` is read from `--metrics`).
+    #[command(flatten)]
+    pub request: HealthRequest,
+    /// Metrics as a JSON object, or - to read them from stdin
+    #[arg(long, value_name = "JSON")]
+    pub metrics: Option<String>,
+}
+
+/// `status` when the request leaves it out (the schema publishes it; the CLI's flag defaults to
+/// it).
+fn default_status() -> Option<String> {
+    Some(DEFAULT_STATUS.to_string())
+}
+
 /// `fork`: a new session started from a checkpoint of another one.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ForkRequest {
     /// The session to fork, exactly.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
-    /// The new session's name.
-    pub new_session: String,
     /// The record id of the checkpoint whose state to fork. Default: the session's newest
     /// checkpoint.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "RECORD_ID"))]
     pub at: Option<String>,
+    /// The new session's name.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SESSION"))]
+    pub new_session: String,
     /// Fork this agent's checkpoint (needed when several agents checkpoint the session).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: Option<String>,
     /// Fork into `new_session` even though it already has records (refused otherwise): its agent
     /// then resumes from the forked state, and the new record's `next` names the record it
     /// replaced.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,
 }
 
@@ -274,18 +339,12 @@ impl Verb for Checkpoint {
             Secrets in the data are redacted. Returns the record id and where it was stored; \
             `posted: false` means it waits in this machine's outbox and will be posted later \
             (not an error).",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
         flags: &[("blockers", "blocker")],
+        example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "data": {"issue": 42}, "next": "open the PR", "blockers": ["CI is red"]}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 
@@ -329,18 +388,11 @@ impl Verb for Health {
             periodically from long-running loops so supervisors can tell a stalled agent from a \
             busy one. Returns the record id and where it was stored; `posted: false` means it \
             waits in this machine's outbox (not an error).",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s1", "status": "Busy", "metrics": {"workers": 3}}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 
@@ -378,18 +430,12 @@ impl Verb for Fork {
             the record (default: the session's newest checkpoint); `agent` picks whose \
             checkpoint when several agents work in the session. Returns the new checkpoint as \
             `checkpoint` does.",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
         reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 

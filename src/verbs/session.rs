@@ -5,22 +5,27 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ALL, Context, Group, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
 use crate::format::{END_REASONS, Record};
 
 /// `end`: the session stopped, and why.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct EndRequest {
     /// The agent whose session ends, as it posts checkpoints.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub agent: String,
     /// The session that ends.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// Why: "completed", "interrupted", "error" or "user_stop".
+    #[cfg_attr(feature = "cli", arg(long))]
     pub reason: String,
     /// A note in words (what was finished, what went wrong).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
     pub note: Option<String>,
 }
 
@@ -39,18 +44,11 @@ impl Verb for End {
             instead of stalled. `resume` of an ended session still returns the last checkpoint's \
             data, with `ended: {reason, at, note}` beside it; a later checkpoint reopens the \
             session. Returns the record id and where it was stored, as `checkpoint` does.",
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-        faces: ALL,
-        group: Group::Agents,
-        strict: true,
-        reads_thread: false,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"agent": "w", "session": "s0", "reason": "completed", "note": "merged"}"#,
+        summary: super::summary::saved,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_WRITE
     };
 }
 

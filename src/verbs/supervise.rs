@@ -3,31 +3,52 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{ALL, Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
 use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
 use crate::scan::Filter;
 use crate::{HistoryQuery, SessionHistory, Status};
 
 /// `status`: who is alive, and who has stalled.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct StatusRequest {
     /// Only agents matching this glob, e.g. "implementation-*".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Only sessions matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
-    /// Seconds without any record before an agent is "warning", for every agent (overrides the
-    /// configured thresholds; default 600).
+    /// How long without any record before an agent is "warning", for every agent: seconds, or a
+    /// duration such as "90s", "10m", "2h" (overrides the configured thresholds; default 600).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "warn-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub warn_after_secs: Option<u64>,
-    /// Seconds without any record before an agent is "stalled", for every agent (overrides the
-    /// configured thresholds; default 1800).
+    /// How long without any record before an agent is "stalled", for every agent: seconds, or a
+    /// duration such as "30m" (overrides the configured thresholds; default 1800).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long = "stalled-after", value_name = "DUR", value_parser = super::input::duration_flag))]
     pub stalled_after_secs: Option<u64>,
+}
+
+/// `forgestate status`'s flags: the request's, and the command line's own extras.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatusFlags {
+    /// The request.
+    #[command(flatten)]
+    pub request: StatusRequest,
+    /// Exit 1 when any agent is stalled (for cron and alerting)
+    #[arg(long)]
+    pub fail_on_stalled: bool,
+    /// Also write the table into the session issue's body (see `forgestate publish`)
+    #[arg(long)]
+    pub publish: bool,
 }
 
 /// What `status` answers.
@@ -68,21 +89,16 @@ impl Verb for StatusVerb {
             `warn_after_secs`/`stalled_after_secs` override the configured thresholds (default \
             600 and 1800). Returns `rows` (stalled first), `stalled` (how many), `offline` and \
             `warnings`.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
         flags: &[
             ("warn_after_secs", "warn-after"),
             ("stalled_after_secs", "stalled-after"),
         ],
+        example: r#"{"agent": "w", "stalled_after_secs": 3600}"#,
+        summary: status_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -124,17 +140,21 @@ impl StatusAnswer {
 }
 
 /// `history`: one session step by step.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRequest {
     /// The session to show, exactly.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
     /// Only records of agents matching this glob.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
     /// Also the JSON changes (added, removed, changed keys, with JSON Pointer paths) between
     /// consecutive checkpoints of each agent.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub diff: bool,
 }
 
@@ -176,18 +196,12 @@ impl Verb for History {
             session was forked from, when it was; `conflicts` (and a warning) name records that \
             continue from the same parent, i.e. two writers worked on the session from one \
             state.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
-        faces: ALL,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
-        flags: &[],
+        example: r#"{"session": "s2", "diff": true}"#,
+        summary: history_summary,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -219,4 +233,33 @@ impl HistoryAnswer {
             warnings: h.warnings,
         }
     }
+}
+
+/// `status`'s summary: how many agent sessions, how many stalled.
+fn status_summary(v: &Value) -> Option<String> {
+    Some(match v["rows"].as_array().map_or(0, Vec::len) {
+        0 => "no matching records".to_string(),
+        n => format!("{n} agent session(s), {} stalled", v["stalled"]),
+    })
+}
+
+/// `history`'s summary: the session, its records, and where it was forked from.
+fn history_summary(v: &Value) -> Option<String> {
+    use super::summary::str_of;
+    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut s = format!(
+        "session {}: {} record(s) in thread order",
+        str_of(v, "session"),
+        records.len()
+    );
+    let origin = &v["forked_from"];
+    if origin.is_object() {
+        let field = |key: &str| origin[key].as_str().unwrap_or("?").to_string();
+        s.push_str(&format!(
+            "; forked from session {} at record {}",
+            field("session"),
+            field("record_id")
+        ));
+    }
+    Some(s)
 }

@@ -7,32 +7,42 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CLI, Context, Group, KindParam, Spec, Verb, answer_schema, input, request_schema};
+use super::{CLI, Context, Group, Spec, Verb, answer_schema, input, request_schema};
 use crate::client::watch::{Event, WatchOptions, run};
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::{Error, Result};
-use crate::format::glob_matches;
+use crate::format::{Kind, glob_matches};
 use crate::scan::Filter;
 
 /// `watch`: which records to follow.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct WatchRequest {
-    /// Only agents matching this glob.
+    /// Only records of this agent; a glob such as "implementation-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub agent: Option<String>,
-    /// Only sessions matching this glob.
+    /// Only records of this session; a glob such as "sess-*" matches several.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub session: Option<String>,
-    /// Only this kind of record.
+    /// Only this kind of record. Default: either.
     #[serde(default)]
-    pub kind: Option<KindParam>,
-    /// Only checkpoints whose phase matches this glob.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub kind: Option<Kind>,
+    /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
     pub phase: Option<String>,
-    /// Milliseconds between polls while records arrive (default 5000); the pause doubles while
-    /// the thread is idle, up to 60 s (or this, if longer).
+    /// The pause between polls while records arrive, in milliseconds (on the command line a
+    /// duration such as 5s or 500ms); it doubles while the thread is idle, up to 60s (or this, if
+    /// longer). Default: 5s.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "interval", value_name = "DUR", value_parser = input::millis_flag)
+    )]
     pub interval_ms: Option<u64>,
 }
 
@@ -55,18 +65,13 @@ impl Verb for Watch {
         title: "Follow the thread live",
         description: "Follow the thread live: one answer per new record, outage or recovery, \
             until stopped.",
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: true,
         faces: CLI,
         group: Group::Supervisors,
-        strict: false,
-        reads_thread: true,
-        opens_store: true,
         flags: &[("interval_ms", "interval")],
+        example: r#"{"session": "s1", "kind": "health"}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
     };
 }
 
@@ -92,7 +97,7 @@ impl Watch {
             filter: Filter {
                 agent: r.agent,
                 session: r.session,
-                kind: r.kind.map(Into::into),
+                kind: r.kind,
                 since: None,
             },
             interval,

@@ -12,6 +12,7 @@ mod cli;
 mod config;
 mod dashboard;
 mod examples;
+mod faces;
 mod forge;
 mod format;
 mod interop;

@@ -4,7 +4,7 @@
 use crate::common;
 use std::process::Command;
 
-use common::cli::{Bin, VERBS, parse_ok, stderr, stdout, words};
+use common::cli::{Bin, parse_ok, stderr, stdout, verbs, words};
 
 /// Verbs every completion script and the man page must know.
 fn ok(line: &str) -> String {
@@ -20,7 +20,7 @@ fn every_shells_script_mentions_every_verb_and_its_flags() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let script = ok(&format!("completions {shell}"));
         assert!(script.len() > 1000, "{shell}: {script}");
-        for verb in VERBS {
+        for verb in verbs() {
             assert!(script.contains(verb), "{shell} does not complete {verb}");
         }
         for flag in ["agent", "session", "phase", "since"] {
@@ -77,7 +77,7 @@ fn the_man_page_has_the_usual_sections_and_every_verb() {
     for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
         assert!(page.contains(section), "no {section}: {page}");
     }
-    for verb in VERBS {
+    for verb in verbs() {
         assert!(
             page.contains(&format!("forgestate\\-{}(1)", verb.replace('-', "\\-"))),
             "the page does not list {verb}"
@@ -93,10 +93,10 @@ fn man_dir_writes_one_page_per_verb() {
     let out = Bin::new(dir.path()).line("man --dir pages --json");
     let doc = parse_ok(&words("man --dir pages --json"), &out);
     let pages = doc["pages"].as_array().unwrap();
-    assert_eq!(pages.len(), VERBS.len() + 1, "{doc}");
+    assert_eq!(pages.len(), verbs().len() + 1, "{doc}");
     let main = std::fs::read_to_string(dir.path().join("pages/forgestate.1")).unwrap();
     assert!(main.contains(".SH NAME"));
-    for verb in VERBS {
+    for verb in verbs() {
         let page = dir.path().join(format!("pages/forgestate-{verb}.1"));
         let text =
             std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));

@@ -1,7 +1,6 @@
 //! The real binary: output, help, errors, exit codes, supervision verbs.
 
 mod against_forge;
-mod answer_keys;
 mod completions;
 mod exit_codes;
 mod first_hour;

@@ -7,36 +7,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// Every verb of the binary, in `--help` order (tests of help, completions and man pages walk it).
-pub const VERBS: [&str; 27] = [
-    "init",
-    "checkpoint",
-    "health",
-    "end",
-    "latest",
-    "resume",
-    "list",
-    "parse",
-    "render",
-    "resume-map",
-    "flush",
-    "outbox",
-    "status",
-    "history",
-    "fork",
-    "watch",
-    "prune",
-    "doctor",
-    "rotate",
-    "publish",
-    "export",
-    "import",
-    "schema",
-    "mcp",
-    "call",
-    "completions",
-    "man",
-];
+/// The commands that are the CLI's own rather than verbs of the table.
+pub const CLI_OWN: [&str; 4] = ["mcp", "call", "completions", "man"];
+
+/// Every command of the binary: the verb table's, then the CLI's own (tests of help,
+/// completions and man pages walk it).
+pub fn verbs() -> Vec<&'static str> {
+    forgestate::verbs::table()
+        .into_iter()
+        .map(|s| s.name)
+        .chain(CLI_OWN)
+        .collect()
+}
 
 /// Splits a command line on spaces (for arguments that contain none).
 pub fn words(line: &str) -> Vec<String> {

@@ -2,6 +2,7 @@
 //! directory, finding the reference material in `../shared`, and `cli` for running the binary.
 
 pub mod cli;
+pub mod examples;
 pub mod world;
 
 use std::path::{Path, PathBuf};

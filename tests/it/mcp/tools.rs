@@ -30,20 +30,16 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
     let tools = client.list_all_tools().await.expect("tools/list");
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort_unstable();
-    assert_eq!(
-        names,
-        [
-            "checkpoint",
-            "end",
-            "fork",
-            "health",
-            "history",
-            "latest",
-            "list",
-            "publish",
-            "resume",
-            "status"
-        ]
+    let mut table: Vec<&str> = forgestate::verbs::table()
+        .into_iter()
+        .filter(|s| s.on(forgestate::verbs::Face::Mcp))
+        .map(|s| s.name)
+        .collect();
+    table.sort_unstable();
+    assert_eq!(names, table);
+    assert!(
+        names.contains(&"resume") && !names.contains(&"prune"),
+        "{names:?}"
     );
     for tool in &tools {
         let description = tool.description.as_deref().unwrap_or_default();
@@ -67,13 +63,8 @@ async fn a_checkpoint_made_over_mcp_is_resumed_over_mcp_and_by_the_cli() {
         ] {
             assert!(said.is_some(), "{} says {hint}", tool.name);
         }
-        let reads = ["resume", "latest", "list", "status", "history"];
-        assert_eq!(
-            hints.read_only_hint,
-            Some(reads.contains(&tool.name.as_ref())),
-            "{}",
-            tool.name
-        );
+        let spec = forgestate::verbs::spec(&tool.name).expect("a verb of the table");
+        assert_eq!(hints.read_only_hint, Some(spec.read_only), "{}", tool.name);
         let output = tool.output_schema.as_ref().expect("an output schema");
         assert_eq!(output["type"], "object", "{}", tool.name);
         let answers = output["properties"].as_object().expect("answer properties");

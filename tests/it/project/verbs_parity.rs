@@ -20,65 +20,16 @@ fn schema(bin: &Bin) -> Vec<Value> {
     doc["verbs"].as_array().unwrap().clone()
 }
 
-/// One invocation per verb that runs it for real on a local store (the verb answers, even if
-/// its answer is an error document), with `--json`.
-fn sample(verb: &str) -> Option<&'static str> {
-    Some(match verb {
-        "checkpoint" => "checkpoint --agent w --session s1 --phase clone_complete --set n=1",
-        "health" => "health --agent w --session s1",
-        "end" => "end --agent w --session s1 --reason completed",
-        "resume" => "resume --agent w --session s1",
-        "latest" => "latest --session s1",
-        "list" => "list --session s1",
-        "status" => "status",
-        "history" => "history --session s1",
-        "fork" => "fork --session s1 --new-session s2",
-        "rotate" => "rotate",
-        "publish" => "publish",
-        "export" => "export --to exported",
-        "import" => "import --from exported",
-        "init" => "init",
-        "render" => "render r.json",
-        "parse" => "parse body.md",
-        "resume-map" => "resume-map --agent w",
-        "prune" => "prune --keep 1",
-        "flush" => "flush",
-        "outbox" => "outbox",
-        "doctor" => "doctor",
-        "schema" => "schema",
-        "watch" => "watch --interval 1s",
-        _ => return None,
-    })
-}
-
 #[test]
 fn schema_prints_the_table_in_its_documented_shape() {
     let dir = tempfile::tempdir().unwrap();
     let verbs = schema(&Bin::new(dir.path()));
     let names: Vec<&str> = verbs.iter().map(|v| v["name"].as_str().unwrap()).collect();
-    for required in [
-        "checkpoint",
-        "health",
-        "resume",
-        "latest",
-        "list",
-        "status",
-        "history",
-        "fork",
-        "prune",
-        "rotate",
-        "flush",
-        "outbox",
-        "doctor",
-        "init",
-        "render",
-        "parse",
-        "resume-map",
-        "watch",
-        "schema",
-    ] {
-        assert!(names.contains(&required), "{required} in {names:?}");
-    }
+    let table: Vec<&str> = forgestate::verbs::table()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, table, "schema prints the table, in its order");
     let unique: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(unique.len(), names.len(), "{names:?}");
     for v in &verbs {
@@ -139,13 +90,7 @@ fn schema_prints_the_table_in_its_documented_shape() {
 #[test]
 fn every_verb_in_the_table_is_listed_by_help_and_runs_on_the_cli() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let bin = Bin::new(d);
-    std::fs::write(
-        d.join("r.json"),
-        r#"{"agent": "w", "session": "s1", "phase": "p"}"#,
-    )
-    .unwrap();
+    let bin = Bin::new(dir.path());
     let help = stdout(&bin.line("--help"));
     // The verbs are listed by group (`Agents:`, `Supervisors:`, ...) between the usage and the
     // options.
@@ -157,16 +102,12 @@ fn every_verb_in_the_table_is_listed_by_help_and_runs_on_the_cli() {
         .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    // A body to parse: the one `render` makes.
-    let rendered = bin.line("render r.json --store st --json");
-    let rendered: Value = serde_json::from_slice(&rendered.stdout).unwrap();
-    std::fs::write(d.join("body.md"), rendered["body"].as_str().unwrap()).unwrap();
-
     for v in schema(&bin) {
         let name = v["name"].as_str().unwrap();
         assert!(listed.contains(name), "--help lists {name}: {listed:?}");
-        let line = sample(name).unwrap_or_else(|| panic!("a CLI sample for {name}"));
-        let args = words(&format!("{line} --store st --json"));
+        let spec = forgestate::verbs::spec(name).expect("the library's table");
+        let (mut args, stdin) = crate::common::examples::cli_args(spec);
+        args.extend(words("--store st --json"));
         if name == "watch" {
             // It streams until stopped: it must still be running, not refused.
             let mut child = bin.command(&args).spawn().expect("spawn watch");
@@ -177,7 +118,10 @@ fn every_verb_in_the_table_is_listed_by_help_and_runs_on_the_cli() {
             let _ = child.wait();
             continue;
         }
-        let out = bin.run(&args);
+        let out = match stdin {
+            Some(text) => bin.clone().stdin(text).run(&args),
+            None => bin.run(&args),
+        };
         let code = out.status.code();
         assert!(
             !matches!(code, Some(2 | 64)),

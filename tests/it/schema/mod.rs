@@ -4,7 +4,7 @@
 mod answers;
 mod snapshot;
 mod typed;
-mod walk;
+pub mod walk;
 
 use serde_json::Value;
 

@@ -1,0 +1,5 @@
+//! The faces agree: the CLI, the MCP server and `call` run one request through one call and
+//! answer alike (issue #40's drifts, each checked through every face that has the verb).
+
+mod drifts;
+mod table;
