@@ -90,6 +90,12 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The global options, as clap defines them on `cmd` ([`Cli`]'s `global = true` fields): the
+/// one list that `help globals`, the verbs' help and the argv pre-parser all read.
+pub fn globals(cmd: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
+    cmd.get_arguments().filter(|a| a.is_global_set())
+}
+
 /// `--color`: whether human output may use ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {

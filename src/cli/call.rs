@@ -54,9 +54,9 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
 /// Loads the configuration and opens the store once, as `forgestate mcp` does.
 fn open(cli: &Cli) -> Opened {
     super::open::load(cli)
-        .and_then(|(config, over)| {
+        .and_then(|config| {
             let policy = config.status_policy()?;
-            Ok((super::open::open_with(cli, &config, &over)?, policy))
+            Ok((super::open::open_with(cli, &config)?, policy))
         })
         .map_err(|f| (f.code, f.message))
 }

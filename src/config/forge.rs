@@ -10,6 +10,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use super::overrides::Overrides;
 use super::settings::ForgeOptions;
 use super::wait::{parse_wait, patience, wait_budget};
 use crate::defaults;
@@ -164,27 +165,6 @@ impl ForgeConfig {
             carry_days: over.carry_days.or(self.carry_days),
         }
     }
-}
-
-/// Settings given on the command line, which beat everything else.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Overrides {
-    /// `--store DIR`: use a local store whatever else is configured.
-    pub store: Option<PathBuf>,
-    /// `--url`.
-    pub url: Option<String>,
-    /// `--owner` (or the owner half of `--repo owner/name`).
-    pub owner: Option<String>,
-    /// `--repo`.
-    pub repo: Option<String>,
-    /// `--token-file`.
-    pub token_file: Option<PathBuf>,
-    /// `--allow-insecure-http`.
-    pub allow_insecure_http: bool,
-    /// `--wait DURATION`: the command's wait budget.
-    pub wait: Option<Duration>,
-    /// `--patience DURATION`: how long a command without an answer of its own waits.
-    pub patience: Option<Duration>,
 }
 
 /// What the environment said, captured once.
