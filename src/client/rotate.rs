@@ -73,6 +73,15 @@ impl Client<AnyThread> {
                     forge.settings().repo
                 ))
             })?;
+        self.rotate_old(forge, old).await
+    }
+
+    /// Rotates `old`, an open session issue (the head, or one a newer open issue continues).
+    pub(super) async fn rotate_old(
+        &self,
+        forge: &ForgeThread,
+        old: crate::forge::Issue,
+    ) -> Result<Rotation> {
         let mut report = Rotation {
             from: old.number.0,
             from_url: old.html_url.clone(),
@@ -213,8 +222,26 @@ impl Client<AnyThread> {
             .and_then(ForgeThread::rotation_due)
         {
             Some(n) => {
-                tracing::info!("session issue {n} is over its comment limit; rotating it");
-                Ok(Some(self.rotate().await?))
+                let Some(forge) = self.thread_raw().forge() else {
+                    return Ok(None);
+                };
+                // Only the issue seen over its limit is rotated: when the thread has moved on
+                // (another machine rotated it), the new head is not due just because the old
+                // one was, and rotating it would close it within seconds of its creation.
+                match forge.current_issue().await.map_err(forge_err)? {
+                    Some(old) if old.number == n => {
+                        tracing::info!("session issue {n} is over its comment limit; rotating it");
+                        Ok(Some(self.rotate_old(forge, old).await?))
+                    }
+                    other => {
+                        tracing::info!(
+                            "session issue {n} was over its comment limit, but the thread \
+                             already continues in {}; not rotating",
+                            other.map_or("no open issue".to_string(), |o| o.number.to_string())
+                        );
+                        Ok(None)
+                    }
+                }
             }
             None => Ok(None),
         }
