@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::Client;
@@ -165,13 +165,9 @@ impl Client<AnyThread> {
             };
             let done = match &carried.id {
                 Some(id) => ids.contains(id.as_str()),
-                // A seed record has no `Id`: it is there when an identical record is (as it
-                // reads back: whole microseconds).
-                None => there.entries.iter().any(|e| {
-                    let mut r = carried.clone();
-                    r.time = r.time.trunc_subsecs(6);
-                    e.record == r
-                }),
+                // A seed record has no `Id`: it is there when the same record is (its kind,
+                // agent, session, time and payload: `format/identity.rs`).
+                None => there.entries.iter().any(|e| e.record.same_record(&carried)),
             };
             if done {
                 report.already_carried += 1;
