@@ -226,6 +226,14 @@ impl Client<AnyThread> {
                 // one was, and rotating it would close it within seconds of its creation.
                 match forge.current_issue().await.map_err(forge_err)? {
                     Some(old) if old.number == n => {
+                        if let Some(new) = forge.rotation_under_way(n).await.map_err(forge_err)? {
+                            tracing::info!(
+                                "session issue {n} is over its comment limit, and a rotation to \
+                                 {} is under way; leaving it to finish",
+                                new.number
+                            );
+                            return Ok(None);
+                        }
                         tracing::info!("session issue {n} is over its comment limit; rotating it");
                         Ok(Some(self.rotate_old(forge, old).await?))
                     }

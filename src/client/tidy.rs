@@ -58,6 +58,20 @@ impl Client<AnyThread> {
                 false => None,
             };
             if let Some(old) = target.filter(|t| t.number == stray.issue) {
+                if let Some(new) = forge
+                    .rotation_under_way(old.number)
+                    .await
+                    .map_err(forge_err)?
+                {
+                    // Its creator is carrying now; every writer that found the two issues
+                    // open carrying too would pile copies on the new head.
+                    tracing::info!(
+                        "a rotation of session issue {} to {} is under way; leaving it to finish",
+                        old.number,
+                        new.number
+                    );
+                    continue;
+                }
                 // An unfinished rotation, or the old issue reopened one link behind the open
                 // successor: rotating it again finishes the job (carries what is missing by
                 // `Id`, notes the successor, closes it). An old issue reopened deeper in the
