@@ -68,12 +68,19 @@ impl ForgeThread {
 
     /// The successor of `old` when a rotation created it less than [`UNDER_WAY`] ago (by the
     /// forge's clock): that rotation is still carrying, and an automatic one leaves it to it.
+    /// Any successor found is adopted: it is the head from its first byte, so this machine's
+    /// later writes go there rather than to `old`, which its cache still names and which stays
+    /// open (and keeps growing) until the rotation closes it.
     pub async fn rotation_under_way(&self, old: IssueNumber) -> Result<Option<Issue>, ForgeError> {
         let Some(successor) = self.find_successor(old).await? else {
             return Ok(None);
         };
         let age = self.client.server_now() - successor.created_at;
-        Ok((age < UNDER_WAY).then_some(successor))
+        let under_way = age < UNDER_WAY;
+        if under_way {
+            self.adopt(&successor);
+        }
+        Ok(under_way.then_some(successor))
     }
 
     /// The successor of `old`: found, or created with the same title and label and a body that

@@ -229,6 +229,13 @@ async fn a_rotation_under_way_is_left_to_its_creator_and_finished_after_a_minute
         "nothing carried beside its creator"
     );
     assert_eq!(fake.open_issues_titled(TITLE), vec![old, new]);
+    // The machine that found the old head due writes to the successor from now on, though
+    // its cached number, still fresh, named the old head.
+    let next = due.save(cp("s", "p5")).await.posted().unwrap().id.unwrap();
+    assert!(
+        ids_on(&fake, new).contains(&next),
+        "no longer written to the old head"
+    );
 
     // A minute later its creator is gone: the next record finishes the rotation.
     fake.age(61);
@@ -236,10 +243,10 @@ async fn a_rotation_under_way_is_left_to_its_creator_and_finished_after_a_minute
     later.save(cp("t", "p2")).await.posted().unwrap();
     later.rotate_if_due().await.unwrap();
     assert_eq!(fake.open_issues_titled(TITLE), vec![new]);
-    assert_eq!(resumed(&fake, "s").await, "p4");
+    assert_eq!(resumed(&fake, "s").await, "p5");
     assert_eq!(
         ids_on(&fake, new).len(),
         3,
-        "p4 carried once, and t's two records"
+        "t's two records and p5 (nothing of s left to carry)"
     );
 }
