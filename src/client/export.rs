@@ -180,7 +180,7 @@ impl<T: Thread> Client<T> {
         for (done, entry) in from.entries.into_iter().enumerate() {
             let held = match &entry.record.id {
                 Some(id) => ids.contains(id),
-                None => idless.iter().any(|r| same_record(r, &entry.record)),
+                None => idless.iter().any(|r| r.same_record(&entry.record)),
             };
             if held {
                 report.already += 1;
@@ -231,14 +231,4 @@ impl<T: Thread> Client<T> {
         }
         Ok(report)
     }
-}
-
-/// Whether two records without an `Id` are the same record (a seed record imported before):
-/// same kind, agent, session, time (to the microsecond a body holds) and payload.
-fn same_record(a: &Record, b: &Record) -> bool {
-    a.kind() == b.kind()
-        && a.agent == b.agent
-        && a.session == b.session
-        && a.time.trunc_subsecs(6) == b.time.trunc_subsecs(6)
-        && a.payload == b.payload
 }

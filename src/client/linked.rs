@@ -66,7 +66,7 @@ impl<T: Thread> Client<T> {
     }
 
     /// `found` with the whole history of the thread before it: every earlier thread it
-    /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id` (first
+    /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id`, or without one by its kind, agent, session, time and payload (first
     /// comment wins: an original before the copies a rotation carried) and merged in the
     /// thread's order ([`crate::scan::Place`]; pending records last). What `list --all` answers: after a rotation, the records
     /// that were not carried stay listable from any machine. Not scrubbed: the caller scrubs.
@@ -88,13 +88,10 @@ impl<T: Thread> Client<T> {
         }
         earlier.append(&mut found.entries);
         earlier.sort_by_key(|e| (e.comment.id.is_none(), e.comment.id));
+        // The one identity rule (`format/identity.rs`): a record without an `Id` (seed 003's
+        // client) counts once too, by its kind, agent, session, time and payload.
         let mut seen = std::collections::HashSet::new();
-        earlier.retain(|e| {
-            e.record
-                .id
-                .as_ref()
-                .is_none_or(|id| seen.insert(id.clone()))
-        });
+        earlier.retain(|e| seen.insert(e.record.identity()));
         crate::scan::sort_entries(&mut earlier);
         found.entries = earlier;
         Ok(found)
