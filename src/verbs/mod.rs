@@ -16,9 +16,12 @@ mod carry;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
+#[cfg(test)]
+mod generate;
 pub mod input;
 mod operate;
 mod plain;
+mod positional;
 mod pure;
 mod reads;
 mod records;
@@ -354,7 +357,21 @@ macro_rules! verbs {
             let _ = (ctx, args);
             None
         }
+
+        /// How the verb named `name` runs: `library` (behind [`call`]), `streams` or `machine`
+        /// (each face runs it itself); `None` for no verb of that name.
+        pub fn runs(name: &str) -> Option<&'static str> {
+            $(
+                $(#[$cfg])*
+                if name == <$verb as Verb>::SPEC.name {
+                    return Some(verbs!(@runs $($how)?));
+                }
+            )*
+            None
+        }
     };
+    (@runs) => { "library" };
+    (@runs $how:ident) => { stringify!($how) };
     (@call $verb:ty, $ctx:ident, $args:ident) => {
         Some(call_one::<$verb>($ctx, $args).await)
     };

@@ -117,11 +117,16 @@ impl Run for Rotate {
     }
 }
 
+fn prune_keep() -> usize {
+    crate::defaults::PRUNE_KEEP
+}
+
 /// `prune`: which records go.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PruneRequest {
     /// Keep the newest N records per agent, session and kind.
+    #[serde(default = "prune_keep")]
     pub keep: usize,
     /// Only agents matching this glob.
     #[serde(default)]
