@@ -202,7 +202,8 @@ fn cli(schema: &Value) -> String {
 /// docs/mcp.md: the tools.
 fn mcp(schema: &Value) -> String {
     let mut out = String::from(
-        "| Tool | Arguments (* required) | Nature | What it does |\n|---|---|---|---|\n",
+        "| Tool | Arguments (* required) | Answers | Nature | What it does |\n\
+         |---|---|---|---|---|\n",
     );
     for verb in verbs(schema).filter(|v| on(v, "mcp")) {
         let args: Vec<String> = fields(verb)
@@ -222,10 +223,19 @@ fn mcp(schema: &Value) -> String {
         .filter(|(k, _)| verb.get(*k) == Some(&Value::Bool(true)))
         .map(|(_, word)| word)
         .collect();
+        let answer = verb.get("answer").cloned().unwrap_or_default();
+        let answers: Vec<String> = answer
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|p| p.keys())
+            .map(|k| format!("`{k}`"))
+            .collect();
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} |\n",
             str_of(verb, "name"),
             cell(&args.join(", ")),
+            cell(&answers.join(", ")),
             cell(&nature.join(", ")),
             cell(str_of(verb, "title"))
         ));

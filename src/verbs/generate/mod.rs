@@ -100,10 +100,9 @@ fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
     let cli = text("docs/cli.md");
     assert!(cli.contains("#### `forgestate example`"), "cli.md");
     assert!(cli.contains("| `--words` (required) | text |  | The words to say back. |"));
-    assert!(
-        text("docs/mcp.md")
-            .contains("| `example` | `times`, `words`* | read-only, idempotent | Say it back |")
-    );
+    assert!(text("docs/mcp.md").contains(
+        "| `example` | `times`, `words`* | `said` | read-only, idempotent | Say it back |"
+    ));
     assert!(text("docs/python.md").contains("- `example(words, *, times=None)` → `ExampleAnswer`"));
     // Without the test verb, none of it.
     let plain = generate(&schema(false), |p| read(&root().join(p)));
