@@ -15,7 +15,7 @@ import select
 import subprocess
 import threading
 import weakref
-from typing import IO, Any, Callable, Deque, Dict, Generator, List, Mapping, Optional
+from typing import IO, Any, Callable, Deque, Dict, Generator, Iterator, List, Mapping, Optional
 
 from . import _run, _verbs
 from .errors import BinaryNotFound, DataError, ForgestateError, StorageError, error_for, reworded
@@ -228,10 +228,18 @@ class _Transport:
     def _machine(self, verb: str, args: Mapping[str, Any]) -> List[str]:
         return self._command("--json", verb, *_run.flags(_verbs.MACHINE[verb], args))
 
-    def _reworded(self, verb: str, error: ForgestateError) -> ForgestateError:
-        """The binary's messages may name its flags; a Python caller knows parameters."""
-        names = {f"--{s.replace('_', '-')}": s for s in self._SETTINGS}
-        return reworded(error, {**names, **_verbs.FLAGS.get(verb, {})})
+    @contextlib.contextmanager
+    def _failures(self, verb: str) -> Iterator[None]:
+        """Each failure of ``verb`` as a ForgestateError, flags named as the parameters."""
+        try:
+            yield
+        except OSError as e:
+            raise BinaryNotFound(f"cannot run forgestate: {e}; set FORGESTATE_BIN or reinstall") from e
+        except ValueError as e:  # a NUL or a lone surrogate in an argument of a `machine` verb
+            raise DataError(f"an argument of {verb} cannot be passed to forgestate ({e})") from e
+        except ForgestateError as e:
+            names = {f"--{s.replace('_', '-')}": s for s in self._SETTINGS}
+            raise reworded(e, {**names, **_verbs.FLAGS.get(verb, {})}) from e.__cause__
 
 
 def _answer(verb: str, code: int, out: bytes, err: bytes) -> Mapping[str, Any]:
@@ -252,7 +260,7 @@ class Calls(_Transport):
         self.close()
 
     def _call(self, verb: str, args: Dict[str, Any]) -> Mapping[str, Any]:
-        try:
+        with self._failures(verb):
             if verb in _verbs.MACHINE:
                 argv = self._machine(verb, args)
                 done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
@@ -275,12 +283,6 @@ class Calls(_Transport):
                             select.select([] if write else [fd], [fd] if write else [], [])
                 except StopIteration as done:
                     return read(verb, done.value)
-        except OSError as e:
-            raise BinaryNotFound(f"cannot run forgestate: {e}; set FORGESTATE_BIN or reinstall") from e
-        except ValueError as e:  # a NUL or a lone surrogate in an argument of a `machine` verb
-            raise DataError(f"an argument of {verb} cannot be passed to forgestate ({e})") from e
-        except ForgestateError as e:
-            raise self._reworded(verb, e) from e.__cause__
 
 
 class AsyncCalls(_Transport):
@@ -298,10 +300,10 @@ class AsyncCalls(_Transport):
 
     async def aclose(self) -> None:
         """Ends the child, if one runs (a later verb starts another)."""
-        self.close()
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     async def _call(self, verb: str, args: Dict[str, Any]) -> Mapping[str, Any]:
-        try:
+        with self._failures(verb):
             if verb in _verbs.MACHINE:
                 proc = await asyncio.create_subprocess_exec(
                     *self._machine(verb, args), stdin=subprocess.DEVNULL,
@@ -311,7 +313,9 @@ class AsyncCalls(_Transport):
             line = encode(verb, args)
             self._lock = self._lock or asyncio.Lock()
             async with self._lock:
-                child = self._running()
+                # Starting (or ending) a process waits on the system: not on the loop.
+                loop = asyncio.get_running_loop()
+                child = await loop.run_in_executor(None, self._running)
                 waits = child.exchange(verb, line)
                 try:
                     while True:
@@ -324,12 +328,6 @@ class AsyncCalls(_Transport):
                             await _ready(fd, write)
                 except StopIteration as done:
                     return read(verb, done.value)
-        except OSError as e:
-            raise BinaryNotFound(f"cannot run forgestate: {e}; set FORGESTATE_BIN or reinstall") from e
-        except ValueError as e:  # a NUL or a lone surrogate in an argument of a `machine` verb
-            raise DataError(f"an argument of {verb} cannot be passed to forgestate ({e})") from e
-        except ForgestateError as e:
-            raise self._reworded(verb, e) from e.__cause__
 
 
 async def _ready(fd: int, write: bool) -> None:

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::model::{Model, literal};
+use super::model::{Model, literal, strings};
 use crate::report::dashboard::splice_between;
 
 /// One generated block: the doc it lives in and the name in its markers.
@@ -140,13 +140,7 @@ fn default_of(field: &Value) -> String {
 /// Each field of `verb`'s request: name, its CLI form, whether required, the field.
 fn fields(verb: &Value) -> Vec<(String, String, bool, Value)> {
     let request = verb.get("request").cloned().unwrap_or_default();
-    let required: Vec<&str> = request
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = strings(&request, "required");
     let props = request
         .get("properties")
         .and_then(Value::as_object)
@@ -160,7 +154,7 @@ fn fields(verb: &Value) -> Vec<(String, String, bool, Value)> {
                 .and_then(|f| f.get(&name))
                 .and_then(Value::as_str)
                 .map_or_else(|| format!("--{}", name.replace('_', "-")), str::to_string);
-            let req = required.contains(&name.as_str());
+            let req = required.contains(&name);
             (name, flag, req, field)
         })
         .collect()

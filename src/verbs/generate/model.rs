@@ -114,6 +114,13 @@ pub fn camel(name: &str) -> String {
         .collect()
 }
 
+/// The strings of the array `schema[key]` (`required`, `positional`).
+pub fn strings(schema: &Value, key: &str) -> Vec<String> {
+    let items = schema.get(key).and_then(Value::as_array);
+    let strs = items.into_iter().flatten().filter_map(Value::as_str);
+    strs.map(str::to_string).collect()
+}
+
 fn text(schema: &Value, key: &str) -> String {
     schema
         .get(key)
@@ -418,20 +425,8 @@ impl Model {
             let req_doc = Doc {
                 defs: request.get("$defs").and_then(Value::as_object),
             };
-            let required: Vec<&str> = request
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let positional: Vec<String> = verb
-                .get("positional")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect();
+            let required = strings(&request, "required");
+            let positional = strings(verb, "positional");
             let props = properties(&request);
             let mut method = Method {
                 name: ident(&name),
@@ -443,28 +438,15 @@ impl Model {
                 doc: text(verb, "description"),
                 docstring: String::new(),
             };
-            for key in &positional {
-                if let Some(sub) = props.get(key) {
-                    let p = param(
-                        key,
-                        sub,
-                        required.contains(&key.as_str()),
-                        &mut classes,
-                        &req_doc,
-                    );
-                    method.positional.push(p);
-                }
-            }
-            for (key, sub) in &props {
-                if !positional.contains(key) {
-                    let p = param(
-                        key,
-                        sub,
-                        required.contains(&key.as_str()),
-                        &mut classes,
-                        &req_doc,
-                    );
-                    method.keyword.push(p);
+            let count = positional.iter().filter(|k| props.contains_key(*k)).count();
+            let in_order = positional.iter().filter_map(|k| Some((k, props.get(k)?)));
+            let by_name = props.iter().filter(|(k, _)| !positional.contains(k));
+            for (n, (key, sub)) in in_order.chain(by_name).enumerate() {
+                let required = required.contains(key);
+                let p = param(key, sub, required, &mut classes, &req_doc);
+                match n < count {
+                    true => method.positional.push(p),
+                    false => method.keyword.push(p),
                 }
             }
             let flags: BTreeMap<String, String> = verb
