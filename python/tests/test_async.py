@@ -88,7 +88,8 @@ def test_a_cancelled_call_does_not_hand_its_answer_to_the_next(tmp_path):
         c = AsyncClient.local(tmp_path / "store")
         await c.checkpoint(W, "s1", "clone_complete", {"n": 1})
         task = asyncio.create_task(c.list())
-        await asyncio.sleep(0)
+        while not (c._child is not None and c._child.broken):
+            await asyncio.sleep(0)  # until the request is sent and its answer awaited
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
