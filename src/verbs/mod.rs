@@ -19,9 +19,12 @@ mod carry;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
+#[cfg(test)]
+mod generate;
 pub mod input;
 mod operate;
 mod plain;
+mod positional;
 mod pure;
 mod reads;
 mod records;
@@ -418,6 +421,17 @@ pub enum Runs {
     Machine,
 }
 
+impl Runs {
+    /// Its name in `forgestate schema`: `library`, `streams` or `machine`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runs::Library => "library",
+            Runs::Streams => "streams",
+            Runs::Machine => "machine",
+        }
+    }
+}
+
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
 /// `machine` works on this machine's configuration and outboxes rather than one opened store
@@ -459,6 +473,7 @@ macro_rules! verbs {
             let _ = (ctx, args);
             None
         }
+
     };
     (@call $verb:ty, $ctx:ident, $args:ident) => {
         Some(call_one::<$verb>($ctx, $args).await)
