@@ -114,6 +114,14 @@ pub enum Error {
         /// What is newer, and what to do.
         message: String,
     },
+    /// This client's writer no longer owns the session: another writer took it over
+    /// (`resume --take-over`). Nothing was posted; the message starts with `fenced:` and names
+    /// the takeover (who, when, from which record). Exit 73, as a conflict.
+    #[error("{message}")]
+    Fenced {
+        /// The takeover, and what to do.
+        message: String,
+    },
     /// The forge is temporarily unavailable and nothing else could answer; try again later.
     #[error("{message}")]
     Unavailable {
@@ -149,7 +157,7 @@ impl Error {
             Error::Config { .. } => Category::Config,
             Error::Unavailable { .. } => Category::TempFail,
             Error::Usage { .. } => Category::Usage,
-            Error::Conflict { .. } => Category::Conflict,
+            Error::Conflict { .. } | Error::Fenced { .. } => Category::Conflict,
             Error::Invalid { .. } => Category::Data,
             Error::NotAFile { .. } => Category::Io,
             Error::Io { .. } | Error::NotStored { .. } => Category::Io,

@@ -5,9 +5,11 @@
 //! id), never the client clocks in `Time:` lines, and where two comments carry the same record
 //! `Id`, the first one (by comment id) wins.
 
+mod fence;
 mod order;
 mod signed;
 
+pub use fence::{Takeover, fence, fenced_flags, fenced_out, fenced_warning, owners};
 pub use order::Place;
 pub(crate) use order::{Posting, sort_by_place};
 pub use signed::Checked;
@@ -115,6 +117,11 @@ pub struct Entry {
     pub record: Record,
     /// The comment that holds it.
     pub comment: CommentInfo,
+    /// Written by a writer that no longer owns its session: a takeover by another writer
+    /// comes before it (see [`fence`]). Never a resume point, never `latest`, never a verdict;
+    /// kept in `history` and `list`. Printed only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fenced: bool,
 }
 
 /// Why a comment does not count as a record.
@@ -307,7 +314,11 @@ pub fn scan_checked(
     let (entries, rejected) = classify(parsed, rejects, trust);
     let entries: Vec<Entry> = entries
         .into_iter()
-        .map(|(comment, record)| Entry { record, comment })
+        .map(|(comment, record)| Entry {
+                    record,
+                    comment,
+                    fenced: false,
+                })
         .collect();
     let warnings = warnings
         .into_iter()
@@ -555,7 +566,11 @@ pub(crate) fn add_pending_except(
                     pending: true,
                     unsigned: false,
                 };
-                scan.entries.push(Entry { record, comment });
+                scan.entries.push(Entry {
+                    record,
+                    comment,
+                    fenced: false,
+                });
             }
             Err(e) => scan
                 .warnings

@@ -51,12 +51,18 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
     }
 }
 
-/// Loads the configuration and opens the store once, as `forgestate mcp` does.
-fn open(cli: &Cli) -> Opened {
+/// Loads the configuration and opens the store once, as `forgestate mcp` does; a client kept
+/// for many requests (`--lines`) is a writer of its own, a single `call` the machine's.
+fn open(cli: &Cli, kept: bool) -> Opened {
     super::open::load(cli)
         .and_then(|config| {
             let policy = config.status_policy()?;
-            Ok((super::open::open_with(cli, &config)?, policy))
+            let client = super::open::open_with(cli, &config)?;
+            let client = match kept {
+                true => super::open::own_writer(client),
+                false => client,
+            };
+            Ok((client, policy))
         })
         .map_err(|f| (f.code, f.message))
 }
@@ -83,7 +89,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
             }),
     };
     let reply = match args {
-        Ok(args) => run(cli, &open(cli), verb, args).await,
+        Ok(args) => run(cli, &open(cli, false), verb, args).await,
         Err(body) => Reply::Failed(body, None),
     };
     Ok(match reply {
@@ -111,7 +117,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
 
 /// `forgestate call --lines`: requests until the end of input; the exit code.
 async fn lines(cli: &Cli) -> u8 {
-    let opened = open(cli);
+    let opened = open(cli, true);
     if let Err((_, message)) = &opened {
         // Said once here; every request is then answered with it (as `forgestate mcp` does).
         output::error(message);

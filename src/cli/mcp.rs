@@ -13,7 +13,8 @@ use crate::face::EX_IOERR;
 pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
     let opened = super::open::load(cli).and_then(|config| {
         let policy = config.status_policy()?;
-        Ok((super::open::open_with(cli, &config)?, policy))
+        let client = super::open::own_writer(super::open::open_with(cli, &config)?);
+        Ok((client, policy))
     });
     let (client, policy) = match opened {
         Ok((client, policy)) => (Ok(client), policy),

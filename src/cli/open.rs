@@ -80,6 +80,10 @@ pub(crate) fn opened(
     let client = Client::from_settings(settings)?
         .with_machine_lineage(config.state_dir())
         .with_progress(progress::hook(cli));
+    let client = match named_writer() {
+        Some(writer) => client.with_writer(writer),
+        None => client,
+    };
     if cli.refresh {
         client.refresh();
     }
@@ -91,6 +95,24 @@ pub(crate) fn opened(
     }
     let note = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0));
     Ok((client, note))
+}
+
+/// The writer `FORGESTATE_WRITER` names: the one a supervisor took the session over for
+/// (`resume --take-over --writer`), so the next worker writes as it from its first command.
+pub(crate) fn named_writer() -> Option<String> {
+    std::env::var("FORGESTATE_WRITER")
+        .ok()
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty())
+}
+
+/// A client kept for a whole process (`mcp`, `call --lines`: one Python `Client`) is a writer
+/// of its own, unless `FORGESTATE_WRITER` names one.
+pub(crate) fn own_writer(client: Client<AnyThread>) -> Client<AnyThread> {
+    match named_writer() {
+        Some(_) => client,
+        None => client.with_fresh_writer(),
+    }
 }
 
 #[cfg(test)]

@@ -316,6 +316,16 @@ fn entry_text(e: &Entry) -> String {
                 text.push_str(&format!("note:    {note}\n"));
             }
         }
+        Payload::Takeover { from, by } => {
+            let owner = r.writer.as_deref().unwrap_or("unknown");
+            text.push_str(&format!("owner:   {owner}\n"));
+            if let Some(from) = from {
+                text.push_str(&format!("from:    {from}\n"));
+            }
+            if let Some(by) = by {
+                text.push_str(&format!("by:      {by}\n"));
+            }
+        }
     }
     if let Some(intent) = &r.intent {
         text.push_str(&format!("\nintent:  {}", intent.name));

@@ -57,6 +57,7 @@ fn print(e: &Event, cli: &Cli) {
                 Payload::Checkpoint { phase, .. } => phase,
                 Payload::Health { status, .. } => status,
                 Payload::End { reason, .. } => reason,
+                Payload::Takeover { .. } => r.writer.as_deref().unwrap_or("takeover"),
             };
             output::out(&format!(
                 "{}  {}  {}  {}  {}",

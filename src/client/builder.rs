@@ -261,7 +261,7 @@ impl Client<AnyThread> {
             }
         };
         match dir {
-            Some(dir) => self.with_lineage_dir(dir),
+            Some(dir) => self.with_lineage_dir(dir).with_kept_writer(),
             None => self,
         }
     }

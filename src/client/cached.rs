@@ -106,6 +106,14 @@ impl<T: Thread> Client<T> {
     /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
     /// the scan (`query`), which scrubs what it answers.
     pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+        let (mut scan, trust) = self.scan_unfenced(keep).await?;
+        // The one fencing rule, on every read (`crate::scan::fence`). A `Keep::Newest` read
+        // has already skipped fenced records (the mirror's view), or holds them all (a listing).
+        crate::scan::fence(&mut scan.entries);
+        Ok((scan, trust))
+    }
+
+    async fn scan_unfenced(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
         // A read cache on disk, or records in the outbox, are an answer without the store
         // (offline); neither is a cold read, which may wait for the store.
         let queued = self.store.outbox().is_some_and(|o| !o.is_empty());

@@ -22,8 +22,10 @@ mod reads;
 mod report;
 mod rotate;
 mod sessions;
+mod takeover;
 mod tidy;
 pub mod watch;
+mod writer;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -37,6 +39,7 @@ pub use query::{ForkQuery, HistoryQuery, ListQuery};
 pub use report::{SessionHistory, Status};
 pub use rotate::{Rotation, to_carry};
 pub use sessions::Write;
+pub use takeover::TakenOver;
 pub use tidy::Tidied;
 
 use crate::durable::{DrainPolicy, Durable, FlushReport, Outbox, Saved};
@@ -150,6 +153,10 @@ pub struct Client<T> {
     /// Per (agent, session), the newest record id this client wrote or read back: its next
     /// record's `Parent:` (see `sessions.rs`).
     known: known::Known,
+    /// The writer this client names on every record it writes (`Writer:`, see `writer.rs`).
+    writer: String,
+    /// Every checkpoint reads its session first and refuses a fenced writer (`check_owner`).
+    check_owner: bool,
     /// Whether this client has said that the store's clocks disagree (said once per client:
     /// once per CLI command, once per MCP session).
     clock_warned: std::sync::atomic::AtomicBool,
@@ -169,6 +176,8 @@ impl<T: Thread> Client<T> {
             require_signatures: false,
             dashboard: Default::default(),
             known: known::Known::default(),
+            writer: writer::fresh(),
+            check_owner: false,
             clock_warned: std::sync::atomic::AtomicBool::new(false),
         }
         .regate()
@@ -229,6 +238,47 @@ impl<T: Thread> Client<T> {
     pub fn with_lineage_dir(mut self, dir: impl Into<PathBuf>) -> Client<T> {
         self.known = known::Known::in_dir(dir.into());
         self
+    }
+
+    /// Write as `writer` (`Writer:` on every record; default: a fresh writer per client). The
+    /// fencing rule (`crate::scan::fence`) judges records by it: after another writer takes
+    /// the session over, this writer's records of it are fenced and its reads fail.
+    pub fn with_writer(mut self, writer: impl Into<String>) -> Client<T> {
+        self.writer = writer.into();
+        self
+    }
+
+    /// Write as a fresh writer, nobody else's (one per process that keeps its client: an MCP
+    /// server, `call --lines` for one Python `Client`).
+    pub fn with_fresh_writer(self) -> Client<T> {
+        self.with_writer(writer::fresh())
+    }
+
+    /// Write as the writer kept in this client's lineage directory (one per machine's state
+    /// directory: what the CLI does), made there on first use; without a lineage directory the
+    /// writer stays as it is.
+    pub fn with_kept_writer(self) -> Client<T> {
+        match self.known.dir().map(writer::kept_in) {
+            Some(writer) => self.with_writer(writer),
+            None => self,
+        }
+    }
+
+    /// Make every checkpoint read its session first (one warm request) and post nothing when
+    /// another writer took it over ([`Write::check_owner`] on every write).
+    pub fn with_check_owner(mut self, check: bool) -> Client<T> {
+        self.check_owner = check;
+        self
+    }
+
+    /// Whether every checkpoint checks its writer still owns the session first.
+    pub fn checks_owner(&self) -> bool {
+        self.check_owner
+    }
+
+    /// The writer this client names on the records it writes.
+    pub fn writer(&self) -> &str {
+        &self.writer
     }
 
     /// Where this client keeps its lineage (see [`Client::with_lineage_dir`]), if anywhere.
@@ -384,7 +434,11 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
-        self.save_as_written(self.with_known_parent(record)).await
+        let mut record = self.with_known_parent(record);
+        if record.writer.is_none() {
+            record.writer = Some(self.writer.clone());
+        }
+        self.save_as_written(record).await
     }
 
     /// [`Client::save`] without naming a parent the record does not name: an import posts each

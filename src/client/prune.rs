@@ -171,6 +171,9 @@ fn doomed(comment_id: u64, e: Entry) -> Doomed {
         crate::format::Payload::Checkpoint { phase, .. } => phase.clone(),
         crate::format::Payload::Health { status, .. } => status.clone(),
         crate::format::Payload::End { reason, .. } => reason.clone(),
+        crate::format::Payload::Takeover { .. } => {
+            format!("owner {}", e.record.writer.as_deref().unwrap_or("unknown"))
+        }
     };
     Doomed {
         comment_id,

@@ -18,15 +18,35 @@ impl<T: Thread> Client<T> {
     /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let wanted = |e: &Entry| filter.matches(e);
+        // One exact agent and session: the pair is read whole (the same one request), so the
+        // fencing rule can tell this client's writer whether it still owns the session.
+        let exact = match (&filter.agent, &filter.session) {
+            (Some(a), Some(s)) if !a.contains(GLOB_CHARS) && !s.contains(GLOB_CHARS) => {
+                Some((a.as_str(), s.as_str()))
+            }
+            _ => None,
+        };
+        let in_pair = |e: &Entry| {
+            exact.is_some_and(|(a, s)| e.record.agent == a && e.record.session == s)
+        };
         // The filter reads the names as written; only what is answered is scrubbed.
-        let (all, trust) = self.scan_unscrubbed(Keep::Newest(&wanted)).await?;
+        let (all, trust) = match exact {
+            Some(names) => self.scan_unscrubbed(Keep::Pair(&in_pair, &wanted, names)).await?,
+            None => self.scan_unscrubbed(Keep::Newest(&wanted)).await?,
+        };
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
+        crate::scan::fence(&mut all.entries);
+        if let Some((agent, session)) = exact
+            && let Some(owner) = crate::scan::fenced_out(&all.entries, agent, session, &self.writer)
+        {
+            return Err(super::takeover::fenced(agent, session, &owner));
+        }
         let offline = all.offline;
         let entry = all
             .entries
             .iter()
             .rev()
-            .find(|e| filter.matches(e))
+            .find(|e| !e.fenced && filter.matches(e))
             .cloned()
             .map(|e| self.scrub_entry(e));
         if offline && entry.is_none() {
@@ -79,6 +99,23 @@ impl<T: Thread> Client<T> {
     /// with the closest names ("did you mean"). Warns of comments newer than the answer that
     /// could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
+        self.resume_checked(agent, session, Some(&self.writer)).await
+    }
+
+    /// [`Client::resume`] as `writer`: fails with [`Error::Fenced`] when another writer took
+    /// the session over after `writer` wrote to it.
+    pub async fn resume_as(&self, agent: &str, session: &str, writer: &str) -> Result<Resumed> {
+        self.resume_checked(agent, session, Some(writer)).await
+    }
+
+    /// [`Client::resume`]; with `fenced_as`, that writer gets [`Error::Fenced`] instead of an
+    /// answer when another one took the session from it.
+    pub(super) async fn resume_checked(
+        &self,
+        agent: &str,
+        session: &str,
+        fenced_as: Option<&str>,
+    ) -> Result<Resumed> {
         // Names are written in NFC; `é` typed as `e` and an accent resumes the same session.
         let (agent, session) = (crate::format::nfc(agent), crate::format::nfc(session));
         let (agent, session) = (agent.as_ref(), session.as_ref());
@@ -97,6 +134,12 @@ impl<T: Thread> Client<T> {
         let (mut all, trust) = (read.scan, read.trust);
         all.entries = read.entries;
         let mut all = self.follow_links(all, mine).await?;
+        crate::scan::fence(&mut all.entries);
+        if let Some(writer) = fenced_as
+            && let Some(owner) = crate::scan::fenced_out(&all.entries, agent, session, writer)
+        {
+            return Err(super::takeover::fenced(agent, session, &owner));
+        }
         let offline = all.offline;
         // The pair is found by its names as written, then scrubbed: a session whose name holds
         // a secret still resumes (docs/redaction.md), answered with the name scrubbed.
@@ -110,7 +153,7 @@ impl<T: Thread> Client<T> {
         let newest = pair
             .iter()
             .rev()
-            .find(|e| e.record.kind() == Kind::Checkpoint)
+            .find(|e| e.record.kind() == Kind::Checkpoint && !e.fenced)
             .cloned();
         if offline && newest.is_none() {
             return Err(offline_unknown(&format!(
@@ -146,6 +189,11 @@ impl<T: Thread> Client<T> {
                 .conflicts
                 .iter()
                 .map(|c| conflict_warning(agent, session, c)),
+        );
+        all.warnings.extend(
+            pair.iter()
+                .filter(|e| e.fenced)
+                .map(|e| crate::scan::fenced_warning(e, session_facts.owner.as_ref())),
         );
         self.remember_id(agent, session, session_facts.latest_id.as_deref());
         let mut resume = Resume::from_checkpoint(&self.resume, newest);

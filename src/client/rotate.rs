@@ -306,13 +306,14 @@ fn describe(r: &Record) -> String {
 }
 
 /// One pair's newest checkpoint, health and end (indices into the entries), its last activity,
-/// and whether its newest record is an end.
+/// whether its newest record is an end, and its newest takeover.
 type Pair = (
     Option<usize>,
     Option<usize>,
     Option<usize>,
     DateTime<Utc>,
     bool,
+    Option<usize>,
 );
 
 /// The records a rotation carries, in thread order: the newest checkpoint and the newest health
@@ -328,7 +329,9 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
         .unwrap_or(DateTime::<Utc>::MIN_UTC);
     let mut pairs: HashMap<(&str, &str), Pair> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
-        if e.comment.pending {
+        // A fenced record is never the pair's newest: the owner's line is carried, with the
+        // takeover that fences the others (the copy keeps its place by `Posted-At:`).
+        if e.comment.pending || e.fenced {
             continue;
         }
         let active = match (e.record.carried_from, e.record.posted_at) {
@@ -339,11 +342,12 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
         let key = (e.record.agent.as_str(), e.record.session.as_str());
         let slot = pairs
             .entry(key)
-            .or_insert((None, None, None, active, false));
+            .or_insert((None, None, None, active, false, None));
         match e.record.kind() {
             Kind::Checkpoint => slot.0 = Some(i),
             Kind::Health => slot.1 = Some(i),
             Kind::End => slot.2 = Some(i),
+            Kind::Takeover => slot.5 = Some(i),
         }
         // Entries are in the thread's order: the last one seen is the pair's newest.
         slot.4 = e.record.kind() == Kind::End;
@@ -351,8 +355,8 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
     }
     let mut picked: Vec<usize> = pairs
         .into_values()
-        .filter(|(_, _, _, active, ended)| !*ended || *active >= since)
-        .flat_map(|(c, h, end, _, _)| c.into_iter().chain(h).chain(end))
+        .filter(|(_, _, _, active, ended, _)| !*ended || *active >= since)
+        .flat_map(|(c, h, end, _, _, take)| c.into_iter().chain(h).chain(end).chain(take))
         .collect();
     picked.sort_unstable();
     picked.into_iter().map(|i| &entries[i]).collect()

@@ -31,6 +31,10 @@ pub struct Write {
     /// The `Parent:` to write. Default: `if_latest`, else the newest record this client knew
     /// (none for a client that knows nothing of the pair, unless it read it for `merge`).
     pub parent: Option<String>,
+    /// Read the session first (one warm request) and post nothing, failing with
+    /// [`Error::Fenced`], when another writer took it over since this client's writer wrote
+    /// it. Without it a fenced writer's save still posts, and every reader ignores it.
+    pub check_owner: bool,
 }
 
 /// One pair's records, read for a write or a resume.
@@ -129,7 +133,7 @@ impl<T: Thread> Client<T> {
             }
         }
         let known = self.known.get(&record.agent, &record.session);
-        let must_read = write.if_latest.is_some() || write.merge;
+        let must_read = write.if_latest.is_some() || write.merge || write.check_owner;
         if !must_read {
             let parent = write.parent.or(record.parent.take()).or(known);
             return Ok(record.with_parent(parent));
@@ -155,15 +159,26 @@ impl<T: Thread> Client<T> {
                 message: format!(
                     "cannot {} agent {} in session {}: the store could not be read, so nothing \
                      was posted; try again when it answers",
-                    match write.merge {
-                        true => "merge onto the newest checkpoint of",
-                        false => "check --if-latest for",
+                    match (write.merge, write.if_latest.is_some()) {
+                        (true, _) => "merge onto the newest checkpoint of",
+                        (false, true) => "check --if-latest for",
+                        (false, false) => "check the owner of",
                     },
                     record.agent,
                     record.session
                 ),
             });
         }
+        if let Some(owner) = crate::scan::fenced_out(
+            &entries,
+            &record.agent,
+            &record.session,
+            record.writer.as_deref().unwrap_or(&self.writer),
+        ) {
+            return Err(super::takeover::fenced(&record.agent, &record.session, &owner));
+        }
+        // Fenced records are not the session's: never the newest, never merged from.
+        let entries: Vec<Entry> = entries.into_iter().filter(|e| !e.fenced).collect();
         let newest = entries.last();
         if let Some(expected) = &write.if_latest {
             refuse_unless_latest(&record, expected, newest)?;

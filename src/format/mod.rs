@@ -1,4 +1,5 @@
-//! The record format: `[CHECKPOINT]` and `[HEALTH]` comment bodies, rendered and parsed.
+//! The record format: `[CHECKPOINT]`, `[HEALTH]`, `[END]` and `[TAKEOVER]` comment bodies,
+//! rendered and parsed.
 //!
 //! This module is pure. It does no IO: it turns [`Record`]s into markdown strings and strings back
 //! into records (or a [`ParseError`] naming the reason). Stores move the strings; the client glues
@@ -18,6 +19,7 @@ mod render;
 mod session;
 mod shapes;
 mod sign;
+mod takeover;
 mod time;
 mod validate;
 

@@ -37,9 +37,11 @@ pub enum ParseError {
         /// The cap, in bytes.
         cap: usize,
     },
-    /// The first non-blank line is not a `[CHECKPOINT]`, `[HEALTH]` or `[END]` marker.
+    /// The first non-blank line is not a `[CHECKPOINT]`, `[HEALTH]`, `[END]` or `[TAKEOVER]`
+    /// marker.
     #[error(
-        "not a record: the first non-blank line does not start with [CHECKPOINT], [HEALTH] or [END]"
+        "not a record: the first non-blank line does not start with [CHECKPOINT], [HEALTH], [END] \
+         or [TAKEOVER]"
     )]
     NoMarker,
     /// A required header line is missing.
@@ -110,7 +112,7 @@ impl ParseError {
 }
 
 /// The header lines we understand, by their canonical spelling.
-const HEADERS: [&str; 18] = [
+const HEADERS: [&str; 21] = [
     "Version",
     "Phase",
     "Session",
@@ -129,6 +131,9 @@ const HEADERS: [&str; 18] = [
     "Reason",
     "Intent",
     "Done",
+    "Writer",
+    "From",
+    "By",
 ];
 
 /// The one header that may repeat: each `Blocker:` line is one blocker, in order.
@@ -168,6 +173,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     }
     let seq = whole_number(headers.take("Seq"), "seq")?;
     let parent = headers.take("Parent");
+    let writer = headers.take("Writer");
     let redacted = whole_number(headers.take("Redacted"), "redacted")?;
     let next = headers.take("Next");
     let context_hash = headers.take("Context-Hash");
@@ -209,12 +215,25 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
                 .and_then(Value::as_str)
                 .map(str::to_string),
         },
+        Kind::Takeover => {
+            if writer.is_none() {
+                return Err(ParseError::MissingField {
+                    field: "writer",
+                    hint: "a `Writer:` line naming the new owner",
+                });
+            }
+            Payload::Takeover {
+                from: headers.take("From"),
+                by: headers.take("By"),
+            }
+        }
     };
     Ok(Record {
         version,
         id,
         seq,
         parent,
+        writer,
         redacted,
         next,
         blockers,
@@ -253,6 +272,8 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
             (Kind::Health, rest)
         } else if let Some(rest) = text.strip_prefix(Kind::End.marker()) {
             (Kind::End, rest)
+        } else if let Some(rest) = text.strip_prefix(Kind::Takeover.marker()) {
+            (Kind::Takeover, rest)
         } else {
             return Err(ParseError::NoMarker);
         };
@@ -383,6 +404,7 @@ fn field_name(header: &str) -> &'static str {
         "Time" => "time",
         "Status" => "status",
         "Reason" => "reason",
+        "Writer" => "writer",
         _ => "field",
     }
 }

@@ -33,6 +33,10 @@ pub enum Kind {
     /// `[END]`: the session stopped, and why (see [`END_REASONS`]).
     #[cfg_attr(feature = "cli", value(help = "[END] records"))]
     End,
+    /// `[TAKEOVER]`: a writer took the agent's session over; other writers' later records of
+    /// the session are fenced (see [`crate::scan::fence`]).
+    #[cfg_attr(feature = "cli", value(help = "[TAKEOVER] records"))]
+    Takeover,
 }
 
 impl Kind {
@@ -42,6 +46,7 @@ impl Kind {
             Kind::Checkpoint => "[CHECKPOINT]",
             Kind::Health => "[HEALTH]",
             Kind::End => "[END]",
+            Kind::Takeover => "[TAKEOVER]",
         }
     }
 
@@ -51,6 +56,7 @@ impl Kind {
             Kind::Checkpoint => "checkpoint",
             Kind::Health => "health",
             Kind::End => "end",
+            Kind::Takeover => "takeover",
         }
     }
 }
@@ -66,6 +72,11 @@ pub struct Record {
     pub seq: Option<u64>,
     /// Optional id of the record this one follows.
     pub parent: Option<String>,
+    /// The writer that wrote it (`Writer:`): one lineage of writes (a machine's CLI, one Python
+    /// `Client`, one MCP server process, one LangGraph saver). `None` on records of the seed's
+    /// clients and of older versions, which are never fenced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
     /// How many values were replaced by `[REDACTED]` before writing, when any were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted: Option<u64>,
@@ -143,6 +154,15 @@ pub enum Payload {
         /// An optional note, in words.
         note: Option<String>,
     },
+    /// A takeover: the record's writer owns the agent's session from here on.
+    Takeover {
+        /// The record the new owner continues from (`From:`), the session's newest unfenced
+        /// record when it was taken over; `None` for a session with no record yet.
+        from: Option<String>,
+        /// The writer that posted the takeover on the new owner's behalf (`By:`), when it is
+        /// not the new owner itself (a supervisor preparing the next worker).
+        by: Option<String>,
+    },
 }
 
 /// Why a record could not be built for writing.
@@ -154,6 +174,9 @@ pub enum BuildError {
     /// An end reason outside [`END_REASONS`].
     #[error("the end reason {reason:?} is not one of {}; pick one of them", END_REASONS.join(", "), reason = .0)]
     BadReason(String),
+    /// A takeover without the writer that takes the session over.
+    #[error("a takeover must name its writer (the new owner of the session)")]
+    NoWriter,
     /// An intent or a confirmation on a record that is not a checkpoint.
     #[error("only a checkpoint can carry an intent or confirm one")]
     NotCheckpoint,
@@ -225,6 +248,7 @@ impl Record {
             id: Some(new_record_id()),
             seq: None,
             parent: None,
+            writer: None,
             redacted: None,
             next: None,
             blockers: Vec::new(),
@@ -245,6 +269,12 @@ impl Record {
     pub fn with_lineage(mut self, seq: Option<u64>, parent: Option<String>) -> Record {
         self.seq = seq;
         self.parent = parent;
+        self
+    }
+
+    /// Sets the `Writer:` line (builder style): who writes the record.
+    pub fn with_writer(mut self, writer: Option<String>) -> Record {
+        self.writer = writer;
         self
     }
 
@@ -307,6 +337,7 @@ impl Record {
             Payload::Checkpoint { .. } => Kind::Checkpoint,
             Payload::Health { .. } => Kind::Health,
             Payload::End { .. } => Kind::End,
+            Payload::Takeover { .. } => Kind::Takeover,
         }
     }
 
@@ -314,17 +345,17 @@ impl Record {
     pub fn phase(&self) -> Option<&str> {
         match &self.payload {
             Payload::Checkpoint { phase, .. } => Some(phase),
-            Payload::Health { .. } | Payload::End { .. } => None,
+            Payload::Health { .. } | Payload::End { .. } | Payload::Takeover { .. } => None,
         }
     }
 
-    /// Checkpoint data or health metrics (`null` for an end record).
+    /// Checkpoint data or health metrics (`null` for an end or takeover record).
     pub fn data(&self) -> &Value {
         static NONE: Value = Value::Null;
         match &self.payload {
             Payload::Checkpoint { data, .. } => data,
             Payload::Health { metrics, .. } => metrics,
-            Payload::End { .. } => &NONE,
+            Payload::End { .. } | Payload::Takeover { .. } => &NONE,
         }
     }
 
@@ -336,6 +367,7 @@ impl Record {
         for (name, value) in [
             ("id", &self.id),
             ("parent", &self.parent),
+            ("writer", &self.writer),
             ("next", &self.next),
             ("context hash", &self.context_hash),
             ("done", &self.done),
@@ -365,6 +397,17 @@ impl Record {
                 require_object("metrics", metrics)
             }
             Payload::End { reason, .. } => super::session::check_reason(reason),
+            Payload::Takeover { from, by } => {
+                if self.writer.is_none() {
+                    return Err(BuildError::NoWriter);
+                }
+                for (name, value) in [("from", from), ("by", by)] {
+                    if let Some(v) = value {
+                        check_field(name, v)?;
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -201,6 +201,7 @@ impl Redactor {
         for (field, value) in [
             ("id", &record.id),
             ("parent", &record.parent),
+            ("writer", &record.writer),
             ("context hash", &record.context_hash),
         ] {
             if let Some(v) = value {
@@ -233,6 +234,7 @@ impl Redactor {
                 self.refuse_secret("reason", reason)?;
                 note.as_mut().map_or(0, |n| self.redact_text(n))
             }
+            Payload::Takeover { .. } => 0,
         };
         if let Some(intent) = &mut record.intent {
             self.refuse_secret("intent", &intent.name)?;
@@ -265,6 +267,7 @@ impl Redactor {
         for value in [
             &mut record.id,
             &mut record.parent,
+            &mut record.writer,
             &mut record.context_hash,
             &mut record.next,
             &mut record.done,
@@ -287,6 +290,9 @@ impl Redactor {
                 text(reason);
                 note.iter_mut().for_each(&mut text);
             }
+            Payload::Takeover { from, by } => {
+                from.iter_mut().chain(by.iter_mut()).for_each(&mut text);
+            }
         }
         if let Some(intent) = &mut record.intent {
             text(&mut intent.name);
@@ -294,7 +300,7 @@ impl Redactor {
         count += match &mut record.payload {
             Payload::Checkpoint { data, .. } => self.redact(data),
             Payload::Health { metrics, .. } => self.redact(metrics),
-            Payload::End { .. } => 0,
+            Payload::End { .. } | Payload::Takeover { .. } => 0,
         };
         count += record
             .intent

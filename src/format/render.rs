@@ -16,7 +16,13 @@ use super::time::format_time;
 use super::validate::HARD_MAX_BODY_BYTES;
 
 /// Template names, which are also the file names in `templates/` and in an override directory.
-pub const TEMPLATE_NAMES: [&str; 4] = ["checkpoint.md", "health.md", "session-issue.md", "end.md"];
+pub const TEMPLATE_NAMES: [&str; 5] = [
+    "checkpoint.md",
+    "health.md",
+    "session-issue.md",
+    "end.md",
+    "takeover.md",
+];
 
 /// The source of each template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +35,8 @@ pub struct Templates {
     pub session_issue: String,
     /// `end.md`.
     pub end: String,
+    /// `takeover.md`.
+    pub takeover: String,
 }
 
 impl Templates {
@@ -39,6 +47,7 @@ impl Templates {
             health: include_str!("../../templates/health.md").to_string(),
             session_issue: include_str!("../../templates/session-issue.md").to_string(),
             end: include_str!("../../templates/end.md").to_string(),
+            takeover: include_str!("../../templates/takeover.md").to_string(),
         }
     }
 
@@ -50,6 +59,7 @@ impl Templates {
             "health.md" => &mut self.health,
             "session-issue.md" => &mut self.session_issue,
             "end.md" => &mut self.end,
+            "takeover.md" => &mut self.takeover,
             _ => return false,
         };
         *slot = source;
@@ -131,6 +141,7 @@ impl Renderer {
             templates.health,
             templates.session_issue,
             templates.end,
+            templates.takeover,
         ];
         for (name, source) in TEMPLATE_NAMES.into_iter().zip(sources) {
             env.add_template_owned(name, source)
@@ -163,7 +174,7 @@ impl Renderer {
                 let ctx = context! {
                     agent => &record.agent, version => &record.version, phase => phase,
                     session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
@@ -182,7 +193,7 @@ impl Renderer {
                 let ctx = context! {
                     agent => &record.agent, version => &record.version, status => status,
                     session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
                     redacted => record.redacted, next => &record.next,
                     blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
@@ -195,13 +206,26 @@ impl Renderer {
                 let ctx = context! {
                     agent => &record.agent, version => &record.version, reason => reason,
                     session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
                     redacted => record.redacted, carried_from => record.carried_from,
                     posted_at => record.posted_at.as_ref().map(format_time),
                     edited_at => record.edited_at.as_ref().map(format_time),
                     details_json => end_details(note.as_deref()),
                 };
                 ("end.md", self.run("end.md", ctx)?)
+            }
+            Payload::Takeover { from, by } => {
+                let ctx = context! {
+                    agent => &record.agent, version => &record.version,
+                    session => &record.session, time => format_time(&record.time),
+                    id => &record.id, seq => record.seq, parent => &record.parent,
+                    writer => &record.writer, from => from, by => by,
+                    redacted => record.redacted, carried_from => record.carried_from,
+                    posted_at => record.posted_at.as_ref().map(format_time),
+                    edited_at => record.edited_at.as_ref().map(format_time),
+                    details_json => takeover_details(record.writer.as_deref(), from.as_deref()),
+                };
+                ("takeover.md", self.run("takeover.md", ctx)?)
             }
         };
         // The cap holds for the request the server receives, `{"body": "..."}`, where JSON
@@ -266,6 +290,12 @@ fn end_details(note: Option<&str>) -> String {
         None => serde_json::json!({}),
     };
     unmarked(pretty(&details))
+}
+
+/// The takeover record's block: `{"from": ..., "owner": ...}`, for a person reading the
+/// comment (readers take both from the header lines).
+fn takeover_details(owner: Option<&str>, from: Option<&str>) -> String {
+    unmarked(pretty(&serde_json::json!({ "owner": owner, "from": from })))
 }
 
 /// A JSON block of a record that is not a checkpoint, with every `[CHECKPOINT]` in its strings

@@ -26,7 +26,7 @@ use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
 /// The on-disk schema; another version is rebuilt, without a warning.
-pub(super) const SCHEMA: u32 = 2;
+pub(super) const SCHEMA: u32 = 3;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -58,6 +58,7 @@ struct More {
     e: Option<Stamp>,
     it: Option<Intent>,
     d: Option<String>,
+    w: Option<String>,
 }
 
 /// The kind-specific part of a header.
@@ -69,6 +70,8 @@ enum KindHead {
     H(String, Option<String>),
     /// An end record's reason and note.
     E(String, Option<String>),
+    /// A takeover's `From:` and `By:`.
+    T(Option<String>, Option<String>),
 }
 
 /// A header as it is read from disk: one flat object.
@@ -107,6 +110,9 @@ struct Wire {
     /// The intent a checkpoint confirms (`Done:`).
     #[serde(default)]
     d: Option<String>,
+    /// The writer (`Writer:`).
+    #[serde(default)]
+    w: Option<String>,
     g: String,
     s: String,
     t: Stamp,
@@ -128,6 +134,7 @@ impl From<Wire> for Head {
             e: w.e,
             it: w.it,
             d: w.d,
+            w: w.w,
         };
         Head {
             v: w.v,
@@ -171,6 +178,8 @@ struct WireRef<'a> {
     it: Option<&'a Intent>,
     #[serde(skip_serializing_if = "Option::is_none")]
     d: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    w: Option<&'a String>,
     g: &'a str,
     s: &'a str,
     t: Stamp,
@@ -197,6 +206,7 @@ impl Serialize for Head {
             e: m.e,
             it: m.it.as_ref(),
             d: m.d.as_ref(),
+            w: m.w.as_ref(),
             g: &self.g,
             s: &self.s,
             t: self.t,
@@ -225,6 +235,11 @@ impl Head {
         }
     }
 
+    /// Whether the record is a takeover.
+    pub fn is_takeover(&self) -> bool {
+        matches!(self.k, KindHead::T(..))
+    }
+
     /// The record's kind and agent, as its marker line names them.
     pub fn marker(&self) -> (Kind, String) {
         (self.record(Value::Null).kind(), self.g.clone())
@@ -240,6 +255,7 @@ impl Head {
                 next_check,
             } => (KindHead::H(status, next_check), metrics),
             Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
+            Payload::Takeover { from, by } => (KindHead::T(from, by), Value::Null),
         };
         let head = Head::from(Wire {
             v: record.version,
@@ -255,6 +271,7 @@ impl Head {
             e: record.edited_at.map(Stamp),
             it: record.intent,
             d: record.done,
+            w: record.writer,
             g: record.agent,
             s: record.session,
             t: Stamp(record.time),
@@ -280,6 +297,10 @@ impl Head {
                 reason: reason.clone(),
                 note: note.clone(),
             },
+            KindHead::T(from, by) => Payload::Takeover {
+                from: from.clone(),
+                by: by.clone(),
+            },
         };
         let none = More::default();
         let m = self.more.as_deref().unwrap_or(&none);
@@ -288,6 +309,7 @@ impl Head {
             id: self.id.clone(),
             seq: m.q,
             parent: self.p.clone(),
+            writer: m.w.clone(),
             redacted: m.r,
             next: m.n.clone(),
             blockers: m.x.clone(),

@@ -179,6 +179,11 @@ impl Slot {
         crate::scan::place(&self.info(), &self.posting())
     }
 
+    /// Whether the slot holds a takeover record (`[TAKEOVER]`).
+    pub fn is_takeover(&self) -> bool {
+        matches!(&self.b, Body::R(head, _) if head.is_takeover())
+    }
+
     /// Whether this slot is a record validly signed (with the reader's keys).
     pub fn signed(&self) -> bool {
         matches!(&self.b, Body::R(head, _) if head.z == Some(Sig::Ok))

@@ -153,21 +153,40 @@ impl View {
             })
             .collect();
         let mut entries = Vec::new();
+        // The fencing rule reads every header, so a `latest` never answers a fenced record.
+        let fenced = match keep {
+            Keep::Newest(_) => crate::scan::fenced_flags(
+                accepted
+                    .iter()
+                    .map(|(_, src)| self.build_shell(src))
+                    .collect::<Vec<_>>()
+                    .iter(),
+            ),
+            _ => Vec::new(),
+        };
         match keep {
             Keep::All => {
                 for (mut comment, src) in accepted {
                     self.address(&mut comment);
                     let record = self.build(src)?;
-                    entries.push(Entry { record, comment });
+                    entries.push(Entry {
+                    record,
+                    comment,
+                    fenced: false,
+                });
                 }
             }
             Keep::Newest(wanted) => {
-                for (mut comment, src) in accepted.into_iter().rev() {
+                for (at, (mut comment, src)) in accepted.into_iter().enumerate().rev() {
+                    if fenced.get(at).copied().unwrap_or(false) {
+                        continue;
+                    }
                     self.address(&mut comment);
                     let shell = self.build_shell(&src);
                     let mut entry = Entry {
                         record: shell,
                         comment,
+                        fenced: false,
                     };
                     if wanted(&entry) {
                         entry.record = self.build(src)?;
@@ -177,17 +196,25 @@ impl View {
                 }
             }
             Keep::Pair(pair, whole, _) => {
-                let mut built = false;
-                for (mut comment, src) in accepted.into_iter().rev() {
-                    self.address(&mut comment);
-                    let mut entry = Entry {
+                let mut mine = Vec::new();
+                for (mut comment, src) in accepted {
+                    let entry = Entry {
                         record: self.build_shell(&src),
-                        comment,
+                        comment: comment.clone(),
+                        fenced: false,
                     };
                     if !pair(&entry) {
                         continue;
                     }
-                    if !built && whole(&entry) {
+                    self.address(&mut comment);
+                    mine.push((Entry { comment, ..entry }, src));
+                }
+                // The fencing rule first: the checkpoint built whole is the newest unfenced one.
+                let fenced = crate::scan::fenced_flags(mine.iter().map(|(e, _)| &e.record));
+                let mut built = false;
+                for ((mut entry, src), fenced) in mine.into_iter().zip(fenced).rev() {
+                    entry.fenced = fenced;
+                    if !built && !fenced && whole(&entry) {
                         entry.record = self.build(src)?;
                         built = true;
                     }

@@ -275,6 +275,11 @@ impl Mirror {
             return Ok(None);
         }
         let slots = sum.slots();
+        // A thread with a takeover is fenced by the whole read: the summary keeps only the
+        // newest record of each kind, and the newest may be a fenced one.
+        if slots.iter().any(Slot::is_takeover) {
+            return Ok(None);
+        }
         let known = sum.recent.clone();
         let (sum_first_signed, sum_unsigned) = (sum.first_signed, sum.unsigned);
         delta.cursor = cursor;

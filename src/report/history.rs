@@ -145,6 +145,13 @@ pub fn history(
             Payload::Checkpoint { phase, .. } => (Some(phase.clone()), None),
             Payload::Health { status, .. } => (None, Some(status.clone())),
             Payload::End { reason, .. } => (None, Some(format!("ended: {reason}"))),
+            Payload::Takeover { .. } => (
+                None,
+                Some(format!(
+                    "taken over by {}",
+                    r.writer.as_deref().unwrap_or("unknown")
+                )),
+            ),
         };
         let changes = match (&r.payload, with_diff) {
             (Payload::Checkpoint { data, .. }, true) => {

@@ -77,8 +77,12 @@ pub struct Facts {
     pub pending_intent: Option<PendingIntent>,
     /// Every parent named by more than one record.
     pub conflicts: Vec<Conflict>,
-    /// The id of the pair's newest record (what `Parent:` and `--if-latest` name).
+    /// The id of the pair's newest unfenced record (what `Parent:` and `--if-latest` name).
     pub latest_id: Option<String>,
+    /// The session's owner: its newest takeover (who, when, from which record), if any.
+    pub owner: Option<crate::scan::Takeover>,
+    /// How many of its records are fenced (written by a writer after it lost the session).
+    pub fenced: usize,
 }
 
 /// The facts of one pair's records, given in thread order.
@@ -91,6 +95,14 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
     let mut newest_checkpoint: Option<&Entry> = None;
     for e in list {
         let r = &e.record;
+        if let Some(t) = crate::scan::Takeover::of(e) {
+            out.owner = Some(t);
+        }
+        // A fenced record says nothing of the session: it is counted, and kept in history.
+        if e.fenced {
+            out.fenced += 1;
+            continue;
+        }
         out.latest_id = r.id.clone().or(out.latest_id.take());
         // A forced fork replaced the session's state on purpose: no second writer, even when
         // an earlier fork into the session started from the same record.
@@ -110,7 +122,7 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
                 checkpoint_after_end = last_end.is_some();
                 newest_checkpoint = Some(e);
             }
-            Kind::Health => {}
+            Kind::Health | Kind::Takeover => {}
         }
     }
     let end = last_end.and_then(ended);

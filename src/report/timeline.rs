@@ -74,10 +74,13 @@ pub fn gantt(entries: &[Entry]) -> Option<String> {
     // last phase.
     let mut pairs: BTreeMap<(&str, &str), Steps> = BTreeMap::new();
     for (e, t) in &posted {
+        if e.fenced {
+            continue;
+        }
         let step = match &e.record.payload {
             Payload::Checkpoint { phase, .. } => Some(phase.as_str()),
             Payload::End { .. } => None,
-            Payload::Health { .. } => continue,
+            Payload::Health { .. } | Payload::Takeover { .. } => continue,
         };
         pairs
             .entry((e.record.agent.as_str(), e.record.session.as_str()))

@@ -288,3 +288,11 @@ mod tests {
         assert_eq!(err.category(), crate::Category::Data, "{err}");
     }
 }
+
+/// Checks a writer name given in a request (`writer`): one line of printable text, as every
+/// header value.
+pub fn writer(what: &str, value: &str) -> Result<()> {
+    crate::format::check_field("writer", value).map_err(|e| {
+        crate::error::Error::usage(format!("{what} is not a writer name: {e}; give one line of text"))
+    })
+}

@@ -31,6 +31,18 @@ pub struct ResumeRequest {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub context_file: Option<PathBuf>,
+    /// Take the session over: post a `[TAKEOVER]` record making this writer (or `writer`) the
+    /// session's only owner, from its newest record on. Every reader then ignores the records
+    /// other writers post to it (they are fenced), and their next read fails with exit 73.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub take_over: bool,
+    /// Resume as this writer instead of this client's own: with `take_over`, the writer the
+    /// session is handed to (a supervisor preparing the next worker, which then writes with
+    /// the same `writer`); without it, the writer whose ownership is checked.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub writer: Option<String>,
 }
 
 /// What `resume` answers: where to pick up, from which record, the handoff, and how sure that is.
@@ -81,6 +93,13 @@ pub struct ResumeAnswer {
     /// Records that continue from the same parent: two writers worked on this session from one
     /// state (each is also a warning).
     pub conflicts: Vec<Conflict>,
+    /// The session's owner, when it was taken over: the writer, when, and from which record.
+    pub owner: Option<crate::scan::Takeover>,
+    /// How many of the session's records are fenced: posted by a writer after another one took
+    /// the session over (each is also a warning); never resumed from.
+    pub fenced: usize,
+    /// With `take_over`: the id of the takeover record this call posted.
+    pub takeover_id: Option<String>,
     /// The whole thread was read: false when the read may have missed records (a forge whose
     /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
     pub complete: bool,
@@ -125,11 +144,31 @@ impl Run for ResumeVerb {
             .as_deref()
             .map(|p| input::context_file("context_file", p))
             .transpose()?;
-        let mut answer = ctx.client.resume(&r.agent, &r.session).await?;
+        let writer = r.writer.as_deref();
+        if let Some(w) = writer {
+            input::writer("writer", w)?;
+        }
+        let (mut answer, takeover_id) = match r.take_over {
+            true => {
+                let taken = ctx.client.take_over(&r.agent, &r.session, writer).await?;
+                let id = match &taken.outcome {
+                    crate::Outcome::Posted(p) => p.id.clone(),
+                    crate::Outcome::Spooled { record, .. } => record.id.clone(),
+                    crate::Outcome::Failed(_) => None,
+                };
+                (taken.resumed, id)
+            }
+            false => {
+                let writer = writer.unwrap_or(ctx.client.writer());
+                (ctx.client.resume_as(&r.agent, &r.session, writer).await?, None)
+            }
+        };
         if let Some(bytes) = &context {
             answer.resume.check_context(bytes);
         }
-        Ok(ResumeAnswer::new(answer))
+        let mut answer = ResumeAnswer::new(answer);
+        answer.takeover_id = takeover_id;
+        Ok(answer)
     }
 }
 
@@ -165,6 +204,9 @@ impl ResumeAnswer {
             pending_intent: session.pending_intent,
             complete,
             conflicts: session.conflicts,
+            owner: session.owner,
+            fenced: session.fenced,
+            takeover_id: None,
             warnings,
         }
     }

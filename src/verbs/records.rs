@@ -88,6 +88,17 @@ pub struct CheckpointRequest {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long, value_name = "ID"))]
     pub parent: Option<String>,
+    /// Write as this writer (its `Writer:` line) instead of this client's own: the one a
+    /// supervisor took the session over for (`resume` with `take_over` and `writer`).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub writer: Option<String>,
+    /// Read the session first (one request) and post nothing when another writer took it
+    /// over: the call fails with exit 73, naming the takeover. Without it a fenced writer's
+    /// checkpoint is still posted, and every reader ignores it.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub check_owner: bool,
 }
 
 /// `forgestate checkpoint`'s flags: the request's, and the command line's ways to give `data`
@@ -364,11 +375,13 @@ impl Run for Checkpoint {
         if let Some(bytes) = &context {
             record = record.with_context(bytes);
         }
-        let record = with_intent(record, r.intent, r.intent_data, r.done, "intent_data")?;
+        let record = with_intent(record, r.intent, r.intent_data, r.done, "intent_data")?
+            .with_writer(r.writer);
         let write = Write {
             if_latest: r.if_latest,
             merge: r.merge,
             parent: r.parent,
+            check_owner: r.check_owner || ctx.client.checks_owner(),
         };
         SaveAnswer::saved(ctx.client, ctx.client.save_as(record, write).await)
     }

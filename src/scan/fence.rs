@@ -1,0 +1,186 @@
+//! The fencing rule, stated once: one writer per session.
+//!
+//! A `[TAKEOVER]` record hands an agent's session (the agent and session pair) to its writer.
+//! Reading the pair's records in the thread's order (`order.rs`), each record is judged against
+//! the newest takeover before it: a record with a `Writer:` naming another writer than that
+//! takeover's is *fenced*. A fenced record is never a resume point, never `latest` and never a
+//! status verdict; it is listed with `fenced: true`, named in a warning and kept in `history`.
+//! Records with no `Writer:` (the seed's clients, older versions) are never fenced, and a
+//! takeover is never fenced itself: two racing takeovers are both kept, and the one the order
+//! puts last owns the session, for every reader alike. Pure: the same records give the same
+//! answer on every store and every machine.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::Entry;
+use crate::format::{Record, format_time};
+
+/// Which records of `records` (in the thread's order) are fenced, one flag each.
+pub fn fenced_flags<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<bool> {
+    let mut owner: HashMap<(&str, &str), &str> = HashMap::new();
+    records
+        .into_iter()
+        .map(|r| {
+            let pair = (r.agent.as_str(), r.session.as_str());
+            if let Some(new) = r.new_owner() {
+                owner.insert(pair, new);
+                return false;
+            }
+            match (owner.get(&pair), r.writer.as_deref()) {
+                (Some(owner), Some(writer)) => *owner != writer,
+                _ => false,
+            }
+        })
+        .collect()
+}
+
+/// Marks the fenced entries of `entries` (in the thread's order), unmarking the others.
+pub fn fence(entries: &mut [Entry]) {
+    let flags = fenced_flags(entries.iter().map(|e| &e.record));
+    for (e, fenced) in entries.iter_mut().zip(flags) {
+        e.fenced = fenced;
+    }
+}
+
+/// A session's newest takeover: who owns it, since when, from which record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Takeover {
+    /// The writer that owns the session.
+    pub owner: String,
+    /// The takeover record's `Id`.
+    pub record_id: Option<String>,
+    /// The record the owner continues from (`From:`).
+    pub from: Option<String>,
+    /// The writer that posted the takeover for the owner (a supervisor), when another.
+    pub by: Option<String>,
+    /// When the takeover was posted, by the store's clock.
+    #[schemars(with = "String")]
+    pub at: DateTime<Utc>,
+}
+
+impl Takeover {
+    /// The takeover `e` holds, if it is one.
+    pub fn of(e: &Entry) -> Option<Takeover> {
+        Some(Takeover {
+            owner: e.record.new_owner()?.to_string(),
+            record_id: e.record.id.clone(),
+            from: e.record.taken_from().map(str::to_string),
+            by: match &e.record.payload {
+                crate::format::Payload::Takeover { by, .. } => by.clone(),
+                _ => None,
+            },
+            at: e.record.first_posted(e.comment.created_at),
+        })
+    }
+
+    /// The takeover in words: who, when, from which record.
+    pub fn describe(&self) -> String {
+        format!(
+            "writer {} took it over at {}{}{}{}",
+            self.owner,
+            format_time(&self.at),
+            self.record_id
+                .as_deref()
+                .map(|id| format!(" (takeover record {id})"))
+                .unwrap_or_default(),
+            match &self.from {
+                Some(from) => format!(", continuing from record {from}"),
+                None => ", before the session had a record".to_string(),
+            },
+            self.by
+                .as_deref()
+                .map(|by| format!(", posted by writer {by}"))
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// Who owns each (agent, session) that has a takeover: its newest takeover, by the order of
+/// `entries` (the thread's).
+pub fn owners(entries: &[Entry]) -> BTreeMap<(String, String), Takeover> {
+    let mut out = BTreeMap::new();
+    for e in entries {
+        if let Some(t) = Takeover::of(e) {
+            out.insert((e.record.agent.clone(), e.record.session.clone()), t);
+        }
+    }
+    out
+}
+
+/// The newest takeover of (agent, session) among `entries` that fences `writer` out: one by
+/// another writer, in a pair where `writer` has written. `None` when `writer` may write.
+pub fn fenced_out(entries: &[Entry], agent: &str, session: &str, writer: &str) -> Option<Takeover> {
+    let pair: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.record.agent == agent && e.record.session == session)
+        .collect();
+    let owner = pair.iter().rev().find_map(|e| Takeover::of(e))?;
+    let wrote = pair
+        .iter()
+        .any(|e| e.record.new_owner().is_none() && e.record.writer.as_deref() == Some(writer));
+    (owner.owner != writer && wrote).then_some(owner)
+}
+
+/// The warning naming a fenced record, and who fenced it out.
+pub fn fenced_warning(e: &Entry, owner: Option<&Takeover>) -> String {
+    format!(
+        "record {} ({} {}/{}, writer {}) is fenced: it was written after the session was taken \
+         over{}; it is kept in history but never resumed from",
+        e.record.id.as_deref().unwrap_or("(no id)"),
+        e.record.kind().name(),
+        e.record.agent,
+        e.record.session,
+        e.record.writer.as_deref().unwrap_or("unknown"),
+        owner.map(|o| format!(": {}", o.describe())).unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Record;
+    use serde_json::json;
+
+    fn cp(session: &str, writer: Option<&str>) -> Record {
+        Record::checkpoint("a", session, "p", json!({}))
+            .unwrap()
+            .with_writer(writer.map(str::to_string))
+    }
+
+    fn take(session: &str, writer: &str) -> Record {
+        Record::takeover("a", session, writer, None, None).unwrap()
+    }
+
+    #[test]
+    fn records_of_other_writers_after_the_newest_takeover_are_fenced() {
+        let records = [
+            cp("s", Some("old")),
+            take("s", "new"),
+            cp("s", Some("old")),
+            cp("s", Some("new")),
+            cp("s", None),
+            cp("other", Some("old")),
+        ];
+        assert_eq!(
+            fenced_flags(&records),
+            [false, false, true, false, false, false]
+        );
+    }
+
+    #[test]
+    fn the_last_of_two_racing_takeovers_owns_the_session() {
+        let records = [
+            take("s", "b"),
+            take("s", "c"),
+            cp("s", Some("b")),
+            cp("s", Some("c")),
+        ];
+        assert_eq!(fenced_flags(&records), [false, false, true, false]);
+        // Between two takeovers, the first one's owner wrote legitimately.
+        let records = [take("s", "b"), cp("s", Some("b")), take("s", "c")];
+        assert_eq!(fenced_flags(&records), [false, false, false]);
+    }
+}
