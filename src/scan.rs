@@ -315,10 +315,10 @@ pub fn scan_checked(
     let entries: Vec<Entry> = entries
         .into_iter()
         .map(|(comment, record)| Entry {
-                    record,
-                    comment,
-                    fenced: false,
-                })
+            record,
+            comment,
+            fenced: false,
+        })
         .collect();
     let warnings = warnings
         .into_iter()

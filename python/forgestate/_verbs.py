@@ -19,6 +19,7 @@ __all__ = [
     "Sibling",
     "Conflict",
     "Ended",
+    "Takeover",
     "PendingIntent",
     "ResumeAnswer",
     "LatestAnswer",
@@ -52,6 +53,7 @@ FLAGS: Dict[str, Dict[str, str]] = {
     "checkpoint": {
         "--agent": "agent",
         "--blocker": "blockers",
+        "--check-owner": "check_owner",
         "--context-file": "context_file",
         "--data": "data",
         "--done": "done",
@@ -64,6 +66,7 @@ FLAGS: Dict[str, Dict[str, str]] = {
         "--parent": "parent",
         "--phase": "phase",
         "--session": "session",
+        "--writer": "writer",
     },
     "end": {
         "--agent": "agent",
@@ -137,6 +140,8 @@ FLAGS: Dict[str, Dict[str, str]] = {
         "--agent": "agent",
         "--context-file": "context_file",
         "--session": "session",
+        "--take-over": "take_over",
+        "--writer": "writer",
     },
     "resume-map": {
         "--agent": "agent",
@@ -198,6 +203,9 @@ class Record:
     agent: str = ""
     #: Handoff (one `Blocker:` line each): what stands in the way, for a human to clear.
     blockers: List[str] = field(default_factory=list)
+    #: The writer that posted the takeover on the new owner's behalf (`By:`), when it is not the
+    #: new owner itself (a supervisor preparing the next worker).
+    by: Optional[str] = None
     #: The session issue this record was carried forward from by a rotation (`Carried-From:
     #: #12`); the record keeps its `Id`, so readers count it once.
     carried_from: Optional[int] = None
@@ -213,6 +221,9 @@ class Record:
     #: (`Edited-At:`), set by a carry of an edited record: the copy is a fresh comment, and this
     #: line keeps it flagged as edited.
     edited_at: Optional[str] = None
+    #: The record the new owner continues from (`From:`), the session's newest unfenced record
+    #: when it was taken over; `None` for a session with no record yet.
+    from_: Optional[str] = None
     #: Unique record id (UUIDv7) used for idempotency and dedupe; absent on version 1.0 records.
     id: Optional[str] = None
     #: A write-ahead intent (`Intent:`, on a checkpoint): a side effect about to happen, pending
@@ -249,6 +260,10 @@ class Record:
     time: str = ""
     #: `1.0` for the seed's records, `2.0` for ours; later versions are read best-effort.
     version: str = ""
+    #: The writer that wrote it (`Writer:`): one lineage of writes (a machine's CLI, one Python
+    #: `Client`, one MCP server process, one LangGraph saver). `None` on records of the seed's
+    #: clients and of older versions, which are never fenced.
+    writer: Optional[str] = None
     #: The whole JSON document, fields newer than this class included.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -257,11 +272,13 @@ class Record:
         return cls(
             agent=doc.get("agent") or "",
             blockers=doc.get("blockers") or [],
+            by=doc.get("by"),
             carried_from=doc.get("carried_from"),
             context_hash=doc.get("context_hash"),
             data=doc.get("data"),
             done=doc.get("done"),
             edited_at=doc.get("edited_at"),
+            from_=doc.get("from"),
             id=doc.get("id"),
             intent=_one(Intent, doc.get("intent")),
             kind=doc.get("kind") or "",
@@ -279,6 +296,7 @@ class Record:
             status=doc.get("status") or "",
             time=doc.get("time") or "",
             version=doc.get("version") or "",
+            writer=doc.get("writer"),
             raw=dict(doc),
         )
 
@@ -440,6 +458,9 @@ class Entry:
     agent: str = ""
     #: Handoff (one `Blocker:` line each): what stands in the way, for a human to clear.
     blockers: List[str] = field(default_factory=list)
+    #: The writer that posted the takeover on the new owner's behalf (`By:`), when it is not the
+    #: new owner itself (a supervisor preparing the next worker).
+    by: Optional[str] = None
     #: The session issue this record was carried forward from by a rotation (`Carried-From:
     #: #12`); the record keeps its `Id`, so readers count it once.
     carried_from: Optional[int] = None
@@ -457,6 +478,13 @@ class Entry:
     #: (`Edited-At:`), set by a carry of an edited record: the copy is a fresh comment, and this
     #: line keeps it flagged as edited.
     edited_at: Optional[str] = None
+    #: Written by a writer that no longer owns its session: a takeover by another writer comes
+    #: before it (see `fence`). Never a resume point, never `latest`, never a verdict; kept in
+    #: `history` and `list`. Printed only when set.
+    fenced: bool = False
+    #: The record the new owner continues from (`From:`), the session's newest unfenced record
+    #: when it was taken over; `None` for a session with no record yet.
+    from_: Optional[str] = None
     #: Unique record id (UUIDv7) used for idempotency and dedupe; absent on version 1.0 records.
     id: Optional[str] = None
     #: A write-ahead intent (`Intent:`, on a checkpoint): a side effect about to happen, pending
@@ -493,6 +521,10 @@ class Entry:
     time: str = ""
     #: `1.0` for the seed's records, `2.0` for ours; later versions are read best-effort.
     version: str = ""
+    #: The writer that wrote it (`Writer:`): one lineage of writes (a machine's CLI, one Python
+    #: `Client`, one MCP server process, one LangGraph saver). `None` on records of the seed's
+    #: clients and of older versions, which are never fenced.
+    writer: Optional[str] = None
     #: The whole JSON document, fields newer than this class included.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -501,12 +533,15 @@ class Entry:
         return cls(
             agent=doc.get("agent") or "",
             blockers=doc.get("blockers") or [],
+            by=doc.get("by"),
             carried_from=doc.get("carried_from"),
             comment=_one(CommentInfo, doc.get("comment")),
             context_hash=doc.get("context_hash"),
             data=doc.get("data"),
             done=doc.get("done"),
             edited_at=doc.get("edited_at"),
+            fenced=doc.get("fenced") is True,
+            from_=doc.get("from"),
             id=doc.get("id"),
             intent=_one(Intent, doc.get("intent")),
             kind=doc.get("kind") or "",
@@ -524,6 +559,7 @@ class Entry:
             status=doc.get("status") or "",
             time=doc.get("time") or "",
             version=doc.get("version") or "",
+            writer=doc.get("writer"),
             raw=dict(doc),
         )
 
@@ -602,6 +638,35 @@ class Ended:
 
 
 @dataclass(frozen=True)
+class Takeover:
+    """A session's newest takeover: who owns it, since when, from which record."""
+
+    #: When the takeover was posted, by the store's clock.
+    at: str = ""
+    #: The writer that posted the takeover for the owner (a supervisor), when another.
+    by: Optional[str] = None
+    #: The record the owner continues from (`From:`).
+    from_: Optional[str] = None
+    #: The writer that owns the session.
+    owner: str = ""
+    #: The takeover record's `Id`.
+    record_id: Optional[str] = None
+    #: The whole JSON document, fields newer than this class included.
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def _from(cls, doc: Mapping[str, Any]) -> "Takeover":
+        return cls(
+            at=doc.get("at") or "",
+            by=doc.get("by"),
+            from_=doc.get("from"),
+            owner=doc.get("owner") or "",
+            record_id=doc.get("record_id"),
+            raw=dict(doc),
+        )
+
+
+@dataclass(frozen=True)
 class PendingIntent:
     """A write-ahead intent no later checkpoint confirmed: the side effect may or may not have
     happened, so check the world before doing it again.
@@ -656,6 +721,9 @@ class ResumeAnswer:
     data: Dict[str, Any] = field(default_factory=dict)
     #: The session was ended (`end`) and no checkpoint came after: why, when, and the note.
     ended: Optional[Ended] = None
+    #: How many of the session's records are fenced: posted by a writer after another one took
+    #: the session over (each is also a warning); never resumed from.
+    fenced: int = 0
     #: No checkpoint exists for this agent and session: start from the beginning.
     fresh_start: bool = False
     #: The id of the newest record of this agent and session (a checkpoint, health or end
@@ -665,6 +733,8 @@ class ResumeAnswer:
     next: Optional[str] = None
     #: The store could not be read: the answer comes from this machine's read cache and outbox.
     offline: bool = False
+    #: The session's owner, when it was taken over: the writer, when, and from which record.
+    owner: Optional[Takeover] = None
     #: The checkpoint waits in this machine's outbox, not posted yet.
     pending: bool = False
     #: A write-ahead intent (`checkpoint --intent`) no later checkpoint confirmed: the side
@@ -678,6 +748,8 @@ class ResumeAnswer:
     reopened: Optional[Ended] = None
     #: Where to pick up: the resume map's answer for the last phase.
     resume_point: str = ""
+    #: With `take_over`: the id of the takeover record this call posted.
+    takeover_id: Optional[str] = None
     #: When the checkpoint was written (RFC 3339).
     time: Optional[str] = None
     #: The phase matched no key of the resume map, so `resume_point` is the default.
@@ -699,16 +771,19 @@ class ResumeAnswer:
             context_hash=doc.get("context_hash"),
             data=doc.get("data") or {},
             ended=_one(Ended, doc.get("ended")),
+            fenced=doc.get("fenced") or 0,
             fresh_start=doc.get("fresh_start") is True,
             latest_id=doc.get("latest_id"),
             next=doc.get("next"),
             offline=doc.get("offline") is True,
+            owner=_one(Takeover, doc.get("owner")),
             pending=doc.get("pending") is True,
             pending_intent=_one(PendingIntent, doc.get("pending_intent")),
             phase=doc.get("phase") or "",
             record_id=doc.get("record_id"),
             reopened=_one(Ended, doc.get("reopened")),
             resume_point=doc.get("resume_point") or "",
+            takeover_id=doc.get("takeover_id"),
             time=doc.get("time"),
             unmapped=doc.get("unmapped") is True,
             warnings=doc.get("warnings") or [],
@@ -1449,6 +1524,9 @@ class ParseAnswer:
     agent: str = ""
     #: Handoff (one `Blocker:` line each): what stands in the way, for a human to clear.
     blockers: List[str] = field(default_factory=list)
+    #: The writer that posted the takeover on the new owner's behalf (`By:`), when it is not the
+    #: new owner itself (a supervisor preparing the next worker).
+    by: Optional[str] = None
     #: The session issue this record was carried forward from by a rotation (`Carried-From:
     #: #12`); the record keeps its `Id`, so readers count it once.
     carried_from: Optional[int] = None
@@ -1464,6 +1542,9 @@ class ParseAnswer:
     #: (`Edited-At:`), set by a carry of an edited record: the copy is a fresh comment, and this
     #: line keeps it flagged as edited.
     edited_at: Optional[str] = None
+    #: The record the new owner continues from (`From:`), the session's newest unfenced record
+    #: when it was taken over; `None` for a session with no record yet.
+    from_: Optional[str] = None
     #: Unique record id (UUIDv7) used for idempotency and dedupe; absent on version 1.0 records.
     id: Optional[str] = None
     #: A write-ahead intent (`Intent:`, on a checkpoint): a side effect about to happen, pending
@@ -1500,6 +1581,10 @@ class ParseAnswer:
     time: str = ""
     #: `1.0` for the seed's records, `2.0` for ours; later versions are read best-effort.
     version: str = ""
+    #: The writer that wrote it (`Writer:`): one lineage of writes (a machine's CLI, one Python
+    #: `Client`, one MCP server process, one LangGraph saver). `None` on records of the seed's
+    #: clients and of older versions, which are never fenced.
+    writer: Optional[str] = None
     #: The whole JSON document, fields newer than this class included.
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -1508,11 +1593,13 @@ class ParseAnswer:
         return cls(
             agent=doc.get("agent") or "",
             blockers=doc.get("blockers") or [],
+            by=doc.get("by"),
             carried_from=doc.get("carried_from"),
             context_hash=doc.get("context_hash"),
             data=doc.get("data"),
             done=doc.get("done"),
             edited_at=doc.get("edited_at"),
+            from_=doc.get("from"),
             id=doc.get("id"),
             intent=_one(Intent, doc.get("intent")),
             kind=doc.get("kind") or "",
@@ -1530,6 +1617,7 @@ class ParseAnswer:
             status=doc.get("status") or "",
             time=doc.get("time") or "",
             version=doc.get("version") or "",
+            writer=doc.get("writer"),
             raw=dict(doc),
         )
 
@@ -1571,6 +1659,7 @@ class Verbs:
         data: Dict[str, Any] = {},
         *,
         blockers: List[str] = [],
+        check_owner: bool = False,
         context_file: Optional[str] = None,
         done: Optional[str] = None,
         id: Optional[str] = None,
@@ -1580,6 +1669,7 @@ class Verbs:
         merge: bool = False,
         next: Optional[str] = None,
         parent: Optional[str] = None,
+        writer: Optional[str] = None,
     ) -> CheckpointAnswer:
         """Save a checkpoint: the phase an agent just completed and the state it needs to resume (a
         JSON object of issue numbers, branch names, completed subtasks, paths), with optional
@@ -1605,6 +1695,9 @@ class Verbs:
             completed subtasks, file paths; never file contents or secrets, which are redacted).
             JSON text of an object is accepted too.
         - ``blockers``: What blocks progress, one line each.
+        - ``check_owner``: Read the session first (one request) and post nothing when another
+            writer took it over: the call fails with exit 73, naming the takeover. Without it a
+            fenced writer's checkpoint is still posted, and every reader ignores it.
         - ``context_file``: The status document the agent works from (e.g. STATUS.md): its
             hash is recorded, so a later `resume` with the same file says whether it changed
             since.
@@ -1627,6 +1720,9 @@ class Verbs:
         - ``parent``: The record this one continues from (its `Parent:`). Default: the newest
             record of this agent and session the writer knows (its last write, or what `resume`
             returned).
+        - ``writer``: Write as this writer (its `Writer:` line) instead of this client's own:
+            the one a supervisor took the session over for (`resume` with `take_over` and
+            `writer`).
         """
         args: Dict[str, Any] = {
             "agent": agent,
@@ -1634,6 +1730,7 @@ class Verbs:
             "phase": phase,
             "data": data,
             "blockers": blockers,
+            "check_owner": check_owner,
             "context_file": context_file,
             "done": done,
             "id": id,
@@ -1643,6 +1740,7 @@ class Verbs:
             "merge": merge,
             "next": next,
             "parent": parent,
+            "writer": writer,
         }
         return CheckpointAnswer._from(self._call("checkpoint", args))
 
@@ -1713,6 +1811,8 @@ class Verbs:
         session: str,
         *,
         context_file: Optional[str] = None,
+        take_over: bool = False,
+        writer: Optional[str] = None,
     ) -> ResumeAnswer:
         """Find where an agent should pick up a session. Call it first when (re)starting work.
         Returns `resume_point` (the step to continue from), the last checkpoint's `phase` and
@@ -1733,11 +1833,21 @@ class Verbs:
         - ``context_file``: The status document the agent works from (the one given to
             `checkpoint`): the answer's `context_drift` says whether it changed since the
             checkpoint.
+        - ``take_over``: Take the session over: post a `[TAKEOVER]` record making this writer
+            (or `writer`) the session's only owner, from its newest record on. Every reader then
+            ignores the records other writers post to it (they are fenced), and their next read
+            fails with exit 73.
+        - ``writer``: Resume as this writer instead of this client's own: with `take_over`,
+            the writer the session is handed to (a supervisor preparing the next worker, which
+            then writes with the same `writer`); without it, the writer whose ownership is
+            checked.
         """
         args: Dict[str, Any] = {
             "agent": agent,
             "session": session,
             "context_file": context_file,
+            "take_over": take_over,
+            "writer": writer,
         }
         return ResumeAnswer._from(self._call("resume", args))
 
@@ -2127,6 +2237,7 @@ class AsyncVerbs:
         data: Dict[str, Any] = {},
         *,
         blockers: List[str] = [],
+        check_owner: bool = False,
         context_file: Optional[str] = None,
         done: Optional[str] = None,
         id: Optional[str] = None,
@@ -2136,6 +2247,7 @@ class AsyncVerbs:
         merge: bool = False,
         next: Optional[str] = None,
         parent: Optional[str] = None,
+        writer: Optional[str] = None,
     ) -> CheckpointAnswer:
         """Save a checkpoint: the phase an agent just completed and the state it needs to resume (a
         JSON object of issue numbers, branch names, completed subtasks, paths), with optional
@@ -2161,6 +2273,9 @@ class AsyncVerbs:
             completed subtasks, file paths; never file contents or secrets, which are redacted).
             JSON text of an object is accepted too.
         - ``blockers``: What blocks progress, one line each.
+        - ``check_owner``: Read the session first (one request) and post nothing when another
+            writer took it over: the call fails with exit 73, naming the takeover. Without it a
+            fenced writer's checkpoint is still posted, and every reader ignores it.
         - ``context_file``: The status document the agent works from (e.g. STATUS.md): its
             hash is recorded, so a later `resume` with the same file says whether it changed
             since.
@@ -2183,6 +2298,9 @@ class AsyncVerbs:
         - ``parent``: The record this one continues from (its `Parent:`). Default: the newest
             record of this agent and session the writer knows (its last write, or what `resume`
             returned).
+        - ``writer``: Write as this writer (its `Writer:` line) instead of this client's own:
+            the one a supervisor took the session over for (`resume` with `take_over` and
+            `writer`).
         """
         args: Dict[str, Any] = {
             "agent": agent,
@@ -2190,6 +2308,7 @@ class AsyncVerbs:
             "phase": phase,
             "data": data,
             "blockers": blockers,
+            "check_owner": check_owner,
             "context_file": context_file,
             "done": done,
             "id": id,
@@ -2199,6 +2318,7 @@ class AsyncVerbs:
             "merge": merge,
             "next": next,
             "parent": parent,
+            "writer": writer,
         }
         return CheckpointAnswer._from(await self._call("checkpoint", args))
 
@@ -2269,6 +2389,8 @@ class AsyncVerbs:
         session: str,
         *,
         context_file: Optional[str] = None,
+        take_over: bool = False,
+        writer: Optional[str] = None,
     ) -> ResumeAnswer:
         """Find where an agent should pick up a session. Call it first when (re)starting work.
         Returns `resume_point` (the step to continue from), the last checkpoint's `phase` and
@@ -2289,11 +2411,21 @@ class AsyncVerbs:
         - ``context_file``: The status document the agent works from (the one given to
             `checkpoint`): the answer's `context_drift` says whether it changed since the
             checkpoint.
+        - ``take_over``: Take the session over: post a `[TAKEOVER]` record making this writer
+            (or `writer`) the session's only owner, from its newest record on. Every reader then
+            ignores the records other writers post to it (they are fenced), and their next read
+            fails with exit 73.
+        - ``writer``: Resume as this writer instead of this client's own: with `take_over`,
+            the writer the session is handed to (a supervisor preparing the next worker, which
+            then writes with the same `writer`); without it, the writer whose ownership is
+            checked.
         """
         args: Dict[str, Any] = {
             "agent": agent,
             "session": session,
             "context_file": context_file,
+            "take_over": take_over,
+            "writer": writer,
         }
         return ResumeAnswer._from(await self._call("resume", args))
 

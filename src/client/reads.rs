@@ -26,12 +26,14 @@ impl<T: Thread> Client<T> {
             }
             _ => None,
         };
-        let in_pair = |e: &Entry| {
-            exact.is_some_and(|(a, s)| e.record.agent == a && e.record.session == s)
-        };
+        let in_pair =
+            |e: &Entry| exact.is_some_and(|(a, s)| e.record.agent == a && e.record.session == s);
         // The filter reads the names as written; only what is answered is scrubbed.
         let (all, trust) = match exact {
-            Some(names) => self.scan_unscrubbed(Keep::Pair(&in_pair, &wanted, names)).await?,
+            Some(names) => {
+                self.scan_unscrubbed(Keep::Pair(&in_pair, &wanted, names))
+                    .await?
+            }
             None => self.scan_unscrubbed(Keep::Newest(&wanted)).await?,
         };
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
@@ -99,7 +101,8 @@ impl<T: Thread> Client<T> {
     /// with the closest names ("did you mean"). Warns of comments newer than the answer that
     /// could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
-        self.resume_checked(agent, session, Some(&self.writer)).await
+        self.resume_checked(agent, session, Some(&self.writer))
+            .await
     }
 
     /// [`Client::resume`] as `writer`: fails with [`Error::Fenced`] when another writer took

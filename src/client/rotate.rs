@@ -378,6 +378,7 @@ mod tests {
         .unwrap();
         let at = now - chrono::Duration::days(age_days);
         Entry {
+            fenced: false,
             record,
             comment: CommentInfo {
                 id: Some(id),

@@ -175,7 +175,11 @@ impl<T: Thread> Client<T> {
             &record.session,
             record.writer.as_deref().unwrap_or(&self.writer),
         ) {
-            return Err(super::takeover::fenced(&record.agent, &record.session, &owner));
+            return Err(super::takeover::fenced(
+                &record.agent,
+                &record.session,
+                &owner,
+            ));
         }
         // Fenced records are not the session's: never the newest, never merged from.
         let entries: Vec<Entry> = entries.into_iter().filter(|e| !e.fenced).collect();

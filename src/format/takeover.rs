@@ -63,11 +63,17 @@ mod tests {
         .unwrap()
         .with_parent(Some(from.clone()));
         let body = Renderer::embedded().unwrap().render(&record).unwrap();
-        assert!(body.starts_with("[TAKEOVER] implementation-worker\n"), "{body}");
+        assert!(
+            body.starts_with("[TAKEOVER] implementation-worker\n"),
+            "{body}"
+        );
         assert!(body.contains("\nWriter: w-next\n"), "{body}");
         assert!(body.contains(&format!("\nFrom: {from}\n")), "{body}");
         assert!(body.contains("\nBy: w-supervisor\n"), "{body}");
-        assert!(!body.contains("[CHECKPOINT]"), "seed 003 takes it for a checkpoint");
+        assert!(
+            !body.contains("[CHECKPOINT]"),
+            "seed 003 takes it for a checkpoint"
+        );
         let back = parse(&body).unwrap();
         assert_eq!(back.kind(), Kind::Takeover);
         assert_eq!(back.new_owner(), Some("w-next"));
@@ -80,7 +86,13 @@ mod tests {
     #[test]
     fn a_takeover_by_its_owner_names_no_poster_and_needs_a_writer() {
         let r = Record::takeover("a", "s", "w1", None, Some("w1".into())).unwrap();
-        assert!(matches!(r.payload, Payload::Takeover { by: None, from: None }));
+        assert!(matches!(
+            r.payload,
+            Payload::Takeover {
+                by: None,
+                from: None
+            }
+        ));
         assert!(Record::takeover("a", "s", "two\nlines", None, None).is_err());
         let mut no_owner = r.clone();
         no_owner.writer = None;

@@ -170,10 +170,10 @@ impl View {
                     self.address(&mut comment);
                     let record = self.build(src)?;
                     entries.push(Entry {
-                    record,
-                    comment,
-                    fenced: false,
-                });
+                        record,
+                        comment,
+                        fenced: false,
+                    });
                 }
             }
             Keep::Newest(wanted) => {

@@ -204,6 +204,7 @@ mod tests {
 
     fn entry(record: Record, id: u64) -> Entry {
         Entry {
+            fenced: false,
             record,
             comment: CommentInfo {
                 id: Some(id),

@@ -7,6 +7,7 @@ use serde_json::json;
 
 fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry {
     Entry {
+        fenced: false,
         record,
         comment: CommentInfo {
             id: Some(id),

@@ -205,6 +205,7 @@ mod tests {
 
     fn entry(record: Record, minutes: i64) -> Entry {
         Entry {
+            fenced: false,
             record,
             comment: CommentInfo {
                 id: Some(u64::try_from(minutes + 10_000).unwrap()),

@@ -134,7 +134,9 @@ pub fn fenced_warning(e: &Entry, owner: Option<&Takeover>) -> String {
         e.record.agent,
         e.record.session,
         e.record.writer.as_deref().unwrap_or("unknown"),
-        owner.map(|o| format!(": {}", o.describe())).unwrap_or_default(),
+        owner
+            .map(|o| format!(": {}", o.describe()))
+            .unwrap_or_default(),
     )
 }
 

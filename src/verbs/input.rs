@@ -293,6 +293,8 @@ mod tests {
 /// header value.
 pub fn writer(what: &str, value: &str) -> Result<()> {
     crate::format::check_field("writer", value).map_err(|e| {
-        crate::error::Error::usage(format!("{what} is not a writer name: {e}; give one line of text"))
+        crate::error::Error::usage(format!(
+            "{what} is not a writer name: {e}; give one line of text"
+        ))
     })
 }

@@ -160,7 +160,10 @@ impl Run for ResumeVerb {
             }
             false => {
                 let writer = writer.unwrap_or(ctx.client.writer());
-                (ctx.client.resume_as(&r.agent, &r.session, writer).await?, None)
+                (
+                    ctx.client.resume_as(&r.agent, &r.session, writer).await?,
+                    None,
+                )
             }
         };
         if let Some(bytes) = &context {

@@ -34,10 +34,9 @@ pub fn what(e: &Entry) -> String {
         Payload::Checkpoint { phase, .. } => format!("phase={phase}"),
         Payload::Health { status, .. } => format!("status={status}"),
         Payload::End { reason, .. } => format!("reason={reason}"),
-        Payload::Takeover { .. } => format!(
-            "owner={}",
-            e.record.writer.as_deref().unwrap_or("unknown")
-        ),
+        Payload::Takeover { .. } => {
+            format!("owner={}", e.record.writer.as_deref().unwrap_or("unknown"))
+        }
     }
 }
 

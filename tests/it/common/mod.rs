@@ -56,7 +56,7 @@ pub fn json_object() -> impl Strategy<Value = Value> {
         .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>()))
 }
 
-/// Any valid version-2.0 record, checkpoint or health.
+/// Any valid version-2.0 record, checkpoint, health or takeover, with or without a writer.
 pub fn record() -> impl Strategy<Value = Record> {
     let time = (0i64..253_402_300_799_999_999)
         .prop_map(|us| DateTime::from_timestamp_micros(us).unwrap_or_default());
@@ -67,6 +67,7 @@ pub fn record() -> impl Strategy<Value = Record> {
         (
             proptest::option::of(field()),
             proptest::collection::vec(field(), 0..3),
+            proptest::option::of(field()),
             proptest::option::of(field()),
         ),
     );
@@ -79,6 +80,8 @@ pub fn record() -> impl Strategy<Value = Record> {
                 next_check
             }
         ),
+        (proptest::option::of(field()), proptest::option::of(field()))
+            .prop_map(|(from, by)| Payload::Takeover { from, by }),
     ];
     (name(), name(), time, lineage, payload).prop_map(
         |(agent, session, time, (seq, parent, redacted, handoff), payload)| Record {
@@ -86,10 +89,23 @@ pub fn record() -> impl Strategy<Value = Record> {
             id: Some(new_record_id()),
             seq,
             parent,
+            // A takeover always names its writer (the new owner).
+            writer: match (&payload, handoff.3) {
+                (Payload::Takeover { .. }, None) => Some("w-owner".into()),
+                (_, writer) => writer,
+            },
             redacted,
-            next: handoff.0,
-            blockers: handoff.1,
-            context_hash: handoff.2,
+            // Handoff lines belong to checkpoints and health signals.
+            next: handoff
+                .0
+                .filter(|_| !matches!(payload, Payload::Takeover { .. })),
+            blockers: match payload {
+                Payload::Takeover { .. } => Vec::new(),
+                _ => handoff.1,
+            },
+            context_hash: handoff
+                .2
+                .filter(|_| !matches!(payload, Payload::Takeover { .. })),
             carried_from: None,
             intent: None,
             done: None,

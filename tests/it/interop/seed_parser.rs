@@ -446,3 +446,54 @@ fn seed_parser_reads_an_intent_checkpoint_as_a_normal_checkpoint() {
     // Same agent, session, phase, time and data: the intent's data is not in the seed's data.
     assert_seed_reads(&records);
 }
+
+#[test]
+#[cfg_attr(
+    no_seeds,
+    ignore = "needs ../shared/seeds (the seed document); a plain clone has none"
+)]
+fn seed_parser_reads_checkpoints_that_name_their_writer() {
+    let record = Record::checkpoint(
+        "implementation-worker",
+        "s1",
+        "clone_complete",
+        json!({"n": 1}),
+    )
+    .unwrap()
+    .with_lineage(None, Some("parent-id".into()))
+    .with_writer(Some("w-0123456789abcdef".into()));
+    let body = Renderer::embedded().unwrap().render(&record).unwrap();
+    assert!(body.contains("\nWriter: w-0123456789abcdef\n"), "{body}");
+    assert_seed_reads(&[record]);
+}
+
+#[test]
+#[cfg_attr(
+    no_seeds,
+    ignore = "needs ../shared/seeds (the seed document); a plain clone has none"
+)]
+fn seed_parser_never_takes_a_takeover_for_a_checkpoint() {
+    let renderer = Renderer::embedded().unwrap();
+    let mut bodies = Vec::new();
+    for (from, by) in [
+        (None, None),
+        (
+            Some(forgestate::format::new_record_id()),
+            Some("w-supervisor".to_string()),
+        ),
+    ] {
+        let takeover = Record::takeover("implementation-worker", "s1", "w-next", from, by)
+            .unwrap()
+            .with_parent(Some("parent-id".into()));
+        let body = renderer.render(&takeover).unwrap();
+        assert!(!body.contains("[CHECKPOINT]"), "{body}");
+        assert!(matches!(
+            forgestate::format::parse(&body).unwrap().payload,
+            Payload::Takeover { .. }
+        ));
+        bodies.push(body);
+    }
+    for (seen, body) in seed_parse(&bodies).iter().zip(&bodies) {
+        assert!(seen.is_null(), "the seed's reader took a takeover:\n{body}");
+    }
+}
