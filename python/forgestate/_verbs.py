@@ -891,6 +891,9 @@ class StatusRow:
     conflicts: int = 0
     #: The end record, when the session ended and no checkpoint came after it.
     ended: Optional[Ended] = None
+    #: How many of the pair's records are fenced: written by another writer after the takeover.
+    #: They count in `records` and nowhere else.
+    fenced: int = 0
     #: The newest health signal's status.
     health: Optional[str] = None
     #: The newest record's kind.
@@ -901,6 +904,8 @@ class StatusRow:
     metrics: Any = None
     #: The newest checkpoint's next step (handoff).
     next: Optional[str] = None
+    #: The writer that owns the session, when it was taken over (its newest takeover).
+    owner: Optional[str] = None
     #: The write-ahead intent the newest checkpoint left unconfirmed, by name.
     pending_intent: Optional[str] = None
     #: The newest checkpoint's phase.
@@ -932,11 +937,13 @@ class StatusRow:
             blockers=doc.get("blockers") or [],
             conflicts=doc.get("conflicts") or 0,
             ended=_one(Ended, doc.get("ended")),
+            fenced=doc.get("fenced") or 0,
             health=doc.get("health"),
             last_kind=doc.get("last_kind") or "",
             last_seen=doc.get("last_seen") or "",
             metrics=doc.get("metrics"),
             next=doc.get("next"),
+            owner=doc.get("owner"),
             pending_intent=doc.get("pending_intent"),
             phase=doc.get("phase"),
             reason=doc.get("reason") or "",

@@ -1,7 +1,7 @@
 //! The status table as markdown in the session issue's body, between two markers (pure).
 //!
-//! [`table`] renders the rows (agent, session, verdict, phase, resume point, last seen, next,
-//! blockers), and below them the phase timeline ([`super::timeline`]), with nothing that
+//! [`table`] renders the rows (agent, session, owner, verdict, phase, resume point, last seen,
+//! next, blockers), and below them the phase timeline ([`super::timeline`]), with nothing that
 //! changes while the thread does not: no ages, no "generated at",
 //! so an unchanged thread gives a byte-identical table and [`splice`] answers `None` (no write).
 //! [`splice`] replaces only what lies between the markers; every byte outside them is kept, so a
@@ -32,15 +32,16 @@ pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
         out.push_str("_No records yet._\n");
     } else {
         out.push_str(
-            "| agent | session | verdict | phase | resume point | last seen (UTC) | next | blockers |\n",
+            "| agent | session | owner | verdict | phase | resume point | last seen (UTC) | next | blockers |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         let mut rows: Vec<&StatusRow> = rows.iter().collect();
         rows.sort_by(|a, b| (&a.agent, &a.session).cmp(&(&b.agent, &b.session)));
         for r in rows {
             let cells = [
                 cell(&r.agent),
                 cell(&r.session),
+                cell(&owner(r)),
                 r.verdict.name().to_string(),
                 cell(r.phase.as_deref().unwrap_or("")),
                 cell(r.resume_point.as_deref().unwrap_or("")),
@@ -62,10 +63,14 @@ pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
     out
 }
 
-/// `body` with `table` between the markers: the old table replaced, or, when the body has no
-/// real markers yet, appended after a blank line. Everything outside the markers stays byte for
-/// byte. `None` when the result is `body` itself (nothing to write).
+/// `body` with `table` between the markers: the old table replaced where it stands, or, when
+/// the body has no real markers yet, put at the top, above the template and a blank line (where
+/// people look first, as Renovate's Dependency Dashboard). Everything outside the markers stays
+/// byte for byte. `None` when the result is `body` itself (nothing to write).
 pub fn splice(body: &str, table: &str) -> Option<String> {
+    if span(body, BEGIN_PREFIX, END).is_none() && !body.trim().is_empty() {
+        return Some(format!("{table}\n\n{body}"));
+    }
     splice_between(body, (BEGIN_PREFIX, END), table)
 }
 
@@ -110,6 +115,15 @@ pub fn current(body: &str) -> Option<&str> {
     span(body, BEGIN_PREFIX, END).map(|(start, end)| &body[start..end])
 }
 
+/// The owner cell: the writer that took the session over, and how many records it fenced.
+fn owner(r: &StatusRow) -> String {
+    match (&r.owner, r.fenced) {
+        (Some(owner), 0) => owner.clone(),
+        (Some(owner), n) => format!("{owner} ({n} fenced)"),
+        (None, _) => String::new(),
+    }
+}
+
 /// One table cell: no line breaks, no `|` that would split it, no `<` that could open a
 /// comment or a marker, nothing longer than a screen.
 fn cell(text: &str) -> String {
@@ -145,7 +159,7 @@ mod tests {
     fn splice_keeps_the_text_outside_the_markers_byte_for_byte() {
         let person = "Hello.\r\n\r\nNotes  \n";
         let first = splice(person, &t("one")).unwrap();
-        assert!(first.starts_with(person));
+        assert_eq!(first, format!("{}\n\n{person}", t("one")), "at the top");
         let edited = format!(
             "Intro\n{}\n\nOutro by a person\t\n",
             current(&first).unwrap()
@@ -162,7 +176,7 @@ mod tests {
         );
         assert_eq!(splice("", &t("x")).unwrap(), t("x"));
         let cut = format!("{BEGIN}\nno end");
-        assert!(splice(&cut, &t("x")).unwrap().starts_with(&cut));
+        assert!(splice(&cut, &t("x")).unwrap().ends_with(&cut));
     }
 
     /// A person's note quoting both markers every way markdown quotes, the chain link, and text
@@ -186,10 +200,10 @@ mod tests {
         let body = quoting_body();
         assert_eq!(current(&body), None, "no real marker pair in {body}");
         let first = splice(&body, &t("one")).unwrap();
-        assert_eq!(first, format!("{body}\n{}\n", t("one")));
+        assert_eq!(first, format!("{}\n\n{body}", t("one")));
         assert_eq!(current(&first), Some(t("one").as_str()));
         let second = splice(&first, &t("two")).unwrap();
-        assert_eq!(second, format!("{body}\n{}\n", t("two")));
+        assert_eq!(second, format!("{}\n\n{body}", t("two")));
         assert_eq!(splice(&second, &t("two")), None);
         // Inline, the markers are text too, even with the real table after them.
         let inline = format!("see {BEGIN} and {END} here\n\n{}\ntail\n", t("old"));
@@ -211,19 +225,23 @@ mod tests {
     fn text_after_a_cut_begin_marker_is_not_the_tables() {
         let cut = format!("Intro\n\n{BEGIN}\nA person's text after a cut marker.\n");
         let first = splice(&cut, &t("one")).unwrap();
-        assert_eq!(first, format!("{cut}\n{}\n", t("one")));
+        assert_eq!(first, format!("{}\n\n{cut}", t("one")));
         let second = splice(&first, &t("two")).unwrap();
-        assert_eq!(second, format!("{cut}\n{}\n", t("two")));
+        assert_eq!(second, format!("{}\n\n{cut}", t("two")));
     }
 
     #[test]
-    fn a_fence_left_open_is_closed_before_the_table_so_it_is_not_appended_again() {
+    fn a_fence_left_open_stays_below_the_table_and_it_is_not_put_there_again() {
         let open = "Notes\n\n````sh\nmake\n";
         let first = splice(open, &t("one")).unwrap();
-        assert_eq!(first, format!("{open}````\n\n{}\n", t("one")));
+        assert_eq!(first, format!("{}\n\n{open}", t("one")));
         let second = splice(&first, &t("two")).unwrap();
-        assert_eq!(second, format!("{open}````\n\n{}\n", t("two")));
+        assert_eq!(second, format!("{}\n\n{open}", t("two")));
         assert_eq!(splice(&second, &t("two")), None);
+        // Blocks spliced after a body (the docs' generated ones) still close the fence first.
+        let block = "<!-- x:begin -->\none\n<!-- x:end -->".to_string();
+        let after = splice_between(open, ("<!-- x:begin", "<!-- x:end -->"), &block).unwrap();
+        assert_eq!(after, format!("{open}````\n\n{block}\n"));
     }
 
     #[test]

@@ -192,6 +192,11 @@ pub struct StatusRow {
     pub pending_intent: Option<String>,
     /// Parents named by more than one record: two writers continued from one state.
     pub conflicts: usize,
+    /// The writer that owns the session, when it was taken over (its newest takeover).
+    pub owner: Option<String>,
+    /// How many of the pair's records are fenced: written by another writer after the takeover.
+    /// They count in `records` and nowhere else.
+    pub fenced: usize,
 }
 
 pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -242,6 +247,10 @@ fn judge(
     policy: &StatusPolicy,
     map: &ResumeMap,
 ) -> Option<StatusRow> {
+    let all = list;
+    // Fenced records never decide anything: not the verdict, not the age, not the phase.
+    let live: Vec<&Entry> = list.iter().copied().filter(|e| !e.fenced).collect();
+    let list = &live[..];
     let newest = *list.last()?;
     let checkpoint = list
         .iter()
@@ -272,7 +281,7 @@ fn judge(
                 .as_deref()
                 .is_some_and(|s| s.trim().eq_ignore_ascii_case(word))
     };
-    let facts = facts(list.iter().copied());
+    let facts = facts(all.iter().copied());
     let (verdict, reason) = match &resume_point {
         _ if facts.ended.is_some() => ended_verdict(facts.ended.as_ref()),
         _ if !facts.conflicts.is_empty() => (
@@ -307,7 +316,7 @@ fn judge(
         age_secs,
         last_seen,
         last_kind: newest.record.kind(),
-        records: list.len(),
+        records: all.len(),
         phase,
         resume_point,
         health: status,
@@ -321,6 +330,8 @@ fn judge(
         reopened: facts.reopened.is_some(),
         pending_intent: facts.pending_intent.map(|i| i.name),
         conflicts: facts.conflicts.len(),
+        owner: facts.owner.map(|t| t.owner),
+        fenced: facts.fenced,
         ended: facts.ended,
     })
 }

@@ -310,7 +310,7 @@ async fn the_cli_exports_publishes_and_imports() {
     assert!(
         source
             .issue_body(n)
-            .contains("| w | s1 | alive | clone_complete |")
+            .contains("| w | s1 |  | alive | clone_complete |")
     );
     let again = ok(bin.line("publish --json"));
     assert_eq!(again["written"], false);

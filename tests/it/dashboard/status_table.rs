@@ -52,14 +52,14 @@ async fn the_table_is_published_keeps_a_persons_text_and_skips_unchanged_writes(
     assert_eq!((first.issue, first.rows), (n, 2));
     let body = fake.issue_body(n);
     assert!(
-        body.starts_with(intro),
-        "the person's text stays first: {body:?}"
+        body.starts_with(dashboard::BEGIN) && body.ends_with(&format!("\n\n{intro}")),
+        "a first publish puts the table at the top, the person's text kept below: {body:?}"
     );
     assert_eq!(dashboard::current(&body), Some(first.table.as_str()));
     for cell in [
-        "| implementation-worker | s1 | alive | clone_complete | phase_2_subtasks |",
+        "| implementation-worker | s1 |  | alive | clone_complete | phase_2_subtasks |",
         "| write the tests | waiting on \\| review |",
-        "| planner | s2 | alive | subtask_1_complete |",
+        "| planner | s2 |  | alive | subtask_1_complete |",
     ] {
         assert!(body.contains(cell), "{cell} in\n{body}");
     }
@@ -84,7 +84,10 @@ async fn the_table_is_published_keeps_a_persons_text_and_skips_unchanged_writes(
     let third = c.publish_status(&policy).await.unwrap();
     assert!(third.written);
     let body = fake.issue_body(n);
-    assert!(body.starts_with(intro) && body.ends_with(outro), "{body:?}");
+    assert!(
+        body.starts_with(dashboard::BEGIN) && body.contains(intro) && body.ends_with(outro),
+        "{body:?}"
+    );
     let (table, timeline) = body
         .split_once("### Phases in the last day")
         .expect("the timeline under the table");
@@ -129,7 +132,7 @@ async fn markers_a_person_quotes_are_kept_with_the_chain_link_and_the_text_after
     let first = c.publish_status(&policy).await.unwrap();
     assert_eq!((first.issue, first.written), (n, true));
     let body = fake.issue_body(n);
-    assert_eq!(body, format!("{person}\n{}\n", first.table), "appended");
+    assert_eq!(body, format!("{}\n\n{person}", first.table), "at the top");
 
     // The next change replaces only the real table.
     c.save(cp("a", "s1", "subtask_1_complete"))
@@ -138,7 +141,7 @@ async fn markers_a_person_quotes_are_kept_with_the_chain_link_and_the_text_after
         .unwrap();
     let second = c.publish_status(&policy).await.unwrap();
     assert!(second.written && second.table.contains("subtask_1_complete"));
-    assert_eq!(fake.issue_body(n), format!("{person}\n{}\n", second.table));
+    assert_eq!(fake.issue_body(n), format!("{}\n\n{person}", second.table));
     assert!(!c.publish_status(&policy).await.unwrap().written);
 }
 
@@ -164,7 +167,7 @@ async fn two_publishers_converge_on_one_table() {
         assert_eq!(x.table, y.table, "both computed the same table");
     }
     let body = fake.issue_body(n);
-    assert!(body.starts_with("Kept by a person.\n"), "{body:?}");
+    assert!(body.ends_with("\n\nKept by a person.\n"), "{body:?}");
     assert_eq!(
         body.matches("<!-- forgestate:status:begin").count(),
         1,
@@ -192,7 +195,7 @@ async fn rotation_carries_the_table_and_the_old_body_says_where_it_continues() {
     let to = rotation.to.unwrap();
     assert!(rotation.dashboard && rotation.closed, "{rotation:?}");
     let old = fake.issue_body(n);
-    assert!(old.starts_with("A person's note.\n"), "{old:?}");
+    assert!(old.ends_with("\n\nA person's note.\n"), "{old:?}");
     assert!(
         dashboard::current(&old)
             .unwrap()
@@ -201,8 +204,14 @@ async fn rotation_carries_the_table_and_the_old_body_says_where_it_continues() {
     );
     assert!(!old.contains("| a | s1 |"), "the old table is gone: {old}");
     let new = fake.issue_body(to);
-    assert!(new.starts_with("Previous session issue: #"), "{new}");
-    assert!(new.contains("| a | s1 | alive | clone_complete |"), "{new}");
+    assert!(
+        new.starts_with(dashboard::BEGIN) && new.contains("\n\nPrevious session issue: #"),
+        "the carried table at the top, the chain link below it: {new}"
+    );
+    assert!(
+        new.contains("| a | s1 |  | alive | clone_complete |"),
+        "{new}"
+    );
     // Publishing again goes to the new head and finds nothing to change.
     let again = c.publish_status(&StatusPolicy::default()).await.unwrap();
     assert_eq!((again.issue, again.written), (to, false));
@@ -227,7 +236,7 @@ async fn auto_refresh_runs_at_most_once_per_interval_per_machine() {
     assert_eq!(posted.dashboard_failed, None);
     assert!(
         fake.issue_body(n)
-            .contains("| a | s1 | alive | clone_complete |")
+            .contains("| a | s1 |  | alive | clone_complete |")
     );
     c.save(cp("a", "s1", "subtask_1_complete"))
         .await
