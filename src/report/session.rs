@@ -106,7 +106,14 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
         out.latest_id = r.id.clone().or(out.latest_id.take());
         // A forced fork replaced the session's state on purpose: no second writer, even when
         // an earlier fork into the session started from the same record.
-        if let Some(parent) = r.parent.as_deref().filter(|_| !is_forced_fork(r)) {
+        // Nor is a takeover: it continues from the newest record on purpose, racing whoever
+        // still writes (fenced from then on) or another takeover (the order decides).
+        let takeover = r.kind() == Kind::Takeover;
+        if let Some(parent) = r
+            .parent
+            .as_deref()
+            .filter(|_| !is_forced_fork(r) && !takeover)
+        {
             let seen = children.entry(parent).or_default();
             if seen.is_empty() {
                 order.push(parent);

@@ -6,3 +6,4 @@ mod fork_live;
 mod fork_never_rewinds;
 mod library;
 mod machines;
+mod takeover;

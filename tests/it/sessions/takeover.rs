@@ -1,0 +1,227 @@
+//! One writer per session (issue #43), through the real binary on both stores: a supervisor
+//! takes a session over for the next worker while the old worker keeps saving; every reader,
+//! fresh or warm, resumes from the new owner's line; the old worker's next read gets exit 73
+//! naming the takeover; with `--check-owner` its save posts nothing; `history`, `list` and
+//! `status` keep and count its fenced records.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::common::cli::{Bin, parse_ok, stderr, words};
+use crate::common::world::World;
+use crate::fake_forge::{BOT_TOKEN, OWNER, REPO};
+
+/// One machine (its own home, so its own state directory and writer), the world's store.
+struct Machine<'a> {
+    home: tempfile::TempDir,
+    world: &'a World,
+    /// `FORGESTATE_WRITER`, for the next worker a supervisor took the session over for.
+    writer: Option<&'static str>,
+}
+
+impl<'a> Machine<'a> {
+    fn new(world: &'a World) -> Machine<'a> {
+        Machine {
+            home: tempfile::tempdir().unwrap(),
+            world,
+            writer: None,
+        }
+    }
+
+    fn as_writer(world: &'a World, writer: &'static str) -> Machine<'a> {
+        Machine {
+            writer: Some(writer),
+            ..Machine::new(world)
+        }
+    }
+
+    fn run(&self, line: &str) -> Output {
+        let mut args = words(line);
+        let home: &Path = self.home.path();
+        let mut bin = Bin::new(home);
+        if let Some(w) = self.writer {
+            bin = bin.env("FORGESTATE_WRITER", w);
+        }
+        match &self.world.fake {
+            Some(fake) => bin.forge(&fake.uri(), OWNER, REPO, BOT_TOKEN).run(&args),
+            None => {
+                args.extend(["--store".into(), self.world.store().display().to_string()]);
+                bin.run(&args)
+            }
+        }
+    }
+
+    fn ok(&self, line: &str) -> Value {
+        let line = format!("{line} --json");
+        parse_ok(&words(&line), &self.run(&line))
+    }
+
+    /// Runs `line`, which must fail with exit 73 as a fenced writer; answers the message.
+    fn fenced(&self, line: &str) -> String {
+        let out = self.run(line);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(73), "{line}: {err}");
+        assert!(err.contains("fenced:"), "{line}: {err}");
+        err
+    }
+}
+
+fn id(answer: &Value) -> String {
+    answer["id"].as_str().expect("an id").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_supervisor_takes_a_session_over_while_the_old_worker_keeps_saving() {
+    for world in World::both().await {
+        let name = world.name();
+        let old = Machine::new(&world);
+        old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let before =
+            id(&old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+        let old_writer = old.ok("list --session s")["records"][0]["writer"]
+            .as_str()
+            .expect("every record names its writer")
+            .to_string();
+
+        // The supervisor takes the session over for the next worker.
+        let supervisor = Machine::new(&world);
+        let taken = supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+        let takeover = taken["takeover_id"]
+            .as_str()
+            .expect("a takeover id")
+            .to_string();
+        assert_eq!(taken["owner"]["owner"], "w-next", "{name}: {taken}");
+        assert_eq!(taken["owner"]["from"], before.as_str(), "{name}");
+        assert_eq!(taken["latest_id"], takeover.as_str(), "{name}");
+        assert_eq!(taken["phase"], "subtask_1_complete", "{name}");
+
+        // The old worker only looked stalled: it keeps saving. The save posts (one request),
+        // and nobody resumes from it.
+        let stale =
+            old.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=99");
+        assert_eq!(stale["posted"], true, "{name}");
+        let stale_id = id(&stale);
+
+        // The next worker, started as the writer the session was taken over for.
+        let next = Machine::as_writer(&world, "w-next");
+        let first = next.ok("resume --agent w --session s");
+        assert_eq!(first["phase"], "subtask_1_complete", "{name}: {first}");
+        assert_eq!(first["data"]["n"], 2, "{name}");
+        assert_eq!(first["fenced"], 1, "{name}");
+        assert_eq!(first["latest_id"], takeover.as_str(), "{name}");
+        assert!(
+            first["warnings"].to_string().contains(&stale_id),
+            "{name}: a warning names the fenced record: {first}"
+        );
+        assert!(
+            first["conflicts"].as_array().unwrap().is_empty(),
+            "{name}: {first}"
+        );
+        let new = next.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=3");
+        assert_eq!(new["record"]["writer"], "w-next", "{name}");
+        assert_eq!(new["record"]["parent"], takeover.as_str(), "{name}");
+        let new_id = id(&new);
+
+        // The old worker writes once more after the new owner did.
+        old.ok("checkpoint --agent w --session s --phase subtask_3_complete --set n=100");
+
+        // Every reader, fresh or warm (the supervisor reads twice), agrees on the new line.
+        let fresh = Machine::new(&world);
+        for reader in [&fresh, &supervisor, &supervisor, &next] {
+            let r = reader.ok("resume --agent w --session s");
+            assert_eq!(r["record_id"], new_id.as_str(), "{name}: {r}");
+            assert_eq!(r["data"]["n"], 3, "{name}");
+            assert_eq!(r["fenced"], 2, "{name}");
+            assert_eq!(r["owner"]["owner"], "w-next", "{name}");
+            let latest = reader.ok("latest --agent w --session s --kind checkpoint");
+            assert_eq!(latest["record"]["id"], new_id.as_str(), "{name}: {latest}");
+        }
+        let status = fresh.ok("status");
+        let row = &status["rows"][0];
+        assert_eq!(row["owner"], "w-next", "{name}: {row}");
+        assert_eq!(row["fenced"], 2, "{name}");
+        assert_eq!(
+            row["phase"], "subtask_2_complete",
+            "{name}: never the fenced phase"
+        );
+        assert_ne!(row["verdict"], "conflicted", "{name}: {row}");
+        // History and list keep the fenced records, marked.
+        let list = fresh.ok("list --session s");
+        let fenced: Vec<&Value> = list["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["fenced"] == true)
+            .collect();
+        assert_eq!(fenced.len(), 2, "{name}: {list}");
+        assert!(fenced.iter().all(|e| e["writer"] == old_writer.as_str()));
+        assert!(fenced.iter().all(|e| e["writer"] != "w-next"));
+        let history = fresh.ok("history --session s");
+        assert!(
+            history.to_string().contains(&stale_id),
+            "{name}: history keeps it"
+        );
+
+        // The old worker's next read learns it: exit 73 naming who, when, from which record.
+        for line in [
+            "resume --agent w --session s".to_string(),
+            "latest --agent w --session s".to_string(),
+            format!("checkpoint --agent w --session s --phase x --if-latest {new_id}"),
+            "checkpoint --agent w --session s --phase x --merge".to_string(),
+        ] {
+            let err = old.fenced(&line);
+            for named in ["w-next", takeover.as_str(), before.as_str()] {
+                assert!(err.contains(named), "{name}: {line}: {named} in {err}");
+            }
+        }
+        // With --check-owner its save reads first and posts nothing.
+        let count = world.records();
+        old.fenced("checkpoint --agent w --session s --phase x --check-owner");
+        assert_eq!(world.records(), count, "{name}: nothing posted");
+        // The owner's own --check-owner save goes through.
+        next.ok("checkpoint --agent w --session s --phase subtask_3_complete --check-owner");
+        assert_eq!(world.records(), count + 1, "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_takeovers_in_one_second_both_post_and_every_reader_picks_the_same_owner() {
+    for world in World::both().await {
+        let name = world.name();
+        let worker = Machine::new(&world);
+        worker.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let (b, c) = (Machine::new(&world), Machine::new(&world));
+        let tb = b.ok("resume --agent w --session s --take-over --writer w-b");
+        let tc = c.ok("resume --agent w --session s --take-over --writer w-c");
+        assert_ne!(tb["takeover_id"], tc["takeover_id"], "{name}: both posted");
+        let status = Machine::new(&world).ok("status");
+        assert_ne!(
+            status["rows"][0]["verdict"], "conflicted",
+            "{name}: {status}"
+        );
+        // Both continue as their writer; the thread's order decides who owns the session.
+        let (wb, wc) = (
+            Machine::as_writer(&world, "w-b"),
+            Machine::as_writer(&world, "w-c"),
+        );
+        let owners: Vec<Value> = [&worker, &b, &c, &Machine::new(&world)]
+            .iter()
+            .map(|m| m.ok("status")["rows"][0]["owner"].clone())
+            .collect();
+        assert!(owners.iter().all(|o| *o == owners[0]), "{name}: {owners:?}");
+        let (winner, loser) = match owners[0].as_str() {
+            Some("w-c") => (&wc, &wb),
+            Some("w-b") => (&wb, &wc),
+            other => panic!("{name}: owner {other:?}"),
+        };
+        winner.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2");
+        loser.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=66");
+        let r = Machine::new(&world).ok("resume --agent w --session s");
+        assert_eq!(r["data"]["n"], 2, "{name}: {r}");
+        // The loser learns it at its next read.
+        loser.fenced("resume --agent w --session s");
+        winner.ok("resume --agent w --session s");
+    }
+}
