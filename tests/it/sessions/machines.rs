@@ -126,8 +126,15 @@ async fn the_lineage_is_kept_where_the_docs_say_and_a_bad_file_is_ignored() {
             Some(_) => a.home.path().join("state/forgestate/lineage"),
             None => world.store().join("lineage"),
         };
-        let files = crate::common::files_under(&root);
+        let (writers, files): (Vec<_>, Vec<_>) = crate::common::files_under(&root)
+            .into_iter()
+            .partition(|f| f.file_name().is_some_and(|n| n == "writer"));
         assert_eq!(files.len(), 1, "{name}: one file per session: {files:?}");
+        // Beside them, the machine's writer (issue #43), named on each record it writes.
+        assert_eq!(writers.len(), 1, "{name}: {writers:?}");
+        let writer = std::fs::read_to_string(&writers[0]).unwrap();
+        let listed = a.ok("list --session s");
+        assert_eq!(listed["records"][0]["writer"], writer.trim(), "{name}");
         // A file that does not hold a record id is ignored: the record goes without a parent.
         std::fs::write(
             &files[0],
