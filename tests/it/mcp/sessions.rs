@@ -295,3 +295,65 @@ async fn parallel_checkpoints_of_one_session_are_posted_in_arrival_order() {
         assert_eq!(result(11)["phase"], "p7", "{args}");
     }
 }
+
+/// Issue #43: two servers are two writers. One takes the session over (`take_over`); the
+/// other keeps saving (posted, fenced), its next read answers error code 73 naming the
+/// takeover, and with `check_owner` its save posts nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_lost_its_session_gets_code_73() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stores, _fake) = stores(dir.path()).await;
+    for (bin, args) in &stores {
+        let (old, _e1) = connect(bin, args).await;
+        let (new, _e2) = connect(bin, args).await;
+        let s = json!({"agent": "w", "session": "own"});
+        let first = call(
+            &old,
+            "checkpoint",
+            json!({"agent": "w", "session": "own", "phase": "a", "data": {"n": 1}}),
+        )
+        .await;
+        let first_id = ok(&first)["id"].clone();
+        let taken = call(
+            &new,
+            "resume",
+            json!({"agent": "w", "session": "own", "take_over": true}),
+        )
+        .await;
+        let takeover = ok(&taken)["takeover_id"].clone();
+        assert!(takeover.is_string(), "{taken:?}");
+        assert_eq!(ok(&taken)["owner"]["from"], first_id);
+        let stale = call(
+            &old,
+            "checkpoint",
+            json!({"agent": "w", "session": "own", "phase": "b", "data": {"n": 99}}),
+        )
+        .await;
+        assert_eq!(ok(&stale)["posted"], true, "a plain save still posts");
+        let resumed = call(&new, "resume", s.clone()).await;
+        assert_eq!(
+            ok(&resumed)["data"],
+            json!({"n": 1}),
+            "never the fenced save"
+        );
+        assert_eq!(ok(&resumed)["fenced"], 1);
+        for (tool, request) in [
+            ("resume", s.clone()),
+            ("latest", s.clone()),
+            (
+                "checkpoint",
+                json!({"agent": "w", "session": "own", "phase": "c", "check_owner": true}),
+            ),
+        ] {
+            let answer = call(&old, tool, request).await;
+            let error = failed(&answer);
+            assert_eq!(error["code"], 73, "{tool}: {error}");
+            assert_eq!(error["category"], "conflict");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.starts_with("fenced:"), "{message}");
+            assert!(message.contains(takeover.as_str().unwrap()), "{message}");
+        }
+        let after = call(&new, "resume", s.clone()).await;
+        assert_eq!(ok(&after)["fenced"], 1, "check_owner posted nothing");
+    }
+}
