@@ -14,8 +14,8 @@ from __future__ import annotations
 from ._verbs import *  # noqa: F401,F403 - the answers' dataclasses
 from ._verbs import __all__ as _answers
 from .client import AsyncClient, Client
-from .errors import (BinaryNotFound, ConfigError, Conflict, DataError, ForgestateError, Offline,
-                     StorageError, UsageError)
+from .errors import (BinaryNotFound, ConfigError, Conflict, DataError, Fenced, ForgestateError,
+                     Offline, StorageError, UsageError)
 
 try:
     from importlib.metadata import version as _version
@@ -24,8 +24,8 @@ except Exception:  # noqa: BLE001 - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
-    "Client", "AsyncClient", "ForgestateError", "ConfigError", "Conflict", "DataError", "Offline",
-    "StorageError", "UsageError", "BinaryNotFound", "__version__",
+    "Client", "AsyncClient", "ForgestateError", "ConfigError", "Conflict", "Fenced", "DataError",
+    "Offline", "StorageError", "UsageError", "BinaryNotFound", "__version__",
 ]
 # An answer's type named as an error (`Conflict`) stays `forgestate._verbs.Conflict`.
 __all__ += [name for name in _answers if name not in __all__]

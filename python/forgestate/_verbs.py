@@ -646,7 +646,7 @@ class Takeover:
     #: The writer that posted the takeover for the owner (a supervisor), when another.
     by: Optional[str] = None
     #: The record the owner continues from (`From:`).
-    from_: Optional[str] = None
+    from_record: Optional[str] = None
     #: The writer that owns the session.
     owner: str = ""
     #: The takeover record's `Id`.
@@ -659,7 +659,7 @@ class Takeover:
         return cls(
             at=doc.get("at") or "",
             by=doc.get("by"),
-            from_=doc.get("from"),
+            from_record=doc.get("from_record"),
             owner=doc.get("owner") or "",
             record_id=doc.get("record_id"),
             raw=dict(doc),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional
 
-__all__ = ["ForgestateError", "UsageError", "DataError", "StorageError", "Conflict", "Offline",
-           "ConfigError", "BinaryNotFound", "error_for", "reworded"]
+__all__ = ["ForgestateError", "UsageError", "DataError", "StorageError", "Conflict", "Fenced",
+           "Offline", "ConfigError", "BinaryNotFound", "error_for", "reworded"]
 
 
 class ForgestateError(Exception):
@@ -55,6 +55,12 @@ class Conflict(ForgestateError):
     code, category = 73, "conflict"
 
 
+class Fenced(Conflict):
+    """Exit 73, fenced: another writer took the session over (``resume(take_over=True)``), so
+    this writer's records of it are ignored by every reader. The message names the takeover:
+    who, when, and from which record. Stop working on the session (or take it over again)."""
+
+
 class StorageError(ForgestateError):
     """Exit 74: the store or a file could not be read or written on this machine."""
 
@@ -84,7 +90,10 @@ _BY_CODE = {64: UsageError, 65: DataError, 73: Conflict, 74: StorageError, 75: O
 
 
 def error_for(code: int, message: str, reason: Optional[str] = None) -> ForgestateError:
-    """The exception for an exit code (an unknown code is a :class:`StorageError`)."""
+    """The exception for an exit code (an unknown code is a :class:`StorageError`); a conflict
+    whose message starts with ``fenced:`` is :class:`Fenced`."""
+    if code == 73 and message.startswith("fenced:"):
+        return Fenced(message, code=code, reason=reason)
     return _BY_CODE.get(code, StorageError)(message, code=code, reason=reason)
 
 

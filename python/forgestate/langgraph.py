@@ -87,7 +87,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     run the same steps with an :class:`~forgestate.AsyncClient` of the same settings, so the
     event loop never waits on a call (no thread per call)."""
 
-    def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None) -> None:
+    def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None,
+                 check_owner: bool = False) -> None:
         super().__init__(serde=serde)
         if not isinstance(client, Client):
             raise TypeError("ForgeStateSaver needs a forgestate.Client")
@@ -101,6 +102,12 @@ class ForgeStateSaver(BaseCheckpointSaver):
         self.aclient = client._copy(AsyncClient)
         self.agent = agent
         self.writes_agent = f"{agent}.writes"
+        #: This saver's writer (the ``Writer:`` of every record it posts): one per saver, so two
+        #: savers on one thread are two writers, and :meth:`take_over` fences the other out.
+        self.writer = f"langgraph-{uuid.uuid4().hex[:16]}"
+        #: Every ``put`` reads the thread first (one more request) and raises
+        #: :class:`forgestate.Fenced`, posting nothing, once another saver took the thread over.
+        self.check_owner = check_owner
         self._ready = False
 
     # -- names ---------------------------------------------------------------------------
@@ -510,7 +517,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
         doc["digest"] = _digest(doc)
         try:
             saved = yield ("checkpoint", dict(agent=agent, session=thread_id, phase=phase,
-                                              data={KEY: doc}, id=record_id, parent=parent))
+                                              data={KEY: doc}, id=record_id, parent=parent,
+                                              writer=self.writer,
+                                              check_owner=self.check_owner))
         except DataError as e:
             if "byte limit" not in str(e):
                 raise
@@ -560,6 +569,24 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 f"{what}: {left} record(s) were posted by another account and stay; delete them "
                 "with that account's token (forgestate prune --id ...)"
             )
+
+    # -- ownership ---------------------------------------------------------------------------
+
+    def take_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
+        """Makes this saver the only writer of ``thread_id`` (namespace ``checkpoint_ns``): a
+        ``[TAKEOVER]`` record for its checkpoints and one for its pending writes. From then on
+        every reader ignores what another saver posts to the thread, and that saver's next
+        ``put`` (with ``check_owner``) raises :class:`forgestate.Fenced`."""
+        self._drive(self._take_over(thread_id, checkpoint_ns))
+
+    async def atake_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
+        await self._adrive(self._take_over(thread_id, checkpoint_ns))
+
+    def _take_over(self, thread_id: str, ns: str) -> Steps:
+        yield from self._init()
+        for agent in (self.agent_for(ns), self.writes_agent):
+            yield ("resume", dict(agent=agent, session=str(thread_id), take_over=True,
+                                  writer=self.writer))
 
     def delete_thread(self, thread_id: str) -> None:
         """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""

@@ -334,3 +334,28 @@ def test_a_process_started_while_the_forge_is_down_still_runs_the_graph(fake_for
         fake_forge.up()
         latest = saver.get_tuple(_config(thread))
         assert latest is not None and latest.checkpoint["channel_values"] == {"n": 2}
+
+
+def test_write_ownership_capability(client: Client) -> None:
+    """The ``write_ownership`` capability (langgraph#8796), in the conformance suite's style: two
+    savers on one thread, one takes it over, and the other's ``put`` raises (nothing posted),
+    while readers resume from the new owner's line. Both savers share one client here, so the
+    writer is the saver's own, not the client's."""
+    from forgestate import Conflict, Fenced
+
+    thread = f"own-{uuid.uuid4().hex[:8]}"
+    old = ForgeStateSaver(client, check_owner=True)
+    new = ForgeStateSaver(client, check_owner=True)
+    assert old.writer != new.writer
+    first = old.put(_config(thread), _checkpoint({"n": 1}), {"source": "loop", "step": 1}, {})
+    new.take_over(thread)
+    with pytest.raises(Fenced) as e:
+        old.put(first, _checkpoint({"n": 99}), {"source": "loop", "step": 2}, {})
+    assert isinstance(e.value, Conflict) and new.writer in str(e.value)
+    assert [c.checkpoint["channel_values"] for c in old.list(_config(thread))] == [{"n": 1}]
+    latest = new.put(first, _checkpoint({"n": 2}), {"source": "loop", "step": 2}, {})
+    assert new.get_tuple(_config(thread)).checkpoint["channel_values"] == {"n": 2}
+    assert latest["configurable"]["checkpoint_id"]
+    # The async face too.
+    with pytest.raises(Fenced):
+        asyncio.run(old.aput(latest, _checkpoint({"n": 98}), {"source": "loop", "step": 3}, {}))

@@ -121,3 +121,36 @@ def test_the_drop_in_takes_an_intent_keyword_seed_readers_ignore(backend, capsys
     assert "[RESUME] Session ended: completed" in capsys.readouterr().out
     # The end record is no checkpoint to the seed's reader either.
     assert session_state.load_latest_checkpoint(owner, repo, W, "d")["phase"] == phase
+
+
+def test_a_client_that_lost_its_session_gets_fenced(backend):
+    """Issue #43: two clients are two writers. A supervisor takes the session over for the
+    next worker; the old client's plain save still posts but nobody resumes from it, its next
+    read raises :class:`forgestate.Fenced` (a :class:`Conflict`) naming the takeover, and with
+    ``check_owner`` its save posts nothing."""
+    from forgestate import Fenced
+
+    old, supervisor, fresh = client_for(backend), client_for(backend), client_for(backend)
+    try:
+        first = old.checkpoint(W, "own", "clone_complete", {"n": 1})
+        taken = supervisor.resume(W, "own", take_over=True, writer="w-next")
+        assert taken.owner.owner == "w-next" and taken.owner.from_record == first.id
+        assert taken.takeover_id
+        stale = old.checkpoint(W, "own", "subtask_1_complete", {"n": 99})
+        assert stale.posted
+        new = fresh.checkpoint(W, "own", "subtask_1_complete", {"n": 2}, writer="w-next")
+        assert new.record.writer == "w-next"
+        resumed = client_for(backend).resume(W, "own")
+        assert resumed.data == {"n": 2} and resumed.fenced == 1
+        for call in (lambda: old.resume(W, "own"), lambda: old.latest(agent=W, session="own")):
+            with pytest.raises(Fenced) as e:
+                call()
+            assert isinstance(e.value, Conflict) and e.value.code == 73
+            assert "w-next" in str(e.value) and taken.takeover_id in str(e.value)
+        before = len(client_for(backend).list(session="own").records)
+        with pytest.raises(Fenced):
+            old.checkpoint(W, "own", "x", {"n": 100}, check_owner=True)
+        assert len(client_for(backend).list(session="own").records) == before
+    finally:
+        for c in (old, supervisor, fresh):
+            c.close()

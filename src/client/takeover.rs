@@ -71,7 +71,7 @@ impl<T: Thread> Client<T> {
             resumed.session.owner = Some(Takeover {
                 owner: owner.to_string(),
                 record_id: record.id.clone(),
-                from: record.taken_from().map(str::to_string),
+                from_record: record.taken_from().map(str::to_string),
                 by: match &record.payload {
                     crate::format::Payload::Takeover { by, .. } => by.clone(),
                     _ => None,

@@ -53,7 +53,7 @@ pub struct Takeover {
     /// The takeover record's `Id`.
     pub record_id: Option<String>,
     /// The record the owner continues from (`From:`).
-    pub from: Option<String>,
+    pub from_record: Option<String>,
     /// The writer that posted the takeover for the owner (a supervisor), when another.
     pub by: Option<String>,
     /// When the takeover was posted, by the store's clock.
@@ -67,7 +67,7 @@ impl Takeover {
         Some(Takeover {
             owner: e.record.new_owner()?.to_string(),
             record_id: e.record.id.clone(),
-            from: e.record.taken_from().map(str::to_string),
+            from_record: e.record.taken_from().map(str::to_string),
             by: match &e.record.payload {
                 crate::format::Payload::Takeover { by, .. } => by.clone(),
                 _ => None,
@@ -86,7 +86,7 @@ impl Takeover {
                 .as_deref()
                 .map(|id| format!(" (takeover record {id})"))
                 .unwrap_or_default(),
-            match &self.from {
+            match &self.from_record {
                 Some(from) => format!(", continuing from record {from}"),
                 None => ", before the session had a record".to_string(),
             },

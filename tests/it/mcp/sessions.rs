@@ -322,7 +322,7 @@ async fn a_server_that_lost_its_session_gets_code_73() {
         .await;
         let takeover = ok(&taken)["takeover_id"].clone();
         assert!(takeover.is_string(), "{taken:?}");
-        assert_eq!(ok(&taken)["owner"]["from"], first_id);
+        assert_eq!(ok(&taken)["owner"]["from_record"], first_id);
         let stale = call(
             &old,
             "checkpoint",

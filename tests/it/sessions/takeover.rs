@@ -93,7 +93,7 @@ async fn a_supervisor_takes_a_session_over_while_the_old_worker_keeps_saving() {
             .expect("a takeover id")
             .to_string();
         assert_eq!(taken["owner"]["owner"], "w-next", "{name}: {taken}");
-        assert_eq!(taken["owner"]["from"], before.as_str(), "{name}");
+        assert_eq!(taken["owner"]["from_record"], before.as_str(), "{name}");
         assert_eq!(taken["latest_id"], takeover.as_str(), "{name}");
         assert_eq!(taken["phase"], "subtask_1_complete", "{name}");
 
