@@ -231,11 +231,6 @@ impl<T: Thread> Client<T> {
         self
     }
 
-    /// Where this client keeps its lineage (see [`Client::with_lineage_dir`]), if anywhere.
-    pub fn lineage_dir(&self) -> Option<&std::path::Path> {
-        self.known.dir()
-    }
-
     /// The keys records are signed (the first) and checked with.
     pub fn signing_keys(&self) -> &[SigningKey] {
         &self.signing
