@@ -107,4 +107,67 @@ fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
     // Without the test verb, none of it.
     let plain = generate(&schema(false), |p| read(&root().join(p)));
     assert!(plain.iter().all(|(_, t)| !t.contains("xample(")));
+    // And Python itself finds it: the package with this `_verbs.py`, imported by python3.
+    let out = run_in_package(&verbs, EXAMPLE_FROM_PYTHON);
+    assert_eq!(out.trim(), "example: Client, AsyncClient, ExampleAnswer", "{out}");
+}
+
+/// Run by python3 against the package holding the `_verbs.py` generated with the test verb:
+/// `Client.example` and `AsyncClient.example` send its request and answer its dataclass.
+const EXAMPLE_FROM_PYTHON: &str = r#"
+import asyncio, dataclasses, inspect, typing
+from forgestate import AsyncClient, Client, ExampleAnswer
+
+assert [f.name for f in dataclasses.fields(ExampleAnswer) if f.name != "raw"] == ["said"]
+sent = []
+
+class Stub(Client):
+    def _call(self, verb, args):
+        sent.append((verb, args))
+        return {"said": "hi hi"}
+
+class AsyncStub(AsyncClient):
+    async def _call(self, verb, args):
+        sent.append((verb, args))
+        return {"said": "hi hi"}
+
+for cls in (Client, AsyncClient):
+    method = cls.example
+    assert inspect.iscoroutinefunction(method) == (cls is AsyncClient), cls
+    assert list(inspect.signature(method).parameters) == ["self", "words", "times"], cls
+    assert typing.get_type_hints(method)["return"] is ExampleAnswer, cls
+assert Stub().example("hi", times=2) == ExampleAnswer(said="hi hi")
+assert asyncio.run(AsyncStub().example("hi", times=2)) == ExampleAnswer(said="hi hi")
+assert sent == [("example", {"words": "hi", "times": 2})] * 2, sent
+print("example: Client, AsyncClient, ExampleAnswer")
+"#;
+
+/// What python3 prints running `script` with the package `python/forgestate/`, its `_verbs.py`
+/// replaced by `verbs`, first on its path (the LangGraph saver, which needs LangGraph, left out).
+fn run_in_package(verbs: &str, script: &str) -> String {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let package = dir.path().join("forgestate");
+    std::fs::create_dir(&package).expect("creates the package directory");
+    let source = root().join("python/forgestate");
+    for entry in std::fs::read_dir(&source).expect("python/forgestate is there") {
+        let path = entry.expect("lists python/forgestate").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.ends_with(".py") && name != "_verbs.py" && name != "langgraph.py" {
+            std::fs::copy(&path, package.join(name)).expect("copies a module");
+        }
+    }
+    std::fs::write(package.join("_verbs.py"), verbs).expect("writes _verbs.py");
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .env("PYTHONPATH", dir.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 is on every machine (the seed parser's tests run it too)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "python3 failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
 }
