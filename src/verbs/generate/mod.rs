@@ -1,7 +1,7 @@
-//! The generated files: `python/forgestate/_verbs.py` and the reference blocks of docs/cli.md,
-//! docs/mcp.md and docs/python.md, each made from `forgestate schema`'s document alone.
-//! `UPDATE_SNAPSHOTS=1 cargo test --locked` rewrites them (with the schema snapshot); without it
-//! a test fails, naming that command, when one is stale.
+//! The generated files: the schema snapshot, `python/forgestate/_verbs.py` and the reference
+//! blocks of docs/cli.md, docs/mcp.md and docs/python.md, each made from `forgestate schema`'s
+//! document alone. `UPDATE_SNAPSHOTS=1 cargo test --locked` rewrites them; without it
+//! `the_generated_files_are_fresh` fails, naming that command, when any one is stale.
 
 mod docs;
 mod model;
@@ -9,29 +9,32 @@ mod python;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use docs::BLOCKS;
 use model::Model;
 
 /// The command that rewrites every generated file.
 const REGENERATE: &str = "UPDATE_SNAPSHOTS=1 cargo test --locked";
 
-/// `forgestate schema`'s document: the table's answer as the binary prints it (the verbs only
-/// tests have left out, unless `with_test_verbs`).
-fn schema(with_test_verbs: bool) -> Value {
-    let mut doc = serde_json::to_value(super::SchemaAnswer::new()).expect("serializes");
-    if !with_test_verbs && let Some(Value::Array(verbs)) = doc.get_mut("verbs") {
-        verbs.retain(|v| v["name"] != "example");
+/// The table's answer as `forgestate schema` prints it (the verbs only tests have left out,
+/// unless `with_test_verbs`).
+fn table(with_test_verbs: bool) -> super::SchemaAnswer {
+    let mut table = super::SchemaAnswer::new();
+    if !with_test_verbs {
+        table.verbs.retain(|v| v.name != "example");
     }
-    doc
+    table
 }
 
-/// Each generated file's path (from the repository's root) and its text, for `schema`, given
+/// Each generated file's path (from the repository's root) and its text, for `table`, given
 /// what each doc holds now (`read`).
-fn generate(schema: &Value, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
+fn generate(table: &super::SchemaAnswer, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
+    let schema = serde_json::to_value(table).expect("serializes");
+    let schema = &schema;
     let mut model = Model::new(schema);
-    let mut files = Vec::new();
+    // The snapshot is `forgestate schema`'s output as the binary prints it (`schema::snapshot`
+    // in tests/it compares the binary itself with it).
+    let snapshot = serde_json::to_string_pretty(table).expect("serializes") + "\n";
+    let mut files = vec![("tests/it/snapshots/schema.json".to_string(), snapshot)];
     let verbs = python::render(&mut model);
     files.push(("python/forgestate/_verbs.py".to_string(), verbs));
     for block in &BLOCKS {
@@ -52,7 +55,7 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn the_generated_files_are_fresh() {
-    let files = generate(&schema(false), |p| read(&root().join(p)));
+    let files = generate(&table(false), |p| read(&root().join(p)));
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
     for (path, text) in files {
@@ -68,14 +71,14 @@ fn the_generated_files_are_fresh() {
     assert!(
         stale.is_empty(),
         "generated from `forgestate schema`, these files are stale: {}. Run `{REGENERATE}` to \
-         rewrite them (and the schema snapshot), review the change and commit it",
+         rewrite them, review the change and commit it",
         stale.join(", ")
     );
 }
 
 #[test]
 fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
-    let files = generate(&schema(true), |p| read(&root().join(p)));
+    let files = generate(&table(true), |p| read(&root().join(p)));
     let text = |name: &str| {
         files
             .iter()
@@ -105,11 +108,15 @@ fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
     ));
     assert!(text("docs/python.md").contains("- `example(words, *, times=None)` → `ExampleAnswer`"));
     // Without the test verb, none of it.
-    let plain = generate(&schema(false), |p| read(&root().join(p)));
+    let plain = generate(&table(false), |p| read(&root().join(p)));
     assert!(plain.iter().all(|(_, t)| !t.contains("xample(")));
     // And Python itself finds it: the package with this `_verbs.py`, imported by python3.
     let out = run_in_package(&verbs, EXAMPLE_FROM_PYTHON);
-    assert_eq!(out.trim(), "example: Client, AsyncClient, ExampleAnswer", "{out}");
+    assert_eq!(
+        out.trim(),
+        "example: Client, AsyncClient, ExampleAnswer",
+        "{out}"
+    );
 }
 
 /// Run by python3 against the package holding the `_verbs.py` generated with the test verb:
@@ -151,7 +158,10 @@ fn run_in_package(verbs: &str, script: &str) -> String {
     let source = root().join("python/forgestate");
     for entry in std::fs::read_dir(&source).expect("python/forgestate is there") {
         let path = entry.expect("lists python/forgestate").path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if name.ends_with(".py") && name != "_verbs.py" && name != "langgraph.py" {
             std::fs::copy(&path, package.join(name)).expect("copies a module");
         }

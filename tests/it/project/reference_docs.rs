@@ -131,18 +131,26 @@ async fn mcp_md_names_every_argument_and_answer_field_of_every_tool() {
             missing.push(format!("{name}: no row"));
             continue;
         };
+        // The cells: tool, arguments, answers (a `|` inside a cell is escaped).
+        let cells: Vec<String> = row
+            .replace("\\|", "\u{0}")
+            .split('|')
+            .map(str::to_string)
+            .collect();
         let input = Value::Object((*tool.input_schema).clone());
         let output = tool
             .output_schema
             .as_ref()
             .map(|o| Value::Object((**o).clone()))
             .unwrap_or_default();
-        let mut names = Vec::new();
-        property_names(&input, &input, &mut names);
-        property_names(&output, &output, &mut names);
-        for field in names {
-            if !row.contains(&format!("`{field}`")) {
-                missing.push(format!("{name}: {field}"));
+        for (schema, column, what) in [(&input, 2, "argument"), (&output, 3, "answer field")] {
+            let cell = cells.get(column).map(String::as_str).unwrap_or_default();
+            let mut names = Vec::new();
+            property_names(schema, schema, &mut names);
+            for field in names {
+                if !cell.contains(&format!("`{field}`")) {
+                    missing.push(format!("{name}: {what} {field}"));
+                }
             }
         }
     }
