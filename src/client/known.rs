@@ -44,11 +44,12 @@ impl Known {
         }
     }
 
-    /// The directory this machine's lineage is kept in, if any.
+    /// The directory this machine's lineage is kept in, if any (its writer is kept there too).
     pub(super) fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
     }
 
+    /// The newest record id of (agent, session) known, if any.
     pub(super) fn get(&self, agent: &str, session: &str) -> Option<String> {
         let key = (agent.to_string(), session.to_string());
         {

@@ -380,17 +380,7 @@ mod tests {
         Entry {
             fenced: false,
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "bot".into(),
-                created_at: at,
-                updated_at: at,
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "bot", at),
         }
     }
 

@@ -169,19 +169,27 @@ impl Renderer {
     /// Renders a record's comment body, after validating it, and checks it reads back unchanged.
     pub fn render(&self, record: &Record) -> Result<String, RenderError> {
         record.check()?;
+        // What every kind's template sees; checkpoints and health records add their handoff.
+        let common = context! {
+            agent => &record.agent, version => &record.version,
+            session => &record.session, time => format_time(&record.time),
+            id => &record.id, seq => record.seq, parent => &record.parent,
+            writer => &record.writer,
+            redacted => record.redacted, carried_from => record.carried_from,
+            posted_at => record.posted_at.as_ref().map(format_time),
+            edited_at => record.edited_at.as_ref().map(format_time),
+        };
+        let handoff = context! {
+            next => &record.next, blockers => &record.blockers,
+            context_hash => &record.context_hash, ..common.clone()
+        };
         let (name, body) = match &record.payload {
             Payload::Checkpoint { phase, data } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, phase => phase,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
-                    redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    data_json => pretty(data),
+                    phase => phase, data_json => pretty(data),
                     intent => record.intent.as_ref().map(|i| &i.name), done => &record.done,
                     intent_json => record.intent.as_ref().filter(|i| !i.data.is_null()).map(|i| pretty(&i.data)),
+                    ..handoff
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
             }
@@ -191,39 +199,22 @@ impl Renderer {
                 next_check,
             } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, status => status,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
-                    redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    metrics_json => unmarked(pretty(metrics)), next_check => next_check,
+                    status => status, metrics_json => unmarked(pretty(metrics)),
+                    next_check => next_check, ..handoff
                 };
                 ("health.md", self.run("health.md", ctx)?)
             }
             Payload::End { reason, note } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, reason => reason,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent, writer => &record.writer,
-                    redacted => record.redacted, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    details_json => end_details(note.as_deref()),
+                    reason => reason, details_json => end_details(note.as_deref()), ..common
                 };
                 ("end.md", self.run("end.md", ctx)?)
             }
             Payload::Takeover { from, by } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
-                    writer => &record.writer, from => from, by => by,
-                    redacted => record.redacted, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
+                    from => from, by => by,
                     details_json => takeover_details(record.writer.as_deref(), from.as_deref()),
+                    ..common
                 };
                 ("takeover.md", self.run("takeover.md", ctx)?)
             }

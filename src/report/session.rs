@@ -213,17 +213,7 @@ mod tests {
         Entry {
             fenced: false,
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "me".into(),
-                created_at: Utc::now(),
-                updated_at: Utc::now(),
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "me", Utc::now()),
         }
     }
 

@@ -9,17 +9,7 @@ fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry
     Entry {
         fenced: false,
         record,
-        comment: CommentInfo {
-            id: Some(id),
-            author: "bot".into(),
-            created_at: posted,
-            updated_at: posted,
-            url: None,
-            issue: None,
-            edited: false,
-            pending: false,
-            unsigned: false,
-        },
+        comment: CommentInfo::at(Some(id), "bot", posted),
     }
 }
 
