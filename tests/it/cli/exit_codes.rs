@@ -98,7 +98,7 @@ fn parse_verb_prints_the_record_or_the_reason() {
     let out = run_in(d, &words("parse -"), Some("just a comment"));
     assert_eq!(out.status.code(), Some(65));
     assert!(
-        stderr(&out).contains("[CHECKPOINT], [HEALTH] or [END]"),
+        stderr(&out).contains("[CHECKPOINT], [HEALTH], [END] or [TAKEOVER]"),
         "{}",
         stderr(&out)
     );

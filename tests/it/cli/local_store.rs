@@ -72,6 +72,7 @@ fn fresh_start_and_unknown_phase() {
                "pending": false, "offline": false, "unmapped": false, "next": null,
                "blockers": [], "context_hash": null, "context_drift": null, "latest_id": null,
                "ended": null, "reopened": null, "pending_intent": null, "conflicts": [],
+               "owner": null, "fenced": 0, "takeover_id": null,
                "complete": true, "warnings": []})
     );
     ok_json(
