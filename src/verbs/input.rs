@@ -229,6 +229,16 @@ pub fn record_id(what: &str, text: String) -> Result<String> {
     }
 }
 
+/// Checks a writer name given in a request (`writer`): one line of printable text, as every
+/// header value.
+pub fn writer(what: &str, value: &str) -> Result<()> {
+    crate::format::check_field("writer", value).map_err(|e| {
+        crate::error::Error::usage(format!(
+            "{what} is not a writer name: {e}; give one line of text"
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,14 +297,4 @@ mod tests {
         let err = check_glob("agent", Some("w\0")).unwrap_err();
         assert_eq!(err.category(), crate::Category::Data, "{err}");
     }
-}
-
-/// Checks a writer name given in a request (`writer`): one line of printable text, as every
-/// header value.
-pub fn writer(what: &str, value: &str) -> Result<()> {
-    crate::format::check_field("writer", value).map_err(|e| {
-        crate::error::Error::usage(format!(
-            "{what} is not a writer name: {e}; give one line of text"
-        ))
-    })
 }
