@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
-use crate::forge::{ForgeError, ForgeThread, UNDER_WAY};
+use crate::forge::{ForgeError, ForgeThread};
 use crate::format::{Kind, Record};
 use crate::scan::Entry;
 use crate::store::StoreError;
@@ -215,7 +215,7 @@ impl Client<AnyThread> {
     }
 
     /// Whether the rotation of `old` to its open successor `new` is left to the run carrying it
-    /// (see [`UNDER_WAY`]): `new` was created, or got a record carried from `old`, less than
+    /// (see [`UNDER_WAY`](crate::forge::UNDER_WAY)): `new` was created, or got a record carried from `old`, less than
     /// that ago by the forge's clock, and not by this machine's own rotation (which a rerun here
     /// finishes at once). Many writers find a long issue due at once; each carrying the same
     /// records would pile copies on the new head (issue #42's 64-writer soak). When it is left,

@@ -3,8 +3,8 @@
 //! racing start whose creator died, a reopened old issue, late posts to an issue that closed or
 //! was rotated away) get their newest original records carried to the head (of each agent,
 //! session and kind, the newest, unless it is itself a copy), each with its own `Id`, a
-//! `Carried-From:` and its first comment time in `Posted-At:`, unless the head holds a newer
-//! record of the same agent, session and kind; the open ones are then closed. A closed stray
+//! `Carried-From:` and its first comment time in `Posted-At:`; the open ones are then closed. A
+//! closed stray
 //! another machine carried from less than [`UNDER_WAY`](crate::forge::UNDER_WAY) ago (after its
 //! rotation's closing note) is left to that machine and tidied again with the next record: every
 //! machine whose cached number named a rotated-away issue finds it at about the same time.
@@ -15,9 +15,8 @@
 //! optimisation for later cold readers: a failure is a warning, never a lost record. It costs no
 //! request when nothing was noted.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::Client;
@@ -120,21 +119,12 @@ impl Client<AnyThread> {
                     forge.note_untidied(stray.issue);
                     continue;
                 }
-                let newest = newest_of_each(&there.entries);
                 let mut ids: HashSet<String> = there
                     .entries
                     .into_iter()
                     .filter_map(|e| e.record.id)
                     .collect();
                 for entry in late_originals(found.entries) {
-                    // The head holds a newer record of the same session and kind: the late one
-                    // is history, which readers find where it is.
-                    if newest
-                        .get(&key(&entry))
-                        .is_some_and(|at| *at > entry.comment.created_at)
-                    {
-                        continue;
-                    }
                     // A record without an `Id` (a seed record) cannot be told apart from a copy:
                     // readers merge it where it is.
                     let Some(id) = entry.record.id.clone() else {
@@ -183,17 +173,6 @@ fn key(e: &Entry) -> (String, String, Kind) {
         e.record.session.clone(),
         e.record.kind(),
     )
-}
-
-/// When the newest record of each agent, session and kind was first posted.
-fn newest_of_each(entries: &[Entry]) -> HashMap<(String, String, Kind), DateTime<Utc>> {
-    let mut newest: HashMap<_, DateTime<Utc>> = HashMap::new();
-    for e in entries {
-        let at = e.record.first_posted(e.comment.created_at);
-        let slot = newest.entry(key(e)).or_insert(at);
-        *slot = (*slot).max(at);
-    }
-    newest
 }
 
 /// The records of a stray worth carrying to the head: of each (agent, session, kind), the

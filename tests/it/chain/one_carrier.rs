@@ -30,7 +30,10 @@ fn ids_on(fake: &FakeForge, n: u64) -> HashMap<String, usize> {
 }
 
 fn is_closed(fake: &FakeForge, n: u64) -> bool {
-    fake.state().issues.iter().any(|i| i.number == n && i.closed)
+    fake.state()
+        .issues
+        .iter()
+        .any(|i| i.number == n && i.closed)
 }
 
 /// The session issue with one checkpoint of each of `sessions` sessions: their ids.
@@ -77,7 +80,10 @@ async fn a_rotate_started_while_another_run_carries_leaves_the_carrying_to_it() 
     assert_eq!(second.carried, 0, "left to the run carrying: {second:?}");
     assert!(!second.closed, "{second:?}");
     assert!(
-        second.note.as_deref().is_some_and(|n| n.contains("under way")),
+        second
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("under way")),
         "{second:?}"
     );
     assert_each_once(&fake, new, &ids);
