@@ -215,9 +215,9 @@ impl Client<AnyThread> {
     }
 
     /// Whether the rotation of `old` to its open successor `new` is left to the run carrying it
-    /// (see [`UNDER_WAY`](crate::forge::UNDER_WAY)): `new` was created, or got a record carried from `old`, less than
-    /// that ago by the forge's clock, and not by this machine's own rotation (which a rerun here
-    /// finishes at once). Many writers find a long issue due at once; each carrying the same
+    /// (see [`UNDER_WAY`](crate::forge::UNDER_WAY)): `new` was created, or got a record carried
+    /// from `old`, less than that ago by the forge's clock, and not by this machine's own
+    /// rotation (which a rerun here finishes at once). Many writers find a long issue due at once; each carrying the same
     /// records would pile copies on the new head (issue #42's 64-writer soak). When it is left,
     /// this machine writes to `new` from now on.
     async fn left_to_its_carrier(
@@ -449,17 +449,7 @@ mod tests {
         let at = now - chrono::Duration::days(age_days);
         Entry {
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "bot".into(),
-                created_at: at,
-                updated_at: at,
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "bot", at),
         }
     }
 
