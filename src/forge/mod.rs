@@ -125,6 +125,8 @@ pub struct ForgeThread {
     state: Mutex<CacheEntry>,
     /// The token's login, once known (in memory only).
     login: Mutex<Option<String>>,
+    /// Held while the login is asked, so that reads started together ask it once.
+    asking_login: tokio::sync::Mutex<()>,
     /// Whether the server's version was already logged by this process.
     version_logged: std::sync::atomic::AtomicBool,
     /// The instance's page size (`max_response_items`), once known.
@@ -157,6 +159,7 @@ impl ForgeThread {
             cache,
             state,
             login: Mutex::new(None),
+            asking_login: tokio::sync::Mutex::new(()),
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
             lineage: Default::default(),
@@ -211,8 +214,12 @@ impl ForgeThread {
         }
     }
 
-    /// The token's own login, asked once per process.
+    /// The token's own login, asked once per process (once for requests started together).
     pub(crate) async fn login(&self) -> Result<String, ForgeError> {
+        if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
+            return Ok(login);
+        }
+        let _asking = self.asking_login.lock().await;
         if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
             return Ok(login);
         }
