@@ -337,7 +337,7 @@ impl State<'_> {
         }
         let mut comment = match fields.comment() {
             Ok(comment) => comment,
-            Err(fields) => return self.lenient(fields, Some(text), odd_body, issue),
+            Err(fields) => return self.lenient(*fields, Some(text), odd_body, issue),
         };
         comment.body = text;
         self.keep(comment, issue)

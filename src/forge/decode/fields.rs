@@ -464,7 +464,7 @@ impl Fields {
     }
 
     /// The comment, without its body, when [`Fields::readable`]; else the fields back.
-    pub fn comment(self) -> Result<Comment, Fields> {
+    pub fn comment(self) -> Result<Comment, Box<Fields>> {
         match self {
             Fields {
                 id: Some(Got::Ok(id)),
@@ -486,7 +486,7 @@ impl Fields {
                 created_at,
                 updated_at,
             }),
-            fields => Err(fields),
+            fields => Err(Box::new(fields)),
         }
     }
 
