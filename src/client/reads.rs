@@ -30,11 +30,11 @@ impl<T: Thread> Client<T> {
             |e: &Entry| exact.is_some_and(|(a, s)| e.record.agent == a && e.record.session == s);
         // The filter reads the names as written; only what is answered is scrubbed.
         let (all, trust) = match exact {
+            // Boxed: two reads in one future would double its size on every caller's stack.
             Some(names) => {
-                self.scan_unscrubbed(Keep::Pair(&in_pair, &wanted, names))
-                    .await?
+                Box::pin(self.scan_unscrubbed(Keep::Pair(&in_pair, &wanted, names))).await?
             }
-            None => self.scan_unscrubbed(Keep::Newest(&wanted)).await?,
+            None => Box::pin(self.scan_unscrubbed(Keep::Newest(&wanted))).await?,
         };
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         crate::scan::fence(&mut all.entries);
@@ -130,7 +130,7 @@ impl<T: Thread> Client<T> {
             }
             checkpoint && e.record.agent == agent && e.record.session == session
         };
-        let read = self.read_pair(agent, session).await?;
+        let read = Box::pin(self.read_pair(agent, session)).await?;
         if let Ok(mut seen) = seen.lock() {
             seen.extend(read.names);
         }
