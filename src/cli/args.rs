@@ -119,12 +119,6 @@ fn parse_wait_flag(text: &str) -> Result<std::time::Duration, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Find or create the session thread (on a forge: the labelled session issue)
-    #[command(after_help = "Examples:
-  forgestate init
-  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
-  forgestate init --json")]
-    Init,
     /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
     #[command(after_help = "Examples:
   forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
@@ -303,4 +297,53 @@ Examples:
   forgestate schema
   forgestate schema | jq '.verbs[] | select(.read_only) | .name'")]
     Schema,
+    /// Every other verb of the table: its subcommand is generated from its spec and request.
+    #[command(flatten)]
+    Table(TableVerb),
+}
+
+/// A verb of the table with no command of the CLI's own above: its name and the flags clap
+/// parsed, which [`forgestate::verbs::call_flags`] reads into its request.
+#[derive(Debug)]
+pub struct TableVerb {
+    pub name: String,
+    pub matches: clap::ArgMatches,
+}
+
+impl clap::FromArgMatches for TableVerb {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        match matches.subcommand() {
+            Some((name, sub)) => Ok(TableVerb {
+                name: name.to_string(),
+                matches: sub.clone(),
+            }),
+            None => Err(clap::Error::new(
+                clap::error::ErrorKind::MissingSubcommand,
+            )),
+        }
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for TableVerb {
+    fn augment_subcommands(mut cmd: clap::Command) -> clap::Command {
+        for verb in forgestate::verbs::commands() {
+            if cmd.find_subcommand(verb.get_name()).is_none() {
+                cmd = cmd.subcommand(verb);
+            }
+        }
+        cmd
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        forgestate::verbs::spec(name).is_some()
+    }
 }

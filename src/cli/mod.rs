@@ -123,12 +123,6 @@ fn init_logging(cli: &Cli) {
 /// Runs one verb; the `Ok` value is the exit code.
 async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Init => {
-            let answer = verb::run::<verbs::Init>(cli, verbs::InitRequest {}).await?;
-            verb::warn(cli, &answer.warnings);
-            output::initialized(&answer, cli.json);
-            Ok(0)
-        }
         Command::Checkpoint(a) => {
             let request = requests::checkpoint(a)?;
             saved(cli, verb::run::<verbs::Checkpoint>(cli, request).await?)
@@ -182,6 +176,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
             output::json(&verbs::SchemaAnswer::new());
             Ok(0)
         }
+        Command::Table(v) => verb::table(cli, v).await,
         Command::Parse(a) => {
             let file = a.file.clone().unwrap_or_else(|| "-".into());
             parse_verb(read_input(None, Some(&file))?, cli.json)

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use forgestate::format::{Payload, format_time};
 use forgestate::scan::Entry;
-use forgestate::verbs::{InitAnswer, LatestAnswer, ResumeAnswer, SaveAnswer};
+use forgestate::verbs::{LatestAnswer, ResumeAnswer, SaveAnswer};
 
 use super::table;
 use crate::face::ErrorBody;
@@ -143,17 +143,6 @@ fn leveled(level: &str, text: &str) {
 pub fn raw_err(text: &str) {
     let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{text}")).ok();
-}
-
-pub fn initialized(init: &InitAnswer, as_json: bool) {
-    if as_json {
-        return json(init);
-    }
-    let what = if init.created { "created" } else { "found" };
-    out(&format!(
-        "session thread {what}: {} (records are posted as {})",
-        init.thread, init.author
-    ));
 }
 
 /// A posted record: with `--json`, the verb's answer ([`SaveAnswer`], as every face has it).

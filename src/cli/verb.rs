@@ -8,11 +8,11 @@
 
 use forgestate::backend::AnyThread;
 use forgestate::report::StatusPolicy;
-use forgestate::verbs::{Context, Run, Verb};
+use forgestate::verbs::{self, Context, Run, Spec};
 use forgestate::{Client, Error};
 use serde_json::Value;
 
-use super::args::Cli;
+use super::args::{Cli, TableVerb};
 use super::failure::Failure;
 use super::open::load;
 use super::open::opened;
@@ -49,7 +49,7 @@ impl Opened {
 
     /// Shows the default store's line, unless the request itself was refused, and words a
     /// failure in the CLI's terms.
-    pub(super) fn finish<V: Verb, T>(&self, result: forgestate::Result<T>) -> Result<T, Failure> {
+    pub(super) fn finish<T>(&self, spec: &Spec, result: forgestate::Result<T>) -> Result<T, Failure> {
         let refused = result.as_ref().err().is_some_and(|e| {
             matches!(
                 e.category(),
@@ -59,7 +59,7 @@ impl Opened {
         if let Some(note) = self.note.as_ref().filter(|_| !refused) {
             output::note(note);
         }
-        result.map_err(|e| flagged::<V>(e).into())
+        result.map_err(|e| flagged(spec, e).into())
     }
 }
 
@@ -67,7 +67,38 @@ impl Opened {
 pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
     let opened = Opened::new(cli)?;
     let answer = forgestate::verbs::run::<V>(&opened.context(), request).await;
-    opened.finish::<V, _>(answer)
+    opened.finish(&V::SPEC, answer)
+}
+
+/// Runs a verb of the table with no command of the CLI's own: the request its flags make goes
+/// through the library's call, and the answer is printed as JSON or as the verb's text.
+pub(super) async fn table(cli: &Cli, verb: &TableVerb) -> Result<u8, Failure> {
+    let Some(spec) = verbs::spec(&verb.name) else {
+        return Err(Error::usage(format!("unrecognized verb '{}'", verb.name)).into());
+    };
+    let opened = Opened::new(cli)?;
+    let answer = verbs::call_flags(&opened.context(), spec.name, &verb.matches)
+        .await
+        .unwrap_or_else(|| {
+            Err(Error::usage(format!(
+                "{} is not run on the command line this way; see `forgestate {} --help`",
+                spec.name, spec.name
+            )))
+        });
+    let answer = opened.finish(spec, answer)?;
+    if let Some(warnings) = answer.get("warnings").and_then(Value::as_array) {
+        let warnings: Vec<String> = warnings
+            .iter()
+            .filter_map(|w| w.as_str().map(str::to_string))
+            .collect();
+        warn(cli, &warnings);
+    }
+    if cli.json {
+        output::json(&answer);
+    } else {
+        output::out(&output::printable(&verbs::cli::human(spec.name, &answer)));
+    }
+    Ok(0)
 }
 
 /// Prints `warnings` on stderr (not with `--quiet`), one `warning:` line each.
@@ -80,13 +111,13 @@ pub(super) fn warn(cli: &Cli, warnings: &[String]) {
 }
 
 /// `e` with a leading request field name written as the flag that sets it.
-fn flagged<V: Verb>(e: Error) -> Error {
-    let fields = request_fields(&(V::SPEC.request)());
+fn flagged(spec: &Spec, e: Error) -> Error {
+    let fields = request_fields(&(spec.request)());
     match e {
-        Error::Usage { message } => Error::usage(as_flag(&message, &fields, V::SPEC.flags)),
-        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, V::SPEC.flags)),
+        Error::Usage { message } => Error::usage(as_flag(&message, &fields, spec.flags)),
+        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, spec.flags)),
         Error::NotAFile { message } => Error::NotAFile {
-            message: as_flag(&message, &fields, V::SPEC.flags),
+            message: as_flag(&message, &fields, spec.flags),
         },
         e => e,
     }

@@ -19,7 +19,7 @@ pub async fn watch(cli: &Cli, a: &WatchRequest) -> Result<u8, Failure> {
     })?;
     let opened = Opened::new(cli)?;
     let watched = Watch::stream(&opened.context(), request, stop, |e| print(e, cli)).await;
-    opened.finish::<Watch, _>(watched)?;
+    opened.finish(&<Watch as forgestate::verbs::Verb>::SPEC, watched)?;
     Ok(0)
 }
 

@@ -1,8 +1,9 @@
 //! A verb that exists only in the library's tests, to show (and keep true) what adding a verb
-//! takes: this module (request, answer, `impl Verb`, `impl Run`) and one line in the table. The
-//! third place, its renderer, is the CLI's text for it (`--json` and every other face need
-//! none). The test below finds it in the table, in `schema`, among the MCP tools and behind
-//! `verbs::call`, which `forgestate call` and the Python package run.
+//! takes: this module (request, answer, `impl Verb`, `impl Run`, its CLI text in the spec) and
+//! one line in the table. The tests below find it in the table, in `schema`, among the MCP
+//! tools, behind `verbs::call` (which `forgestate call` and the Python package run), and on the
+//! CLI: its subcommand with its flag in `--help`, the completions and the man page, run through
+//! `verbs::call_flags`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,12 +13,15 @@ use crate::error::Result;
 
 /// `example`: what to say back.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ExampleRequest {
     /// The words to say back.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub words: String,
     /// How many times.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub times: Option<u32>,
 }
 
@@ -43,6 +47,8 @@ impl Verb for Example {
         example: r#"{"words": "hi", "times": 2}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        examples: "  forgestate example --words hi --times 2",
+        human: |a| a["said"].as_str().map(|s| format!("said: {s}")),
         ..Spec::PURE
     };
 }
@@ -80,4 +86,58 @@ async fn a_verb_added_in_two_places_reaches_every_face() {
     assert_eq!(answer.unwrap(), serde_json::json!({"said": "hi hi"}));
     let refused = super::call(&ctx, "example", serde_json::json!({})).await;
     assert!(refused.expect("runs").is_err(), "words is required");
+}
+
+/// The CLI the table makes: `forgestate` with every verb's subcommand.
+#[cfg(feature = "cli")]
+fn cli() -> clap::Command {
+    clap::Command::new("forgestate").subcommands(super::commands())
+}
+
+#[cfg(feature = "cli")]
+#[tokio::test]
+async fn a_verb_added_in_two_places_is_on_the_cli() {
+    let mut cli = cli();
+    let help = cli
+        .find_subcommand_mut("example")
+        .expect("a subcommand")
+        .render_long_help()
+        .to_string();
+    assert!(help.contains("--words <WORDS>"), "{help}");
+    assert!(help.contains("The words to say back"), "{help}");
+    assert!(help.starts_with("Say it back"), "{help}");
+    assert!(help.contains("forgestate example --words hi"), "{help}");
+    let mut completions = Vec::new();
+    clap_complete::generate(
+        clap_complete::Shell::Bash,
+        &mut cli,
+        "forgestate",
+        &mut completions,
+    );
+    let completions = String::from_utf8_lossy(&completions);
+    assert!(completions.contains("forgestate__subcmd__example)"), "{completions}");
+    assert!(completions.contains("--words"), "the flag completes");
+    let mut man = Vec::new();
+    let page = cli.find_subcommand("example").expect("a subcommand").clone();
+    clap_mangen::Man::new(page.name("forgestate-example"))
+        .render(&mut man)
+        .unwrap();
+    let man = String::from_utf8_lossy(&man);
+    assert!(man.contains("words"), "{man}");
+
+    let matches = cli
+        .try_get_matches_from(["forgestate", "example", "--words", "hi", "--times", "3"])
+        .unwrap();
+    let (name, flags) = matches.subcommand().expect("the verb");
+    let dir = tempfile::tempdir().unwrap();
+    let client = crate::Client::local(dir.path()).unwrap();
+    let policy = crate::report::StatusPolicy::default();
+    let ctx = Context {
+        client: &client,
+        policy: &policy,
+    };
+    let answer = super::call_flags(&ctx, name, flags).await.expect("runs");
+    let answer = answer.unwrap();
+    assert_eq!(answer, serde_json::json!({"said": "hi hi hi"}));
+    assert_eq!(super::cli::human(name, &answer), "said: hi hi hi");
 }

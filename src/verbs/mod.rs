@@ -16,6 +16,8 @@
 //! (`tests/it/faces/table.rs`) runs its example on every face.
 
 mod carry;
+#[cfg(feature = "cli")]
+pub mod cli;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
@@ -164,6 +166,13 @@ pub struct Spec {
     /// The answer in a sentence, for a model (the text MCP puts before the structured answer);
     /// `None` has the face say the verb is done.
     pub summary: fn(&Value) -> Option<String>,
+    /// The CLI's one line about the verb in `--help` (empty: the title).
+    pub about: &'static str,
+    /// The CLI's examples, one command line each, after the verb's `--help`.
+    pub examples: &'static str,
+    /// The CLI's text for the answer (without `--json`); `None` prints the summary, else the
+    /// answer as JSON.
+    pub human: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
@@ -217,6 +226,9 @@ impl Spec {
         answer: Map::new,
         example: "{}",
         summary: |_| None,
+        about: "",
+        examples: "",
+        human: |_| None,
     };
 
     /// Whether `face` exposes the verb.
@@ -394,7 +406,11 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
             V::SPEC.name
         ))
     })?;
-    let answer = run::<V>(ctx, request).await?;
+    answer_value::<V>(run::<V>(ctx, request).await?)
+}
+
+/// `V`'s answer as a JSON value.
+fn answer_value<V: Verb>(answer: V::Answer) -> Result<Value> {
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(
             "cannot serialize the answer of {}: {e}",
@@ -443,6 +459,37 @@ macro_rules! verbs {
             None
         }
 
+        /// The CLI's subcommand of every verb, in the table's order, its flags the request's.
+        #[cfg(feature = "cli")]
+        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
+        pub fn commands() -> Vec<clap::Command> {
+            let mut commands = Vec::new();
+            $(
+                $(#[$cfg])*
+                commands.push(cli::command::<$verb>());
+            )*
+            commands
+        }
+
+        /// Runs the verb named `name` on the flags clap parsed (`matches`, its subcommand's),
+        /// as [`call`] runs it on JSON; `None` when the library does not run a verb of that
+        /// name.
+        #[cfg(feature = "cli")]
+        pub async fn call_flags(
+            ctx: &Context<'_>,
+            name: &str,
+            matches: &clap::ArgMatches,
+        ) -> Option<Result<Value>> {
+            $(
+                $(#[$cfg])*
+                if name == <$verb as Verb>::SPEC.name {
+                    return verbs!(@flags $verb $(: $how)?, ctx, matches);
+                }
+            )*
+            let _ = (ctx, matches);
+            None
+        }
+
         /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
         /// does not run a verb of that name (none has it, or it is marked above).
         pub async fn call(ctx: &Context<'_>, name: &str, args: Value) -> Option<Result<Value>> {
@@ -460,6 +507,12 @@ macro_rules! verbs {
         Some(call_one::<$verb>($ctx, $args).await)
     };
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
+        None
+    };
+    (@flags $verb:ty, $ctx:ident, $matches:ident) => {
+        Some(cli::call::<$verb>($ctx, $matches).await)
+    };
+    (@flags $verb:ty: $how:ident, $ctx:ident, $matches:ident) => {
         None
     };
     (@runs $verb:ty) => {

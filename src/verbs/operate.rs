@@ -13,6 +13,7 @@ use crate::Rotation;
 use crate::error::Result;
 
 /// `init` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitRequest {}
@@ -46,6 +47,17 @@ impl Verb for Init {
         example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        about: "Find or create the session thread (on a forge: the labelled session issue)",
+        examples: "  forgestate init
+  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
+  forgestate init --json",
+        human: |a| {
+            let what = if a["created"] == true { "created" } else { "found" };
+            let (thread, author) = (a["thread"].as_str()?, a["author"].as_str()?);
+            Some(format!(
+                "session thread {what}: {thread} (records are posted as {author})"
+            ))
+        },
         ..Spec::OPERATOR
     };
 }
@@ -72,6 +84,7 @@ impl Run for Init {
 }
 
 /// `rotate` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateRequest {}
@@ -343,6 +356,7 @@ impl Verb for Flush {
 }
 
 /// `outbox` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutboxRequest {}
@@ -376,6 +390,7 @@ impl Verb for Outboxes {
 }
 
 /// `doctor` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorRequest {}

@@ -15,41 +15,55 @@ use crate::format::{Record, empty_object, parse_time};
 /// `render`: a record's fields. `id` and `time` are kept when given, so the same input renders
 /// the same body; otherwise the record gets a fresh id and the current time. Other keys
 /// (`version`, `comment`, `redacted`, as `parse` and `latest` print them) are ignored.
+// Read whole from FILE|- on the CLI (its command is the CLI's own): no flags.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RenderRequest {
     /// "checkpoint" (the default) or "health".
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub kind: Option<String>,
     /// The agent.
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub agent: String,
     /// The session.
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub session: String,
     /// A checkpoint's phase.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub phase: Option<String>,
     /// A checkpoint's data object.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub data: Option<Value>,
     /// A health record's status (default "Active").
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub status: Option<String>,
     /// A health record's metrics object.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub metrics: Option<Value>,
     /// A health record's next check.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub next_check: Option<String>,
     /// The record id to keep.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub id: Option<String>,
     /// The record time to keep (RFC 3339).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub time: Option<String>,
     /// The sequence number.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub seq: Option<u64>,
     /// The parent record id.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub parent: Option<String>,
 }
 
@@ -132,10 +146,13 @@ impl Run for Render {
 }
 
 /// `parse`: one comment body.
+// Read whole from FILE|- on the CLI (its command is the CLI's own): no flags.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParseRequest {
     /// The comment body, markdown as posted.
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub body: String,
 }
 
@@ -234,6 +251,7 @@ impl Run for ResumeMapVerb {
 }
 
 /// `schema` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaRequest {}
