@@ -7,8 +7,12 @@
 //! may write the repository's issues, and one of a user who may only comment), then serves on
 //! 127.0.0.1 until stdin closes or it is killed. Lines on stdin steer it: `down` (every request
 //! gets a 503 and nothing changes), `up`, `comments` (prints how many comments it holds, as one
-//! JSON line, `{"comments": N}`), `requests` (how many requests it received, `{"requests": N}`)
-//! and `latency MS` (every answer comes MS milliseconds later, as a distant forge's would).
+//! JSON line, `{"comments": N}`), `requests` (how many requests it received, `{"requests": N}`),
+//! `latency MS` (every answer comes MS milliseconds later, as a distant forge's would), and the
+//! slow forges of `tests/it/fake_forge/outage.rs`: `slow-list MS` (comment lists start
+//! answering MS milliseconds late), `dribble` (headers at once, then the body a few bytes at a
+//! time), `alternate 503` and `alternate drop` (every other request 503, or dropped); `up` ends
+//! them. The url it prints is the outage front's, which plays them.
 
 // The test suite's fake, of which this example uses a part.
 #[path = "../tests/it/fake_forge/mod.rs"]
@@ -17,6 +21,7 @@ mod fake_forge;
 
 use std::io::{BufRead, Write};
 
+use fake_forge::outage::Mode;
 use fake_forge::{BOT_TOKEN, FakeForge, MALLORY_TOKEN, OWNER, REPO};
 
 fn main() -> std::process::ExitCode {
@@ -32,8 +37,9 @@ fn main() -> std::process::ExitCode {
         }
     };
     let fake = runtime.block_on(FakeForge::start());
+    let front = runtime.block_on(fake.front());
     let hello = serde_json::json!({
-        "url": fake.uri(),
+        "url": front.uri(),
         "owner": OWNER,
         "repo": REPO,
         "token": BOT_TOKEN,
@@ -46,7 +52,13 @@ fn main() -> std::process::ExitCode {
         let Ok(line) = line else { break };
         match line.trim() {
             "down" => fake.state().down = true,
-            "up" => fake.state().down = false,
+            "up" => {
+                fake.state().down = false;
+                front.set(Mode::Up);
+            }
+            "dribble" => front.set(Mode::Dribble),
+            "alternate 503" => front.set(Mode::Alternating { drop: false }),
+            "alternate drop" => front.set(Mode::Alternating { drop: true }),
             "comments" => {
                 let count = fake.state().comments.len();
                 say(&serde_json::json!({ "comments": count }).to_string());
@@ -56,15 +68,22 @@ fn main() -> std::process::ExitCode {
                 say(&serde_json::json!({ "requests": count }).to_string());
             }
             "" => {}
-            other => match other
-                .strip_prefix("latency ")
-                .map(|ms| ms.trim().parse::<u64>())
-            {
-                Some(Ok(ms)) => fake.state().latency = std::time::Duration::from_millis(ms),
-                _ => eprintln!(
-                    "fake_forge: unknown command {other:?} (down, up, comments, requests, latency MS)"
-                ),
-            },
+            other => {
+                let ms = |prefix: &str| {
+                    other
+                        .strip_prefix(prefix)
+                        .and_then(|ms| ms.trim().parse::<u64>().ok())
+                        .map(std::time::Duration::from_millis)
+                };
+                match (ms("latency "), ms("slow-list ")) {
+                    (Some(latency), _) => fake.state().latency = latency,
+                    (_, Some(late)) => front.set(Mode::SlowList(late)),
+                    _ => eprintln!(
+                        "fake_forge: unknown command {other:?} (down, up, comments, requests, \
+                         latency MS, slow-list MS, dribble, alternate 503, alternate drop)"
+                    ),
+                }
+            }
         }
     }
     drop(fake);

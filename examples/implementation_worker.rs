@@ -20,8 +20,9 @@
 //!   checkpoint, as a killed worker would.
 //! - `--crash-in-pr`: exit abruptly right after opening the pull request, before the checkpoint
 //!   that records it: the crash a write-ahead intent is for.
-//! - `--prs FILE` (default `pull_requests.log` in the working directory): the simulated forge's
-//!   pull requests, one line each (`#142 issue-42-work`). Opening one appends a line.
+//! - `--prs FILE` (default `forgestate-demo/SESSION/pull_requests.log` in the system's temporary
+//!   directory, never the working directory): the simulated forge's pull requests, one line each
+//!   (`#142 issue-42-work`). Opening one appends a line.
 //!
 //! The pull request is the one step that is not safe to repeat, so the worker checkpoints an
 //! intent (`create_pr`, with the branch) before opening it. A run that finds that intent still
@@ -33,7 +34,7 @@ use std::process::ExitCode;
 use serde_json::{Value, json};
 
 use forgestate::backend::AnyThread;
-use forgestate::config::Config;
+use forgestate::config::{Config, Overrides};
 use forgestate::format::Record;
 use forgestate::{Client, Outcome};
 
@@ -81,7 +82,7 @@ fn options() -> Result<Options, String> {
         subtasks: 4,
         crash_after: None,
         crash_in_pr: false,
-        prs: "pull_requests.log".to_string(),
+        prs: String::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -100,6 +101,15 @@ fn options() -> Result<Options, String> {
             "--prs" => o.prs = value()?,
             other => return Err(format!("unknown option {other}; see the top of the file")),
         }
+    }
+    if o.prs.is_empty() {
+        // Out of the working directory, so a demo run leaves nothing in a checkout.
+        let dir = std::env::temp_dir()
+            .join("forgestate-demo")
+            .join(&o.session);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}; pass --prs FILE", dir.display()))?;
+        o.prs = dir.join("pull_requests.log").display().to_string();
     }
     Ok(o)
 }
@@ -164,7 +174,7 @@ impl Worker {
 async fn run(o: Options) -> Result<(), String> {
     let client = match &o.store {
         Some(dir) => Client::local(dir),
-        None => Config::load(None).and_then(|c| Client::from_config(&c)),
+        None => Config::load(Overrides::default()).and_then(|c| Client::from_config(&c)),
     }
     .map_err(|e| e.to_string())?;
 

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use forgestate::backend::AnyThread;
-use forgestate::config::Config;
+use forgestate::config::{Config, Overrides};
 use forgestate::format::Record;
 use forgestate::report::{StatusPolicy, StatusRow, Thresholds, Verdict};
 use forgestate::scan::Filter;
@@ -37,7 +37,7 @@ async fn main() -> Result<ExitCode, Failure> {
         .iter()
         .any(|k| std::env::var_os(k).is_some());
     if on_forge {
-        let config = Config::load(None)?;
+        let config = Config::load(Overrides::default())?;
         let client = Client::from_config(&config)?;
         let stalled = round(&client, &Filter::default(), &config.status_policy()?, 1).await?;
         return Ok(ExitCode::from(u8::from(stalled > 0)));

@@ -381,19 +381,47 @@ fn main() {
         "open session issues at the end:      {} {open:?}",
         open.len()
     );
+    // How far the thread grew before a rotation caught up: every comment on one issue.
+    let largest = comments
+        .iter()
+        .fold(
+            std::collections::BTreeMap::<u64, usize>::new(),
+            |mut n, c| {
+                *n.entry(c.issue).or_default() += 1;
+                n
+            },
+        )
+        .into_iter()
+        .max_by_key(|&(issue, n)| (n, std::cmp::Reverse(issue)));
+    let (largest_issue, largest_count) = largest.unwrap_or((0, 0));
+    let bound = o.rotate_after.saturating_mul(2);
+    println!(
+        "largest issue: #{largest_issue} with {largest_count} comments ({} twice rotate_after = \
+         {bound})",
+        match o.rotate_after == 0 || largest_count as u64 <= bound {
+            true => "within",
+            false => "OVER",
+        }
+    );
     println!("---");
     println!(
         "summary: {} workers, {count} steps saved of {total}, {} rotations ({} session issues \
          made, {} closed), {killed} commands killed, stale resumes: {stale_own} from the own \
-         machine, {stale_fresh} from fresh machines; {lost} lost, {dup} duplicated; wall time \
+         machine, {stale_fresh} from fresh machines; {lost} lost, {dup} duplicated; {} open \
+         session issue(s); largest issue {largest_count} comments (rotate_after {}); wall time \
          {:.1} s",
         o.workers,
         rotations.closing_notes,
         rotations.made,
         rotations.closed,
+        open.len(),
+        o.rotate_after,
         elapsed.as_secs_f64()
     );
-    println!("target: 0 lost, 0 invisible, 0 duplicated, 1 open session issue, 0 stale resumes");
+    println!(
+        "target: 0 lost, 0 invisible, 0 duplicated, 1 open session issue, 0 stale resumes, the \
+         largest issue within twice rotate_after"
+    );
     if o.keep {
         stale::dump(&root.path().join("comments.tsv"), &comments);
         println!("machines kept in {}", root.keep().display());

@@ -130,10 +130,24 @@ impl Thread for AnyThread {
         }
     }
 
+    fn keeps_an_outbox(&self) -> bool {
+        match self {
+            AnyThread::Local(t) => t.keeps_an_outbox(),
+            AnyThread::Forge(t) => t.keeps_an_outbox(),
+        }
+    }
+
     fn begin_command(&self) {
         match self {
             AnyThread::Local(t) => t.begin_command(),
             AnyThread::Forge(t) => t.begin_command(),
+        }
+    }
+
+    fn without_answer(&self, why: Option<&'static str>) {
+        match self {
+            AnyThread::Local(t) => t.without_answer(why),
+            AnyThread::Forge(t) => t.without_answer(why),
         }
     }
 

@@ -18,9 +18,13 @@ pub const AUTO_INIT: bool = true;
 /// Minutes between two automatic refreshes of the status table from one machine
 /// (`[dashboard] every_minutes`).
 pub const DASHBOARD_EVERY_MINUTES: u64 = 5;
-/// Seconds one command may wait for a forge that does not answer (`[forge] wait`), connecting,
-/// reading and retrying included; any answer renews it.
+/// Seconds a command that has an answer without the forge (a save spools, a warm read answers
+/// offline) may take in all (`[forge] wait`), process start, connecting, reading and retrying
+/// included; nothing renews it.
 pub const WAIT_SECS: u64 = 3;
+/// Seconds a command without such an answer (a cold read, `rotate`, ...) may wait for the forge
+/// to answer (`[forge] patience`); each answer renews it.
+pub const PATIENCE_SECS: u64 = 60;
 /// Seconds to wait for a TCP/TLS connection.
 pub const CONNECT_TIMEOUT_SECS: u64 = 5;
 /// Seconds to wait for one whole request.
@@ -157,6 +161,7 @@ mod tests {
             ("recheck_secs", RECHECK_SECS.to_string()),
             ("retry_budget_secs", RETRY_BUDGET_SECS.to_string()),
             ("wait", format!("{WAIT_SECS}s")),
+            ("patience", format!("{PATIENCE_SECS}s")),
             ("quick_timeout_ms", QUICK_TIMEOUT_MS.to_string()),
             ("max_response_mib", MAX_RESPONSE_MIB.to_string()),
             ("drain_budget_secs", DRAIN_BUDGET_SECS.to_string()),

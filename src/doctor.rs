@@ -11,7 +11,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use crate::backend::AnyThread;
-use crate::config::{Config, Origin, Overrides};
+use crate::config::{Config, Origin};
 use crate::durable::OutboxSummary;
 use crate::error::Error;
 use crate::store::{THREAD_FILE, Thread};
@@ -100,10 +100,10 @@ pub fn config_failed(e: &Error) -> Report {
     }
 }
 
-/// Runs every check against the configuration in force (`config` with `over` laid over it).
-pub async fn run(config: &Config, over: &Overrides) -> Report {
+/// Runs every check against the configuration in force (with its overrides laid over it).
+pub async fn run(config: &Config) -> Report {
     let mut checks = vec![config_check(&config.origin)];
-    let client = match config.client(over) {
+    let client = match config.client() {
         Ok((client, _)) => client,
         Err(e) => {
             checks.push(
@@ -113,6 +113,7 @@ pub async fn run(config: &Config, over: &Overrides) -> Report {
             return Report { checks };
         }
     };
+    client.without_answer(Some("`doctor` has nothing to answer without the forge"));
     let thread = client.thread_raw();
     let login = match thread {
         AnyThread::Local(local) => {

@@ -6,6 +6,8 @@ mod face;
 mod mcp;
 
 fn main() -> std::process::ExitCode {
+    // A command's wait budget includes the process's own start.
+    forgestate::verbs::mark_process_start();
     one_malloc_arena();
     cli::main()
 }

@@ -18,7 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::format::{GLOB_CHARS, Kind, ParseError, Record, marker_line, parse};
+use crate::format::{GLOB_CHARS, Identity, Kind, ParseError, Record, marker_line, parse};
 use crate::store::{Comment, Listing, Skip, Unreadable};
 
 /// Where a record came from.
@@ -129,7 +129,8 @@ pub enum Rejection {
     },
     /// Another comment already holds this record id.
     Duplicate {
-        /// The repeated record id.
+        /// The repeated record id ([`NO_ID`] for a record without one, repeated with the same
+        /// kind, agent, session, time and payload).
         record_id: String,
         /// The comment that holds its first copy.
         first_comment: u64,
@@ -358,9 +359,14 @@ pub(crate) enum Parsed<R> {
     Skipped,
 }
 
+/// What a duplicate's `record_id` says of a record without an `Id` (seed 003's client writes
+/// none): it repeats a record by its kind, agent, session, time and payload.
+pub const NO_ID: &str = "(no Id: the same kind, agent, session, time and payload)";
+
 /// The one place trust and dedupe are decided, over comments in comment id order: a comment with
 /// no marker is rejected whoever posted it; then an untrusted author's comment is rejected; then
-/// an invalid body; then a record whose `Id` an earlier comment holds. Returns the accepted
+/// an invalid body; then a record an earlier comment holds (by `Id`, or, without one, by its
+/// kind, agent, session, time and payload: [`Record::identity`]). Returns the accepted
 /// records in the thread's order ([`sort_by_place`]), and the rejections (with `unreadable` ones
 /// among them in id order).
 pub(crate) fn classify<R>(
@@ -374,7 +380,7 @@ pub(crate) fn classify<R>(
     let (low, high) = parsed.size_hint();
     let mut accepted = Vec::with_capacity(high.unwrap_or(low).min(1 << 22));
     let mut rejected = Vec::new();
-    let mut first_seen: HashMap<String, u64> = HashMap::new();
+    let mut first_seen: HashMap<Identity, u64> = HashMap::new();
     for (info, outcome) in parsed {
         let mut marker = None;
         let rejection = match outcome {
@@ -394,18 +400,24 @@ pub(crate) fn classify<R>(
                 reason: "the read cache did not keep its body; run with --refresh".into(),
             },
             Parsed::Record(posting, record) => {
-                match posting
-                    .id
+                let identity = match (&posting.id, posting.same) {
+                    (Some(id), _) => Some(Identity::Id(id.clone())),
+                    (None, same) => same.map(Identity::Same),
+                };
+                match identity
                     .as_ref()
-                    .and_then(|id| first_seen.get(id).map(|&c| (id, c)))
+                    .and_then(|key| first_seen.get(key).map(|&c| (key, c)))
                 {
-                    Some((id, first)) => Rejection::Duplicate {
-                        record_id: id.clone(),
+                    Some((key, first)) => Rejection::Duplicate {
+                        record_id: match key {
+                            Identity::Id(id) => id.clone(),
+                            Identity::Same(_) => NO_ID.to_string(),
+                        },
                         first_comment: first,
                     },
                     None => {
-                        if let Some(id) = &posting.id {
-                            first_seen.insert(id.clone(), info.id.unwrap_or_default());
+                        if let Some(key) = identity {
+                            first_seen.insert(key, info.id.unwrap_or_default());
                         }
                         // Keyed as it comes: the posting is moved into its key, not copied.
                         accepted.push((place(&info, &posting), posting, (info, record)));
@@ -433,6 +445,7 @@ pub(crate) fn posting(record: &Record) -> Posting {
     Posting {
         first: record.posted_at,
         id: record.id.clone(),
+        same: record.id.is_none().then(|| record.sameness()),
         parent: record.parent.clone(),
         time: Some(record.time),
     }

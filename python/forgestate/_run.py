@@ -1,27 +1,18 @@
-"""Finding the bundled ``forgestate`` binary, JSON with integers of any size, and running the
-binary once (``forgestate --json VERB``) for the verbs ``forgestate call`` does not run yet.
-
-Every behaviour (the format, the forge client, the outbox, trust, redaction) is the binary's;
-the verbs go through the long-lived ``forgestate call --lines`` child (``_child.py``), and
-Python only builds the verb's JSON request and maps its answer or error.
-"""
+"""Finding the bundled ``forgestate`` binary, JSON with integers of any size, and what one run
+of ``forgestate --json VERB`` (a verb the long-lived child does not run) answered."""
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
 import uuid
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping
 
-from .errors import BinaryNotFound, DataError, StorageError, error_for
-
-log = logging.getLogger("forgestate")
+from .errors import BinaryNotFound, StorageError, error_for
 
 EXE = "forgestate.exe" if os.name == "nt" else "forgestate"
 
@@ -32,23 +23,14 @@ def find_binary() -> str:
     explicit = os.environ.get("FORGESTATE_BIN")
     if explicit:
         return explicit
-    schemes = [None]
-    user_scheme = f"{os.name}_user"
-    if user_scheme in sysconfig.get_scheme_names():
-        schemes.append(user_scheme)
-    for scheme in schemes:
-        try:
-            scripts = sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
-        except KeyError:
-            continue
-        if scripts:
-            candidate = Path(scripts) / EXE
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
+    user = f"{os.name}_user"
+    dirs = [sysconfig.get_path("scripts")]
+    dirs += [sysconfig.get_path("scripts", user)] if user in sysconfig.get_scheme_names() else []
     # A venv's interpreter may be a symlink: look beside sys.executable too.
-    candidate = Path(sys.executable).parent / EXE
-    if candidate.is_file() and os.access(candidate, os.X_OK):
-        return str(candidate)
+    for scripts in [*dirs, str(Path(sys.executable).parent)]:
+        candidate = Path(scripts or ".") / EXE
+        if scripts and candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
     found = shutil.which("forgestate")
     if found:
         return found
@@ -60,13 +42,9 @@ def find_binary() -> str:
 
 
 def loads(text: str) -> Any:
-    """The JSON document in ``text``, its integers read whole however long they are.
-
-    The record format keeps integers of any size, and so does the binary; CPython's ``int()``
-    refuses a decimal string over ``sys.get_int_max_str_digits()`` digits (4,300 by default),
-    which made ``json.loads`` refuse the whole answer. Long digit strings are converted in
-    pieces under the limit instead; the process-wide limit is never lifted (other threads may
-    rely on it)."""
+    """The JSON document in ``text``, its integers read whole however long they are: CPython's
+    ``int()`` refuses over ``sys.get_int_max_str_digits()`` digits, so long ones are read in
+    pieces (the process-wide limit is never lifted)."""
     return json.loads(text, parse_int=_parse_int)
 
 
@@ -80,17 +58,23 @@ def _parse_int(text: str) -> int:
 
 
 def _digits(digits: str, limit: int) -> int:
-    """The value of a run of decimal digits, split in halves until each is under ``limit``
-    (``10**n`` is computed, not parsed, so no piece meets the limit)."""
     if len(digits) <= limit:
         return int(digits)
     low = len(digits) // 2
     return _digits(digits[:-low], limit) * 10**low + _digits(digits[-low:], limit)
 
 
+def _plain(value: Any) -> Any:
+    """A path as its text (JSON has no paths)."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def dumps(value: Any, **options: Any) -> str:
     """``json.dumps(value, **options)``, its integers written whole however long they are (the
-    other half of :func:`loads`: a resumed 5,000-digit integer can be saved again)."""
+    other half of :func:`loads`), paths as their text."""
+    options.setdefault("default", _plain)
     try:
         return json.dumps(value, **options)
     except ValueError:
@@ -136,89 +120,38 @@ def _decimal(n: int) -> str:
     return digits(n, width).lstrip("0") or "0"
 
 
-class Answer:
-    """One run of the binary: its JSON document, exit code and stderr lines."""
-
-    def __init__(self, doc: Any, code: int, stderr: List[str]) -> None:
-        self.doc = doc
-        self.code = code
-        self.stderr = stderr
-
-    @property
-    def warnings(self) -> List[str]:
-        """The ``forgestate: warning:`` lines, without their prefix."""
-        prefix = "forgestate: warning: "
-        return [line[len(prefix):] for line in self.stderr if line.startswith(prefix)]
-
-
-def run(
-    binary: str,
-    argv: Sequence[str],
-    *,
-    stdin: Optional[str] = None,
-    env: Optional[Mapping[str, str]] = None,
-    ok_codes: Tuple[int, ...] = (0,),
-) -> Answer:
-    """Runs ``binary --json ARGV`` and returns its answer, or raises the typed error its
-    exit code and error document name. Exit codes in ``ok_codes`` are answers, not errors."""
-    cmd = [binary, "--json", *argv]
-    try:
-        data = stdin.encode("utf-8") if stdin is not None else None
-    except UnicodeEncodeError as e:
-        raise DataError(
-            f"the input is not valid Unicode text ({e.reason} at character {e.start}); "
-            "pass text that can be written as UTF-8"
-        ) from e
-    try:
-        done = subprocess.run(
-            cmd,
-            input=data,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            check=False,
-        )
-    except ValueError as e:
-        # An argument holding a NUL or a lone surrogate cannot reach the command at all.
-        raise DataError(
-            f"an argument cannot be passed to forgestate ({e}); "
-            "names and values must be text without NUL characters or lone surrogates"
-        ) from e
-    except OSError as e:
-        raise BinaryNotFound(f"cannot run {binary}: {e}; set FORGESTATE_BIN or reinstall") from e
-    stderr = done.stderr.decode("utf-8", "replace").splitlines()
-    # Warnings (a record spooled, an answer from the outbox) reach the `forgestate` logger; an
-    # error line is the message of the exception raised below, so it is only logged at debug.
-    for line in stderr:
-        if line.startswith("forgestate: warning:"):
-            log.warning("%s", line)
+def flags(verb_flags: Mapping[str, str], args: Mapping[str, Any]) -> List[str]:
+    """The command line of a request: ``--flag`` for a true switch, ``--flag=VALUE`` once per
+    item of a list, else once."""
+    argv: List[str] = []
+    for name, value in args.items():
+        flag = verb_flags.get(name)
+        if value is None or value is False or flag is None:
+            continue
+        if value is True:
+            argv.append(flag)
         else:
-            log.debug("%s", line)
-    text = done.stdout.decode("utf-8", "replace")
-    unreadable: Optional[ValueError] = None
+            values = value if isinstance(value, (list, tuple)) else [value]
+            argv += [f"{flag}={os.fspath(v) if isinstance(v, os.PathLike) else v}" for v in values]
+    return argv
+
+
+def answer(verb: str, code: int, out: bytes, stderr: List[str]) -> Mapping[str, Any]:
+    """What ``forgestate --json VERB`` answered (exit ``code``, stdout ``out``), or the typed
+    error it exited with."""
     try:
-        doc = loads(text) if text.strip() else None
+        doc = loads(out.decode("utf-8", "replace")) if out.strip() else None
     except ValueError as e:
-        doc, unreadable = None, e
+        raise StorageError(
+            f"forgestate answered {verb} with JSON this package cannot read ({e}); nothing was "
+            "assumed from it. Run the verb with the CLI and --json to see the answer, and report this"
+        ) from e
     error = doc.get("error") if isinstance(doc, dict) else None
-    if done.returncode in ok_codes and not (done.returncode != 0 and error):
-        if unreadable is not None:
-            # An answer read as nothing would be a blank answer (a fresh start from `resume`).
-            raise StorageError(
-                f"forgestate answered {' '.join(argv[:1])} with JSON this package cannot read "
-                f"({unreadable}); nothing was assumed from it. Run the command with --json to "
-                "see the answer, and report this"
-            )
-        return Answer(doc, done.returncode, stderr)
+    if code == 0 and isinstance(doc, dict) and not error:
+        return doc
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        code = int(error.get("code") or done.returncode)
-        raise error_for(code, error["message"], error.get("reason"))
-    last = next((l for l in reversed(stderr) if l.strip()), "")
-    if done.returncode < 0:
-        message = f"forgestate was killed by signal {-done.returncode}"
-    else:
-        message = last or f"forgestate exited with code {done.returncode} and no message"
-    if done.returncode in (64, 65, 74, 75, 78):
-        raise error_for(done.returncode, message)
-    raise StorageError(message, code=done.returncode)
+        raise error_for(int(error.get("code") or code), error["message"], error.get("reason"))
+    last = next((line for line in reversed(stderr) if line.strip()), "")
+    message = f"forgestate was killed by signal {-code}" if code < 0 else (
+        last or f"forgestate exited with code {code} and no message")
+    raise error_for(code if code in (64, 65, 73, 75, 78) else 74, message)

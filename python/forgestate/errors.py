@@ -1,35 +1,22 @@
-"""Typed exceptions, mapped from the ``forgestate`` command's exit categories.
-
-Every failure of the command arrives as its ``--json`` error document
-``{"error": {"code", "category", "message"}}``; the message is the same one line the CLI
-prints, which says what went wrong and what to do.
-"""
+"""Typed exceptions, mapped from the exit code of the error document every failure arrives as
+(``{"error": {"code", "category", "message"}}``: the CLI's line, saying what to do)."""
 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Mapping, Optional
 
-__all__ = [
-    "ForgestateError",
-    "UsageError",
-    "DataError",
-    "StorageError",
-    "Offline",
-    "ConfigError",
-    "BinaryNotFound",
-    "error_for",
-    "reworded",
-]
+__all__ = ["ForgestateError", "UsageError", "DataError", "StorageError", "Conflict", "Offline",
+           "ConfigError", "BinaryNotFound", "error_for", "reworded"]
 
 
 class ForgestateError(Exception):
     """Base class of every forgestate failure.
 
     Attributes:
-        code: the command's exit code (64 usage, 65 data, 74 IO, 75 try again later,
-            78 configuration).
-        category: ``usage``, ``data``, ``io``, ``tempfail`` or ``config``.
+        code: the command's exit code (64 usage, 65 data, 73 conflict, 74 IO, 75 try again
+            later, 78 configuration).
+        category: ``usage``, ``data``, ``conflict``, ``io``, ``tempfail`` or ``config``.
         message: the one-line message the CLI prints.
         reason: for a body that is not a record, the reason code (``no_marker``, ...).
     """
@@ -37,14 +24,8 @@ class ForgestateError(Exception):
     code: int = 1
     category: str = "io"
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        code: Optional[int] = None,
-        category: Optional[str] = None,
-        reason: Optional[str] = None,
-    ) -> None:
+    def __init__(self, message: str, *, code: Optional[int] = None,
+                 category: Optional[str] = None, reason: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
@@ -55,125 +36,64 @@ class ForgestateError(Exception):
 
 
 class UsageError(ForgestateError):
-    """Exit 64: the command was called wrongly (a malformed filter, an unknown flag)."""
+    """Exit 64: the verb was called wrongly (a malformed filter, an unknown argument)."""
 
-    code = 64
-    category = "usage"
+    code, category = 64, "usage"
 
 
 class DataError(ForgestateError):
     """Exit 65: bad input data (non-object data, a refused header value, a body that is not a
     record, a record over the size cap). Fix the data; retrying will not help."""
 
-    code = 65
-    category = "data"
+    code, category = 65, "data"
+
+
+class Conflict(ForgestateError):
+    """Exit 73: a compare-and-set checkpoint (``if_latest``) was refused: someone continued the
+    session first. Nothing was posted; the message names the newer record. Resume, then decide."""
+
+    code, category = 73, "conflict"
 
 
 class StorageError(ForgestateError):
     """Exit 74: the store or a file could not be read or written on this machine."""
 
-    code = 74
-    category = "io"
-
-
-class Conflict(ForgestateError):
-    """Exit 73: a compare-and-set checkpoint (``if_latest``) was refused: the session's newest
-    record is not the one named, so someone continued it first. Nothing was posted; the
-    message names the newer record and when it was written. Resume, then decide."""
-
-    code = 73
-    category = "conflict"
+    code, category = 74, "io"
 
 
 class Offline(ForgestateError):
-    """Exit 75: the forge could not be reached and this machine knows nothing that answers;
-    try again later."""
+    """Exit 75: the forge could not be reached and this machine knows nothing that answers (or,
+    with ``strict``, a record was spooled); try again later."""
 
-    code = 75
-    category = "tempfail"
+    code, category = 75, "tempfail"
 
 
 class ConfigError(ForgestateError):
-    """Exit 78: a setup problem (config file, forge URL, token, permissions, no session
-    issue). Fix the configuration; retrying will not help."""
+    """Exit 78: a setup problem (config file, forge URL, token, permissions, no session issue).
+    Fix the configuration; retrying will not help."""
 
-    code = 78
-    category = "config"
+    code, category = 78, "config"
 
 
 class BinaryNotFound(ConfigError):
     """The bundled ``forgestate`` binary was not found next to the interpreter or on PATH."""
 
 
-_BY_CODE = {
-    64: UsageError,
-    65: DataError,
-    73: Conflict,
-    74: StorageError,
-    75: Offline,
-    78: ConfigError,
-}
+_BY_CODE = {64: UsageError, 65: DataError, 73: Conflict, 74: StorageError, 75: Offline,
+            78: ConfigError}
 
 
 def error_for(code: int, message: str, reason: Optional[str] = None) -> ForgestateError:
     """The exception for an exit code (an unknown code is a :class:`StorageError`)."""
-    cls = _BY_CODE.get(code, StorageError)
-    return cls(message, code=code, reason=reason)
+    return _BY_CODE.get(code, StorageError)(message, code=code, reason=reason)
 
-
-#: The command's flags as :class:`~forgestate.Client` names them (keyword arguments).
-PARAMETERS = {
-    "agent": "agent",
-    "session": "session",
-    "phase": "phase",
-    "data": "data",
-    "metrics": "metrics",
-    "status": "status",
-    "next-check": "next_check",
-    "next": "next",
-    "blocker": "blockers",
-    "context-file": "context_file",
-    "reason": "reason",
-    "note": "note",
-    "intent": "intent",
-    "intent-data": "intent_data",
-    "done": "done",
-    "if-latest": "if_latest",
-    "merge": "merge",
-    "parent": "parent",
-    "kind": "kind",
-    "since": "since",
-    "limit": "limit",
-    "warn-after": "warn_after",
-    "stalled-after": "stalled_after",
-    "new-session": "new_session",
-    "at": "at",
-    "diff": "diff",
-    "strict": "strict",
-    "store": "store",
-    "url": "url",
-    "owner": "owner",
-    "repo": "repo",
-    "token-file": "token_file",
-    "config": "config",
-    "allow-insecure-http": "allow_insecure_http",
-}
 
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?![\w-])")
 
 
-def pythonic(message: str) -> str:
-    """``message`` with each flag the :class:`~forgestate.Client` has a parameter for named as
-    that parameter (``--data must be a JSON object`` → ``data must be a JSON object``); other
-    flags (of verbs run by hand) stay."""
-    return _FLAG.sub(lambda m: PARAMETERS.get(m.group(1), m.group(0)), message)
-
-
-def reworded(error: ForgestateError) -> ForgestateError:
-    """The same error, its message in Python's terms (see :func:`pythonic`)."""
-    message = pythonic(error.message)
+def reworded(error: ForgestateError, names: Mapping[str, str]) -> ForgestateError:
+    """The same error, each flag ``names`` maps (``--blocker``: ``blockers``) named so."""
+    message = _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), error.message)
     if message == error.message:
         return error
-    again = type(error)(message, code=error.code, category=error.category, reason=error.reason)
-    again.__cause__ = error.__cause__
-    return again
+    return type(error)(message, code=error.code, category=error.category, reason=error.reason)

@@ -23,15 +23,13 @@ look like a second writer of the checkpoints' chain). Deleting (``delete_thread`
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import functools
 import hashlib
 import json
 import logging
 import math
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -60,10 +58,14 @@ except ImportError:  # older langgraph-checkpoint: the order writes were given i
         return (task_path, task_id, idx)
 
 
-from .client import Client
+from .client import AsyncClient, Client
 from .errors import DataError, Offline, StorageError
 
 __all__ = ["ForgeStateSaver"]
+
+#: A generator of client calls: it yields ``(verb, arguments)``, is sent each answer (or thrown
+#: its error), and returns its result (see ``ForgeStateSaver._drive``).
+Steps = Generator[Tuple[str, Dict[str, Any]], Any, Any]
 
 log = logging.getLogger("forgestate.langgraph")
 
@@ -81,8 +83,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
     """LangGraph's checkpointer over forgestate: ``ForgeStateSaver(forgestate.Client(...))``.
 
     ``agent`` names the writer in the thread (default ``langgraph``). The saver is safe to use
-    from several threads (the client serialises its calls) and from asyncio (the ``a*`` methods
-    run the same calls in the default executor)."""
+    from several threads (the client serialises its calls) and from asyncio: the ``a*`` methods
+    run the same steps with an :class:`~forgestate.AsyncClient` of the same settings, so the
+    event loop never waits on a call (no thread per call)."""
 
     def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None) -> None:
         super().__init__(serde=serde)
@@ -94,6 +97,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 f"{_MAX_NAME - len('.writes')} characters with none of * ? [ ] {{ }}"
             )
         self.client = client
+        #: The same settings for the ``a*`` methods: a child of its own, driven by asyncio.
+        self.aclient = client._copy(AsyncClient)
         self.agent = agent
         self.writes_agent = f"{agent}.writes"
         self._ready = False
@@ -124,12 +129,12 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- reading the thread --------------------------------------------------------------
 
-    def _init(self) -> None:
+    def _init(self) -> Steps:
         """Finds (or, on a forge, creates) the session issue once per saver, as ``forgestate
         init`` does: a graph's first call is a read, and a new repository has no thread yet."""
         if not self._ready:
             try:
-                self.client.init()
+                yield ("init", {})
             except Offline:
                 # A forge down when the process starts: saves spool to the outbox and reads
                 # answer from this machine's copy, as every verb's do; init is asked again.
@@ -143,11 +148,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
         agent: Optional[str] = None,
         phase: Optional[str] = None,
         index: Optional["_Index"] = None,
-    ) -> "_Index":
+    ) -> Steps:
         """This saver's records of ``thread_id`` (every thread when ``None``; ``agent`` and
         ``phase`` narrow the read), indexed in thread order."""
-        self._init()
-        records = self.client.list(agent=agent, session=thread_id, phase=phase)
+        yield from self._init()
+        records = (yield ("list", dict(agent=agent, session=thread_id, phase=phase))).records
         index = index if index is not None else _Index()
         for r in records:
             # The read's names are globs: a thread id holding `*` matches others too.
@@ -156,10 +161,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
             self._index(index, r)
         return index
 
-    def _chain(self, thread_id: str, ns: str) -> "_Index":
+    def _chain(self, thread_id: str, ns: str) -> Steps:
         """The namespace's whole chain: its checkpoints and the thread's writes, in two reads."""
-        index = self._read(thread_id, agent=self.agent_for(ns))
-        return self._read(thread_id, agent=self.writes_agent, index=index)
+        index = yield from self._read(thread_id, agent=self.agent_for(ns))
+        return (yield from self._read(thread_id, agent=self.writes_agent, index=index))
 
     def _index(self, index: "_Index", r: Any) -> bool:
         """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
@@ -181,7 +186,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         index.add(r.session, r.id, r.agent, doc)
         return True
 
-    def _newest(self, thread_id: str, ns: str) -> Optional["_Index"]:
+    def _newest(self, thread_id: str, ns: str) -> Steps:
         """The thread's newest checkpoint of ``ns`` and its pending writes from ``latest``
         answers (the read cache's summary: no scan of the thread), or ``None`` when that
         shortcut does not apply (names holding glob characters, a newest record that is not
@@ -190,8 +195,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         agent = self.agent_for(ns)
         if _GLOB & set(thread_id + agent):
             return None
-        self._init()
-        newest = self.client.latest(agent=agent, session=thread_id, kind="checkpoint")
+        yield from self._init()
+        newest = (yield ("latest", dict(agent=agent, session=thread_id, kind="checkpoint"))).record
         if newest is None:
             return _Index()
         index = _Index()
@@ -199,9 +204,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
             return None
         (cid,) = index.checkpoints[(thread_id, ns)]
         try:
-            writes = self.client.latest(
-                agent=self.writes_agent, session=thread_id, kind="checkpoint"
-            )
+            writes = (yield ("latest", dict(
+                agent=self.writes_agent, session=thread_id, kind="checkpoint"))).record
         except Offline:
             # The forge is down and this machine knows of no writes: the checkpoint (answered
             # from this machine's copy) is all it knows, as every offline answer is.
@@ -210,8 +214,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
             return index
         if _GLOB & set(cid):
             return None
-        return self._read(thread_id, agent=self.writes_agent, phase=_writes_phase(cid),
-                          index=index)
+        return (yield from self._read(thread_id, agent=self.writes_agent,
+                                      phase=_writes_phase(cid), index=index))
 
     def _tuple(self, thread_id: str, ns: str, cp: "_Stored", index: "_Index") -> CheckpointTuple:
         """The checkpoint tuple of ``cp``; a record this saver cannot read (a comment edited by
@@ -259,16 +263,23 @@ class ForgeStateSaver(BaseCheckpointSaver):
         )
 
     def get_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
+        """The checkpoint ``config`` names, or the thread's newest in its namespace."""
+        return self._drive(self._get_tuple(config))
+
+    async def aget_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
+        return await self._adrive(self._get_tuple(config))
+
+    def _get_tuple(self, config: RunnableConfig) -> Steps:
         """The checkpoint ``config`` names, or the thread's newest in its namespace (thread
         order, as every forgestate read: LangGraph's largest id whenever writers' clocks agree)."""
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
         wanted = get_checkpoint_id(config)
-        index = self._newest(thread_id, ns)
+        index = yield from self._newest(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {}) if index is not None else {}
         if index is None or (wanted and wanted not in found):
             # Another checkpoint than the newest: the namespace's whole chain.
-            index = self._chain(thread_id, ns)
+            index = yield from self._chain(thread_id, ns)
             found = index.checkpoints.get((thread_id, ns), {})
         if wanted:
             cp = found.get(wanted)
@@ -279,13 +290,22 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def get_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
     ) -> Mapping[str, Any]:
+        """LangGraph's ancestor walk for ``DeltaChannel``, over one read of the chain."""
+        return self._drive(self._delta(config, channels))
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        return await self._adrive(self._delta(config, channels))
+
+    def _delta(self, config: RunnableConfig, channels: Sequence[str]) -> Steps:
         """LangGraph's ancestor walk for ``DeltaChannel`` (the base class's contract), over one
         read of the namespace's chain instead of one read per ancestor."""
         if not channels:
             return {}
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
-        index = self._chain(thread_id, ns)
+        index = yield from self._chain(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {})
         wanted = get_checkpoint_id(config) or (next(reversed(found)) if found else None)
         target = found.get(wanted) if wanted else None
@@ -313,13 +333,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
             result[ch] = entry
         return result
 
-    async def aget_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, Any]:
-        return await self._run(
-            functools.partial(self.get_delta_channel_history, config=config, channels=channels)
-        )
-
     def list(
         self,
         config: Optional[RunnableConfig],
@@ -332,10 +345,33 @@ class ForgeStateSaver(BaseCheckpointSaver):
         it names one), or of every thread; ``filter`` matches metadata, ``before`` keeps the
         checkpoints whose ids sort before its id (LangGraph's ids sort by creation time)."""
         thread_id = str(config["configurable"]["thread_id"]) if config else None
+        index = self._drive(self._read(thread_id))
+        yield from self._listed(index, config, filter, before, limit)
+
+    async def alist(
+        self,
+        config: Optional[RunnableConfig],
+        *,
+        filter: Optional[Dict[str, Any]] = None,
+        before: Optional[RunnableConfig] = None,
+        limit: Optional[int] = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        index = await self._adrive(self._read(thread_id))
+        for tup in self._listed(index, config, filter, before, limit):
+            yield tup
+
+    def _listed(
+        self,
+        index: "_Index",
+        config: Optional[RunnableConfig],
+        filter: Optional[Dict[str, Any]],
+        before: Optional[RunnableConfig],
+        limit: Optional[int],
+    ) -> Iterator[CheckpointTuple]:
         ns_wanted = config["configurable"].get("checkpoint_ns") if config else None
         id_wanted = get_checkpoint_id(config) if config else None
         before_id = get_checkpoint_id(before) if before else None
-        index = self._read(thread_id)
         left = limit
         for (tid, ns), found in index.checkpoints.items():
             if ns_wanted is not None and ns != ns_wanted:
@@ -363,6 +399,25 @@ class ForgeStateSaver(BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        """Posts ``checkpoint`` as one ``[CHECKPOINT]`` record."""
+        return self._drive(self._put(config, checkpoint, metadata, new_versions))
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self._adrive(self._put(config, checkpoint, metadata, new_versions))
+
+    def _put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> Steps:
         """Posts ``checkpoint`` as one ``[CHECKPOINT]`` record (one request to a forge)."""
         thread_id = str(config["configurable"]["thread_id"])
         ns = str(config["configurable"].get("checkpoint_ns", "") or "")
@@ -383,7 +438,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
             "checkpoint": _encode_pairs(self.serde, rest, hidden),
             "metadata": _encode_pairs(self.serde, full_metadata, hidden),
         }
-        self._post(
+        yield from self._post(
             thread_id,
             self.agent_for(ns),
             _phase(checkpoint, metadata, new_versions),
@@ -402,6 +457,21 @@ class ForgeStateSaver(BaseCheckpointSaver):
         task_path: str = "",
     ) -> None:
         """Posts a task's writes, not yet in a checkpoint, as one record of their own."""
+        self._drive(self._put_writes(config, writes, task_id, task_path))
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[Tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self._adrive(self._put_writes(config, writes, task_id, task_path))
+
+    def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[Tuple[str, Any]], task_id: str,
+        task_path: str,
+    ) -> Steps:
         if not writes:
             return
         thread_id = str(config["configurable"]["thread_id"])
@@ -421,7 +491,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 for i, (c, v) in enumerate(writes)
             ],
         }
-        self._post(thread_id, self.writes_agent, _writes_phase(checkpoint_id), doc, hidden=hidden)
+        yield from self._post(thread_id, self.writes_agent, _writes_phase(checkpoint_id), doc,
+                              hidden=hidden)
 
     def _post(
         self,
@@ -433,14 +504,13 @@ class ForgeStateSaver(BaseCheckpointSaver):
         record_id: Optional[str] = None,
         parent: Optional[str] = None,
         hidden: Sequence[Any] = (),
-    ) -> None:
-        self._init()
-        self._refuse_hidden_secrets(thread_id, hidden)
+    ) -> Steps:
+        yield from self._init()
+        yield from self._refuse_hidden_secrets(thread_id, hidden)
         doc["digest"] = _digest(doc)
         try:
-            saved = self.client.checkpoint(
-                agent, thread_id, phase, {KEY: doc}, id=record_id, parent=parent
-            )
+            saved = yield ("checkpoint", dict(agent=agent, session=thread_id, phase=phase,
+                                              data={KEY: doc}, id=record_id, parent=parent))
         except DataError as e:
             if "byte limit" not in str(e):
                 raise
@@ -457,7 +527,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 "state, or change [redact] keys in the configuration if these are not secrets"
             )
 
-    def _refuse_hidden_secrets(self, thread_id: str, hidden: Sequence[Any]) -> None:
+    def _refuse_hidden_secrets(self, thread_id: str, hidden: Sequence[Any]) -> Steps:
         """Values that travel in base64 are out of the redactor's sight, so before anything is
         posted their readable form is run through it (``render``: no request to the store), in
         chunks; a secret found there refuses the put, as a redacted JSON value does."""
@@ -466,10 +536,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
         text = json.dumps([_readable(v) for v in hidden], ensure_ascii=False)
         chunks = [text[i:i + _SCAN_CHUNK + _SCAN_OVERLAP] for i in range(0, len(text), _SCAN_CHUNK)]
         for start in range(0, len(chunks), _SCAN_BATCH):
-            rendered = self.client.render({
-                "agent": self.agent, "session": thread_id, "phase": "secret_check",
-                "data": {"scan": chunks[start:start + _SCAN_BATCH]},
-            })
+            rendered = yield ("render", dict(
+                agent=self.agent, session=thread_id, phase="secret_check",
+                data={"scan": chunks[start:start + _SCAN_BATCH]},
+            ))
             if rendered.record.redacted:
                 raise DataError(
                     f"thread {thread_id}: a value of the graph's state that is not JSON (it would "
@@ -480,11 +550,11 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- deleting and copying ---------------------------------------------------------------
 
-    def _delete(self, record_ids: Sequence[str], what: str) -> None:
+    def _delete(self, record_ids: Sequence[str], what: str) -> Steps:
         if not record_ids:
             return
-        answer = self.client.prune(ids=list(record_ids), yes=True)
-        left = int(answer.get("kept_other_authors") or 0)
+        answer = yield ("prune", dict(ids=list(record_ids), yes=True))
+        left = answer.kept_other_authors
         if left:
             raise StorageError(
                 f"{what}: {left} record(s) were posted by another account and stay; delete them "
@@ -493,17 +563,29 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     def delete_thread(self, thread_id: str) -> None:
         """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""
-        index = self._read(str(thread_id))
-        self._delete(index.ids_of(str(thread_id)), f"delete_thread({thread_id})")
+        self._drive(self._delete_thread(thread_id))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._adrive(self._delete_thread(thread_id))
+
+    def _delete_thread(self, thread_id: str) -> Steps:
+        index = yield from self._read(str(thread_id))
+        yield from self._delete(index.ids_of(str(thread_id)), f"delete_thread({thread_id})")
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``keep_latest`` keeps each namespace's newest checkpoint (and its writes);
         ``delete`` deletes the threads."""
+        self._drive(self._prune(thread_ids, strategy))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self._adrive(self._prune(thread_ids, strategy))
+
+    def _prune(self, thread_ids: Sequence[str], strategy: str) -> Steps:
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}: use keep_latest or delete")
         doomed: List[str] = []
         for tid in thread_ids:
-            index = self._read(str(tid))
+            index = yield from self._read(str(tid))
             if strategy == "delete":
                 doomed += index.ids_of(str(tid))
                 continue
@@ -512,7 +594,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
                 if t == str(tid) and found:
                     keep |= {(ns, cid) for cid in self._kept_chain(found)}
             doomed += index.ids_of(str(tid), lambda ns, cid: (ns, cid) not in keep)
-        self._delete(doomed, "prune")
+        yield from self._delete(doomed, "prune")
 
     def _kept_chain(self, found: Mapping[str, "_Stored"]) -> List[str]:
         """What ``keep_latest`` keeps of a namespace: its newest checkpoint and, when that has a
@@ -537,10 +619,16 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Deletes the checkpoints (and their writes) whose metadata names one of ``run_ids``."""
+        self._drive(self._delete_for_runs(run_ids))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self._adrive(self._delete_for_runs(run_ids))
+
+    def _delete_for_runs(self, run_ids: Sequence[str]) -> Steps:
         runs = {str(r) for r in run_ids}
         if not runs:
             return
-        index = self._read(None)
+        index = yield from self._read(None)
         doomed_cps = set()
         for (tid, ns), found in index.checkpoints.items():
             for cid, cp in found.items():
@@ -550,74 +638,61 @@ class ForgeStateSaver(BaseCheckpointSaver):
         doomed: List[str] = []
         for tid in {t for t, _, _ in doomed_cps}:
             doomed += index.ids_of(tid, lambda ns, cid, tid=tid: (tid, ns, cid) in doomed_cps)
-        self._delete(doomed, "delete_for_runs")
+        yield from self._delete(doomed, "delete_for_runs")
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copies every checkpoint and write of the source thread to the target (``fork``)."""
+        self._drive(self._copy_thread(source_thread_id, target_thread_id))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._adrive(self._copy_thread(source_thread_id, target_thread_id))
+
+    def _copy_thread(self, source_thread_id: str, target_thread_id: str) -> Steps:
         """Copies every checkpoint and write of the source thread to the target, each by
         forgestate's ``fork``: the copies keep their checkpoint ids, and ``history`` of the
         target shows each as forked from its source record."""
         src, dst = str(source_thread_id), str(target_thread_id)
-        if self._read(dst).order.get(dst):
+        if (yield from self._read(dst)).order.get(dst):
             raise DataError(
                 f"copy_thread: thread {dst} already holds checkpoints; a copy over them would "
                 f"mix two histories. Delete it first (delete_thread({dst!r})) or copy to a new id"
             )
-        index = self._read(src)
+        index = yield from self._read(src)
         for record_id, agent in index.order.get(src, []):
-            self.client.fork(src, dst, at=record_id, agent=agent, force=True)
+            yield ("fork", dict(session=src, new_session=dst, at=record_id, agent=agent,
+                                force=True))
 
-    # -- asyncio -----------------------------------------------------------------------------
+    # -- running the steps -------------------------------------------------------------------
 
-    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, functools.partial(fn, *args, **kwargs))
+    def _drive(self, steps: Steps) -> Any:
+        """Runs ``steps`` (a generator that yields each client call as ``(verb, arguments)``
+        and is sent its answer) with the client, and returns what it returns."""
+        try:
+            call = next(steps)
+            while True:
+                try:
+                    answer = getattr(self.client, call[0])(**call[1])
+                except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
+                    call = steps.throw(e)
+                else:
+                    call = steps.send(answer)
+        except StopIteration as done:
+            return done.value
 
-    async def aget_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
-        return await self._run(self.get_tuple, config)
-
-    async def alist(
-        self,
-        config: Optional[RunnableConfig],
-        *,
-        filter: Optional[Dict[str, Any]] = None,
-        before: Optional[RunnableConfig] = None,
-        limit: Optional[int] = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        found = await self._run(
-            lambda: list(self.list(config, filter=filter, before=before, limit=limit))
-        )
-        for tup in found:
-            yield tup
-
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        return await self._run(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[Tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        await self._run(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        await self._run(self.delete_thread, thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        await self._run(self.prune, thread_ids, strategy=strategy)
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        await self._run(self.delete_for_runs, run_ids)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        await self._run(self.copy_thread, source_thread_id, target_thread_id)
+    async def _adrive(self, steps: Steps) -> Any:
+        """:meth:`_drive` with the :class:`~forgestate.AsyncClient`: the event loop never
+        waits on the child."""
+        try:
+            call = next(steps)
+            while True:
+                try:
+                    answer = await getattr(self.aclient, call[0])(**call[1])
+                except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
+                    call = steps.throw(e)
+                else:
+                    call = steps.send(answer)
+        except StopIteration as done:
+            return done.value
 
 
 # -- the index of a read ---------------------------------------------------------------------

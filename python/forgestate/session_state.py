@@ -4,15 +4,10 @@ Switch with one import line::
 
     from forgestate.session_state import save_state, resume_implementation
 
-Same names, arguments and return shapes as the seed document's functions. What changes is
-underneath, all of it the ``forgestate`` binary's: "latest" is thread order with no 24-hour
-window, only the token's own (and trusted) comments count, posts are retried and idempotent, a
-record the forge cannot take is kept in the outbox and posted later, secrets are redacted, and
-the resume map has globs (``subtask_*_complete``).
-
-``owner, repo`` name the forge repository (``--repo owner/repo``); the forge URL and token come
-from the same environment variables and config file as the CLI (``FORGESTATE_URL``,
-``FORGESTATE_TOKEN``, ...). With no forge configured, records go to the local store.
+Same names, arguments and return shapes as the seed's functions; underneath, everything is the
+``forgestate`` binary's (thread order, trusted authors, the outbox, redaction, resume-map globs).
+``owner, repo`` name the forge repository; the URL and token come from the CLI's environment
+variables and config file. With no forge configured, records go to the local store.
 """
 
 from __future__ import annotations
@@ -21,25 +16,14 @@ import re
 import types
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
-from .client import Client, Record
+from .client import Client
 from .errors import DataError, ForgestateError
 
 __all__ = [
-    "SESSION_STATE_TITLE_PATTERN",
-    "CHECKPOINT_VERSION",
-    "PHASE_RESUME_MAP",
-    "configure",
-    "find_session_state_issue",
-    "create_checkpoint",
-    "format_checkpoint_comment",
-    "save_checkpoint",
-    "save_state",
-    "parse_checkpoint_comment",
-    "load_latest_checkpoint",
-    "resume_agent_work",
-    "resume_implementation",
-    "post_health_signal",
-    "end_session",
+    "SESSION_STATE_TITLE_PATTERN", "CHECKPOINT_VERSION", "PHASE_RESUME_MAP", "configure",
+    "find_session_state_issue", "create_checkpoint", "format_checkpoint_comment",
+    "save_checkpoint", "save_state", "parse_checkpoint_comment", "load_latest_checkpoint",
+    "resume_agent_work", "resume_implementation", "post_health_signal", "end_session",
 ]
 
 #: The session issue's title (forgestate's default; ``forge.title`` changes it).
@@ -50,13 +34,8 @@ CHECKPOINT_VERSION = "2.0"
 _IMPLEMENTATION_WORKER = "implementation-worker"
 _client: Optional[Client] = None
 _phase_map: Optional[types.MappingProxyType] = None
-#: Per (owner, repo, agent, session), the newest record id this process wrote or resumed: the
-#: next record's ``Parent:``, so two processes continuing one state are told apart.
-_known: Dict[Tuple[Any, Any, str, str], str] = {}
-
-
-#: The clients the functions here use, per (owner, repo) and for the pure functions, each with
-#: its one ``forgestate call --lines`` child, kept for the process (``configure`` closes them).
+#: The clients used, per (owner, repo) and for the pure functions, each with its one child for
+#: the process (``configure`` closes them). The child keeps the lineage (each record's ``Parent:``).
 _clients: Dict[Any, Client] = {}
 
 
@@ -66,7 +45,6 @@ def configure(client: Optional[Client]) -> None:
     global _client, _phase_map
     _client = client
     _phase_map = None
-    _known.clear()
     for used in _clients.values():
         if used is not client:
             used.close()
@@ -94,7 +72,7 @@ def __getattr__(name: str) -> Any:
     if name == "PHASE_RESUME_MAP":
         global _phase_map
         if _phase_map is None:
-            table = _for(None, None).resume_map(_IMPLEMENTATION_WORKER)
+            table = _for(None, None).resume_map()
             _phase_map = types.MappingProxyType(dict(table.phases))
         return _phase_map
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -103,7 +81,7 @@ def __getattr__(name: str) -> Any:
 def find_session_state_issue(owner: str, repo: str) -> Union[int, str]:
     """The session state issue's number, found, or created when there is none (as forgestate's
     ``checkpoint`` would). On the local store, the thread file's path."""
-    thread = str(_for(owner, repo).init().get("thread", ""))
+    thread = _for(owner, repo).init().thread
     number = re.search(r"/issues/(\d+)$", thread)
     return int(number.group(1)) if number else thread
 
@@ -115,9 +93,7 @@ def create_checkpoint(
     ``data``. The names are checked as forgestate checks them (a refused one raises
     :class:`~forgestate.DataError`) and the timestamp is forgestate's. Pure, as in the seed:
     no forge settings are read (see :meth:`Client.pure`)."""
-    rendered = _pure().render(
-        {"agent": agent_name, "session": session_id, "phase": phase, "data": dict(data)}
-    )
+    rendered = _pure().render(agent_name, session_id, phase=phase, data=dict(data))
     return {
         "version": CHECKPOINT_VERSION,
         "timestamp": rendered.record.time,
@@ -131,27 +107,16 @@ def create_checkpoint(
 def format_checkpoint_comment(checkpoint: Mapping[str, Any]) -> str:
     """The comment body for a checkpoint dict, as forgestate writes it (version 2.0, with an
     ``Id:`` line, secrets redacted). The seed's parser reads it. Needs no forge settings."""
-    record: Dict[str, Any] = {
-        "agent": checkpoint["agent"],
-        "session": checkpoint["session"],
-        "phase": checkpoint["phase"],
-        "data": checkpoint.get("data", {}),
-    }
-    if checkpoint.get("timestamp"):
-        record["time"] = checkpoint["timestamp"]
-    if checkpoint.get("id"):
-        record["id"] = checkpoint["id"]
-    return _pure().render(record).body
+    return _pure().render(
+        checkpoint["agent"], checkpoint["session"], phase=checkpoint["phase"],
+        data=checkpoint.get("data", {}), time=checkpoint.get("timestamp") or None,
+        id=checkpoint.get("id") or None,
+    ).body
 
 
 def save_checkpoint(
-    owner: str,
-    repo: str,
-    session_issue: Any,
-    checkpoint: Mapping[str, Any],
-    *,
-    intent: Optional[str] = None,
-    intent_data: Any = None,
+    owner: str, repo: str, session_issue: Any, checkpoint: Mapping[str, Any], *, intent:
+    Optional[str] = None, intent_data: Any = None
 ) -> None:
     """Saves a checkpoint dict. Never raises: a failure prints a warning, as the seed's did,
     and a record the forge cannot take now waits in the outbox and is posted later.
@@ -160,7 +125,6 @@ def save_checkpoint(
     ``intent`` (forgestate only, keyword): a side effect about to happen (``"create_pr"``),
     with ``intent_data``; :func:`resume_agent_work` prints it as pending until a later
     checkpoint of the session. Seed readers see a normal checkpoint."""
-    key = (owner, repo, checkpoint.get("agent"), checkpoint.get("session"))
     try:
         saved = _for(owner, repo).checkpoint(
             checkpoint["agent"],
@@ -169,14 +133,11 @@ def save_checkpoint(
             checkpoint.get("data") or {},
             intent=intent,
             intent_data=intent_data,
-            parent=_known.get(key),  # type: ignore[arg-type]
         )
     except (ForgestateError, KeyError, TypeError, ValueError, OSError) as e:
         # Checkpoint failure shouldn't crash the agent.
         print(f"[WARNING] Failed to save checkpoint: {e}")
         return
-    if saved.id is not None:
-        _known[key] = saved.id  # type: ignore[index]
     if saved.posted:
         print(f"[CHECKPOINT] Saved: {checkpoint['phase']}")
     else:
@@ -195,15 +156,9 @@ def save_state(
     save_checkpoint(owner, repo, None, checkpoint)
 
 
-def _seed_dict(record: Record) -> Dict[str, Any]:
-    return {
-        "data": record.data,
-        "version": record.version,
-        "phase": record.phase,
-        "session": record.session,
-        "timestamp": record.time,
-        "agent": record.agent,
-    }
+def _seed_dict(record: Any) -> Dict[str, Any]:
+    return {"data": record.data, "version": record.version, "phase": record.phase,
+            "session": record.session, "timestamp": record.time, "agent": record.agent}
 
 
 def parse_checkpoint_comment(comment_body: str) -> Optional[Dict[str, Any]]:
@@ -223,24 +178,22 @@ def load_latest_checkpoint(
 ) -> Optional[Dict[str, Any]]:
     """The newest checkpoint (thread order, no time window), optionally of one agent and one
     session, as a checkpoint dict; ``None`` when there is none."""
-    record = _for(owner, repo).latest(agent_name, session_id, "checkpoint")
+    record = _for(owner, repo).latest(agent_name, session_id, "checkpoint").record
     return _seed_dict(record) if record is not None else None
 
 
 def _resume(owner: str, repo: str, agent_name: str, session_id: str):
     answer = _for(owner, repo).resume(agent_name, session_id)
-    if answer.latest_id is not None:
-        _known[(owner, repo, agent_name, session_id)] = answer.latest_id
     if answer.checkpoint is None:
         print("[RESUME] No checkpoint found, starting fresh")
     else:
         print(f"[RESUME] Found checkpoint at phase: {answer.phase}")
         print(f"[RESUME] Checkpoint time: {answer.checkpoint.time}")
     if answer.ended is not None:
-        print(f"[RESUME] Session ended: {answer.ended.get('reason')}")
+        print(f"[RESUME] Session ended: {answer.ended.reason}")
     if answer.pending_intent is not None:
         print(
-            f"[RESUME] Pending intent: {answer.pending_intent.get('name')} "
+            f"[RESUME] Pending intent: {answer.pending_intent.name} "
             "(check whether it happened before doing it again)"
         )
     for warning in answer.warnings:
@@ -291,12 +244,8 @@ def post_health_signal(
 
 
 def end_session(
-    owner: str,
-    repo: str,
-    agent_name: str,
-    session_id: str,
-    reason: str,
-    note: Optional[str] = None,
+    owner: str, repo: str, agent_name: str, session_id: str, reason: str, note: Optional[str] =
+    None
 ) -> None:
     """Ends a session (forgestate only): ``reason`` is ``completed``, ``interrupted``,
     ``error`` or ``user_stop``. Supervisors then see it completed or ended, never stalled.
@@ -306,6 +255,4 @@ def end_session(
     except ForgestateError as e:
         print(f"[WARNING] Failed to end the session: {e}")
         return
-    if saved.id is not None:
-        _known[(owner, repo, agent_name, session_id)] = saved.id
     print(f"[END] Session {session_id} ended: {reason}")

@@ -38,7 +38,7 @@ def test_client_resume_returns_a_5000_digit_integer_whole(local_store):
     assert answer.data["neg"] == -BIG_INT
     assert answer.data["list"] == [1, BIG_INT]
     assert answer.data["issue_number"] == 42
-    latest = Client().latest(W, "s1")
+    latest = Client().latest(W, "s1").record
     assert latest is not None and latest.data["big"] == BIG_INT
 
 

@@ -38,8 +38,8 @@ def test_values_that_start_with_a_dash_are_values_never_flags(tmp_path):
     health = c.health(W, "-s", {"-": 1}, status="-degraded", next_check="--soon")
     assert (health.record.status, health.record.next_check) == ("-degraded", "--soon")
     resumed = c.resume(W, "-s")
-    assert resumed.ended is not None and resumed.ended["note"] == "--dry-run failed"
-    assert c.latest(W, "-s", "end").note == "--dry-run failed"
+    assert resumed.ended is not None and resumed.ended.note == "--dry-run failed"
+    assert c.latest(W, "-s", "end").record.note == "--dry-run failed"
 
 
 def test_one_child_serves_every_verb_and_is_started_again_when_it_died(tmp_path):
@@ -56,7 +56,7 @@ def test_one_child_serves_every_verb_and_is_started_again_when_it_died(tmp_path)
     assert c._child is not first and c._child.alive()
     c.close()
     assert c._child is None
-    assert c.latest(W).phase == "clone_complete", "a closed client starts a child again"
+    assert c.latest(W).record.phase == "clone_complete", "a closed client starts a child again"
     c.close()
 
 
@@ -91,7 +91,7 @@ def test_threads_share_one_child_one_request_at_a_time(tmp_path):
     for t in threads:
         t.join()
     assert not errors, errors
-    assert len(c.list()) == 20
+    assert len(c.list().records) == 20
     c.close()
 
 
@@ -123,7 +123,7 @@ def test_a_changed_environment_starts_a_child_that_reads_it(tmp_path, monkeypatc
     c.checkpoint(W, "s1", "in_a")
     (tmp_path / "other.toml").write_text(f'[local]\ndir = "{tmp_path / "b"}"\n')
     monkeypatch.setenv("FORGESTATE_CONFIG", str(tmp_path / "other.toml"))
-    assert c.latest(W) is None, "the new configuration names another store, as a new process"
+    assert c.latest(W).record is None, "the new configuration names another store, as a new process"
     c.close()
 
 

@@ -11,10 +11,10 @@ from forgestate import (
     ConfigError,
     DataError,
     ForgestateError,
+    CheckpointAnswer,
+    Entry,
     Offline,
-    Record,
-    Resume,
-    Saved,
+    ResumeAnswer,
     StorageError,
     UsageError,
 )
@@ -25,7 +25,7 @@ W = "implementation-worker"
 def test_checkpoint_resume_latest_list_on_a_local_store(tmp_path):
     c = Client.local(tmp_path / "store")
     saved = c.checkpoint(W, "s1", "clone_complete", {"issue_number": 42, "api_key": "k"})
-    assert isinstance(saved, Saved) and saved.posted
+    assert isinstance(saved, CheckpointAnswer) and saved.posted
     assert saved.comment_id == 1 and saved.id == saved.record.id
     # Redaction is the core's: the secret never reached the store.
     assert saved.record.data == {"issue_number": 42, "api_key": "[REDACTED]"}
@@ -34,11 +34,11 @@ def test_checkpoint_resume_latest_list_on_a_local_store(tmp_path):
     c.checkpoint(W, "s1", "subtask_7_complete", {"issue_number": 42})
 
     r = c.resume(W, "s1")
-    assert isinstance(r, Resume)
+    assert isinstance(r, ResumeAnswer)
     assert (r.resume_point, r.phase, r.data) == ("phase_2_continue", "subtask_7_complete",
                                                  {"issue_number": 42})
     assert not r.fresh_start and not r.offline and not r.pending and not r.unmapped
-    assert isinstance(r.checkpoint, Record) and r.checkpoint.comment.id == 3
+    assert isinstance(r.checkpoint, Entry) and r.checkpoint.comment.id == 3
 
     unmapped = c.checkpoint(W, "s2", "invented_phase")
     assert unmapped.record.data == {}
@@ -47,18 +47,17 @@ def test_checkpoint_resume_latest_list_on_a_local_store(tmp_path):
     fresh = c.resume(W, "nope")
     assert fresh.fresh_start and fresh.phase == "fresh_start" and fresh.data == {}
 
-    assert c.latest(kind="health").metrics == {"workers": 2}
-    assert c.latest(agent="implementation-*").phase == "invented_phase"
-    assert c.latest(agent="nobody") is None
-    phases = [x.phase or x.status for x in c.list(session="s1")]
+    assert c.latest(kind="health").record.metrics == {"workers": 2}
+    assert c.latest(agent="implementation-*").record.phase == "invented_phase"
+    assert c.latest(agent="nobody").record is None
+    phases = [x.phase or x.status for x in c.list(session="s1").records]
     assert phases == ["clone_complete", "Active", "subtask_7_complete"]
-    assert [x.phase for x in c.list(agent=W, limit=1)] == ["invented_phase"]
+    assert [x.phase for x in c.list(agent=W, limit=1).records] == ["invented_phase"]
 
 
 def test_render_and_parse_come_from_the_core(tmp_path):
     c = Client.local(tmp_path)
-    rendered = c.render({"agent": W, "session": "s", "phase": "p", "data": {"b": 1, "a": 2},
-                         "time": "2026-01-02T03:04:05Z"})
+    rendered = c.render(W, "s", phase="p", data={"b": 1, "a": 2}, time="2026-01-02T03:04:05Z")
     assert "Time: 2026-01-02T03:04:05.000000Z" in rendered.body
     assert '{\n  "a": 2,\n  "b": 1\n}' in rendered.body  # sorted keys, two-space indent
     back = c.parse(rendered.body)
@@ -70,7 +69,7 @@ def test_render_and_parse_come_from_the_core(tmp_path):
 
 @pytest.mark.parametrize(
     "data",
-    [[1, 2], "text"],
+    [[1, 2], "text", '"a JSON string"'],
 )
 def test_bad_data_raises_data_error(tmp_path, data):
     c = Client.local(tmp_path)
@@ -78,7 +77,7 @@ def test_bad_data_raises_data_error(tmp_path, data):
         c.checkpoint(W, "s", "p", data)  # type: ignore[arg-type]
     assert e.value.code == 65 and e.value.category == "data"
     assert "JSON object" in e.value.message
-    assert c.latest() is None
+    assert c.latest().record is None
 
 
 def test_a_refused_name_raises_data_error_and_writes_nothing(tmp_path):
@@ -87,7 +86,7 @@ def test_a_refused_name_raises_data_error_and_writes_nothing(tmp_path):
         c.checkpoint(W, "s1\nPhase: evil", "p")
     with pytest.raises(DataError):
         c.checkpoint(W, "s1", "p", {"n": float("nan")})
-    assert c.list() == []
+    assert c.list().records == []
 
 
 def test_bad_config_raises_config_error(tmp_path):
@@ -107,7 +106,7 @@ def test_a_forge_without_a_session_issue_is_a_config_error(fake_forge):
     c = Client(repo=f"{fake_forge.owner}/{fake_forge.repo}")
     with pytest.raises(ConfigError, match="forgestate init"):
         c.resume(W, "s1")
-    assert c.init()["created"] is True
+    assert c.init().created is True
     assert c.resume(W, "s1").fresh_start
 
 
@@ -162,14 +161,14 @@ def test_the_package_exports_its_api():
     assert forgestate.__version__ != "0+unknown"
 
 
-def test_listing_carries_the_whole_list_answer_and_latest_its_warnings(tmp_path):
+def test_list_carries_the_whole_list_answer_and_latest_its_warnings(tmp_path):
     c = Client.local(tmp_path / "store")
     c.checkpoint(W, "s1", "clone_complete", {"a": 1})
     (tmp_path / "store" / "thread.jsonl").open("a").write('{"id": 99, "body": "not a record"\n')
-    listing = c.listing(invalid=True)
+    listing = c.list(invalid=True)
     assert [r.phase for r in listing.records] == ["clone_complete"]
-    assert [r.id for r in listing.records] == [r.id for r in c.list()]
+    assert [r.id for r in listing.records] == [r.id for r in c.list().records]
     assert listing.offline is False and isinstance(listing.invalid, list)
     latest = c.latest(agent=W)
-    assert latest is not None and latest.phase == "clone_complete"
-    assert c.latest(agent="nobody") is None
+    assert latest.record is not None and latest.record.phase == "clone_complete"
+    assert latest.complete is True and c.latest(agent="nobody").record is None

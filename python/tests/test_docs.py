@@ -54,3 +54,16 @@ def test_the_documented_session_runs_on_a_forge_set_by_the_environment(
     run(source)
     assert fake_forge.comments() == before + 1, "the one checkpoint is on the forge"
     assert not (local_store / "thread.jsonl").exists()
+
+
+def test_the_api_paragraph_names_every_setting_and_error() -> None:
+    import inspect
+
+    import forgestate.errors
+    from forgestate import Client
+
+    text = (REPO_ROOT / "docs" / "python.md").read_text()
+    settings = [p for p in inspect.signature(Client.__init__).parameters if p != "self"]
+    errors = [n for n in forgestate.errors.__all__ if n[0].isupper()]
+    missing = [n for n in settings + errors + ["AsyncClient"] if f"{n}" not in text]
+    assert not missing, f"docs/python.md does not name {missing}"

@@ -144,7 +144,7 @@ def test_a_state_over_the_record_size_limit_is_refused_and_nothing_is_posted(cli
                   {"source": "loop", "step": 0}, {"blob": 1})
     assert "max_body_bytes" in str(e.value) and "reference" in str(e.value)
     assert saver.get_tuple(_config(thread)) is None
-    assert client.list(session=thread) == []
+    assert client.list(session=thread).records == []
     # Just under the limit is kept whole.
     value = "y" * (200 * 1024)
     saved = saver.put(_config(thread), _checkpoint({"blob": value}),
@@ -184,7 +184,7 @@ def test_names_that_look_secret_and_values_that_are_not_json_round_trip(client: 
     assert back.checkpoint["channel_values"] == values
     assert back.metadata["password_hint"] == 3
     # The readable part: JSON values are JSON in the record's data, not base64.
-    record = client.list(session=thread)[0]
+    record = client.list(session=thread).records[0]
     shown = {v["channel"]: v for v in record.data["langgraph"]["values"]}
     assert shown["nested"]["json"] == {"a": [1, 2.5, None, True]}
     assert "base64" in shown["when"] and "json" not in shown["when"]
@@ -239,7 +239,7 @@ def test_a_secret_inside_a_value_that_travels_in_base64_is_refused_before_postin
     with pytest.raises(DataError, match="not posted"):
         saver.put_writes(_config(thread, str(uuid.uuid4())),
                          [("msg", ("a tuple", "ghp_" + "b" * 36))], "task-1")
-    assert client.list(session=thread) == []
+    assert client.list(session=thread).records == []
 
 
 def test_a_hand_edit_that_drops_a_value_is_refused_not_resumed_without_it(local_store):

@@ -141,8 +141,7 @@ def test_parse_checkpoint_comment_reads_what_the_seed_wrote_and_refuses_non_reco
         "session": "s9", "timestamp": "2026-01-02T03:04:05.123456Z",
         "agent": "implementation-worker"}
     assert parse_checkpoint_comment("LGTM, ship it") is None
-    health = Client.from_env().render({"kind": "health", "agent": "o", "session": "s",
-                                       "metrics": {"a": 1}}).body
+    health = Client.from_env().render("o", "s", kind="health", metrics={"a": 1}).body
     assert parse_checkpoint_comment(health) is None
 
 
@@ -190,7 +189,7 @@ def test_a_failed_post_is_spooled_and_posted_later(fake_forge, capsys):
     # ... and it is posted once, by a later command's drain or by flush.
     Client.from_env().with_repo(owner, repo).flush()
     assert fake_forge.comments() == before + 1
-    latest = Client.from_env().with_repo(owner, repo).latest(W, "s1")
+    latest = Client.from_env().with_repo(owner, repo).latest(W, "s1").record
     assert latest.data == {"n": 2} and latest.comment.pending is False
 
 
@@ -201,7 +200,7 @@ def test_find_session_state_issue_and_health(fake_forge):
     assert find_session_state_issue(owner, repo) == number
     assert post_health_signal(owner, repo, "implementation-orchestrator", "s1",
                               {"active_workers": 3}) is None
-    health = Client.from_env().with_repo(owner, repo).latest(kind="health")
+    health = Client.from_env().with_repo(owner, repo).latest(kind="health").record
     assert health is not None
     assert (health.agent, health.status, health.metrics, health.next_check) == (
         "implementation-orchestrator", "Active", {"active_workers": 3}, "in 10 iterations")

@@ -37,14 +37,14 @@ def test_each_end_reason(backend):
         assert saved.record.kind == "end"
         assert saved.record.reason == reason
         resumed = Client().with_repo(*backend).resume(W, session)
-        assert resumed.ended is not None and resumed.ended["reason"] == reason
-        assert resumed.ended["note"] == "why"
+        assert resumed.ended is not None and resumed.ended.reason == reason
+        assert resumed.ended.note == "why"
         assert resumed.data == {"n": 1}
-    rows = {r.session: r for r in c.status(stalled_after="1s", warn_after="1s").rows}
+    rows = {r.session: r for r in c.status(stalled_after_secs=1, warn_after_secs=1).rows}
     for reason in REASONS:
         want = "completed" if reason == "completed" else "ended"
         assert rows[f"s-{reason}"].verdict == want
-        assert rows[f"s-{reason}"].ended["reason"] == reason
+        assert rows[f"s-{reason}"].ended.reason == reason
     with pytest.raises(UsageError) as bad:
         c.end(W, "s", "finished")
     assert "completed, interrupted, error, user_stop" in str(bad.value)
@@ -66,9 +66,9 @@ def test_an_intent_survives_a_kill_until_a_checkpoint_confirms_it(backend):
     c = client_for(backend)
     resumed = c.resume("w", "pr")
     assert resumed.pending_intent is not None
-    assert resumed.pending_intent["name"] == "create_pr"
-    assert resumed.pending_intent["data"] == {"branch": "b"}
-    assert resumed.pending_intent["id"] == resumed.record_id
+    assert resumed.pending_intent.name == "create_pr"
+    assert resumed.pending_intent.data == {"branch": "b"}
+    assert resumed.pending_intent.id == resumed.record_id
     c.checkpoint("w", "pr", "pr_created", {"pr_number": 7}, merge=True)
     after = c.resume("w", "pr")
     assert after.pending_intent is None
@@ -80,12 +80,12 @@ def test_compare_and_set_refused_and_accepted(backend):
     first = c.checkpoint(W, "cas", "a")
     second = c.checkpoint(W, "cas", "b", if_latest=first.id)
     assert second.record.parent == first.id
-    before = len(c.list(session="cas"))
+    before = len(c.list(session="cas").records)
     with pytest.raises(Conflict) as refused:
         c.checkpoint(W, "cas", "c", if_latest=first.id)
     assert refused.value.code == 73
     assert second.id in str(refused.value) and second.record.time in str(refused.value)
-    assert len(c.list(session="cas")) == before
+    assert len(c.list(session="cas").records) == before
 
 
 def test_two_writers_from_one_parent(backend):
@@ -97,10 +97,10 @@ def test_two_writers_from_one_parent(backend):
     b = two.checkpoint(W, "two", "b2")
     assert a.record.parent == b.record.parent == root.id
     resumed = one.resume(W, "two")
-    assert resumed.conflicts and resumed.conflicts[0]["parent"] == root.id
+    assert resumed.conflicts and resumed.conflicts[0].parent == root.id
     assert any(a.id in w and b.id in w for w in resumed.warnings)
     history = one.history("two")
-    assert history.conflicts[0]["agent"] == W
+    assert history.conflicts[0].agent == W
     assert {r.session: r for r in one.status().rows}["two"].verdict == "conflicted"
 
 

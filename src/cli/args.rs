@@ -50,6 +50,9 @@ pub struct Cli {
     /// How long this command may wait for a forge that does not answer, e.g. 30s [env: FORGESTATE_WAIT; else [forge] wait; default 3s]
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_wait_flag, help_heading = GLOBAL)]
     pub wait: Option<std::time::Duration>,
+    /// How long a command that has no answer without the forge (a cold read, rotate, export, import, prune, doctor) may wait for it, e.g. 5m [env: FORGESTATE_PATIENCE; else [forge] patience; default 60s]
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_patience_flag, help_heading = GLOBAL)]
+    pub patience: Option<std::time::Duration>,
     /// Exit 75 (EX_TEMPFAIL) when a record was spooled to the outbox instead of posted
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub strict: bool,
@@ -87,6 +90,12 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The global options, as clap defines them on `cmd` ([`Cli`]'s `global = true` fields): the
+/// one list that `help globals`, the verbs' help and the argv pre-parser all read.
+pub fn globals(cmd: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
+    cmd.get_arguments().filter(|a| a.is_global_set())
+}
+
 /// `--color`: whether human output may use ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
@@ -109,12 +118,18 @@ pub const NOT_FOR_PARSE: &[&str] = &[
     "token_file",
     "allow_insecure_http",
     "wait",
+    "patience",
     "strict",
 ];
 
 /// `--wait`: a duration within the accepted range.
 fn parse_wait_flag(text: &str) -> Result<std::time::Duration, String> {
     forgestate::config::parse_wait(text, "--wait")
+}
+
+/// `--patience`: a duration within the same range.
+fn parse_patience_flag(text: &str) -> Result<std::time::Duration, String> {
+    forgestate::config::parse_wait(text, "--patience")
 }
 
 #[derive(Debug, Subcommand)]

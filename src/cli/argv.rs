@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use super::args::ColorArg;
+use super::args::{ColorArg, globals};
 
 /// Whether `--json`, `--json=FIELDS` or `--jq` appears in argv before a `--`; clap errors
 /// happen before flags are known.
@@ -38,22 +38,29 @@ pub fn json_word(argv: &[OsString]) -> Option<(String, String)> {
         .then(|| (spec.name.to_string(), word.clone()))
 }
 
-/// `forgestate help globals` (with any global flags, and their values, around it).
-pub fn is_help_globals(argv: &[OsString]) -> bool {
-    const TAKES_VALUE: &[&str] = &[
-        "--config",
-        "--store",
-        "--url",
-        "--owner",
-        "--repo",
-        "--token-file",
-        "--jq",
-        "--color",
-    ];
+/// The global flags of `cmd` that take their value from the next word (`--wait 3s`), spelled
+/// as typed (`--wait`, and `-x` for a short name): read from clap's definition, so a new
+/// global is known here as soon as it is declared. `--json[=FIELDS]` takes its value only
+/// after `=`, so it is not one of them.
+fn globals_taking_a_word(cmd: &clap::Command) -> Vec<String> {
+    globals(cmd)
+        .filter(|a| a.get_action().takes_values() && !a.is_require_equals_set())
+        .filter(|a| a.get_num_args().is_none_or(|n| n.min_values() > 0))
+        .flat_map(|a| {
+            let long = a.get_long().map(|l| format!("--{l}"));
+            let short = a.get_short().map(|s| format!("-{s}"));
+            long.into_iter().chain(short)
+        })
+        .collect()
+}
+
+/// `forgestate help globals` (with any global flags of `cmd`, and their values, around it).
+pub fn is_help_globals(cmd: &clap::Command, argv: &[OsString]) -> bool {
+    let taking = globals_taking_a_word(cmd);
     let mut words = Vec::new();
     let mut args = argv.iter().skip(1).map(|a| a.to_string_lossy());
     while let Some(a) = args.next() {
-        if TAKES_VALUE.contains(&a.as_ref()) {
+        if taking.iter().any(|t| *t == a) {
             args.next();
         } else if !a.starts_with('-') {
             words.push(a.into_owned());
@@ -139,14 +146,49 @@ mod tests {
         assert_eq!(json_word(&argv("parse -- --json resume_point")), None);
     }
 
+    /// The clap command, built as `parse_args` builds it (globals propagated).
+    fn command() -> clap::Command {
+        let mut cmd = <crate::cli::args::Cli as clap::CommandFactory>::command();
+        cmd.build();
+        cmd
+    }
+
     #[test]
     fn help_globals_is_found_among_flags() {
-        assert!(is_help_globals(&argv("help globals")));
-        assert!(is_help_globals(&argv("--color never help globals")));
-        assert!(is_help_globals(&argv("--store /x help globals --jq .")));
-        assert!(is_help_globals(&argv("--config /x help globals")));
-        assert!(!is_help_globals(&argv("help checkpoint")));
-        assert!(!is_help_globals(&argv("help")));
-        assert!(!is_help_globals(&argv("checkpoint help globals")));
+        let cmd = command();
+        let found = |line: &str| is_help_globals(&cmd, &argv(line));
+        assert!(found("help globals"));
+        assert!(found("--color never help globals"));
+        assert!(found("--store /x help globals --jq ."));
+        assert!(found("--config /x help globals"));
+        assert!(found("--json help globals"), "--json takes no word");
+        assert!(!found("help checkpoint"));
+        assert!(!found("help"));
+        assert!(!found("checkpoint help globals"));
+    }
+
+    /// Every global flag, read from clap's definition, before `help globals`, with a value
+    /// when it takes one: issue #40's drift 4 (`--wait 3s help globals`) and any flag added later.
+    #[test]
+    fn help_globals_is_found_after_every_global_flag() {
+        let cmd = command();
+        let all: Vec<&clap::Arg> = globals(&cmd).collect();
+        assert!(all.iter().any(|a| a.get_long() == Some("wait")), "{all:?}");
+        for arg in all {
+            let flag = format!("--{}", arg.get_long().unwrap_or_default());
+            let value = match arg.get_action().takes_values() {
+                false => "",
+                true if arg.is_require_equals_set() => "",
+                true if arg.get_long() == Some("color") => " never",
+                true => " 3s",
+            };
+            for line in [
+                format!("{flag}{value} help globals"),
+                format!("help {flag}{value} globals"),
+                format!("help globals {flag}{value}"),
+            ] {
+                assert!(is_help_globals(&cmd, &argv(&line)), "{line}");
+            }
+        }
     }
 }

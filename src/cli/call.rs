@@ -28,7 +28,6 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::scrub::scrub_notes;
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
 
 /// The longest request line read (a record is capped far below this).
@@ -55,9 +54,9 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
 /// Loads the configuration and opens the store once, as `forgestate mcp` does.
 fn open(cli: &Cli) -> Opened {
     super::open::load(cli)
-        .and_then(|(config, over)| {
+        .and_then(|config| {
             let policy = config.status_policy()?;
-            Ok((super::open::open_with(cli, &config, &over)?, policy))
+            Ok((super::open::open_with(cli, &config)?, policy))
         })
         .map_err(|f| (f.code, f.message))
 }
@@ -193,7 +192,7 @@ fn answer_line(id: Option<Value>, reply: Reply) {
             }
         }
     }
-    output::out(&Value::Object(doc).to_string());
+    output::json_line(&Value::Object(doc));
 }
 
 /// A request line read: its `id`, verb and arguments; or its `id` and why it is not a request.
@@ -271,8 +270,8 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
             None,
         ),
         Some(Err(e)) => Reply::Failed(failure(&e), None),
-        Some(Ok(mut answer)) => {
-            scrub_notes(&mut answer);
+        Some(Ok(answer)) => {
+            // Scrubbed where it is printed (`output::json`, `output::json_line`).
             match spooled(&answer).filter(|_| cli.strict) {
                 Some(message) => Reply::Failed(ErrorBody::new(EX_TEMPFAIL, &message), Some(answer)),
                 None => Reply::Answer(answer),

@@ -19,12 +19,12 @@ pub fn completions(cli: &Cli, a: &CompletionsArgs) -> Result<u8, Failure> {
     let shell = clap_complete::Shell::from(a.shell);
     let script = script(shell)?;
     if cli.json {
-        output::json(&ScriptDoc {
+        output::json_page(&ScriptDoc {
             shell: shell.to_string(),
             script: &script,
         });
     } else {
-        output::out(script.trim_end());
+        output::page(script.trim_end());
     }
     Ok(0)
 }

@@ -13,12 +13,10 @@ const YELLOW: &str = "\x1b[33m";
 const RESET: &str = "\x1b[0m";
 
 pub async fn doctor(cli: &Cli) -> Result<u8, Failure> {
-    let report = match Config::load(cli.config.as_deref()) {
+    let over = super::open::overrides(cli)?;
+    let report = match Config::load(over) {
         Err(e) => config_failed(&e),
-        Ok(config) => {
-            let over = super::open::overrides(cli, &config)?;
-            run(&config.with_overrides(over.clone()), &over).await
-        }
+        Ok(config) => run(&super::open::with_remote(config)).await,
     };
     print(&report, cli.json);
     Ok(if report.failed() { 1 } else { 0 })

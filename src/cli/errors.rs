@@ -66,11 +66,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
     let mut cmd = Cli::command().color(color).max_term_width(help::HELP_WIDTH);
     // A verb that already has an argument keeps it when globals propagate (at build time), so a
     // hidden copy of a global hides it there. Mutating after the build would corrupt clap's index.
-    let globals: Vec<clap::Arg> = cmd
-        .get_arguments()
-        .filter(|a| a.is_global_set())
-        .cloned()
-        .collect();
+    let globals: Vec<clap::Arg> = super::args::globals(&cmd).cloned().collect();
     let names: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_string())
@@ -121,8 +117,8 @@ pub fn parse_args() -> Result<Cli, u8> {
     };
     let mut cmd = command(color);
     let argv_copy = argv.clone();
-    if is_help_globals(&argv) {
-        output::out(help::globals_page(&cmd).to_string().trim_end());
+    if is_help_globals(&cmd, &argv) {
+        output::page(help::globals_page(&cmd).to_string().trim_end());
         return Err(0);
     }
     let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {

@@ -22,8 +22,8 @@ use super::output;
 pub async fn flush(cli: &Cli, a: &FlushRequest) -> Result<u8, Failure> {
     let mut done: Vec<(PathBuf, FlushReport)> = Vec::new();
     if a.all {
-        let (config, base) = load(cli)?;
-        let here = config.forge_url(&base);
+        let config = load(cli)?;
+        let here = config.forge_url();
         for summary in survey(&config.outbox_roots()) {
             if summary.waiting == 0 {
                 continue;
@@ -64,9 +64,9 @@ pub async fn flush(cli: &Cli, a: &FlushRequest) -> Result<u8, Failure> {
                 owner: Some(origin.owner),
                 repo: Some(origin.repo),
                 store: None,
-                ..base.clone()
+                ..config.overrides().clone()
             };
-            let report = match open_with(cli, &config, &over) {
+            let report = match open_with(cli, &config.clone().with_overrides(over)) {
                 Ok(client) => {
                     client
                         .durable_raw()
@@ -242,7 +242,7 @@ fn same_forge(a: &str, b: &str) -> bool {
 
 /// `forgestate outbox`: every outbox on this machine.
 pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
-    let (config, _) = load(cli)?;
+    let config = load(cli)?;
     let all = survey(&config.outbox_roots());
     if cli.json {
         output::json(&forgestate::verbs::OutboxAnswer { outboxes: all });

@@ -110,7 +110,7 @@ pub fn globals_page(cmd: &clap::Command) -> clap::builder::StyledStr {
         .disable_version_flag(true)
         .max_term_width(HELP_WIDTH)
         .help_template("{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}");
-    for arg in cmd.get_arguments().filter(|a| a.is_global_set()) {
+    for arg in super::args::globals(cmd) {
         page = page.arg(arg.clone().global(false));
     }
     page.render_help()

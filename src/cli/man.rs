@@ -50,12 +50,12 @@ pub fn man(cli: &Cli, a: &ManArgs) -> Result<u8, Failure> {
     })?;
     let roff = String::from_utf8_lossy(&buf);
     if cli.json {
-        output::json(&PageDoc {
+        output::json_page(&PageDoc {
             page: man.get_filename(),
             roff: &roff,
         });
     } else {
-        output::out(roff.trim_end());
+        output::page(roff.trim_end());
     }
     Ok(0)
 }

@@ -11,9 +11,9 @@ use crate::face::EX_IOERR;
 /// answers with the error (and what to do), which the model can relay, where a server that exits
 /// at start would only show as a missing tool.
 pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
-    let opened = super::open::load(cli).and_then(|(config, over)| {
+    let opened = super::open::load(cli).and_then(|config| {
         let policy = config.status_policy()?;
-        Ok((super::open::open_with(cli, &config, &over)?, policy))
+        Ok((super::open::open_with(cli, &config)?, policy))
     });
     let (client, policy) = match opened {
         Ok((client, policy)) => (Ok(client), policy),

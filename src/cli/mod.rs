@@ -173,7 +173,7 @@ async fn run(cli: &Cli) -> Result<u8, Failure> {
         Command::Export(a) => carry::export(cli, a).await,
         Command::Import(a) => carry::import(cli, a).await,
         Command::Schema => {
-            output::json(&verbs::SchemaAnswer::new());
+            output::json_page(&verbs::SchemaAnswer::new());
             Ok(0)
         }
         Command::Table(v) => verb::table(cli, v).await,

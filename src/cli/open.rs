@@ -11,10 +11,10 @@ use super::failure::Failure;
 use super::{output, progress, remote};
 use crate::face::EX_USAGE;
 
-/// The settings typed on the command line, with `--repo owner/name` split and, where nothing
-/// else sets them, the forge coordinates of the working directory's git remote `origin`.
-pub(crate) fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure> {
+/// The global flags as the configuration's top layer, with `--repo owner/name` split.
+pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
     let mut over = Overrides {
+        config: cli.config.clone(),
         store: cli.store.clone(),
         url: cli.url.clone(),
         owner: cli.owner.clone(),
@@ -22,39 +22,43 @@ pub(crate) fn overrides(cli: &Cli, config: &Config) -> Result<Overrides, Failure
         token_file: cli.token_file.clone(),
         allow_insecure_http: cli.allow_insecure_http,
         wait: cli.wait,
+        patience: cli.patience,
     };
     remote::split_repo(&mut over).map_err(|message| Failure {
         code: EX_USAGE,
         message,
     })?;
-    if let Ok(cwd) = std::env::current_dir() {
-        over = remote::infer(config, over, &cwd);
-    }
     Ok(over)
 }
 
-/// Loads the configuration, with the command line laid over it.
-pub(crate) fn load(cli: &Cli) -> Result<(Config, Overrides), Failure> {
-    let config = Config::load(cli.config.as_deref())?;
-    let over = overrides(cli, &config)?;
-    Ok((config.with_overrides(over.clone()), over))
+/// Loads the configuration with the global flags laid over it and, where nothing else sets
+/// them, the forge coordinates of the working directory's git remote `origin`.
+pub(crate) fn load(cli: &Cli) -> Result<Config, Failure> {
+    Ok(with_remote(Config::load(overrides(cli)?)?))
+}
+
+/// `config` with the forge coordinates of the working directory's git remote `origin` filling
+/// the gaps of its overrides.
+pub(crate) fn with_remote(config: Config) -> Config {
+    match std::env::current_dir() {
+        Ok(cwd) => {
+            let over = remote::infer(&config, &cwd);
+            config.with_overrides(over)
+        }
+        Err(_) => config,
+    }
 }
 
 /// Loads the configuration and opens the store, saying so when a default store was chosen.
 pub(crate) fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
-    let (config, over) = load(cli)?;
-    open_with(cli, &config, &over)
+    open_with(cli, &load(cli)?)
 }
 
-/// Opens the store of `config` under `over`, with the notes the user should see. The line
-/// naming the default local store appears on its first use (no thread file yet), or with `-v`:
-/// a routine command is quiet on stderr.
-pub(crate) fn open_with(
-    cli: &Cli,
-    config: &Config,
-    over: &Overrides,
-) -> Result<Client<AnyThread>, Failure> {
-    let (client, note) = opened(cli, config, over)?;
+/// Opens the store of `config`, with the notes the user should see. The line naming the
+/// default local store appears on its first use (no thread file yet), or with `-v`: a routine
+/// command is quiet on stderr.
+pub(crate) fn open_with(cli: &Cli, config: &Config) -> Result<Client<AnyThread>, Failure> {
+    let (client, note) = opened(cli, config)?;
     if let Some(note) = note {
         output::note(&note);
     }
@@ -66,9 +70,8 @@ pub(crate) fn open_with(
 pub(crate) fn opened(
     cli: &Cli,
     config: &Config,
-    over: &Overrides,
 ) -> Result<(Client<AnyThread>, Option<String>), Failure> {
-    let settings = config.settings(over)?;
+    let settings = config.settings()?;
     let first_use = match &settings.store {
         StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
         StoreSettings::Forge(_) => false,
@@ -88,4 +91,52 @@ pub(crate) fn opened(
     }
     let note = note.filter(|_| !cli.quiet && (first_use || cli.verbose > 0));
     Ok((client, note))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_global_flags_become_the_configurations_top_layer() {
+        let cli = Cli::try_parse_from([
+            "forgestate",
+            "--config",
+            "ops.toml",
+            "--store",
+            "/s",
+            "--url",
+            "https://f.example",
+            "--repo",
+            "acme/app",
+            "--token-file",
+            "tok",
+            "--allow-insecure-http",
+            "--wait",
+            "500ms",
+            "--patience",
+            "2m",
+            "init",
+        ])
+        .unwrap();
+        assert_eq!(
+            overrides(&cli).ok().unwrap(),
+            Overrides {
+                config: Some("ops.toml".into()),
+                store: Some("/s".into()),
+                url: Some("https://f.example".into()),
+                owner: Some("acme".into()),
+                repo: Some("app".into()),
+                token_file: Some("tok".into()),
+                allow_insecure_http: true,
+                wait: Some(Duration::from_millis(500)),
+                patience: Some(Duration::from_secs(120)),
+            }
+        );
+        let none = Cli::try_parse_from(["forgestate", "init"]).unwrap();
+        assert_eq!(overrides(&none).ok().unwrap(), Overrides::default());
+    }
 }

@@ -35,12 +35,25 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// usage error), except after a verb that may have changed something: its changes stand, so
 /// the failure is a warning and the whole answer is printed (the saved record's id with it).
 pub fn json<T: Serialize>(value: &T) {
-    let text = serde_json::to_string_pretty(value)
-        .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    selected(document(value, serde_json::to_string_pretty));
+}
+
+/// [`json`] for forgestate's own text (completion scripts, man pages), printed as it is: it
+/// holds no record, and the scrubber's shapes would mangle a flag's description
+/// (`--token-file=[…]` in a zsh script).
+pub fn json_page<T: Serialize>(value: &T) {
+    selected(
+        serde_json::to_string_pretty(value)
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string())),
+    );
+}
+
+/// Prints the part of `text` that `--json=FIELDS` or `--jq` selects.
+fn selected(text: String) {
     match select::apply(&text) {
         Ok(text) => {
             PRINTED.store(true, Ordering::Relaxed);
-            out(&text);
+            write(&text);
         }
         Err(message) if select::writes() => {
             leveled(
@@ -51,7 +64,7 @@ pub fn json<T: Serialize>(value: &T) {
                 ),
             );
             PRINTED.store(true, Ordering::Relaxed);
-            out(&text);
+            write(&text);
         }
         Err(message) => {
             let _ = SELECT_FAILED.set(message);
@@ -61,10 +74,21 @@ pub fn json<T: Serialize>(value: &T) {
 
 /// [`json`] without the selection: the whole document (error documents).
 pub fn json_whole<T: Serialize>(value: &T) {
-    let text = serde_json::to_string_pretty(value)
-        .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    let text = document(value, serde_json::to_string_pretty);
     PRINTED.store(true, Ordering::Relaxed);
-    out(&text);
+    write(&text);
+}
+
+/// A value as one compact JSON line on stdout (`watch --json`, `forgestate call --lines`).
+pub fn json_line<T: Serialize>(value: &T) {
+    write(&document(value, serde_json::to_string));
+}
+
+/// The JSON text of an answer, scrubbed: the one scrub at the answer's boundary for every
+/// document the CLI prints (warnings, names and data alike; `face::scrub::scrub_json`).
+fn document<T: Serialize>(value: &T, encode: fn(&T) -> serde_json::Result<String>) -> String {
+    let text = encode(value).unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    crate::face::scrub::scrub_json(&text)
 }
 
 static SELECT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -83,7 +107,11 @@ pub fn printed() -> bool {
 /// or invisible character, as a space: a record's text (an issue writer's edit, a seed agent's
 /// phase) may hold ESC, OSC or C1 controls, or U+202E to reorder what follows, and none may
 /// reach the terminal. (Our own colours are added after; JSON escapes.)
+///
+/// Scrubbed first: a zero-width character inside a secret hides it no more than elsewhere, and
+/// once it is a space the secret is two words.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let text = crate::face::scrub::scrub(text);
     let unsafe_control =
         |c: char| (c.is_control() && c != '\n' && c != '\t') || forgestate::format::is_invisible(c);
     match text.chars().any(unsafe_control) {
@@ -96,8 +124,20 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Writes text and a newline to stdout.
+/// Writes human text and a newline to stdout, scrubbed like every line forgestate writes: a
+/// human answer passes the same scrub as its JSON document.
 pub fn out(text: &str) {
+    write(&crate::face::scrub::scrub(text));
+}
+
+/// forgestate's own text (help, completion scripts, man pages) on stdout as it is; see
+/// [`json_page`].
+pub fn page(text: &str) {
+    write(text);
+}
+
+/// Writes text and a newline to stdout as it is (JSON, scrubbed by [`document`]).
+fn write(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
     if let Err(e) = written

@@ -133,34 +133,21 @@ pub fn origin_url(dir: &Path) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// What the environment sets, read the way the library reads it (blank means unset).
-fn env_set(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.trim().is_empty())
-}
-
 /// Fills owner, repo and the forge URL from the git remote `origin` of `dir`, where nothing else
 /// sets them. Says what it did under `-v`.
 ///
 /// With no forge URL configured, the remote is consulted only when a token is (`--token-file`,
 /// `$FORGESTATE_TOKEN` or `[forge] token_file`): without one, the local store is meant, and a
 /// checkout with an `origin` must not turn into a forge that then fails for want of a token.
-pub fn infer(config: &Config, mut over: Overrides, dir: &Path) -> Overrides {
+pub fn infer(config: &Config, dir: &Path) -> Overrides {
+    let mut over = config.overrides().clone();
     if over.store.is_some() {
         return over;
     }
-    let file = config.file.forge.as_ref();
-    // A repo given as OWNER/NAME (`FORGESTATE_REPO=acme/app`) names the owner too.
-    let whole = |repo: Option<&str>| repo.is_some_and(|r| r.contains('/'));
-    let has_owner = over.owner.is_some()
-        || env_set("FORGESTATE_OWNER")
-        || whole(std::env::var("FORGESTATE_REPO").ok().as_deref())
-        || file.is_some_and(|f| f.owner.is_some() || whole(f.repo.as_deref()));
-    let has_repo =
-        over.repo.is_some() || env_set("FORGESTATE_REPO") || file.is_some_and(|f| f.repo.is_some());
-    let url = config.forge_url(&over);
-    let has_token = over.token_file.is_some()
-        || env_set("FORGESTATE_TOKEN")
-        || file.is_some_and(|f| f.token_file.is_some());
+    // The configuration's layers say what is given (a repo given as OWNER/NAME, such as
+    // `FORGESTATE_REPO=acme/app`, names the owner too).
+    let given = config.forge_given();
+    let (url, has_owner, has_repo, has_token) = (given.url, given.owner, given.repo, given.token);
     let forge_meant = url.is_some() || has_token;
     let complete = url.is_some() && has_owner && has_repo;
     if !forge_meant || complete {

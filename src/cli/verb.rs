@@ -29,9 +29,9 @@ pub(super) struct Opened {
 impl Opened {
     /// Loads the configuration and opens its store.
     pub(super) fn new(cli: &Cli) -> Result<Opened, Failure> {
-        let (config, over) = load(cli)?;
+        let config = load(cli)?;
         let policy = config.status_policy()?;
-        let (client, note) = opened(cli, &config, &over)?;
+        let (client, note) = opened(cli, &config)?;
         Ok(Opened {
             client,
             policy,

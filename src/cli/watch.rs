@@ -48,11 +48,7 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 fn print(e: &Event, cli: &Cli) {
     if cli.json {
         // NDJSON: one compact document per line, every event (its `event` key says which).
-        match serde_json::to_string(e) {
-            Ok(line) => output::out(&line),
-            Err(err) => output::note(&format!("error: cannot encode an event: {err}")),
-        }
-        return;
+        return output::json_line(e);
     }
     match e {
         Event::Record(entry) => {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use super::{Client, ForgeBuilder};
 use crate::backend::AnyThread;
-use crate::config::{Config, Overrides, Settings, StoreSettings};
+use crate::config::{Config, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::error::Result;
 use crate::format::Renderer;
@@ -194,7 +194,7 @@ impl Client<AnyThread> {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-    /// use forgestate::config::Config;
+    /// use forgestate::config::{Config, Overrides};
     /// use forgestate::format::{Kind, Record};
     /// use forgestate::report::{StatusPolicy, Verdict};
     /// use forgestate::scan::Filter;
@@ -204,8 +204,9 @@ impl Client<AnyThread> {
     /// let dir = tempfile::tempdir()?;
     /// let file = dir.path().join("forgestate.toml");
     /// std::fs::write(&file, "[local]\ndir = \"store\"\n\n[status]\nstalled_after_secs = 900\n")?;
-    /// // Config::load(None) reads the real environment and working directory, as the CLI does.
-    /// let config = Config::load_with(Some(&file), &|_| None, dir.path())?;
+    /// // Config::load(..) reads the real environment and working directory, as the CLI does.
+    /// let over = Overrides { config: Some(file), ..Overrides::default() };
+    /// let config = Config::load_with(over, &|_| None, dir.path())?;
     /// let client = Client::from_config(&config)?;
     ///
     /// let checkpoint = Record::checkpoint("implementation-worker", "s1", "clone_complete",
@@ -232,7 +233,7 @@ impl Client<AnyThread> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_config(config: &Config) -> Result<Client<AnyThread>> {
-        config.client(config.overrides()).map(|(client, _)| client)
+        config.client().map(|(client, _)| client)
     }
 }
 
@@ -272,17 +273,17 @@ impl Config {
     /// Builds the client over the chosen store ([`Config::settings`] through
     /// [`Client::from_settings`]), with an outbox when the store is a forge. The note says when
     /// a default store was chosen.
-    pub fn client(&self, over: &Overrides) -> Result<(Client<AnyThread>, Option<String>)> {
-        let settings = self.settings(over)?;
+    pub fn client(&self) -> Result<(Client<AnyThread>, Option<String>)> {
+        let settings = self.settings()?;
         let note = settings.note.clone();
         Ok((Client::from_settings(settings)?, note))
     }
 
-    /// Opens the store the verbs should use: `--store DIR`, else the forge when a URL is
-    /// configured, else the local store. The second value is a note for the user when a default
-    /// was chosen on their behalf.
-    pub fn open_store(&self, over: &Overrides) -> Result<(AnyThread, Option<String>)> {
-        let (client, note) = self.client(over)?;
+    /// Opens the store the verbs should use: [`crate::config::Overrides::store`], else the forge
+    /// when a URL is configured, else the local store. The second value is a note for the user
+    /// when a default was chosen on their behalf.
+    pub fn open_store(&self) -> Result<(AnyThread, Option<String>)> {
+        let (client, note) = self.client()?;
         Ok((client.into_thread(), note))
     }
 }

@@ -10,8 +10,11 @@ use super::{Client, ForgeBuilder};
 use crate::durable::OUTBOX_ONLY;
 use crate::error::{Error, Result};
 use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
-use crate::scan::{Scan, Trust, add_pending, add_pending_except, scan_checked};
+use crate::scan::{Entry, Scan, Trust, add_pending, add_pending_except, scan_checked};
 use crate::store::Thread;
+
+/// Why a read without a read cache may wait for the store (the wait rule).
+const COLD: &str = "this machine has no read cache of the thread to answer from";
 
 impl<T: Thread> Client<T> {
     /// Reads through the read cache kept in `dir` under `name`, with these settings; `token` is
@@ -78,18 +81,36 @@ impl<T: Thread> Client<T> {
         for e in &mut scan.entries {
             self.redactor.redact_read(&mut e.record);
         }
-        for w in &mut scan.warnings {
-            self.redactor.redact_text(w);
-        }
+        scan.warnings = self.scrub_warnings(scan.warnings);
         for r in &mut scan.rejected {
             self.redactor.redact_text(&mut r.reason);
         }
         scan
     }
 
+    /// One entry scrubbed as [`Client::scrubbed`] does, for a read that matched names first.
+    pub(crate) fn scrub_entry(&self, mut e: Entry) -> Entry {
+        self.redactor.redact_read(&mut e.record);
+        e
+    }
+
+    /// Warnings scrubbed as [`Client::scrubbed`] does: they may quote a name as it was written
+    /// or a server's words.
+    pub(crate) fn scrub_warnings(&self, mut warnings: Vec<String>) -> Vec<String> {
+        for w in &mut warnings {
+            self.redactor.redact_text(w);
+        }
+        warnings
+    }
+
     /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
     /// the scan (`query`), which scrubs what it answers.
     pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
+        // A read cache on disk, or records in the outbox, are an answer without the store
+        // (offline); neither is a cold read, which may wait for the store.
+        let queued = self.store.outbox().is_some_and(|o| !o.is_empty());
+        let cached = self.mirror.as_ref().is_some_and(|m| m.path().exists());
+        self.without_answer((!queued && !cached).then_some(COLD));
         let Some(mirror) = self.mirror.as_ref() else {
             return self.scan_listed().await;
         };

@@ -68,6 +68,7 @@ impl<T: Thread> Client<T> {
     /// missing), each with its comment id, author and times. Running it again writes only what
     /// is new; a directory holding another thread is refused.
     pub async fn export_to(&self, dir: &Path) -> Result<Exported> {
+        self.without_answer(Some("an export has nothing to answer without the forge"));
         let mut all: BTreeMap<u64, Comment> = BTreeMap::new();
         let mut warnings = Vec::new();
         let head = self.thread_raw().list(None).await?;
@@ -113,6 +114,7 @@ impl<T: Thread> Client<T> {
     /// Posts the records of the local store in `dir` to this client's store, in thread order,
     /// each once (see the module documentation). Fails when `dir` holds no local store.
     pub async fn import_from(&self, dir: &Path) -> Result<Imported> {
+        self.without_answer(Some("an import has nothing to answer without the forge"));
         let file = dir.join(THREAD_FILE);
         // A symbolic link goes on to be refused by name when the store opens it.
         let link = std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_symlink());
@@ -178,7 +180,7 @@ impl<T: Thread> Client<T> {
         for (done, entry) in from.entries.into_iter().enumerate() {
             let held = match &entry.record.id {
                 Some(id) => ids.contains(id),
-                None => idless.iter().any(|r| same_record(r, &entry.record)),
+                None => idless.iter().any(|r| r.same_record(&entry.record)),
             };
             if held {
                 report.already += 1;
@@ -229,14 +231,4 @@ impl<T: Thread> Client<T> {
         }
         Ok(report)
     }
-}
-
-/// Whether two records without an `Id` are the same record (a seed record imported before):
-/// same kind, agent, session, time (to the microsecond a body holds) and payload.
-fn same_record(a: &Record, b: &Record) -> bool {
-    a.kind() == b.kind()
-        && a.agent == b.agent
-        && a.session == b.session
-        && a.time.trunc_subsecs(6) == b.time.trunc_subsecs(6)
-        && a.payload == b.payload
 }

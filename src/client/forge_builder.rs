@@ -107,13 +107,22 @@ impl ForgeBuilder {
         self
     }
 
-    /// How long one command may wait for a forge that does not answer (default 3 s): connecting,
-    /// reading and retrying all end within it, and any answer renews it. After it the record is
-    /// spooled and reads answer offline; for 30 s the next command on the machine makes one
-    /// quick attempt only. In a long-lived program each [`crate::verbs::call`] is a command
-    /// (or call [`Client::begin_command`]).
+    /// How long one command with an answer without the forge (a save spools, a warm read
+    /// answers offline) may take in all (default 3 s): connecting, reading and retrying all end
+    /// within it, and nothing renews it. After it the record is spooled and reads answer
+    /// offline; for 30 s the next such command on the machine makes one quick attempt only. In
+    /// a long-lived program each [`crate::verbs::call`] is a command (or call
+    /// [`Client::begin_command`]).
     pub fn wait(mut self, wait: Duration) -> Self {
         self.options.wait = wait;
+        self
+    }
+
+    /// How long a command without an answer of its own (a cold read, `rotate`, `export`,
+    /// `import`, `prune`, `doctor`, `init`, `publish`, `flush`) may wait for the forge to answer
+    /// (default 60 s); each answer renews it, and a body is read as long as it flows.
+    pub fn patience(mut self, patience: Duration) -> Self {
+        self.options.patience = patience;
         self
     }
 
@@ -232,6 +241,7 @@ impl ForgeBuilder {
             .retry_budget(o.retry_budget)
             .wait(
                 o.wait.max(Duration::from_millis(1)),
+                o.patience,
                 o.quick_timeout.max(Duration::from_millis(1)),
             )
             .max_response_bytes(o.max_response_bytes.max(1))

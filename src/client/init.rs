@@ -8,6 +8,7 @@ use crate::store::{Init, Thread};
 impl<T: Thread> Client<T> {
     /// Finds or creates the session thread; answers it and the store's identity.
     pub async fn init(&self) -> Result<(Init, String)> {
+        self.without_answer(Some("`init` has nothing to answer without the forge"));
         let thread = self.store.thread();
         let init = thread.init().await.map_err(Error::from)?;
         let author = thread.whoami().await.map_err(Error::from)?;

@@ -22,6 +22,8 @@ impl<T: Thread> Client<T> {
     /// Otherwise the nearest earlier thread, up to [`MAX_HISTORY_HOPS`] back, that holds one: its
     /// entries are put before `found`'s, and a warning says where they come from. A thread that
     /// cannot be read fails the read, rather than answer "nothing" for history it could not see.
+    /// Nothing is scrubbed here: `wanted` reads names as written, and the caller scrubs what it
+    /// answers.
     pub(super) async fn follow_links(
         &self,
         mut found: Scan,
@@ -39,7 +41,7 @@ impl<T: Thread> Client<T> {
                 Some(t) => t,
                 None => trust.insert(self.trust().await?),
             };
-            let older = self.scrubbed(self.scan_listing(earlier.listing, trust));
+            let older = self.scan_listing(earlier.listing, trust);
             if !older.entries.iter().any(&wanted) {
                 continue;
             }
@@ -64,10 +66,10 @@ impl<T: Thread> Client<T> {
     }
 
     /// `found` with the whole history of the thread before it: every earlier thread it
-    /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id` (first
+    /// continues (up to [`MAX_HISTORY_HOPS`] links back), counted once by record `Id`, or without one by its kind, agent, session, time and payload (first
     /// comment wins: an original before the copies a rotation carried) and merged in the
     /// thread's order ([`crate::scan::Place`]; pending records last). What `list --all` answers: after a rotation, the records
-    /// that were not carried stay listable from any machine.
+    /// that were not carried stay listable from any machine. Not scrubbed: the caller scrubs.
     pub(super) async fn with_history(&self, mut found: Scan) -> Result<Scan> {
         if found.offline {
             return Ok(found);
@@ -78,7 +80,7 @@ impl<T: Thread> Client<T> {
             let Some(thread) = self.thread_raw().predecessor(hops).await? else {
                 break;
             };
-            let older = self.scrubbed(self.scan_listing(thread.listing, &trust));
+            let older = self.scan_listing(thread.listing, &trust);
             found.incomplete |= older.incomplete;
             found.warnings.extend(older.warnings);
             found.rejected.extend(older.rejected);
@@ -86,13 +88,10 @@ impl<T: Thread> Client<T> {
         }
         earlier.append(&mut found.entries);
         earlier.sort_by_key(|e| (e.comment.id.is_none(), e.comment.id));
+        // The one identity rule (`format/identity.rs`): a record without an `Id` (seed 003's
+        // client) counts once too, by its kind, agent, session, time and payload.
         let mut seen = std::collections::HashSet::new();
-        earlier.retain(|e| {
-            e.record
-                .id
-                .as_ref()
-                .is_none_or(|id| seen.insert(id.clone()))
-        });
+        earlier.retain(|e| seen.insert(e.record.identity()));
         crate::scan::sort_entries(&mut earlier);
         found.entries = earlier;
         Ok(found)

@@ -310,6 +310,23 @@ impl<T: Thread> Client<T> {
         self.store.thread().begin_command();
     }
 
+    /// The wait rule (docs/failure-handling.md): this command has an answer without the store
+    /// (`None`: it ends within the wait budget) or has none (`Some(why)`: it may wait up to the
+    /// patience, and says why). The first word of a command holds.
+    pub(crate) fn without_answer(&self, why: Option<&'static str>) {
+        self.store.thread().without_answer(why);
+    }
+
+    /// A save's word for the wait rule: with an outbox it has an answer (it spools).
+    pub(crate) fn saving(&self) {
+        self.without_answer(
+            self.store
+                .outbox()
+                .is_none()
+                .then_some("there is no outbox to keep the record in"),
+        );
+    }
+
     /// The durability layer: outbox, drain, flush. **Raw**: a body saved here bypasses
     /// redaction and the record checks; use [`Client::save`] for records.
     pub fn durable_raw(&self) -> &Durable<T> {
@@ -373,6 +390,7 @@ impl<T: Thread> Client<T> {
     /// [`Client::save`] without naming a parent the record does not name: an import posts each
     /// record's lineage as it was written (inferring one invents a second writer).
     pub(crate) async fn save_as_written(&self, record: Record) -> Outcome {
+        self.saving();
         let record = match self.prepare(record) {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(e),
@@ -511,11 +529,14 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
-        let all = self.scan().await?;
-        self.list_from(all, filter, limit, false).await
+        // The filter reads the names as written; only what is answered is scrubbed.
+        let (all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let found = self.list_from(all, filter, limit, false).await?;
+        Ok(self.scrubbed(found))
     }
 
-    /// [`Client::query`] over a scan already read.
+    /// [`Client::query`] over a scan already read, not scrubbed yet (the caller scrubs what it
+    /// answers).
     async fn list_from(
         &self,
         all: Scan,

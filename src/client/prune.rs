@@ -79,6 +79,7 @@ pub struct PrunePlan {
 
 /// Computes what a prune would delete. Refuses when the thread cannot be read.
 pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Result<PrunePlan> {
+    client.without_answer(Some("a prune has nothing to answer without the forge"));
     if options.keep == 0 && options.ids.is_empty() {
         return Err(Error::config(
             "--keep 0 would delete the newest record of every agent and session; keep at least 1",
@@ -200,6 +201,7 @@ pub async fn apply<T: Thread>(
     plan: &PrunePlan,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<PruneReport> {
+    client.without_answer(Some("a prune has nothing to answer without the forge"));
     // Newest first: a later copy of a record goes before its first copy, so an interrupted
     // prune never leaves a copy standing in for a deleted record.
     let ids: Vec<u64> = plan.delete.iter().rev().map(|d| d.comment_id).collect();

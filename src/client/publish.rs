@@ -37,6 +37,7 @@ impl Client<AnyThread> {
     /// table are appended when the body has none), and nothing is written when the table is
     /// unchanged. The table and the timeline come from one read of the thread.
     pub async fn publish_status(&self, policy: &StatusPolicy) -> Result<Published> {
+        self.without_answer(Some("publishing has nothing to answer without the forge"));
         let forge = self.forge_for("published")?;
         let (status, entries) = self.status_with_entries(&Filter::default(), policy).await?;
         if status.offline {

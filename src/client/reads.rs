@@ -18,7 +18,8 @@ impl<T: Thread> Client<T> {
     /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let wanted = |e: &Entry| filter.matches(e);
-        let (all, trust) = self.scan_select(Keep::Newest(&wanted)).await?;
+        // The filter reads the names as written; only what is answered is scrubbed.
+        let (all, trust) = self.scan_unscrubbed(Keep::Newest(&wanted)).await?;
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
         let entry = all
@@ -26,7 +27,8 @@ impl<T: Thread> Client<T> {
             .iter()
             .rev()
             .find(|e| filter.matches(e))
-            .cloned();
+            .cloned()
+            .map(|e| self.scrub_entry(e));
         if offline && entry.is_none() {
             return Err(offline_unknown("a matching record"));
         }
@@ -39,7 +41,7 @@ impl<T: Thread> Client<T> {
             entry,
             offline,
             complete: all.complete(),
-            warnings: all.warnings,
+            warnings: self.scrub_warnings(all.warnings),
         })
     }
 
@@ -96,13 +98,20 @@ impl<T: Thread> Client<T> {
         all.entries = read.entries;
         let mut all = self.follow_links(all, mine).await?;
         let offline = all.offline;
-        let pair: Vec<&Entry> = all
+        // The pair is found by its names as written, then scrubbed: a session whose name holds
+        // a secret still resumes (docs/redaction.md), answered with the name scrubbed.
+        let pair: Vec<Entry> = all
             .entries
             .iter()
             .filter(|e| e.record.agent == agent && e.record.session == session)
+            .map(|e| self.scrub_entry(e.clone()))
             .collect();
-        let session_facts = facts(pair.iter().copied());
-        let newest = pair.iter().rev().find(|e| mine(e)).map(|e| (*e).clone());
+        let session_facts = facts(&pair);
+        let newest = pair
+            .iter()
+            .rev()
+            .find(|e| e.record.kind() == Kind::Checkpoint)
+            .cloned();
         if offline && newest.is_none() {
             return Err(offline_unknown(&format!(
                 "agent {agent} in session {session}"
@@ -145,7 +154,8 @@ impl<T: Thread> Client<T> {
             resume,
             session: session_facts,
             complete: all.complete(),
-            warnings: all.warnings,
+            // The warnings quote names as written ("did you mean session …?").
+            warnings: self.scrub_warnings(all.warnings),
         })
     }
 }

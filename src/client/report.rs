@@ -100,9 +100,25 @@ impl<T: Thread> Client<T> {
     /// the JSON changes between consecutive checkpoints when `query.diff`.
     pub async fn history(&self, query: &HistoryQuery) -> Result<SessionHistory> {
         let session = query.session.as_str();
-        let scan = self.list(&Filter::default(), None).await?;
+        // The session is found by its name as written (one holding a secret too), then every
+        // record is scrubbed for the answer, the session's own keeping the name asked for until
+        // the history is made of them; the answer names it scrubbed.
+        let (all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let raw = self.list_from(all, &Filter::default(), None, false).await?;
+        let asked: Vec<bool> = raw
+            .entries
+            .iter()
+            .map(|e| e.record.session == session)
+            .collect();
+        let mut scan = self.scrubbed(raw);
+        for (e, asked) in scan.entries.iter_mut().zip(asked) {
+            if asked {
+                e.record.session = session.to_string();
+            }
+        }
         let agent = query.agent.as_deref();
-        let history = history(&scan.entries, session, agent, query.diff, &self.resume);
+        let mut history = history(&scan.entries, session, agent, query.diff, &self.resume);
+        self.redactor.redact_text(&mut history.session);
         let complete = scan.complete();
         let mut warnings = scan.warnings;
         warnings.extend(
@@ -114,7 +130,7 @@ impl<T: Thread> Client<T> {
         Ok(SessionHistory {
             history,
             complete,
-            warnings,
+            warnings: self.scrub_warnings(warnings),
         })
     }
 

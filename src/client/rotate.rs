@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::Client;
@@ -56,6 +56,7 @@ impl Client<AnyThread> {
     /// Idempotent: a rerun after an interruption finishes the rotation and never carries a
     /// record twice; run on an issue that holds only records carried into it, it does nothing.
     pub async fn rotate(&self) -> Result<Rotation> {
+        self.without_answer(Some("a rotation has nothing to answer without the forge"));
         let forge = self.thread_raw().forge().ok_or_else(|| {
             Error::config(
                 "only a forge's session issue is rotated; the local store has no comment list \
@@ -73,6 +74,15 @@ impl Client<AnyThread> {
                     forge.settings().repo
                 ))
             })?;
+        self.rotate_old(forge, old).await
+    }
+
+    /// Rotates `old`, an open session issue (the head, or one a newer open issue continues).
+    pub(super) async fn rotate_old(
+        &self,
+        forge: &ForgeThread,
+        old: crate::forge::Issue,
+    ) -> Result<Rotation> {
         let mut report = Rotation {
             from: old.number.0,
             from_url: old.html_url.clone(),
@@ -156,13 +166,9 @@ impl Client<AnyThread> {
             };
             let done = match &carried.id {
                 Some(id) => ids.contains(id.as_str()),
-                // A seed record has no `Id`: it is there when an identical record is (as it
-                // reads back: whole microseconds).
-                None => there.entries.iter().any(|e| {
-                    let mut r = carried.clone();
-                    r.time = r.time.trunc_subsecs(6);
-                    e.record == r
-                }),
+                // A seed record has no `Id`: it is there when the same record is (its kind,
+                // agent, session, time and payload: `format/identity.rs`).
+                None => there.entries.iter().any(|e| e.record.same_record(&carried)),
             };
             if done {
                 report.already_carried += 1;
@@ -213,8 +219,34 @@ impl Client<AnyThread> {
             .and_then(ForgeThread::rotation_due)
         {
             Some(n) => {
-                tracing::info!("session issue {n} is over its comment limit; rotating it");
-                Ok(Some(self.rotate().await?))
+                let Some(forge) = self.thread_raw().forge() else {
+                    return Ok(None);
+                };
+                // Only the issue seen over its limit is rotated: when the thread has moved on
+                // (another machine rotated it), the new head is not due just because the old
+                // one was, and rotating it would close it within seconds of its creation.
+                match forge.current_issue().await.map_err(forge_err)? {
+                    Some(old) if old.number == n => {
+                        if let Some(new) = forge.rotation_under_way(n).await.map_err(forge_err)? {
+                            tracing::info!(
+                                "session issue {n} is over its comment limit, and a rotation to \
+                                 {} is under way; leaving it to finish",
+                                new.number
+                            );
+                            return Ok(None);
+                        }
+                        tracing::info!("session issue {n} is over its comment limit; rotating it");
+                        Ok(Some(self.rotate_old(forge, old).await?))
+                    }
+                    other => {
+                        tracing::info!(
+                            "session issue {n} was over its comment limit, but the thread \
+                             already continues in {}; not rotating",
+                            other.map_or("no open issue".to_string(), |o| o.number.to_string())
+                        );
+                        Ok(None)
+                    }
+                }
             }
             None => Ok(None),
         }

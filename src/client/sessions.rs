@@ -77,7 +77,8 @@ impl<T: Thread> Client<T> {
     }
 
     /// The records of one (agent, session) pair, in thread order, with the data of its newest
-    /// checkpoint only (the others' data is `null`).
+    /// checkpoint only (the others' data is `null`). Not scrubbed: the pair is found by its names
+    /// as written, and the caller scrubs what it answers ([`Client::scrub_entry`]).
     pub(crate) async fn read_pair(&self, agent: &str, session: &str) -> Result<PairRead> {
         let names = std::sync::Mutex::new(std::collections::BTreeSet::new());
         let pair = |e: &Entry| {
@@ -90,7 +91,7 @@ impl<T: Thread> Client<T> {
         };
         let whole = |e: &Entry| e.record.kind() == Kind::Checkpoint;
         let (mut scan, trust) = self
-            .scan_select(Keep::Pair(&pair, &whole, (agent, session)))
+            .scan_unscrubbed(Keep::Pair(&pair, &whole, (agent, session)))
             .await?;
         let entries = std::mem::take(&mut scan.entries)
             .into_iter()
@@ -107,6 +108,7 @@ impl<T: Thread> Client<T> {
     /// Saves `record` as [`Client::save`] does, continuing its session as `write` says:
     /// compare-and-set, merge, and the `Parent:` line. A refused compare-and-set posts nothing.
     pub async fn save_as(&self, record: Record, write: Write) -> Outcome {
+        self.saving();
         match self.continue_session(record, write).await {
             Ok(record) => self.save(record).await,
             Err(e) => Outcome::Failed(e),
@@ -121,8 +123,10 @@ impl<T: Thread> Client<T> {
                 )));
             }
         }
-        if let Some(parent) = write.parent.as_deref() {
-            check_parent(parent)?;
+        for (field, id) in [("if_latest", &write.if_latest), ("parent", &write.parent)] {
+            if let Some(id) = id.as_deref() {
+                check_record_id(field, id)?;
+            }
         }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge;
@@ -141,6 +145,11 @@ impl<T: Thread> Client<T> {
             }
             Err(e) => return Err(e),
         };
+        let entries: Vec<Entry> = read
+            .entries
+            .into_iter()
+            .map(|e| self.scrub_entry(e))
+            .collect();
         if must_read && read.scan.offline {
             return Err(Error::Unavailable {
                 message: format!(
@@ -155,12 +164,12 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
-        let newest = read.entries.last();
+        let newest = entries.last();
         if let Some(expected) = &write.if_latest {
             refuse_unless_latest(&record, expected, newest)?;
         }
         if write.merge {
-            merge_onto(&mut record, &read.entries);
+            merge_onto(&mut record, &entries);
         }
         let latest = newest.and_then(|e| e.record.id.clone());
         let parent = write
@@ -188,17 +197,21 @@ impl<T: Thread> Client<T> {
     }
 }
 
-/// Refuses a `parent` that is not a record id (a UUID, as `resume` prints `latest_id`): a
-/// `Parent:` naming nothing would hide the session's real lineage. The text is not echoed: it
-/// may be anything, a secret pasted by mistake included.
-fn check_parent(parent: &str) -> Result<()> {
-    match crate::format::is_record_id(parent) {
+/// Refuses a `parent` or an `if_latest` that is not a record id (a UUID, as `resume` prints
+/// `latest_id`): a `Parent:` naming nothing would hide the session's real lineage, and a
+/// compare-and-set against no record could only ever fail as a conflict, which it is not. The
+/// text is not echoed: it may be anything, a secret pasted by mistake included.
+fn check_record_id(field: &str, id: &str) -> Result<()> {
+    let what = match field {
+        "parent" => "the record this one continues from",
+        _ => "the newest record of the session, which this one must follow",
+    };
+    match crate::format::is_record_id(id) {
         true => Ok(()),
-        false => Err(Error::usage(
-            "parent is not a record id; give the id of the record this one continues from, \
-             such as 01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
-                .to_string(),
-        )),
+        false => Err(Error::usage(format!(
+            "{field} is not a record id; give the id of {what}, such as \
+             01a232d2-6f5a-743e-b1a3-fe4349829487 (resume prints it as latest_id)"
+        ))),
     }
 }
 

@@ -53,10 +53,31 @@ impl Client<AnyThread> {
         let trust = self.trust().await?;
         let from = opened - MARGIN;
         for stray in strays.into_iter().filter(|s| s.issue != head) {
-            if stray.continued {
-                // A reopened old issue or an unfinished rotation: rotating it again finishes
-                // the job (carries what is missing by `Id`, notes the successor, closes it).
-                let finished = self.rotate().await?;
+            let target = match stray.continued {
+                true => forge.current_issue().await.map_err(forge_err)?,
+                false => None,
+            };
+            if let Some(old) = target.filter(|t| t.number == stray.issue) {
+                if let Some(new) = forge
+                    .rotation_under_way(old.number)
+                    .await
+                    .map_err(forge_err)?
+                {
+                    // Its creator is carrying now; every writer that found the two issues
+                    // open carrying too would pile copies on the new head.
+                    tracing::info!(
+                        "a rotation of session issue {} to {} is under way; leaving it to finish",
+                        old.number,
+                        new.number
+                    );
+                    continue;
+                }
+                // An unfinished rotation, or the old issue reopened one link behind the open
+                // successor: rotating it again finishes the job (carries what is missing by
+                // `Id`, notes the successor, closes it). An old issue reopened deeper in the
+                // chain has no open successor: it is carried from and closed like a duplicate,
+                // never rotated (that would fork the thread from it).
+                let finished = self.rotate_old(forge, old).await?;
                 done.carried += finished.carried;
                 if finished.closed {
                     done.closed.push(finished.from);

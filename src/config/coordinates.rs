@@ -1,7 +1,8 @@
 //! The forge's owner and repository name, from the flags, the environment and the `[forge]`
 //! table, where each may give the repository as `OWNER/NAME`.
 
-use super::forge::{ForgeConfig, ForgeEnv, Overrides};
+use super::forge::{ForgeConfig, ForgeEnv};
+use super::overrides::Overrides;
 use crate::error::{Error, Result};
 
 fn required(name: &str, flag: &str, var: &str, value: Option<String>) -> Result<String> {
@@ -22,6 +23,39 @@ fn required(name: &str, flag: &str, var: &str, value: Option<String>) -> Result<
         )));
     }
     Ok(value)
+}
+
+/// Which of the forge's coordinates some layer (the overrides, the environment or the `[forge]`
+/// table) gives, for a program that fills the gaps from elsewhere (the CLI, from the git remote).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ForgeGiven {
+    /// The forge URL in force, if any.
+    pub url: Option<String>,
+    /// Whether an owner is given (a repository given as `OWNER/NAME` gives one).
+    pub owner: bool,
+    /// Whether a repository name is given.
+    pub repo: bool,
+    /// Whether a token is given (`token_file` or `$FORGESTATE_TOKEN`).
+    pub token: bool,
+}
+
+/// What [`ForgeGiven`] says of these layers; `url` is the URL in force.
+pub(super) fn given(
+    file: &ForgeConfig,
+    env: &ForgeEnv,
+    over: &Overrides,
+    url: Option<String>,
+) -> ForgeGiven {
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.trim().is_empty());
+    let whole = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains('/'));
+    let repos = [&over.repo, &env.repo, &file.repo];
+    ForgeGiven {
+        url,
+        owner: [&over.owner, &env.owner, &file.owner].into_iter().any(set)
+            || repos.into_iter().any(whole),
+        repo: repos.into_iter().any(set),
+        token: over.token_file.is_some() || env.token.is_some() || file.token_file.is_some(),
+    }
 }
 
 /// The owner and repository name in force. Each place that sets them (the flags, the environment,

@@ -10,8 +10,9 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use super::overrides::Overrides;
 use super::settings::ForgeOptions;
-use super::wait::{parse_wait, wait_budget};
+use super::wait::{parse_wait, patience, wait_budget};
 use crate::defaults;
 use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
@@ -57,6 +58,9 @@ pub struct ForgeConfig {
     pub quick_timeout_ms: Option<u64>,
     /// How long one command may wait for a forge that does not answer, e.g. `"3s"`.
     pub wait: Option<String>,
+    /// How long a command without an answer of its own (a cold read, `rotate`, ...) may wait
+    /// for the forge, e.g. `"60s"`.
+    pub patience: Option<String>,
     /// Refuse answers larger than this many MiB.
     pub max_response_mib: Option<usize>,
     /// Allow plain `http://` off loopback.
@@ -116,6 +120,9 @@ impl ForgeConfig {
         if let Some(text) = &self.wait {
             parse_wait(text, "[forge] wait")?;
         }
+        if let Some(text) = &self.patience {
+            parse_wait(text, "[forge] patience")?;
+        }
         for (key, value) in [("title", &self.title), ("label", &self.label)] {
             if let Some(v) = value
                 && v.trim().is_empty()
@@ -148,6 +155,7 @@ impl ForgeConfig {
             retry_budget_secs: over.retry_budget_secs.or(self.retry_budget_secs),
             quick_timeout_ms: over.quick_timeout_ms.or(self.quick_timeout_ms),
             wait: over.wait.or(self.wait),
+            patience: over.patience.or(self.patience),
             max_response_mib: over.max_response_mib.or(self.max_response_mib),
             allow_insecure_http: over.allow_insecure_http.or(self.allow_insecure_http),
             outbox_dir: over.outbox_dir.or(self.outbox_dir),
@@ -157,25 +165,6 @@ impl ForgeConfig {
             carry_days: over.carry_days.or(self.carry_days),
         }
     }
-}
-
-/// Settings given on the command line, which beat everything else.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Overrides {
-    /// `--store DIR`: use a local store whatever else is configured.
-    pub store: Option<PathBuf>,
-    /// `--url`.
-    pub url: Option<String>,
-    /// `--owner` (or the owner half of `--repo owner/name`).
-    pub owner: Option<String>,
-    /// `--repo`.
-    pub repo: Option<String>,
-    /// `--token-file`.
-    pub token_file: Option<PathBuf>,
-    /// `--allow-insecure-http`.
-    pub allow_insecure_http: bool,
-    /// `--wait DURATION`: the command's wait budget.
-    pub wait: Option<Duration>,
 }
 
 /// What the environment said, captured once.
@@ -195,6 +184,8 @@ pub struct ForgeEnv {
     pub state_home: Option<PathBuf>,
     /// `$FORGESTATE_WAIT`, as written (checked when the settings are resolved).
     pub wait: Option<String>,
+    /// `$FORGESTATE_PATIENCE`, as written (checked when the settings are resolved).
+    pub patience: Option<String>,
 }
 
 impl ForgeEnv {
@@ -217,6 +208,7 @@ impl ForgeEnv {
             owner: get("FORGESTATE_OWNER"),
             repo: get("FORGESTATE_REPO"),
             wait: get("FORGESTATE_WAIT"),
+            patience: get("FORGESTATE_PATIENCE"),
             token: get("FORGESTATE_TOKEN")
                 .map(|t| clean_token(&t).to_string())
                 .filter(|t| !t.is_empty())
@@ -339,6 +331,11 @@ pub fn forge_options(
                 .unwrap_or(defaults::RETRY_BUDGET_SECS),
         ),
         wait: wait_budget(over.wait, env.wait.as_deref(), file.wait.as_deref())?,
+        patience: patience(
+            over.patience,
+            env.patience.as_deref(),
+            file.patience.as_deref(),
+        )?,
         recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(defaults::RECHECK_SECS)),
         quick_timeout: Duration::from_millis(
             file.quick_timeout_ms

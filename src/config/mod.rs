@@ -1,7 +1,10 @@
 //! Configuration: the file format, where the file is found, and turning it into plain
 //! [`Settings`] (the front door, `client/builder.rs`, builds the client from them).
 //!
-//! Precedence, written down once: `--config FILE`, then `$FORGESTATE_CONFIG`, then
+//! Layers, each over the one below: the built-in defaults, the file, the environment, and the
+//! [`Overrides`] a program gives directly (the CLI fills them from its global flags).
+//!
+//! Which file, written down once: [`Overrides::config`] (`--config FILE`), then `$FORGESTATE_CONFIG`, then
 //! `./forgestate.toml`, then `$XDG_CONFIG_HOME/forgestate/config.toml` (falling back to
 //! `~/.config/forgestate/config.toml`). The first that applies is used; a file named explicitly
 //! (flag or variable) must exist. Whatever file is used is laid over the built-in defaults
@@ -23,6 +26,7 @@ mod checks;
 mod coordinates;
 mod discover;
 mod forge;
+mod overrides;
 mod settings;
 mod wait;
 
@@ -31,7 +35,9 @@ pub use discover::{Origin, discover};
 
 use checks::{absolute, refuse_trust_settings, validate};
 
-pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv, Overrides};
+pub use coordinates::ForgeGiven;
+pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv};
+pub use overrides::Overrides;
 pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
 pub use wait::parse_wait;
 
@@ -202,28 +208,29 @@ pub struct Config {
     env: BTreeMap<&'static str, String>,
     /// The forge settings from the environment (the token stays a `SecretString`).
     forge_env: ForgeEnv,
-    /// Command-line settings, which beat everything else.
+    /// The settings given directly, which beat everything else.
     overrides: Overrides,
     /// `$FORGESTATE_SIGNING_KEY` (a secret: never printed or logged).
     signing_env: Option<SecretString>,
 }
 
 impl Config {
-    /// Loads the configuration the way the CLI does, from the real environment.
-    pub fn load(flag: Option<&Path>) -> Result<Config> {
+    /// Loads the configuration from the real environment and working directory, with `over`
+    /// laid over it (`Overrides::default()` for none), as the CLI does.
+    pub fn load(over: Overrides) -> Result<Config> {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::config(format!("cannot read the working directory: {e}")))?;
-        Config::load_with(flag, &|k| std::env::var(k).ok(), &cwd)
+        Config::load_with(over, &|k| std::env::var(k).ok(), &cwd)
     }
 
     /// [`Config::load`] with the environment and working directory given, for tests and embedders.
     pub fn load_with(
-        flag: Option<&Path>,
+        over: Overrides,
         env: &dyn Fn(&str) -> Option<String>,
         cwd: &Path,
     ) -> Result<Config> {
         let defaults = ConfigFile::parse(DEFAULTS, "(built-in defaults)")?;
-        let origin = discover(flag, env, cwd);
+        let origin = discover(over.config.as_deref(), env, cwd);
         let (file, base_dir) = match origin.path() {
             None => (defaults, cwd.to_path_buf()),
             Some(path) => {
@@ -271,7 +278,7 @@ impl Config {
             base_dir,
             env: captured,
             forge_env: ForgeEnv::capture(env),
-            overrides: Overrides::default(),
+            overrides: over,
             signing_env: env("FORGESTATE_SIGNING_KEY").map(SecretString::from),
         })
     }
@@ -320,13 +327,23 @@ impl Config {
         ResumeMap::new(&self.file.resume).map_err(Error::config)
     }
 
-    /// The forge URL in force, if any: `--url`, then `$FORGESTATE_URL`, then `[forge] url`.
-    pub fn forge_url(&self, over: &Overrides) -> Option<String> {
-        forge::forge_url(self.file.forge.as_ref(), &self.forge_env, over)
+    /// The forge URL in force, if any: the overrides' (`--url`), then `$FORGESTATE_URL`, then
+    /// `[forge] url`.
+    pub fn forge_url(&self) -> Option<String> {
+        forge::forge_url(self.file.forge.as_ref(), &self.forge_env, &self.overrides)
     }
 
-    /// Settings given on the command line, laid over everything else by [`Config::client`]
-    /// and [`crate::Client::from_config`].
+    /// Which forge coordinates the layers give (the URL in force, and whether an owner, a
+    /// repository and a token are set anywhere), for a program that fills the gaps.
+    pub fn forge_given(&self) -> ForgeGiven {
+        let forge = self.file.forge.clone().unwrap_or_default();
+        coordinates::given(&forge, &self.forge_env, &self.overrides, self.forge_url())
+    }
+
+    /// This configuration with `over` as its top layer instead of the overrides it was loaded
+    /// with (the file stays the one loaded: [`Overrides::config`] is read only by
+    /// [`Config::load`]). For a program that points one loaded configuration at another store
+    /// or forge.
     pub fn with_overrides(mut self, over: Overrides) -> Config {
         self.overrides = over;
         self
@@ -341,7 +358,7 @@ impl Config {
         })
     }
 
-    /// The settings given by [`Config::with_overrides`] (none, unless it was called).
+    /// The top layer: the overrides given to [`Config::load`] or [`Config::with_overrides`].
     pub fn overrides(&self) -> &Overrides {
         &self.overrides
     }
@@ -367,23 +384,25 @@ impl Config {
     /// no `[forge] outbox_dir`).
     pub fn forge_without_outbox(&self) -> bool {
         let forge = self.file.forge.clone().unwrap_or_default();
-        self.forge_url(&self.overrides).is_some()
+        self.forge_url().is_some()
             && self.overrides.store.is_none()
             && forge::outbox_root(&forge, &self.forge_env, &self.base_dir).is_none()
     }
 
-    /// The settings of the store the verbs should use: `--store DIR`, else the forge when a
-    /// URL is configured, else the local store ([`Settings::note`] says so then). The client
-    /// is built from them by the front door: [`crate::Client::from_settings`], or
-    /// [`Config::client`] and [`crate::Client::from_config`], which call it.
-    pub fn settings(&self, over: &Overrides) -> Result<Settings> {
+    /// The settings of the store the verbs should use: [`Overrides::store`] (`--store DIR`),
+    /// else the forge when a URL is configured, else the local store ([`Settings::note`] says
+    /// so then). The client is built from them by the front door:
+    /// [`crate::Client::from_settings`], or [`Config::client`] and [`crate::Client::from_config`],
+    /// which call it.
+    pub fn settings(&self) -> Result<Settings> {
+        let over = &self.overrides;
         let renderer = self.renderer()?;
         let resume = self.resume_map()?;
         let (store, note) = if let Some(dir) = &over.store {
             let dir = absolute(dir, "--store")?;
             let author = self.local_author();
             (StoreSettings::Local { dir, author }, None)
-        } else if let Some(url) = self.forge_url(over) {
+        } else if let Some(url) = self.forge_url() {
             let forge = self.file.forge.clone().unwrap_or_default();
             let names = coordinates::coordinates(&forge, &self.forge_env, over)?;
             let options =

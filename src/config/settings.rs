@@ -84,6 +84,8 @@ pub struct ForgeOptions {
     pub retry_budget: Duration,
     /// How long one command may wait for a forge that does not answer (`[forge] wait`).
     pub wait: Duration,
+    /// How long a command without an answer of its own may wait (`[forge] patience`).
+    pub patience: Duration,
     /// How long a cached session issue is trusted before a write re-checks it.
     pub recheck_after: Duration,
     /// The per-attempt timeout of quick probes.
@@ -128,6 +130,7 @@ impl ForgeOptions {
             request_timeout: Duration::from_secs(d::REQUEST_TIMEOUT_SECS),
             retry_budget: Duration::from_secs(d::RETRY_BUDGET_SECS),
             wait: Duration::from_secs(d::WAIT_SECS),
+            patience: Duration::from_secs(d::PATIENCE_SECS),
             recheck_after: Duration::from_secs(d::RECHECK_SECS),
             quick_timeout: Duration::from_millis(d::QUICK_TIMEOUT_MS),
             max_response_bytes: d::MAX_RESPONSE_MIB * 1024 * 1024,

@@ -1,5 +1,6 @@
-//! The wait budget as a setting: `--wait`, then `$FORGESTATE_WAIT`, then `[forge] wait`, then
-//! the default (3 s), each a duration as people write it (`3s`, `500ms`, `2m`).
+//! The wait budget and the patience as settings: `--wait`, then `$FORGESTATE_WAIT`, then
+//! `[forge] wait`, then the default (3 s); the same for `patience` (60 s). Each is a duration
+//! as people write it (`3s`, `500ms`, `2m`).
 
 use std::time::Duration;
 
@@ -45,6 +46,26 @@ pub(super) fn wait_budget(
     }
 }
 
+/// The patience in force (how long a command without an answer of its own waits for the
+/// forge): the flag (`--patience`, already checked), then `$FORGESTATE_PATIENCE`, then
+/// `[forge] patience`, then the default (60 s).
+pub(super) fn patience(
+    flag: Option<Duration>,
+    env: Option<&str>,
+    file: Option<&str>,
+) -> Result<Duration> {
+    if let Some(p) = flag {
+        return Ok(p);
+    }
+    if let Some(text) = env {
+        return parse_wait(text, "FORGESTATE_PATIENCE").map_err(|e| Error::setting("patience", e));
+    }
+    match file {
+        Some(text) => parse_wait(text, "[forge] patience").map_err(Error::config),
+        None => Ok(Duration::from_secs(defaults::PATIENCE_SECS)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +108,15 @@ mod tests {
             Duration::from_secs(3)
         );
         assert!(wait_budget(None, Some("nope"), None).is_err());
+        assert_eq!(patience(None, None, None).unwrap(), Duration::from_secs(60));
+        assert_eq!(
+            patience(None, Some("90s"), Some("2m")).unwrap(),
+            Duration::from_secs(90)
+        );
+        assert_eq!(
+            patience(None, None, Some("2m")).unwrap(),
+            Duration::from_secs(120)
+        );
+        assert!(patience(None, None, Some("forever")).is_err());
     }
 }

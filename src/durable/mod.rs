@@ -217,11 +217,19 @@ impl<T: Thread> Durable<T> {
                     if e.category() == Category::Data {
                         return Err(e);
                     }
+                    let why = match self.thread.keeps_an_outbox() {
+                        true => {
+                            "and there is no outbox to keep the record in, so it was not stored \
+                             anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
+                        }
+                        // The local store is this machine's disk: nothing to wait for.
+                        false => {
+                            "the record was not stored (the local store has no outbox: it is \
+                             on this machine's disk already)"
+                        }
+                    };
                     Err(Error::NotStored {
-                        message: format!(
-                            "{e}; and there is no outbox to keep the record in, so it was not \
-                             stored anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
-                        ),
+                        message: format!("{e}; {why}"),
                         source: None,
                     })
                 }
@@ -344,6 +352,7 @@ impl<T: Thread> Durable<T> {
 
     /// Posts everything waiting, with the full retry budget, waiting for another flusher.
     pub async fn flush(&self) -> FlushReport {
+        self.thread.without_answer(Some(FLUSHING));
         match &self.outbox {
             Some(outbox) => self.flush_from_with(outbox, Drain::Flush).await,
             None => FlushReport::default(),
@@ -352,9 +361,13 @@ impl<T: Thread> Durable<T> {
 
     /// Posts the entries of another outbox (spooled under other settings) to this thread.
     pub async fn flush_from(&self, source: &Outbox) -> FlushReport {
+        self.thread.without_answer(Some(FLUSHING));
         self.flush_from_with(source, Drain::Flush).await
     }
 }
+
+/// Why a flush may wait for the store (the wait rule: it has no answer without it).
+const FLUSHING: &str = "a flush has nothing to answer without the forge";
 
 fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {
     a.file_name() == b.file_name()

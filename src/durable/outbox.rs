@@ -1,9 +1,9 @@
 //! The durable outbox: comment bodies that could not be posted yet, one file each, in order.
 //!
 //! Like a store, it knows nothing about the format; it keeps opaque bodies. Durability follows
-//! the atomic-write contract: each body is written to a dot-named temp file in the same
-//! directory, fsynced, renamed to its final name, and the directory fsynced, so a crash leaves
-//! either a complete entry or a stray temp file that readers ignore. Names sort in spool order
+//! the atomic-write contract (`fsutil::write_atomic`): each body is written to a dot-named temp
+//! file in the same directory, fsynced, renamed to its final name, and the directory fsynced, so
+//! a crash leaves either a complete entry or a stray temp file that readers ignore. Names sort in spool order
 //! (a nanosecond sequence that never goes backwards, then the pid), so a new entry always goes
 //! behind the ones already waiting.
 //!
@@ -12,7 +12,7 @@
 //! OS. An entry is deleted only after its post is confirmed.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -20,7 +20,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::fsutil::{
-    NotOurs, check_private_dir, create_private_dir, new_file, read_regular, sync_dir,
+    NotOurs, check_private_dir, create_private_dir, read_regular, sync_dir, write_atomic,
 };
 
 const SUFFIX: &str = ".rec";
@@ -94,19 +94,9 @@ impl Outbox {
         let seq = now.max(last + 1);
         let pid = std::process::id();
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{seq:020}-{pid:010}-{n:06}{SUFFIX}");
-        let tmp = self.dir.join(format!(".tmp-{pid}-{n}-{seq}"));
-        let result = (|| {
-            let mut file = new_file(&tmp, true)?;
-            file.write_all(body.as_bytes())?;
-            file.sync_all()?;
-            std::fs::rename(&tmp, self.dir.join(&name))?;
-            sync_dir(&self.dir)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result.map(|()| self.dir.join(name))
+        let path = self.dir.join(format!("{seq:020}-{pid:010}-{n:06}{SUFFIX}"));
+        write_atomic(&path, body.as_bytes(), true)?;
+        Ok(path)
     }
 
     /// Every waiting entry, oldest first. Temp files and entries owned by another user are

@@ -1,5 +1,6 @@
-//! Secrets never reach the terminal: every line forgestate writes on stderr, its log lines and
-//! its `--json` error documents pass through one scrubber, which knows the token in use and the
+//! Secrets never reach the terminal: every line forgestate writes on stderr, its log lines, and
+//! every answer document a face prints or sends (the CLI's `--json` and human output,
+//! `forgestate call`, MCP) pass through one scrubber, which knows the token in use and the
 //! shapes of common secrets (URL passwords, `ghp_…` tokens, private keys). A secret typed by
 //! mistake into a flag (`--set "$FORGESTATE_TOKEN"`) is echoed as `[REDACTED]`.
 
@@ -40,20 +41,83 @@ pub fn scrub(text: &str) -> String {
     out
 }
 
-/// An answer's `warnings` and `cause` with every secret the scrubber knows replaced: they may
-/// quote a server's words, like every line that leaves (the MCP server's results and
-/// `forgestate call`'s answers).
-pub fn scrub_notes(value: &mut serde_json::Value) {
+/// An answer document with every secret the scrubber knows replaced in every string, object
+/// keys included, at any depth: the one scrub at the answer's boundary, where a face sends a
+/// document it holds as a value (MCP's results, `forgestate call`). Records were redacted by the
+/// library already; this catches what it did not write (warnings quoting a name or a server's
+/// words, a cause, a reason).
+pub fn scrub_answer(value: &mut serde_json::Value) {
     use serde_json::Value;
-    if let Some(ws) = value.get_mut("warnings").and_then(Value::as_array_mut) {
-        for w in ws.iter_mut() {
-            if let Value::String(s) = w {
-                *s = scrub(s);
+    match value {
+        Value::String(s) => scrub_in_place(s),
+        Value::Array(items) => items.iter_mut().for_each(scrub_answer),
+        Value::Object(map) => {
+            map.values_mut().for_each(scrub_answer);
+            let renamed: Vec<(String, String)> = map
+                .keys()
+                .filter_map(|k| Some((k.clone(), scrubbed(k)?)))
+                .collect();
+            for (old, mut new) in renamed {
+                if let Some(v) = map.remove(&old) {
+                    // Two keys may scrub to the same text: keep both values.
+                    while map.contains_key(&new) {
+                        new.push('#');
+                    }
+                    map.insert(new, v);
+                }
             }
         }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
-    if let Some(Value::String(cause)) = value.get_mut("cause") {
-        *cause = scrub(cause);
+}
+
+/// JSON text (one document, as serde_json writes it) with every string literal, object keys
+/// included, scrubbed as [`scrub_answer`] does, and everything else kept byte for byte: the CLI
+/// prints its typed answers in declaration order, which a `serde_json::Value` would not keep.
+pub fn scrub_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('"') {
+        out.push_str(&rest[..start]);
+        let literal = &rest[start..start + literal_len(&rest[start..])];
+        match serde_json::from_str::<String>(literal)
+            .ok()
+            .and_then(|s| scrubbed(&s))
+        {
+            Some(clean) => out.push_str(&serde_json::to_string(&clean).unwrap_or_default()),
+            None => out.push_str(literal),
+        }
+        rest = &rest[start + literal.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the JSON string literal `text` opens with (through its closing quote; the
+/// whole text when it is not closed).
+fn literal_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// `text` scrubbed, when the scrubber replaced anything in it.
+fn scrubbed(text: &str) -> Option<String> {
+    let mut out = text.to_string();
+    let redactor = SCRUBBER.get()?;
+    (redactor.redact_text(&mut out) > 0).then_some(out)
+}
+
+fn scrub_in_place(text: &mut String) {
+    if let Some(clean) = scrubbed(text) {
+        *text = clean;
     }
 }
 
@@ -68,5 +132,39 @@ mod tests {
         let said = scrub("cannot reach https://bob:hunter2pw@forge.example.com/x");
         assert!(!said.contains("hunter2pw"), "{said}");
         assert!(scrub("plain words stay").eq("plain words stay"));
+    }
+
+    #[test]
+    fn json_text_is_scrubbed_in_its_strings_only_and_keeps_its_order() {
+        let _ = SCRUBBER.set(Redactor::default());
+        let tok = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let text = format!(
+            "{{\n  \"z\": \"x-{tok}\",\n  \"a\": [\"q\\\"{tok}\", 1, null],\n  \"{tok}\": true\n}}"
+        );
+        let clean = scrub_json(&text);
+        assert!(!clean.contains(tok), "{clean}");
+        let value: serde_json::Value = serde_json::from_str(&clean).unwrap();
+        assert_eq!(value["z"], "x-[REDACTED]");
+        assert_eq!(value["a"][0], "q\"[REDACTED]");
+        assert_eq!(value["[REDACTED]"], true);
+        assert!(
+            clean.find("\"z\"") < clean.find("\"a\""),
+            "order kept: {clean}"
+        );
+        let plain = "{\"a\": \"b\\\\\", \"c\": [true]}";
+        assert_eq!(scrub_json(plain), plain, "nothing to scrub: byte for byte");
+    }
+
+    #[test]
+    fn an_answer_value_is_scrubbed_everywhere() {
+        let _ = SCRUBBER.set(Redactor::default());
+        let tok = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut answer = serde_json::json!({
+            "warnings": [format!("did you mean session \"job-{tok}\"?")],
+            "record": {"session": format!("job-{tok}"), "data": {tok: [tok]}},
+        });
+        scrub_answer(&mut answer);
+        assert!(!answer.to_string().contains(tok), "{answer}");
+        assert_eq!(answer["record"]["data"]["[REDACTED]"][0], "[REDACTED]");
     }
 }

@@ -4,7 +4,7 @@
 //! Members are every issue (open or closed, never a pull request) with the session title and
 //! label, and the head itself even when a person retitled it. The head is the newest issue by
 //! the links rotation writes (`Previous session issue: #N` in a successor's body, `Rotated: this
-//! session continues in #M` on the old issue; `session.rs` decides it), never "the lowest open
+//! session continues in #M` on the old issue; `chain/elect.rs` decides it), never "the lowest open
 //! number" alone. Reads merge the members: a warm read is one repository-wide comment list since
 //! the cursor (`GET /repos/{o}/{r}/issues/comments?since=`, §3.10), which sees a late post on any
 //! member; a cold read (`chain/cold.rs`) takes the head's own list whole and the other members'
@@ -28,6 +28,7 @@ use super::error::ForgeError;
 use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber};
 mod cold;
+mod elect;
 mod read;
 
 /// How long before the head was created a cold read looks for other members' comments: a
@@ -42,6 +43,8 @@ pub(super) struct ChainState {
     verdicts: BTreeMap<u64, bool>,
     /// Members other than the head that may hold records the head lacks, by number.
     strays: BTreeMap<u64, Stray>,
+    /// Closed members walked by the head's election: the issue each links back to.
+    links: BTreeMap<u64, Option<u64>>,
 }
 
 /// The chain state, shared by the reads and writes of one process.
@@ -55,8 +58,9 @@ pub struct Stray {
     /// It is open (a duplicate left by a race, or a reopened old issue): close it once its
     /// records are on the head.
     pub open: bool,
-    /// It is open and a newer member continues it (its body links it): a reopened old issue or
-    /// a rotation interrupted before its last step, which a rotation of it finishes.
+    /// It is open and a newer member continues it (a link reaches it, at any depth): a
+    /// reopened old issue, or a rotation interrupted before its last step, which a rotation of
+    /// it finishes.
     pub continued: bool,
 }
 

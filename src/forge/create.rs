@@ -28,14 +28,13 @@ impl ForgeThread {
         }
         let previous = self.latest_closed().await;
         let created = self.create_session_issue(previous, None).await?;
-        // Another `init` may have raced us: everyone converges on the lowest number. Every racer
-        // sees it, because it was created before any of theirs.
+        // Another `init` (or a rotation) may have raced us: everyone converges on the head the
+        // links elect (`chain/elect.rs`), the first created among issues that continue the same
+        // one. Every racer sees it, because it was created before any of theirs; an issue that
+        // continues a newer one wins over ours, and ours never wins over its own successor.
         let all = self.session_issues(&self.client, true).await?;
-        let canonical = all
-            .iter()
-            .find(|i| i.number <= created.number)
-            .cloned()
-            .unwrap_or(created.clone());
+        let canonical =
+            (self.elect(&self.client, all).await?.head).unwrap_or_else(|| created.clone());
         if canonical.number != created.number {
             tracing::warn!(
                 "another init created {} at the same time; closing our duplicate {}",
@@ -132,7 +131,10 @@ impl ForgeThread {
                         );
                         return Ok(found);
                     }
-                    Ok(None) => unsure = false,
+                    Ok(None) => {
+                        unsure = false;
+                        self.look_before_reposting(c, None).await;
+                    }
                     Err(e) => {
                         let why = e.to_string();
                         if e.is_transient()

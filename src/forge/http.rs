@@ -47,6 +47,8 @@ pub struct ForgeClient {
     /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
     token: Option<SecretString>,
     policy: RetryPolicy,
+    /// The request timeout the client was built with (a patient request may wait longer).
+    request_timeout: std::time::Duration,
     max_response_bytes: usize,
     /// Said once before the first retry wait of any request of this client or its clones.
     notice: Notice,
@@ -211,18 +213,32 @@ impl ForgeClient {
         if let Some(body) = body {
             request = request.json(body);
         }
-        if let Some(t) = self.policy.attempt_timeout {
-            request = request.timeout(t);
+        match self.policy.attempt_timeout {
+            Some(t) => request = request.timeout(t),
+            // A command without an answer of its own waits up to the patience, not the
+            // request timeout (the body's pace is watched as it is read).
+            None if self.wait.is_patient() => {
+                request = request.timeout(self.request_timeout.max(self.wait.patience()));
+            }
+            None => {}
         }
-        // Connecting and waiting for the headers end with the command's wait budget.
+        // Connecting and waiting for the headers end with the command's wait rule.
         let left = self.wait.remaining();
         if left.is_zero() {
             return Err(self.not_tried(call));
         }
         tracing::debug!("{call}");
-        let response = match tokio::time::timeout(left, request.send()).await {
-            Ok(sent) => sent.map_err(|e| transport(call.clone(), e, false))?,
-            Err(_) => return Err(ForgeError::Timeout { call, sent: true }),
+        let what = call.to_string();
+        let response = match self.wait.bounded(left, &what, request.send()).await {
+            Some(Ok(response)) => response,
+            Some(Err(e)) => {
+                if e.is_connect() && !e.is_timeout() {
+                    // Refused (or no route): an answer, not a forge that is slow.
+                    self.wait.refused();
+                }
+                return Err(transport(call, e, false));
+            }
+            None => return Err(ForgeError::Timeout { call, sent: true }),
         };
         if !retryable_status(response.status()) {
             self.wait.answered();
@@ -232,13 +248,21 @@ impl ForgeClient {
 
     /// The error of a request not even tried: the command already gave up on the forge.
     fn not_tried(&self, call: Call) -> ForgeError {
-        ForgeError::Transport {
-            call,
-            detail: format!(
+        let detail = match self.wait.is_patient() {
+            true => format!(
+                "not tried: the forge did not answer within this command's patience ({}); \
+                 give it longer with --patience, $FORGESTATE_PATIENCE or [forge] patience",
+                humantime::format_duration(self.wait.patience())
+            ),
+            false => format!(
                 "not tried: the forge did not answer within this command's wait budget ({}); \
                  give it longer with --wait, $FORGESTATE_WAIT or [forge] wait",
                 humantime::format_duration(self.wait.budget())
             ),
+        };
+        ForgeError::Transport {
+            call,
+            detail,
             sent: false,
         }
     }
@@ -258,22 +282,28 @@ impl ForgeClient {
         let headers = response.headers().clone();
         self.note_clock(&headers);
         let mut bytes = Vec::new();
-        // A body that stops flowing for the whole wait budget is a forge that stopped answering.
-        let idle = self.wait.budget();
-        while let Some(chunk) = tokio::time::timeout(idle, response.chunk())
-            .await
-            .map_err(|_| ForgeError::Timeout {
-                call: call.clone(),
-                sent: true,
-            })?
-            .map_err(|e| transport(call.clone(), e, true))?
-        {
+        // The body is read at the wait rule's pace: to the deadline, and at least its rate.
+        let mut pace = self.wait.reading();
+        loop {
+            let limit = pace.limit();
+            let next = match limit.is_zero() {
+                true => None,
+                false => tokio::time::timeout(limit, response.chunk()).await.ok(),
+            };
+            let Some(next) = next else {
+                tracing::debug!("{call}: the body came too slowly; cut off");
+                return Err(ForgeError::Timeout { call, sent: true });
+            };
+            let Some(chunk) = next.map_err(|e| transport(call.clone(), e, true))? else {
+                break;
+            };
             if bytes.len() + chunk.len() > self.max_response_bytes {
                 return Err(ForgeError::TooLarge {
                     call,
                     cap: self.max_response_bytes,
                 });
             }
+            pace.got(chunk.len());
             bytes.extend_from_slice(&chunk);
         }
         tracing::debug!(status = status.as_u16(), bytes = bytes.len(), "{call}");
@@ -372,6 +402,32 @@ fn method_name(m: &Method) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::ForgeClient;
+    use reqwest::Method;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_refused_connection_is_an_answer_that_ends_the_tries() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let hour = Duration::from_secs(3600);
+        let c = ForgeClient::builder(format!("http://127.0.0.1:{port}"))
+            .retry_budget(hour)
+            .wait(hour, hour, Duration::from_millis(500))
+            .build()
+            .unwrap();
+        c.wait().restart();
+        // A hang guard, not a speed check: without the rule the tries would go on for an hour.
+        let tried = tokio::time::timeout(
+            Duration::from_secs(60),
+            c.raw(Method::GET, "version", &[], None),
+        )
+        .await
+        .expect("a refused connection ends the tries");
+        assert!(tried.is_err());
+        assert!(c.wait().spent(), "the command gave up on the forge");
+    }
 
     #[test]
     fn request_paths_are_built_from_encoded_segments() {

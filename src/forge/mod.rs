@@ -233,6 +233,13 @@ impl Thread for ForgeThread {
         self.client.wait().restart();
     }
 
+    fn without_answer(&self, why: Option<&'static str>) {
+        match why {
+            None => self.client.wait().fallback(),
+            Some(why) => self.client.wait().patient(why),
+        }
+    }
+
     fn describe(&self) -> String {
         let cached = self.cached();
         match cached.issue_url {

@@ -6,7 +6,9 @@
 //! skew) and searched for a comment by us with the very same body. Bodies carry the record's
 //! unique `Id`, so an identical body is that record: this stays free of format knowledge. Bodies
 //! are compared with line ends made LF and surrounding whitespace trimmed, since a forge may
-//! store them with CRLF.
+//! store them with CRLF. Between that check and the re-post the issue is looked at once more, so
+//! that a balancer alternating a good and a dead backend does not put every re-post on the dead
+//! one.
 
 use std::collections::HashSet;
 
@@ -73,7 +75,10 @@ impl ForgeThread {
                         );
                         return Ok(found);
                     }
-                    Ok(None) => unsure = false,
+                    Ok(None) => {
+                        unsure = false;
+                        self.look_before_reposting(c, Some(n)).await;
+                    }
                     Err(e) => {
                         if retry
                             .wait(None, "checking for an earlier attempt", &e.to_string())
@@ -126,6 +131,26 @@ impl ForgeThread {
                 }
                 e => return Err(e),
             }
+        }
+    }
+
+    /// One look at issue `n` (the repository, without one) between the check for an earlier
+    /// attempt and the re-post, whatever it answers. Behind a round-robin balancer with a dead
+    /// backend, good and bad answers alternate: the check's answer came from the good backend,
+    /// so without this the re-post would always land on the dead one. With it the re-post gets
+    /// its own chance at a good backend.
+    pub(super) async fn look_before_reposting(&self, c: &ForgeClient, n: Option<IssueNumber>) {
+        let once = c.with_policy(RetryPolicy {
+            budget: std::time::Duration::ZERO,
+            ..c.policy()
+        });
+        let repo = &self.settings.repo;
+        let looked = match n {
+            Some(n) => once.issue(repo, n).await.map(drop),
+            None => once.repository(repo).await.map(drop),
+        };
+        if let Err(e) = looked {
+            tracing::debug!("looking again before posting again: {e}");
         }
     }
 

@@ -194,6 +194,9 @@ impl Retry {
             delay.as_secs_f64()
         );
         tokio::time::sleep(delay).await;
+        if let Some(wait) = &self.wait {
+            wait.touch();
+        }
         true
     }
 }

@@ -26,6 +26,13 @@ pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
     digits.parse().ok().map(IssueNumber)
 }
 
+/// How long a rotation's successor is left to the run that created it: an automatic rotation
+/// (a due record's, a tidy's) that finds a younger one does not carry, since the run that
+/// created it is carrying now, and many writers carrying the same records at once would pile
+/// copies on the new head. A run killed before it finished is finished by the first record
+/// after this, or at once by `forgestate rotate`.
+pub const UNDER_WAY: chrono::Duration = chrono::Duration::seconds(60);
+
 /// The session issue and how many comments it had when last seen.
 pub(super) type CountCell = Mutex<Option<(IssueNumber, u64, chrono::DateTime<chrono::Utc>)>>;
 
@@ -57,6 +64,23 @@ impl ForgeThread {
             .await?
             .into_iter()
             .find(|i| i.number > old && linked(&i.body) == Some(old)))
+    }
+
+    /// The successor of `old` when a rotation created it less than [`UNDER_WAY`] ago (by the
+    /// forge's clock): that rotation is still carrying, and an automatic one leaves it to it.
+    /// Any successor found is adopted: it is the head from its first byte, so this machine's
+    /// later writes go there rather than to `old`, which its cache still names and which stays
+    /// open (and keeps growing) until the rotation closes it.
+    pub async fn rotation_under_way(&self, old: IssueNumber) -> Result<Option<Issue>, ForgeError> {
+        let Some(successor) = self.find_successor(old).await? else {
+            return Ok(None);
+        };
+        let age = self.client.server_now() - successor.created_at;
+        let under_way = age < UNDER_WAY;
+        if under_way {
+            self.adopt(&successor);
+        }
+        Ok(under_way.then_some(successor))
     }
 
     /// The successor of `old`: found, or created with the same title and label and a body that

@@ -239,9 +239,9 @@ impl ForgeThread {
         Ok(found)
     }
 
-    /// The head of the session thread (see `chain.rs`): among the open session issues, the
-    /// lowest that no other open one continues (its body links it), warning about the others,
-    /// which are noted as strays to tidy. With none open, the issue the newest closed one
+    /// The head of the session thread (see `chain.rs`): among the open session issues, the one
+    /// `chain/elect.rs` elects (no newer member continues it, open or closed), warning about
+    /// the others, which are noted as strays to tidy. With none open, the issue the newest closed one
     /// forwards to (`Rotated: this session continues in #M`), when that issue links it back:
     /// a head a person retitled.
     pub(super) async fn discover(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
@@ -264,15 +264,15 @@ impl ForgeThread {
             }
             return self.edited_head(c).await;
         }
-        let (head, reopened, heads) = self.split_open(found);
-        let Some(head) = head else {
+        let election = self.elect(c, found).await?;
+        let Some(head) = election.head else {
             return Ok(None);
         };
-        for old in &reopened {
+        for (old, _) in &election.continued {
             tracing::warn!(
-                "session issue {} is open, but {} continues it (it was reopened, or a rotation \
-                 did not finish); writing to {}, and this machine's next record rotates {} again to \
-                 close it",
+                "session issue {} is open, but the thread continues past it in {} (it was \
+                 reopened, or a rotation did not finish); writing to {}, and this machine's next \
+                 record closes {} again",
                 old.number,
                 head.number,
                 head.number,
@@ -280,6 +280,7 @@ impl ForgeThread {
             );
             self.note_stray(old.number, true, true);
         }
+        let heads = election.duplicates;
         if !heads.is_empty() {
             let others: Vec<String> = heads.iter().map(|i| i.number.to_string()).collect();
             tracing::warn!(
@@ -298,37 +299,20 @@ impl ForgeThread {
         Ok(Some(head))
     }
 
-    /// The open session issues (lowest first) split by the links: the head (the lowest that no
-    /// other continues), those another continues (reopened, or a rotation not finished), and
-    /// the other heads (duplicates).
-    fn split_open(&self, found: Vec<Issue>) -> (Option<Issue>, Vec<Issue>, Vec<Issue>) {
-        for i in &found {
-            self.note_verdict(i.number.0, true);
-        }
-        let continued: std::collections::BTreeSet<IssueNumber> = found
-            .iter()
-            .filter_map(|i| linked(&i.body).filter(|p| *p < i.number))
-            .collect();
-        let (reopened, mut heads): (Vec<Issue>, Vec<Issue>) = found
-            .into_iter()
-            .partition(|i| continued.contains(&i.number));
-        // Links only lead to lower numbers, so some open issue is continued by none.
-        let head = (!heads.is_empty()).then(|| heads.remove(0));
-        (head, reopened, heads)
-    }
-
-    /// The issue a rotation works on: the lowest open session issue a newer open one continues
-    /// (a rotation to finish, or a reopened old issue to close again), else the head.
+    /// The issue a rotation works on: the lowest open session issue a newer open one links
+    /// directly (a rotation to finish, or the old issue reopened one link behind: rotating it
+    /// again finishes the job), else the head. An old issue reopened deeper in the chain is
+    /// never rotated (its successor is closed): the tidy closes it again.
     pub(super) async fn rotation_target(
         &self,
         c: &ForgeClient,
     ) -> Result<Option<Issue>, ForgeError> {
         let found = self.session_issues(c, false).await?;
-        let (head, mut reopened, _) = self.split_open(found);
-        if !reopened.is_empty() {
-            return Ok(Some(reopened.remove(0)));
+        let election = self.elect(c, found).await?;
+        if let Some((old, _)) = election.continued.into_iter().find(|(_, direct)| *direct) {
+            return Ok(Some(old));
         }
-        match head {
+        match election.head {
             Some(head) => Ok(Some(head)),
             None => self.discover(c).await,
         }

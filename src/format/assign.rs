@@ -21,7 +21,7 @@ fn ends_value(b: u8) -> bool {
 }
 
 /// Pushes the span of every value assigned to a name `secret_key` accepts. A value that is a
-/// number or `true`/`false` is kept (`max_tokens=4096` is no secret), as are empty values and
+/// number, `true`/`false` or `null` is kept (`max_tokens=4096` is no secret), as are empty values and
 /// values already redacted. `==`, `!=`, `<=` and `>=` are comparisons, not assignments.
 pub(crate) fn assignments(
     text: &str,
@@ -43,29 +43,10 @@ pub(crate) fn assignments(
         if !secret_key(&text[name_start..eq]) {
             continue;
         }
-        let (start, end) = match bytes.get(eq + 1) {
-            Some(&q @ (b'"' | b'\'')) => {
-                let start = eq + 2;
-                let len = bytes[start..]
-                    .iter()
-                    .position(|&b| b == q)
-                    .unwrap_or(bytes.len() - start);
-                (start, start + len)
-            }
-            _ => {
-                let start = eq + 1;
-                let len = bytes[start..]
-                    .iter()
-                    .position(|&b| ends_value(b))
-                    .unwrap_or(bytes.len() - start);
-                (start, start + len)
-            }
-        };
-        let value = &text[start..end];
-        let plain = value.parse::<f64>().is_ok() || matches!(value, "true" | "false");
-        if value.is_empty() || plain || text[start..].starts_with(REDACTED) {
+        // Quoted, escaped-quoted (JSON inside a JSON string) or bare, as after a colon.
+        let Some((start, end)) = value_at(text, eq + 1) else {
             continue;
-        }
+        };
         spans.push((start, end));
     }
 }
@@ -252,6 +233,13 @@ mod tests {
                 found_colon(kept)
             );
         }
+    }
+
+    #[test]
+    fn an_escaped_quoted_value_is_found_inside_its_quotes() {
+        // As a human answer prints a data value: JSON text with escaped quotes.
+        assert_eq!(found(r#"deploy --password=\"k 1\" --verbose"#), ["k 1"]);
+        assert!(found(r#"deploy --password=\"[REDACTED]\" --verbose"#).is_empty());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod assign;
 mod gate;
 mod glob;
+mod identity;
 mod invisible;
 mod names;
 mod parse;
@@ -22,6 +23,7 @@ mod validate;
 
 pub use gate::{GateError, outbound};
 pub use glob::{glob_matches, key_matches};
+pub use identity::Identity;
 pub use names::nfc;
 pub use parse::{ParseError, marker_in_head, marker_line, parse};
 pub use record::{

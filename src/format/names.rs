@@ -5,7 +5,11 @@
 //! letters look alike (Latin, Greek, Cyrillic, Armenian: `аgent` with a Cyrillic `а`), or stacks
 //! combining marks on one letter (more than two, or the same one twice, which renders as one).
 //! Names in any one script, with digits and punctuation, pass; so do ASCII names, all that seed
-//! 003's Python agents write.
+//! 003's Python agents write. Two more look-alikes are refused, by Unicode's own tables: a
+//! character that NFKC changes (fullwidth `ｗ`, mathematical bold `𝐰`, the ligature `ﬁ`, the
+//! numeral `Ⅰ`), and a name whose every character has an ASCII look-alike (UTS #39's
+//! confusables skeleton, from the `unicode-security` crate: Latin `ɑgent`, all-Cyrillic `аре`,
+//! `agent‐x` with a U+2010 hyphen), which could pass for an ASCII name.
 
 use std::borrow::Cow;
 
@@ -24,7 +28,7 @@ pub fn nfc(name: &str) -> Cow<'_, str> {
 }
 
 /// A name that could pass for another, and why.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LookAlike {
     /// A letter of `script` in a name whose other letters are mostly of `first`.
     MixedScript {
@@ -34,6 +38,25 @@ pub enum LookAlike {
         script: &'static str,
         /// The script of most of the name's other letters.
         first: &'static str,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// A character that NFKC changes: a styled, combined or width form of plainer text.
+    Compatibility {
+        /// The character's code point.
+        code: u32,
+        /// What NFKC makes of it (`w` for fullwidth `ｗ`, `fi` for `ﬁ`).
+        plain: String,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// A name every character of which has an ASCII look-alike (UTS #39's skeleton), with this
+    /// non-ASCII character first.
+    PassesForAscii {
+        /// The character's code point.
+        code: u32,
+        /// Its ASCII look-alike (`a` for `ɑ`, `-` for U+2010).
+        like: String,
         /// Its position, in characters (0-based).
         index: usize,
     },
@@ -88,7 +111,7 @@ pub fn look_alike(name: &str) -> Option<LookAlike> {
         }
     }
     if scripts.len() < 2 {
-        return None;
+        return compatibility(name).or_else(|| passes_for_ascii(name));
     }
     // The fewest letters; of equals, the script met later.
     let intruder = scripts
@@ -106,6 +129,36 @@ pub fn look_alike(name: &str) -> Option<LookAlike> {
         script: intruder.0,
         first: others,
         index: intruder.3,
+    })
+}
+
+/// The first character of `name` that NFKC changes, if any.
+fn compatibility(name: &str) -> Option<LookAlike> {
+    name.chars().enumerate().find_map(|(index, c)| {
+        let plain: String = std::iter::once(c).nfkc().collect();
+        let mut own = [0u8; 4];
+        if plain == *c.encode_utf8(&mut own) {
+            return None;
+        }
+        Some(LookAlike::Compatibility {
+            code: c as u32,
+            plain,
+            index,
+        })
+    })
+}
+
+/// When every character of `name` (not ASCII) has an ASCII look-alike, its first non-ASCII one.
+fn passes_for_ascii(name: &str) -> Option<LookAlike> {
+    if !unicode_security::skeleton(name).all(|c| c.is_ascii()) {
+        return None;
+    }
+    let (index, c) = name.chars().enumerate().find(|(_, c)| !c.is_ascii())?;
+    let mut own = [0u8; 4];
+    Some(LookAlike::PassesForAscii {
+        code: c as u32,
+        like: unicode_security::skeleton(c.encode_utf8(&mut own)).collect(),
+        index,
     })
 }
 
@@ -225,5 +278,24 @@ mod tests {
             })
         ));
         assert_eq!(look_alike("a\u{300}\u{316}"), None, "two marks may stand");
+    }
+
+    #[test]
+    fn compatibility_forms_and_names_that_pass_for_ascii_are_found() {
+        let compatible = |name: &str| match look_alike(&nfc(name)) {
+            Some(LookAlike::Compatibility { plain, index, .. }) => Some((plain, index)),
+            _ => None,
+        };
+        assert_eq!(compatible("\u{ff57}orker"), Some(("w".into(), 0)));
+        assert_eq!(compatible("\u{1d430}orker"), Some(("w".into(), 0)));
+        assert_eq!(compatible("\u{fb01}le"), Some(("fi".into(), 0)));
+        assert_eq!(compatible("\u{2160}mpl"), Some(("I".into(), 0)));
+        let ascii = |name: &str| match look_alike(&nfc(name)) {
+            Some(LookAlike::PassesForAscii { like, index, .. }) => Some((like, index)),
+            _ => None,
+        };
+        assert_eq!(ascii("\u{251}gent"), Some(("a".into(), 0)));
+        assert_eq!(ascii("\u{430}\u{440}\u{435}"), Some(("a".into(), 0)));
+        assert_eq!(ascii("agent\u{2010}x"), Some(("-".into(), 5)));
     }
 }

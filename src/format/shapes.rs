@@ -84,9 +84,14 @@ fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
-/// True when `at` starts a word: the byte before it is not part of a token.
+/// True when `at` starts a word: the byte before it is not a letter, a digit or `_`. A `-`
+/// starts a word, as everywhere else in docs/redaction.md's table (`build-AKIA…`); `_` does
+/// not (`task_test_…` is no Stripe key).
 fn at_boundary(text: &str, at: usize) -> bool {
-    at == 0 || !is_token_byte(text.as_bytes()[at - 1])
+    at == 0 || {
+        let before = text.as_bytes()[at - 1];
+        !(before.is_ascii_alphanumeric() || before == b'_')
+    }
 }
 
 /// Length of the run of bytes from `from` satisfying `ok`.
@@ -399,9 +404,25 @@ mod tests {
     }
 
     #[test]
+    fn a_dash_starts_a_word_for_every_format() {
+        for (text, want) in [
+            ("build-AKIAIOSFODNN7EXAMPLE", "build-[REDACTED]"),
+            (
+                "job-AIzaSyA-0123456789abcdefghijklmnopqrstu",
+                "job-[REDACTED]",
+            ),
+            ("x-sk-proj-abcdefghij0123456789XYZ", "x-[REDACTED]"),
+            ("x-hf_abcdefghijklmnopqrstuvwxyz0123", "x-[REDACTED]"),
+            ("x-sk_live_0123456789abcdefXYZ", "x-[REDACTED]"),
+        ] {
+            assert_eq!(scrubbed(text, &[]), (want.to_string(), 1), "{text}");
+        }
+    }
+
+    #[test]
     fn ordinary_text_is_kept() {
         for kept in [
-            "task-sk-0123456789abcdefghij0123",
+            "task_sk-0123456789abcdefghij0123",
             "ghp_short",
             "task_test_abcdefghijklmnopqrstuvwxyz",
             "ask-abcdefghijklmnopqrstuvwxyz0123",

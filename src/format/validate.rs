@@ -122,6 +122,40 @@ pub enum FieldError {
         /// Its position, in characters (0-based).
         index: usize,
     },
+    /// A new agent or session name holds a character that NFKC changes.
+    #[error(
+        "{field} has a look-alike character: U+{code:04X} at character {at} is a styled, \
+         combined or width form of {plain:?} (fullwidth, mathematical, a ligature or a numeral), \
+         so the name could pass for one written with {plain:?}; write {plain:?} itself",
+        at = .index + 1
+    )]
+    Compatibility {
+        /// The field (`agent`, `session`).
+        field: &'static str,
+        /// The character's code point.
+        code: u32,
+        /// What NFKC makes of it.
+        plain: String,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
+    /// A new agent or session name could pass for an ASCII name.
+    #[error(
+        "{field} could pass for an ASCII name: U+{code:04X} at character {at} looks like \
+         {like:?}, and every other character of the name has an ASCII look-alike too; write the \
+         name in ASCII, or with letters that look like no ASCII ones",
+        at = .index + 1
+    )]
+    PassesForAscii {
+        /// The field (`agent`, `session`).
+        field: &'static str,
+        /// The character's code point.
+        code: u32,
+        /// Its ASCII look-alike.
+        like: String,
+        /// Its position, in characters (0-based).
+        index: usize,
+    },
     /// A new agent or session name stacks combining marks on one letter.
     #[error(
         "{field} stacks combining marks: U+{code:04X} at character {at} is {what} on one \
@@ -189,6 +223,18 @@ pub fn check_new_name(field: &'static str, value: &str) -> Result<(), FieldError
             code,
             script,
             first,
+            index,
+        }),
+        Some(LookAlike::Compatibility { code, plain, index }) => Err(FieldError::Compatibility {
+            field,
+            code,
+            plain,
+            index,
+        }),
+        Some(LookAlike::PassesForAscii { code, like, index }) => Err(FieldError::PassesForAscii {
+            field,
+            code,
+            like,
             index,
         }),
         Some(LookAlike::StackedMarks {

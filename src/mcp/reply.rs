@@ -9,12 +9,13 @@ use serde_json::{Value, json};
 
 use forgestate::Error;
 
-use crate::face::scrub::{scrub, scrub_notes};
+use crate::face::scrub::scrub_answer;
 use crate::face::{self, ErrorBody};
 
 /// The result of a verb that answered: its spec's summary first (the answer in a sentence).
 pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
-    scrub_notes(&mut value);
+    // The one scrub at the answer's boundary: the texts below are made from the scrubbed value.
+    scrub_answer(&mut value);
     let mut text = forgestate::verbs::spec(verb)
         .and_then(|s| (s.summary)(&value))
         .unwrap_or_else(|| format!("{verb}: done"));
@@ -23,7 +24,7 @@ pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
     }
     let mut result = CallToolResult::structured(value.clone());
     result.content = vec![
-        ContentBlock::text(scrub(&text)),
+        ContentBlock::text(text),
         ContentBlock::text(value.to_string()),
     ];
     result

@@ -218,6 +218,8 @@ impl Head {
         crate::scan::Posting {
             first: self.more.as_ref().and_then(|m| m.o).map(|s| s.0),
             id: self.id.clone(),
+            // Without an `Id`, the payload decides too: `Slot::posting_in` fills it in.
+            same: None,
             parent: self.p.clone(),
             time: Some(self.t.0),
         }

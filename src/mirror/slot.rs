@@ -156,6 +156,24 @@ impl Slot {
         }
     }
 
+    /// [`Slot::posting`], with what makes a record without an `Id` the same record as its
+    /// copies (`format/identity.rs`): its payload is read back for it (from `data` when the
+    /// base holds it). Such records are seed 003's, and few; one whose data cannot be read
+    /// back is left without it (it is then counted wherever it is, as before).
+    pub fn posting_in(&self, data: Option<&super::files::Data>) -> crate::scan::Posting {
+        let mut posting = self.posting();
+        if let Body::R(head, blob) = &self.b
+            && posting.id.is_none()
+        {
+            let value = match blob {
+                Blob::In(raw) => serde_json::from_str(raw.get()).ok(),
+                Blob::At(off, len) => data.and_then(|d| d.read(*off, *len).ok()),
+            };
+            posting.same = value.map(|v| head.record(v).sameness());
+        }
+        posting
+    }
+
     /// Where the record this slot holds stands in the thread's order.
     pub fn place(&self) -> crate::scan::Place {
         crate::scan::place(&self.info(), &self.posting())

@@ -152,7 +152,7 @@ impl Summary {
             let mut info = slot.info_bare();
             slot.doubt(first_signed, &mut info);
             let outcome = match role(slot, trust, first_signed) {
-                Role::Record(..) => Parsed::Record(slot.posting(), n),
+                Role::Record(..) => Parsed::Record(slot.posting_in(data), n),
                 Role::Ignored => Parsed::NoMarker,
                 Role::Stale => Parsed::Skipped,
             };

@@ -105,7 +105,10 @@ impl View {
                 };
                 let outcome = match &slot.b {
                     Body::R(head, blob) => match slot.doubt(first_signed, &mut info) {
-                        None => Parsed::Record(head.posting(), Src::Slot(head, blob)),
+                        None => Parsed::Record(
+                            slot.posting_in(self.data.as_deref()),
+                            Src::Slot(head, blob),
+                        ),
                         Some(why) => Parsed::Refused(why, Some(head.marker())),
                     },
                     Body::N | Body::U(_) => Parsed::NoMarker,

@@ -66,10 +66,16 @@ pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
 /// real markers yet, appended after a blank line. Everything outside the markers stays byte for
 /// byte. `None` when the result is `body` itself (nothing to write).
 pub fn splice(body: &str, table: &str) -> Option<String> {
-    let out = match span(body) {
-        Some((start, end)) => format!("{}{table}{}", &body[..start], &body[end..]),
-        None if body.trim().is_empty() => table.to_string(),
-        None => append(body, table),
+    splice_between(body, (BEGIN_PREFIX, END), table)
+}
+
+/// [`splice`] for any pair of markers: `block` (markers included) in place of the text from the
+/// line starting with `markers.0` to the line `markers.1`, or appended when `body` has none.
+pub fn splice_between(body: &str, markers: (&str, &str), block: &str) -> Option<String> {
+    let out = match span(body, markers.0, markers.1) {
+        Some((start, end)) => format!("{}{block}{}", &body[..start], &body[end..]),
+        None if body.trim().is_empty() => block.to_string(),
+        None => append(body, markers, block),
     };
     (out != body).then_some(out)
 }
@@ -77,7 +83,7 @@ pub fn splice(body: &str, table: &str) -> Option<String> {
 /// `body`, a blank line, then `table`. When `body` ends inside a code fence a person left open,
 /// the table would be part of the code (and the next publish would append another): the fence is
 /// closed first, on a line of its own after `body`.
-fn append(body: &str, table: &str) -> String {
+fn append(body: &str, markers: (&str, &str), table: &str) -> String {
     let sep = if body.ends_with("\n\n") {
         ""
     } else if body.ends_with('\n') {
@@ -87,7 +93,7 @@ fn append(body: &str, table: &str) -> String {
     };
     let plain = format!("{body}{sep}{table}\n");
     let at = body.len() + sep.len();
-    if span(&plain) == Some((at, at + table.len())) {
+    if span(&plain, markers.0, markers.1) == Some((at, at + table.len())) {
         return plain;
     }
     match open_fence(body) {
@@ -101,7 +107,7 @@ fn append(body: &str, table: &str) -> String {
 
 /// The table `body` holds between its markers, markers included, when it has one.
 pub fn current(body: &str) -> Option<&str> {
-    span(body).map(|(start, end)| &body[start..end])
+    span(body, BEGIN_PREFIX, END).map(|(start, end)| &body[start..end])
 }
 
 /// One table cell: no line breaks, no `|` that would split it, no `<` that could open a

@@ -9,6 +9,20 @@ use crate::error::{Error, Result};
 use crate::format::{Kind, Record};
 use crate::scan::Entry;
 
+/// How a forced fork's `Next:` opens: it names the record of `session` it replaced.
+fn forked_over(session: &str) -> String {
+    format!("forked over session {session}'s newest record")
+}
+
+/// Whether `record` is a forced fork (`fork --force`): a deliberate reset of its session's
+/// state, whose `Next:` says which record it replaced. It continues no writer of its session.
+pub fn is_forced_fork(record: &Record) -> bool {
+    record
+        .next
+        .as_deref()
+        .is_some_and(|next| next.starts_with(&forked_over(&record.session)))
+}
+
 /// The checkpoint that starts `new_session`, from a checkpoint of `session` among `entries`:
 /// the record whose id is `at`, else the newest checkpoint (of `agent`, when given). The new
 /// record is written by the source's agent.
@@ -60,7 +74,8 @@ pub fn fork_over(
     }
     let replaced = taken.last().map(|e| {
         format!(
-            "forked over session {new_session}'s newest record {} ({}{})",
+            "{} {} ({}{})",
+            forked_over(new_session),
             e.record.id.as_deref().unwrap_or("without an Id"),
             e.record
                 .phase()

@@ -14,6 +14,8 @@ use serde_json::Value;
 use crate::format::{Kind, Payload, format_time};
 use crate::scan::Entry;
 
+use super::fork::is_forced_fork;
+
 /// An end record: why the session stopped, when, and the note it left.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Ended {
@@ -90,7 +92,9 @@ pub fn facts<'a>(list: impl IntoIterator<Item = &'a Entry>) -> Facts {
     for e in list {
         let r = &e.record;
         out.latest_id = r.id.clone().or(out.latest_id.take());
-        if let Some(parent) = r.parent.as_deref() {
+        // A forced fork replaced the session's state on purpose: no second writer, even when
+        // an earlier fork into the session started from the same record.
+        if let Some(parent) = r.parent.as_deref().filter(|_| !is_forced_fork(r)) {
             let seen = children.entry(parent).or_default();
             if seen.is_empty() {
                 order.push(parent);

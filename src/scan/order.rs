@@ -27,6 +27,9 @@ pub(crate) struct Posting {
     pub first: Option<DateTime<Utc>>,
     /// The record's `Id`.
     pub id: Option<String>,
+    /// A record without an `Id`: what makes it the same record as another (its kind, agent,
+    /// session, time and payload, `format/identity.rs`), so that its copies count once.
+    pub same: Option<[u8; 32]>,
     /// The record's `Parent:`.
     pub parent: Option<String>,
     /// The record's `Time:` (its writer's clock): between two copies first posted in the same
@@ -266,6 +269,7 @@ mod tests {
                 Posting {
                     first: posted.map(at),
                     id: Some(name.to_string()),
+                    same: None,
                     parent: parent.map(str::to_string),
                     time: None,
                 },

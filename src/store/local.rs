@@ -286,6 +286,10 @@ impl Thread for LocalThread {
     fn trusts_everyone(&self) -> bool {
         true
     }
+
+    fn keeps_an_outbox(&self) -> bool {
+        false
+    }
 }
 
 async fn blocking<T: Send + 'static>(

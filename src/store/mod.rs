@@ -251,10 +251,26 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
         false
     }
 
+    /// Whether a record this store cannot take now may wait in an outbox on this machine. False
+    /// for the local store: it is on this machine's disk already, so it has none.
+    fn keeps_an_outbox(&self) -> bool {
+        true
+    }
+
     #[doc(hidden)]
     /// A new command starts: a remote store gives it a fresh wait budget (the default, for a
     /// store that never waits, does nothing).
     fn begin_command(&self) {}
+
+    #[doc(hidden)]
+    /// What this command does if the store does not answer (the wait rule,
+    /// docs/failure-handling.md): `None` when it has an answer without it (a save spools, a
+    /// warm read answers offline), so it ends within the wait budget; `Some(why)` when it has
+    /// none, so it may wait up to the patience. The first word of a command holds; the default
+    /// (a store that never waits) ignores it.
+    fn without_answer(&self, why: Option<&'static str>) {
+        let _ = why;
+    }
 
     #[doc(hidden)]
     /// How many comments the thread's head held when this process last read the head itself

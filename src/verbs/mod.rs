@@ -21,9 +21,12 @@ pub mod cli;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
+#[cfg(test)]
+mod generate;
 pub mod input;
 mod operate;
 mod plain;
+mod positional;
 mod pure;
 mod reads;
 mod records;
@@ -43,6 +46,10 @@ use crate::error::{Error, Result};
 use crate::report::StatusPolicy;
 
 pub use crate::client::watch::Event;
+/// Marks the process's start for the wait rule (first thing in a face's `main`): the first
+/// command's deadline includes the process's own start.
+#[doc(hidden)]
+pub use crate::forge::wait::mark_process_start;
 pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
 pub use operate::{
     Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted,
@@ -430,6 +437,17 @@ pub enum Runs {
     Machine,
 }
 
+impl Runs {
+    /// Its name in `forgestate schema`: `library`, `streams` or `machine`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runs::Library => "library",
+            Runs::Streams => "streams",
+            Runs::Machine => "machine",
+        }
+    }
+}
+
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
 /// `machine` works on this machine's configuration and outboxes rather than one opened store
@@ -502,6 +520,7 @@ macro_rules! verbs {
             let _ = (ctx, args);
             None
         }
+
     };
     (@call $verb:ty, $ctx:ident, $args:ident) => {
         Some(call_one::<$verb>($ctx, $args).await)

@@ -275,6 +275,14 @@ pub struct VerbDoc {
     pub open_world: bool,
     /// The faces that expose it.
     pub faces: &'static [Face],
+    /// How it runs: `library` (behind `forgestate call` and MCP), `machine` (over this
+    /// machine's configuration: `forgestate --json VERB`) or `streams` (a stream of events).
+    pub runs: &'static str,
+    /// Each request field's CLI form: its flag (`--blocker`, given once per item of a list), or
+    /// `<FILE|->` for one read from a file or stdin.
+    pub flags: BTreeMap<String, String>,
+    /// The arguments a program may pass in order (the Python package's positional ones).
+    pub positional: Vec<String>,
     /// The request's JSON Schema.
     pub request: Map<String, Value>,
     /// The answer's JSON Schema.
@@ -293,21 +301,50 @@ impl SchemaAnswer {
     pub fn new() -> SchemaAnswer {
         let verbs = super::table()
             .into_iter()
-            .map(|s| VerbDoc {
-                name: s.name,
-                title: s.title,
-                description: s.description,
-                read_only: s.read_only,
-                destructive: s.destructive,
-                idempotent: s.idempotent,
-                open_world: s.open_world,
-                faces: s.faces,
-                request: (s.request)(),
-                answer: (s.answer)(),
+            .map(|s| {
+                let request = (s.request)();
+                VerbDoc {
+                    name: s.name,
+                    title: s.title,
+                    description: s.description,
+                    read_only: s.read_only,
+                    destructive: s.destructive,
+                    idempotent: s.idempotent,
+                    open_world: s.open_world,
+                    faces: s.faces,
+                    runs: super::runs(s.name).unwrap_or(super::Runs::Library).name(),
+                    flags: cli_flags(s, &request),
+                    positional: super::positional::positional(s.name, &request),
+                    request,
+                    answer: (s.answer)(),
+                }
             })
             .collect();
         SchemaAnswer { verbs }
     }
+}
+
+/// Each request field of `spec` and its CLI form: the spec's own name for it (`*` standing for
+/// every field), else the field's name in kebab case.
+fn cli_flags(spec: &Spec, request: &Map<String, Value>) -> BTreeMap<String, String> {
+    let fields = request.get("properties").and_then(Value::as_object);
+    fields
+        .into_iter()
+        .flat_map(|f| f.keys())
+        .map(|field| {
+            let named = spec
+                .flags
+                .iter()
+                .find(|(f, _)| f == field || *f == "*")
+                .map(|(_, flag)| *flag);
+            let flag = match named {
+                Some(form) if form.starts_with('<') => form.to_string(),
+                Some(flag) => format!("--{flag}"),
+                None => format!("--{}", field.replace('_', "-")),
+            };
+            (field.clone(), flag)
+        })
+        .collect()
 }
 
 impl Run for Schema {

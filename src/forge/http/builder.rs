@@ -53,10 +53,11 @@ impl ForgeClientBuilder {
         self
     }
 
-    /// The wait budget of one command (default 3 s), and the one quick attempt a command gets
-    /// just after an outage; see `wait.rs`.
-    pub fn wait(mut self, budget: Duration, quick: Duration) -> Self {
-        self.wait = Wait::new(budget, quick);
+    /// The wait budget of one command with an answer without the forge (`budget`), the longest
+    /// wait of one without (`patience`), and the one quick attempt after an outage; see
+    /// `wait.rs`.
+    pub fn wait(mut self, budget: Duration, patience: Duration, quick: Duration) -> Self {
+        self.wait = Wait::with_patience(budget, patience, quick);
         self
     }
 
@@ -178,6 +179,7 @@ impl ForgeClientBuilder {
             api,
             token: self.token,
             policy: self.policy,
+            request_timeout: self.request_timeout,
             max_response_bytes: self.max_response_bytes,
             notice: Notice::default(),
             lag_ms: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(i64::MIN)),

@@ -76,7 +76,7 @@ impl ForgeClient {
         filter.max_kept = self.max_response_bytes;
         let cap = filter.max_kept;
         let handle = tokio::runtime::Handle::current();
-        let idle = self.wait().budget();
+        let pace = self.wait().reading();
         let task = tokio::task::spawn_blocking(move || {
             let mut reader = Chunks {
                 response,
@@ -86,7 +86,7 @@ impl ForgeClient {
                 read: 0,
                 failed: None,
                 stalled: false,
-                idle,
+                pace,
                 head: Vec::new(),
             };
             let list = decode_list(BufReader::with_capacity(64 * 1024, &mut reader), &filter);
@@ -105,7 +105,7 @@ impl ForgeClient {
                 sent: true,
             })?;
         if stalled {
-            // The body stopped flowing for the whole wait budget: the forge stopped answering.
+            // The body stopped flowing, came too slowly, or ran past the command's deadline.
             return Err(ForgeError::Timeout { call, sent: true });
         }
         if let Some(e) = failed {
@@ -152,10 +152,10 @@ struct Chunks {
     at: usize,
     read: u64,
     failed: Option<reqwest::Error>,
-    /// No chunk came for `idle`.
+    /// The next chunk did not come within the wait rule's pace.
     stalled: bool,
-    /// How long a chunk may take: the wait budget.
-    idle: std::time::Duration,
+    /// How long a chunk may take (the wait rule, `wait.rs`).
+    pace: crate::forge::wait::Reading,
     /// The first [`HEAD_BYTES`] of the answer, for the message when it is not a comment list.
     head: Vec<u8>,
 }
@@ -169,15 +169,21 @@ impl Read for Chunks {
             if self.failed.is_some() || self.stalled {
                 return Err(io::Error::other("the connection failed"));
             }
-            let next = self
-                .handle
-                .block_on(tokio::time::timeout(self.idle, self.response.chunk()));
+            let limit = self.pace.limit();
+            let next = match limit.is_zero() {
+                true => Err(()),
+                false => self
+                    .handle
+                    .block_on(tokio::time::timeout(limit, self.response.chunk()))
+                    .map_err(|_| ()),
+            };
             let Ok(next) = next else {
                 self.stalled = true;
                 return Err(io::Error::other("the forge stopped sending the answer"));
             };
             match next {
                 Ok(Some(chunk)) => {
+                    self.pace.got(chunk.len());
                     let room = HEAD_BYTES.saturating_sub(self.head.len());
                     self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
                     self.chunk.clear();

@@ -11,8 +11,6 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::{BEGIN_PREFIX, END};
-
 /// Which marker a line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -23,12 +21,13 @@ enum Marker {
 /// The byte range of the table in `body`, markers included: from the start of the first real
 /// end marker's begin marker (the last real one before it) to the end of that end marker. A begin
 /// marker without an end is no table (a person cut it), and the text after it is not the table's.
-pub(super) fn span(body: &str) -> Option<(usize, usize)> {
-    let mut begin = None;
-    for (marker, at) in markers(body) {
-        match (marker, begin) {
-            (Marker::Begin, _) => begin = Some(at),
-            (Marker::End, Some(start)) => return Some((start, at + END.len())),
+/// `begin` is what a begin marker's line starts with, `end` the whole end marker line.
+pub(super) fn span(body: &str, begin: &str, end: &str) -> Option<(usize, usize)> {
+    let mut opened = None;
+    for (marker, at) in markers(body, begin, end) {
+        match (marker, opened) {
+            (Marker::Begin, _) => opened = Some(at),
+            (Marker::End, Some(start)) => return Some((start, at + end.len())),
             (Marker::End, None) => {}
         }
     }
@@ -57,13 +56,13 @@ pub(super) fn open_fence(body: &str) -> Option<String> {
 }
 
 /// Every real marker in `body`, in order, with the byte offset where its line starts.
-fn markers(body: &str) -> Vec<(Marker, usize)> {
+fn markers(body: &str, begin: &str, end: &str) -> Vec<(Marker, usize)> {
     let mut depth = 0usize;
     let mut found = Vec::new();
     for (event, range) in parse(body) {
         match event {
             Event::Start(Tag::HtmlBlock) if depth == 0 => {
-                if let Some(m) = marker_at(body, range) {
+                if let Some(m) = marker_at(body, range, begin, end) {
                     found.push(m);
                 }
             }
@@ -77,14 +76,14 @@ fn markers(body: &str) -> Vec<(Marker, usize)> {
 
 /// The marker an HTML block starting at `range` opens with, when its first line is one, whole,
 /// from the first column.
-fn marker_at(body: &str, range: Range<usize>) -> Option<(Marker, usize)> {
+fn marker_at(body: &str, range: Range<usize>, begin: &str, end: &str) -> Option<(Marker, usize)> {
     let start = body.get(..range.start)?.rfind('\n').map_or(0, |i| i + 1);
     let rest = body.get(start..)?;
     let line = rest.split('\n').next().unwrap_or(rest);
     let line = line.trim_end_matches(['\r', ' ', '\t']);
-    if line == END {
+    if line == end {
         Some((Marker::End, start))
-    } else if line.starts_with(BEGIN_PREFIX) && line.ends_with("-->") {
+    } else if line.starts_with(begin) && line.ends_with("-->") {
         Some((Marker::Begin, start))
     } else {
         None

@@ -134,3 +134,14 @@ fn json_mode_wraps_the_script_and_the_page_in_one_document() {
         ok("man").trim_end()
     );
 }
+
+/// The answers' scrubber leaves forgestate's own text alone: zsh writes a flag's description
+/// as `--token-file=[…]`, an assignment to a secret-looking name by shape.
+#[test]
+fn completion_scripts_and_man_pages_are_not_scrubbed() {
+    let zsh = ok("completions zsh");
+    assert!(zsh.contains("'--token-file=[Read"), "{zsh}");
+    assert!(!zsh.contains("[REDACTED]"), "{zsh}");
+    let doc = ok("completions zsh --json");
+    assert!(!doc.contains("[REDACTED]"), "{doc}");
+}

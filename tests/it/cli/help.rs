@@ -172,3 +172,38 @@ fn no_verb_names_every_verb() {
         );
     }
 }
+
+/// Every global flag `help globals` lists, typed before `help globals` with a value when it
+/// takes one, still shows the same page (issue #40's drift 4: `--wait 3s help globals` said
+/// "unrecognized verb 'globals'").
+#[test]
+fn help_globals_answers_after_every_global_flag() {
+    let page = help("help globals");
+    let flags: Vec<(String, bool)> = entries(&page)
+        .into_iter()
+        .filter_map(|(spec, _)| {
+            let spec = spec.split("  ").next().unwrap_or_default().to_string();
+            let long = spec.split(", ").last().unwrap_or_default().to_string();
+            let (name, rest) = long.split_once(' ').unwrap_or((long.as_str(), ""));
+            let name = name.split('[').next().unwrap_or_default().to_string();
+            name.starts_with("--")
+                .then(|| (name, rest.trim_start().starts_with('<')))
+        })
+        .collect();
+    assert!(
+        flags.iter().any(|(f, takes)| f == "--wait" && *takes),
+        "{flags:?}\n{page}"
+    );
+    for (flag, takes) in flags {
+        let value = match (takes, flag.as_str()) {
+            (false, _) => "",
+            (true, "--color") => " never",
+            (true, _) => " 3s",
+        };
+        assert_eq!(
+            help(&format!("{flag}{value} help globals")),
+            page,
+            "{flag}{value} help globals"
+        );
+    }
+}

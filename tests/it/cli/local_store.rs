@@ -406,17 +406,29 @@ fn an_exhausted_id_space_exits_74_naming_the_file() {
     let line = json!({"id": u64::MAX, "author": "me", "created_at": "2026-11-29T08:00:00Z",
                       "updated_at": "2026-11-29T08:00:00Z", "body": "x"});
     std::fs::write(d.join("st/thread.jsonl"), format!("{line}\n")).unwrap();
-    let out = run_in(
-        d,
-        &words("checkpoint --agent a --session s --phase p --store st"),
-        None,
-    );
-    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains("thread.jsonl") && err.contains("renumber"),
-        "{err}"
-    );
+    // Issue #42 low 13: with $HOME and $XDG_STATE_HOME both set, the error says what is true:
+    // the local store has no outbox, not that the variables are unset. On the CLI and `call`.
+    let bin = Bin::new(d).env("XDG_STATE_HOME", d.join("state").display().to_string());
+    let out = bin.run(&words(
+        "checkpoint --agent a --session s --phase p --store st",
+    ));
+    let call = bin
+        .clone()
+        .stdin(r#"{"agent": "a", "session": "s", "phase": "p"}"#)
+        .run(&words("--store st call checkpoint"));
+    for out in [out, call] {
+        assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+        let err = format!("{}{}", stderr(&out), stdout(&out));
+        assert!(
+            err.contains("thread.jsonl") && err.contains("renumber"),
+            "{err}"
+        );
+        assert!(err.contains("the local store has no outbox"), "{err}");
+        assert!(
+            !err.contains("XDG_STATE_HOME") && !err.contains("$HOME"),
+            "{err}"
+        );
+    }
 }
 
 #[cfg(unix)]

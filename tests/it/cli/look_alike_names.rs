@@ -76,6 +76,35 @@ fn one_name_and_no_look_alikes(bin: &Bin) {
             "s",
             "U+035C at character 3 is a mark past the second",
         ),
+        // Issue #42 low 8: what NFKC changes, and names that pass for ASCII (UTS #39).
+        (
+            "\u{ff57}orker",
+            "s",
+            "agent has a look-alike character: U+FF57 at character 1 is a styled, combined or \
+             width form of \"w\"",
+        ),
+        ("\u{1d430}orker", "s", "U+1D430 at character 1"),
+        (
+            "w",
+            "\u{fb01}le",
+            "session has a look-alike character: U+FB01",
+        ),
+        ("\u{2160}mpl", "s", "form of \"I\""),
+        (
+            "\u{251}gent",
+            "s",
+            "agent could pass for an ASCII name: U+0251 at character 1 looks like \"a\"",
+        ),
+        (
+            "w",
+            "\u{430}\u{440}\u{435}",
+            "session could pass for an ASCII name: U+0430",
+        ),
+        (
+            "agent\u{2010}x",
+            "s",
+            "U+2010 at character 6 looks like \"-\"",
+        ),
     ];
     for (agent, session, said) in refusals {
         let out = checkpoint(bin, agent, session);
@@ -87,6 +116,40 @@ fn one_name_and_no_look_alikes(bin: &Bin) {
     assert_eq!(list["records"].as_array().unwrap().len(), 2, "{list}");
     let ascii = checkpoint(bin, "implementation-worker", "demo-1");
     assert_eq!(ascii.status.code(), Some(0), "{}", stderr(&ascii));
+}
+
+/// Reads stay lenient: a record another client wrote under a look-alike name still resumes.
+#[test]
+fn a_look_alike_name_written_elsewhere_still_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("st");
+    std::fs::create_dir_all(&st).unwrap();
+    let mut thread = String::new();
+    for (n, agent) in ["\u{251}gent", "\u{ff57}orker"].into_iter().enumerate() {
+        let body = format!(
+            "[CHECKPOINT] {agent}\nVersion: 1.0\nPhase: clone_complete\nSession: s\n\
+             Time: 2026-12-01T19:00:00.000000Z\n\nState Data:\n```json\n{{}}\n```\n"
+        );
+        thread.push_str(&(common::seed_line(n as u64 + 1, &body) + "\n"));
+    }
+    std::fs::write(st.join("thread.jsonl"), thread).unwrap();
+    let bin = Bin::new(dir.path());
+    for agent in ["\u{251}gent", "\u{ff57}orker"] {
+        let resume = json_ok(
+            &bin,
+            &[
+                "--store",
+                "st",
+                "resume",
+                "--agent",
+                agent,
+                "--session",
+                "s",
+                "--json",
+            ],
+        );
+        assert_eq!(resume["phase"], "clone_complete", "{agent}: {resume}");
+    }
 }
 
 #[test]
@@ -129,6 +192,21 @@ async fn look_alike_names_over_mcp() {
         error["message"].as_str().unwrap().contains("U+0430"),
         "{error}"
     );
+    for (agent, code) in [
+        ("\u{ff57}orker", "U+FF57"),
+        ("\u{251}gent", "U+0251"),
+        ("\u{fb01}le", "U+FB01"),
+    ] {
+        let refused = mcp_client::call(
+            &client,
+            "checkpoint",
+            json!({"agent": agent, "session": "s", "phase": "p"}),
+        )
+        .await;
+        let error = mcp_client::failed(&refused);
+        assert_eq!(error["code"], 65, "{error}");
+        assert!(error["message"].as_str().unwrap().contains(code), "{error}");
+    }
     let saved = mcp_client::call(
         &client,
         "checkpoint",

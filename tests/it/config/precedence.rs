@@ -15,6 +15,19 @@ fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
     move |k| map.get(k).cloned()
 }
 
+/// Overrides naming the configuration file, as `--config FILE` does.
+fn named_file(path: impl AsRef<Path>) -> Overrides {
+    Overrides {
+        config: Some(path.as_ref().to_path_buf()),
+        ..Overrides::default()
+    }
+}
+
+/// `cfg` with `over` as its top layer.
+fn with(cfg: &Config, over: &Overrides) -> Config {
+    cfg.clone().with_overrides(over.clone())
+}
+
 fn write(dir: &Path, rel: &str, text: &str) {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -77,7 +90,7 @@ fn user_file_lays_over_built_in_defaults() {
         review_posted = "phase_done"
     "#,
     );
-    let cfg = Config::load_with(Some(Path::new("conf/c.toml")), &env(&[]), d.path()).unwrap();
+    let cfg = Config::load_with(named_file(Path::new("conf/c.toml")), &env(&[]), d.path()).unwrap();
     let map = cfg.resume_map().unwrap();
     assert_eq!(map.point("pr-self-reviewer", "review_posted"), "phase_done");
     assert_eq!(
@@ -87,7 +100,7 @@ fn user_file_lays_over_built_in_defaults() {
     );
     assert_eq!(map.point("implementation-worker", "nope"), "restart");
     assert_eq!(cfg.file.trusted_authors, ["ci-bot"]);
-    let (store, note) = cfg.open_store(&Overrides::default()).unwrap();
+    let (store, note) = cfg.open_store().unwrap();
     assert!(
         note.unwrap()
             .contains(&d.path().join("conf/state").display().to_string()),
@@ -110,9 +123,9 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
         "0123456789abcdef0123456789abcdef01234567",
     )];
     let flag = d.path().join("ops.toml");
-    let cfg = Config::load_with(Some(&flag), &env(&token), d.path()).unwrap();
+    let cfg = Config::load_with(named_file(&flag), &env(&token), d.path()).unwrap();
     let describe = |over: &Overrides| {
-        let (store, note) = cfg.open_store(over).unwrap();
+        let (store, note) = with(&cfg, over).open_store().unwrap();
         (format!("{store:?}"), note)
     };
     let (dbg, note) = describe(&Overrides::default());
@@ -137,7 +150,7 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
     );
 
     let env_cfg = Config::load_with(
-        Some(&flag),
+        named_file(&flag),
         &env(&[
             token[0],
             ("FORGESTATE_URL", "https://env.example"),
@@ -146,7 +159,7 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
         d.path(),
     )
     .unwrap();
-    let (store, _) = env_cfg.open_store(&Overrides::default()).unwrap();
+    let (store, _) = env_cfg.open_store().unwrap();
     let dbg = format!("{store:?}");
     assert!(
         dbg.contains("https://env.example/") && dbg.contains("env-owner"),
@@ -157,7 +170,7 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
         owner: Some("flag-owner".into()),
         ..Overrides::default()
     };
-    let dbg = format!("{:?}", env_cfg.open_store(&over).unwrap().0);
+    let dbg = format!("{:?}", with(&env_cfg, &over).open_store().unwrap().0);
     assert!(
         dbg.contains("https://flag.example/") && dbg.contains("flag-owner"),
         "flags beat env: {dbg}"
@@ -167,15 +180,16 @@ fn store_flag_beats_a_forge_and_forge_settings_follow_flag_env_file() {
 #[test]
 fn forge_setup_errors_name_the_missing_piece() {
     let d = tempfile::tempdir().unwrap();
-    let url_only =
-        Config::load_with(None, &env(&[("FORGESTATE_URL", "https://x")]), d.path()).unwrap();
-    let err = url_only
-        .open_store(&Overrides::default())
-        .unwrap_err()
-        .to_string();
+    let url_only = Config::load_with(
+        Overrides::default(),
+        &env(&[("FORGESTATE_URL", "https://x")]),
+        d.path(),
+    )
+    .unwrap();
+    let err = url_only.open_store().unwrap_err().to_string();
     assert!(err.contains("owner") && err.contains("--owner"), "{err}");
     let no_token = Config::load_with(
-        None,
+        Overrides::default(),
         &env(&[
             ("FORGESTATE_URL", "https://x"),
             ("FORGESTATE_OWNER", "o"),
@@ -184,17 +198,14 @@ fn forge_setup_errors_name_the_missing_piece() {
         d.path(),
     )
     .unwrap();
-    let err = no_token
-        .open_store(&Overrides::default())
-        .unwrap_err()
-        .to_string();
+    let err = no_token.open_store().unwrap_err().to_string();
     assert!(err.contains("FORGESTATE_TOKEN"), "{err}");
     write(d.path(), "tok", "  \n");
     let over = Overrides {
         token_file: Some(d.path().join("tok")),
         ..Overrides::default()
     };
-    let err = no_token.open_store(&over).unwrap_err().to_string();
+    let err = with(&no_token, &over).open_store().unwrap_err().to_string();
     assert!(err.contains("is empty"), "{err}");
 }
 
@@ -207,7 +218,7 @@ fn template_overrides_load_from_the_configured_dir() {
         "[HEALTH] {{ agent }}\nSession: {{ session }}\nTime: {{ time }}\nStatus: {{ status }}\nId: {{ id }}\nVersion: {{ version }}\n\n```json\n{{ metrics_json }}\n```\n",
     );
     write(d.path(), "c.toml", "[format]\ntemplates_dir = \"t\"\n");
-    let cfg = Config::load_with(Some(Path::new("c.toml")), &env(&[]), d.path()).unwrap();
+    let cfg = Config::load_with(named_file(Path::new("c.toml")), &env(&[]), d.path()).unwrap();
     let r = forgestate::format::Record::health("a", "s", "Active", serde_json::json!({}), None)
         .unwrap();
     let body = cfg.renderer().unwrap().render(&r).unwrap();
@@ -217,7 +228,7 @@ fn template_overrides_load_from_the_configured_dir() {
         "c2.toml",
         "[format]\ntemplates_dir = \"missing\"\n",
     );
-    let cfg = Config::load_with(Some(Path::new("c2.toml")), &env(&[]), d.path()).unwrap();
+    let cfg = Config::load_with(named_file(Path::new("c2.toml")), &env(&[]), d.path()).unwrap();
     assert!(
         cfg.renderer()
             .unwrap_err()
@@ -241,19 +252,19 @@ async fn a_byte_order_mark_in_the_token_file_or_variable_is_stripped() {
     ];
     // As a Windows editor saves it: a BOM, the token, CRLF.
     write(d.path(), "tok", &format!("\u{feff}{BOT_TOKEN}\r\n"));
-    let from_file = Config::load_with(None, &env(&base), d.path()).unwrap();
+    let from_file = Config::load_with(Overrides::default(), &env(&base), d.path()).unwrap();
     let over = Overrides {
         token_file: Some(d.path().join("tok")),
         ..Overrides::default()
     };
-    let (store, _) = from_file.open_store(&over).unwrap();
+    let (store, _) = with(&from_file, &over).open_store().unwrap();
     assert_eq!(store.whoami().await.unwrap(), "ca-bot");
 
     let bom_token = format!("\u{feff}{BOT_TOKEN}");
     let mut vars = base.to_vec();
     vars.push(("FORGESTATE_TOKEN", bom_token.as_str()));
-    let from_env = Config::load_with(None, &env(&vars), d.path()).unwrap();
-    let (store, _) = from_env.open_store(&Overrides::default()).unwrap();
+    let from_env = Config::load_with(Overrides::default(), &env(&vars), d.path()).unwrap();
+    let (store, _) = from_env.open_store().unwrap();
     assert_eq!(store.whoami().await.unwrap(), "ca-bot");
 }
 
@@ -279,7 +290,7 @@ fn a_working_directory_config_may_not_move_trust_or_the_token() {
         ),
     ] {
         write(d.path(), "forgestate.toml", text);
-        let err = Config::load_with(None, &env(&[]), d.path()).unwrap_err();
+        let err = Config::load_with(Overrides::default(), &env(&[]), d.path()).unwrap_err();
         let msg = err.to_string();
         assert_eq!(err.category(), forgestate::Category::Config, "{key}");
         assert!(
@@ -288,7 +299,7 @@ fn a_working_directory_config_may_not_move_trust_or_the_token() {
         );
         // The same file named explicitly is the operator's choice.
         let named = d.path().join("forgestate.toml");
-        Config::load_with(Some(&named), &env(&[]), d.path()).unwrap();
+        Config::load_with(named_file(&named), &env(&[]), d.path()).unwrap();
     }
     // Budgets and templates are fine from the working directory.
     write(
@@ -296,7 +307,7 @@ fn a_working_directory_config_may_not_move_trust_or_the_token() {
         "forgestate.toml",
         "[forge]\nretry_budget_secs = 1\n",
     );
-    Config::load_with(None, &env(&[]), d.path()).unwrap();
+    Config::load_with(Overrides::default(), &env(&[]), d.path()).unwrap();
 }
 
 #[test]
@@ -317,7 +328,12 @@ fn a_working_directory_config_tunes_the_users_config_never_replaces_it() {
         "[forge]\nretry_budget_secs = 5\n",
     );
     let home_dir = home.path().display().to_string();
-    let cfg = Config::load_with(None, &env(&[("HOME", &home_dir)]), cwd.path()).unwrap();
+    let cfg = Config::load_with(
+        Overrides::default(),
+        &env(&[("HOME", &home_dir)]),
+        cwd.path(),
+    )
+    .unwrap();
     let forge = cfg.file.forge.clone().unwrap();
     assert_eq!(forge.url.as_deref(), Some("https://forge.example"));
     assert_eq!(
@@ -333,7 +349,12 @@ fn a_working_directory_config_tunes_the_users_config_never_replaces_it() {
     );
     // And the checkout may not point the local store at state it planted.
     write(cwd.path(), "forgestate.toml", "[local]\ndir = \".fs\"\n");
-    let err = Config::load_with(None, &env(&[("HOME", &home_dir)]), cwd.path()).unwrap_err();
+    let err = Config::load_with(
+        Overrides::default(),
+        &env(&[("HOME", &home_dir)]),
+        cwd.path(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("local.dir"), "{err}");
 }
 
@@ -359,7 +380,8 @@ async fn every_local_client_picks_its_author_by_one_rule() {
     );
 
     let d = tempfile::tempdir().unwrap();
-    let author_of = |cfg: &Config, over: &Overrides| match cfg.settings(over).unwrap().store {
+    let author_of = |cfg: &Config, over: &Overrides| match with(cfg, over).settings().unwrap().store
+    {
         StoreSettings::Local { author, .. } => author,
         StoreSettings::Forge(_) => panic!("a forge was chosen"),
     };
@@ -367,13 +389,15 @@ async fn every_local_client_picks_its_author_by_one_rule() {
         store: Some(d.path().join("store")),
         ..Overrides::default()
     };
-    let windows = Config::load_with(None, &env(&[("USERNAME", "win")]), d.path()).unwrap();
+    let windows =
+        Config::load_with(Overrides::default(), &env(&[("USERNAME", "win")]), d.path()).unwrap();
     assert_eq!(author_of(&windows, &store), "win");
-    let nobody = Config::load_with(None, &none, d.path()).unwrap();
+    let nobody = Config::load_with(Overrides::default(), &none, d.path()).unwrap();
     assert_eq!(author_of(&nobody, &store), "local");
     write(d.path(), "named.toml", "[local]\nauthor = \"agent-7\"\n");
     let named = d.path().join("named.toml");
-    let configured = Config::load_with(Some(&named), &env(&[("USER", "me")]), d.path()).unwrap();
+    let configured =
+        Config::load_with(named_file(&named), &env(&[("USER", "me")]), d.path()).unwrap();
     assert_eq!(author_of(&configured, &store), "agent-7");
 
     // Client::local reads the real environment by the same rule, and so does a Config loaded
@@ -385,13 +409,13 @@ async fn every_local_client_picks_its_author_by_one_rule() {
     direct.save(record).await.posted().unwrap();
     let listed = direct.list(&Default::default(), None).await.unwrap();
     assert_eq!(listed.entries[0].comment.author, expected);
-    let from_env = Config::load_with(None, &real, d.path()).unwrap();
+    let from_env = Config::load_with(Overrides::default(), &real, d.path()).unwrap();
     assert_eq!(author_of(&from_env, &store), expected);
 }
 
 /// The owner and repository a configuration resolves to.
 fn coordinates(cfg: &Config, over: &Overrides) -> Result<(String, String), String> {
-    match cfg.settings(over).map_err(|e| e.to_string())?.store {
+    match with(cfg, over).settings().map_err(|e| e.to_string())?.store {
         forgestate::config::StoreSettings::Forge(f) => Ok((f.owner.clone(), f.repo.clone())),
         other => Err(format!("not a forge: {other:?}")),
     }
@@ -410,7 +434,7 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
     let with = |extra: &[(&'static str, &'static str)]| {
         let mut pairs = base.to_vec();
         pairs.extend_from_slice(extra);
-        Config::load_with(None, &env(&pairs), d.path()).unwrap()
+        Config::load_with(Overrides::default(), &env(&pairs), d.path()).unwrap()
     };
     let none = Overrides::default();
     // As docs/mcp.md's opencode example sets it: the variable alone.
@@ -447,7 +471,7 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
     // Bad shapes are refused with the key named.
     for bad in ["acme/", "/app", "a/b/c", " acme/app", "acme/ app"] {
         let pairs = [base[0], base[1], ("FORGESTATE_REPO", bad)];
-        let cfg = Config::load_with(None, &env(&pairs), d.path()).unwrap();
+        let cfg = Config::load_with(Overrides::default(), &env(&pairs), d.path()).unwrap();
         let err = coordinates(&cfg, &none).unwrap_err();
         assert!(
             err.contains("$FORGESTATE_REPO") && err.contains("OWNER/NAME"),
@@ -460,8 +484,12 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
         "ops.toml",
         "[forge]\nurl = \"https://file.example\"\nrepo = \"team/tool\"\n",
     );
-    let cfg =
-        Config::load_with(Some(&d.path().join("ops.toml")), &env(&base[1..]), d.path()).unwrap();
+    let cfg = Config::load_with(
+        named_file(d.path().join("ops.toml")),
+        &env(&base[1..]),
+        d.path(),
+    )
+    .unwrap();
     assert_eq!(
         coordinates(&cfg, &none).unwrap(),
         ("team".into(), "tool".into())
@@ -470,4 +498,103 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
     let cfg = with(&[("FORGESTATE_REPO", "app")]);
     let err = coordinates(&cfg, &none).unwrap_err();
     assert!(err.contains("OWNER/NAME"), "{err}");
+}
+
+/// The overrides are the top layer, given once when the configuration is loaded: the file they
+/// name is read, and every setting resolved afterwards honours them with no further argument.
+/// The wait budget shows the whole order: the overrides (`--wait`), then `$FORGESTATE_WAIT`,
+/// then `[forge] wait`, then the 3 s default.
+#[test]
+fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
+    use std::time::Duration;
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "ops.toml",
+        "[forge]\nurl = \"https://file.example\"\nowner = \"o\"\nrepo = \"r\"\nwait = \"4s\"\n",
+    );
+    write(
+        d.path(),
+        "plain.toml",
+        "[forge]\nurl = \"https://file.example\"\nowner = \"o\"\nrepo = \"r\"\n",
+    );
+    let token = (
+        "FORGESTATE_TOKEN",
+        "0123456789abcdef0123456789abcdef01234567",
+    );
+    let wait_of = |file: &str, vars: &[(&str, &str)], wait: Option<Duration>| {
+        let over = Overrides {
+            wait,
+            ..named_file(d.path().join(file))
+        };
+        let cfg = Config::load_with(over, &env(vars), d.path()).unwrap();
+        match cfg.settings().unwrap().store {
+            forgestate::config::StoreSettings::Forge(f) => f.wait,
+            other => panic!("not a forge: {other:?}"),
+        }
+    };
+    let with_env = [token, ("FORGESTATE_WAIT", "2s")];
+    let ms = Duration::from_millis;
+    assert_eq!(wait_of("ops.toml", &with_env, Some(ms(500))), ms(500));
+    assert_eq!(wait_of("ops.toml", &with_env, None), ms(2000));
+    assert_eq!(wait_of("ops.toml", &[token], None), ms(4000));
+    assert_eq!(wait_of("plain.toml", &[token], None), ms(3000));
+
+    // The store override beats the forge the named file configures, with nothing passed later.
+    let over = Overrides {
+        store: Some(d.path().join("local")),
+        ..named_file(d.path().join("ops.toml"))
+    };
+    let cfg = Config::load_with(over, &env(&[token]), d.path()).unwrap();
+    assert_eq!(cfg.forge_url().as_deref(), Some("https://file.example"));
+    let (store, _) = cfg.open_store().unwrap();
+    assert!(format!("{store:?}").contains("Local"), "{store:?}");
+}
+
+/// What the layers give of the forge's coordinates, for the CLI's git-remote inference: an
+/// `OWNER/NAME` repository names the owner, and each layer counts.
+#[test]
+fn the_layers_say_which_forge_coordinates_they_give() {
+    use forgestate::config::ForgeGiven;
+    let d = tempfile::tempdir().unwrap();
+    let given = |vars: &[(&str, &str)], over: Overrides| {
+        Config::load_with(over, &env(vars), d.path())
+            .unwrap()
+            .forge_given()
+    };
+    assert_eq!(given(&[], Overrides::default()), ForgeGiven::default());
+    assert_eq!(
+        given(
+            &[("FORGESTATE_REPO", "acme/app"), ("FORGESTATE_TOKEN", "t")],
+            Overrides::default()
+        ),
+        ForgeGiven {
+            url: None,
+            owner: true,
+            repo: true,
+            token: true
+        }
+    );
+    let flags = Overrides {
+        url: Some("https://f.example".into()),
+        repo: Some("app".into()),
+        token_file: Some("tok".into()),
+        ..Overrides::default()
+    };
+    assert_eq!(
+        given(&[("FORGESTATE_OWNER", "  ")], flags),
+        ForgeGiven {
+            url: Some("https://f.example".into()),
+            owner: false,
+            repo: true,
+            token: true
+        },
+        "a blank variable gives nothing"
+    );
+    write(d.path(), "ops.toml", "[forge]\nowner = \"o\"\n");
+    let named = Overrides {
+        config: Some(d.path().join("ops.toml")),
+        ..Overrides::default()
+    };
+    assert!(given(&[], named).owner, "the file's [forge] owner");
 }

@@ -2,6 +2,7 @@
 
 #[cfg(unix)]
 mod carry_permissions;
+mod clock_ahead_import;
 mod export_import;
 mod import_after_prune;
 mod import_new_repo;

@@ -60,10 +60,13 @@ fn example() -> PathBuf {
     path
 }
 
-/// Runs the example in `cwd` with only `env` (plus HOME and USER) set.
+/// Runs the example in `cwd` with only `env` (plus HOME and USER) set, its simulated pull
+/// requests in `cwd` (see [`pull_requests`]).
 fn worker(cwd: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
     Command::new(example())
         .args(args)
+        .arg("--prs")
+        .arg(cwd.join(PRS))
         .current_dir(cwd)
         .env_clear()
         .env("HOME", cwd)
@@ -156,9 +159,12 @@ fn crash_and_resume(
     );
 }
 
-/// The simulated forge's pull requests (the example's `pull_requests.log` in `cwd`).
+/// Where [`worker`] has the example keep its simulated pull requests, in `cwd`.
+const PRS: &str = "pull_requests.log";
+
+/// The simulated forge's pull requests (the example's `--prs` file in `cwd`).
 fn pull_requests(cwd: &Path) -> Vec<String> {
-    std::fs::read_to_string(cwd.join("pull_requests.log"))
+    std::fs::read_to_string(cwd.join(PRS))
         .unwrap_or_default()
         .lines()
         .map(str::to_string)
@@ -273,4 +279,34 @@ async fn killed_partway_on_a_forge_it_resumes_without_redoing_a_step() {
     });
     // Nothing was written to the local store by mistake.
     assert!(!d.join("state/forgestate/local").exists());
+}
+
+#[test]
+fn by_default_its_simulated_pull_requests_stay_out_of_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cwd, tmp) = (dir.path().join("checkout"), dir.path().join("tmp"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let store = dir.path().join("store").display().to_string();
+    let out = Command::new(example())
+        .args(["--store", &store])
+        .current_dir(&cwd)
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("run the example");
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_dir(&cwd).unwrap().count(),
+        0,
+        "nothing is written into the working directory"
+    );
+    let prs = tmp.join("forgestate-demo/demo-session").join(PRS);
+    assert_eq!(
+        std::fs::read_to_string(&prs).unwrap_or_default().trim(),
+        "#142 issue-42-work",
+        "the pull request went to {}",
+        prs.display()
+    );
 }

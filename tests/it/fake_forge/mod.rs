@@ -124,8 +124,11 @@ pub struct State {
     pub faults: VecDeque<(String, Fault)>,
     /// The forge is down: every request gets a 503 and nothing changes.
     pub down: bool,
-    /// An outage (`outage.rs`): `Unavailable` is `down`; refusing and silent need a `Front`.
+    /// An outage or a slow forge (`outage.rs`): `Unavailable` is `down`; refusing, silent,
+    /// dribbling and alternating need a `Front`.
     pub mode: outage::Mode,
+    /// Requests an alternating `Front` has seen (every other one fails).
+    pub alternated: u64,
     /// This fraction of requests fails with a 5xx; half of the failing comment posts are
     /// committed first (the ambiguous case).
     pub fail_rate: f64,
@@ -195,7 +198,16 @@ impl Respond for Responder {
             .filter(|(suffix, _)| request.url.path().ends_with(suffix.as_str()))
             .map(|(_, d)| *d)
             .sum();
-        let delay = state.latency + extra;
+        let late = match state.mode {
+            outage::Mode::SlowList(late)
+                if request.method.as_str() == "GET"
+                    && request.url.path().ends_with("/comments") =>
+            {
+                late
+            }
+            _ => Duration::ZERO,
+        };
+        let delay = state.latency + extra + late;
         if delay.is_zero() {
             answer
         } else {
@@ -257,6 +269,7 @@ impl FakeForge {
             faults: VecDeque::new(),
             down: false,
             mode: outage::Mode::Up,
+            alternated: 0,
             fail_rate: 0.0,
             failed: 0,
             committed_then_failed: 0,

@@ -1,20 +1,24 @@
-//! Outages of the fake, switched by [`State::mode`]: a forge that refuses connections, answers
-//! 503 to everything, or accepts connections and never answers.
+//! Outages and slow forges of the fake, switched by [`State::mode`]: a forge that refuses
+//! connections, answers 503 to everything, accepts connections and never answers, starts
+//! answering comment lists late, sends its headers at once and then dribbles the body, or sits
+//! behind a round-robin balancer with one dead backend (every other request 503 or dropped).
 //!
-//! The 503 outage is the fake's own (routes answer it, as for `down`). The other two need the
-//! socket itself, which wiremock does not let go of, so they are played by a [`Front`]: a TCP
-//! front on its own port that forwards to the fake while it is up, closes its listener while
-//! refusing (connections are refused by the OS; the same port is bound again when the mode
-//! changes back) and, while silent, accepts and reads but never answers. A mode change closes
-//! the connections opened under the old one, as a restarted server does.
+//! The 503 outage and the late list are the fake's own (routes answer them). The others need
+//! the socket itself, which wiremock does not let go of, so they are played by a [`Front`]: a
+//! TCP front on its own port that forwards to the fake while it is up, closes its listener
+//! while refusing (connections are refused by the OS; the same port is bound again when the
+//! mode changes back), while silent accepts and reads but never answers, and while dribbling
+//! or alternating forwards one request at a time (`dropper::read_message`). A mode change
+//! closes the connections opened under the old one, as a restarted server does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::dropper::read_message;
 use super::{FakeForge, State};
 
 /// How the fake answers (see the module documentation).
@@ -30,7 +34,24 @@ pub enum Mode {
     /// Connections are accepted and requests read, but nothing is ever answered (through a
     /// [`Front`]).
     Silent,
+    /// Comment lists (`GET …/comments`) start answering this much later: a long thread on a
+    /// busy forge.
+    SlowList(Duration),
+    /// Every answer's status line and headers come at once, then its body [`DRIBBLE_BYTES`]
+    /// at a time every [`DRIBBLE_TICK`] (through a [`Front`]): a forge or proxy that answers
+    /// slowly.
+    Dribble,
+    /// A round-robin balancer with one dead backend: every other request (the second, the
+    /// fourth, ...) is answered 503 without reaching the fake, or with `drop` its connection is
+    /// closed unanswered (through a [`Front`]).
+    Alternating { drop: bool },
 }
+
+/// How much of a body a dribbling forge sends at a time.
+pub const DRIBBLE_BYTES: usize = 8;
+/// How often a dribbling forge sends them: 80 bytes a second, so a comment list or a posted
+/// comment's answer of a few kilobytes takes tens of seconds.
+pub const DRIBBLE_TICK: Duration = Duration::from_millis(100);
 
 /// Every outage mode, with a name for messages.
 pub const OUTAGES: [(Mode, &str); 3] = [
@@ -132,7 +153,13 @@ async fn serve(mut client: TcpStream, upstream: SocketAddr, state: Arc<Mutex<Sta
             }
         }
         Mode::Refusing => {}
-        Mode::Up | Mode::Unavailable => {
+        Mode::Dribble | Mode::Alternating { .. } => {
+            tokio::select! {
+                () = one_at_a_time(client, upstream, state.clone(), opened) => {}
+                () = changed => {}
+            }
+        }
+        Mode::Up | Mode::Unavailable | Mode::SlowList(_) => {
             let Ok(mut server) = TcpStream::connect(upstream).await else {
                 return;
             };
@@ -142,4 +169,65 @@ async fn serve(mut client: TcpStream, upstream: SocketAddr, state: Arc<Mutex<Sta
             }
         }
     }
+}
+
+/// The 503 of the dead backend.
+const UNAVAILABLE: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 11\r\n\r\nno backend\n";
+
+/// Serves a connection one request at a time under `mode` (dribbling or alternating).
+async fn one_at_a_time(
+    mut client: TcpStream,
+    upstream: SocketAddr,
+    state: Arc<Mutex<State>>,
+    mode: Mode,
+) {
+    let mut buf = Vec::new();
+    while let Some(request) = read_message(&mut client, &mut buf).await {
+        if let Mode::Alternating { drop } = mode {
+            let n = {
+                let mut s = lock(&state);
+                s.alternated += 1;
+                s.alternated
+            };
+            if n % 2 == 0 {
+                if drop || client.write_all(UNAVAILABLE).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        }
+        let Ok(mut server) = TcpStream::connect(upstream).await else {
+            return;
+        };
+        if server.write_all(&request).await.is_err() {
+            return;
+        }
+        let Some(answer) = read_message(&mut server, &mut Vec::new()).await else {
+            return;
+        };
+        let sent = match mode {
+            Mode::Dribble => dribble(&mut client, &answer).await,
+            _ => client.write_all(&answer).await,
+        };
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+/// Writes `answer`'s head at once, then its body a few bytes at a time.
+async fn dribble(client: &mut TcpStream, answer: &[u8]) -> std::io::Result<()> {
+    let head = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(answer.len(), |end| end + 4);
+    client.write_all(&answer[..head]).await?;
+    client.flush().await?;
+    for piece in answer[head..].chunks(DRIBBLE_BYTES) {
+        tokio::time::sleep(DRIBBLE_TICK).await;
+        client.write_all(piece).await?;
+        client.flush().await?;
+    }
+    Ok(())
 }

@@ -156,11 +156,16 @@ async fn a_parent_that_is_not_a_record_id_is_a_usage_error() {
         )
         .await;
         let root_id = ok(&root)["id"].clone();
-        for bad in ["HEAD", "x\nPhase: evil", "01a232d2-6f5a-743e-b1a3"] {
+        let bad_ids = ["HEAD", "x\nPhase: evil", "01a232d2-6f5a-743e-b1a3"];
+        // Issue #42 low 12: `if_latest` too is refused as usage (64), not as a conflict.
+        for (field, bad) in ["parent", "if_latest"]
+            .into_iter()
+            .flat_map(|f| bad_ids.map(|b| (f, b)))
+        {
             let refused = call(
                 &client,
                 "checkpoint",
-                json!({"agent": "w", "session": "p", "phase": "b", "parent": bad}),
+                json!({"agent": "w", "session": "p", "phase": "b", field: bad}),
             )
             .await;
             let error = failed(&refused);

@@ -8,6 +8,7 @@ mod local;
 mod mcp;
 mod recovery;
 mod setting;
+mod slow;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

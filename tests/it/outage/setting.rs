@@ -1,56 +1,43 @@
-//! The wait budget is a setting: `--wait` beats `FORGESTATE_WAIT`, which beats `[forge] wait`,
-//! which beats the 3 s default; the library's `ForgeBuilder::wait` sets it for a program. A
-//! forge that never answers holds each command for exactly its budget, which is what these
-//! bounds measure (each run in a fresh directory, so no outage marker shortens it).
+//! The wait budget is a setting: `--wait`, `FORGESTATE_WAIT` and `[forge] wait` are each
+//! checked where they are given, and the library's `ForgeBuilder::wait` sets it for a program.
+//! Which one is in force is configuration's precedence (`config::precedence`); how long a
+//! command is held is a figure for the outage benchmark (`examples/outage_bench.rs`), never an
+//! assertion here.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::{GENEROUS, timed};
+use super::timed;
 use crate::common::cli::stderr;
 use crate::fake_forge::outage::Mode;
 use crate::fake_forge::{BOT_TOKEN, FakeForge, session};
 
-const CONFIG: &str = "[forge]\nwait = \"4s\"\n";
 const SAVE: &str = "checkpoint --agent w --session s --phase p --json";
 
-/// How long a checkpoint against the silent forge took, with `config`, `env` and `flags`.
-fn held(uri: &str, config: Option<&str>, env: &[(&str, &str)], flags: &str) -> Duration {
-    let dir = tempfile::tempdir().unwrap();
-    if let Some(config) = config {
-        std::fs::write(dir.path().join("forgestate.toml"), config).unwrap();
-    }
-    let (out, took) = timed(uri, dir.path(), env, &format!("{SAVE} {flags}"));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("spooled"));
-    took
-}
-
+/// A checkpoint against a forge that never answers spools, whichever place sets the budget.
 #[tokio::test(flavor = "multi_thread")]
-async fn the_flag_beats_the_environment_which_beats_the_file() {
+async fn a_silent_forge_spools_the_record_under_every_source_of_the_budget() {
     let fake = FakeForge::start().await;
     session(&fake);
     let front = fake.front().await;
     front.set(Mode::Silent);
     let uri = front.uri();
-    let env = [("FORGESTATE_WAIT", "2s")];
-
-    let flag = held(&uri, Some(CONFIG), &env, "--wait 500ms");
-    assert!(flag < Duration::from_millis(1800), "--wait 500ms: {flag:?}");
-    let from_env = held(&uri, Some(CONFIG), &env, "");
-    assert!(
-        from_env >= Duration::from_millis(1900) && from_env < Duration::from_millis(3800),
-        "FORGESTATE_WAIT=2s: {from_env:?}"
-    );
-    let from_file = held(&uri, Some(CONFIG), &[], "");
-    assert!(
-        from_file >= Duration::from_millis(3900) && from_file < Duration::from_secs(8),
-        "[forge] wait = \"4s\": {from_file:?}"
-    );
-    let default = held(&uri, None, &[], "");
-    assert!(
-        default >= Duration::from_millis(2900) && default < GENEROUS,
-        "the default 3 s: {default:?}"
-    );
+    for (config, env, flags) in [
+        (None, &[][..], "--wait 200ms"),
+        (None, &[("FORGESTATE_WAIT", "200ms")][..], ""),
+        (Some("[forge]\nwait = \"200ms\"\n"), &[][..], ""),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(config) = config {
+            std::fs::write(dir.path().join("forgestate.toml"), config).unwrap();
+        }
+        let (out, _) = timed(&uri, dir.path(), env, &format!("{SAVE} {flags}"));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            answer["spooled"].is_string(),
+            "{config:?} {env:?} {flags}: {answer}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -90,16 +77,10 @@ async fn a_program_sets_the_wait_on_the_builder_and_each_command_gets_its_own() 
     .unwrap();
     let record =
         || forgestate::format::Record::checkpoint("w", "s", "p", serde_json::json!({})).unwrap();
-    let started = Instant::now();
     let saved = c.save(record()).await;
     assert!(
         matches!(saved, forgestate::Outcome::Spooled { .. }),
         "{saved:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
     );
 
     // The forge is back: a new command (a verb call) starts a fresh budget.

@@ -1,16 +1,16 @@
-//! ARCHITECTURE.md stays a map, not a manual: at most 20 KB, every file it names exists (a
-//! repository path in backticks or in a code block, and a bare `name.rs` under a heading that
-//! names its directory), and every relative link resolves (the checks of `docs.rs`). Detail
-//! belongs in `docs/`, and lists the code owns are left to the code.
+//! ARCHITECTURE.md stays a short map whose checkable claims hold: at most 12 KB; it names
+//! modules, not source files, and every repository path it names exists; every room its layers
+//! name is a module, and every module is in them; imports point the way the layers say (read
+//! with the scanner of `layering`); every relative link resolves (the checks of `docs`).
 
-use super::docs::{line_of, problems, root};
+use super::docs::{problems, root};
+use super::layering::{in_binary, library_heads, reexports, sources, targets};
 use crate::common;
-use std::path::Path;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 /// The most ARCHITECTURE.md may weigh, in bytes.
-const MAX_BYTES: usize = 20 * 1024;
+const MAX_BYTES: usize = 12 * 1024;
 
 /// The beginnings that make a code span read as a path inside the repository.
 const PREFIXES: &[&str] = &[
@@ -25,135 +25,125 @@ const PREFIXES: &[&str] = &[
     "config/",
 ];
 
-/// The repository path `word` names, if it names one: a known prefix, then path characters.
-/// A `#anchor` and trailing punctuation are dropped.
-fn as_repo_path(word: &str) -> Option<&str> {
-    let word = word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '.' | '`'));
-    let word = word.split('#').next().unwrap_or(word);
-    PREFIXES.iter().any(|p| word.starts_with(p)).then_some(word)
+fn text() -> String {
+    common::read_text(&root().join("ARCHITECTURE.md"))
 }
 
-/// A file the document names: the paths it may be (one for a repository path; one per directory
-/// of its section's heading for a bare `name.rs`), as written, and its line.
-#[derive(Debug)]
-struct Named {
-    candidates: Vec<String>,
-    written: String,
-    line: usize,
-}
-
-/// A bare file or directory name as a code map writes it under its directory's heading
-/// (`record.rs`, `local/delta.rs`, `output/`), not a type, flag or command.
-fn is_bare_name(code: &str) -> bool {
-    let file = [".rs", ".py", ".md", ".toml", ".sh"]
-        .iter()
-        .any(|ext| code.ends_with(ext));
-    let dir = code.ends_with('/') && code.len() > 1;
-    (file || dir)
-        && !code.starts_with('.')
-        && code
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-}
-
-/// The directories a heading's repository paths name: each directory, and each file's parent.
-fn heading_dirs(paths: &[String]) -> Vec<String> {
-    paths
-        .iter()
-        .map(|p| match p.strip_suffix('/') {
-            Some(dir) => format!("{dir}/"),
-            None => p
-                .rfind('/')
-                .map_or(String::new(), |at| p[..=at].to_string()),
-        })
-        .collect()
-}
-
-/// Every file the document names, with its line: each inline code span that is a repository
-/// path, each bare name under a heading that names directories, and each path-looking word
-/// inside a code block.
-fn named_paths(text: &str) -> Vec<Named> {
-    let mut out = Vec::new();
-    let mut in_block = false;
+/// The layers of the `## Layers` section's code block, bottom first: one line each, its
+/// modules separated by spaces.
+fn layers(text: &str) -> Vec<Vec<String>> {
+    let mut in_section = false;
     let mut in_heading = false;
-    let mut heading_paths: Vec<String> = Vec::new();
-    for (event, range) in Parser::new_ext(text, Options::all()).into_offset_iter() {
+    let mut in_block = false;
+    let mut found = String::new();
+    for event in Parser::new_ext(text, Options::all()) {
         match event {
-            Event::Start(Tag::CodeBlock(_)) => in_block = true,
-            Event::End(TagEnd::CodeBlock) => in_block = false,
-            Event::Start(Tag::Heading { .. }) => {
-                in_heading = true;
-                heading_paths.clear();
-            }
+            Event::Start(Tag::Heading { .. }) => in_heading = true,
             Event::End(TagEnd::Heading(_)) => in_heading = false,
-            Event::Code(code) => {
-                let code = code.trim();
-                let line = line_of(text, range.start);
-                if let Some(path) = as_repo_path(code).filter(|p| !p.contains(' ')) {
-                    if in_heading {
-                        heading_paths.push(path.to_string());
-                    }
-                    out.push(Named {
-                        candidates: vec![path.to_string()],
-                        written: path.to_string(),
-                        line,
-                    });
-                } else if !in_heading && !heading_paths.is_empty() && is_bare_name(code) {
-                    out.push(Named {
-                        candidates: heading_dirs(&heading_paths)
-                            .iter()
-                            .map(|dir| format!("{dir}{code}"))
-                            .collect(),
-                        written: code.to_string(),
-                        line,
-                    });
-                }
-            }
-            Event::Text(block) if in_block => {
-                for word in block.split_whitespace() {
-                    if let Some(path) = as_repo_path(word) {
-                        // A block's text is verbatim: the word's offset in it is its offset in
-                        // the document, from where the text starts.
-                        let at = range.start + (word.as_ptr() as usize - block.as_ptr() as usize);
-                        out.push(Named {
-                            candidates: vec![path.to_string()],
-                            written: path.to_string(),
-                            line: line_of(text, at),
-                        });
-                    }
-                }
-            }
+            Event::Text(t) if in_heading => in_section = t.trim() == "Layers",
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if in_section => in_block = true,
+            Event::Text(t) if in_block => found.push_str(&t),
+            Event::End(TagEnd::CodeBlock) if in_block => break,
             _ => {}
         }
     }
-    out
-}
-
-/// Whether `path` exists under `base`. A glob (`src/**/*.rs`) must have its fixed directory
-/// part.
-fn exists(base: &Path, path: &str) -> bool {
-    let fixed = match path.find(['*', '?', '{', '<']) {
-        Some(at) => &path[..path[..at].rfind('/').map_or(0, |s| s + 1)],
-        None => path,
-    };
-    base.join(fixed).exists()
-}
-
-/// The named files that do not exist under `base`.
-fn missing_paths(base: &Path, text: &str) -> Vec<String> {
-    named_paths(text)
-        .into_iter()
-        .filter(|n| !n.candidates.iter().any(|c| exists(base, c)))
-        .map(|n| format!("line {}: `{}` does not exist", n.line, n.written))
+    found
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|l| !l.is_empty())
         .collect()
+}
+
+/// The layer (line index) of `module` in `layers`.
+fn layer_of(layers: &[Vec<String>], module: &str) -> Option<usize> {
+    layers.iter().position(|l| l.iter().any(|m| m == module))
+}
+
+/// Every import that does not point down `layers`: a module importing one on its own line or
+/// below it. The imports are the ones `layering` reads: `crate::` and `super::` paths, and in
+/// the binary `forgestate::` paths, a re-exported type counting as its module.
+fn violations(layers: &[Vec<String>]) -> Vec<String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("src/lib.rs");
+    let types = reexports(&lib);
+    let module_of = |head: String| types.get(&head).cloned().unwrap_or(head);
+    let mut wrong = Vec::new();
+    for source in sources() {
+        let Some(own) = source.module.first() else {
+            continue;
+        };
+        let mut heads: Vec<String> = targets(&source.code, &source.module);
+        if in_binary(&source.rel) {
+            heads.extend(library_heads(&source.code));
+        }
+        for target in heads.into_iter().map(module_of) {
+            if target == *own {
+                continue;
+            }
+            if let (Some(from), Some(to)) = (layer_of(layers, own), layer_of(layers, &target))
+                && to >= from
+            {
+                wrong.push(format!(
+                    "{}: `{own}` imports `{target}`, which the layers put {}",
+                    source.rel,
+                    if to == from { "beside it" } else { "above it" }
+                ));
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    wrong
+}
+
+/// The modules declared by `src/lib.rs` and `src/main.rs`.
+fn declared_modules() -> Vec<String> {
+    let mut found = Vec::new();
+    for file in ["src/lib.rs", "src/main.rs"] {
+        let text = common::read_text(&root().join(file));
+        for line in text.lines() {
+            let line = line.trim();
+            let rest = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("mod "));
+            if let Some(name) = rest.and_then(|r| r.strip_suffix(';')) {
+                found.push(name.trim().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Every code span and code-block word of `text` that reads as a repository path.
+fn repo_paths(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_block = false;
+    for event in Parser::new_ext(text, Options::all()) {
+        let words: Vec<String> = match event {
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_block = true;
+                continue;
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_block = false;
+                continue;
+            }
+            Event::Code(code) => vec![code.trim().to_string()],
+            Event::Text(t) if in_block => t.split_whitespace().map(str::to_string).collect(),
+            _ => continue,
+        };
+        for word in words {
+            let word = word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '`'));
+            if PREFIXES.iter().any(|p| word.starts_with(p)) {
+                found.push(word.to_string());
+            }
+        }
+    }
+    found
 }
 
 #[test]
 fn architecture_md_is_a_short_map() {
-    let path = root().join("ARCHITECTURE.md");
-    let bytes = std::fs::metadata(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .len() as usize;
+    let bytes = text().len();
     assert!(
         bytes <= MAX_BYTES,
         "ARCHITECTURE.md is {bytes} bytes, over {MAX_BYTES}: it is a map; move the detail to docs/"
@@ -161,19 +151,110 @@ fn architecture_md_is_a_short_map() {
 }
 
 #[test]
-fn every_file_architecture_md_names_exists() {
-    let text = common::read_text(&root().join("ARCHITECTURE.md"));
-    let named = named_paths(&text);
+fn architecture_md_names_modules_not_files_and_its_paths_exist() {
+    let text = text();
+    let rust_files: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | ','))
+        .filter(|w| w.trim_end_matches(['.', ':', ';']).ends_with(".rs"))
+        .collect();
     assert!(
-        named.len() >= 30,
-        "ARCHITECTURE.md names only {} repository paths; is the scanner reading it? {named:?}",
-        named.len()
+        rust_files.is_empty(),
+        "ARCHITECTURE.md names source files; name their modules instead: {rust_files:?}"
     );
-    let missing = missing_paths(&root(), &text);
+    let missing: Vec<String> = repo_paths(&text)
+        .into_iter()
+        .filter(|p| !root().join(p).exists())
+        .collect();
     assert!(
         missing.is_empty(),
-        "ARCHITECTURE.md names files that do not exist:\n{}",
-        missing.join("\n")
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
+
+#[test]
+fn every_room_of_the_layers_is_a_module_and_every_module_is_in_them() {
+    let layers = layers(&text());
+    assert!(
+        layers.len() >= 5,
+        "no `## Layers` code block found: {layers:?}"
+    );
+    let named: Vec<&String> = layers.iter().flatten().collect();
+    let src = root().join("src");
+    let absent: Vec<&&String> = named
+        .iter()
+        .filter(|m| !src.join(format!("{m}.rs")).is_file() && !src.join(m).is_dir())
+        .collect();
+    assert!(
+        absent.is_empty(),
+        "the layers name rooms that are not modules: {absent:?}"
+    );
+    let left_out: Vec<String> = declared_modules()
+        .into_iter()
+        .filter(|m| !named.contains(&m))
+        .collect();
+    assert!(
+        left_out.is_empty(),
+        "modules the layers leave out: {left_out:?}"
+    );
+}
+
+#[test]
+fn imports_point_the_way_the_layers_say() {
+    let wrong = violations(&layers(&text()));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_direction_check_finds_an_import_against_the_layers() {
+    let mut upside_down = layers(&text());
+    upside_down.reverse();
+    let wrong = violations(&upside_down);
+    assert!(
+        wrong
+            .iter()
+            .any(|w| w.contains("`client` imports `format`")),
+        "{wrong:?}"
+    );
+    let flat = vec![upside_down.concat()];
+    assert!(
+        violations(&flat).iter().any(|w| w.contains("beside it")),
+        "one line for every module puts each import beside it"
+    );
+}
+
+/// The sources (test code aside) of the modules for which `pick` holds, whose code contains
+/// `needle`.
+fn files_with(needle: &str, pick: impl Fn(&str) -> bool) -> Vec<String> {
+    sources()
+        .into_iter()
+        .filter(|s| s.module.first().is_some_and(|m| pick(m)))
+        .filter(|s| s.code.contains(needle))
+        .map(|s| s.rel)
+        .collect()
+}
+
+/// The rooms' claims a search can check: `fsutil` is the one atomic write (no other module
+/// fsyncs a whole file), only the faces print, `client` is where a client is made, and `mcp`
+/// runs tools through `verbs::call`.
+#[test]
+fn the_rooms_claims_that_a_search_can_check_hold() {
+    let faces = ["cli", "mcp", "face"];
+    for (needle, allowed) in [
+        ("sync_all()", &["fsutil"][..]),
+        ("println!", &faces[..]),
+        ("print!(", &faces[..]),
+        ("io::stdout()", &faces[..]),
+        ("Client::new(", &["client"][..]),
+    ] {
+        let found = files_with(needle, |m| !allowed.contains(&m));
+        assert!(
+            found.is_empty(),
+            "ARCHITECTURE.md says only {allowed:?} use `{needle}`, but so do {found:?}"
+        );
+    }
+    assert!(
+        !files_with("verbs::call(", |m| m == "mcp").is_empty(),
+        "mcp runs its tools through verbs::call"
     );
 }
 
@@ -181,30 +262,4 @@ fn every_file_architecture_md_names_exists() {
 fn every_link_in_architecture_md_resolves() {
     let found = problems(&[root().join("ARCHITECTURE.md")]);
     assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
-#[test]
-fn the_path_check_finds_a_missing_file_in_a_span_and_in_a_block() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src/store")).unwrap();
-    std::fs::write(dir.path().join("src/store/mod.rs"), "").unwrap();
-    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
-    let text = "# Map\n\n`src/store/mod.rs`, `src/store/gone.rs`, `docs/none.md#anchor`,\n\
-                `src/**/*.rs`, `tests/nowhere/**/*.rs`, `Thread`, `--json`.\n\n\
-                ```\nCLI (src/cli) ─> store (src/store)\n```\n\n\
-                ### `src/store/` and `src/lib.rs`\n\n\
-                `mod.rs`, `lib.rs`, `local.rs`, `x::y`, `thread.jsonl`.\n\n\
-                ## Concerns\n\n`delta.rs` is not under a directory.\n";
-    let missing = missing_paths(dir.path(), text);
-    assert_eq!(
-        missing,
-        [
-            "line 3: `src/store/gone.rs` does not exist",
-            "line 3: `docs/none.md` does not exist",
-            "line 4: `tests/nowhere/**/*.rs` does not exist",
-            "line 7: `src/cli` does not exist",
-            "line 12: `local.rs` does not exist",
-        ],
-        "{missing:?}"
-    );
 }

@@ -45,7 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
 const KNOWN_MCP_TO_CLI: &[&str] = &[];
 
 /// The binary's own files: `crate::` there is the binary's root, not the library's.
-fn in_binary(rel: &str) -> bool {
+pub(super) fn in_binary(rel: &str) -> bool {
     rel == "src/main.rs"
         || rel.starts_with("src/cli/")
         || rel.starts_with("src/mcp/")
@@ -153,7 +153,7 @@ pub(super) fn group_heads(text: &str) -> Vec<String> {
 /// The names each path leaving the current file starts with, resolved to the crate root:
 /// `crate::a::b` and `crate::{a, b}` give `a`, `b`; `super::x` in module `[m]` gives `x`, and
 /// in module `[m, n]` gives `m` (its own module).
-fn targets(code: &str, module: &[String]) -> Vec<String> {
+pub(super) fn targets(code: &str, module: &[String]) -> Vec<String> {
     let mut found = Vec::new();
     let bytes = code.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -193,7 +193,7 @@ fn targets(code: &str, module: &[String]) -> Vec<String> {
 }
 
 /// `lib.rs`'s `pub use module::{Name, ...}` re-exports: `crate::Name` names that module.
-fn reexports(lib: &str) -> BTreeMap<String, String> {
+pub(super) fn reexports(lib: &str) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     for item in code_of(lib).split(';') {
         let Some(path) = item.trim().strip_prefix("pub use ") else {
@@ -429,7 +429,7 @@ const FACE_MAY_NAME: &[&str] = &[
 /// The heads of every `forgestate::…` path in `code`: `forgestate::verbs::x` and
 /// `forgestate::{verbs, Client}` give `verbs`, `Client`; a glob `forgestate::client::*` gives
 /// `client`.
-fn library_heads(code: &str) -> Vec<String> {
+pub(super) fn library_heads(code: &str) -> Vec<String> {
     let mut found = Vec::new();
     let bytes = code.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';

@@ -5,4 +5,5 @@ mod architecture;
 mod docs;
 mod file_cycles;
 mod layering;
+mod reference_docs;
 mod verbs_parity;

@@ -45,6 +45,9 @@ fn schema_prints_the_table_in_its_documented_shape() {
                 "idempotent",
                 "open_world",
                 "faces",
+                "runs",
+                "flags",
+                "positional",
                 "request",
                 "answer"
             ]),

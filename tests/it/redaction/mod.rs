@@ -1,6 +1,7 @@
 //! Secrets never leave: the redaction table, the forge token, the terminal.
 
 mod answers;
+mod every_face;
 mod forge_token;
 mod table;
 mod terminal;

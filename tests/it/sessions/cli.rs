@@ -249,6 +249,27 @@ async fn two_writers_from_one_parent_are_named_by_resume_history_and_status() {
     }
 }
 
+/// Issue #42 low 12: `--if-latest` that is no record id is a usage error (64), as `--parent` and
+/// `--id` are, not a conflict (73, "someone continued the session first").
+#[tokio::test(flavor = "multi_thread")]
+async fn an_if_latest_that_is_not_a_record_id_is_refused_with_exit_64() {
+    for w in both().await {
+        let name = w.name();
+        w.ok("checkpoint --agent w --session s --phase a");
+        let before = w.records();
+        for bad in ["not-a-uuid", "HEAD", "01b2c3d4"] {
+            let out = w.run(&format!(
+                "checkpoint --agent w --session s --phase b --if-latest {bad}"
+            ));
+            assert_eq!(code(&out), 64, "{name}: {bad}: {}", stderr(&out));
+            let said = stderr(&out);
+            assert!(said.contains("--if-latest is not a record id"), "{said}");
+            assert!(!said.contains(bad), "the text is not echoed: {said}");
+        }
+        assert_eq!(w.records(), before, "{name}: nothing posted");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_parent_that_is_not_a_record_id_is_refused_with_exit_64() {
     for w in both().await {

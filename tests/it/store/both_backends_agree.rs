@@ -165,14 +165,14 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
 async fn both_backends_answer_alike() {
     let dir = tempfile::tempdir().unwrap();
     let env = |k: &str| (k == "USER").then(|| "tester".to_string());
-    let config = Config::load_with(None, &env, dir.path()).unwrap();
     let over = Overrides {
         store: Some(dir.path().join("local")),
         ..Overrides::default()
     };
+    let config = Config::load_with(over, &env, dir.path()).unwrap();
     // The local store twice: as the CLI builds it from its configuration, and through the
     // front door; they must agree with each other and with the forge.
-    let local = scenario(&Client::from_config(&config.with_overrides(over)).unwrap()).await;
+    let local = scenario(&Client::from_config(&config).unwrap()).await;
     let front_door = Client::local_as(dir.path().join("local-front-door"), "tester").unwrap();
     assert_eq!(
         scenario(&front_door).await,

@@ -10,25 +10,20 @@ use serde_json::json;
 
 const CHILD_ENV: &str = "FORGESTATE_TEST_APPEND_CHILD";
 
-/// Not a test of its own: the body of a writer process spawned by
-/// `two_processes_appending_500_each_leave_1000_intact_records`. Does nothing when run normally.
-#[test]
-fn append_child() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else {
-        return;
+/// The writer process that [`two_processes_appending_500_each_leave_1000_intact_records`]
+/// spawns: the same test, run again with [`CHILD_ENV`] set to `DIR|AUTHOR|COUNT`. Appends
+/// COUNT records as AUTHOR to the store in DIR.
+fn append_as_child(spec: &str) {
+    let mut parts = spec.splitn(3, '|');
+    let (Some(dir), Some(who), Some(count)) = (parts.next(), parts.next(), parts.next()) else {
+        panic!("{CHILD_ENV}={spec:?} is not DIR|AUTHOR|COUNT");
     };
-    let (dir, who, count) = {
-        let mut parts = spec.splitn(3, '|');
-        let dir = parts.next().unwrap().to_string();
-        let who = parts.next().unwrap().to_string();
-        let count: usize = parts.next().unwrap().parse().unwrap();
-        (dir, who, count)
-    };
-    let store = LocalThread::new(dir, who.clone());
+    let count: usize = count.parse().unwrap();
+    let store = LocalThread::new(dir, who);
     let renderer = Renderer::embedded().unwrap();
     for i in 0..count {
         let record = Record::checkpoint(
-            &who,
+            who,
             "race",
             &format!("step_{i}"),
             json!({"i": i, "who": who}),
@@ -42,18 +37,21 @@ fn append_child() {
 
 #[test]
 fn two_processes_appending_500_each_leave_1000_intact_records() {
+    if let Ok(spec) = std::env::var(CHILD_ENV) {
+        return append_as_child(&spec);
+    }
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
-    // The child test's name inside this crate: `store::local::append_child`.
-    let child = format!(
-        "{}::append_child",
+    // This test's name inside this crate, which the writers run as their entry.
+    let this = format!(
+        "{}::two_processes_appending_500_each_leave_1000_intact_records",
         module_path!().split_once("::").map_or("", |(_, m)| m)
     );
     let children: Vec<_> = ["writer-a", "writer-b"]
         .into_iter()
         .map(|who| {
             Command::new(&exe)
-                .args(["--exact", &child, "--nocapture", "--test-threads=1"])
+                .args(["--exact", &this, "--nocapture", "--test-threads=1"])
                 .env(CHILD_ENV, format!("{}|{who}|500", dir.path().display()))
                 .stdout(std::process::Stdio::null())
                 .spawn()
