@@ -175,6 +175,8 @@ pub struct Spec {
     pub summary: fn(&Value) -> Option<String>,
     /// The CLI's one line about the verb in `--help` (empty: the title).
     pub about: &'static str,
+    /// The CLI's paragraph after the verb's flags in `--help`, before its examples (empty: none).
+    pub after: &'static str,
     /// The CLI's examples, one command line each, after the verb's `--help`.
     pub examples: &'static str,
     /// The CLI's text for the answer (without `--json`); `None` prints the summary, else the
@@ -234,6 +236,7 @@ impl Spec {
         example: "{}",
         summary: |_| None,
         about: "",
+        after: "",
         examples: "",
         human: |_| None,
     };
@@ -477,34 +480,30 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb, in the table's order, its flags the request's.
+        /// The CLI's subcommand of every verb the library runs, in the table's order, its flags
+        /// the verb's ([`cli::Command::Flags`]).
         #[cfg(feature = "cli")]
         #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
         pub fn commands() -> Vec<clap::Command> {
             let mut commands = Vec::new();
             $(
                 $(#[$cfg])*
-                commands.push(cli::command::<$verb>());
+                verbs!(@command commands, $verb $(: $how)?);
             )*
             commands
         }
 
-        /// Runs the verb named `name` on the flags clap parsed (`matches`, its subcommand's),
-        /// as [`call`] runs it on JSON; `None` when the library does not run a verb of that
-        /// name.
+        /// Visits the verb named `name` with its type (what the CLI runs each verb with);
+        /// `None` when the library does not run a verb of that name.
         #[cfg(feature = "cli")]
-        pub async fn call_flags(
-            ctx: &Context<'_>,
-            name: &str,
-            matches: &clap::ArgMatches,
-        ) -> Option<Result<Value>> {
+        pub fn visit<T: cli::Visit>(name: &str, visitor: T) -> Option<T::Out> {
             $(
                 $(#[$cfg])*
                 if name == <$verb as Verb>::SPEC.name {
-                    return verbs!(@flags $verb $(: $how)?, ctx, matches);
+                    return verbs!(@visit $verb $(: $how)?, visitor);
                 }
             )*
-            let _ = (ctx, matches);
+            let _ = visitor;
             None
         }
 
@@ -528,10 +527,14 @@ macro_rules! verbs {
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
         None
     };
-    (@flags $verb:ty, $ctx:ident, $matches:ident) => {
-        Some(cli::call::<$verb>($ctx, $matches).await)
+    (@command $commands:ident, $verb:ty) => {
+        $commands.push(cli::command::<$verb>())
     };
-    (@flags $verb:ty: $how:ident, $ctx:ident, $matches:ident) => {
+    (@command $commands:ident, $verb:ty: $how:ident) => {};
+    (@visit $verb:ty, $visitor:ident) => {
+        Some($visitor.visit::<$verb>())
+    };
+    (@visit $verb:ty: $how:ident, $visitor:ident) => {
         None
     };
     (@runs $verb:ty) => {

@@ -1,13 +1,23 @@
 //! Human output for operators: tables (tab-separated when piped, aligned and fitted to the width
 //! at a terminal, as gh's), relative ages, and whether colour is allowed. Pure string building;
-//! `output.rs` decides when to use it.
+//! each verb's `show` decides when to use it.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use chrono::{DateTime, Utc};
 
-use super::args::ColorArg;
+
+/// `--color`: whether human output may use ANSI colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    /// Colour when writing to a terminal and NO_COLOR is not set
+    Auto,
+    /// Always colour, even when piped or with NO_COLOR set
+    Always,
+    /// Never colour
+    Never,
+}
 
 const BOLD: &str = "\x1b[1m";
 const RED: &str = "\x1b[1;31m";
@@ -19,9 +29,13 @@ const RESET: &str = "\x1b[0m";
 /// A colour for one cell of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
+    /// Bold red: stalled, conflicted.
     Red,
+    /// Bold yellow: a warning.
     Yellow,
+    /// Green: alive.
     Green,
+    /// Dim: paused, completed, ended.
     Dim,
 }
 
@@ -57,10 +71,12 @@ pub fn set_color(choice: Option<ColorArg>) {
     COLOR.store(u8::from(out) | (u8::from(err) << 1), Ordering::Relaxed);
 }
 
+/// Whether stdout may be coloured.
 pub fn stdout_color() -> bool {
     COLOR.load(Ordering::Relaxed) & 1 != 0
 }
 
+/// Whether stderr may be coloured.
 pub fn stderr_color() -> bool {
     COLOR.load(Ordering::Relaxed) & 2 != 0
 }
@@ -155,7 +171,9 @@ pub enum Fit {
 /// One column of a table: its header and how it gives way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {
+    /// Its header.
     pub title: &'static str,
+    /// How it gives way.
     pub fit: Fit,
 }
 
@@ -210,7 +228,7 @@ pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: 
 fn plain(cell: &str) -> String {
     cell.chars()
         .map(|c| {
-            if c.is_control() || forgestate::format::is_invisible(c) {
+            if c.is_control() || crate::format::is_invisible(c) {
                 ' '
             } else {
                 c
