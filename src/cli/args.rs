@@ -217,6 +217,6 @@ impl Subcommand for TableVerb {
     }
 
     fn has_subcommand(name: &str) -> bool {
-        forgestate::verbs::spec(name).is_some()
+        forgestate::verbs::runs(name) == Some(forgestate::verbs::Runs::Library)
     }
 }

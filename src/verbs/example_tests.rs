@@ -1,9 +1,9 @@
 //! A verb that exists only in the library's tests, to show (and keep true) what adding a verb
-//! takes: this module (request, answer, `impl Verb`, `impl Run`, its CLI text in the spec) and
-//! one line in the table. The tests below find it in the table, in `schema`, among the MCP
-//! tools, behind `verbs::call` (which `forgestate call` and the Python package run), and on the
-//! CLI: its subcommand with its flag in `--help`, the completions and the man page, run through
-//! `verbs::call_flags`.
+//! takes: this module (request, answer, `impl Verb`, `impl Run`, `impl cli::Command` with its
+//! CLI text) and one line in the table. The tests below find it in the table, in `schema`, among
+//! the MCP tools, behind `verbs::call` (which `forgestate call` and the Python package run), and
+//! on the CLI: its subcommand with its flag in `--help`, the completions and the man page, run
+//! the way the binary runs every verb (`verbs::visit`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,22 @@ impl Run for Example {
         Ok(ExampleAnswer {
             said: vec![r.words; times].join(" "),
         })
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Example {
+    type Flags = ExampleRequest;
+
+    fn request(flags: &ExampleRequest) -> Result<ExampleRequest> {
+        Ok(ExampleRequest {
+            words: flags.words.clone(),
+            times: flags.times,
+        })
+    }
+
+    fn show(_: &ExampleRequest, answer: ExampleAnswer, p: &impl super::cli::Printer) -> u8 {
+        super::cli::show_answer::<Self>(&answer, p)
     }
 }
 
@@ -136,8 +152,82 @@ async fn a_verb_added_in_two_places_is_on_the_cli() {
         client: &client,
         policy: &policy,
     };
-    let answer = super::call_flags(&ctx, name, flags).await.expect("runs");
-    let answer = answer.unwrap();
-    assert_eq!(answer, serde_json::json!({"said": "hi hi hi"}));
-    assert_eq!(super::cli::human(name, &answer), "said: hi hi hi");
+    for json in [false, true] {
+        let printer = Recorder {
+            json,
+            out: Default::default(),
+        };
+        let visitor = Runner {
+            ctx: &ctx,
+            matches: flags,
+            printer: &printer,
+        };
+        let code = super::visit(name, visitor).expect("a verb").await.unwrap();
+        assert_eq!(code, 0);
+        let out = printer.out.borrow().join("\n");
+        match json {
+            false => assert_eq!(out, "said: hi hi hi"),
+            true => assert_eq!(out, r#"{"said":"hi hi hi"}"#),
+        }
+    }
+}
+
+/// What a face does with a verb of the table: the binary's own visitor, over a store opened here.
+#[cfg(feature = "cli")]
+struct Runner<'a> {
+    ctx: &'a Context<'a>,
+    matches: &'a clap::ArgMatches,
+    printer: &'a Recorder,
+}
+
+#[cfg(feature = "cli")]
+impl<'a> super::cli::Visit for Runner<'a> {
+    type Out = std::pin::Pin<Box<dyn Future<Output = Result<u8>> + 'a>>;
+
+    fn visit<V: super::cli::Command + 'static>(self) -> Self::Out {
+        use clap::FromArgMatches;
+        Box::pin(async move {
+            let flags = V::Flags::from_arg_matches(self.matches)
+                .map_err(|e| crate::Error::usage(e.to_string()))?;
+            let request = V::request(&flags)?;
+            V::call(self.ctx, &flags, request, self.printer).await
+        })
+    }
+}
+
+/// A printer that keeps what a verb prints.
+#[cfg(feature = "cli")]
+struct Recorder {
+    json: bool,
+    out: std::cell::RefCell<Vec<String>>,
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Printer for Recorder {
+    fn json_mode(&self) -> bool {
+        self.json
+    }
+    fn quiet(&self) -> bool {
+        false
+    }
+    fn strict(&self) -> bool {
+        false
+    }
+    fn json<T: Serialize>(&self, value: &T) {
+        let text = serde_json::to_string(value).unwrap_or_default();
+        self.out.borrow_mut().push(text);
+    }
+    fn json_failed<T: Serialize>(&self, value: &T, _: u8, _: &str) {
+        self.json(value);
+    }
+    fn page<T: Serialize>(&self, value: &T) {
+        self.json(value);
+    }
+    fn out(&self, text: &str) {
+        self.out.borrow_mut().push(text.to_string());
+    }
+    fn note(&self, _: &str) {}
+    fn printable(&self, text: &str) -> String {
+        text.to_string()
+    }
 }
