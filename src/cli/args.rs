@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-pub use forgestate::verbs::cli::table::ColorArg;
+pub use super::terminal::ColorArg;
 use forgestate::verbs::{FlushRequest, WatchRequest};
 
 mod verbs;

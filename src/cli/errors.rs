@@ -113,7 +113,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
 pub fn parse_args() -> Result<Cli, u8> {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let as_json = wants_json(&argv);
-    super::table::set_color(color_in_argv(&argv));
+    super::terminal::set_color(color_in_argv(&argv));
     let color = match color_in_argv(&argv) {
         Some(ColorArg::Always) => ColorChoice::Always,
         Some(ColorArg::Never) => ColorChoice::Never,

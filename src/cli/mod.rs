@@ -20,6 +20,7 @@ mod open;
 pub(crate) mod output;
 mod progress;
 mod remote;
+mod terminal;
 mod verb;
 mod watch;
 
@@ -38,7 +39,7 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };
-    table::set_color(cli.color);
+    terminal::set_color(cli.color);
     scrub::install(cli.token_file.as_deref());
     init_logging(&cli);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -105,7 +106,7 @@ fn init_logging(cli: &Cli) {
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
         .with_writer(|| progress::Stderr)
-        .with_ansi(table::stderr_color())
+        .with_ansi(terminal::stderr_color())
         .event_format(logging::Prefixed)
         .finish()
         .with(filter)

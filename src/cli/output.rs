@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use super::table;
+use super::{table, terminal};
 
 mod select;
 pub use select::{Selection, check_fields, set as set_selection};
@@ -166,7 +166,7 @@ pub fn error(text: &str) {
 }
 
 fn leveled(level: &str, text: &str) {
-    let prefix = table::prefix(level, table::stderr_color());
+    let prefix = table::prefix(level, terminal::stderr_color());
     let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }

@@ -183,6 +183,14 @@ impl verbs::cli::Printer for Printer<'_> {
         output::note(text);
     }
 
+    fn layout(&self) -> verbs::cli::table::Layout {
+        super::terminal::stdout_layout()
+    }
+
+    fn color(&self) -> bool {
+        super::terminal::stdout_color()
+    }
+
     fn printable(&self, text: &str) -> String {
         output::printable(text).into_owned()
     }

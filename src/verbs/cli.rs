@@ -33,6 +33,10 @@ pub trait Printer {
     fn out(&self, text: &str);
     /// A line on stderr; `error: ` and `warning: ` openings get their level's prefix.
     fn note(&self, text: &str);
+    /// How a table on stdout is laid out: tab-separated when piped, fitted at a terminal.
+    fn layout(&self) -> table::Layout;
+    /// Whether stdout may be coloured.
+    fn color(&self) -> bool;
     /// `text` with every control and invisible character a record's writer may have put in it
     /// made a space, so none reaches the terminal.
     fn printable(&self, text: &str) -> String;

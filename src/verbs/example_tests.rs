@@ -227,6 +227,12 @@ impl super::cli::Printer for Recorder {
         self.out.borrow_mut().push(text.to_string());
     }
     fn note(&self, _: &str) {}
+    fn layout(&self) -> super::cli::table::Layout {
+        super::cli::table::Layout::Piped
+    }
+    fn color(&self) -> bool {
+        false
+    }
     fn printable(&self, text: &str) -> String {
         text.to_string()
     }

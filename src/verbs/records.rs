@@ -534,10 +534,18 @@ impl super::cli::Command for Fork {
     }
 }
 
-/// Shows a save: posted (with what its automatic rotation did), or spooled to the outbox, which
-/// `--strict` makes a failure (exit 75, the JSON answer carrying the error).
 #[cfg(feature = "cli")]
-pub(super) fn show_saved(answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+impl SaveAnswer {
+    /// Shows a save on the command line: posted (with what its automatic rotation did), or
+    /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
+    /// carrying the error).
+    pub fn show(self, p: &impl super::cli::Printer) -> u8 {
+        show_saved(self, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+fn show_saved(answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
     if answer.posted {
         if let Some(report) = answer.rotation.as_ref().filter(|_| !p.quiet()) {
             p.note(&super::operate::rotation_text(report));

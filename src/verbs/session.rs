@@ -114,6 +114,6 @@ impl super::cli::Command for End {
     }
 
     fn show(_: &EndRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
-        super::records::show_saved(answer, p)
+        answer.show(p)
     }
 }

@@ -2,8 +2,6 @@
 //! `list` as a table (tab-separated with the store's times when piped, aligned with ages at a
 //! terminal).
 
-use std::io::IsTerminal;
-
 use serde_json::Value;
 
 use super::{
@@ -70,13 +68,13 @@ impl Command for ListVerb {
             p.note("no matching records");
             return 0;
         }
-        let text = match table::stdout_layout() {
+        let text = match p.layout() {
             table::Layout::Piped => {
-                table_text(&scan, a.invalid, table::Layout::Piped, format_time)
+                table_text(&scan, a.invalid, table::Layout::Piped, p.color(), format_time)
             }
             terminal => {
                 let now = chrono::Utc::now();
-                table_text(&scan, a.invalid, terminal, |t| table::relative_age(*t, now))
+                table_text(&scan, a.invalid, terminal, p.color(), |t| table::relative_age(*t, now))
             }
         };
         p.out(text.trim_end());
@@ -89,8 +87,8 @@ fn pretty(value: &Value) -> String {
 }
 
 /// A record's time; at a terminal, with its age (`2026-11-29T08:40:58.000123Z, 3m ago`).
-fn when(t: &chrono::DateTime<chrono::Utc>) -> String {
-    if std::io::stdout().is_terminal() {
+fn when(t: &chrono::DateTime<chrono::Utc>, p: &impl Printer) -> String {
+    if p.layout() != table::Layout::Piped {
         format!(
             "{}, {}",
             format_time(t),
@@ -125,7 +123,7 @@ fn entry_text(e: &Entry, p: &impl Printer) -> String {
         if e.comment.edited { ", edited" } else { "" },
         r.agent,
         r.session,
-        when(&r.time),
+        when(&r.time, p),
     );
     match &r.payload {
         Payload::Checkpoint { phase, data } => {
@@ -170,7 +168,7 @@ fn resume_text(answer: &ResumeAnswer, agent: &str, session: &str, p: &impl Print
             "checkpoint {} ({}, {})",
             e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
             place(e),
-            when(&e.record.time)
+            when(&e.record.time, p)
         ),
         None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
     };
@@ -241,6 +239,7 @@ fn table_text(
     scan: &ListAnswer,
     with_invalid: bool,
     layout: table::Layout,
+    color: bool,
     time: impl Fn(&chrono::DateTime<chrono::Utc>) -> String,
 ) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
@@ -284,7 +283,7 @@ fn table_text(
         whole("SESSION"),
         text("DETAIL"),
     ];
-    table::lay_out(&header, &rows, layout, table::stdout_color())
+    table::lay_out(&header, &rows, layout, color)
 }
 
 #[cfg(test)]
@@ -330,7 +329,7 @@ mod tests {
             entry(1234, "w", "pr_created", 2),
         ]);
         let now = Utc::now();
-        let text = table_text(&scan, false, table::Layout::Terminal(200), |t| {
+        let text = table_text(&scan, false, table::Layout::Terminal(200), false, |t| {
             table::relative_age(*t, now)
         });
         let lines: Vec<&str> = text.lines().collect();
@@ -377,7 +376,7 @@ mod piped {
                 unsigned: false,
             },
         }]);
-        let text = table_text(&scan, false, table::Layout::Piped, format_time);
+        let text = table_text(&scan, false, table::Layout::Piped, false, format_time);
         assert_eq!(
             text,
             "7\t2026-12-01T10:00:00.000000Z\tcheckpoint\tw\ts1\tphase=clone_complete\n"

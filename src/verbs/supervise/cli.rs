@@ -65,8 +65,8 @@ impl Command for StatusVerb {
             let text = table_text(
                 &answer.rows,
                 now,
-                table::stdout_layout(),
-                table::stdout_color(),
+                p.layout(),
+                p.color(),
             );
             p.out(text.trim_end());
         }
@@ -98,7 +98,7 @@ impl Command for History {
         } else if h.records.is_empty() {
             p.note(&format!("no records in session {}", h.session));
         } else {
-            let text = history_text(&h, table::stdout_layout(), table::stdout_color(), p);
+            let text = history_text(&h, p.layout(), p.color(), p);
             p.out(text.trim_end());
         }
         0

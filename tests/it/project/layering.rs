@@ -320,8 +320,11 @@ fn config_builds_no_client_and_the_library_declares_no_face() {
             .filter(|w| !w.is_empty())
             .collect();
         for face in ["cli", "mcp"] {
+            // The one exception: `verbs::cli`, each verb's own part of the CLI (its flags and
+            // its text, issue #40); printing, argv and exit codes stay in the binary.
+            let verbs_cli = face == "cli" && source.rel == "src/verbs/mod.rs";
             assert!(
-                !words.windows(2).any(|w| w == ["mod", face]),
+                verbs_cli || !words.windows(2).any(|w| w == ["mod", face]),
                 "{}: declares `mod {face}`; the faces live in the binary",
                 source.rel
             );
