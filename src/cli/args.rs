@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
 pub use super::terminal::ColorArg;
+use clap::{Parser, Subcommand};
 use forgestate::verbs::{FlushRequest, WatchRequest};
 
 mod verbs;
@@ -190,9 +190,7 @@ impl clap::FromArgMatches for TableVerb {
                 name: name.to_string(),
                 matches: sub.clone(),
             }),
-            None => Err(clap::Error::new(
-                clap::error::ErrorKind::MissingSubcommand,
-            )),
+            None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
         }
     }
 

@@ -19,10 +19,10 @@ use std::io::Read;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
+use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::{self, Context};
-use forgestate::Client;
 
 use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};

@@ -56,8 +56,14 @@ impl Opened {
 
     /// Shows the default store's line, unless the request itself was refused, and words a
     /// failure in the CLI's terms.
-    pub(super) fn finish<T>(&self, spec: &Spec, result: forgestate::Result<T>) -> Result<T, Failure> {
-        if !refused(&result) && let Some(note) = &self.note {
+    pub(super) fn finish<T>(
+        &self,
+        spec: &Spec,
+        result: forgestate::Result<T>,
+    ) -> Result<T, Failure> {
+        if !refused(&result)
+            && let Some(note) = &self.note
+        {
             output::note(note);
         }
         result.map_err(|e| flagged(spec, e).into())

@@ -131,10 +131,16 @@ async fn a_verb_added_in_two_places_is_on_the_cli() {
         &mut completions,
     );
     let completions = String::from_utf8_lossy(&completions);
-    assert!(completions.contains("forgestate__subcmd__example)"), "{completions}");
+    assert!(
+        completions.contains("forgestate__subcmd__example)"),
+        "{completions}"
+    );
     assert!(completions.contains("--words"), "the flag completes");
     let mut man = Vec::new();
-    let page = cli.find_subcommand("example").expect("a subcommand").clone();
+    let page = cli
+        .find_subcommand("example")
+        .expect("a subcommand")
+        .clone();
     clap_mangen::Man::new(page.name("forgestate-example"))
         .render(&mut man)
         .unwrap();

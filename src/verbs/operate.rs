@@ -52,7 +52,11 @@ impl Verb for Init {
   forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
   forgestate init --json",
         human: |a| {
-            let what = if a["created"] == true { "created" } else { "found" };
+            let what = if a["created"] == true {
+                "created"
+            } else {
+                "found"
+            };
             let (thread, author) = (a["thread"].as_str()?, a["author"].as_str()?);
             Some(format!(
                 "session thread {what}: {thread} (records are posted as {author})"
@@ -488,46 +492,46 @@ impl super::cli::Command for Prune {
             p.json(&plan);
             return 0;
         }
-    let verb = if a.yes { "deleted" } else { "would delete" };
-    let why = match a.ids.is_empty() {
-        true => format!(
-            "keeping the newest {} per agent, session and kind",
-            plan.keep
-        ),
-        false => format!("of the {} record id(s) given", a.ids.len()),
-    };
-    let mut text = format!(
-        "{verb} {} record(s) by {} ({why})",
-        plan.delete.len(),
-        plan.author,
-    );
-    for d in &plan.delete {
-        text.push_str(&format!(
-            "\n  comment {}  {}  {}  {}  {}  {}",
-            d.comment_id,
-            d.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-            d.agent,
-            d.session,
-            d.kind,
-            d.what
-        ));
-    }
-    text.push_str(&format!("\nkept: {} record(s)", plan.kept));
-    if plan.kept_other_authors > 0 {
-        text.push_str(&format!(
-            "; {} older record(s) by other authors left alone",
-            plan.kept_other_authors
-        ));
-    }
-    if !plan.missing.is_empty() {
-        text.push_str(&format!(
-            "\n{} of them were already gone",
-            plan.missing.len()
-        ));
-    }
-    if !a.yes && !plan.delete.is_empty() {
-        text.push_str("\nrun again with --yes to delete them");
-    }
+        let verb = if a.yes { "deleted" } else { "would delete" };
+        let why = match a.ids.is_empty() {
+            true => format!(
+                "keeping the newest {} per agent, session and kind",
+                plan.keep
+            ),
+            false => format!("of the {} record id(s) given", a.ids.len()),
+        };
+        let mut text = format!(
+            "{verb} {} record(s) by {} ({why})",
+            plan.delete.len(),
+            plan.author,
+        );
+        for d in &plan.delete {
+            text.push_str(&format!(
+                "\n  comment {}  {}  {}  {}  {}  {}",
+                d.comment_id,
+                d.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                d.agent,
+                d.session,
+                d.kind,
+                d.what
+            ));
+        }
+        text.push_str(&format!("\nkept: {} record(s)", plan.kept));
+        if plan.kept_other_authors > 0 {
+            text.push_str(&format!(
+                "; {} older record(s) by other authors left alone",
+                plan.kept_other_authors
+            ));
+        }
+        if !plan.missing.is_empty() {
+            text.push_str(&format!(
+                "\n{} of them were already gone",
+                plan.missing.len()
+            ));
+        }
+        if !a.yes && !plan.delete.is_empty() {
+            text.push_str("\nrun again with --yes to delete them");
+        }
         p.out(&text);
         0
     }

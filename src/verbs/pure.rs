@@ -441,7 +441,11 @@ impl super::cli::Command for Parse {
     }
 
     fn alone(request: &ParseRequest) -> Option<Result<ParseAnswer>> {
-        Some(crate::format::parse(&request.body).map(|record| ParseAnswer { record }).map_err(Into::into))
+        Some(
+            crate::format::parse(&request.body)
+                .map(|record| ParseAnswer { record })
+                .map_err(Into::into),
+        )
     }
 }
 

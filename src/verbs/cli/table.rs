@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, Utc};
 
-
 const BOLD: &str = "\x1b[1m";
 const RED: &str = "\x1b[1;31m";
 const YELLOW: &str = "\x1b[1;33m";

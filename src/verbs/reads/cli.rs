@@ -69,12 +69,18 @@ impl Command for ListVerb {
             return 0;
         }
         let text = match p.layout() {
-            table::Layout::Piped => {
-                table_text(&scan, a.invalid, table::Layout::Piped, p.color(), format_time)
-            }
+            table::Layout::Piped => table_text(
+                &scan,
+                a.invalid,
+                table::Layout::Piped,
+                p.color(),
+                format_time,
+            ),
             terminal => {
                 let now = chrono::Utc::now();
-                table_text(&scan, a.invalid, terminal, p.color(), |t| table::relative_age(*t, now))
+                table_text(&scan, a.invalid, terminal, p.color(), |t| {
+                    table::relative_age(*t, now)
+                })
             }
         };
         p.out(text.trim_end());
@@ -289,9 +295,9 @@ fn table_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{Duration, Utc};
     use crate::format::Record;
     use crate::scan::CommentInfo;
+    use chrono::{Duration, Utc};
     use serde_json::json;
 
     pub(super) fn answer(records: Vec<Entry>) -> ListAnswer {
@@ -352,9 +358,9 @@ mod tests {
 #[cfg(test)]
 mod piped {
     use super::*;
-    use chrono::{TimeZone, Utc};
     use crate::format::Record;
     use crate::scan::CommentInfo;
+    use chrono::{TimeZone, Utc};
     use serde_json::json;
 
     #[test]

@@ -8,7 +8,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::format::format_time;
 use crate::report::diff::{Change, Op};
-use crate::report::{Origin, Step, StatusRow, Verdict};
+use crate::report::{Origin, StatusRow, Step, Verdict};
 use crate::verbs::cli::{Command, Printer, table};
 use crate::verbs::{Context, Publish, PublishRequest};
 
@@ -60,14 +60,8 @@ impl Command for StatusVerb {
         } else if answer.rows.is_empty() {
             p.note("no matching records");
         } else {
-            let now =
-                crate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
-            let text = table_text(
-                &answer.rows,
-                now,
-                p.layout(),
-                p.color(),
-            );
+            let now = crate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
+            let text = table_text(&answer.rows, now, p.layout(), p.color());
             p.out(text.trim_end());
         }
         if a.fail_on_stalled && answer.offline {
