@@ -60,13 +60,35 @@ def _checkpoint(values: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def test_the_conformance_suite_passes_every_capability(client: Client) -> None:
+    """The suite awaits the ``a*`` methods only: they run on the saver's AsyncClient, the
+    synchronous client (and so a thread) never."""
     from langgraph.checkpoint.conformance import checkpointer_test, validate
+
+    calls = {"sync": 0, "async": 0}
+
+    def sync_call(verb: str, args: Dict[str, Any]) -> Any:
+        calls["sync"] += 1
+        return Client._call(client, verb, args)
+
+    client._call = sync_call  # type: ignore[method-assign]
 
     @checkpointer_test(name="ForgeStateSaver")
     async def saver():
-        yield ForgeStateSaver(client)
+        s = ForgeStateSaver(client)
+        aclient = s.aclient
+
+        async def async_call(verb: str, args: Dict[str, Any]) -> Any:
+            calls["async"] += 1
+            return await type(aclient)._call(aclient, verb, args)
+
+        aclient._call = async_call  # type: ignore[method-assign]
+        try:
+            yield s
+        finally:
+            await aclient.aclose()
 
     report = asyncio.run(validate(saver))
+    assert calls["sync"] == 0 and calls["async"] > 50, calls
     report.print_report()
     results = report.to_dict()
     assert report.passed_all_base(), results

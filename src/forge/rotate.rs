@@ -66,7 +66,7 @@ impl ForgeThread {
             .find(|i| i.number > old && linked(&i.body) == Some(old)))
     }
 
-    /// The successor of `old` when a rotation created it less than [`UNDER_WAY`] ago (by the
+    /// The successor of `old` when a rotation created it less than `UNDER_WAY` (a minute) ago (by the
     /// forge's clock): that rotation is still carrying, and an automatic one leaves it to it.
     /// Any successor found is adopted: it is the head from its first byte, so this machine's
     /// later writes go there rather than to `old`, which its cache still names and which stays

@@ -1,7 +1,7 @@
-//! The generated files: `python/forgestate/_verbs.py` and the reference blocks of docs/cli.md,
-//! docs/mcp.md and docs/python.md, each made from `forgestate schema`'s document alone.
-//! `UPDATE_SNAPSHOTS=1 cargo test --locked` rewrites them (with the schema snapshot); without it
-//! a test fails, naming that command, when one is stale.
+//! The generated files: the schema snapshot, `python/forgestate/_verbs.py` and the reference
+//! blocks of docs/cli.md, docs/mcp.md and docs/python.md, each made from `forgestate schema`'s
+//! document alone. `UPDATE_SNAPSHOTS=1 cargo test --locked` rewrites them; without it
+//! `the_generated_files_are_fresh` fails, naming that command, when any one is stale.
 
 mod docs;
 mod model;
@@ -9,29 +9,32 @@ mod python;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use docs::BLOCKS;
 use model::Model;
 
 /// The command that rewrites every generated file.
 const REGENERATE: &str = "UPDATE_SNAPSHOTS=1 cargo test --locked";
 
-/// `forgestate schema`'s document: the table's answer as the binary prints it (the verbs only
-/// tests have left out, unless `with_test_verbs`).
-fn schema(with_test_verbs: bool) -> Value {
-    let mut doc = serde_json::to_value(super::SchemaAnswer::new()).expect("serializes");
-    if !with_test_verbs && let Some(Value::Array(verbs)) = doc.get_mut("verbs") {
-        verbs.retain(|v| v["name"] != "example");
+/// The table's answer as `forgestate schema` prints it (the verbs only tests have left out,
+/// unless `with_test_verbs`).
+fn table(with_test_verbs: bool) -> super::SchemaAnswer {
+    let mut table = super::SchemaAnswer::new();
+    if !with_test_verbs {
+        table.verbs.retain(|v| v.name != "example");
     }
-    doc
+    table
 }
 
-/// Each generated file's path (from the repository's root) and its text, for `schema`, given
+/// Each generated file's path (from the repository's root) and its text, for `table`, given
 /// what each doc holds now (`read`).
-fn generate(schema: &Value, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
+fn generate(table: &super::SchemaAnswer, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
+    let schema = serde_json::to_value(table).expect("serializes");
+    let schema = &schema;
     let mut model = Model::new(schema);
-    let mut files = Vec::new();
+    // The snapshot is `forgestate schema`'s output as the binary prints it (`schema::snapshot`
+    // in tests/it compares the binary itself with it).
+    let snapshot = serde_json::to_string_pretty(table).expect("serializes") + "\n";
+    let mut files = vec![("tests/it/snapshots/schema.json".to_string(), snapshot)];
     let verbs = python::render(&mut model);
     files.push(("python/forgestate/_verbs.py".to_string(), verbs));
     for block in &BLOCKS {
@@ -52,7 +55,7 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn the_generated_files_are_fresh() {
-    let files = generate(&schema(false), |p| read(&root().join(p)));
+    let files = generate(&table(false), |p| read(&root().join(p)));
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
     for (path, text) in files {
@@ -68,14 +71,14 @@ fn the_generated_files_are_fresh() {
     assert!(
         stale.is_empty(),
         "generated from `forgestate schema`, these files are stale: {}. Run `{REGENERATE}` to \
-         rewrite them (and the schema snapshot), review the change and commit it",
+         rewrite them, review the change and commit it",
         stale.join(", ")
     );
 }
 
 #[test]
 fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
-    let files = generate(&schema(true), |p| read(&root().join(p)));
+    let files = generate(&table(true), |p| read(&root().join(p)));
     let text = |name: &str| {
         files
             .iter()
@@ -105,6 +108,76 @@ fn a_verb_added_to_the_table_reaches_python_and_the_docs() {
     ));
     assert!(text("docs/python.md").contains("- `example(words, *, times=None)` → `ExampleAnswer`"));
     // Without the test verb, none of it.
-    let plain = generate(&schema(false), |p| read(&root().join(p)));
+    let plain = generate(&table(false), |p| read(&root().join(p)));
     assert!(plain.iter().all(|(_, t)| !t.contains("xample(")));
+    // And Python itself finds it: the package with this `_verbs.py`, imported by python3.
+    let out = run_in_package(&verbs, EXAMPLE_FROM_PYTHON);
+    assert_eq!(
+        out.trim(),
+        "example: Client, AsyncClient, ExampleAnswer",
+        "{out}"
+    );
+}
+
+/// Run by python3 against the package holding the `_verbs.py` generated with the test verb:
+/// `Client.example` and `AsyncClient.example` send its request and answer its dataclass.
+const EXAMPLE_FROM_PYTHON: &str = r#"
+import asyncio, dataclasses, inspect, typing
+from forgestate import AsyncClient, Client, ExampleAnswer
+
+assert [f.name for f in dataclasses.fields(ExampleAnswer) if f.name != "raw"] == ["said"]
+sent = []
+
+class Stub(Client):
+    def _call(self, verb, args):
+        sent.append((verb, args))
+        return {"said": "hi hi"}
+
+class AsyncStub(AsyncClient):
+    async def _call(self, verb, args):
+        sent.append((verb, args))
+        return {"said": "hi hi"}
+
+for cls in (Client, AsyncClient):
+    method = cls.example
+    assert inspect.iscoroutinefunction(method) == (cls is AsyncClient), cls
+    assert list(inspect.signature(method).parameters) == ["self", "words", "times"], cls
+    assert typing.get_type_hints(method)["return"] is ExampleAnswer, cls
+assert Stub().example("hi", times=2) == ExampleAnswer(said="hi hi")
+assert asyncio.run(AsyncStub().example("hi", times=2)) == ExampleAnswer(said="hi hi")
+assert sent == [("example", {"words": "hi", "times": 2})] * 2, sent
+print("example: Client, AsyncClient, ExampleAnswer")
+"#;
+
+/// What python3 prints running `script` with the package `python/forgestate/`, its `_verbs.py`
+/// replaced by `verbs`, first on its path (the LangGraph saver, which needs LangGraph, left out).
+fn run_in_package(verbs: &str, script: &str) -> String {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let package = dir.path().join("forgestate");
+    std::fs::create_dir(&package).expect("creates the package directory");
+    let source = root().join("python/forgestate");
+    for entry in std::fs::read_dir(&source).expect("python/forgestate is there") {
+        let path = entry.expect("lists python/forgestate").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.ends_with(".py") && name != "_verbs.py" && name != "langgraph.py" {
+            std::fs::copy(&path, package.join(name)).expect("copies a module");
+        }
+    }
+    std::fs::write(package.join("_verbs.py"), verbs).expect("writes _verbs.py");
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .env("PYTHONPATH", dir.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 is on every machine (the seed parser's tests run it too)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "python3 failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
 }
