@@ -10,7 +10,7 @@ use crate::format::format_time;
 use crate::report::diff::{Change, Op};
 use crate::report::{Origin, StatusRow, Step, Verdict};
 use crate::verbs::cli::{Command, Printer, table};
-use crate::verbs::{Context, Publish, PublishRequest};
+use crate::verbs::{Context, Publish};
 
 impl Command for StatusVerb {
     type Flags = StatusFlags;
@@ -34,10 +34,13 @@ impl Command for StatusVerb {
         p: &impl Printer,
     ) -> Result<u8> {
         if flags.publish {
-            let request = PublishRequest {
-                warn_after_secs: r.warn_after_secs,
-                stalled_after_secs: r.stalled_after_secs,
-            };
+            // `publish`'s request read as every face reads it, from `status`'s thresholds.
+            let args = serde_json::json!({
+                "warn_after_secs": r.warn_after_secs,
+                "stalled_after_secs": r.stalled_after_secs,
+            });
+            let request = crate::verbs::decode::<Publish>(args)
+                .map_err(|e| Error::usage(format!("--publish: {e}")))?;
             let answer = crate::verbs::run::<Publish>(ctx, request.clone()).await?;
             return Ok(Publish::show(&request, answer, p));
         }
