@@ -375,17 +375,7 @@ mod tests {
         let at = now - chrono::Duration::days(age_days);
         Entry {
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "bot".into(),
-                created_at: at,
-                updated_at: at,
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "bot", at),
         }
     }
 
