@@ -19,16 +19,16 @@ use std::io::Read;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
+use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::{self, Context};
-use forgestate::{Client, Error};
 
 use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
+use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, suggest};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -269,7 +269,7 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
             )),
             None,
         ),
-        Some(Err(e)) => Reply::Failed(failure(&e), None),
+        Some(Err(e)) => Reply::Failed(ErrorBody::of(&e), None),
         Some(Ok(answer)) => {
             // Scrubbed where it is printed (`output::json`, `output::json_line`).
             match spooled(&answer).filter(|_| cli.strict) {
@@ -292,24 +292,6 @@ fn spooled(answer: &Value) -> Option<String> {
             answer["id"].as_str().unwrap_or("(no id)")
         )
     })
-}
-
-/// The error object of a library error; a body that is not a record says why in `reason`.
-fn failure(e: &Error) -> ErrorBody {
-    match e {
-        Error::Parse(p) => {
-            let reason = p.to_string();
-            let message = match reason.starts_with("not a record") {
-                true => reason,
-                false => format!("not a record: {reason}"),
-            };
-            ErrorBody {
-                reason: Some(p.code().to_string()),
-                ..ErrorBody::new(exit_code(e), &message)
-            }
-        }
-        e => ErrorBody::new(exit_code(e), &e.to_string()),
-    }
 }
 
 fn usage(message: &str) -> ErrorBody {

@@ -72,6 +72,24 @@ impl ErrorBody {
             reason: None,
         }
     }
+
+    /// The error object of a library error; a body that is not a record says why in `reason`.
+    pub fn of(e: &Error) -> ErrorBody {
+        match e {
+            Error::Parse(p) => {
+                let reason = p.to_string();
+                let message = match reason.starts_with("not a record") {
+                    true => reason,
+                    false => format!("not a record: {reason}"),
+                };
+                ErrorBody {
+                    reason: Some(p.code().to_string()),
+                    ..ErrorBody::new(exit_code(e), &message)
+                }
+            }
+            e => ErrorBody::new(exit_code(e), &e.to_string()),
+        }
+    }
 }
 
 /// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
@@ -89,6 +107,20 @@ pub fn one_line(message: &str) -> String {
         .filter(|l| !l.is_empty() && !excerpt(l))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Where the JSON string literal opening at `start` ends: just past its closing quote, or the
+/// end of `text` when it is not closed.
+pub fn string_end(text: &[u8], start: usize) -> usize {
+    let mut at = start + 1;
+    while at < text.len() {
+        match text[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    text.len()
 }
 
 /// The names (verbs, tools) a mistyped `typed` may have meant: those it begins (`stat` → `status`), else those
