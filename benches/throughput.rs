@@ -81,6 +81,8 @@ fn main() {
         start.elapsed(),
     );
 
+    decode_figures(&renderer);
+
     let dir = tempfile::tempdir().expect("temp dir");
     let store = LocalThread::new(dir.path(), "bench");
     let n = 2_000;
@@ -94,6 +96,108 @@ fn main() {
     per_op(
         "local store read (per comment)",
         listing.comments.len(),
+        start.elapsed(),
+    );
+}
+
+/// A comment as serde_json reads it into a typed struct: the floor for the list decoder.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Typed {
+    id: u64,
+    html_url: String,
+    issue_url: String,
+    user: TypedUser,
+    body: String,
+    created_at: chrono::DateTime<chrono::Utc>,
+    updated_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct TypedUser {
+    id: i64,
+    login: String,
+    created: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// A 10,000-comment list as Forgejo answers it (issue #44): forgestate's decode against
+/// serde_json into a typed struct, from the bytes in memory.
+fn decode_figures(renderer: &Renderer) {
+    let items: Vec<serde_json::Value> = (0..10_000u64)
+        .map(|i| {
+            let r = Record::checkpoint(
+                &format!("agent-{}", i % 50),
+                &format!("s{}", i % 50),
+                &format!("subtask_{i}_complete"),
+                json!({"i": i, "notes": "n".repeat(900)}),
+            )
+            .expect("valid");
+            json!({
+                "id": 1000 + i,
+                "html_url": format!("https://f.example/o/r/issues/1#issuecomment-{}", 1000 + i),
+                "pull_request_url": "",
+                "issue_url": "https://f.example/o/r/issues/1",
+                "user": {"id": 7, "login": "ca-bot", "login_name": "", "source_id": 0,
+                         "full_name": "", "email": "ca-bot@noreply.f.example",
+                         "avatar_url": "https://f.example/avatars/7", "html_url": "https://f.example/ca-bot",
+                         "language": "", "is_admin": false, "last_login": "0001-01-01T00:00:00Z",
+                         "created": "2026-07-01T00:00:00Z", "restricted": false, "active": false,
+                         "prohibit_login": false, "location": "", "pronouns": "", "website": "",
+                         "description": "", "visibility": "public", "followers_count": 0,
+                         "following_count": 0, "starred_repos_count": 0, "username": "ca-bot"},
+                "original_author": "",
+                "original_author_id": 0,
+                "body": renderer.render(&r).expect("renders"),
+                "assets": [],
+                "created_at": "2026-07-14T09:47:31Z",
+                "updated_at": "2026-07-14T09:47:31Z",
+            })
+        })
+        .collect();
+    let bytes = serde_json::to_vec(&items).expect("serializes");
+    let n = items.len();
+    println!("a {n}-comment list of {:.1} MB:", bytes.len() as f64 / 1e6);
+    let rounds = 5;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let got = forgestate::forge::decode_comment_list(&bytes).expect("decodes");
+        assert_eq!(got, (n, 0));
+    }
+    per_op(
+        "  forgestate's list decode (per comment)",
+        n * rounds,
+        start.elapsed(),
+    );
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let got: Vec<Typed> = serde_json::from_slice(&bytes).expect("decodes");
+        std::hint::black_box(got);
+    }
+    per_op(
+        "  serde_json typed, from a slice (per comment)",
+        n * rounds,
+        start.elapsed(),
+    );
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let reader = std::io::BufReader::with_capacity(64 * 1024, bytes.as_slice());
+        let got: Vec<Typed> = serde_json::from_reader(reader).expect("decodes");
+        std::hint::black_box(got);
+    }
+    per_op(
+        "  serde_json typed, from a reader (per comment)",
+        n * rounds,
+        start.elapsed(),
+    );
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let got: Vec<serde_json::Value> = serde_json::from_slice(&bytes).expect("decodes");
+        std::hint::black_box(got);
+    }
+    per_op(
+        "  serde_json Value, from a slice (per comment)",
+        n * rounds,
         start.elapsed(),
     );
 }

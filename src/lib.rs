@@ -58,7 +58,7 @@ pub mod verbs;
 
 pub use client::{
     Client, Exported, ForgeBuilder, ForkQuery, HistoryQuery, Imported, Latest, ListQuery, Outcome,
-    Posted, Published, Resumed, Rotation, SessionHistory, Status, Write,
+    Posted, Published, Resumed, Rotation, Status, Write,
 };
 pub use durable::{Durable, FlushReport};
 pub use error::{Category, Error, Result};

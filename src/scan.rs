@@ -49,6 +49,23 @@ pub struct CommentInfo {
     pub unsigned: bool,
 }
 
+impl CommentInfo {
+    /// A comment of `author` posted at `at` and not changed since, with no address.
+    pub fn at(id: Option<u64>, author: &str, at: DateTime<Utc>) -> CommentInfo {
+        CommentInfo {
+            id,
+            author: author.to_string(),
+            created_at: at,
+            updated_at: at,
+            url: None,
+            issue: None,
+            edited: false,
+            pending: false,
+            unsigned: false,
+        }
+    }
+}
+
 impl From<&Comment> for CommentInfo {
     fn from(c: &Comment) -> Self {
         CommentInfo {
@@ -545,15 +562,8 @@ pub(crate) fn add_pending_except(
                     continue;
                 }
                 let comment = CommentInfo {
-                    id: None,
-                    author: String::new(),
-                    created_at: at,
-                    updated_at: at,
-                    url: None,
-                    issue: None,
-                    edited: false,
                     pending: true,
-                    unsigned: false,
+                    ..CommentInfo::at(None, "", at)
                 };
                 scan.entries.push(Entry { record, comment });
             }

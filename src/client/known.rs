@@ -8,7 +8,7 @@
 //! none: the record then goes without a `Parent:`, which loses lineage, never a record.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -45,10 +45,6 @@ impl Known {
     }
 
     /// The directory this machine's lineage is kept in, if any.
-    pub(super) fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
-
     pub(super) fn get(&self, agent: &str, session: &str) -> Option<String> {
         let key = (agent.to_string(), session.to_string());
         {

@@ -34,7 +34,7 @@ pub use export::{Exported, Imported};
 pub use forge_builder::ForgeBuilder;
 pub use publish::Published;
 pub use query::{ForkQuery, HistoryQuery, ListQuery};
-pub use report::{SessionHistory, Status};
+pub use report::Status;
 pub use rotate::{Rotation, to_carry};
 pub use sessions::Write;
 pub use tidy::Tidied;
@@ -105,17 +105,17 @@ impl Outcome {
     }
 }
 
-/// The answer of [`Client::latest`].
-#[derive(Debug, Clone, Default)]
+/// What `latest` answers.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Latest {
-    /// The newest matching record, in thread order.
-    pub entry: Option<Entry>,
+    /// The newest matching record, with the comment that holds it; null when none matches.
+    pub record: Option<Entry>,
     /// The store could not be read: the answer comes from this machine's read cache and outbox.
     pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
     pub complete: bool,
-    /// What the store or the outbox noticed on the way.
+    /// Things the caller should know.
     pub warnings: Vec<String>,
 }
 
@@ -229,11 +229,6 @@ impl<T: Thread> Client<T> {
     pub fn with_lineage_dir(mut self, dir: impl Into<PathBuf>) -> Client<T> {
         self.known = known::Known::in_dir(dir.into());
         self
-    }
-
-    /// Where this client keeps its lineage (see [`Client::with_lineage_dir`]), if anywhere.
-    pub fn lineage_dir(&self) -> Option<&std::path::Path> {
-        self.known.dir()
     }
 
     /// The keys records are signed (the first) and checked with.

@@ -22,23 +22,23 @@ impl<T: Thread> Client<T> {
         let (all, trust) = self.scan_unscrubbed(Keep::Newest(&wanted)).await?;
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         let offline = all.offline;
-        let entry = all
+        let record = all
             .entries
             .iter()
             .rev()
             .find(|e| filter.matches(e))
             .cloned()
             .map(|e| self.scrub_entry(e));
-        if offline && entry.is_none() {
+        if offline && record.is_none() {
             return Err(offline_unknown("a matching record"));
         }
-        let stale = stale_warnings(&all, trust.as_ref(), entry.as_ref(), |kind, agent| {
+        let stale = stale_warnings(&all, trust.as_ref(), record.as_ref(), |kind, agent| {
             filter.kind.is_none_or(|k| k == kind)
                 && filter.agent.as_ref().is_none_or(|a| name_matches(a, agent))
         });
         all.warnings.extend(stale);
         Ok(Latest {
-            entry,
+            record,
             offline,
             complete: all.complete(),
             warnings: self.scrub_warnings(all.warnings),

@@ -36,18 +36,6 @@ impl Status {
     }
 }
 
-/// The answer of [`Client::history`].
-#[derive(Debug, Clone)]
-pub struct SessionHistory {
-    /// The session's records, step by step.
-    pub history: History,
-    /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
-    pub complete: bool,
-    /// What the store or the outbox noticed on the way.
-    pub warnings: Vec<String>,
-}
-
 impl<T: Thread> Client<T> {
     /// Who is alive: every (agent, session) matching `filter`, judged under `policy` on the
     /// store's clock (a forge's, from its `Date` header).
@@ -98,7 +86,7 @@ impl<T: Thread> Client<T> {
 
     /// Every record of `query.session`, optionally of agents matching `query.agent` only, with
     /// the JSON changes between consecutive checkpoints when `query.diff`.
-    pub async fn history(&self, query: &HistoryQuery) -> Result<SessionHistory> {
+    pub async fn history(&self, query: &HistoryQuery) -> Result<History> {
         let session = query.session.as_str();
         // The session is found by its name as written (one holding a secret too), then every
         // record is scrubbed for the answer, the session's own keeping the name asked for until
@@ -119,19 +107,11 @@ impl<T: Thread> Client<T> {
         let agent = query.agent.as_deref();
         let mut history = history(&scan.entries, session, agent, query.diff, &self.resume);
         self.redactor.redact_text(&mut history.session);
-        let complete = scan.complete();
+        history.complete = scan.complete();
         let mut warnings = scan.warnings;
-        warnings.extend(
-            history
-                .conflicts
-                .iter()
-                .map(|c| crate::report::conflict_warning(&c.agent, session, &c.conflict)),
-        );
-        Ok(SessionHistory {
-            history,
-            complete,
-            warnings: self.scrub_warnings(warnings),
-        })
+        warnings.append(&mut history.warnings);
+        history.warnings = self.scrub_warnings(warnings);
+        Ok(history)
     }
 
     /// The checkpoint that would start `query.new_session` from `query.session`'s state at

@@ -96,10 +96,15 @@ impl Client<AnyThread> {
             note: None,
             dashboard: false,
         };
+        let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
+        if let Some(new) = &pending
+            && self.left_to_its_carrier(forge, old.number, new).await?
+        {
+            return Ok(left_report(report, new));
+        }
         let trust = self.trust().await?;
         let listing = forge.thread_comments(old.number).await.map_err(forge_err)?;
         let old_scan = self.scan_listing(listing, &trust);
-        let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
         if pending.is_none()
             && old_scan
                 .entries
@@ -118,6 +123,14 @@ impl Client<AnyThread> {
         }
         let successor = forge.successor(&old).await.map_err(forge_err)?;
         let new = successor.issue;
+        // Another run created it while this one read the old issue: it is carrying.
+        if pending.is_none()
+            && !successor.created
+            && !successor.lost_race
+            && self.left_to_its_carrier(forge, old.number, &new).await?
+        {
+            return Ok(left_report(report, &new));
+        }
         report.to = Some(new.number.0);
         report.to_url = Some(new.html_url.clone());
         report.created = successor.created;
@@ -201,6 +214,52 @@ impl Client<AnyThread> {
         Ok(report)
     }
 
+    /// Whether the rotation of `old` to its open successor `new` is left to the run carrying it
+    /// (see [`UNDER_WAY`](crate::forge::UNDER_WAY)): `new` was created, or got a record carried
+    /// from `old`, less than that ago by the forge's clock, and not by this machine's own
+    /// rotation (which a rerun here finishes at once). Many writers find a long issue due at once; each carrying the same
+    /// records would pile copies on the new head (issue #42's 64-writer soak). When it is left,
+    /// this machine writes to `new` from now on.
+    async fn left_to_its_carrier(
+        &self,
+        forge: &ForgeThread,
+        old: crate::forge::IssueNumber,
+        new: &crate::forge::Issue,
+    ) -> Result<bool> {
+        if forge.rotating_here(new.number) {
+            return Ok(false);
+        }
+        let under_way = forge.lately(new.created_at) || {
+            let lately = forge.comments_lately(new.number).await.map_err(forge_err)?;
+            let trust = self.trust().await?;
+            let lately = self.scan_listing(lately, &trust);
+            lately
+                .entries
+                .iter()
+                .any(|e| e.record.carried_from == Some(old.0))
+        };
+        if under_way {
+            forge.adopt_successor(new);
+        }
+        Ok(under_way)
+    }
+
+    /// The open successor of `old` when its rotation is under way in another run, which is
+    /// left to finish it ([`Client::left_to_its_carrier`]).
+    pub(super) async fn under_way(
+        &self,
+        forge: &ForgeThread,
+        old: crate::forge::IssueNumber,
+    ) -> Result<Option<crate::forge::Issue>> {
+        let Some(new) = forge.find_successor(old).await.map_err(forge_err)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .left_to_its_carrier(forge, old, &new)
+            .await?
+            .then_some(new))
+    }
+
     /// Rotates when automatic rotation is on (`rotate_after` > 0) and the session issue was
     /// last seen with more comments than that. Costs no request when it is not due: the count
     /// comes from reads of the issue that happen anyway (discovery, the periodic recheck).
@@ -227,7 +286,7 @@ impl Client<AnyThread> {
                 // one was, and rotating it would close it within seconds of its creation.
                 match forge.current_issue().await.map_err(forge_err)? {
                     Some(old) if old.number == n => {
-                        if let Some(new) = forge.rotation_under_way(n).await.map_err(forge_err)? {
+                        if let Some(new) = self.under_way(forge, n).await? {
                             tracing::info!(
                                 "session issue {n} is over its comment limit, and a rotation to \
                                  {} is under way; leaving it to finish",
@@ -289,6 +348,21 @@ pub(super) enum Carry {
     Refused(String),
     /// The forge failed: stop, a rerun continues.
     Failed(Error),
+}
+
+/// The report of a rotation left to the run carrying it.
+fn left_report(mut report: Rotation, new: &crate::forge::Issue) -> Rotation {
+    report.to = Some(new.number.0);
+    report.to_url = Some(new.html_url.clone());
+    report.note = Some(format!(
+        "a rotation of session issue {} to {} is under way: another run created {} and is \
+         carrying the records, so it is left to that run. If that run was interrupted, \
+         `forgestate rotate` finishes it a minute after its last step (on the machine that \
+         started it, at once)",
+        report.from, new.number, new.number
+    ));
+    tracing::info!("{}", report.note.as_deref().unwrap_or_default());
+    report
 }
 
 fn forge_err(e: ForgeError) -> Error {
@@ -375,17 +449,7 @@ mod tests {
         let at = now - chrono::Duration::days(age_days);
         Entry {
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "bot".into(),
-                created_at: at,
-                updated_at: at,
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "bot", at),
         }
     }
 

@@ -60,11 +60,6 @@ impl<T: Thread> Client<T> {
         }
     }
 
-    /// The newest record id of (agent, session) this client wrote or read back, if any.
-    pub fn known_latest(&self, agent: &str, session: &str) -> Option<String> {
-        self.known.get(agent, session)
-    }
-
     /// `record` with the `Parent:` this client knows, when it has none of its own.
     pub(super) fn with_known_parent(&self, record: Record) -> Record {
         match record.parent {

@@ -3,7 +3,11 @@
 //! racing start whose creator died, a reopened old issue, late posts to an issue that closed or
 //! was rotated away) get their newest original records carried to the head (of each agent,
 //! session and kind, the newest, unless it is itself a copy), each with its own `Id`, a
-//! `Carried-From:` and its first comment time in `Posted-At:`; the open ones are then closed.
+//! `Carried-From:` and its first comment time in `Posted-At:`; the open ones are then closed. A
+//! closed stray
+//! another machine carried from less than [`UNDER_WAY`](crate::forge::UNDER_WAY) ago (after its
+//! rotation's closing note) is left to that machine and tidied again with the next record: every
+//! machine whose cached number named a rotated-away issue finds it at about the same time.
 //! An open old issue that a newer member continues (reopened, or a rotation interrupted before
 //! it closed it) is rotated again instead, which finishes that rotation.
 //!
@@ -19,6 +23,8 @@ use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeError, MARGIN};
+use crate::format::Kind;
+use crate::scan::Entry;
 use crate::store::StoreError;
 
 /// What [`Client::tidy_chain`] did.
@@ -58,11 +64,7 @@ impl Client<AnyThread> {
                 false => None,
             };
             if let Some(old) = target.filter(|t| t.number == stray.issue) {
-                if let Some(new) = forge
-                    .rotation_under_way(old.number)
-                    .await
-                    .map_err(forge_err)?
-                {
+                if let Some(new) = self.under_way(forge, old.number).await? {
                     // Its creator is carrying now; every writer that found the two issues
                     // open carrying too would pile copies on the new head.
                     tracing::info!(
@@ -89,6 +91,7 @@ impl Client<AnyThread> {
                 .await
                 .map_err(forge_err)?;
             let upto = listing.comments.iter().map(|c| c.id).max().unwrap_or(0);
+            let rotated = forge.rotation_note(&listing, head);
             let found = self.scan_listing(listing, &trust);
             let earliest = found.entries.iter().map(|e| e.comment.created_at).min();
             if let Some(earliest) = earliest {
@@ -99,6 +102,23 @@ impl Client<AnyThread> {
                     .await
                     .map_err(forge_err)?;
                 let there = self.scan_listing(there, &trust);
+                let carrying = |e: &Entry| {
+                    e.record.carried_from == Some(stray.issue.0)
+                        && e.comment.id.unwrap_or(0) > rotated.unwrap_or(0)
+                        && forge.lately(e.comment.created_at)
+                };
+                if !stray.open && there.entries.iter().any(carrying) {
+                    // Every machine whose cached number named the stray finds its late records
+                    // at about the same time: one carries them, the others leave them to it (and
+                    // look again with their next record), or each would post its own copies.
+                    tracing::info!(
+                        "another machine is carrying the late records of session issue {} to \
+                         {head}; leaving them to it",
+                        stray.issue
+                    );
+                    forge.note_untidied(stray.issue);
+                    continue;
+                }
                 let mut ids: HashSet<String> = there
                     .entries
                     .into_iter()
@@ -146,6 +166,15 @@ impl Client<AnyThread> {
     }
 }
 
+/// What makes two records one pair's record of one kind: agent, session and kind.
+fn key(e: &Entry) -> (String, String, Kind) {
+    (
+        e.record.agent.clone(),
+        e.record.session.clone(),
+        e.record.kind(),
+    )
+}
+
 /// The records of a stray worth carrying to the head: of each (agent, session, kind), the
 /// newest, and only when it is an original (no `Carried-From:`/`Posted-At:`). A copy on the
 /// stray came from an earlier member, which readers merge, and whose newest records a rotation
@@ -153,14 +182,7 @@ impl Client<AnyThread> {
 /// Carrying everything since the head was opened instead posts the stray's whole window again
 /// on every tidy, and copies of copies pile up on each head (seen in the soak: 7,572 comments
 /// for 300 records).
-fn late_originals(entries: Vec<crate::scan::Entry>) -> Vec<crate::scan::Entry> {
-    let key = |e: &crate::scan::Entry| {
-        (
-            e.record.agent.clone(),
-            e.record.session.clone(),
-            e.record.kind(),
-        )
-    };
+fn late_originals(entries: Vec<Entry>) -> Vec<Entry> {
     let mut newest = std::collections::HashMap::new();
     for (n, e) in entries.iter().enumerate() {
         newest.insert(key(e), n);

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::overrides::Overrides;
 use super::settings::ForgeOptions;
-use super::wait::{parse_wait, patience, wait_budget};
+use super::wait::{layered, parse_wait};
 use crate::defaults;
 use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
@@ -330,8 +330,16 @@ pub fn forge_options(
             file.retry_budget_secs
                 .unwrap_or(defaults::RETRY_BUDGET_SECS),
         ),
-        wait: wait_budget(over.wait, env.wait.as_deref(), file.wait.as_deref())?,
-        patience: patience(
+        wait: layered(
+            "wait",
+            defaults::WAIT_SECS,
+            over.wait,
+            env.wait.as_deref(),
+            file.wait.as_deref(),
+        )?,
+        patience: layered(
+            "patience",
+            defaults::PATIENCE_SECS,
             over.patience,
             env.patience.as_deref(),
             file.patience.as_deref(),

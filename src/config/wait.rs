@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use crate::defaults;
 use crate::error::{Error, Result};
 
 /// The shortest and longest wait budget accepted.
@@ -27,9 +26,12 @@ pub fn parse_wait(text: &str, whence: &str) -> std::result::Result<Duration, Str
     Ok(wait)
 }
 
-/// The wait budget in force: the flag (`--wait`, already checked), then `$FORGESTATE_WAIT`, then
-/// `[forge] wait`, then the default (3 s).
-pub(super) fn wait_budget(
+/// The setting `name` (`wait` or `patience`) in force: the flag (`--wait`, already checked),
+/// then `$FORGESTATE_WAIT`, then `[forge] wait`, then `default_secs` (3 s for the wait budget;
+/// the patience, how long a command without an answer of its own waits for the forge: 60 s).
+pub(super) fn layered(
+    name: &str,
+    default_secs: u64,
     flag: Option<Duration>,
     env: Option<&str>,
     file: Option<&str>,
@@ -38,37 +40,19 @@ pub(super) fn wait_budget(
         return Ok(wait);
     }
     if let Some(text) = env {
-        return parse_wait(text, "FORGESTATE_WAIT").map_err(|e| Error::setting("wait", e));
+        let var = format!("FORGESTATE_{}", name.to_uppercase());
+        return parse_wait(text, &var).map_err(|e| Error::setting(name, e));
     }
     match file {
-        Some(text) => parse_wait(text, "[forge] wait").map_err(Error::config),
-        None => Ok(Duration::from_secs(defaults::WAIT_SECS)),
-    }
-}
-
-/// The patience in force (how long a command without an answer of its own waits for the
-/// forge): the flag (`--patience`, already checked), then `$FORGESTATE_PATIENCE`, then
-/// `[forge] patience`, then the default (60 s).
-pub(super) fn patience(
-    flag: Option<Duration>,
-    env: Option<&str>,
-    file: Option<&str>,
-) -> Result<Duration> {
-    if let Some(p) = flag {
-        return Ok(p);
-    }
-    if let Some(text) = env {
-        return parse_wait(text, "FORGESTATE_PATIENCE").map_err(|e| Error::setting("patience", e));
-    }
-    match file {
-        Some(text) => parse_wait(text, "[forge] patience").map_err(Error::config),
-        None => Ok(Duration::from_secs(defaults::PATIENCE_SECS)),
+        Some(text) => parse_wait(text, &format!("[forge] {name}")).map_err(Error::config),
+        None => Ok(Duration::from_secs(default_secs)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::defaults;
 
     #[test]
     fn durations_as_people_write_them_within_the_range() {
@@ -90,6 +74,9 @@ mod tests {
 
     #[test]
     fn the_flag_beats_the_environment_which_beats_the_file() {
+        let wait_budget = |flag, env, file| layered("wait", defaults::WAIT_SECS, flag, env, file);
+        let patience =
+            |flag, env, file| layered("patience", defaults::PATIENCE_SECS, flag, env, file);
         let flag = Some(Duration::from_secs(1));
         assert_eq!(
             wait_budget(flag, Some("2s"), Some("4s")).unwrap(),

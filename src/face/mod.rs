@@ -91,6 +91,20 @@ pub fn one_line(message: &str) -> String {
         .join("; ")
 }
 
+/// Where the JSON string literal opening at `start` ends: just past its closing quote, or the
+/// end of `text` when it is not closed.
+pub fn string_end(text: &[u8], start: usize) -> usize {
+    let mut at = start + 1;
+    while at < text.len() {
+        match text[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    text.len()
+}
+
 /// The names (verbs, tools) a mistyped `typed` may have meant: those it begins (`stat` → `status`), else those
 /// within two edits, closest first.
 pub fn suggest<'a>(typed: &str, verbs: &[&'a str]) -> Vec<&'a str> {

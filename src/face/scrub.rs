@@ -79,7 +79,7 @@ pub fn scrub_json(text: &str) -> String {
     let mut rest = text;
     while let Some(start) = rest.find('"') {
         out.push_str(&rest[..start]);
-        let literal = &rest[start..start + literal_len(&rest[start..])];
+        let literal = &rest[start..super::string_end(rest.as_bytes(), start)];
         match serde_json::from_str::<String>(literal)
             .ok()
             .and_then(|s| scrubbed(&s))
@@ -91,21 +91,6 @@ pub fn scrub_json(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The length of the JSON string literal `text` opens with (through its closing quote; the
-/// whole text when it is not closed).
-fn literal_len(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
 }
 
 /// `text` scrubbed, when the scrubber replaced anything in it.

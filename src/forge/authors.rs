@@ -22,6 +22,10 @@ impl ForgeThread {
         if self.login.lock().ok().is_some_and(|l| l.is_some()) {
             return Ok(());
         }
+        let _asking = self.asking_login.lock().await;
+        if self.login.lock().ok().is_some_and(|l| l.is_some()) {
+            return Ok(());
+        }
         let user = c.current_user().await?;
         if let Ok(mut l) = self.login.lock() {
             *l = Some(user.login);

@@ -45,6 +45,15 @@ pub struct CacheEntry {
     /// head (or found there already).
     #[serde(default)]
     pub tidied: BTreeMap<u64, u64>,
+    /// Successors this machine's rotations created whose old issue they have not closed yet:
+    /// a rerun here finishes its own interrupted run at once, where a rotation another machine
+    /// is carrying is left to it (`client/rotate.rs`).
+    #[serde(default)]
+    pub rotating: BTreeSet<u64>,
+    /// Members whose tidy this machine left to another machine carrying from them at the time:
+    /// its next record tidies them again (`client/tidy.rs`).
+    #[serde(default)]
+    pub untidied: BTreeSet<u64>,
     /// The repository's id, from the session issue (`repository.id`): another id at the same
     /// URL is a forge recreated there, whose issues are not the ones remembered.
     #[serde(default)]

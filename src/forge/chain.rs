@@ -176,6 +176,17 @@ impl ForgeThread {
         if !self.cached().reopened.is_empty() {
             self.remember(|s| reopened = std::mem::take(&mut s.reopened));
         }
+        let mut untidied = BTreeSet::new();
+        if !self.cached().untidied.is_empty() {
+            self.remember(|s| untidied = std::mem::take(&mut s.untidied));
+        }
+        for n in untidied {
+            taken.entry(n).or_insert(Stray {
+                issue: IssueNumber(n),
+                open: false,
+                continued: false,
+            });
+        }
         for n in reopened {
             taken.entry(n).or_insert(Stray {
                 issue: IssueNumber(n),
@@ -184,6 +195,14 @@ impl ForgeThread {
             });
         }
         taken.into_values().collect()
+    }
+
+    /// Remembers that member `n` is left untidied for now (another machine was carrying from
+    /// it): this machine's next record, from any process, tidies it again.
+    pub fn note_untidied(&self, n: IssueNumber) {
+        self.remember(|s| {
+            s.untidied.insert(n.0);
+        });
     }
 
     /// Remembers that the records of member `n` up to comment `upto` are on the head, so later
@@ -213,7 +232,10 @@ impl ForgeThread {
 
     /// Whether any stray was noted (see [`ForgeThread::take_strays`]).
     pub fn has_strays(&self) -> bool {
-        self.chain.lock().is_ok_and(|c| !c.strays.is_empty()) || !self.cached().reopened.is_empty()
+        let cached = self.cached();
+        self.chain.lock().is_ok_and(|c| !c.strays.is_empty())
+            || !cached.reopened.is_empty()
+            || !cached.untidied.is_empty()
     }
 
     /// The comments of member `n` updated at or after `since` (opaque bodies, every author).

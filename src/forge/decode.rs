@@ -19,8 +19,10 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde_json::{Map, Value};
 
 mod body;
+mod fields;
 
 use body::{Body, BodySeed};
+use fields::{Fields, Key, UserSeed, Want};
 
 use super::models::{Comment, CommentList, UnreadableComment};
 use crate::store::Skip;
@@ -88,12 +90,10 @@ impl Filter {
         }
     }
 
-    /// Whether the element whose fields were read so far is on an issue to drop.
-    fn drops(&self, fields: &Map<String, Value>) -> bool {
+    /// Whether the element whose `issue_url` (read so far) is this is on an issue to drop.
+    fn drops(&self, issue_url: Option<&str>) -> bool {
         !self.drop_issues.is_empty()
-            && fields
-                .get("issue_url")
-                .and_then(Value::as_str)
+            && issue_url
                 .and_then(crate::store::issue_in_url)
                 .is_some_and(|n| self.drop_issues.contains(&n))
     }
@@ -204,34 +204,44 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut fields = Map::new();
+        let mut fields = Fields::default();
         let mut body = Body::Missing;
-        while let Some(key) = map.next_key::<String>()? {
-            if key == NUMBER_TOKEN {
-                let n: Value = map.next_value()?;
-                let n = n
-                    .as_str()
-                    .and_then(|n| n.parse::<serde_json::Number>().ok())
-                    .map_or(Value::Null, Value::Number);
-                self.odd(n);
-                return Ok(());
-            }
-            if key != "body" {
-                let value: Value = map.next_value()?;
-                fields.insert(key, value);
-                continue;
-            }
-            body = match login(&fields) {
-                _ if self.0.filter.drops(&fields) || self.0.deferred(&fields) => {
-                    map.next_value::<IgnoredAny>()?;
-                    Body::Dropped
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Number => {
+                    let n: Value = map.next_value()?;
+                    let n = n
+                        .as_str()
+                        .and_then(|n| n.parse::<serde_json::Number>().ok())
+                        .map_or(Value::Null, Value::Number);
+                    self.odd(n);
+                    return Ok(());
                 }
-                Some(author) if !self.0.filter.keeps(author) => {
+                Key::Id => fields.id = Some(map.next_value_seed(Want::new())?),
+                Key::HtmlUrl => fields.html_url = Some(map.next_value_seed(Want::new())?),
+                Key::IssueUrl => fields.issue_url = Some(map.next_value_seed(Want::new())?),
+                Key::User => fields.user = Some(map.next_value_seed(UserSeed)?),
+                Key::CreatedAt => fields.created_at = Some(map.next_value_seed(Want::new())?),
+                Key::UpdatedAt => fields.updated_at = Some(map.next_value_seed(Want::new())?),
+                Key::Other => {
                     map.next_value::<IgnoredAny>()?;
-                    Body::Skipped(Skip::Untrusted, None)
                 }
-                _ => map.next_value_seed(BodySeed(self.0.filter.max_body))?,
-            };
+                Key::Body => {
+                    body = match fields.login() {
+                        _ if self.0.filter.drops(fields.issue_url())
+                            || self.0.deferred(&fields) =>
+                        {
+                            map.next_value::<IgnoredAny>()?;
+                            Body::Dropped
+                        }
+                        Some(author) if !self.0.filter.keeps(author) => {
+                            map.next_value::<IgnoredAny>()?;
+                            Body::Skipped(Skip::Untrusted, None)
+                        }
+                        _ => map.next_value_seed(BodySeed(self.0.filter.max_body))?,
+                    };
+                }
+            }
         }
         let state = self.0;
         match state.finish(fields, body) {
@@ -285,53 +295,74 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
     }
 }
 
-/// The poster's login, once the element's `user` field has been read.
-fn login(fields: &Map<String, Value>) -> Option<&str> {
-    fields.get("user")?.get("login")?.as_str()
-}
-
-/// The number of the issue an element's fields (read so far) say it is on.
-fn issue_of(fields: &Map<String, Value>) -> Option<u64> {
-    ["issue_url", "html_url"]
-        .iter()
-        .filter_map(|k| fields.get(*k)?.as_str())
-        .find(|u| !u.is_empty())
-        .and_then(crate::store::issue_in_url)
-}
-
 impl State<'_> {
     /// Whether the element is on an issue already deferred.
-    fn deferred(&self, fields: &Map<String, Value>) -> bool {
+    fn deferred(&self, fields: &Fields) -> bool {
         !self.out.deferred.is_empty()
-            && issue_of(fields).is_some_and(|n| self.out.deferred.contains(&n))
+            && fields
+                .issue()
+                .is_some_and(|n| self.out.deferred.contains(&n))
     }
 
     /// Files one comment object. `Err` when keeping it would pass the listing's cap.
-    fn finish(&mut self, mut fields: Map<String, Value>, body: Body) -> Result<(), ()> {
-        if self.filter.drops(&fields) {
+    ///
+    /// A comment whose fields all came typed is built from them; any other element takes the
+    /// lenient path, its fields as a JSON object, so it is worded as it always was.
+    fn finish(&mut self, fields: Fields, body: Body) -> Result<(), ()> {
+        if self.filter.drops(fields.issue_url()) {
             return Ok(());
         }
-        let issue = issue_of(&fields);
-        let text = match body {
+        let issue = fields.issue();
+        let (text, odd_body) = match body {
             Body::Dropped => return Ok(()),
-            Body::Missing => None,
-            Body::Odd(v) => {
-                fields.insert("body".into(), v);
-                None
-            }
-            Body::Kept(text) => {
-                fields.insert("body".into(), Value::String(String::new()));
-                Some(text)
-            }
+            Body::Missing => (None, None),
+            Body::Odd(v) => (None, Some(v)),
+            Body::Kept(text) => (Some(text), None),
             Body::Skipped(skip, head) => {
-                self.skip(fields, skip);
+                self.skip(fields.into_map(), skip);
                 if let Some(odd) = self.out.unreadable.last_mut() {
                     odd.head = head;
                 }
                 return Ok(());
             }
         };
-        let item = Value::Object(fields);
+        let text = match text {
+            Some(text) if fields.readable() => text,
+            text => return self.lenient(fields, text, odd_body, issue),
+        };
+        if !self.filter.keeps(fields.login().unwrap_or("")) {
+            // The body came before the poster: it was held for this element only.
+            self.skip(fields.into_map(), Skip::Untrusted);
+            return Ok(());
+        }
+        let mut comment = match fields.comment() {
+            Ok(comment) => comment,
+            Err(fields) => return self.lenient(*fields, Some(text), odd_body, issue),
+        };
+        comment.body = text;
+        self.keep(comment, issue)
+    }
+
+    /// An element whose fields did not all come typed: decided as [`Comment::classify`] decides
+    /// a JSON object.
+    fn lenient(
+        &mut self,
+        fields: Fields,
+        text: Option<String>,
+        odd_body: Option<Value>,
+        issue: Option<u64>,
+    ) -> Result<(), ()> {
+        let mut obj = fields.into_map();
+        match (&text, odd_body) {
+            (Some(_), _) => {
+                obj.insert("body".into(), Value::String(String::new()));
+            }
+            (None, Some(v)) => {
+                obj.insert("body".into(), v);
+            }
+            (None, None) => {}
+        }
+        let item = Value::Object(obj);
         let mut comment = match Comment::classify(&item) {
             Ok(c) => c,
             Err(odd) => {
@@ -349,6 +380,11 @@ impl State<'_> {
             return Ok(());
         }
         comment.body = text.unwrap_or_default();
+        self.keep(comment, issue)
+    }
+
+    /// Keeps a readable comment, counting its body toward the listing's cap.
+    fn keep(&mut self, mut comment: Comment, issue: Option<u64>) -> Result<(), ()> {
         let len = comment.body.len();
         if self.filter.counts(issue) {
             self.kept = self.kept.saturating_add(len);

@@ -269,3 +269,163 @@ fn the_digest_sees_each_kept_body_as_it_is_decoded_and_only_those() {
     assert_eq!(list.unreadable.len(), 2);
     assert_eq!(list.seen, 4);
 }
+
+/// A comment as Forgejo sends it: the poster in full and the fields forgestate does not read.
+fn forgejo(id: u64, login: &str, body: &str) -> Value {
+    json!({
+        "id": id,
+        "html_url": format!("https://f.example/o/r/issues/1#issuecomment-{id}"),
+        "pull_request_url": "",
+        "issue_url": "https://f.example/o/r/issues/1",
+        "user": {"id": 7, "login": login, "login_name": "", "source_id": 0,
+                 "full_name": "", "email": "bot@noreply.f.example", "avatar_url": "x",
+                 "html_url": "x", "language": "", "is_admin": false,
+                 "last_login": "0001-01-01T00:00:00Z", "created": "2026-07-01T00:00:00+02:00",
+                 "restricted": false, "active": false, "prohibit_login": false,
+                 "location": "", "pronouns": "", "website": "", "description": "",
+                 "visibility": "public", "followers_count": 0, "following_count": 0,
+                 "starred_repos_count": 0, "username": login},
+        "original_author": "",
+        "original_author_id": 0,
+        "body": body,
+        "assets": [],
+        "created_at": "2026-07-14T09:47:31Z",
+        "updated_at": "2026-07-14T09:48:00+00:00",
+    })
+}
+
+/// Values of every JSON kind, and near misses of the expected ones.
+fn odd_values() -> Vec<Option<Value>> {
+    let mut values: Vec<Option<Value>> = [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-3),
+        json!(1.5),
+        json!(1e3),
+        json!("12"),
+        json!(""),
+        json!("2026-07-14"),
+        json!("2026-07-14T09:47:31Z"),
+        json!([]),
+        json!([1, "two"]),
+        json!({}),
+        json!({"login": "ca-bot"}),
+        json!({"id": 1, "login": "ca-bot"}),
+        json!({"id": "1", "login": "ca-bot"}),
+        json!({"id": 1, "login": 2}),
+        json!({"id": 1, "login": "ca-bot", "created": 5}),
+        json!({"id": 1, "login": "ca-bot", "created": "yesterday"}),
+        json!({"id": -1, "login": "ghost", "created": null}),
+        json!({"id": 1.5, "login": "ca-bot"}),
+        json!({"id": 18446744073709551615_u64, "login": "ca-bot"}),
+    ]
+    .into_iter()
+    .map(Some)
+    .collect();
+    values.push(Some(
+        serde_json::from_str("123456789012345678901234567890").unwrap(),
+    ));
+    values.push(Some(serde_json::from_str("18446744073709551615").unwrap()));
+    values.push(None); // missing
+    values
+}
+
+#[test]
+fn an_odd_field_in_the_middle_of_a_long_list_is_one_unreadable_comment_worded_as_before() {
+    let fields = [
+        "id",
+        "html_url",
+        "issue_url",
+        "user",
+        "body",
+        "created_at",
+        "updated_at",
+        "assets",
+    ];
+    let mut cases = 0;
+    for field in fields {
+        for value in odd_values() {
+            let mut odd = forgejo(100, "ca-bot", "[CHECKPOINT] odd");
+            let obj = odd.as_object_mut().unwrap();
+            match &value {
+                Some(v) => obj.insert(field.to_string(), v.clone()),
+                None => obj.remove(field),
+            };
+            // 200 comments around it, the odd one in the middle.
+            let items: Vec<Value> = (0..201u64)
+                .map(|i| match i {
+                    100 => odd.clone(),
+                    i => forgejo(i, "ca-bot", &format!("[CHECKPOINT] {i}")),
+                })
+                .collect();
+            let text = Value::Array(items.clone()).to_string();
+            let streamed = decode(&text, &Filter::all()).unwrap();
+            let whole = CommentList::decode(items);
+            assert_eq!(streamed, whole, "`{field}` = {value:?}");
+            assert_eq!(streamed.seen, 201);
+            assert_eq!(
+                streamed.comments.len() + streamed.unreadable.len(),
+                201,
+                "`{field}` = {value:?}: no element is lost"
+            );
+            // Every other comment is read, in order, with its body.
+            let others: Vec<u64> = streamed
+                .comments
+                .iter()
+                .filter(|c| c.id.0 != 100 && !c.html_url.ends_with("-100"))
+                .map(|c| c.id.0)
+                .collect();
+            assert!(
+                others.iter().copied().eq((0..201).filter(|&i| i != 100)),
+                "`{field}` = {value:?}: every other comment is read, in order"
+            );
+            assert!(
+                streamed
+                    .comments
+                    .iter()
+                    .filter(|c| c.id.0 != 100 && !c.html_url.ends_with("-100"))
+                    .all(|c| c.body == format!("[CHECKPOINT] {}", c.id.0))
+            );
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, fields.len() * odd_values().len());
+}
+
+#[test]
+fn a_typed_comment_is_the_comment_the_whole_list_decoder_makes() {
+    let items = vec![
+        forgejo(
+            1,
+            "ca-bot",
+            "[CHECKPOINT] a \"quoted\" \\ body\nwith lines é",
+        ),
+        forgejo(2, "ca-bot", ""),
+        forgejo(u64::MAX, "ca-bot", "max"),
+    ];
+    let text = Value::Array(items.clone()).to_string();
+    let streamed = decode(&text, &Filter::all()).unwrap();
+    assert_eq!(streamed, CommentList::decode(items));
+    assert_eq!(streamed.comments.len(), 3);
+    let user = streamed.comments[0].user.as_ref().unwrap();
+    assert_eq!(
+        user.created.map(|t| t.to_rfc3339()).as_deref(),
+        Some("2026-06-30T22:00:00+00:00")
+    );
+}
+
+#[test]
+fn a_truncated_list_is_an_error_wherever_it_is_cut() {
+    let items: Vec<Value> = (0..20u64)
+        .map(|i| forgejo(i, "ca-bot", &format!("[CHECKPOINT] {i}")))
+        .collect();
+    let text = Value::Array(items).to_string();
+    // Cut anywhere, even between elements: never a shorter list.
+    for cut in (1..text.len()).step_by(37) {
+        assert!(
+            matches!(decode(&text[..cut], &Filter::all()), Err(Failed::Json(_))),
+            "cut at {cut}"
+        );
+    }
+}

@@ -64,11 +64,24 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub(crate) use probe::Probe;
-pub use rotate::Successor;
+pub use rotate::{Successor, UNDER_WAY};
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
 };
+
+/// Decodes a comment list answer held in `bytes` as a cold read decodes one arriving (every
+/// author kept, read through a buffered reader as the HTTP body is): the readable comments and
+/// the unreadable elements. For the benchmarks (`benches/throughput.rs`), not an API.
+#[doc(hidden)]
+pub fn decode_comment_list(bytes: &[u8]) -> Result<(usize, usize), String> {
+    let reader = std::io::BufReader::with_capacity(64 * 1024, bytes);
+    match decode::decode_list(reader, &decode::Filter::all()) {
+        Ok(list) => Ok((list.comments.len(), list.unreadable.len())),
+        Err(decode::Failed::Json(e)) => Err(e.to_string()),
+        Err(decode::Failed::OverCap) => Err("over the cap".into()),
+    }
+}
 
 /// Everything the backend needs besides the HTTP client.
 #[derive(Debug, Clone)]
@@ -112,6 +125,8 @@ pub struct ForgeThread {
     state: Mutex<CacheEntry>,
     /// The token's login, once known (in memory only).
     login: Mutex<Option<String>>,
+    /// Held while the login is asked, so that reads started together ask it once.
+    asking_login: tokio::sync::Mutex<()>,
     /// Whether the server's version was already logged by this process.
     version_logged: std::sync::atomic::AtomicBool,
     /// The instance's page size (`max_response_items`), once known.
@@ -144,6 +159,7 @@ impl ForgeThread {
             cache,
             state,
             login: Mutex::new(None),
+            asking_login: tokio::sync::Mutex::new(()),
             version_logged: std::sync::atomic::AtomicBool::new(false),
             page_size: std::sync::OnceLock::new(),
             lineage: Default::default(),
@@ -198,8 +214,12 @@ impl ForgeThread {
         }
     }
 
-    /// The token's own login, asked once per process.
+    /// The token's own login, asked once per process (once for requests started together).
     pub(crate) async fn login(&self) -> Result<String, ForgeError> {
+        if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
+            return Ok(login);
+        }
+        let _asking = self.asking_login.lock().await;
         if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
             return Ok(login);
         }

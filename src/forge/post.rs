@@ -203,8 +203,30 @@ impl ForgeThread {
         let c = self
             .client_for(effort)
             .with_fallback("answering from this machine's outbox");
-        let n = self.issue_for(&c, false).await?;
-        let list = match self.read_chain(&c, n, since, keep).await {
+        let (n, early) = match (since, self.cached_head()) {
+            // A cold read of the head the issue-number cache names: its lists are asked at
+            // once with the check that it is still the head (one round trip, not two), and
+            // used only when it is.
+            (None, Some(guess)) => {
+                let (n, list) = tokio::join!(
+                    self.issue_for(&c, false),
+                    self.read_chain(&c, guess, None, keep)
+                );
+                let n = n?;
+                if n != guess {
+                    tracing::debug!(
+                        "the cached session issue {guess} is not the head ({n}): reading {n}"
+                    );
+                }
+                (n, (n == guess).then_some(list))
+            }
+            _ => (self.issue_for(&c, false).await?, None),
+        };
+        let list = match early {
+            Some(list) => list,
+            None => self.read_chain(&c, n, since, keep).await,
+        };
+        let list = match list {
             Err(ForgeError::NotFound { .. }) => {
                 self.forget_issue();
                 let n = self.issue_for(&c, false).await?;

@@ -26,11 +26,12 @@ pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
     digits.parse().ok().map(IssueNumber)
 }
 
-/// How long a rotation's successor is left to the run that created it: an automatic rotation
-/// (a due record's, a tidy's) that finds a younger one does not carry, since the run that
-/// created it is carrying now, and many writers carrying the same records at once would pile
-/// copies on the new head. A run killed before it finished is finished by the first record
-/// after this, or at once by `forgestate rotate`.
+/// How long a rotation is left to the run carrying it: a rotation (a due record's, a tidy's, an
+/// explicit `rotate`) that finds a successor created, or given a carried record, less than this
+/// ago by another machine does not carry, since that run is carrying now, and many writers
+/// carrying the same records at once would pile copies on the new head. A run killed before it
+/// finished is finished by the first record this long after its last step, or at once by a
+/// rerun on the machine that started it.
 pub const UNDER_WAY: chrono::Duration = chrono::Duration::seconds(60);
 
 /// The session issue and how many comments it had when last seen.
@@ -66,21 +67,39 @@ impl ForgeThread {
             .find(|i| i.number > old && linked(&i.body) == Some(old)))
     }
 
-    /// The successor of `old` when a rotation created it less than `UNDER_WAY` (a minute) ago (by the
-    /// forge's clock): that rotation is still carrying, and an automatic one leaves it to it.
-    /// Any successor found is adopted: it is the head from its first byte, so this machine's
-    /// later writes go there rather than to `old`, which its cache still names and which stays
-    /// open (and keeps growing) until the rotation closes it.
-    pub async fn rotation_under_way(&self, old: IssueNumber) -> Result<Option<Issue>, ForgeError> {
-        let Some(successor) = self.find_successor(old).await? else {
-            return Ok(None);
-        };
-        let age = self.client.server_now() - successor.created_at;
-        let under_way = age < UNDER_WAY;
-        if under_way {
-            self.adopt(&successor);
-        }
-        Ok(under_way.then_some(successor))
+    /// Whether this machine's own rotation created the successor `n` and has not closed its old
+    /// issue yet: an interrupted run that a rerun here finishes at once.
+    pub fn rotating_here(&self, n: IssueNumber) -> bool {
+        self.cached().rotating.contains(&n.0)
+    }
+
+    /// Whether `at` (a time the forge gave) is less than [`UNDER_WAY`] ago by its clock.
+    pub fn lately(&self, at: chrono::DateTime<chrono::Utc>) -> bool {
+        self.client.server_now() - at < UNDER_WAY
+    }
+
+    /// The id of the comment of `listing` (an old issue's) that closes its rotation to `to`
+    /// (`Rotated: this session continues in #to`), when it holds one.
+    pub fn rotation_note(&self, listing: &Listing, to: IssueNumber) -> Option<u64> {
+        (listing.comments.iter())
+            .filter(|c| forwarded_to(&c.body) == Some(to))
+            .map(|c| c.id)
+            .min()
+    }
+
+    /// The comments of issue `n` posted less than [`UNDER_WAY`] ago by the forge's clock (opaque
+    /// bodies, every author): what tells a rotation or a tidy still carrying from a dead one.
+    pub async fn comments_lately(&self, n: IssueNumber) -> Result<Listing, ForgeError> {
+        let since = self.client.server_now() - UNDER_WAY;
+        let mut lately = self.comments_since(n, since).await?;
+        lately.comments.retain(|c| c.created_at >= since);
+        Ok(lately)
+    }
+
+    /// Writes go to `issue` from now on (a successor whose rotation is under way: it is the
+    /// head from its first byte, though this machine's cache may still name the old issue).
+    pub fn adopt_successor(&self, issue: &Issue) {
+        self.adopt(issue);
     }
 
     /// The successor of `old`: found, or created with the same title and label and a body that
@@ -103,6 +122,12 @@ impl ForgeThread {
             .filter(|c| c.number <= created.number)
             .unwrap_or_else(|| created.clone());
         let lost_race = canonical.number != created.number;
+        if !lost_race {
+            // Until it closes the old issue: a rerun here after an interruption finishes it.
+            self.remember(|s| {
+                s.rotating.insert(created.number.0);
+            });
+        }
         if lost_race {
             tracing::warn!(
                 "another rotation created {} at the same time; closing our duplicate {}",
@@ -176,6 +201,11 @@ impl ForgeThread {
             new.number
         );
         self.adopt(new);
+        if self.rotating_here(new.number) {
+            self.remember(|s| {
+                s.rotating.remove(&new.number.0);
+            });
+        }
         Ok(())
     }
 

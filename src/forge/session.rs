@@ -29,15 +29,21 @@ impl ForgeThread {
         n
     }
 
+    /// The session issue the issue-number cache names, for these settings (not yet rechecked).
+    pub(super) fn cached_head(&self) -> Option<IssueNumber> {
+        let cached = self.cached();
+        let same_settings = cached.title.as_ref() == Some(&self.settings.title)
+            && cached.label.as_ref() == Some(&self.settings.label);
+        cached.issue.map(IssueNumber).filter(|_| same_settings)
+    }
+
     async fn find_issue(
         &self,
         c: &ForgeClient,
         for_write: bool,
     ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
-        let same_settings = cached.title.as_ref() == Some(&self.settings.title)
-            && cached.label.as_ref() == Some(&self.settings.label);
-        if let Some(n) = cached.issue.map(IssueNumber).filter(|_| same_settings) {
+        if let Some(n) = self.cached_head() {
             let fresh = cached.checked_at.is_some_and(|t| {
                 Utc::now()
                     .signed_duration_since(t)

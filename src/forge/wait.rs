@@ -591,14 +591,20 @@ mod tests {
         assert_eq!(pace.limit(), Duration::ZERO, "too slow");
     }
 
-    #[test]
-    fn a_patient_command_ignores_the_outage_marker() {
+    /// An outage marker in a fresh directory, left by a command that gave up on its 3 s wait.
+    fn given_up() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ob").join(MARKER_FILE);
         let w = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
         w.set_marker(path.clone());
         w.remaining();
         w.give_up();
+        (dir, path)
+    }
+
+    #[test]
+    fn a_patient_command_ignores_the_outage_marker() {
+        let (_dir, path) = given_up();
         let next = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
         next.set_marker(path);
         next.patient("rotate");
@@ -621,12 +627,7 @@ mod tests {
 
     #[test]
     fn a_recent_marker_leaves_one_quick_attempt_and_an_answer_removes_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ob").join(MARKER_FILE);
-        let w = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
-        w.set_marker(path.clone());
-        w.remaining();
-        w.give_up();
+        let (_dir, path) = given_up();
         assert!(recent_outage(&path), "giving up leaves the marker");
 
         let next = Wait::new(Duration::from_secs(3), Duration::from_millis(500));

@@ -158,19 +158,26 @@ impl Renderer {
     /// Renders a record's comment body, after validating it, and checks it reads back unchanged.
     pub fn render(&self, record: &Record) -> Result<String, RenderError> {
         record.check()?;
+        // What every kind's template sees; checkpoints and health records add their handoff.
+        let common = context! {
+            agent => &record.agent, version => &record.version,
+            session => &record.session, time => format_time(&record.time),
+            id => &record.id, seq => record.seq, parent => &record.parent,
+            redacted => record.redacted, carried_from => record.carried_from,
+            posted_at => record.posted_at.as_ref().map(format_time),
+            edited_at => record.edited_at.as_ref().map(format_time),
+        };
+        let handoff = context! {
+            next => &record.next, blockers => &record.blockers,
+            context_hash => &record.context_hash, ..common.clone()
+        };
         let (name, body) = match &record.payload {
             Payload::Checkpoint { phase, data } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, phase => phase,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    data_json => pretty(data),
+                    phase => phase, data_json => pretty(data),
                     intent => record.intent.as_ref().map(|i| &i.name), done => &record.done,
                     intent_json => record.intent.as_ref().filter(|i| !i.data.is_null()).map(|i| pretty(&i.data)),
+                    ..handoff
                 };
                 ("checkpoint.md", self.run("checkpoint.md", ctx)?)
             }
@@ -180,26 +187,14 @@ impl Renderer {
                 next_check,
             } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, status => status,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted, next => &record.next,
-                    blockers => &record.blockers, context_hash => &record.context_hash, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    metrics_json => unmarked(pretty(metrics)), next_check => next_check,
+                    status => status, metrics_json => unmarked(pretty(metrics)),
+                    next_check => next_check, ..handoff
                 };
                 ("health.md", self.run("health.md", ctx)?)
             }
             Payload::End { reason, note } => {
                 let ctx = context! {
-                    agent => &record.agent, version => &record.version, reason => reason,
-                    session => &record.session, time => format_time(&record.time),
-                    id => &record.id, seq => record.seq, parent => &record.parent,
-                    redacted => record.redacted, carried_from => record.carried_from,
-                    posted_at => record.posted_at.as_ref().map(format_time),
-                    edited_at => record.edited_at.as_ref().map(format_time),
-                    details_json => end_details(note.as_deref()),
+                    reason => reason, details_json => end_details(note.as_deref()), ..common
                 };
                 ("end.md", self.run("end.md", ctx)?)
             }

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::files::Data;
-use super::slot::{Blob, Body, Slot, Stamp};
+use super::slot::{Blob, Body, Slot};
 use crate::scan::Verifier;
 use crate::store::{Comment, Digest};
 
@@ -104,14 +104,10 @@ impl Digested {
             return Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string());
         };
         let b = made?;
-        Ok(Slot {
-            i: comment.id,
-            a: comment.author,
-            c: Stamp(comment.created_at),
-            u: Stamp(comment.updated_at),
-            w: comment.url,
-            b: if trusted { b } else { b.distrusted() },
-        })
+        Ok(Slot::holding(
+            comment,
+            if trusted { b } else { b.distrusted() },
+        ))
     }
 
     /// The spill, for reading the data of the slots made from it (`None` when nothing spilled).

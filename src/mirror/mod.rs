@@ -33,6 +33,7 @@ mod summary;
 mod view;
 mod warm;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,6 +107,26 @@ impl Mirror {
     /// The login the last read trusted, when it read one.
     pub(crate) fn login(&self) -> Option<String> {
         self.login.lock().ok().and_then(|l| l.clone())
+    }
+
+    /// Whom a read trusts: everyone (no `login`: the store trusts everyone), or the configured
+    /// `trusted` authors and the store's own `login`, remembered as the login this read trusted;
+    /// with that trust as the mirror's header writes it (`None` for everyone).
+    fn trusting(
+        &self,
+        trusted: &BTreeSet<String>,
+        login: Option<String>,
+    ) -> (crate::scan::Trust, Option<Vec<String>>) {
+        let Some(login) = login else {
+            return (crate::scan::Trust::Everyone, None);
+        };
+        if let Ok(mut l) = self.login.lock() {
+            *l = Some(login.clone());
+        }
+        let mut set = trusted.clone();
+        set.insert(login);
+        let list = set.iter().cloned().collect();
+        (crate::scan::Trust::Only(set), Some(list))
     }
 
     /// The base file's path (for messages and tests).

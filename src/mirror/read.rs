@@ -14,7 +14,7 @@ use super::slot::{Blob, Body, Slot};
 use super::summary::{IdIndex, checked, summarize};
 use super::warm::Asked;
 use super::{Mirror, View, random_hex, sig};
-use crate::scan::{Trust, Verifier};
+use crate::scan::Verifier;
 use crate::store::{
     Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
 };
@@ -115,30 +115,18 @@ impl Mirror {
             delta = thread.list_delta(None, effort, &keep).await?;
         }
         let mut learned = false;
-        let trust = if thread.trusts_everyone() {
-            Trust::Everyone
-        } else {
-            let login = match cached_login {
-                Some(login) => login,
-                None => {
-                    learned = fingerprint.is_some();
-                    match pre_login {
-                        Some(login) => login,
-                        None => thread.whoami().await?,
-                    }
-                }
-            };
-            if let Ok(mut l) = self.login.lock() {
-                *l = Some(login.clone());
+        let login = match (thread.trusts_everyone(), cached_login, pre_login) {
+            (true, ..) => None,
+            (false, Some(login), _) => Some(login),
+            (false, None, pre) => {
+                learned = fingerprint.is_some();
+                Some(match pre {
+                    Some(login) => login,
+                    None => thread.whoami().await?,
+                })
             }
-            let mut set = trusted.clone();
-            set.insert(login);
-            Trust::Only(set)
         };
-        let trust_list = match &trust {
-            Trust::Everyone => None,
-            Trust::Only(set) => Some(set.iter().cloned().collect::<Vec<_>>()),
-        };
+        let (trust, trust_list) = self.trusting(trusted, login);
         // Verdicts kept for other signing keys (or another `require_signatures`) are not ours.
         let same_trust = loaded
             .base

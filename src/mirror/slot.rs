@@ -103,19 +103,24 @@ impl Slot {
     /// A listed comment as a slot; `trusted` says whether its author counts (an untrusted
     /// author's body is not kept).
     pub fn of(
-        comment: Comment,
+        mut comment: Comment,
         trusted: bool,
         verify: Option<&Verifier>,
     ) -> Result<Slot, serde_json::Error> {
-        let b = Body::of(comment.body, trusted, verify)?;
-        Ok(Slot {
+        let b = Body::of(std::mem::take(&mut comment.body), trusted, verify)?;
+        Ok(Slot::holding(comment, b))
+    }
+
+    /// `comment` as a slot holding `b`, what was made of its body (the body itself is not read).
+    pub fn holding(comment: Comment, b: Body) -> Slot {
+        Slot {
             i: comment.id,
             a: comment.author,
             c: Stamp(comment.created_at),
             u: Stamp(comment.updated_at),
             w: comment.url,
             b,
-        })
+        }
     }
 
     /// An unreadable comment (with an id) as a slot.

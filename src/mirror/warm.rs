@@ -11,7 +11,7 @@ use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{self, IdIndex, Role};
 use super::{Mirror, View, random_hex, sig};
-use crate::scan::{Trust, Verifier};
+use crate::scan::Verifier;
 use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
 
 /// Which answers a read may take from the summary.
@@ -138,27 +138,15 @@ impl Mirror {
             return Ok(None);
         }
         let mut learned = false;
-        let trust = if thread.trusts_everyone() {
-            Trust::Everyone
-        } else {
-            let login = match cached_login {
-                Some(login) => login,
-                None => {
-                    learned = fingerprint.is_some();
-                    thread.whoami().await?
-                }
-            };
-            if let Ok(mut l) = self.login.lock() {
-                *l = Some(login.clone());
+        let login = match (thread.trusts_everyone(), cached_login) {
+            (true, _) => None,
+            (false, Some(login)) => Some(login),
+            (false, None) => {
+                learned = fingerprint.is_some();
+                Some(thread.whoami().await?)
             }
-            let mut set = trusted.clone();
-            set.insert(login);
-            Trust::Only(set)
         };
-        let trust_list = match &trust {
-            Trust::Everyone => None,
-            Trust::Only(set) => Some(set.iter().cloned().collect::<Vec<_>>()),
-        };
+        let (trust, trust_list) = self.trusting(trusted, login);
         let asked = Asked {
             cursor: delta.cursor.clone(),
             delta: got,

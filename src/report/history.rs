@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::diff::{Change, diff};
-use super::session::{Conflict, facts};
+use super::session::{Conflict, conflict_warning, facts};
 use super::status::ser_time;
 use crate::format::{Kind, Payload, empty_object};
 use crate::resume::ResumeMap;
@@ -80,22 +80,30 @@ pub struct Step {
     pub changes: Option<Vec<Change>>,
 }
 
-/// A session's history: the `--json` shape of `history`.
+/// What `history` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct History {
     /// The session.
     pub session: String,
     /// The agent filter, when one was given.
     pub agent: Option<String>,
-    /// Where the session was forked from: the origin of its first checkpoint, when that
-    /// checkpoint was forked from another session. A session that had checkpoints of its own
-    /// before a record was forked into it was not forked (that record says where it came from).
+    /// Where the session was forked from (the record its first checkpoint copies), when it was.
+    // A session that had checkpoints of its own before a record was forked into it was not
+    // forked (that record says where it came from).
     pub forked_from: Option<Origin>,
-    /// The records, in thread order.
+    /// The records in thread order, each with the time since the one before and, for a
+    /// checkpoint, its resume point (and with `diff`, its changes).
     pub records: Vec<Step>,
-    /// Per agent, records that continue from the same parent: two writers worked from one
-    /// state. Each is also a warning naming both records.
+    /// Per agent, records that continue from the same parent: two writers worked from one state
+    /// (each is also a warning naming both records).
     pub conflicts: Vec<AgentConflict>,
+    /// The whole thread was read: false when the read may have missed records (a forge whose
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
+    // [`history`] is given every entry, so it says true; the client says what its read missed.
+    pub complete: bool,
+    /// Things the caller should know.
+    // [`history`] names each conflict; the client adds what its read noticed, first.
+    pub warnings: Vec<String>,
 }
 
 /// A [`Conflict`] within one agent's records of the session.
@@ -187,7 +195,7 @@ pub fn history(
     }) {
         agents.entry(e.record.agent.as_str()).or_default().push(e);
     }
-    let conflicts = agents
+    let conflicts: Vec<AgentConflict> = agents
         .into_iter()
         .flat_map(|(agent, list)| {
             facts(list)
@@ -199,8 +207,14 @@ pub fn history(
                 })
         })
         .collect();
+    let warnings = conflicts
+        .iter()
+        .map(|c| conflict_warning(&c.agent, session, &c.conflict))
+        .collect();
     History {
         conflicts,
+        complete: true,
+        warnings,
         session: session.to_string(),
         agent: agent.map(str::to_string),
         forked_from: records

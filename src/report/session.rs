@@ -193,17 +193,7 @@ mod tests {
     fn entry(record: Record, id: u64) -> Entry {
         Entry {
             record,
-            comment: CommentInfo {
-                id: Some(id),
-                author: "me".into(),
-                created_at: Utc::now(),
-                updated_at: Utc::now(),
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(Some(id), "me", Utc::now()),
         }
     }
 

@@ -8,17 +8,7 @@ use serde_json::json;
 fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry {
     Entry {
         record,
-        comment: CommentInfo {
-            id: Some(id),
-            author: "bot".into(),
-            created_at: posted,
-            updated_at: posted,
-            url: None,
-            issue: None,
-            edited: false,
-            pending: false,
-            unsigned: false,
-        },
+        comment: CommentInfo::at(Some(id), "bot", posted),
     }
 }
 

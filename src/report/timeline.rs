@@ -203,17 +203,11 @@ mod tests {
     fn entry(record: Record, minutes: i64) -> Entry {
         Entry {
             record,
-            comment: CommentInfo {
-                id: Some(u64::try_from(minutes + 10_000).unwrap()),
-                author: "bot".into(),
-                created_at: at(minutes),
-                updated_at: at(minutes),
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            },
+            comment: CommentInfo::at(
+                Some(u64::try_from(minutes + 10_000).unwrap()),
+                "bot",
+                at(minutes),
+            ),
         }
     }
 

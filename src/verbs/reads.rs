@@ -224,31 +224,8 @@ pub struct LatestRequest {
     pub filter: FilterRequest,
 }
 
-/// What `latest` answers.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct LatestAnswer {
-    /// The newest matching record, with the comment that holds it; null when none matches.
-    pub record: Option<Entry>,
-    /// The store could not be read: the answer comes from this machine's read cache and outbox.
-    pub offline: bool,
-    /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
-    pub complete: bool,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
-
-impl LatestAnswer {
-    /// The answer for what [`crate::Client::latest`] found.
-    pub fn new(latest: crate::client::Latest) -> LatestAnswer {
-        LatestAnswer {
-            record: latest.entry,
-            offline: latest.offline,
-            complete: latest.complete,
-            warnings: latest.warnings,
-        }
-    }
-}
+/// What `latest` answers: the library's answer as it is.
+pub use crate::client::Latest as LatestAnswer;
 
 /// Latest.
 pub struct LatestVerb;
@@ -274,20 +251,19 @@ impl Verb for LatestVerb {
 impl Run for LatestVerb {
     async fn run(ctx: &Context<'_>, r: LatestRequest) -> Result<LatestAnswer> {
         let filter = r.filter.filter(None)?;
-        let latest = match &r.filter.phase {
+        Ok(match &r.filter.phase {
             // A phase filter reads the list and takes its newest entry.
             Some(phase) => {
                 let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
-                crate::client::Latest {
-                    entry: scan.entries.last().cloned(),
+                LatestAnswer {
+                    record: scan.entries.last().cloned(),
                     offline: scan.offline,
                     complete: scan.complete(),
                     warnings: scan.warnings,
                 }
             }
             None => ctx.client.latest(&filter).await?,
-        };
-        Ok(LatestAnswer::new(latest))
+        })
     }
 }
 

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
 use crate::error::Result;
-use crate::report::{AgentConflict, Origin, StatusRow, Step, Thresholds, Verdict};
+use crate::report::{StatusRow, Thresholds, Verdict};
 use crate::scan::Filter;
-use crate::{HistoryQuery, SessionHistory, Status};
+use crate::{HistoryQuery, Status};
 
 /// `status`: who is alive, and who has stalled.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -158,27 +158,8 @@ pub struct HistoryRequest {
     pub diff: bool,
 }
 
-/// What `history` answers.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct HistoryAnswer {
-    /// The session.
-    pub session: String,
-    /// The agent filter, when one was given.
-    pub agent: Option<String>,
-    /// Where the session was forked from (the record its first checkpoint copies), when it was.
-    pub forked_from: Option<Origin>,
-    /// The records in thread order, each with the time since the one before and, for a
-    /// checkpoint, its resume point (and with `diff`, its changes).
-    pub records: Vec<Step>,
-    /// Per agent, records that continue from the same parent: two writers worked from one state
-    /// (each is also a warning naming both records).
-    pub conflicts: Vec<AgentConflict>,
-    /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
-    pub complete: bool,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
+/// What `history` answers: the library's answer as it is.
+pub use crate::report::History as HistoryAnswer;
 
 /// History.
 pub struct History;
@@ -208,30 +189,13 @@ impl Verb for History {
 impl Run for History {
     async fn run(ctx: &Context<'_>, r: HistoryRequest) -> Result<HistoryAnswer> {
         input::check_glob("agent", r.agent.as_deref())?;
-        let h = ctx
-            .client
+        ctx.client
             .history(&HistoryQuery {
                 session: r.session,
                 agent: r.agent,
                 diff: r.diff,
             })
-            .await?;
-        Ok(HistoryAnswer::new(h))
-    }
-}
-
-impl HistoryAnswer {
-    /// The answer for what [`crate::Client::history`] found.
-    pub fn new(h: SessionHistory) -> HistoryAnswer {
-        HistoryAnswer {
-            session: h.history.session,
-            agent: h.history.agent,
-            forked_from: h.history.forked_from,
-            records: h.history.records,
-            conflicts: h.history.conflicts,
-            complete: h.complete,
-            warnings: h.warnings,
-        }
+            .await
     }
 }
 

@@ -7,6 +7,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::face::string_end;
+
 /// JSON-RPC's parse error.
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's invalid request.
@@ -268,19 +270,6 @@ pub(super) fn top_level_id(text: &[u8]) -> Value {
         at += 1;
     }
     Value::Null
-}
-
-/// Where the string opening at `start` ends (just past its closing quote, or the end).
-fn string_end(text: &[u8], start: usize) -> usize {
-    let mut at = start + 1;
-    while at < text.len() {
-        match text[at] {
-            b'\\' => at += 2,
-            b'"' => return at + 1,
-            _ => at += 1,
-        }
-    }
-    text.len()
 }
 
 /// The JSON value at the start of `rest`, when it is a plain id (string, number, null).

@@ -105,7 +105,7 @@ async fn a_warm_resume_reads_the_summary_not_the_index_and_sees_another_machines
         ..Filter::default()
     };
     let latest = warm.latest(&health).await.unwrap();
-    assert_eq!(latest.entry.unwrap().record.data()["cycle"], 1);
+    assert_eq!(latest.record.unwrap().record.data()["cycle"], 1);
     assert!(latest.warnings.is_empty(), "{:?}", latest.warnings);
 
     // A `list` needs every comment: it loads the index, finds it garbled, and rebuilds.

@@ -87,7 +87,7 @@ async fn a_copy_carried_while_the_agent_writes_never_sends_the_session_back() {
         })
         .await
         .unwrap();
-    assert_eq!(latest.entry.unwrap().record.phase(), Some("p2"));
+    assert_eq!(latest.record.unwrap().record.phase(), Some("p2"));
     // The warm machine, whose cache saw the copy arrive after its own record, agrees.
     assert_eq!(writer.resume("a", "s1").await.unwrap().resume.phase, "p2");
 

@@ -41,7 +41,6 @@ async fn counts<T: forgestate::store::Thread>(c: &Client<T>) -> [usize; 4] {
         .history(&HistoryQuery::new("s9"))
         .await
         .unwrap()
-        .history
         .records
         .len();
     let options = PruneOptions {

@@ -4,6 +4,7 @@ mod deep_sessions;
 mod edited_carry;
 mod first_posting;
 mod idless_counted_once;
+mod one_carrier;
 mod one_thread;
 mod races;
 mod reopened_at_any_depth;

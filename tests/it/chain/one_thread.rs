@@ -241,7 +241,7 @@ async fn status_across_a_rotation_measures_from_the_first_post() {
         .history(&forgestate::HistoryQuery::new("s1"))
         .await
         .unwrap();
-    let step = &history.history.records[0];
+    let step = &history.records[0];
     assert_eq!(
         step.issue, rotation.to,
         "the carried copy is on the new issue"

@@ -261,7 +261,11 @@ async fn a_rotation_that_loses_the_creation_race_closes_its_duplicate_and_a_reru
     assert!(!lost.created && !lost.closed);
     assert!(lost.note.unwrap().contains("concurrent rotation"));
     assert!(is_closed(&fake, racer + 1), "our duplicate is closed");
-    // The racer never finished (it crashed, say): a rerun completes its rotation.
+    // The racer never finished (it crashed, say): its successor is left to it for a minute
+    // (issue #42: one carrier at a time), then a rerun completes its rotation.
+    let left = bot(&fake, dir.path()).rotate().await.unwrap();
+    assert!(!left.closed && left.carried == 0, "{left:?}");
+    fake.age(61);
     bot(&fake, dir.path()).rotate().await.unwrap();
     assert_eq!(assert_rotated(&fake, old, &carry, 1), racer);
 }

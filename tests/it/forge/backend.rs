@@ -147,7 +147,7 @@ async fn post_then_read_back_latest_resume_list() {
         .resume;
     assert_eq!(resume.resume_point, "phase_2_continue");
     assert_eq!(resume.data["completed_subtasks"], json!([1, 2, 3]));
-    let latest = c.latest(&Filter::default()).await.unwrap().entry;
+    let latest = c.latest(&Filter::default()).await.unwrap().record;
     assert_eq!(latest.unwrap().record.agent, "orchestrator");
     let all = c.list(&Filter::default(), None).await.unwrap();
     assert_eq!(all.entries.len(), 3);

@@ -381,3 +381,55 @@ async fn a_repository_wide_list_cut_short_is_made_up_by_the_strays_own_lists() {
         assert!(got.complete, "{got:?}");
     }
 }
+
+/// A cold read on a machine whose issue-number cache names the head (it posted, or its read
+/// cache is being rebuilt) asks the head's lists together with the check that the cached issue
+/// is still the head: one round trip, not two (issue #44). When the cached issue is no longer
+/// the head, what was asked of it is dropped and the head is read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cached_head_s_lists_are_asked_with_its_recheck() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = || {
+        client(&fake, BOT_TOKEN, dir.path())
+            .recheck_after(std::time::Duration::ZERO)
+            .build()
+            .unwrap()
+    };
+    c().save(cp("clone_complete")).await.posted().unwrap();
+    let slow = std::time::Duration::from_millis(1500);
+    fake.state().path_delays.extend([
+        (format!("/issues/{n}"), slow),
+        (format!("/issues/{n}/comments"), slow),
+    ]);
+    let reader = c();
+    reader.refresh();
+    let start = std::time::Instant::now();
+    assert_eq!(
+        reader.resume("w", "s").await.unwrap().resume.phase,
+        "clone_complete"
+    );
+    let took = start.elapsed();
+    // The recheck of the cached issue and the head's list (1.5 s each) asked one after the
+    // other would take 3 s.
+    assert!(took < std::time::Duration::from_millis(2700), "{took:?}");
+    fake.state().path_delays.clear();
+
+    // Another machine rotates and saves on the new head: the cached issue is closed.
+    let other = tempfile::tempdir().unwrap();
+    bot(&fake, other.path()).rotate().await.unwrap();
+    bot(&fake, other.path())
+        .save(cp("after_rotation"))
+        .await
+        .posted()
+        .unwrap();
+    let reader = c();
+    reader.refresh();
+    assert_eq!(
+        reader.resume("w", "s").await.unwrap().resume.phase,
+        "after_rotation",
+        "the new head is read, not the cached one"
+    );
+    assert_eq!(phases(&reader).await, ["clone_complete", "after_rotation"]);
+}

@@ -249,7 +249,7 @@ async fn edits_are_marked_and_since_is_inclusive() {
         row.updated += 60;
         row.body = row.body.replace("Phase: a", "Phase: a-edited");
     }
-    let latest = c.latest(&Filter::default()).await.unwrap().entry;
+    let latest = c.latest(&Filter::default()).await.unwrap().record;
     let latest = latest.unwrap();
     assert!(latest.comment.edited);
     assert_eq!(latest.record.phase(), Some("a-edited"));

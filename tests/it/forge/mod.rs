@@ -9,6 +9,7 @@ mod endless_lists_and_bad_names;
 mod errors;
 mod fake_follows_endpoints;
 mod odd_answers;
+mod odd_mid_thread;
 mod recorded_answers;
 mod session_issue_lifecycle;
 mod streamed_reads;

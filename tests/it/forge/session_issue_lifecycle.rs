@@ -292,7 +292,7 @@ async fn a_closed_session_issue_keeps_its_history() {
         "found, though posted late"
     );
     let c_answer = c.latest(&worker_filter()).await.unwrap();
-    let (latest, warnings) = (c_answer.entry, c_answer.warnings);
+    let (latest, warnings) = (c_answer.record, c_answer.warnings);
     let latest = latest.expect("the late post is on a member of the chain");
     assert_eq!(latest.comment.id, Some(fake.comments_on(first)[1].id));
     assert_eq!(latest.comment.issue, Some(first), "it says where it is");

@@ -145,7 +145,7 @@ async fn two_clients_resuming_the_same_record_conflict() {
             .history(&forgestate::HistoryQuery::new("s"))
             .await
             .unwrap();
-        assert_eq!(history.history.conflicts.len(), 1);
+        assert_eq!(history.conflicts.len(), 1);
         let status = one
             .status(&Filter::default(), &StatusPolicy::default())
             .await

@@ -129,7 +129,7 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
         ("latest w s2", filter(Some(w), Some("s2"), None)),
         ("latest nobody", filter(Some("nobody"), None, None)),
     ] {
-        let e = c.latest(&f).await.unwrap().entry;
+        let e = c.latest(&f).await.unwrap().record;
         note(label, e.as_ref().map(summary).unwrap_or(Value::Null));
     }
     for (label, f, limit) in [

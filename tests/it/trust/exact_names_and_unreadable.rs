@@ -78,7 +78,7 @@ async fn resume_matches_agent_and_session_exactly_never_as_globs() {
         phases(c.list(&by("w*"), None).await.unwrap()),
         ["mine", "theirs"]
     );
-    let latest = c.latest(&by("w1")).await.unwrap().entry.unwrap();
+    let latest = c.latest(&by("w1")).await.unwrap().record.unwrap();
     assert_eq!(latest.record.phase(), Some("theirs"));
 }
 
@@ -213,7 +213,7 @@ async fn resume_and_latest_warn_when_a_newer_trusted_comment_cannot_be_read() {
         })
         .await
         .unwrap();
-    assert_eq!(l.entry.unwrap().record.phase(), Some("p1"));
+    assert_eq!(l.record.unwrap().record.phase(), Some("p1"));
     assert_eq!(l.warnings.iter().filter(|w| w.contains("stale")).count(), 2);
     // For another agent's answer, `w`'s broken records do not matter; the odd one (whose agent
     // cannot be told) still does.

@@ -1,0 +1,521 @@
+//! The fields of a comment element that forgestate reads, each decoded typed straight from the
+//! bytes (no field map, no JSON value per comment), or kept as a JSON value when it has another
+//! shape, so the lenient path ([`Comment::classify`]) words the element exactly as it always did.
+//!
+//! Every seed here accepts any JSON value: a field of an odd type never stops the stream (an
+//! error from serde_json mid-element would end the whole list), it only makes its element take
+//! the lenient path.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use chrono::{DateTime, FixedOffset, Utc};
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use super::NUMBER_TOKEN;
+use crate::forge::models::{Comment, CommentId, User};
+
+/// A field as read: of the expected type, or whatever it was instead.
+pub(super) enum Got<T> {
+    /// The expected type.
+    Ok(T),
+    /// Another shape, kept for the lenient path's reason.
+    Odd(Value),
+}
+
+impl<T> Got<T> {
+    fn ok(&self) -> Option<&T> {
+        match self {
+            Got::Ok(t) => Some(t),
+            Got::Odd(_) => None,
+        }
+    }
+}
+
+/// A field's expected type, read from a JSON scalar.
+pub(super) trait Scalar: Sized {
+    /// From a JSON string.
+    fn from_str(_: &str) -> Option<Self> {
+        None
+    }
+    /// From a JSON number, given as its text (serde_json's `arbitrary_precision`).
+    fn from_number(_: &str) -> Option<Self> {
+        None
+    }
+    /// From `null`.
+    fn from_null() -> Option<Self> {
+        None
+    }
+}
+
+impl Scalar for u64 {
+    fn from_number(text: &str) -> Option<u64> {
+        // As serde reads a `u64` from a JSON value: an integer, or a non-negative `i64`.
+        text.parse::<u64>()
+            .ok()
+            .or_else(|| text.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok()))
+    }
+}
+
+impl Scalar for i64 {
+    fn from_number(text: &str) -> Option<i64> {
+        text.parse::<i64>()
+            .ok()
+            .or_else(|| text.parse::<u64>().ok().and_then(|n| i64::try_from(n).ok()))
+    }
+}
+
+impl Scalar for String {
+    fn from_str(s: &str) -> Option<String> {
+        Some(s.to_owned())
+    }
+}
+
+impl Scalar for DateTime<Utc> {
+    fn from_str(s: &str) -> Option<DateTime<Utc>> {
+        // What chrono's `Deserialize` accepts.
+        s.parse::<DateTime<FixedOffset>>()
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    }
+}
+
+impl Scalar for Option<DateTime<Utc>> {
+    fn from_str(s: &str) -> Option<Self> {
+        DateTime::<Utc>::from_str(s).map(Some)
+    }
+    fn from_null() -> Option<Self> {
+        Some(None)
+    }
+}
+
+/// Reads one field as a `T` when it is one, else as a JSON value.
+pub(super) struct Want<T>(PhantomData<T>);
+
+impl<T> Want<T> {
+    pub fn new() -> Want<T> {
+        Want(PhantomData)
+    }
+}
+
+impl<'de, T: Scalar> DeserializeSeed<'de> for Want<T> {
+    type Value = Got<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Got<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<T: Scalar> Want<T> {
+    fn number(text: &str) -> Got<T> {
+        match T::from_number(text) {
+            Some(t) => Got::Ok(t),
+            None => Got::Odd(
+                text.parse::<serde_json::Number>()
+                    .map_or(Value::Null, Value::Number),
+            ),
+        }
+    }
+}
+
+impl<'de, T: Scalar> Visitor<'de> for Want<T> {
+    type Value = Got<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Got<T>, E> {
+        Ok(T::from_str(s).map_or_else(|| Got::Odd(Value::String(s.to_owned())), Got::Ok))
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Got<T>, E> {
+        Ok(Got::Odd(Value::Bool(b)))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Got<T>, E> {
+        Ok(Want::number(&n.to_string()))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Got<T>, E> {
+        Ok(Want::number(&n.to_string()))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Got<T>, E> {
+        Ok(Got::Odd(Value::from(n)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Got<T>, E> {
+        Ok(T::from_null().map_or(Got::Odd(Value::Null), Got::Ok))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Got<T>, E> {
+        self.visit_unit()
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Got<T>, A::Error> {
+        Ok(Got::Odd(Value::deserialize(SeqAccessDeserializer::new(
+            seq,
+        ))?))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Got<T>, A::Error> {
+        // A number, under `arbitrary_precision`, or an object.
+        match map.next_key::<FirstKey>()? {
+            None => Ok(Got::Odd(Value::Object(Map::new()))),
+            Some(FirstKey::Number) => Ok(map.next_value_seed(NumberText(PhantomData::<T>))?),
+            Some(FirstKey::Name(key)) => Ok(Got::Odd(rest_of_object(key, map)?)),
+        }
+    }
+}
+
+/// The text of a number under `arbitrary_precision`, read as a `T`.
+struct NumberText<T>(PhantomData<T>);
+
+impl<'de, T: Scalar> DeserializeSeed<'de> for NumberText<T> {
+    type Value = Got<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Got<T>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, T: Scalar> Visitor<'de> for NumberText<T> {
+    type Value = Got<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Got<T>, E> {
+        Ok(Want::<T>::number(s))
+    }
+}
+
+/// The first key of a map: serde_json's number token (read without a copy), or a name.
+enum FirstKey {
+    Number,
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for FirstKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<FirstKey, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = FirstKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<FirstKey, E> {
+                Ok(match s {
+                    NUMBER_TOKEN => FirstKey::Number,
+                    _ => FirstKey::Name(s.to_owned()),
+                })
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// An object whose first key was read already, as a JSON value.
+fn rest_of_object<'de, A: MapAccess<'de>>(first: String, mut map: A) -> Result<Value, A::Error> {
+    let mut obj = Map::new();
+    obj.insert(first, map.next_value::<Value>()?);
+    while let Some((k, v)) = map.next_entry::<String, Value>()? {
+        obj.insert(k, v);
+    }
+    Ok(Value::Object(obj))
+}
+
+/// The keys of a comment element that forgestate reads; compared without a copy.
+pub(super) enum Key {
+    Id,
+    HtmlUrl,
+    IssueUrl,
+    User,
+    Body,
+    CreatedAt,
+    UpdatedAt,
+    /// The element is a number (under `arbitrary_precision`).
+    Number,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+        Ok(match s {
+            "id" => Key::Id,
+            "html_url" => Key::HtmlUrl,
+            "issue_url" => Key::IssueUrl,
+            "user" => Key::User,
+            "body" => Key::Body,
+            "created_at" => Key::CreatedAt,
+            "updated_at" => Key::UpdatedAt,
+            NUMBER_TOKEN => Key::Number,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// Reads a comment's `user`: a poster, `null`, or something else.
+pub(super) struct UserSeed;
+
+impl<'de> DeserializeSeed<'de> for UserSeed {
+    type Value = Got<Option<User>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// The keys of a poster that forgestate reads.
+enum UserKey {
+    Id,
+    Login,
+    Created,
+    Number,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for UserKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<UserKey, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = UserKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<UserKey, E> {
+                Ok(match s {
+                    "id" => UserKey::Id,
+                    "login" => UserKey::Login,
+                    "created" => UserKey::Created,
+                    NUMBER_TOKEN => UserKey::Number,
+                    _ => UserKey::Other,
+                })
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Visitor<'de> for UserSeed {
+    type Value = Got<Option<User>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Got::Ok(None))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Got::Ok(None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut id: Option<Got<i64>> = None;
+        let mut login: Option<Got<String>> = None;
+        let mut created: Option<Got<Option<DateTime<Utc>>>> = None;
+        while let Some(key) = map.next_key::<UserKey>()? {
+            match key {
+                UserKey::Id => id = Some(map.next_value_seed(Want::new())?),
+                UserKey::Login => login = Some(map.next_value_seed(Want::new())?),
+                UserKey::Created => created = Some(map.next_value_seed(Want::new())?),
+                UserKey::Number => {
+                    let n = map.next_value_seed(NumberText(PhantomData::<i64>))?;
+                    return Ok(Got::Odd(into_value(n, Value::from)));
+                }
+                UserKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if let (Some(Got::Ok(id)), Some(Got::Ok(login))) = (&id, &login) {
+            let created = match &created {
+                None => Some(None),
+                Some(Got::Ok(c)) => Some(*c),
+                Some(Got::Odd(_)) => None,
+            };
+            if let Some(created) = created {
+                return Ok(Got::Ok(Some(User {
+                    id: *id,
+                    login: login.clone(),
+                    created,
+                })));
+            }
+        }
+        // Only the fields a `User` reads: the others never change what it says of one.
+        let mut obj = Map::new();
+        if let Some(id) = id {
+            obj.insert("id".into(), into_value(id, Value::from));
+        }
+        if let Some(login) = login {
+            obj.insert("login".into(), into_value(login, Value::String));
+        }
+        if let Some(created) = created {
+            obj.insert(
+                "created".into(),
+                into_value(created, |c| time_value(c.as_ref())),
+            );
+        }
+        Ok(Got::Odd(Value::Object(obj)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Got::Odd(Value::String(s.to_owned())))
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Got::Odd(Value::Bool(b)))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Got::Odd(Value::from(n)))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Got::Odd(Value::from(n)))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(Got::Odd(Value::from(n)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Ok(Got::Odd(Value::deserialize(SeqAccessDeserializer::new(
+            seq,
+        ))?))
+    }
+}
+
+fn into_value<T>(got: Got<T>, f: impl FnOnce(T) -> Value) -> Value {
+    match got {
+        Got::Ok(t) => f(t),
+        Got::Odd(v) => v,
+    }
+}
+
+fn time_value(t: Option<&DateTime<Utc>>) -> Value {
+    t.and_then(|t| serde_json::to_value(t).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The fields of one comment element read so far.
+#[derive(Default)]
+pub(super) struct Fields {
+    pub id: Option<Got<u64>>,
+    pub html_url: Option<Got<String>>,
+    pub issue_url: Option<Got<String>>,
+    pub user: Option<Got<Option<User>>>,
+    pub created_at: Option<Got<DateTime<Utc>>>,
+    pub updated_at: Option<Got<DateTime<Utc>>>,
+}
+
+impl Fields {
+    /// The poster's login, once `user` has been read.
+    pub fn login(&self) -> Option<&str> {
+        match self.user.as_ref()? {
+            Got::Ok(user) => user.as_ref().map(|u| u.login.as_str()),
+            Got::Odd(v) => v.get("login")?.as_str(),
+        }
+    }
+
+    /// `issue_url`, when it has been read and is a string.
+    pub fn issue_url(&self) -> Option<&str> {
+        self.issue_url.as_ref()?.ok().map(String::as_str)
+    }
+
+    /// The number of the issue the fields read so far say the element is on.
+    pub fn issue(&self) -> Option<u64> {
+        let html = self.html_url.as_ref().and_then(Got::ok).map(String::as_str);
+        [self.issue_url(), html]
+            .into_iter()
+            .flatten()
+            .find(|u| !u.is_empty())
+            .and_then(crate::store::issue_in_url)
+    }
+
+    /// Whether every field a [`Comment`] needs came with its type, and a poster.
+    pub fn readable(&self) -> bool {
+        matches!(self.id, Some(Got::Ok(_)))
+            && matches!(self.html_url, Some(Got::Ok(_)))
+            && matches!(self.user, Some(Got::Ok(Some(_))))
+            && matches!(self.created_at, Some(Got::Ok(_)))
+            && matches!(self.updated_at, Some(Got::Ok(_)))
+    }
+
+    /// The comment, without its body, when [`Fields::readable`]; else the fields back.
+    pub fn comment(self) -> Result<Comment, Box<Fields>> {
+        match self {
+            Fields {
+                id: Some(Got::Ok(id)),
+                html_url: Some(Got::Ok(html_url)),
+                issue_url,
+                user: Some(Got::Ok(Some(user))),
+                created_at: Some(Got::Ok(created_at)),
+                updated_at: Some(Got::Ok(updated_at)),
+            } => Ok(Comment {
+                id: CommentId(id),
+                html_url,
+                // As the lenient `issue_url` of [`Comment`]: empty unless a string.
+                issue_url: match issue_url {
+                    Some(Got::Ok(u)) => u,
+                    _ => String::new(),
+                },
+                user: Some(user),
+                body: String::new(),
+                created_at,
+                updated_at,
+            }),
+            fields => Err(Box::new(fields)),
+        }
+    }
+
+    /// The fields as a JSON object, for the lenient path.
+    pub fn into_map(self) -> Map<String, Value> {
+        let mut obj = Map::new();
+        let time = |t: DateTime<Utc>| time_value(Some(&t));
+        if let Some(id) = self.id {
+            obj.insert("id".into(), into_value(id, Value::from));
+        }
+        if let Some(u) = self.html_url {
+            obj.insert("html_url".into(), into_value(u, Value::String));
+        }
+        if let Some(u) = self.issue_url {
+            obj.insert("issue_url".into(), into_value(u, Value::String));
+        }
+        if let Some(user) = self.user {
+            let user = into_value(user, |u| {
+                u.and_then(|u| serde_json::to_value(u).ok())
+                    .unwrap_or(Value::Null)
+            });
+            obj.insert("user".into(), user);
+        }
+        if let Some(t) = self.created_at {
+            obj.insert("created_at".into(), into_value(t, time));
+        }
+        if let Some(t) = self.updated_at {
+            obj.insert("updated_at".into(), into_value(t, time));
+        }
+        obj
+    }
+}
