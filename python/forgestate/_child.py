@@ -64,13 +64,30 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
     except UnicodeEncodeError as e:
         raise DataError(f"an argument is not valid Unicode text ({e.reason} at character "
                         f"{e.start}); names and values must be text that can be written as UTF-8") from e
+    except RecursionError as e:
+        name = next((name for name, value in args.items() if _too_deep(value)),
+                    f"an argument of {verb}")
+        raise DataError(f"{name} nests too deeply to be written as JSON; forgestate reads a value "
+                        "at most 127 levels deep: store it flatter") from e
     except (TypeError, ValueError) as e:
         for name, value in args.items():
             try:
                 _run.dumps(value, allow_nan=False)
             except (TypeError, ValueError) as inner:
                 raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
+            except RecursionError:
+                continue
         raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
+
+
+def _too_deep(value: Any) -> bool:
+    try:
+        _run.dumps(value)
+    except RecursionError:
+        return True
+    except (TypeError, ValueError):
+        pass
+    return False
 
 
 def read(verb: str, text: bytes) -> Mapping[str, Any]:
@@ -220,7 +237,14 @@ class _Transport:
         """The child for this process and environment, started when there is none."""
         key = environment_key()
         if self._child is not None and not self._child.usable(key):
-            self.close()
+            old, self._child = self._child, None
+            if old.broken and old.alive() and old.pid == os.getpid():
+                # A call cut short (cancelled, interrupted): the child finishes that verb before
+                # it reads the end of its input, which may take its whole patience. It ends on
+                # its own, beside the new one: the next call does not wait for it.
+                threading.Thread(target=old.close, daemon=True, name="forgestate-stop").start()
+            else:
+                old.close()
         if self._child is None:
             self._child = Child(self._command("call", "--lines"), self._env(), key)
         return self._child

@@ -200,10 +200,19 @@ fn answer_line(id: Option<Value>, reply: Reply) {
 fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>, ErrorBody)> {
     const SHAPE: &str = "send one JSON object per line: {\"verb\": \"resume\", \"args\": \
                          {\"agent\": \"worker\", \"session\": \"s1\"}}";
-    let value: Value = serde_json::from_slice(line).map_err(|e| {
-        let message = format!("the request line is not JSON ({e}); {SHAPE}");
-        (None, usage(&message))
-    })?;
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            deep(line).ok_or_else(|| {
+                let message = format!("the request line is not JSON ({e}); {SHAPE}");
+                (None, usage(&message))
+            })?
+        }
+        Err(e) => {
+            let message = format!("the request line is not JSON ({e}); {SHAPE}");
+            return Err((None, usage(&message)));
+        }
+    };
     let Value::Object(mut map) = value else {
         return Err((
             None,
@@ -245,6 +254,37 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
         }
     };
     Ok((id, verb, args))
+}
+
+/// A request line nested past serde_json's 128 levels, read level by level: an argument too
+/// deep to read as a value, or holding a key twice, is handed on as its JSON text, which the verb
+/// parses as the CLI parses `--data` (with that flag's limit and errors), as the MCP server hands
+/// on a tool's arguments.
+fn deep(line: &[u8]) -> Option<Value> {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+    let top: BTreeMap<String, &RawValue> = serde_json::from_slice(line).ok()?;
+    let mut map = Map::new();
+    for (key, raw) in top {
+        let value = match (key.as_str(), serde_json::from_str::<Value>(raw.get())) {
+            (_, Ok(value)) => value,
+            ("args", Err(_)) => {
+                let args: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+                let mut parsed = Map::new();
+                for (name, raw) in args {
+                    let value = match serde_json::from_str(raw.get()) {
+                        Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
+                        _ => Value::String(raw.get().to_string()),
+                    };
+                    parsed.insert(name, value);
+                }
+                Value::Object(parsed)
+            }
+            (_, Err(_)) => return None,
+        };
+        map.insert(key, value);
+    }
+    Some(Value::Object(map))
 }
 
 /// Runs `verb` on `args` over the opened store.
