@@ -64,30 +64,16 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
     except UnicodeEncodeError as e:
         raise DataError(f"an argument is not valid Unicode text ({e.reason} at character "
                         f"{e.start}); names and values must be text that can be written as UTF-8") from e
-    except RecursionError as e:
-        name = next((name for name, value in args.items() if _too_deep(value)),
-                    f"an argument of {verb}")
-        raise DataError(f"{name} nests too deeply to be written as JSON; forgestate reads a value "
-                        "at most 127 levels deep: store it flatter") from e
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
         for name, value in args.items():
             try:
                 _run.dumps(value, allow_nan=False)
+            except RecursionError as inner:
+                raise DataError(f"{name} nests too deeply to be written as JSON; forgestate reads "
+                                "a value at most 127 levels deep: store it flatter") from inner
             except (TypeError, ValueError) as inner:
                 raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
-            except RecursionError:
-                continue
         raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
-
-
-def _too_deep(value: Any) -> bool:
-    try:
-        _run.dumps(value)
-    except RecursionError:
-        return True
-    except (TypeError, ValueError):
-        pass
-    return False
 
 
 def read(verb: str, text: bytes) -> Mapping[str, Any]:
