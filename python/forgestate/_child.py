@@ -64,10 +64,13 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
     except UnicodeEncodeError as e:
         raise DataError(f"an argument is not valid Unicode text ({e.reason} at character "
                         f"{e.start}); names and values must be text that can be written as UTF-8") from e
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
         for name, value in args.items():
             try:
                 _run.dumps(value, allow_nan=False)
+            except RecursionError as inner:
+                raise DataError(f"{name} nests too deeply to be written as JSON; forgestate reads "
+                                "a value at most 127 levels deep: store it flatter") from inner
             except (TypeError, ValueError) as inner:
                 raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
         raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
@@ -220,7 +223,14 @@ class _Transport:
         """The child for this process and environment, started when there is none."""
         key = environment_key()
         if self._child is not None and not self._child.usable(key):
-            self.close()
+            old, self._child = self._child, None
+            if old.broken and old.alive() and old.pid == os.getpid():
+                # A call cut short (cancelled, interrupted): the child finishes that verb before
+                # it reads the end of its input, which may take its whole patience. It ends on
+                # its own, beside the new one: the next call does not wait for it.
+                threading.Thread(target=old.close, daemon=True, name="forgestate-stop").start()
+            else:
+                old.close()
         if self._child is None:
             self._child = Child(self._command("call", "--lines"), self._env(), key)
         return self._child

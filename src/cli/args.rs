@@ -2,12 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use forgestate::verbs::{
-    CheckpointFlags, EndRequest, ExportRequest, FlushRequest, ForkRequest, HealthFlags,
-    HistoryRequest, ImportRequest, LatestRequest, ListRequest, PruneRequest, PublishRequest,
-    ResumeMapRequest, ResumeRequest, StatusFlags, WatchRequest,
-};
+pub use super::terminal::ColorArg;
+use clap::{Parser, Subcommand};
+use forgestate::verbs::{FlushRequest, WatchRequest};
 
 mod verbs;
 pub use verbs::*;
@@ -96,17 +93,6 @@ pub fn globals(cmd: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
     cmd.get_arguments().filter(|a| a.is_global_set())
 }
 
-/// `--color`: whether human output may use ANSI colours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
-    /// Colour when writing to a terminal and NO_COLOR is not set
-    Auto,
-    /// Always colour, even when piped or with NO_COLOR set
-    Always,
-    /// Never colour
-    Never,
-}
-
 /// Global options that mean nothing to `parse`, which reads no configuration and no store (nor to
 /// `completions` and `man`, which only describe the CLI).
 pub const NOT_FOR_PARSE: &[&str] = &[
@@ -132,65 +118,9 @@ fn parse_patience_flag(text: &str) -> Result<std::time::Duration, String> {
     forgestate::config::parse_wait(text, "--patience")
 }
 
+/// The CLI's own commands, and every verb of the table the library runs ([`TableVerb`]).
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Find or create the session thread (on a forge: the labelled session issue)
-    #[command(after_help = "Examples:
-  forgestate init
-  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
-  forgestate init --json")]
-    Init,
-    /// Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume
-    #[command(after_help = "Examples:
-  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
-  forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
-  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr")]
-    Checkpoint(Box<CheckpointFlags>),
-    /// Post a [HEALTH] record: a liveness signal with metrics
-    #[command(after_help = "Examples:
-  forgestate health --agent implementation-orchestrator --session s1
-  forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
-  forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json")]
-    Health(HealthFlags),
-    /// Post an [END] record: the session stopped, and why (never "stalled" in status)
-    #[command(after_help = "Examples:
-  forgestate end --agent implementation-worker --session s1 --reason completed
-  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
-  forgestate end --agent implementation-worker --session s1 --reason user_stop --json")]
-    End(EndRequest),
-    /// Print the newest matching record (JSON null when there is none)
-    #[command(after_help = "Examples:
-  forgestate latest --agent implementation-worker --session s1
-  forgestate latest --agent 'implementation-*' --kind health
-  forgestate latest --session s1 --json")]
-    Latest(LatestRequest),
-    /// Print where an agent should resume a session, with its last checkpoint's data
-    #[command(after_help = "Examples:
-  forgestate resume --agent implementation-worker --session s1
-  forgestate resume --agent implementation-worker --session s1 --json")]
-    Resume(ResumeRequest),
-    /// List records, oldest first
-    #[command(after_help = "Examples:
-  forgestate list --session s1
-  forgestate list --agent 'implementation-*' --since 24h --limit 20
-  forgestate list --invalid --json")]
-    List(ListRequest),
-    /// Parse one comment body and print the record as JSON, or why it is not one
-    #[command(after_help = "Examples:
-  forgestate parse comment.md
-  pbpaste | forgestate parse -
-  forgestate parse comment.md --json")]
-    Parse(ParseArgs),
-    /// Print the comment body `checkpoint` or `health` would post for a record given as JSON
-    #[command(after_help = "Examples:
-  echo '{\"agent\": \"w\", \"session\": \"s1\", \"phase\": \"clone_complete\"}' | forgestate render
-  forgestate parse comment.md | forgestate render --json")]
-    Render(RenderArgs),
-    /// Print the phase table an agent resumes by (the resume map as configured)
-    #[command(after_help = "Examples:
-  forgestate resume-map
-  forgestate resume-map --agent pr-self-reviewer --json")]
-    ResumeMap(ResumeMapRequest),
     /// Post the records waiting in this machine's outbox, oldest first
     #[command(after_help = "Examples:
   forgestate flush
@@ -203,45 +133,12 @@ pub enum Command {
   forgestate outbox
   forgestate outbox --json")]
     Outbox,
-    /// Who is alive: one row per agent and session with a verdict (alive, warning, stalled,
-    /// paused, completed), stalled first
-    #[command(
-        after_help = "Ages are measured on the store's clock (a forge's, from its Date header). \
-Thresholds come from --warn-after/--stalled-after, else [status] in the configuration (per agent glob), \
-else 10m and 30m.
-
-Examples:
-  forgestate status
-  forgestate status --agent 'implementation-*' --stalled-after 15m
-  forgestate status --fail-on-stalled --json"
-    )]
-    Status(StatusFlags),
-    /// Every record of one session in order, with the time between them and the resume point
-    /// of each checkpoint; --diff adds the JSON changes between checkpoints
-    #[command(after_help = "Examples:
-  forgestate history --session s1
-  forgestate history --session s1 --agent implementation-worker --diff
-  forgestate history --session s2 --json")]
-    History(HistoryRequest),
-    /// Start a new session from the state of a checkpoint of another one (Parent: names it)
-    #[command(after_help = "Examples:
-  forgestate fork --session s1 --new-session s1-retry
-  forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
-  forgestate fork --session s1 --agent implementation-worker --new-session s2 --json")]
-    Fork(ForkRequest),
     /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
     #[command(after_help = "Examples:
   forgestate watch
   forgestate watch --agent 'implementation-*' --kind health
   forgestate watch --session s1 --interval 2s --json")]
     Watch(WatchRequest),
-    /// Delete your older records beyond the newest N per agent, session and kind (a dry run
-    /// without --yes); other authors' comments are never touched
-    #[command(after_help = "Examples:
-  forgestate prune
-  forgestate prune --keep 3 --session s1
-  forgestate prune --keep 3 --agent 'implementation-*' --yes")]
-    Prune(PruneRequest),
     /// Check the setup, one line per check with the fix: config, forge, token, repository,
     /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
     #[command(after_help = "Examples:
@@ -273,49 +170,51 @@ Examples:
   forgestate man > /usr/local/share/man/man1/forgestate.1
   forgestate man --dir target/man")]
     Man(ManArgs),
-    /// Replace a long session issue with a new one carrying each active session's newest
-    /// records, then close it (safe to run again after an interruption)
-    #[command(
-        after_help = "Also automatic: a checkpoint or health record rotates the issue once it \
-holds more than [forge] rotate_after comments (default 2000; 0 turns it off).
+    /// Every verb the library runs: its subcommand is generated from its spec and flags.
+    #[command(flatten)]
+    Table(TableVerb),
+}
 
-Examples:
-  forgestate rotate
-  forgestate rotate --json"
-    )]
-    Rotate,
-    /// Write the status table into the session issue's body between two markers (text outside
-    /// them is kept; an unchanged table is not written); the same as `status --publish`
-    #[command(
-        after_help = "Set [dashboard] auto = true to refresh it after records, at most once every \
-[dashboard] every_minutes (default 5) per machine. `forgestate status --publish` does the same.
+/// A verb of the table the library runs: its name and the flags clap parsed, which
+/// [`super::verb::table`] reads into its request.
+#[derive(Debug)]
+pub struct TableVerb {
+    pub name: String,
+    pub matches: clap::ArgMatches,
+}
 
-Examples:
-  forgestate publish
-  forgestate publish --stalled-after 1h --json"
-    )]
-    Publish(PublishRequest),
-    /// Write the thread's believed records (every session issue of a forge's chain, or a local
-    /// store) into a local store, with their ids, authors and original times
-    #[command(
-        after_help = "Running it again writes only what is new. Resume from the copy with \
-`forgestate --store ./archive resume --agent w --session s1`.
+impl clap::FromArgMatches for TableVerb {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        match matches.subcommand() {
+            Some((name, sub)) => Ok(TableVerb {
+                name: name.to_string(),
+                matches: sub.clone(),
+            }),
+            None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
+        }
+    }
 
-Examples:
-  forgestate export --to ./archive
-  forgestate export --to ./archive --json"
-    )]
-    Export(ExportRequest),
-    /// Post a local store's records to the configured forge, in order, each once by Id (a
-    /// rerun posts nothing new; an interrupted import resumes)
-    #[command(after_help = "Examples:
-  forgestate import --from ~/.local/state/forgestate/local
-  forgestate import --from ./archive --json")]
-    Import(ImportRequest),
-    /// Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas
-    /// of its request and answer
-    #[command(after_help = "Examples:
-  forgestate schema
-  forgestate schema | jq '.verbs[] | select(.read_only) | .name'")]
-    Schema,
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for TableVerb {
+    fn augment_subcommands(mut cmd: clap::Command) -> clap::Command {
+        for verb in forgestate::verbs::commands() {
+            if cmd.find_subcommand(verb.get_name()).is_none() {
+                cmd = cmd.subcommand(verb);
+            }
+        }
+        cmd
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        forgestate::verbs::runs(name) == Some(forgestate::verbs::Runs::Library)
+    }
 }

@@ -19,16 +19,16 @@ use std::io::Read;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
+use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::{self, Context};
-use forgestate::{Client, Error};
 
 use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, exit_code, suggest};
+use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, suggest};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -206,10 +206,19 @@ fn answer_line(id: Option<Value>, reply: Reply) {
 fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>, ErrorBody)> {
     const SHAPE: &str = "send one JSON object per line: {\"verb\": \"resume\", \"args\": \
                          {\"agent\": \"worker\", \"session\": \"s1\"}}";
-    let value: Value = serde_json::from_slice(line).map_err(|e| {
-        let message = format!("the request line is not JSON ({e}); {SHAPE}");
-        (None, usage(&message))
-    })?;
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            deep(line).ok_or_else(|| {
+                let message = format!("the request line is not JSON ({e}); {SHAPE}");
+                (None, usage(&message))
+            })?
+        }
+        Err(e) => {
+            let message = format!("the request line is not JSON ({e}); {SHAPE}");
+            return Err((None, usage(&message)));
+        }
+    };
     let Value::Object(mut map) = value else {
         return Err((
             None,
@@ -253,6 +262,37 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
     Ok((id, verb, args))
 }
 
+/// A request line nested past serde_json's 128 levels, read level by level: an argument too
+/// deep to read as a value, or holding a key twice, is handed on as its JSON text, which the verb
+/// parses as the CLI parses `--data` (with that flag's limit and errors), as the MCP server hands
+/// on a tool's arguments.
+fn deep(line: &[u8]) -> Option<Value> {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+    let top: BTreeMap<String, &RawValue> = serde_json::from_slice(line).ok()?;
+    let mut map = Map::new();
+    for (key, raw) in top {
+        let value = match (key.as_str(), serde_json::from_str::<Value>(raw.get())) {
+            (_, Ok(value)) => value,
+            ("args", Err(_)) => {
+                let args: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+                let mut parsed = Map::new();
+                for (name, raw) in args {
+                    let value = match serde_json::from_str(raw.get()) {
+                        Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
+                        _ => Value::String(raw.get().to_string()),
+                    };
+                    parsed.insert(name, value);
+                }
+                Value::Object(parsed)
+            }
+            (_, Err(_)) => return None,
+        };
+        map.insert(key, value);
+    }
+    Some(Value::Object(map))
+}
+
 /// Runs `verb` on `args` over the opened store.
 async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
     let Some(spec) = verbs::spec(verb) else {
@@ -275,7 +315,7 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
             )),
             None,
         ),
-        Some(Err(e)) => Reply::Failed(failure(&e), None),
+        Some(Err(e)) => Reply::Failed(ErrorBody::of(&e), None),
         Some(Ok(answer)) => {
             // Scrubbed where it is printed (`output::json`, `output::json_line`).
             match spooled(&answer).filter(|_| cli.strict) {
@@ -298,24 +338,6 @@ fn spooled(answer: &Value) -> Option<String> {
             answer["id"].as_str().unwrap_or("(no id)")
         )
     })
-}
-
-/// The error object of a library error; a body that is not a record says why in `reason`.
-fn failure(e: &Error) -> ErrorBody {
-    match e {
-        Error::Parse(p) => {
-            let reason = p.to_string();
-            let message = match reason.starts_with("not a record") {
-                true => reason,
-                false => format!("not a record: {reason}"),
-            };
-            ErrorBody {
-                reason: Some(p.code().to_string()),
-                ..ErrorBody::new(exit_code(e), &message)
-            }
-        }
-        e => ErrorBody::new(exit_code(e), &e.to_string()),
-    }
 }
 
 fn usage(message: &str) -> ErrorBody {

@@ -36,6 +36,7 @@ pub fn script(shell: clap_complete::Shell) -> Result<String, Failure> {
     clap_complete::generate(shell, &mut cmd, "forgestate", &mut buf);
     String::from_utf8(buf).map_err(|e| Failure {
         code: crate::face::EX_DATAERR,
+        reason: None,
         message: format!("the {shell} completion script is not UTF-8 ({e}); please report this"),
     })
 }

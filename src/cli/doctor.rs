@@ -5,7 +5,7 @@ use forgestate::doctor::{Report, Status, config_failed, run};
 
 use super::args::Cli;
 use super::failure::Failure;
-use super::{output, table};
+use super::output;
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -29,7 +29,7 @@ fn print(report: &Report, as_json: bool) {
             failed: report.failed(),
         });
     }
-    let color = table::stdout_color();
+    let color = super::terminal::stdout_color();
     let mut text = String::new();
     for c in &report.checks {
         let (mark, paint) = match c.status {

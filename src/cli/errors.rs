@@ -22,9 +22,14 @@ struct ErrorDoc {
 /// Reports a failure: the human line on stderr and, with `--json`, the error document on stdout
 /// unless the verb already printed its one document (which then carries the error itself).
 pub fn report(code: u8, message: &str, as_json: bool) {
+    report_body(ErrorBody::new(code, message), message, as_json);
+}
+
+/// [`report`] for an error object already made (a `parse` failure carries its `reason`).
+pub fn report_body(body: ErrorBody, message: &str, as_json: bool) {
     output::error(message);
     if as_json && !output::printed() {
-        print_doc(ErrorBody::new(code, message));
+        print_doc(body);
     }
 }
 
@@ -108,7 +113,7 @@ pub fn command(color: ColorChoice) -> clap::Command {
 pub fn parse_args() -> Result<Cli, u8> {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let as_json = wants_json(&argv);
-    super::table::set_color(color_in_argv(&argv));
+    super::terminal::set_color(color_in_argv(&argv));
     let color = match color_in_argv(&argv) {
         Some(ColorArg::Always) => ColorChoice::Always,
         Some(ColorArg::Never) => ColorChoice::Never,

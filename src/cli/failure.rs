@@ -3,39 +3,31 @@
 
 use forgestate::Error;
 
-use super::input::InputError;
-use crate::face::{EX_DATAERR, EX_IOERR, EX_USAGE, exit_code};
+use crate::face::{ErrorBody, exit_code};
 
 /// A failure with its exit code, already worded for the user.
 pub(crate) struct Failure {
     pub(crate) code: u8,
     pub(crate) message: String,
+    /// Why a comment is not a record (`parse`): the `reason` of the error document.
+    pub(crate) reason: Option<String>,
 }
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
+        // A body that is not a record says why in `reason`, as `call` and MCP say it.
+        if let Error::Parse(_) = e {
+            let body = ErrorBody::of(&e);
+            return Failure {
+                code: body.code,
+                message: body.message,
+                reason: body.reason,
+            };
+        }
         Failure {
             code: exit_code(&e),
             message: e.to_string(),
-        }
-    }
-}
-
-impl From<InputError> for Failure {
-    fn from(e: InputError) -> Self {
-        match e {
-            InputError::Usage(message) => Failure {
-                code: EX_USAGE,
-                message,
-            },
-            InputError::Data(message) => Failure {
-                code: EX_DATAERR,
-                message,
-            },
-            InputError::Io(message) => Failure {
-                code: EX_IOERR,
-                message,
-            },
+            reason: None,
         }
     }
 }

@@ -115,10 +115,12 @@ pub async fn flush(cli: &Cli, a: &FlushRequest) -> Result<u8, Failure> {
         [] => Ok(0),
         [(code, message)] => Err(Failure {
             code: *code,
+            reason: None,
             message: message.clone(),
         }),
         [(code, _), ..] => Err(Failure {
             code: *code,
+            reason: None,
             message: format!(
                 "{} outboxes still hold records; see the errors above",
                 failed.len()

@@ -46,6 +46,7 @@ pub fn man(cli: &Cli, a: &ManArgs) -> Result<u8, Failure> {
     let mut buf = Vec::new();
     man.render(&mut buf).map_err(|e| Failure {
         code: crate::face::EX_IOERR,
+        reason: None,
         message: format!("cannot render the man page: {e}"),
     })?;
     let roff = String::from_utf8_lossy(&buf);

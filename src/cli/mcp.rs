@@ -27,6 +27,7 @@ pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
         .await
         .map_err(|message| Failure {
             code: EX_IOERR,
+            reason: None,
             message,
         })?;
     Ok(0)

@@ -7,50 +7,39 @@
 pub(crate) mod args;
 mod argv;
 mod call;
-mod carry;
 mod completions;
 mod doctor;
 pub(crate) mod errors;
 mod failure;
 mod flush;
-mod fork;
 mod help;
-mod history;
-pub(crate) mod input;
 mod logging;
 mod man;
 mod mcp;
 mod open;
 pub(crate) mod output;
 mod progress;
-mod prune;
 mod remote;
-mod render;
-mod requests;
-mod rotate;
-mod status;
-mod table;
+mod terminal;
 mod verb;
 mod watch;
 
 use std::process::ExitCode;
 
-use forgestate::format::parse;
-use forgestate::verbs;
+use forgestate::verbs::cli::table;
 
 use args::{Cli, Command};
 use failure::Failure;
-use input::read_input;
 
 use crate::face::scrub;
-use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE};
+use crate::face::{EX_IOERR, EX_USAGE, ErrorBody};
 
 pub fn main() -> ExitCode {
     let cli = match errors::parse_args() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };
-    table::set_color(cli.color);
+    terminal::set_color(cli.color);
     scrub::install(cli.token_file.as_deref());
     init_logging(&cli);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -79,7 +68,11 @@ pub fn main() -> ExitCode {
             _ => ExitCode::from(code),
         },
         Err(f) => {
-            errors::report(f.code, &f.message, cli.json);
+            let body = ErrorBody {
+                reason: f.reason.clone(),
+                ..ErrorBody::new(f.code, &f.message)
+            };
+            errors::report_body(body, &f.message, cli.json);
             ExitCode::from(f.code)
         }
     }
@@ -113,131 +106,24 @@ fn init_logging(cli: &Cli) {
     let _ = tracing_subscriber::fmt()
         .with_max_level(Level::TRACE)
         .with_writer(|| progress::Stderr)
-        .with_ansi(table::stderr_color())
+        .with_ansi(terminal::stderr_color())
         .event_format(logging::Prefixed)
         .finish()
         .with(filter)
         .try_init();
 }
 
-/// Runs one verb; the `Ok` value is the exit code.
+/// Runs one command; the `Ok` value is the exit code.
 async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Init => {
-            let answer = verb::run::<verbs::Init>(cli, verbs::InitRequest {}).await?;
-            verb::warn(cli, &answer.warnings);
-            output::initialized(&answer, cli.json);
-            Ok(0)
-        }
-        Command::Checkpoint(a) => {
-            let request = requests::checkpoint(a)?;
-            saved(cli, verb::run::<verbs::Checkpoint>(cli, request).await?)
-        }
-        Command::Health(a) => {
-            let request = requests::health(a)?;
-            saved(cli, verb::run::<verbs::Health>(cli, request).await?)
-        }
-        Command::End(a) => saved(cli, verb::run::<verbs::End>(cli, a.clone()).await?),
-        Command::Fork(a) => {
-            let answer = verb::run::<verbs::Fork>(cli, a.clone()).await?;
-            fork::forked(cli, a, &answer);
-            saved(cli, answer)
-        }
-        Command::Latest(a) => {
-            let answer = verb::run::<verbs::LatestVerb>(cli, a.clone()).await?;
-            verb::warn(cli, &answer.warnings);
-            output::latest(answer, cli.json);
-            Ok(0)
-        }
-        Command::Resume(a) => {
-            let answer = verb::run::<verbs::ResumeVerb>(cli, a.clone()).await?;
-            verb::warn(cli, &answer.warnings);
-            output::resume(answer, &a.agent, &a.session, cli.json);
-            Ok(0)
-        }
-        Command::List(a) => {
-            let answer = verb::run::<verbs::ListVerb>(cli, a.clone()).await?;
-            verb::warn(cli, &answer.warnings);
-            output::list(&answer, a.invalid, cli.json);
-            Ok(0)
-        }
         Command::Flush(a) => flush::flush(cli, a).await,
         Command::Outbox => flush::outboxes(cli),
-        Command::Status(a) => status::status(cli, a).await,
-        Command::History(a) => history::history(cli, a).await,
         Command::Watch(a) => watch::watch(cli, a).await,
-        Command::Prune(a) => prune::prune(cli, a).await,
         Command::Doctor => doctor::doctor(cli).await,
-        Command::Render(a) => render::render(cli, a).await,
-        Command::ResumeMap(a) => render::resume_map(cli, a).await,
         Command::Mcp => mcp::mcp(cli).await,
         Command::Call(a) => call::call(cli, a).await,
         Command::Completions(a) => completions::completions(cli, a),
         Command::Man(a) => man::man(cli, a),
-        Command::Rotate => rotate::rotate(cli).await,
-        Command::Publish(a) => carry::publish(cli, a.clone()).await,
-        Command::Export(a) => carry::export(cli, a).await,
-        Command::Import(a) => carry::import(cli, a).await,
-        Command::Schema => {
-            output::json_page(&verbs::SchemaAnswer::new());
-            Ok(0)
-        }
-        Command::Parse(a) => {
-            let file = a.file.clone().unwrap_or_else(|| "-".into());
-            parse_verb(read_input(None, Some(&file))?, cli.json)
-        }
-    }
-}
-
-/// Reports a save: posted (with what its automatic rotation did), or spooled to the outbox,
-/// which `--strict` makes a failure (exit 75).
-fn saved(cli: &Cli, answer: verbs::SaveAnswer) -> Result<u8, Failure> {
-    if answer.posted {
-        rotate::after_save(cli, &answer);
-        verb::warn(cli, &answer.warnings);
-        output::posted(answer, cli.json);
-        return Ok(0);
-    }
-    // A cause only fixing something can cure is an error line (the first warning says what
-    // to fix), shown even with --quiet.
-    if !cli.quiet || answer.permanent {
-        for (i, w) in answer.warnings.iter().enumerate() {
-            let level = if answer.permanent && i == 0 {
-                "error"
-            } else {
-                "warning"
-            };
-            output::note(&format!("{level}: {w}"));
-        }
-    }
-    let code = if cli.strict { EX_TEMPFAIL } else { 0 };
-    output::spooled(answer, cli.json, Some(code).filter(|&c| c != 0));
-    Ok(code)
-}
-
-/// `forgestate parse`: the record as JSON, or the reason with exit code 65.
-fn parse_verb(body: Option<String>, as_json: bool) -> Result<u8, Failure> {
-    match parse(&body.unwrap_or_default()) {
-        Ok(record) => {
-            output::json(&record);
-            Ok(0)
-        }
-        Err(e) => {
-            // Say "not a record" once, whether or not the reason already does.
-            let reason = e.to_string();
-            let message = if reason.starts_with("not a record") {
-                reason
-            } else {
-                format!("not a record: {reason}")
-            };
-            output::error(&message);
-            if as_json {
-                errors::print_doc(errors::ErrorBody {
-                    reason: Some(e.code().to_string()),
-                    ..errors::ErrorBody::new(EX_DATAERR, &message)
-                });
-            }
-            Ok(EX_DATAERR)
-        }
+        Command::Table(v) => verb::table(cli, v).await,
     }
 }

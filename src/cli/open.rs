@@ -26,6 +26,7 @@ pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
     };
     remote::split_repo(&mut over).map_err(|message| Failure {
         code: EX_USAGE,
+        reason: None,
         message,
     })?;
     Ok(over)

@@ -2,22 +2,14 @@
 //!
 //! Only this module writes to stdout. Writes ignore a closed pipe (`forgestate list | head`).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use serde_json::Value;
 
-use forgestate::format::{Payload, format_time};
-use forgestate::scan::Entry;
-use forgestate::verbs::{InitAnswer, LatestAnswer, ResumeAnswer, SaveAnswer};
+use super::{table, terminal};
 
-use super::table;
-use crate::face::ErrorBody;
-
-mod list;
 mod select;
-pub use list::list;
 pub use select::{Selection, check_fields, set as set_selection};
 
 /// Set once a JSON document is on stdout, so a later failure does not print a second one.
@@ -174,7 +166,7 @@ pub fn error(text: &str) {
 }
 
 fn leveled(level: &str, text: &str) {
-    let prefix = table::prefix(level, table::stderr_color());
+    let prefix = table::prefix(level, terminal::stderr_color());
     let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }
@@ -183,234 +175,4 @@ fn leveled(level: &str, text: &str) {
 pub fn raw_err(text: &str) {
     let text = crate::face::scrub::scrub(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{text}")).ok();
-}
-
-pub fn initialized(init: &InitAnswer, as_json: bool) {
-    if as_json {
-        return json(init);
-    }
-    let what = if init.created { "created" } else { "found" };
-    out(&format!(
-        "session thread {what}: {} (records are posted as {})",
-        init.thread, init.author
-    ));
-}
-
-/// A posted record: with `--json`, the verb's answer ([`SaveAnswer`], as every face has it).
-pub fn posted(answer: SaveAnswer, as_json: bool) {
-    if as_json {
-        return json(&answer);
-    }
-    let mut line = posted_line(&answer);
-    if let Some(url) = &answer.url {
-        line.push_str(&format!("\n{url}"));
-    }
-    out(&line);
-}
-
-/// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
-pub fn posted_line(a: &SaveAnswer) -> String {
-    let kind = a.record.kind().name();
-    let id = a.id.as_deref().unwrap_or("(no id)");
-    let mut line = format!(
-        "{kind} {id} saved as comment {} in {}",
-        a.comment_id
-            .map_or_else(|| "?".to_string(), |c| c.to_string()),
-        a.store.as_deref().unwrap_or("the store")
-    );
-    if let Some(n) = a.record.redacted {
-        line.push_str(&format!(" ({n} secret value(s) redacted)"));
-    }
-    line
-}
-
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-/// A record's time; at a terminal, with its age (`2026-11-29T08:40:58.000123Z, 3m ago`).
-fn when(t: &chrono::DateTime<chrono::Utc>) -> String {
-    if std::io::stdout().is_terminal() {
-        format!(
-            "{}, {}",
-            format_time(t),
-            table::relative_age(*t, chrono::Utc::now())
-        )
-    } else {
-        format_time(t)
-    }
-}
-
-/// Where a record sits: `comment 12`, or `pending (not posted yet)`.
-fn place(e: &Entry) -> String {
-    match e.comment.id {
-        Some(id) => format!("comment {id}"),
-        None => "pending in the outbox, not posted yet".to_string(),
-    }
-}
-
-/// A record spooled to the outbox (its warning is the answer's, already shown). `fail` is the
-/// exit code when that counts as a failure (`--strict`); the JSON document then carries the
-/// `error` object too.
-pub fn spooled(answer: SaveAnswer, as_json: bool, fail: Option<u8>) {
-    if !as_json {
-        return;
-    }
-    let error = fail.map(|code| {
-        let message = format!(
-            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-            answer.record.kind().name(),
-            answer.id.as_deref().unwrap_or("(no id)"),
-        );
-        ErrorBody::new(code, &message)
-    });
-    json(&SpooledDoc { answer, error });
-}
-
-/// `checkpoint`/`health --json` when the record waits in the outbox: the verb's answer, and
-/// `error` only when that is a failure (`--strict`).
-#[derive(Serialize)]
-struct SpooledDoc {
-    #[serde(flatten)]
-    answer: SaveAnswer,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<ErrorBody>,
-}
-
-/// A record as a short block of text.
-fn entry_text(e: &Entry) -> String {
-    let r = &e.record;
-    let mut text = format!(
-        "{} {} ({}{}{})\nagent:   {}\nsession: {}\ntime:    {}\n",
-        r.kind().name(),
-        r.id.as_deref().unwrap_or("(version 1.0, no id)"),
-        place(e),
-        if e.comment.author.is_empty() {
-            String::new()
-        } else {
-            format!(" by {}", e.comment.author)
-        },
-        if e.comment.edited { ", edited" } else { "" },
-        r.agent,
-        r.session,
-        when(&r.time),
-    );
-    match &r.payload {
-        Payload::Checkpoint { phase, data } => {
-            text.push_str(&format!("phase:   {phase}\ndata:\n{}", pretty(data)));
-        }
-        Payload::Health {
-            status,
-            metrics,
-            next_check,
-        } => {
-            text.push_str(&format!("status:  {status}\n"));
-            if let Some(next) = next_check {
-                text.push_str(&format!("next:    {next}\n"));
-            }
-            text.push_str(&format!("metrics:\n{}", pretty(metrics)));
-        }
-        Payload::End { reason, note } => {
-            text.push_str(&format!("reason:  {reason}\n"));
-            if let Some(note) = note {
-                text.push_str(&format!("note:    {note}\n"));
-            }
-        }
-        Payload::Takeover { from, by } => {
-            let owner = r.writer.as_deref().unwrap_or("unknown");
-            text.push_str(&format!("owner:   {owner}\n"));
-            if let Some(from) = from {
-                text.push_str(&format!("from:    {from}\n"));
-            }
-            if let Some(by) = by {
-                text.push_str(&format!("by:      {by}\n"));
-            }
-        }
-    }
-    if let Some(intent) = &r.intent {
-        text.push_str(&format!("\nintent:  {}", intent.name));
-    }
-    if let Some(done) = &r.done {
-        text.push_str(&format!("\ndone:    {done}"));
-    }
-    if let Some(url) = &e.comment.url {
-        text.push_str(&format!("\n{url}"));
-    }
-    printable(&text).into_owned()
-}
-
-pub fn latest(latest: LatestAnswer, as_json: bool) {
-    match (latest.record.clone(), as_json) {
-        (_, true) => json(&latest),
-        (Some(e), false) => out(&entry_text(&e)),
-        // On stderr, so `forgestate latest | wc -l` counts records.
-        (None, false) => note("no matching record found"),
-    }
-}
-
-pub fn resume(answer: ResumeAnswer, agent: &str, session: &str, as_json: bool) {
-    if as_json {
-        return json(&answer);
-    }
-    let facts = &answer;
-    let r = &answer;
-    let from = match &r.checkpoint {
-        Some(e) => format!(
-            "checkpoint {} ({}, {})",
-            e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
-            place(e),
-            when(&e.record.time)
-        ),
-        None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
-    };
-    let offline = if r.offline {
-        "\noffline:      the forge could not be read; answered from this machine's read cache and outbox"
-    } else {
-        ""
-    };
-    let point = if r.unmapped {
-        format!(
-            "{} (the default: phase {} is not in the resume map of {agent})",
-            r.resume_point, r.phase
-        )
-    } else {
-        r.resume_point.clone()
-    };
-    let mut handoff = String::new();
-    if let Some(next) = &r.next {
-        handoff.push_str(&format!("\nnext:         {next}"));
-    }
-    for b in &r.blockers {
-        handoff.push_str(&format!("\nblocker:      {b}"));
-    }
-    if let Some(end) = &facts.ended {
-        handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
-        if let Some(note) = &end.note {
-            handoff.push_str(&format!(" ({note})"));
-        }
-    }
-    if let Some(end) = &facts.reopened {
-        let reason = &end.reason;
-        let at = &end.at;
-        handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
-    }
-    if let Some(intent) = &facts.pending_intent {
-        handoff.push_str(&format!(
-            "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
-            intent.name, intent.at
-        ));
-    }
-    match r.context_drift {
-        Some(true) => handoff.push_str(
-            "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
-             recorded no Context-Hash); re-read it before going on",
-        ),
-        Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
-        None => {}
-    }
-    out(&printable(&format!(
-        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
-        r.phase,
-        pretty(&r.data)
-    )));
 }

@@ -6,13 +6,20 @@
 //! line those are flags, so a usage or data error that opens with a field's name is reworded to
 //! open with its flag (`--reason "x" …`), as the Python package rewords flags to parameters.
 
-use forgestate::backend::AnyThread;
-use forgestate::report::StatusPolicy;
-use forgestate::verbs::{Context, Run, Verb};
-use forgestate::{Client, Error};
+use std::pin::Pin;
+
+use clap::FromArgMatches;
+use serde::Serialize;
 use serde_json::Value;
 
-use super::args::Cli;
+use forgestate::backend::AnyThread;
+use forgestate::report::StatusPolicy;
+use forgestate::verbs::cli::{Command, Visit};
+use forgestate::verbs::{self, Context, Spec};
+use forgestate::{Client, Error};
+
+use super::args::{Cli, TableVerb};
+use super::errors::ErrorBody;
 use super::failure::Failure;
 use super::open::load;
 use super::open::opened;
@@ -23,7 +30,7 @@ pub(super) struct Opened {
     client: Client<AnyThread>,
     policy: StatusPolicy,
     /// The line naming the default store, shown once the request passed its checks.
-    note: Option<String>,
+    pub(super) note: Option<String>,
 }
 
 impl Opened {
@@ -49,44 +56,169 @@ impl Opened {
 
     /// Shows the default store's line, unless the request itself was refused, and words a
     /// failure in the CLI's terms.
-    pub(super) fn finish<V: Verb, T>(&self, result: forgestate::Result<T>) -> Result<T, Failure> {
-        let refused = result.as_ref().err().is_some_and(|e| {
-            matches!(
-                e.category(),
-                forgestate::Category::Usage | forgestate::Category::Data
-            )
-        });
-        if let Some(note) = self.note.as_ref().filter(|_| !refused) {
+    pub(super) fn finish<T>(
+        &self,
+        spec: &Spec,
+        result: forgestate::Result<T>,
+    ) -> Result<T, Failure> {
+        if !refused(&result)
+            && let Some(note) = &self.note
+        {
             output::note(note);
         }
-        result.map_err(|e| flagged::<V>(e).into())
+        result.map_err(|e| flagged(spec, e).into())
     }
 }
 
-/// Runs `V` on `request` over the configured store, with the configured `[status]` policy.
-pub(super) async fn run<V: Run>(cli: &Cli, request: V::Request) -> Result<V::Answer, Failure> {
-    let opened = Opened::new(cli)?;
-    let answer = forgestate::verbs::run::<V>(&opened.context(), request).await;
-    opened.finish::<V, _>(answer)
+/// Whether the request itself was refused (a usage or data error): the default store's line is
+/// then not shown.
+fn refused<T>(result: &forgestate::Result<T>) -> bool {
+    result.as_ref().err().is_some_and(|e| {
+        matches!(
+            e.category(),
+            forgestate::Category::Usage | forgestate::Category::Data
+        )
+    })
 }
 
-/// Prints `warnings` on stderr (not with `--quiet`), one `warning:` line each.
-pub(super) fn warn(cli: &Cli, warnings: &[String]) {
-    if !cli.quiet {
-        for w in warnings {
-            output::note(&format!("warning: {w}"));
+/// Runs a verb of the table: clap's flags into the verb's request, the request through the
+/// library's call, the answer shown by the verb's own [`Command::show`].
+pub(super) async fn table(cli: &Cli, verb: &TableVerb) -> Result<u8, Failure> {
+    let visit = Visitor {
+        cli,
+        matches: &verb.matches,
+    };
+    match verbs::visit(&verb.name, visit) {
+        Some(ran) => ran.await,
+        None => Err(Error::usage(format!("unrecognized verb '{}'", verb.name)).into()),
+    }
+}
+
+/// What runs each verb: the command line and the verb's flags, as clap parsed them.
+struct Visitor<'a> {
+    cli: &'a Cli,
+    matches: &'a clap::ArgMatches,
+}
+
+impl<'a> Visit for Visitor<'a> {
+    type Out = Pin<Box<dyn Future<Output = Result<u8, Failure>> + 'a>>;
+
+    fn visit<V: Command + 'static>(self) -> Self::Out {
+        Box::pin(command::<V>(self.cli, self.matches))
+    }
+}
+
+/// Runs `V`: its request from its flags (checked before the store is opened), then the verb
+/// over the configured store (or alone, for a verb that opens none), its answer shown.
+async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
+    let flags = V::Flags::from_arg_matches(matches)
+        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let request = V::request(&flags).map_err(|e| flagged(&V::SPEC, e))?;
+    let printer = Printer {
+        cli,
+        note: std::cell::Cell::new(None),
+    };
+    if !V::SPEC.opens_store
+        && let Some(answer) = V::alone(&request)
+    {
+        let answer = answer.map_err(|e| flagged(&V::SPEC, e))?;
+        return Ok(V::show(&flags, answer, &printer));
+    }
+    let opened = Opened::new(cli)?;
+    printer.note.set(opened.note.clone());
+    let ran = V::call(&opened.context(), &flags, request, &printer).await;
+    if !refused(&ran) {
+        printer.flush_note();
+    }
+    ran.map_err(|e| flagged(&V::SPEC, e).into())
+}
+
+/// The CLI's output for a verb's [`Command::show`]; the default store's line goes first, before
+/// anything the verb prints.
+struct Printer<'a> {
+    cli: &'a Cli,
+    note: std::cell::Cell<Option<String>>,
+}
+
+impl Printer<'_> {
+    fn flush_note(&self) {
+        if let Some(note) = self.note.take() {
+            output::note(&note);
         }
     }
+}
+
+impl verbs::cli::Printer for Printer<'_> {
+    fn json_mode(&self) -> bool {
+        self.cli.json
+    }
+
+    fn quiet(&self) -> bool {
+        self.cli.quiet
+    }
+
+    fn strict(&self) -> bool {
+        self.cli.strict
+    }
+
+    fn json<T: Serialize>(&self, value: &T) {
+        self.flush_note();
+        output::json(value);
+    }
+
+    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str) {
+        self.flush_note();
+        output::json(&Failed {
+            answer: value,
+            error: ErrorBody::new(code, message),
+        });
+    }
+
+    fn page<T: Serialize>(&self, value: &T) {
+        self.flush_note();
+        output::json_page(value);
+    }
+
+    fn out(&self, text: &str) {
+        self.flush_note();
+        output::out(text);
+    }
+
+    fn note(&self, text: &str) {
+        self.flush_note();
+        output::note(text);
+    }
+
+    fn layout(&self) -> verbs::cli::table::Layout {
+        super::terminal::stdout_layout()
+    }
+
+    fn color(&self) -> bool {
+        super::terminal::stdout_color()
+    }
+
+    fn printable(&self, text: &str) -> String {
+        output::printable(text).into_owned()
+    }
+}
+
+/// An answer whose change stands but failed the caller (`--strict` and a spooled record): the
+/// answer's fields and the `error` object beside them.
+#[derive(Serialize)]
+struct Failed<'a, T> {
+    #[serde(flatten)]
+    answer: &'a T,
+    error: ErrorBody,
 }
 
 /// `e` with a leading request field name written as the flag that sets it.
-fn flagged<V: Verb>(e: Error) -> Error {
-    let fields = request_fields(&(V::SPEC.request)());
+fn flagged(spec: &Spec, e: Error) -> Error {
+    let fields = request_fields(&(spec.request)());
     match e {
-        Error::Usage { message } => Error::usage(as_flag(&message, &fields, V::SPEC.flags)),
-        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, V::SPEC.flags)),
+        Error::Usage { message } => Error::usage(as_flag(&message, &fields, spec.flags)),
+        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, spec.flags)),
         Error::NotAFile { message } => Error::NotAFile {
-            message: as_flag(&message, &fields, V::SPEC.flags),
+            message: as_flag(&message, &fields, spec.flags),
         },
         e => e,
     }

@@ -15,11 +15,12 @@ pub async fn watch(cli: &Cli, a: &WatchRequest) -> Result<u8, Failure> {
     // Listen before the first read, so a signal that comes right after "watching" is caught.
     let stop = stop_signal().map_err(|e| Failure {
         code: crate::face::EX_IOERR,
+        reason: None,
         message: format!("cannot listen for Ctrl-C and SIGTERM: {e}"),
     })?;
     let opened = Opened::new(cli)?;
     let watched = Watch::stream(&opened.context(), request, stop, |e| print(e, cli)).await;
-    opened.finish::<Watch, _>(watched)?;
+    opened.finish(&<Watch as forgestate::verbs::Verb>::SPEC, watched)?;
     Ok(0)
 }
 

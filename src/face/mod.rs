@@ -72,6 +72,24 @@ impl ErrorBody {
             reason: None,
         }
     }
+
+    /// The error object of a library error; a body that is not a record says why in `reason`.
+    pub fn of(e: &Error) -> ErrorBody {
+        match e {
+            Error::Parse(p) => {
+                let reason = p.to_string();
+                let message = match reason.starts_with("not a record") {
+                    true => reason,
+                    false => format!("not a record: {reason}"),
+                };
+                ErrorBody {
+                    reason: Some(p.code().to_string()),
+                    ..ErrorBody::new(exit_code(e), &message)
+                }
+            }
+            e => ErrorBody::new(exit_code(e), &e.to_string()),
+        }
+    }
 }
 
 /// A message on one line: lines joined with "; ", dropping the source excerpts some parsers

@@ -48,6 +48,10 @@ impl Verb for Publish {
             ("stalled_after_secs", "stalled-after"),
         ],
         example: r#"{"stalled_after_secs": 3600}"#,
+        about: "Write the status table into the session issue's body between two markers (text outside them is kept; an unchanged table is not written); the same as `status --publish`",
+        after: "Set [dashboard] auto = true to refresh it after records, at most once every [dashboard] every_minutes (default 5) per machine. `forgestate status --publish` does the same.",
+        examples: "  forgestate publish
+  forgestate publish --stalled-after 1h --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
@@ -88,6 +92,10 @@ impl Verb for Export {
             comment id, author and original time, so it can be resumed from or archived. \
             Running it again writes only what is new.",
         example: r#"{"to": "archive"}"#,
+        about: "Write the thread's believed records (every session issue of a forge's chain, or a local store) into a local store, with their ids, authors and original times",
+        after: "Running it again writes only what is new. Resume from the copy with `forgestate --store ./archive resume --agent w --session s1`.",
+        examples: "  forgestate export --to ./archive
+  forgestate export --to ./archive --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
@@ -128,6 +136,9 @@ impl Verb for Import {
             interrupted by an outage resumes where it stopped. The original time is kept as \
             `Posted-At:`.",
         example: r#"{"from": "archive"}"#,
+        about: "Post a local store's records to the configured forge, in order, each once by Id (a rerun posts nothing new; an interrupted import resumes)",
+        examples: "  forgestate import --from ~/.local/state/forgestate/local
+  forgestate import --from ./archive --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
@@ -140,5 +151,88 @@ impl Run for Import {
             return Err(Error::usage("from must name a directory".to_string()));
         }
         ctx.client.import_from(std::path::Path::new(&r.from)).await
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Publish {
+    type Flags = PublishRequest;
+
+    fn request(flags: &PublishRequest) -> Result<PublishRequest> {
+        Ok(flags.clone())
+    }
+
+    fn show(_: &PublishRequest, answer: Published, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        if p.json_mode() {
+            p.json(&answer);
+        } else {
+            let what = match answer.written {
+                true => "published",
+                false => "unchanged, not written:",
+            };
+            p.out(&format!(
+                "status table {what} {} row(s) in session issue #{} ({})",
+                answer.rows, answer.issue, answer.url
+            ));
+        }
+        0
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Export {
+    type Flags = ExportRequest;
+
+    fn request(flags: &ExportRequest) -> Result<ExportRequest> {
+        Ok(flags.clone())
+    }
+
+    fn show(_: &ExportRequest, answer: Exported, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        if p.json_mode() {
+            p.json(&answer);
+        } else {
+            p.out(&format!(
+                "exported {} record(s) to {}: {} written, {} already there",
+                answer.records, answer.to, answer.written, answer.already
+            ));
+        }
+        0
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Import {
+    type Flags = ImportRequest;
+
+    fn request(flags: &ImportRequest) -> Result<ImportRequest> {
+        Ok(flags.clone())
+    }
+
+    /// The counts; exit 75 when an outage stopped it (run it again).
+    fn show(_: &ImportRequest, answer: Imported, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        if !p.quiet() {
+            for why in &answer.refused {
+                p.note(&format!("warning: not imported: {why}"));
+            }
+        }
+        if p.json_mode() {
+            p.json(&answer);
+        } else {
+            p.out(&format!(
+                "imported {} of {} record(s) into {}: {} already there, {} spooled, {} refused, \
+                 {} left",
+                answer.posted,
+                answer.records,
+                answer.to,
+                answer.already,
+                answer.spooled,
+                answer.refused.len(),
+                answer.left
+            ));
+        }
+        if answer.spooled > 0 { 75 } else { 0 }
     }
 }

@@ -1,8 +1,9 @@
 //! A verb that exists only in the library's tests, to show (and keep true) what adding a verb
-//! takes: this module (request, answer, `impl Verb`, `impl Run`) and one line in the table. The
-//! third place, its renderer, is the CLI's text for it (`--json` and every other face need
-//! none). The test below finds it in the table, in `schema`, among the MCP tools and behind
-//! `verbs::call`, which `forgestate call` and the Python package run.
+//! takes: this module (request, answer, `impl Verb`, `impl Run`, `impl cli::Command` with its
+//! CLI text) and one line in the table. The tests below find it in the table, in `schema`, among
+//! the MCP tools, behind `verbs::call` (which `forgestate call` and the Python package run), and
+//! on the CLI: its subcommand with its flag in `--help`, the completions and the man page, run
+//! the way the binary runs every verb (`verbs::visit`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,12 +13,15 @@ use crate::error::Result;
 
 /// `example`: what to say back.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ExampleRequest {
     /// The words to say back.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub words: String,
     /// How many times.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub times: Option<u32>,
 }
 
@@ -43,6 +47,8 @@ impl Verb for Example {
         example: r#"{"words": "hi", "times": 2}"#,
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        examples: "  forgestate example --words hi --times 2",
+        human: |a| a["said"].as_str().map(|s| format!("said: {s}")),
         ..Spec::PURE
     };
 }
@@ -53,6 +59,22 @@ impl Run for Example {
         Ok(ExampleAnswer {
             said: vec![r.words; times].join(" "),
         })
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Example {
+    type Flags = ExampleRequest;
+
+    fn request(flags: &ExampleRequest) -> Result<ExampleRequest> {
+        Ok(ExampleRequest {
+            words: flags.words.clone(),
+            times: flags.times,
+        })
+    }
+
+    fn show(_: &ExampleRequest, answer: ExampleAnswer, p: &impl super::cli::Printer) -> u8 {
+        super::cli::show_answer::<Self>(&answer, p)
     }
 }
 
@@ -80,4 +102,144 @@ async fn a_verb_added_in_two_places_reaches_every_face() {
     assert_eq!(answer.unwrap(), serde_json::json!({"said": "hi hi"}));
     let refused = super::call(&ctx, "example", serde_json::json!({})).await;
     assert!(refused.expect("runs").is_err(), "words is required");
+}
+
+/// The CLI the table makes: `forgestate` with every verb's subcommand.
+#[cfg(feature = "cli")]
+fn cli() -> clap::Command {
+    clap::Command::new("forgestate").subcommands(super::commands())
+}
+
+#[cfg(feature = "cli")]
+#[tokio::test]
+async fn a_verb_added_in_two_places_is_on_the_cli() {
+    let mut cli = cli();
+    let help = cli
+        .find_subcommand_mut("example")
+        .expect("a subcommand")
+        .render_long_help()
+        .to_string();
+    assert!(help.contains("--words <WORDS>"), "{help}");
+    assert!(help.contains("The words to say back"), "{help}");
+    assert!(help.starts_with("Say it back"), "{help}");
+    assert!(help.contains("forgestate example --words hi"), "{help}");
+    let mut completions = Vec::new();
+    clap_complete::generate(
+        clap_complete::Shell::Bash,
+        &mut cli,
+        "forgestate",
+        &mut completions,
+    );
+    let completions = String::from_utf8_lossy(&completions);
+    assert!(
+        completions.contains("forgestate__subcmd__example)"),
+        "{completions}"
+    );
+    assert!(completions.contains("--words"), "the flag completes");
+    let mut man = Vec::new();
+    let page = cli
+        .find_subcommand("example")
+        .expect("a subcommand")
+        .clone();
+    clap_mangen::Man::new(page.name("forgestate-example"))
+        .render(&mut man)
+        .unwrap();
+    let man = String::from_utf8_lossy(&man);
+    assert!(man.contains("words"), "{man}");
+
+    let matches = cli
+        .try_get_matches_from(["forgestate", "example", "--words", "hi", "--times", "3"])
+        .unwrap();
+    let (name, flags) = matches.subcommand().expect("the verb");
+    let dir = tempfile::tempdir().unwrap();
+    let client = crate::Client::local(dir.path()).unwrap();
+    let policy = crate::report::StatusPolicy::default();
+    let ctx = Context {
+        client: &client,
+        policy: &policy,
+    };
+    for json in [false, true] {
+        let printer = Recorder {
+            json,
+            out: Default::default(),
+        };
+        let visitor = Runner {
+            ctx: &ctx,
+            matches: flags,
+            printer: &printer,
+        };
+        let code = super::visit(name, visitor).expect("a verb").await.unwrap();
+        assert_eq!(code, 0);
+        let out = printer.out.borrow().join("\n");
+        match json {
+            false => assert_eq!(out, "said: hi hi hi"),
+            true => assert_eq!(out, r#"{"said":"hi hi hi"}"#),
+        }
+    }
+}
+
+/// What a face does with a verb of the table: the binary's own visitor, over a store opened here.
+#[cfg(feature = "cli")]
+struct Runner<'a> {
+    ctx: &'a Context<'a>,
+    matches: &'a clap::ArgMatches,
+    printer: &'a Recorder,
+}
+
+#[cfg(feature = "cli")]
+impl<'a> super::cli::Visit for Runner<'a> {
+    type Out = std::pin::Pin<Box<dyn Future<Output = Result<u8>> + 'a>>;
+
+    fn visit<V: super::cli::Command + 'static>(self) -> Self::Out {
+        use clap::FromArgMatches;
+        Box::pin(async move {
+            let flags = V::Flags::from_arg_matches(self.matches)
+                .map_err(|e| crate::Error::usage(e.to_string()))?;
+            let request = V::request(&flags)?;
+            V::call(self.ctx, &flags, request, self.printer).await
+        })
+    }
+}
+
+/// A printer that keeps what a verb prints.
+#[cfg(feature = "cli")]
+struct Recorder {
+    json: bool,
+    out: std::cell::RefCell<Vec<String>>,
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Printer for Recorder {
+    fn json_mode(&self) -> bool {
+        self.json
+    }
+    fn quiet(&self) -> bool {
+        false
+    }
+    fn strict(&self) -> bool {
+        false
+    }
+    fn json<T: Serialize>(&self, value: &T) {
+        let text = serde_json::to_string(value).unwrap_or_default();
+        self.out.borrow_mut().push(text);
+    }
+    fn json_failed<T: Serialize>(&self, value: &T, _: u8, _: &str) {
+        self.json(value);
+    }
+    fn page<T: Serialize>(&self, value: &T) {
+        self.json(value);
+    }
+    fn out(&self, text: &str) {
+        self.out.borrow_mut().push(text.to_string());
+    }
+    fn note(&self, _: &str) {}
+    fn layout(&self) -> super::cli::table::Layout {
+        super::cli::table::Layout::Piped
+    }
+    fn color(&self) -> bool {
+        false
+    }
+    fn printable(&self, text: &str) -> String {
+        text.to_string()
+    }
 }

@@ -11,7 +11,11 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::format::parse_time;
 
+#[cfg(feature = "cli")]
+mod read;
 mod unique;
+#[cfg(feature = "cli")]
+pub use read::{apply_sets, read_text};
 pub use unique::{Repeated, repeated_key};
 
 /// A JSON object argument. Some clients send nested objects as JSON text: a string is parsed.

@@ -8,14 +8,17 @@
 //! the library runs also implements [`Run`], with all its policy (redaction, the outbox drain,
 //! the automatic rotation after a save).
 //!
-//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run` in the file of its group
-//! (its spec built on one of the bases, [`Spec::AGENT_READ`], [`Spec::AGENT_WRITE`],
-//! [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example request), plus one name in the
-//! `verbs!` list below, and today its CLI command in `src/cli/`. `forgestate schema` then lists
-//! it, the MCP server serves it when its faces include [`Face::Mcp`], and the table-driven test
-//! (`tests/it/faces/table.rs`) runs its example on every face.
+//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in the
+//! file of its group (its spec built on one of the bases, [`Spec::AGENT_READ`],
+//! [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example
+//! request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
+//! CLI has its subcommand (flags, help, completions, man page), the MCP server serves it when
+//! its faces include [`Face::Mcp`], and the table-driven test (`tests/it/faces/table.rs`) runs
+//! its example on every face; `example_tests.rs` is such a verb.
 
 mod carry;
+#[cfg(feature = "cli")]
+pub mod cli;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
@@ -171,6 +174,15 @@ pub struct Spec {
     /// The answer in a sentence, for a model (the text MCP puts before the structured answer);
     /// `None` has the face say the verb is done.
     pub summary: fn(&Value) -> Option<String>,
+    /// The CLI's one line about the verb in `--help` (empty: the title).
+    pub about: &'static str,
+    /// The CLI's paragraph after the verb's flags in `--help`, before its examples (empty: none).
+    pub after: &'static str,
+    /// The CLI's examples, one command line each, after the verb's `--help`.
+    pub examples: &'static str,
+    /// The CLI's text for the answer (without `--json`); `None` prints the summary, else the
+    /// answer as JSON.
+    pub human: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
@@ -224,6 +236,10 @@ impl Spec {
         answer: Map::new,
         example: "{}",
         summary: |_| None,
+        about: "",
+        after: "",
+        examples: "",
+        human: |_| None,
     };
 
     /// Whether `face` exposes the verb.
@@ -401,7 +417,11 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
             V::SPEC.name
         ))
     })?;
-    let answer = run::<V>(ctx, request).await?;
+    answer_value::<V>(run::<V>(ctx, request).await?)
+}
+
+/// `V`'s answer as a JSON value.
+fn answer_value<V: Verb>(answer: V::Answer) -> Result<Value> {
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(
             "cannot serialize the answer of {}: {e}",
@@ -461,6 +481,33 @@ macro_rules! verbs {
             None
         }
 
+        /// The CLI's subcommand of every verb the library runs, in the table's order, its flags
+        /// the verb's ([`cli::Command::Flags`]).
+        #[cfg(feature = "cli")]
+        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
+        pub fn commands() -> Vec<clap::Command> {
+            let mut commands = Vec::new();
+            $(
+                $(#[$cfg])*
+                verbs!(@command commands, $verb $(: $how)?);
+            )*
+            commands
+        }
+
+        /// Visits the verb named `name` with its type (what the CLI runs each verb with);
+        /// `None` when the library does not run a verb of that name.
+        #[cfg(feature = "cli")]
+        pub fn visit<T: cli::Visit>(name: &str, visitor: T) -> Option<T::Out> {
+            $(
+                $(#[$cfg])*
+                if name == <$verb as Verb>::SPEC.name {
+                    return verbs!(@visit $verb $(: $how)?, visitor);
+                }
+            )*
+            let _ = visitor;
+            None
+        }
+
         /// Runs the verb named `name` on the JSON arguments `args`; `None` when the library
         /// does not run a verb of that name (none has it, or it is marked above).
         pub async fn call(ctx: &Context<'_>, name: &str, args: Value) -> Option<Result<Value>> {
@@ -479,6 +526,16 @@ macro_rules! verbs {
         Some(call_one::<$verb>($ctx, $args).await)
     };
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
+        None
+    };
+    (@command $commands:ident, $verb:ty) => {
+        $commands.push(cli::command::<$verb>())
+    };
+    (@command $commands:ident, $verb:ty: $how:ident) => {};
+    (@visit $verb:ty, $visitor:ident) => {
+        Some($visitor.visit::<$verb>())
+    };
+    (@visit $verb:ty: $how:ident, $visitor:ident) => {
         None
     };
     (@runs $verb:ty) => {

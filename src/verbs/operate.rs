@@ -13,6 +13,7 @@ use crate::Rotation;
 use crate::error::Result;
 
 /// `init` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitRequest {}
@@ -46,6 +47,21 @@ impl Verb for Init {
         example: "{}",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
+        about: "Find or create the session thread (on a forge: the labelled session issue)",
+        examples: "  forgestate init
+  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
+  forgestate init --json",
+        human: |a| {
+            let what = if a["created"] == true {
+                "created"
+            } else {
+                "found"
+            };
+            let (thread, author) = (a["thread"].as_str()?, a["author"].as_str()?);
+            Some(format!(
+                "session thread {what}: {thread} (records are posted as {author})"
+            ))
+        },
         ..Spec::OPERATOR
     };
 }
@@ -72,6 +88,7 @@ impl Run for Init {
 }
 
 /// `rotate` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateRequest {}
@@ -92,6 +109,10 @@ impl Verb for Rotate {
         faces: CLI,
         reads_thread: true,
         example: "{}",
+        about: "Replace a long session issue with a new one carrying each active session's newest records, then close it (safe to run again after an interruption)",
+        after: "Also automatic: a checkpoint or health record rotates the issue once it holds more than [forge] rotate_after comments (default 2000; 0 turns it off).",
+        examples: "  forgestate rotate
+  forgestate rotate --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
@@ -173,6 +194,10 @@ impl Verb for Prune {
         reads_thread: true,
         flags: &[("ids", "id")],
         example: r#"{"keep": 1, "session": "s1"}"#,
+        about: "Delete your older records beyond the newest N per agent, session and kind (a dry run without --yes); other authors' comments are never touched",
+        examples: "  forgestate prune
+  forgestate prune --keep 3 --session s1
+  forgestate prune --keep 3 --agent 'implementation-*' --yes",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
@@ -343,6 +368,7 @@ impl Verb for Flush {
 }
 
 /// `outbox` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutboxRequest {}
@@ -376,6 +402,7 @@ impl Verb for Outboxes {
 }
 
 /// `doctor` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorRequest {}
@@ -407,4 +434,138 @@ impl Verb for Doctor {
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Init {
+    type Flags = InitRequest;
+
+    fn request(_: &InitRequest) -> Result<InitRequest> {
+        Ok(InitRequest {})
+    }
+
+    fn show(_: &InitRequest, answer: InitAnswer, p: &impl super::cli::Printer) -> u8 {
+        super::cli::show_answer::<Self>(&answer, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Rotate {
+    type Flags = RotateRequest;
+
+    fn request(_: &RotateRequest) -> Result<RotateRequest> {
+        Ok(RotateRequest {})
+    }
+
+    /// What the rotation did, and what it could not carry (not with `--quiet`).
+    fn show(_: &RotateRequest, report: Rotation, p: &impl super::cli::Printer) -> u8 {
+        if p.json_mode() {
+            p.json(&report);
+            return 0;
+        }
+        p.out(&rotation_text(&report));
+        if !p.quiet() {
+            for why in &report.skipped {
+                p.note(&format!(
+                    "warning: not carried ({why}); it stays readable through the link to session \
+                     issue #{}",
+                    report.from
+                ));
+            }
+        }
+        0
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Prune {
+    type Flags = PruneRequest;
+
+    fn request(flags: &PruneRequest) -> Result<PruneRequest> {
+        Ok(flags.clone())
+    }
+
+    /// The plan: what was (or would be) deleted, and what stays.
+    fn show(a: &PruneRequest, plan: PruneAnswer, p: &impl super::cli::Printer) -> u8 {
+        use chrono::SecondsFormat;
+        if p.json_mode() {
+            p.json(&plan);
+            return 0;
+        }
+        let verb = if a.yes { "deleted" } else { "would delete" };
+        let why = match a.ids.is_empty() {
+            true => format!(
+                "keeping the newest {} per agent, session and kind",
+                plan.keep
+            ),
+            false => format!("of the {} record id(s) given", a.ids.len()),
+        };
+        let mut text = format!(
+            "{verb} {} record(s) by {} ({why})",
+            plan.delete.len(),
+            plan.author,
+        );
+        for d in &plan.delete {
+            text.push_str(&format!(
+                "\n  comment {}  {}  {}  {}  {}  {}",
+                d.comment_id,
+                d.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                d.agent,
+                d.session,
+                d.kind,
+                d.what
+            ));
+        }
+        text.push_str(&format!("\nkept: {} record(s)", plan.kept));
+        if plan.kept_other_authors > 0 {
+            text.push_str(&format!(
+                "; {} older record(s) by other authors left alone",
+                plan.kept_other_authors
+            ));
+        }
+        if !plan.missing.is_empty() {
+            text.push_str(&format!(
+                "\n{} of them were already gone",
+                plan.missing.len()
+            ));
+        }
+        if !a.yes && !plan.delete.is_empty() {
+            text.push_str("\nrun again with --yes to delete them");
+        }
+        p.out(&text);
+        0
+    }
+}
+
+/// What a rotation did: one line (two with a note), and the new issue's address.
+/// One line (two with a note) saying what the rotation did.
+#[cfg(feature = "cli")]
+pub(super) fn rotation_text(r: &Rotation) -> String {
+    let mut line = match (r.to, &r.to_url) {
+        (Some(to), Some(url)) => {
+            let made = if r.created { "created" } else { "found" };
+            let mut s = format!(
+                "session issue #{} rotated to #{to} ({made}): {} record(s) carried",
+                r.from, r.carried
+            );
+            if r.already_carried > 0 {
+                s.push_str(&format!(", {} carried before", r.already_carried));
+            }
+            if !r.skipped.is_empty() {
+                s.push_str(&format!(", {} not carried", r.skipped.len()));
+            }
+            s.push_str(if r.closed {
+                "; old issue closed"
+            } else {
+                "; old issue still open"
+            });
+            s.push_str(&format!("\n{url}"));
+            s
+        }
+        _ => format!("session issue #{} not rotated", r.from),
+    };
+    if let Some(note) = &r.note {
+        line.push_str(&format!("\n{note}"));
+    }
+    line
 }

@@ -15,6 +15,7 @@ use crate::format::{Record, empty_object, parse_time};
 /// `render`: a record's fields. `id` and `time` are kept when given, so the same input renders
 /// the same body; otherwise the record gets a fresh id and the current time. Other keys
 /// (`version`, `comment`, `redacted`, as `parse` and `latest` print them) are ignored.
+// Read whole from FILE|- on the CLI ([`RenderFlags`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RenderRequest {
     /// "checkpoint" (the default) or "health".
@@ -117,6 +118,9 @@ impl Verb for Render {
         flags: &[("*", "<FILE|->")],
         example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "seq": 3,
             "id": "0192f000-0000-7000-8000-000000000001", "time": "2026-01-02T03:04:05Z"}"#,
+        about: "Print the comment body `checkpoint` or `health` would post for a record given as JSON",
+        examples: "  echo '{\"agent\": \"w\", \"session\": \"s1\", \"phase\": \"clone_complete\"}' | forgestate render
+  forgestate parse comment.md | forgestate render --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
@@ -132,6 +136,7 @@ impl Run for Render {
 }
 
 /// `parse`: one comment body.
+// Read whole from FILE|- on the CLI ([`ParseFlags`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParseRequest {
@@ -161,6 +166,10 @@ impl Verb for Parse {
         opens_store: false,
         flags: &[("body", "<FILE|->")],
         example: r#"{"body": "[CHECKPOINT] w\nVersion: 2.0\nPhase: clone_complete\nSession: s1\nTime: 2026-01-02T03:04:05.000000Z\nId: 0192f000-0000-7000-8000-000000000001\n\nState Data:\n```json\n{}\n```\n"}"#,
+        about: "Parse one comment body and print the record as JSON, or why it is not one",
+        examples: "  forgestate parse comment.md
+  pbpaste | forgestate parse -
+  forgestate parse comment.md --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
@@ -216,6 +225,9 @@ impl Verb for ResumeMapVerb {
         description: "The phase table an agent resumes by (the configured resume map): each \
             phase glob and the resume point it maps to, and the default for any other phase.",
         example: r#"{"agent": "w"}"#,
+        about: "Print the phase table an agent resumes by (the resume map as configured)",
+        examples: "  forgestate resume-map
+  forgestate resume-map --agent pr-self-reviewer --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
@@ -234,6 +246,7 @@ impl Run for ResumeMapVerb {
 }
 
 /// `schema` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaRequest {}
@@ -356,8 +369,126 @@ impl Verb for Schema {
         faces: CLI,
         opens_store: false,
         example: "{}",
+        about: "Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas of its request and answer",
+        examples: "  forgestate schema
+  forgestate schema | jq '.verbs[] | select(.read_only) | .name'",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
+}
+
+/// `forgestate render`'s input: the record as JSON, from a file or stdin.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct RenderFlags {
+    /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<std::path::PathBuf>,
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Render {
+    type Flags = RenderFlags;
+
+    /// The record read as `call` and MCP read it (a number sent as text included): only the
+    /// wording of a mismatch is the CLI's, the record file being data.
+    fn request(flags: &RenderFlags) -> Result<RenderRequest> {
+        let file = flags.file.clone().unwrap_or_else(|| "-".into());
+        let text = super::input::read_text(None, Some(&file))?.unwrap_or_default();
+        let wrong = |e: serde_json::Error| {
+            Error::data(
+                "the record to render",
+                format!("not a JSON object with \"agent\", \"session\" and \"phase\": {e}"),
+            )
+        };
+        let value = serde_json::from_str(&text).map_err(wrong)?;
+        super::decode::<Render>(value).map_err(wrong)
+    }
+
+    fn show(_: &RenderFlags, answer: RenderAnswer, p: &impl super::cli::Printer) -> u8 {
+        match p.json_mode() {
+            true => p.json(&answer),
+            false => p.out(&answer.body),
+        }
+        0
+    }
+}
+
+/// `forgestate parse`'s input: the comment body, from a file or stdin.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct ParseFlags {
+    /// The comment body to parse; - or nothing reads stdin
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<std::path::PathBuf>,
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Parse {
+    type Flags = ParseFlags;
+
+    fn request(flags: &ParseFlags) -> Result<ParseRequest> {
+        let file = flags.file.clone().unwrap_or_else(|| "-".into());
+        let body = super::input::read_text(None, Some(&file))?.unwrap_or_default();
+        Ok(ParseRequest { body })
+    }
+
+    /// The record as JSON, with or without `--json`.
+    fn show(_: &ParseFlags, answer: ParseAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.json(&answer);
+        0
+    }
+
+    fn alone(request: &ParseRequest) -> Option<Result<ParseAnswer>> {
+        Some(
+            crate::format::parse(&request.body)
+                .map(|record| ParseAnswer { record })
+                .map_err(Into::into),
+        )
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for ResumeMapVerb {
+    type Flags = ResumeMapRequest;
+
+    fn request(flags: &ResumeMapRequest) -> Result<ResumeMapRequest> {
+        Ok(flags.clone())
+    }
+
+    /// `phase -> point` lines, then the default.
+    fn show(_: &ResumeMapRequest, map: ResumeMapAnswer, p: &impl super::cli::Printer) -> u8 {
+        if p.json_mode() {
+            p.json(&map);
+            return 0;
+        }
+        let mut text: Vec<String> = map
+            .phases
+            .iter()
+            .map(|(phase, point)| format!("{phase} -> {point}"))
+            .collect();
+        text.push(format!("(any other phase) -> {}", map.default));
+        p.out(&text.join("\n"));
+        0
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Schema {
+    type Flags = SchemaRequest;
+
+    fn request(_: &SchemaRequest) -> Result<SchemaRequest> {
+        Ok(SchemaRequest {})
+    }
+
+    /// The table as JSON, with or without `--json`.
+    fn show(_: &SchemaRequest, answer: SchemaAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.page(&answer);
+        0
+    }
+
+    fn alone(_: &SchemaRequest) -> Option<Result<SchemaAnswer>> {
+        Some(Ok(SchemaAnswer::new()))
+    }
 }

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "cli")]
+mod cli;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -131,6 +134,9 @@ impl Verb for ResumeVerb {
             exactly.",
         example: r#"{"agent": "w", "session": "s1"}"#,
         summary: resume_summary,
+        about: "Print where an agent should resume a session, with its last checkpoint's data",
+        examples: "  forgestate resume --agent implementation-worker --session s1
+  forgestate resume --agent implementation-worker --session s1 --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -287,6 +293,10 @@ impl Verb for LatestVerb {
             matches).",
         example: r#"{"session": "s1", "kind": "checkpoint"}"#,
         summary: latest_summary,
+        about: "Print the newest matching record (JSON null when there is none)",
+        examples: "  forgestate latest --agent implementation-worker --session s1
+  forgestate latest --agent 'implementation-*' --kind health
+  forgestate latest --session s1 --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -373,6 +383,10 @@ impl Verb for ListVerb {
             reason.",
         example: r#"{"session": "s1", "limit": 5}"#,
         summary: list_summary,
+        about: "List records, oldest first",
+        examples: "  forgestate list --session s1
+  forgestate list --agent 'implementation-*' --since 24h --limit 20
+  forgestate list --invalid --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ

@@ -353,6 +353,10 @@ impl Verb for Checkpoint {
         flags: &[("blockers", "blocker")],
         example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "data": {"issue": 42}, "next": "open the PR", "blockers": ["CI is red"]}"#,
         summary: super::summary::saved,
+        about: "Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume",
+        examples: "  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
+  forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
+  forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -403,6 +407,10 @@ impl Verb for Health {
             waits in this machine's outbox (not an error).",
         example: r#"{"agent": "w", "session": "s1", "status": "Busy", "metrics": {"workers": 3}}"#,
         summary: super::summary::saved,
+        about: "Post a [HEALTH] record: a liveness signal with metrics",
+        examples: "  forgestate health --agent implementation-orchestrator --session s1
+  forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
+  forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -446,6 +454,10 @@ impl Verb for Fork {
         reads_thread: true,
         example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
         summary: super::summary::saved,
+        about: "Start a new session from the state of a checkpoint of another one (Parent: names it)",
+        examples: "  forgestate fork --session s1 --new-session s1-retry
+  forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
+  forgestate fork --session s1 --agent implementation-worker --new-session s2 --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -466,4 +478,141 @@ impl Run for Fork {
             .await?;
         SaveAnswer::saved(ctx.client, ctx.client.save(record).await)
     }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Checkpoint {
+    type Flags = CheckpointFlags;
+
+    /// The request, its `data` read from `--data` (inline or `-`), `--data-file` and `--set`.
+    fn request(flags: &CheckpointFlags) -> Result<CheckpointRequest> {
+        let text = input::read_text(flags.data.as_deref(), flags.data_file.as_deref())?;
+        let mut data = match text {
+            Some(text) => input::json_object("--data", &text)?,
+            None => Map::new(),
+        };
+        input::apply_sets(&mut data, &flags.set)?;
+        Ok(CheckpointRequest {
+            data: Value::Object(data),
+            ..flags.request.clone()
+        })
+    }
+
+    fn show(_: &CheckpointFlags, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        show_saved(answer, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Health {
+    type Flags = HealthFlags;
+
+    /// The request, its `metrics` the text of `--metrics` (inline or `-`; the verb parses it, as
+    /// it does a JSON string from MCP).
+    fn request(flags: &HealthFlags) -> Result<HealthRequest> {
+        let metrics = input::read_text(flags.metrics.as_deref(), None)?;
+        Ok(HealthRequest {
+            metrics: metrics.map_or_else(empty, Value::String),
+            ..flags.request.clone()
+        })
+    }
+
+    fn show(_: &HealthFlags, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        show_saved(answer, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for Fork {
+    type Flags = ForkRequest;
+
+    fn request(flags: &ForkRequest) -> Result<ForkRequest> {
+        Ok(flags.clone())
+    }
+
+    /// The line naming what was forked into what (not with `--json` or `--quiet`), then the save.
+    fn show(a: &ForkRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        if !p.quiet() && !p.json_mode() {
+            let record = &answer.record;
+            p.note(&format!(
+                "forked session {} at record {} ({}, phase {}) into session {}",
+                a.session,
+                record.parent.as_deref().unwrap_or("?"),
+                record.agent,
+                record.phase().unwrap_or("-"),
+                a.new_session
+            ));
+        }
+        show_saved(answer, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl SaveAnswer {
+    /// Shows a save on the command line: posted (with what its automatic rotation did), or
+    /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
+    /// carrying the error).
+    pub fn show(self, p: &impl super::cli::Printer) -> u8 {
+        show_saved(self, p)
+    }
+}
+
+#[cfg(feature = "cli")]
+fn show_saved(answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+    if answer.posted {
+        if let Some(report) = answer.rotation.as_ref().filter(|_| !p.quiet()) {
+            p.note(&super::operate::rotation_text(report));
+        }
+        p.warn(&answer.warnings);
+        if p.json_mode() {
+            p.json(&answer);
+        } else {
+            let mut line = posted_line(&answer);
+            if let Some(url) = &answer.url {
+                line.push_str(&format!("\n{url}"));
+            }
+            p.out(&line);
+        }
+        return 0;
+    }
+    // A cause only fixing something can cure is an error line (the first warning says what
+    // to fix), shown even with --quiet.
+    if !p.quiet() || answer.permanent {
+        for (i, w) in answer.warnings.iter().enumerate() {
+            let level = match answer.permanent && i == 0 {
+                true => "error",
+                false => "warning",
+            };
+            p.note(&format!("{level}: {w}"));
+        }
+    }
+    let code = if p.strict() { 75 } else { 0 };
+    if p.json_mode() && code != 0 {
+        let message = format!(
+            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+            answer.record.kind().name(),
+            answer.id.as_deref().unwrap_or("(no id)"),
+        );
+        p.json_failed(&answer, code, &message);
+    } else if p.json_mode() {
+        p.json(&answer);
+    }
+    code
+}
+
+/// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
+#[cfg(feature = "cli")]
+fn posted_line(a: &SaveAnswer) -> String {
+    let kind = a.record.kind().name();
+    let id = a.id.as_deref().unwrap_or("(no id)");
+    let mut line = format!(
+        "{kind} {id} saved as comment {} in {}",
+        a.comment_id
+            .map_or_else(|| "?".to_string(), |c| c.to_string()),
+        a.store.as_deref().unwrap_or("the store")
+    );
+    if let Some(n) = a.record.redacted {
+        line.push_str(&format!(" ({n} secret value(s) redacted)"));
+    }
+    line
 }

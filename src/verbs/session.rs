@@ -46,6 +46,10 @@ impl Verb for End {
             session. Returns the record id and where it was stored, as `checkpoint` does.",
         example: r#"{"agent": "w", "session": "s0", "reason": "completed", "note": "merged"}"#,
         summary: super::summary::saved,
+        about: "Post an [END] record: the session stopped, and why (never \"stalled\" in status)",
+        examples: "  forgestate end --agent implementation-worker --session s1 --reason completed
+  forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
+  forgestate end --agent implementation-worker --session s1 --reason user_stop --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
@@ -98,5 +102,18 @@ pub fn with_intent(
     match done {
         Some(name) => Ok(record.with_done(&name)?),
         None => Ok(record),
+    }
+}
+
+#[cfg(feature = "cli")]
+impl super::cli::Command for End {
+    type Flags = EndRequest;
+
+    fn request(flags: &EndRequest) -> Result<EndRequest> {
+        Ok(flags.clone())
+    }
+
+    fn show(_: &EndRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        answer.show(p)
     }
 }

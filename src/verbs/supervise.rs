@@ -1,6 +1,9 @@
 //! The supervisor's verbs: `status` (who is alive, who has stalled) and `history` (a session
 //! step by step).
 
+#[cfg(feature = "cli")]
+mod cli;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -96,6 +99,11 @@ impl Verb for StatusVerb {
         ],
         example: r#"{"agent": "w", "stalled_after_secs": 3600}"#,
         summary: status_summary,
+        about: "Who is alive: one row per agent and session with a verdict (alive, warning, stalled, paused, completed), stalled first",
+        after: "Ages are measured on the store's clock (a forge's, from its Date header). Thresholds come from --warn-after/--stalled-after, else [status] in the configuration (per agent glob), else 10m and 30m.",
+        examples: "  forgestate status
+  forgestate status --agent 'implementation-*' --stalled-after 15m
+  forgestate status --fail-on-stalled --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -180,6 +188,10 @@ impl Verb for History {
         group: Group::Supervisors,
         example: r#"{"session": "s2", "diff": true}"#,
         summary: history_summary,
+        about: "Every record of one session in order, with the time between them and the resume point of each checkpoint; --diff adds the JSON changes between checkpoints",
+        examples: "  forgestate history --session s1
+  forgestate history --session s1 --agent implementation-worker --diff
+  forgestate history --session s2 --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ

@@ -295,3 +295,68 @@ async fn call_answers_what_the_mcp_tool_and_the_cli_answer() {
     assert_eq!(mcp_resume["record_id"], over_call["id"]);
     client.cancel().await.expect("close the MCP session");
 }
+
+/// `{"a": {"a": ... 1 ...}}`, `levels` objects deep.
+fn nested(levels: usize) -> String {
+    format!("{}1{}", "{\"a\":".repeat(levels), "}".repeat(levels))
+}
+
+#[test]
+fn data_as_deep_as_the_cli_takes_it_is_saved_over_lines_and_deeper_is_a_data_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    // The CLI's `--data` takes an object 126 levels deep; the request line wraps it in three
+    // more, past serde_json's 128, which must not make the line "not JSON".
+    let mut args = words(&format!(
+        "--store st checkpoint --agent {W} --session s0 --phase p --data"
+    ));
+    args.push(nested(126));
+    let cli = bin.run(&args);
+    assert_eq!(cli.status.code(), Some(0), "{}", stderr(&cli));
+    let line = |id: u32, session: &str, levels: usize| {
+        format!(
+            r#"{{"id":{id},"verb":"checkpoint","args":{{"agent":"{W}","session":"{session}","phase":"p","data":{}}}}}"#,
+            nested(levels)
+        )
+    };
+    let deep = line(1, "s1", 126);
+    let deeper = line(2, "s2", 400);
+    let twice = format!(
+        r#"{{"id":3,"verb":"checkpoint","args":{{"agent":"{W}","session":"s3","phase":"p","data":{{"d":{},"k":1,"k":2}}}}}}"#,
+        nested(124)
+    );
+    let resume = json!({"verb": "resume", "id": 4, "args": {"agent": W, "session": "s1"}});
+    let input = format!("{deep}\n{deeper}\n{twice}\n{resume}\n");
+    let out = bin.stdin(input).run(&words("--store st call --lines"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    // The answers nest as deep as the data: too deep for serde_json to read whole here.
+    assert!(lines[0].ends_with(r#","id":1}"#), "{}", lines[0]);
+    assert!(lines[0].contains(r#""posted":true"#), "{}", lines[0]);
+    let answers: Vec<Value> = lines[1..3].iter().map(|l| json_of(l)).collect();
+    assert_eq!(answers[0]["id"], 2, "the id is read from a deep line");
+    assert_eq!(answers[0]["error"]["code"], 65, "{}", answers[0]);
+    let message = answers[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("data") && message.contains("recursion limit"),
+        "{message}"
+    );
+    assert_eq!(answers[1]["id"], 3);
+    assert_eq!(answers[1]["error"]["code"], 65, "{}", answers[1]);
+    assert!(
+        answers[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"k\" twice"),
+        "a repeated key in a deep line is still refused: {}",
+        answers[1]
+    );
+    assert!(lines[3].contains(r#""phase":"p""#), "{}", lines[3]);
+    assert!(
+        lines[3].contains(&format!(r#""data":{}"#, nested(126))),
+        "the whole depth is kept: {}",
+        lines[3]
+    );
+}

@@ -137,3 +137,33 @@ fn resume_map_prints_the_effective_phase_table() {
     assert!(out.status.success());
     assert_eq!(stdout(&out).trim(), "(any other phase) -> start");
 }
+
+/// A body that is not a record fails alike through `parse` and `call parse`: exit 65, one error
+/// line on stderr (said once), and one error document carrying the reason code.
+#[test]
+fn a_bad_body_is_said_once_through_parse_and_call_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = json!({"body": "just a comment"}).to_string();
+    for (line, input) in [
+        ("--store s parse - --json", "just a comment"),
+        ("--store s call parse --json", request.as_str()),
+    ] {
+        let out = run_in(dir.path(), &words(line), Some(input));
+        assert_eq!(out.status.code(), Some(65), "{line}: {}", stderr(&out));
+        let errors = stderr(&out).matches("error:").count();
+        assert_eq!(
+            errors,
+            1,
+            "{line}: the error is said once: {}",
+            stderr(&out)
+        );
+        let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(doc["error"]["reason"], "no_marker", "{line}: {doc}");
+        assert!(
+            doc["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("not a record: ")),
+            "{line}: {doc}"
+        );
+    }
+}

@@ -320,8 +320,12 @@ fn config_builds_no_client_and_the_library_declares_no_face() {
             .filter(|w| !w.is_empty())
             .collect();
         for face in ["cli", "mcp"] {
+            // The one exception: the verbs' own part of the CLI (`verbs::cli` and each group's
+            // `cli` text: flags, extras, text; issue #40); printing, argv and exit codes stay
+            // in the binary.
+            let verbs_cli = face == "cli" && source.rel.starts_with("src/verbs/");
             assert!(
-                !words.windows(2).any(|w| w == ["mod", face]),
+                verbs_cli || !words.windows(2).any(|w| w == ["mod", face]),
                 "{}: declares `mod {face}`; the faces live in the binary",
                 source.rel
             );

@@ -6,4 +6,5 @@ mod docs;
 mod file_cycles;
 mod layering;
 mod reference_docs;
+mod verb_names;
 mod verbs_parity;

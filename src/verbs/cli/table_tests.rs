@@ -192,13 +192,7 @@ fn names_give_way_only_after_free_text_and_identifiers_never() {
 }
 
 #[test]
-fn colour_follows_the_flag_then_no_color_then_the_terminal() {
-    assert!(color_allowed(Some(ColorArg::Always), false, Some("1")));
-    assert!(!color_allowed(Some(ColorArg::Never), true, None));
-    assert!(color_allowed(None, true, None));
-    assert!(color_allowed(Some(ColorArg::Auto), true, Some("")));
-    assert!(!color_allowed(None, true, Some("1")), "NO_COLOR");
-    assert!(!color_allowed(None, false, None), "not a terminal");
+fn prefixes_are_coloured_only_when_allowed() {
     assert_eq!(prefix("warning", false), "forgestate: warning: ");
     assert!(prefix("error", true).contains(RED));
 }

@@ -1,13 +1,8 @@
 //! Human output for operators: tables (tab-separated when piped, aligned and fitted to the width
-//! at a terminal, as gh's), relative ages, and whether colour is allowed. Pure string building;
-//! `output.rs` decides when to use it.
-
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU8, Ordering};
+//! at a terminal, as gh's), and relative ages. Pure string building;
+//! each verb's `show` decides when to use it.
 
 use chrono::{DateTime, Utc};
-
-use super::args::ColorArg;
 
 const BOLD: &str = "\x1b[1m";
 const RED: &str = "\x1b[1;31m";
@@ -19,9 +14,13 @@ const RESET: &str = "\x1b[0m";
 /// A colour for one cell of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
+    /// Bold red: stalled, conflicted.
     Red,
+    /// Bold yellow: a warning.
     Yellow,
+    /// Green: alive.
     Green,
+    /// Dim: paused, completed, ended.
     Dim,
 }
 
@@ -34,35 +33,6 @@ pub fn paint(text: &str, style: Style) -> String {
         Style::Dim => DIM,
     };
     format!("{code}{text}{RESET}")
-}
-
-/// Bit 0: colour on stdout; bit 1: colour on stderr. Set once at start-up.
-static COLOR: AtomicU8 = AtomicU8::new(0);
-
-/// Whether a stream may be coloured: `--color always|never` decides; `auto` (the default)
-/// colours a terminal unless `NO_COLOR` is set to anything but the empty string.
-pub fn color_allowed(choice: Option<ColorArg>, is_tty: bool, no_color: Option<&str>) -> bool {
-    match choice {
-        Some(ColorArg::Always) => true,
-        Some(ColorArg::Never) => false,
-        Some(ColorArg::Auto) | None => is_tty && no_color.is_none_or(str::is_empty),
-    }
-}
-
-/// Decides colour for stdout and stderr from `--color` and the environment.
-pub fn set_color(choice: Option<ColorArg>) {
-    let no_color = std::env::var("NO_COLOR").ok();
-    let out = color_allowed(choice, std::io::stdout().is_terminal(), no_color.as_deref());
-    let err = color_allowed(choice, std::io::stderr().is_terminal(), no_color.as_deref());
-    COLOR.store(u8::from(out) | (u8::from(err) << 1), Ordering::Relaxed);
-}
-
-pub fn stdout_color() -> bool {
-    COLOR.load(Ordering::Relaxed) & 1 != 0
-}
-
-pub fn stderr_color() -> bool {
-    COLOR.load(Ordering::Relaxed) & 2 != 0
 }
 
 /// `forgestate: error:` / `forgestate: warning:` prefixes, coloured when stderr may be.
@@ -111,32 +81,6 @@ pub enum Layout {
     Terminal(usize),
 }
 
-/// The layout for stdout: [`Layout::Terminal`] at the terminal's width when stdout is one.
-pub fn stdout_layout() -> Layout {
-    if std::io::stdout().is_terminal() {
-        Layout::Terminal(terminal_width())
-    } else {
-        Layout::Piped
-    }
-}
-
-/// The terminal's width: `$COLUMNS` when set to a number, else the terminal's own, else 80.
-fn terminal_width() -> usize {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
-        return n;
-    }
-    if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(std::io::stdout())
-        && w > 0
-    {
-        return usize::from(w);
-    }
-    80
-}
-
 /// How a column gives way when a table is wider than the terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fit {
@@ -155,7 +99,9 @@ pub enum Fit {
 /// One column of a table: its header and how it gives way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {
+    /// Its header.
     pub title: &'static str,
+    /// How it gives way.
     pub fit: Fit,
 }
 
@@ -210,7 +156,7 @@ pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: 
 fn plain(cell: &str) -> String {
     cell.chars()
         .map(|c| {
-            if c.is_control() || forgestate::format::is_invisible(c) {
+            if c.is_control() || crate::format::is_invisible(c) {
                 ' '
             } else {
                 c

@@ -1,0 +1,130 @@
+//! The CLI's face of the table: each verb's subcommand is built from its spec (`about`,
+//! `examples`) and its flags (its request, which derives clap's `Args`, or the request with the
+//! command line's extras beside it), runs through the same [`run`](super::run) as every other
+//! face, and its answer is shown by the verb's own [`Command::show`].
+//!
+//! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
+//! a [`Visit`] that it runs every verb with; it names no verb.
+
+pub mod table;
+
+use clap::{Args, Command as Subcommand};
+use serde::Serialize;
+
+use super::{Run, Verb};
+use crate::error::Result;
+
+/// What a verb's text is printed with: the binary's output, and what the command line asked for.
+pub trait Printer {
+    /// `--json` (or `--json=FIELDS`, `--jq`): print the answer as one JSON document.
+    fn json_mode(&self) -> bool;
+    /// `--quiet`: only errors on stderr.
+    fn quiet(&self) -> bool;
+    /// `--strict`: a record spooled to the outbox is a failure.
+    fn strict(&self) -> bool;
+    /// Prints `value` as the answer's JSON document.
+    fn json<T: Serialize>(&self, value: &T);
+    /// Prints `value` as the answer's JSON document with an `error` object beside its fields
+    /// (exit code `code`, `message`): the answer of a change that stands but failed the caller.
+    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
+    /// Prints forgestate's own JSON (not scrubbed: it holds no record).
+    fn page<T: Serialize>(&self, value: &T);
+    /// Prints human text on stdout.
+    fn out(&self, text: &str);
+    /// A line on stderr; `error: ` and `warning: ` openings get their level's prefix.
+    fn note(&self, text: &str);
+    /// How a table on stdout is laid out: tab-separated when piped, fitted at a terminal.
+    fn layout(&self) -> table::Layout;
+    /// Whether stdout may be coloured.
+    fn color(&self) -> bool;
+    /// `text` with every control and invisible character a record's writer may have put in it
+    /// made a space, so none reaches the terminal.
+    fn printable(&self, text: &str) -> String;
+    /// Prints each warning on stderr (not with `--quiet`).
+    fn warn(&self, warnings: &[String]) {
+        if !self.quiet() {
+            for w in warnings {
+                self.note(&format!("warning: {w}"));
+            }
+        }
+    }
+}
+
+/// A verb on the command line: its flags, the request they make, and how its answer shows.
+pub trait Command: Run + Sized {
+    /// Its flags: the request's (`Self::Request` itself), or the request flattened beside the
+    /// command line's extras (`status --publish`, `checkpoint --data-file`).
+    type Flags: Args + Send + Sync;
+
+    /// The request the flags make (the extras read in: a file, stdin, `--set`).
+    fn request(flags: &Self::Flags) -> Result<Self::Request>;
+
+    /// Shows the answer, on stdout as JSON or text, and returns the exit code.
+    fn show(flags: &Self::Flags, answer: Self::Answer, p: &impl Printer) -> u8;
+
+    /// Runs the request over `ctx` and shows the answer: [`run`](super::run) then
+    /// [`show`](Command::show), unless an extra asks for other work (`status --publish`).
+    fn call(
+        ctx: &super::Context<'_>,
+        flags: &Self::Flags,
+        request: Self::Request,
+        p: &impl Printer,
+    ) -> impl Future<Output = Result<u8>> {
+        async move {
+            let answer = super::run::<Self>(ctx, request).await?;
+            Ok(Self::show(flags, answer, p))
+        }
+    }
+
+    /// The answer without a store, for a verb that opens none (`parse`, `schema`); `None` has
+    /// the face run it over the opened store.
+    fn alone(_request: &Self::Request) -> Option<Result<Self::Answer>> {
+        None
+    }
+}
+
+/// What the binary does with a verb of the table, given its type.
+pub trait Visit {
+    /// What visiting gives.
+    type Out;
+    /// Visits `V`.
+    fn visit<V: Command + 'static>(self) -> Self::Out;
+}
+
+/// `V`'s subcommand: its name, its one line, its examples and its flags.
+pub fn command<V: Command>() -> Subcommand {
+    let spec = V::SPEC;
+    let about = match spec.about {
+        "" => spec.title,
+        about => about,
+    };
+    // After the flags: a request's own doc comment would otherwise be the verb's about.
+    let command = V::Flags::augment_args(Subcommand::new(spec.name))
+        .about(about)
+        .long_about(None);
+    let after = match (spec.after, spec.examples) {
+        (after, "") => after.to_string(),
+        ("", examples) => format!("Examples:\n{examples}"),
+        (after, examples) => format!("{after}\n\nExamples:\n{examples}"),
+    };
+    match after.as_str() {
+        "" => command,
+        _ => command.after_help(after),
+    }
+}
+
+/// The default [`Command::show`]: the answer as JSON, or the verb's human text (else its
+/// summary, else the answer as JSON).
+pub fn show_answer<V: Verb>(answer: &V::Answer, p: &impl Printer) -> u8 {
+    if p.json_mode() {
+        p.json(answer);
+        return 0;
+    }
+    let value = serde_json::to_value(answer).unwrap_or_default();
+    let spec = V::SPEC;
+    let text = (spec.human)(&value)
+        .or_else(|| (spec.summary)(&value))
+        .unwrap_or_else(|| serde_json::to_string_pretty(&value).unwrap_or_default());
+    p.out(&p.printable(&text));
+    0
+}
