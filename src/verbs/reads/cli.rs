@@ -327,6 +327,7 @@ mod tests {
         let at = Utc::now() - Duration::seconds(age_secs);
         Entry {
             record: Record::checkpoint(agent, "s1", phase, json!({})).unwrap(),
+            fenced: false,
             comment: CommentInfo {
                 id: Some(id),
                 author: "bot".into(),
@@ -383,6 +384,7 @@ mod piped {
         record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
         let scan = super::tests::answer(vec![Entry {
             record,
+            fenced: false,
             comment: CommentInfo {
                 id: Some(7),
                 author: "bot".into(),
