@@ -18,8 +18,13 @@ const RUN_BY_THE_CLI: &[(&str, &[&str])] = &[
     ("WatchRequest", &["src/cli/args.rs", "src/cli/watch.rs"]),
 ];
 
-/// Scenario tests that call each verb by name on purpose (not a list kept beside the table).
-const SCENARIOS: &[&str] = &["tests/it/schema/answers.rs"];
+/// Files that call each verb by name on purpose, one call per place (not a list kept beside the
+/// table): a scenario test, and the LangGraph saver, whose one body of each method is driven
+/// by both the sync and the async client through `(verb, args)` pairs.
+const SCENARIOS: &[&str] = &[
+    "tests/it/schema/answers.rs",
+    "python/forgestate/langgraph.py",
+];
 
 /// Whether `code` holds `word` as a whole identifier.
 fn names(code: &str, word: &str) -> bool {
