@@ -193,11 +193,18 @@ impl<T: Thread> Client<T> {
                 .iter()
                 .map(|c| conflict_warning(agent, session, c)),
         );
-        all.warnings.extend(
-            pair.iter()
-                .filter(|e| e.fenced)
-                .map(|e| crate::scan::fenced_warning(e, session_facts.owner.as_ref())),
-        );
+        // Each fenced record is named with the takeover that fenced it: the newest one before
+        // it, not a later one (its own writer may have taken the session back since).
+        let mut fencer = None;
+        for e in &pair {
+            match crate::scan::Takeover::of(e) {
+                Some(t) => fencer = Some(t),
+                None if e.fenced => all
+                    .warnings
+                    .push(crate::scan::fenced_warning(e, fencer.as_ref())),
+                None => {}
+            }
+        }
         self.remember_id(agent, session, session_facts.latest_id.as_deref());
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;

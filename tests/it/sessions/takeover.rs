@@ -225,3 +225,37 @@ async fn two_takeovers_in_one_second_both_post_and_every_reader_picks_the_same_o
         winner.ok("resume --agent w --session s");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fenced_record_is_blamed_on_the_takeover_that_fenced_it_not_a_later_one() {
+    for world in World::both().await {
+        let name = world.name();
+        let old = Machine::as_writer(&world, "w-old");
+        old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let next =
+            Machine::new(&world).ok("resume --agent w --session s --take-over --writer w-next");
+        let stray =
+            id(&old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=66"));
+        // The old writer takes the session back: its stray record stays fenced, by w-next.
+        let back = old.ok("resume --agent w --session s --take-over");
+        assert_ne!(back["takeover_id"], next["takeover_id"], "{name}");
+        let r = Machine::new(&world).ok("resume --agent w --session s");
+        let warning = r["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|w| w.contains(&stray) && w.contains("is fenced"))
+            .unwrap_or_else(|| panic!("{name}: no warning names {stray}: {r}"))
+            .to_string();
+        let fencer = next["takeover_id"].as_str().expect("a takeover id");
+        assert!(
+            warning.contains("writer w-next took it over") && warning.contains(fencer),
+            "{name}: {warning}"
+        );
+        assert!(
+            !warning.contains("writer w-old took it over"),
+            "{name}: {warning}"
+        );
+    }
+}
