@@ -57,10 +57,9 @@ fn open(cli: &Cli, kept: bool) -> Opened {
     super::open::load(cli)
         .and_then(|config| {
             let policy = config.status_policy()?;
-            let client = super::open::open_with(cli, &config)?;
             let client = match kept {
-                true => super::open::own_writer(client),
-                false => client,
+                true => super::open::open_own(cli, &config)?,
+                false => super::open::open_with(cli, &config)?,
             };
             Ok((client, policy))
         })

@@ -13,7 +13,7 @@ use crate::face::EX_IOERR;
 pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
     let opened = super::open::load(cli).and_then(|config| {
         let policy = config.status_policy()?;
-        let client = super::open::own_writer(super::open::open_with(cli, &config)?);
+        let client = super::open::open_own(cli, &config)?;
         Ok((client, policy))
     });
     let (client, policy) = match opened {

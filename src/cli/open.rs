@@ -59,7 +59,28 @@ pub(crate) fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
 /// default local store appears on its first use (no thread file yet), or with `-v`: a routine
 /// command is quiet on stderr.
 pub(crate) fn open_with(cli: &Cli, config: &Config) -> Result<Client<AnyThread>, Failure> {
-    let (client, note) = opened(cli, config)?;
+    open_as(cli, config, Writer::Machine)
+}
+
+/// [`open_with`] for a client kept for a whole process (`mcp`, `call --lines`: one Python
+/// `Client`): a writer of its own, unless `FORGESTATE_WRITER` names one. The machine's writer
+/// is neither read nor made: a child whose store is never opened (Python's pure functions
+/// point it into the null device) has nothing to warn about.
+pub(crate) fn open_own(cli: &Cli, config: &Config) -> Result<Client<AnyThread>, Failure> {
+    open_as(cli, config, Writer::Own)
+}
+
+/// Who a client writes as when `FORGESTATE_WRITER` names no one.
+#[derive(Clone, Copy)]
+enum Writer {
+    /// The writer kept in the machine's lineage directory: every CLI command of a machine.
+    Machine,
+    /// A fresh one, for a process that keeps its client.
+    Own,
+}
+
+fn open_as(cli: &Cli, config: &Config, writer: Writer) -> Result<Client<AnyThread>, Failure> {
+    let (client, note) = opened_as(cli, config, writer)?;
     if let Some(note) = note {
         output::note(&note);
     }
@@ -72,6 +93,14 @@ pub(crate) fn opened(
     cli: &Cli,
     config: &Config,
 ) -> Result<(Client<AnyThread>, Option<String>), Failure> {
+    opened_as(cli, config, Writer::Machine)
+}
+
+fn opened_as(
+    cli: &Cli,
+    config: &Config,
+    writer: Writer,
+) -> Result<(Client<AnyThread>, Option<String>), Failure> {
     let settings = config.settings()?;
     let first_use = match &settings.store {
         StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),
@@ -81,9 +110,10 @@ pub(crate) fn opened(
     let client = Client::from_settings(settings)?
         .with_machine_lineage(config.state_dir())
         .with_progress(progress::hook(cli));
-    let client = match named_writer() {
-        Some(writer) => client.with_writer(writer),
-        None => client,
+    let client = match (named_writer(), writer) {
+        (Some(named), _) => client.with_writer(named),
+        (None, Writer::Machine) => client.with_kept_writer(),
+        (None, Writer::Own) => client.with_fresh_writer(),
     };
     if cli.refresh {
         client.refresh();
@@ -105,15 +135,6 @@ pub(crate) fn named_writer() -> Option<String> {
         .ok()
         .map(|w| w.trim().to_string())
         .filter(|w| !w.is_empty())
-}
-
-/// A client kept for a whole process (`mcp`, `call --lines`: one Python `Client`) is a writer
-/// of its own, unless `FORGESTATE_WRITER` names one.
-pub(crate) fn own_writer(client: Client<AnyThread>) -> Client<AnyThread> {
-    match named_writer() {
-        Some(_) => client,
-        None => client.with_fresh_writer(),
-    }
 }
 
 #[cfg(test)]

@@ -243,7 +243,9 @@ impl Client<AnyThread> {
     /// `state_dir` (see [`Config::state_dir`]), one directory per forge, owner and repository
     /// (none without a state directory); for a local store, under `lineage/` in the store's
     /// directory, one directory per machine (its state directory and host name), so two
-    /// machines sharing a store keep two lineages and a second writer is seen.
+    /// machines sharing a store keep two lineages and a second writer is seen. The writer is
+    /// left as it is: [`Client::with_kept_writer`] after this writes as the machine's writer,
+    /// as a CLI command does.
     pub fn with_machine_lineage(self, state_dir: Option<&std::path::Path>) -> Client<AnyThread> {
         let dir = match self.thread_raw() {
             AnyThread::Forge(forge) => state_dir.map(|s| s.join("lineage").join(forge.store_key())),
@@ -261,7 +263,7 @@ impl Client<AnyThread> {
             }
         };
         match dir {
-            Some(dir) => self.with_lineage_dir(dir).with_kept_writer(),
+            Some(dir) => self.with_lineage_dir(dir),
             None => self,
         }
     }
