@@ -34,6 +34,12 @@ pub fn json_object(what: &str, text: &str) -> Result<Map<String, Value>> {
             Some(repeated) => Err(Error::invalid(repeated.describe(what))),
             None => object(what, value),
         },
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            Err(Error::invalid(format!(
+                "{what} nests too deeply ({e}); forgestate reads a value at most 127 levels \
+                 deep: store it flatter"
+            )))
+        }
         Err(e) => Err(Error::invalid(format!(
             "{what} is not valid JSON (it must be a JSON object, or the JSON text of one): {e}"
         ))),

@@ -381,3 +381,24 @@ fn a_child_for_render_and_parse_alone_warns_of_nothing_about_a_store_it_never_op
         "a child that keeps its own writer keeps none on disk"
     );
 }
+
+#[test]
+fn data_too_deep_is_called_too_deep_not_invalid_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let mut args = words(&format!(
+        "--store st checkpoint --agent {W} --session s0 --phase p --data"
+    ));
+    args.push(nested(200));
+    let cli = bin.run(&args);
+    let err = stderr(&cli);
+    assert_eq!(cli.status.code(), Some(65), "{err}");
+    assert!(
+        err.contains("--data nests too deeply") && err.contains("flatter"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("not valid JSON"),
+        "valid JSON, only deep: {err}"
+    );
+}
