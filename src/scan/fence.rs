@@ -79,21 +79,21 @@ impl Takeover {
     /// The takeover in words: who, when, from which record.
     pub fn describe(&self) -> String {
         format!(
-            "writer {} took it over at {}{}{}{}",
+            "writer {} took it over at {}{}{}",
             self.owner,
             format_time(&self.at),
-            self.record_id
-                .as_deref()
-                .map(|id| format!(" (takeover record {id})"))
-                .unwrap_or_default(),
+            // Who posted it goes with the takeover record, never after `From:`, whose record
+            // another writer may have posted.
+            match (self.record_id.as_deref(), self.by.as_deref()) {
+                (Some(id), Some(by)) => format!(" (takeover record {id}, posted by writer {by})"),
+                (Some(id), None) => format!(" (takeover record {id})"),
+                (None, Some(by)) => format!(" (posted by writer {by})"),
+                (None, None) => String::new(),
+            },
             match &self.from_record {
                 Some(from) => format!(", continuing from record {from}"),
                 None => ", before the session had a record".to_string(),
             },
-            self.by
-                .as_deref()
-                .map(|by| format!(", posted by writer {by}"))
-                .unwrap_or_default(),
         )
     }
 }
@@ -170,6 +170,23 @@ mod tests {
             fenced_flags(&records),
             [false, false, true, false, false, false]
         );
+    }
+
+    #[test]
+    fn who_posted_a_takeover_is_said_of_the_takeover_not_of_the_record_it_continues_from() {
+        let t = Takeover {
+            owner: "w-next".into(),
+            record_id: Some("T1".into()),
+            from_record: Some("R0".into()),
+            by: Some("w-sup".into()),
+            at: Utc::now(),
+        };
+        let words = t.describe();
+        assert!(
+            words.contains("(takeover record T1, posted by writer w-sup)"),
+            "{words}"
+        );
+        assert!(words.ends_with("continuing from record R0"), "{words}");
     }
 
     #[test]
