@@ -54,6 +54,11 @@ pub struct CacheEntry {
     /// its next record tidies them again (`client/tidy.rs`).
     #[serde(default)]
     pub untidied: BTreeSet<u64>,
+    /// Old issues whose rotation this machine left to the run carrying it: its next record
+    /// looks again, and finishes the rotation once that run shows no progress
+    /// (`client/rotate.rs`, `STALLED`).
+    #[serde(default)]
+    pub left: BTreeSet<u64>,
     /// The repository's id, from the session issue (`repository.id`): another id at the same
     /// URL is a forge recreated there, whose issues are not the ones remembered.
     #[serde(default)]
