@@ -137,9 +137,11 @@ impl ForgeThread {
             .unwrap_or_else(|| created.clone());
         let lost_race = canonical.number != created.number;
         if !lost_race {
-            // Until it closes the old issue: a rerun here after an interruption finishes it.
+            // Until it closes the old issue: a rerun here after an interruption finishes it,
+            // and so does this machine's next record (a run cut by its command's wait budget).
             self.remember(|s| {
                 s.rotating.insert(created.number.0);
+                s.left.insert(old.number.0);
             });
         }
         if lost_race {
@@ -215,9 +217,10 @@ impl ForgeThread {
             new.number
         );
         self.adopt(new);
-        if self.rotating_here(new.number) {
+        if self.rotating_here(new.number) || self.cached().left.contains(&old.number.0) {
             self.remember(|s| {
                 s.rotating.remove(&new.number.0);
+                s.left.remove(&old.number.0);
             });
         }
         Ok(())

@@ -77,3 +77,38 @@ async fn a_rotation_stopped_mid_carry_is_finished_by_the_next_record_seconds_lat
         assert_eq!(on_new.get(id), Some(&1), "{id} once on #{new}: {on_new:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_creators_next_record_finishes_its_own_stopped_rotation_at_once() {
+    let fake = FakeForge::start().await;
+    let old = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let mut ids = Vec::new();
+    for s in 0..3 {
+        let saved = bot(&fake, dir.path())
+            .save(cp(&format!("s{s}"), "p1"))
+            .await;
+        ids.push(saved.posted().unwrap().id.unwrap());
+    }
+    let new = fake.state().last_number + 1;
+    let path = format!("/issues/{new}/comments");
+    fake.inject(&path, Fault::Pass);
+    fake.inject(&path, Fault::Status(403));
+    assert!(bot(&fake, dir.path()).rotate().await.is_err());
+    assert_eq!(fake.open_issues_titled(TITLE), vec![old, new]);
+    // The same machine's next record (a new process: the cache remembers), no time later.
+    let next = bot(&fake, dir.path())
+        .save(cp("s0", "p2"))
+        .await
+        .posted()
+        .unwrap();
+    assert_eq!(
+        fake.open_issues_titled(TITLE),
+        vec![new],
+        "finished by its creator"
+    );
+    let on_new = ids_on(&fake, new);
+    for id in ids.iter().chain([&next.id.unwrap()]) {
+        assert_eq!(on_new.get(id), Some(&1), "{id} once on #{new}: {on_new:?}");
+    }
+}
