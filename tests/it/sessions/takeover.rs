@@ -19,6 +19,8 @@ struct Machine<'a> {
     world: &'a World,
     /// `FORGESTATE_WRITER`, for the next worker a supervisor took the session over for.
     writer: Option<&'static str>,
+    /// Whether its configuration file says `[session] check_owner = true`.
+    check_owner: std::cell::Cell<bool>,
 }
 
 impl<'a> Machine<'a> {
@@ -27,6 +29,7 @@ impl<'a> Machine<'a> {
             home: tempfile::tempdir().unwrap(),
             world,
             writer: None,
+            check_owner: std::cell::Cell::new(false),
         }
     }
 
@@ -43,6 +46,11 @@ impl<'a> Machine<'a> {
         let mut bin = Bin::new(home);
         if let Some(w) = self.writer {
             bin = bin.env("FORGESTATE_WRITER", w);
+        }
+        if self.check_owner.get() {
+            let config = home.join("check-owner.toml");
+            std::fs::write(&config, "[session]\ncheck_owner = true\n").unwrap();
+            bin = bin.env("FORGESTATE_CONFIG", config.display().to_string());
         }
         match &self.world.fake {
             Some(fake) => bin.forge(&fake.uri(), OWNER, REPO, BOT_TOKEN).run(&args),
@@ -223,5 +231,63 @@ async fn two_takeovers_in_one_second_both_post_and_every_reader_picks_the_same_o
         // The loser learns it at its next read.
         loser.fenced("resume --agent w --session s");
         winner.ok("resume --agent w --session s");
+    }
+}
+
+/// The POSTs the fake forge received so far (none for the local store).
+async fn posts(world: &World) -> usize {
+    match &world.fake {
+        Some(fake) => fake
+            .requests()
+            .await
+            .iter()
+            .filter(|r| r.method.as_str() == "POST")
+            .count(),
+        None => 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_check_owner_in_the_config_a_fenced_writers_plain_save_posts_nothing() {
+    for world in World::both().await {
+        let name = world.name();
+        let old = Machine::new(&world);
+        old.check_owner.set(true);
+        // While it owns the session, the key costs a read and the save posts.
+        old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let before =
+            id(&old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+        let supervisor = Machine::new(&world);
+        let taken = supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+        let takeover = taken["takeover_id"].as_str().expect("a takeover id");
+
+        // The key alone (no flag) makes the fenced writer's plain save read, refuse, post nothing.
+        let (count, posted) = (world.records(), posts(&world).await);
+        let err =
+            old.fenced("checkpoint --agent w --session s --phase subtask_2_complete --set n=99");
+        for named in ["w-next", takeover, before.as_str()] {
+            assert!(err.contains(named), "{name}: {named} in {err}");
+        }
+        assert_eq!(world.records(), count, "{name}: nothing posted");
+        assert_eq!(posts(&world).await, posted, "{name}: no request posted");
+        let answer = Machine::new(&world).ok("resume --agent w --session s");
+        assert_eq!(answer["fenced"], 0, "{name}: {answer}");
+        assert_eq!(answer["data"]["n"], 2, "{name}");
+
+        // Without the key, the same writer's plain save is posted (and ignored by readers).
+        old.check_owner.set(false);
+        let stale =
+            old.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=99");
+        assert_eq!(stale["posted"], true, "{name}");
+        assert_eq!(world.records(), count + 1, "{name}");
+        let answer = Machine::new(&world).ok("resume --agent w --session s");
+        assert_eq!(answer["fenced"], 1, "{name}: {answer}");
+        assert_eq!(answer["data"]["n"], 2, "{name}");
+
+        // The new owner with the key saves as usual.
+        let next = Machine::as_writer(&world, "w-next");
+        next.check_owner.set(true);
+        next.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=3");
+        assert_eq!(world.records(), count + 2, "{name}");
     }
 }
