@@ -291,3 +291,54 @@ async fn with_check_owner_in_the_config_a_fenced_writers_plain_save_posts_nothin
         assert_eq!(world.records(), count + 2, "{name}");
     }
 }
+
+/// The rule holds across rotation (the takeover is carried with the owner's newest records)
+/// and export: after a rotation, every reader still resumes from the new owner's line, the
+/// old worker still gets exit 73, and its save to the new issue is fenced too; an export read
+/// as a local store agrees.
+#[tokio::test(flavor = "multi_thread")]
+async fn fencing_holds_across_rotation_and_export() {
+    let world = World::forge().await;
+    let old = Machine::new(&world);
+    old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+    let supervisor = Machine::new(&world);
+    let taken = supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+    let takeover = taken["takeover_id"].as_str().expect("a takeover id");
+    old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=99");
+    let next = Machine::as_writer(&world, "w-next");
+    let owned =
+        id(&next.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+    old.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=98");
+
+    let rotated = supervisor.ok("rotate");
+    assert!(!rotated["to"].is_null(), "rotated: {rotated}");
+    let fresh = Machine::new(&world);
+    for reader in [&fresh, &supervisor, &next] {
+        let r = reader.ok("resume --agent w --session s");
+        assert_eq!(r["record_id"], owned.as_str(), "{r}");
+        assert_eq!(r["data"]["n"], 2);
+        assert_eq!(r["owner"]["owner"], "w-next", "{r}");
+    }
+    let err = old.fenced("resume --agent w --session s");
+    assert!(err.contains("w-next") && err.contains(takeover), "{err}");
+    // The old worker's plain save lands on the new issue, and is fenced there too.
+    let stale =
+        id(&old.ok("checkpoint --agent w --session s --phase subtask_3_complete --set n=97"));
+    let r = Machine::new(&world).ok("resume --agent w --session s");
+    assert_eq!(r["record_id"], owned.as_str(), "{r}");
+    assert!(r["warnings"].to_string().contains(&stale), "{r}");
+    let latest = fresh.ok("latest --agent w --session s --kind checkpoint");
+    assert_eq!(latest["record"]["id"], owned.as_str(), "{latest}");
+
+    // An export, read as a local store, agrees.
+    let archive = supervisor.home.path().join("archive");
+    supervisor.ok(&format!("export --to {}", archive.display()));
+    let out = crate::common::cli::Bin::new(supervisor.home.path()).run(&words(&format!(
+        "--store {} resume --agent w --session s --json",
+        archive.display()
+    )));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+    assert_eq!(doc["record_id"], owned.as_str(), "{doc}");
+    assert_eq!(doc["owner"]["owner"], "w-next", "{doc}");
+    assert!(doc["fenced"].as_u64().unwrap_or(0) >= 1, "{doc}");
+}
