@@ -539,7 +539,7 @@ fn main() {
                 let parties = Parties {
                     old: Machine::new(old_setup.clone(), dir(format!("w{w:02}-old"))),
                     next: Machine::new(plain.clone(), dir(format!("w{w:02}-next")))
-                        .as_writer(format!("next-{w:02}")),
+                        .writing_as(format!("next-{w:02}")),
                     supervisor: Machine::new(plain.clone(), dir(format!("w{w:02}-sup"))),
                     fresh_root: dir("fresh".into()),
                     setup: plain.clone(),
@@ -648,7 +648,7 @@ fn main() {
         let old = Machine::new(plain.clone(), dir(format!("q{w:02}-old")));
         let old_checking = Machine::new(checking.clone(), dir(format!("q{w:02}-old")));
         let sup = Machine::new(plain.clone(), dir(format!("q{w:02}-sup")));
-        let new = Machine::new(plain.clone(), dir(format!("q{w:02}-next"))).as_writer(&next);
+        let new = Machine::new(plain.clone(), dir(format!("q{w:02}-next"))).writing_as(&next);
         // Warm every machine first (each has read the thread once).
         for step in 0..2 {
             quiet_ok &= matches!(checkpoint(&old, w, step, None), End::Ok(_));

@@ -68,7 +68,7 @@ impl Machine {
     /// The machine, writing as `writer` (`FORGESTATE_WRITER`): the next worker a supervisor
     /// took a session over for (`examples/takeover_soak.rs`).
     #[allow(dead_code)]
-    pub fn as_writer(mut self, writer: impl Into<String>) -> Machine {
+    pub fn writing_as(mut self, writer: impl Into<String>) -> Machine {
         self.writer = Some(writer.into());
         self
     }
