@@ -81,7 +81,7 @@ pub struct PrunePlan {
 pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Result<PrunePlan> {
     client.without_answer(Some("a prune has nothing to answer without the forge"));
     if options.keep == 0 && options.ids.is_empty() {
-        return Err(Error::config(
+        return Err(Error::usage(
             "--keep 0 would delete the newest record of every agent and session; keep at least 1",
         ));
     }

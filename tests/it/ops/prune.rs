@@ -114,9 +114,10 @@ fn local_prune_dry_run_then_yes_keeps_the_newest_and_other_authors_records() {
 
 #[test]
 fn keep_zero_is_refused() {
+    // A flag's value, not the configuration: exit 64 (docs/cli.md, exit codes).
     let dir = tempfile::tempdir().unwrap();
     let out = Bin::new(dir.path()).line("--store st prune --keep 0 --yes");
-    assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     assert!(stderr(&out).contains("keep at least 1"), "{}", stderr(&out));
 }
 
