@@ -64,7 +64,7 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub(crate) use probe::Probe;
-pub use rotate::{Successor, UNDER_WAY};
+pub use rotate::{STALLED, Successor, UNDER_WAY};
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
