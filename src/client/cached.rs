@@ -165,9 +165,9 @@ impl<T: Thread> Client<T> {
                         .into_iter()
                         .map(|w| match w.strip_suffix(OUTBOX_ONLY) {
                             Some(head) => format!(
-                                "{head}answering offline from this machine's read cache and \
-                                 outbox (records posted since this machine last read the \
-                                 thread are missing)"
+                                "{head}answering offline from this machine's read cache, \
+                                 outbox and own posts (records other machines posted since \
+                                 this machine last read the thread are missing)"
                             ),
                             None => w,
                         })
