@@ -102,8 +102,8 @@ impl<T: Thread> Client<T> {
         e
     }
 
-    /// A record scrubbed as [`Client::scrubbed`] does, for an answer that holds one without a
-    /// read (`parse`).
+    /// A record scrubbed as every record a read answers is (the token, the shapes and keys of
+    /// docs/redaction.md), for an answer that holds one without a read (`parse`).
     pub fn scrub_record(&self, record: Record) -> Record {
         self.redactor.read(record)
     }
