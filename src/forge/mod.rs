@@ -231,6 +231,19 @@ impl ForgeThread {
     }
 }
 
+/// Whether `e` is a read's finding that the forge holds no session issue yet, open or closed:
+/// the thread is empty, so no session in it was taken over (a `check_owner` save may post,
+/// and its post creates the issue when `auto_init` allows).
+pub(crate) fn no_session_issue(e: &crate::Error) -> bool {
+    match e {
+        crate::Error::Store(StoreError::Backend { source, .. }) => matches!(
+            source.downcast_ref::<ForgeError>(),
+            Some(ForgeError::NoSessionIssue(_))
+        ),
+        _ => false,
+    }
+}
+
 impl From<ForgeError> for StoreError {
     fn from(e: ForgeError) -> Self {
         let kind = match e.status() {
