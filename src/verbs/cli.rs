@@ -6,6 +6,7 @@
 //! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
 //! a [`Visit`] that it runs every verb with; it names no verb.
 
+pub(crate) mod record;
 pub mod table;
 
 use clap::{Args, Command as Subcommand};

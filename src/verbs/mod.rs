@@ -8,32 +8,49 @@
 //! the library runs also implements [`Run`], with all its policy (redaction, the outbox drain,
 //! the automatic rotation after a save).
 //!
-//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in the
-//! file of its group (its spec built on one of the bases, [`Spec::AGENT_READ`],
+//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in a
+//! file of its own, named after it (its spec built on one of the bases, [`Spec::AGENT_READ`],
 //! [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example
 //! request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
 //! CLI has its subcommand (flags, help, completions, man page), the MCP server serves it when
 //! its faces include [`Face::Mcp`], and the table-driven test (`tests/it/faces/table.rs`) runs
 //! its example on every face; `example_tests.rs` is such a verb.
 
-mod carry;
+mod checkpoint;
 #[cfg(feature = "cli")]
 pub mod cli;
+mod doctor;
+mod end;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
+mod export;
+mod filter;
+mod flush;
+mod fork;
 #[cfg(test)]
 mod generate;
+mod health;
+mod history;
+mod import;
+mod init;
 pub mod input;
-mod operate;
+mod latest;
+mod list;
+mod outbox;
+mod parse;
 mod plain;
 mod positional;
-mod pure;
-mod reads;
-mod records;
-mod session;
+mod prune;
+mod publish;
+mod render;
+mod resume;
+mod resume_map;
+mod rotate;
+mod saved;
+mod schema;
+mod status;
 mod summary;
-mod supervise;
 mod watch;
 
 use schemars::JsonSchema;
@@ -51,32 +68,36 @@ pub use crate::client::watch::Event;
 /// command's deadline includes the process's own start.
 #[doc(hidden)]
 pub use crate::forge::wait::mark_process_start;
-pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
-pub use operate::{
-    Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted,
-    FlushRequest, Init, InitAnswer, InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune,
-    PruneAnswer, PruneRequest, Rotate, RotateRequest,
-};
-pub use pure::{
-    Parse, ParseAnswer, ParseRequest, RESUME_MAP_AGENT, Render, RenderAnswer, RenderRequest,
-    ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
-};
-pub use reads::{
-    FilterRequest, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb,
-    ResumeAnswer, ResumeRequest, ResumeVerb,
-};
-pub use records::{
-    Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,
-    SaveAnswer,
-};
 #[cfg(feature = "cli")]
-pub use records::{CheckpointFlags, HealthFlags};
-pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
+pub use checkpoint::CheckpointFlags;
+pub use checkpoint::{Checkpoint, CheckpointRequest};
+pub use doctor::{Doctor, DoctorAnswer, DoctorRequest};
+pub use end::{End, EndRequest, check_reason, with_intent as records_with_intent};
+pub use export::{Export, ExportRequest};
+pub use filter::FilterRequest;
+pub use flush::{Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted, FlushRequest};
+pub use fork::{Fork, ForkRequest};
 #[cfg(feature = "cli")]
-pub use supervise::StatusFlags;
-pub use supervise::{
-    History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
-};
+pub use health::HealthFlags;
+pub use health::{DEFAULT_STATUS, Health, HealthRequest};
+pub use history::{History, HistoryAnswer, HistoryRequest};
+pub use import::{Import, ImportRequest};
+pub use init::{Init, InitAnswer, InitRequest};
+pub use latest::{LatestAnswer, LatestRequest, LatestVerb};
+pub use list::{ListAnswer, ListRequest, ListVerb};
+pub use outbox::{OutboxAnswer, OutboxRequest, Outboxes};
+pub use parse::{Parse, ParseAnswer, ParseRequest};
+pub use prune::{Prune, PruneAnswer, PruneRequest};
+pub use publish::{Publish, PublishRequest};
+pub use render::{Render, RenderAnswer, RenderRequest};
+pub use resume::{ResumeAnswer, ResumeRequest, ResumeVerb};
+pub use resume_map::{RESUME_MAP_AGENT, ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
+pub use rotate::{Rotate, RotateRequest};
+pub use saved::SaveAnswer;
+pub use schema::{Schema, SchemaAnswer, SchemaRequest, VerbDoc};
+#[cfg(feature = "cli")]
+pub use status::StatusFlags;
+pub use status::{StatusAnswer, StatusRequest, StatusVerb};
 pub use watch::{Watch, WatchEvent, WatchRequest};
 
 /// A face: a way a caller reaches the verbs.

@@ -126,3 +126,18 @@ fn no_file_outside_the_verbs_keeps_a_list_of_verb_names() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn each_verb_has_a_file_of_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    for spec in verbs::table() {
+        let rel = format!("src/verbs/{}.rs", spec.name.replace('-', "_"));
+        match std::fs::read_to_string(root.join(&rel)) {
+            Ok(code) if code.contains(&format!("name: \"{}\",", spec.name)) => {}
+            Ok(_) => wrong.push(format!("{rel} does not hold the spec of {}", spec.name)),
+            Err(e) => wrong.push(format!("{}: cannot read {rel}: {e}", spec.name)),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
