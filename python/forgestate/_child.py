@@ -18,7 +18,7 @@ import weakref
 from typing import IO, Any, Callable, Deque, Dict, Generator, Iterator, List, Mapping, Optional
 
 from . import _run, _verbs
-from .errors import BinaryNotFound, DataError, ForgestateError, StorageError, error_for, reworded
+from .errors import BinaryNotFound, DataError, ForgestateError, StorageError, reworded
 
 log = logging.getLogger("forgestate")
 
@@ -78,17 +78,7 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
 
 def read(verb: str, text: bytes) -> Mapping[str, Any]:
     """The answer in the child's line, or the error it says."""
-    try:
-        reply = _run.loads(text.decode("utf-8", "replace"))
-    except ValueError as e:
-        # An answer read as nothing would be a blank answer (a fresh start from `resume`).
-        raise StorageError(f"forgestate answered {verb} with JSON this package cannot read ({e}); "
-                           "nothing was assumed from it. Run the verb with the CLI and --json to "
-                           "see the answer, and report this") from e
-    error = reply.get("error") if isinstance(reply, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        code = error.get("code")
-        raise error_for(code if isinstance(code, int) else 74, error["message"], error.get("reason"))
+    reply = _run.document(verb, text)
     answer = reply.get("answer") if isinstance(reply, dict) else None
     if not isinstance(answer, Mapping):
         raise StorageError(f"forgestate answered {verb} with neither an answer nor an error "

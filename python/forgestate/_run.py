@@ -53,15 +53,9 @@ def _parse_int(text: str) -> int:
     if not limit or len(text) <= limit:
         return int(text)
     if text.startswith("-"):
-        return -_digits(text[1:], limit)
-    return _digits(text, limit)
-
-
-def _digits(digits: str, limit: int) -> int:
-    if len(digits) <= limit:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits(digits[:-low], limit) * 10**low + _digits(digits[-low:], limit)
+        return -_parse_int(text[1:])
+    low = len(text) // 2
+    return _parse_int(text[:-low]) * 10**low + _parse_int(text[-low:])
 
 
 def _plain(value: Any) -> Any:
@@ -106,18 +100,11 @@ def _decimal(n: int) -> str:
     if n < 0:
         return "-" + _decimal(-n)
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300
-
-    def digits(m: int, width: int) -> str:
-        if width <= limit:
-            return str(m).zfill(width)
-        low = width // 2
-        high, rest = divmod(m, 10**low)
-        return digits(high, width - low) + digits(rest, low)
-
-    width = 1
-    while 10**width <= n:
-        width *= 2
-    return digits(n, width).lstrip("0") or "0"
+    width = n.bit_length() * 30103 // 100000 + 1  # at least its count of digits
+    if width <= limit:
+        return str(n)
+    high, low = divmod(n, 10 ** (width // 2))
+    return _decimal(high) + _decimal(low).zfill(width // 2)
 
 
 def flags(verb_flags: Mapping[str, str], args: Mapping[str, Any]) -> List[str]:
@@ -136,21 +123,29 @@ def flags(verb_flags: Mapping[str, str], args: Mapping[str, Any]) -> List[str]:
     return argv
 
 
-def answer(verb: str, code: int, out: bytes, stderr: List[str]) -> Mapping[str, Any]:
-    """What ``forgestate --json VERB`` answered (exit ``code``, stdout ``out``), or the typed
-    error it exited with."""
+def document(verb: str, text: bytes) -> Any:
+    """The JSON document forgestate answered ``verb`` with; an error in it is raised, typed."""
     try:
-        doc = loads(out.decode("utf-8", "replace")) if out.strip() else None
+        doc = loads(text.decode("utf-8", "replace"))
     except ValueError as e:
+        # An answer read as nothing would be a blank answer (a fresh start from `resume`).
         raise StorageError(
             f"forgestate answered {verb} with JSON this package cannot read ({e}); nothing was "
             "assumed from it. Run the verb with the CLI and --json to see the answer, and report this"
         ) from e
     error = doc.get("error") if isinstance(doc, dict) else None
-    if code == 0 and isinstance(doc, dict) and not error:
-        return doc
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        raise error_for(int(error.get("code") or code), error["message"], error.get("reason"))
+        code = error.get("code")
+        raise error_for(code if isinstance(code, int) else 74, error["message"], error.get("reason"))
+    return doc
+
+
+def answer(verb: str, code: int, out: bytes, stderr: List[str]) -> Mapping[str, Any]:
+    """What ``forgestate --json VERB`` answered (exit ``code``, stdout ``out``), or the typed
+    error it exited with."""
+    doc = document(verb, out) if out.strip() else None
+    if code == 0 and isinstance(doc, dict):
+        return doc
     last = next((line for line in reversed(stderr) if line.strip()), "")
     message = f"forgestate was killed by signal {-code}" if code < 0 else (
         last or f"forgestate exited with code {code} and no message")

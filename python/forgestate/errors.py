@@ -28,10 +28,8 @@ class ForgestateError(Exception):
                  category: Optional[str] = None, reason: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
-        if code is not None:
-            self.code = code
-        if category is not None:
-            self.category = category
+        self.code = code if code is not None else type(self).code
+        self.category = category if category is not None else type(self).category
         self.reason = reason
 
 

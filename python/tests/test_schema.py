@@ -14,6 +14,7 @@ import json
 import keyword
 import subprocess
 import typing
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 import pytest
@@ -252,6 +253,17 @@ def test_no_default_is_restated_in_python():
     for verb, field in (("health", "status"), ("prune", "keep"), ("resume-map", "agent")):
         method = getattr(Client, ident(verb))
         assert inspect.signature(method).parameters[field].default == table[verb][field]["default"]
+
+
+def test_the_hand_kept_python_is_at_most_a_thousand_lines():
+    """Issue #41: what is Python's own (the transport, errors, settings, the seed drop-in) stays
+    small; every verb, default and answer type is generated. The LangGraph saver is apart."""
+    package = Path(forgestate.__file__).parent
+    kept = ("__init__.py", "_child.py", "_run.py", "client.py", "errors.py", "session_state.py")
+    lines = sum(len((package / name).read_text().splitlines()) for name in kept)
+    assert lines <= 1000, f"the hand-kept Python is {lines} lines"
+    generated = {p.name for p in package.glob("*.py")} - set(kept) - {"langgraph.py"}
+    assert generated == {"_verbs.py"} and "@generated" in (package / "_verbs.py").read_text()
 
 
 def test_lineage_and_the_intent_check_are_the_librarys(tmp_path):

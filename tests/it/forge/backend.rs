@@ -11,6 +11,7 @@ use forgestate::scan::Filter;
 use forgestate::store::Thread;
 use forgestate::{Category, Error};
 use serde_json::json;
+use std::time::Duration;
 
 fn cp(phase: &str, data: serde_json::Value) -> Record {
     Record::checkpoint("implementation-worker", "s1", phase, data).unwrap()
@@ -279,10 +280,15 @@ async fn two_concurrent_inits_leave_one_open_issue() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_inits_race_through_creation() {
-    // Make both creators pass discovery before either creates: the race the real server allows.
+    // Every racer passes discovery before any creates, the race the real server allows: the
+    // issue lists are answered (as they stood when asked) 300 ms late, so a racer whose search
+    // arrives within that window of the first one's finds no issue, on a loaded machine too.
     let mut raced = 0;
-    for _ in 0..15 {
+    for _ in 0..3 {
         let fake = FakeForge::start().await;
+        fake.state()
+            .path_delays
+            .push(("/issues".into(), Duration::from_millis(300)));
         let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let clients: Vec<_> = dirs
             .iter()
