@@ -11,6 +11,7 @@ pub mod table;
 
 use clap::{Args, Command as Subcommand};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::{Run, Verb};
 use crate::error::Result;
@@ -90,6 +91,27 @@ pub trait Visit {
     type Out;
     /// Visits `V`.
     fn visit<V: Command + 'static>(self) -> Self::Out;
+}
+
+/// The answer of the verb named `name` on the JSON `args` with no store opened, for a verb that
+/// opens none (`parse`, `schema`): the request read and checked as [`call`](super::call) reads
+/// it, the answer the same JSON. `None` when the verb needs a store, or no verb has that name.
+pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
+    struct Alone(Value);
+    impl Visit for Alone {
+        type Out = Option<Result<Value>>;
+        fn visit<V: Command + 'static>(self) -> Self::Out {
+            if V::SPEC.opens_store {
+                return None;
+            }
+            let request = match super::request_of::<V>(self.0) {
+                Ok(request) => request,
+                Err(e) => return Some(Err(e)),
+            };
+            Some(V::alone(&request)?.and_then(super::answer_value::<V>))
+        }
+    }
+    super::visit(name, Alone(args)).flatten()
 }
 
 /// `V`'s subcommand: its name, its one line, its examples and its flags.

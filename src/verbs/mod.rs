@@ -432,13 +432,18 @@ pub async fn run<V: Run>(ctx: &Context<'_>, request: V::Request) -> Result<V::An
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
-    let request = decode::<V>(args).map_err(|e| {
+    answer_value::<V>(run::<V>(ctx, request_of::<V>(args)?).await?)
+}
+
+/// `V`'s request read from `args` as [`decode`] reads it; a mismatch is a usage error naming the
+/// field.
+fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
+    decode::<V>(args).map_err(|e| {
         Error::usage(format!(
             "the arguments of {} do not fit its schema: {e}",
             V::SPEC.name
         ))
-    })?;
-    answer_value::<V>(run::<V>(ctx, request).await?)
+    })
 }
 
 /// `V`'s answer as a JSON value.

@@ -95,6 +95,32 @@ fn one_shot_answers_what_the_cli_answers_and_fails_with_its_error_document() {
     );
 }
 
+/// `parse` is pure: `call parse` opens no store (no note naming the default one on its first use)
+/// and reads no configuration (a broken file does not stop it), as `forgestate parse` does.
+#[test]
+fn one_shot_parse_opens_no_store_and_reads_no_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("broken.toml"), "[forge\nurl = ").unwrap();
+    let bin = Bin::new(dir.path());
+    let example = forgestate::verbs::spec("parse").unwrap().example;
+    for args in ["call parse", "--config broken.toml call parse"] {
+        let out = bin.clone().stdin(example).run(&words(args));
+        assert_eq!(out.status.code(), Some(0), "{args}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args}: nothing on stderr");
+        let doc = json_of(&stdout(&out));
+        assert_eq!(
+            doc["id"], "0192f000-0000-7000-8000-000000000001",
+            "{args}: {doc}"
+        );
+    }
+    let out = bin
+        .clone()
+        .stdin(r#"{"body": 5}"#)
+        .run(&words("call parse"));
+    assert_eq!(out.status.code(), Some(64), "a request that does not fit");
+    assert!(!stderr(&out).contains("store"), "{}", stderr(&out));
+}
+
 #[test]
 fn lines_answer_each_request_on_one_line_and_a_bad_line_does_not_stop_the_loop() {
     let dir = tempfile::tempdir().unwrap();
