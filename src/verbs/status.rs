@@ -3,13 +3,12 @@
 //! table instead).
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
-use crate::Status;
 use crate::error::Result;
-use crate::report::{StatusRow, Thresholds, Verdict};
+use crate::report::Thresholds;
 use crate::scan::Filter;
 
 /// `status`: who is alive, and who has stalled.
@@ -52,25 +51,8 @@ pub struct StatusFlags {
     pub publish: bool,
 }
 
-/// What `status` answers.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct StatusAnswer {
-    /// One row per (agent, session), stalled first: its verdict (alive, warning, stalled,
-    /// paused, completed), the age of its newest record, last phase and resume point, last
-    /// health status and metrics, next step and blockers.
-    pub rows: Vec<StatusRow>,
-    /// How many rows are stalled.
-    pub stalled: usize,
-    /// The store's clock when the thread was read (RFC 3339): ages are measured on it.
-    pub now: String,
-    /// The store could not be read: the rows are judged from this machine's read cache and outbox.
-    pub offline: bool,
-    /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
-    pub complete: bool,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
+/// What `status` answers: the library's answer as it is.
+pub use crate::Status as StatusAnswer;
 
 /// Status.
 pub struct StatusVerb;
@@ -121,27 +103,7 @@ impl Run for StatusVerb {
             session: r.session,
             ..Filter::default()
         };
-        Ok(StatusAnswer::new(
-            ctx.client.status(&filter, &policy).await?,
-        ))
-    }
-}
-
-impl StatusAnswer {
-    /// The answer for what [`crate::Client::status`] found.
-    pub fn new(status: Status) -> StatusAnswer {
-        StatusAnswer {
-            stalled: status
-                .rows
-                .iter()
-                .filter(|r| r.verdict == Verdict::Stalled)
-                .count(),
-            now: crate::format::format_time(&status.now),
-            rows: status.rows,
-            offline: status.offline,
-            complete: status.complete,
-            warnings: status.warnings,
-        }
+        ctx.client.status(&filter, &policy).await
     }
 }
 
@@ -157,7 +119,6 @@ fn status_summary(v: &Value) -> Option<String> {
 mod cli {
     use super::{StatusAnswer, StatusFlags, StatusRequest, StatusVerb};
     use crate::error::{Error, Result};
-
     use crate::report::{StatusRow, Verdict};
     use crate::verbs::cli::{Command, Printer, table};
     use crate::verbs::{Context, Publish};
@@ -214,9 +175,7 @@ mod cli {
             } else if answer.rows.is_empty() {
                 p.note("no matching records");
             } else {
-                let now =
-                    crate::format::parse_time(&answer.now).unwrap_or_else(|_| chrono::Utc::now());
-                let text = table_text(&answer.rows, now, p.layout(), p.color());
+                let text = table_text(&answer.rows, answer.now, p.layout(), p.color());
                 p.out(text.trim_end());
             }
             if a.fail_on_stalled && answer.offline {
