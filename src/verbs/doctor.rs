@@ -35,8 +35,70 @@ impl Verb for Doctor {
         read_only: true,
         faces: CLI,
         example: "{}",
+        about: "Check the setup, one line per check with the fix: config, forge, token, \
+            repository, label, session issue, clock, trust, outbox, cache (exit 1 when a check \
+            fails)",
+        examples: "  forgestate doctor
+  forgestate doctor --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{Doctor, DoctorAnswer, DoctorRequest};
+    use crate::config::Config;
+    use crate::doctor::{Report, Status, config_failed};
+    use crate::error::Result;
+    use crate::verbs::cli::{Host, OnMachine, Printer};
+
+    const GREEN: &str = "\x1b[32m";
+    const RED: &str = "\x1b[31m";
+    const YELLOW: &str = "\x1b[33m";
+    const RESET: &str = "\x1b[0m";
+
+    impl OnMachine for Doctor {
+        type Flags = DoctorRequest;
+
+        /// One line per check; exit 1 when a check fails.
+        async fn run(_: &DoctorRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+            let report = match Config::load(host.overrides()?) {
+                Err(e) => config_failed(&e),
+                Ok(config) => crate::doctor::run(&host.with_remote(config)).await,
+            };
+            print(&report, p);
+            Ok(if report.failed() { 1 } else { 0 })
+        }
+    }
+
+    fn print(report: &Report, p: &impl Printer) {
+        if p.json_mode() {
+            return p.json(&DoctorAnswer {
+                checks: report.checks.clone(),
+                failed: report.failed(),
+            });
+        }
+        let color = p.color();
+        let mut text = String::new();
+        for c in &report.checks {
+            let (mark, paint) = match c.status {
+                Status::Ok => ("✓", GREEN),
+                Status::Warn => ("!", YELLOW),
+                Status::Fail => ("✗", RED),
+                Status::Skip => ("-", ""),
+            };
+            let mark = if color && !paint.is_empty() {
+                format!("{paint}{mark}{RESET}")
+            } else {
+                mark.to_string()
+            };
+            text.push_str(&format!("{mark} {}: {}\n", c.name, c.detail));
+            if let Some(fix) = &c.fix {
+                text.push_str(&format!("    fix: {fix}\n"));
+            }
+        }
+        p.out(text.trim_end());
+    }
 }

@@ -480,8 +480,9 @@ impl Runs {
 
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
-/// `machine` works on this machine's configuration and outboxes rather than one opened store
-/// (`flush`, `outbox`, `doctor`), so the CLI runs it over the configuration.
+/// `machine` and `host` work on this machine's configuration and outboxes rather than one opened
+/// store: the CLI runs a `machine` verb itself (`flush`), and a `host` verb by its module's
+/// [`cli::OnMachine`] over what the binary lends (`outbox`, `doctor`).
 macro_rules! verbs {
     ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
@@ -507,8 +508,8 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb the library runs, in the table's order, its flags
-        /// the verb's ([`cli::Command::Flags`]).
+        /// The CLI's subcommand of every verb the library runs or the CLI runs by its module
+        /// (`host`), in the table's order, its flags the verb's ([`cli::Command::Flags`]).
         #[cfg(feature = "cli")]
         #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
         pub fn commands() -> Vec<clap::Command> {
@@ -521,7 +522,7 @@ macro_rules! verbs {
         }
 
         /// Visits the verb named `name` with its type (what the CLI runs each verb with);
-        /// `None` when the library does not run a verb of that name.
+        /// `None` when no verb of that name has its command in its module.
         #[cfg(feature = "cli")]
         pub fn visit<T: cli::Visit>(name: &str, visitor: T) -> Option<T::Out> {
             $(
@@ -557,9 +558,21 @@ macro_rules! verbs {
     (@command $commands:ident, $verb:ty) => {
         $commands.push(cli::command::<$verb>())
     };
+    (@command $commands:ident, $verb:ty: host) => {
+        $commands.push(cli::machine_command::<$verb>())
+    };
+    (@command $commands:ident, $verb:ty: streams) => {
+        $commands.push(cli::stream_command::<$verb>())
+    };
     (@command $commands:ident, $verb:ty: $how:ident) => {};
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
+    };
+    (@visit $verb:ty: host, $visitor:ident) => {
+        Some($visitor.visit_machine::<$verb>())
+    };
+    (@visit $verb:ty: streams, $visitor:ident) => {
+        Some($visitor.visit_stream::<$verb>())
     };
     (@visit $verb:ty: $how:ident, $visitor:ident) => {
         None
@@ -573,12 +586,15 @@ macro_rules! verbs {
     (@runs $verb:ty: machine) => {
         Runs::Machine
     };
+    (@runs $verb:ty: host) => {
+        Runs::Machine
+    };
 }
 
 verbs! {
     Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, Fork,
     StatusVerb, History, Watch: streams, Publish,
-    Init, Flush: machine, Outboxes: machine, Prune, Rotate, Export, Import, Doctor: machine,
+    Init, Flush: machine, Outboxes: host, Prune, Rotate, Export, Import, Doctor: host,
     Render, Parse, ResumeMapVerb, Schema,
     #[cfg(test)]
     example::Example,

@@ -11,12 +11,10 @@ use forgestate::verbs;
 use super::layering::sources;
 use crate::common;
 
-/// The verbs the CLI still runs itself, over this machine's configuration and outboxes or as a
-/// stream (`flush`, `watch`): their commands in `src/cli/` name their request.
-const RUN_BY_THE_CLI: &[(&str, &[&str])] = &[
-    ("FlushRequest", &["src/cli/args.rs", "src/cli/flush.rs"]),
-    ("WatchRequest", &["src/cli/args.rs", "src/cli/watch.rs"]),
-];
+/// The verb the CLI still runs itself, over this machine's outboxes (`flush`): its command in
+/// `src/cli/` names its request.
+const RUN_BY_THE_CLI: &[(&str, &[&str])] =
+    &[("FlushRequest", &["src/cli/args.rs", "src/cli/flush.rs"])];
 
 /// Files that call each verb by name on purpose, one call per place (not a list kept beside the
 /// table): a scenario test, and the LangGraph saver, whose one body of each method is driven
