@@ -250,6 +250,13 @@ fn main() {
             m.outbox_len()
         })
         .collect();
+    // The supervisor keeps its periodic `rotate` while a rotation is left unfinished.
+    let tidy_rotates = supervisor::tidy_up(
+        &machine("supervisor"),
+        || fake.open_issues_titled(forgestate::defaults::TITLE).len(),
+        Duration::from_millis(o.rotate_every_ms.max(1000)),
+        Duration::from_secs(90),
+    );
     // Every comment on the fake, and when each closed issue closed.
     let forge = || {
         let s = fake.state();
@@ -378,7 +385,8 @@ fn main() {
         .collect();
     let (stale_own, stale_fresh) = stale::print(&probes, &comments, &issues);
     println!(
-        "open session issues at the end:      {} {open:?}",
+        "open session issues at the end:      {} {open:?} (the supervisor's rotates after the \
+         workers: {tidy_rotates})",
         open.len()
     );
     // How far the thread grew before a rotation caught up: every comment on one issue.

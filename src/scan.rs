@@ -589,6 +589,32 @@ pub(crate) fn add_pending_except(
     }
 }
 
+/// Adds records this machine posted that the thread as read lacks (`(spooled_at, body)`, oldest
+/// first: its outbox's landed entries) after the thread's own, as posted records that no comment
+/// of the read shows, before any waiting ones: an offline answer from a read cache older than
+/// the machine's own newest post still knows it. Ids `held` says the thread holds, or that the
+/// scan has, are skipped.
+pub(crate) fn add_landed_except(
+    scan: &mut Scan,
+    landed: impl IntoIterator<Item = (DateTime<Utc>, String)>,
+    held: impl Fn(&str) -> bool,
+) {
+    let known: std::collections::HashSet<String> = scan
+        .entries
+        .iter()
+        .filter_map(|e| e.record.id.clone())
+        .collect();
+    let before = scan.entries.len();
+    add_pending_except(scan, landed, |id| held(id) || known.contains(id));
+    if scan.entries.len() == before {
+        return;
+    }
+    for e in &mut scan.entries[before..] {
+        e.comment.pending = false;
+    }
+    sort_entries(&mut scan.entries);
+}
+
 /// Warnings for comments newer than `answer` (a comment id; `None` when there is no answer) that
 /// might have been a newer answer but could not be read: invalid or unreadable comments of a
 /// trusted or unknown author, never untrusted ones or duplicates. When a comment's marker line

@@ -51,12 +51,26 @@ const HUNG: Duration = Duration::from_secs(90);
 pub struct Machine {
     setup: Arc<Setup>,
     dir: PathBuf,
+    /// `FORGESTATE_WRITER`, when the machine writes as a named writer.
+    writer: Option<String>,
 }
 
 impl Machine {
     pub fn new(setup: Arc<Setup>, dir: PathBuf) -> Machine {
         let _ = std::fs::create_dir_all(&dir);
-        Machine { setup, dir }
+        Machine {
+            setup,
+            dir,
+            writer: None,
+        }
+    }
+
+    /// The machine, writing as `writer` (`FORGESTATE_WRITER`): the next worker a supervisor
+    /// took a session over for (`examples/takeover_soak.rs`).
+    #[allow(dead_code)]
+    pub fn writing_as(mut self, writer: impl Into<String>) -> Machine {
+        self.writer = Some(writer.into());
+        self
     }
 
     fn command(&self, args: &[&str]) -> Command {
@@ -80,6 +94,9 @@ impl Machine {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log.map_or_else(|_| Stdio::null(), Stdio::from));
+        if let Some(writer) = &self.writer {
+            cmd.env("FORGESTATE_WRITER", writer);
+        }
         cmd
     }
 

@@ -58,3 +58,26 @@ pub fn supervise(
     }
     report
 }
+
+/// After the workers are done (faults over): the supervisor keeps its periodic `rotate`, as a
+/// pool supervisor keeps running, while more than one session issue is open (`open` counts
+/// them), for at most `limit`. A rotation stopped by its command's wait budget in the run's last
+/// seconds is finished by the first `rotate` once it has shown no progress for `STALLED`; while
+/// one issue is open nothing runs (a `rotate` then would rotate the head). How many ran.
+pub fn tidy_up(
+    m: &Machine,
+    open: impl Fn() -> usize,
+    rotate_every: Duration,
+    limit: Duration,
+) -> usize {
+    let started = Instant::now();
+    let mut runs = 0;
+    while open() > 1 && started.elapsed() < limit {
+        std::thread::sleep(rotate_every);
+        if open() > 1 {
+            let _ = m.run(&["rotate", "--json"]);
+            runs += 1;
+        }
+    }
+    runs
+}

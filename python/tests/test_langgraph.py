@@ -358,11 +358,15 @@ def test_a_process_started_while_the_forge_is_down_still_runs_the_graph(fake_for
         assert latest is not None and latest.checkpoint["channel_values"] == {"n": 2}
 
 
-def test_write_ownership_capability(client: Client) -> None:
+def test_write_ownership_capability(client: Client, tmp_path: Path) -> None:
     """The ``write_ownership`` capability (langgraph#8796), in the conformance suite's style: two
     savers on one thread, one takes it over, and the other's ``put`` raises (nothing posted),
     while readers resume from the new owner's line. Both savers share one client here, so the
-    writer is the saver's own, not the client's."""
+    writer is the saver's own, not the client's.
+
+    It is a test of its own, not a capability registered with the suite: the suite (0.0.2)
+    knows a closed set of capabilities (its ``Capability`` enum and the runner map of
+    ``validate``), with no way to add one."""
     from forgestate import Conflict, Fenced
 
     thread = f"own-{uuid.uuid4().hex[:8]}"
@@ -381,3 +385,32 @@ def test_write_ownership_capability(client: Client) -> None:
     # The async face too.
     with pytest.raises(Fenced):
         asyncio.run(old.aput(latest, _checkpoint({"n": 98}), {"source": "loop", "step": 3}, {}))
+    # Without check_owner the old saver's put still posts, and no reader, fresh or warm, resumes
+    # from it.
+    old.check_owner = False
+    old.put(first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
+    fresh_client = client._copy()
+    try:
+        for reader in (new, ForgeStateSaver(fresh_client)):
+            newest = reader.get_tuple(_config(thread))
+            assert newest is not None and newest.checkpoint["channel_values"] == {"n": 2}
+    finally:
+        fresh_client.close()
+    # `[session] check_owner = true` in the configuration alone makes every put check.
+    config = tmp_path / "check-owner.toml"
+    config.write_text(Path(os.environ["FORGESTATE_CONFIG"]).read_text()
+                      + "\n[session]\ncheck_owner = true\n")
+    checking = client._copy()
+    checking.config = config
+    try:
+        configured = ForgeStateSaver(checking)
+        assert not configured.check_owner
+        other = f"cfg-{uuid.uuid4().hex[:8]}"
+        mine = configured.put(_config(other), _checkpoint({"n": 1}),
+                              {"source": "loop", "step": 1}, {})
+        new.take_over(other)
+        with pytest.raises(Fenced):
+            configured.put(mine, _checkpoint({"n": 96}), {"source": "loop", "step": 2}, {})
+        assert [c.checkpoint["channel_values"] for c in new.list(_config(other))] == [{"n": 1}]
+    finally:
+        checking.close()

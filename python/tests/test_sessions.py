@@ -5,8 +5,10 @@ drop-in's optional ``intent`` keyword, which seed readers see as a normal checkp
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -142,6 +144,9 @@ def test_a_client_that_lost_its_session_gets_fenced(backend):
         assert new.record.writer == "w-next"
         resumed = client_for(backend).resume(W, "own")
         assert resumed.data == {"n": 2} and resumed.fenced == 1
+        # A warm reader (the supervisor read the session for its takeover) agrees.
+        warm = supervisor.resume(W, "own")
+        assert warm.data == {"n": 2} and warm.record_id == new.id and warm.fenced == 1
         for call in (lambda: old.resume(W, "own"), lambda: old.latest(agent=W, session="own")):
             with pytest.raises(Fenced) as e:
                 call()
@@ -153,4 +158,31 @@ def test_a_client_that_lost_its_session_gets_fenced(backend):
         assert len(client_for(backend).list(session="own").records) == before
     finally:
         for c in (old, supervisor, fresh):
+            c.close()
+
+
+def test_check_owner_in_the_config_file_makes_a_fenced_clients_save_post_nothing(backend, tmp_path):
+    """Issue #43: ``[session] check_owner = true`` alone (no keyword) makes every save of the
+    client read its session first; once another writer took the session over, the save raises
+    :class:`forgestate.Fenced` and posts nothing."""
+    from forgestate import Fenced
+
+    config = tmp_path / "check-owner.toml"
+    config.write_text(Path(os.environ["FORGESTATE_CONFIG"]).read_text()
+                      + "\n[session]\ncheck_owner = true\n")
+    old = client_for(backend)._copy()
+    old.config = config
+    supervisor = client_for(backend)
+    try:
+        first = old.checkpoint(W, "cfg", "clone_complete", {"n": 1})
+        taken = supervisor.resume(W, "cfg", take_over=True, writer="w-next")
+        before = len(client_for(backend).list(session="cfg").records)
+        with pytest.raises(Fenced) as e:
+            old.checkpoint(W, "cfg", "subtask_1_complete", {"n": 99})
+        assert "w-next" in str(e.value) and taken.takeover_id in str(e.value)
+        assert len(client_for(backend).list(session="cfg").records) == before
+        resumed = client_for(backend).resume(W, "cfg")
+        assert resumed.record_id == first.id and resumed.fenced == 0
+    finally:
+        for c in (old, supervisor):
             c.close()

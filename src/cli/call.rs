@@ -149,7 +149,10 @@ async fn lines(cli: &Cli) -> u8 {
                 "the request line is over {} MiB; nothing in it was run",
                 MAX_LINE >> 20
             );
-            answer_line(None, Reply::Failed(usage(&message), None));
+            answer_line(
+                None,
+                Reply::Failed(ErrorBody::new(EX_DATAERR, &message), None),
+            );
         } else if !line.iter().all(u8::is_ascii_whitespace) {
             let (id, reply) = match request(&line) {
                 Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),

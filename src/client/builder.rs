@@ -96,6 +96,7 @@ impl Client<AnyThread> {
             signing: Vec::new(),
             require_signatures: false,
             dashboard: Default::default(),
+            check_owner: false,
             note: None,
         })
     }
@@ -114,6 +115,7 @@ impl Client<AnyThread> {
             signing,
             require_signatures,
             dashboard,
+            check_owner,
             note: _,
         } = settings;
         match store {
@@ -128,7 +130,8 @@ impl Client<AnyThread> {
                 Ok(client
                     .with_signing_keys(signing)
                     .with_required_signatures(require_signatures)
-                    .with_dashboard(dashboard))
+                    .with_dashboard(dashboard)
+                    .with_check_owner(check_owner))
             }
             StoreSettings::Forge(options) => {
                 let mut builder = ForgeBuilder::from_options(*options)
@@ -143,7 +146,8 @@ impl Client<AnyThread> {
                     .build()?
                     .with_signing_keys(signing)
                     .with_required_signatures(require_signatures)
-                    .with_dashboard(dashboard))
+                    .with_dashboard(dashboard)
+                    .with_check_owner(check_owner))
             }
         }
     }

@@ -8,10 +8,18 @@ use secrecy::SecretString;
 
 use super::{Client, ForgeBuilder};
 use crate::durable::OUTBOX_ONLY;
+use crate::durable::Spooled;
 use crate::error::{Error, Result};
+use crate::format::Record;
 use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
-use crate::scan::{Entry, Scan, Trust, add_pending, add_pending_except, scan_checked};
+use crate::scan::{
+    Entry, Scan, Trust, add_landed_except, add_pending, add_pending_except, scan_checked,
+};
 use crate::store::Thread;
+
+/// How long a posted record this machine keeps for its offline answers may go unseen by its
+/// online reads (a record a person deleted, say) before it is forgotten anyway.
+const LANDED_DAYS: i64 = 1;
 
 /// Why a read without a read cache may wait for the store (the wait rule).
 const COLD: &str = "this machine has no read cache of the thread to answer from";
@@ -94,6 +102,12 @@ impl<T: Thread> Client<T> {
         e
     }
 
+    /// A record scrubbed as [`Client::scrubbed`] does, for an answer that holds one without a
+    /// read (`parse`).
+    pub fn scrub_record(&self, record: Record) -> Record {
+        self.redactor.read(record)
+    }
+
     /// Warnings scrubbed as [`Client::scrubbed`] does: they may quote a name as it was written
     /// or a server's words.
     pub(crate) fn scrub_warnings(&self, mut warnings: Vec<String>) -> Vec<String> {
@@ -166,6 +180,7 @@ impl<T: Thread> Client<T> {
                         ..Scan::default()
                     };
                     out.warnings.extend(read.warnings);
+                    self.settle_landed(&mut out, read.landed, |_| false);
                     add_pending(
                         &mut out,
                         read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
@@ -186,6 +201,7 @@ impl<T: Thread> Client<T> {
         };
         out.offline |= offline;
         out.warnings.append(&mut warnings);
+        self.settle_landed(&mut out, read.landed, |id| held.holds(id));
         add_pending_except(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
@@ -212,11 +228,44 @@ impl<T: Thread> Client<T> {
             ),
         };
         out.warnings.extend(read.warnings);
+        let ids: std::collections::HashSet<String> = (out.entries.iter())
+            .filter_map(|e| e.record.id.clone())
+            .collect();
+        self.settle_landed(&mut out, read.landed, |id| ids.contains(id));
         add_pending(
             &mut out,
             read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
         );
         Ok((out, trust))
+    }
+
+    /// This machine's posted records that no read of the thread had held yet (`landed`) in an
+    /// answer: an offline one gets those it lacks (`held` says which ids the thread as read
+    /// holds), so it knows the machine's own newest posts however old its read cache; an
+    /// online read holds them, and they are forgotten (with any older than [`LANDED_DAYS`]).
+    fn settle_landed(&self, out: &mut Scan, landed: Vec<Spooled>, held: impl Fn(&str) -> bool) {
+        if landed.is_empty() {
+            return;
+        }
+        if out.offline {
+            add_landed_except(
+                out,
+                landed.into_iter().map(|s| (s.spooled_at, s.body)),
+                held,
+            );
+            return;
+        }
+        let Some(outbox) = self.store.outbox() else {
+            return;
+        };
+        let stale = chrono::Utc::now() - chrono::Duration::days(LANDED_DAYS);
+        outbox.forget_landed(landed.iter().filter(|s| {
+            s.spooled_at < stale
+                || crate::format::parse(&s.body)
+                    .ok()
+                    .and_then(|r| r.id)
+                    .is_none_or(|id| held(&id))
+        }));
     }
 }
 

@@ -59,6 +59,9 @@ impl<T: Thread> Client<T> {
             let mut entries = older.entries;
             entries.append(&mut found.entries);
             crate::scan::sort_entries(&mut entries);
+            // The fencing rule over the merged records: a takeover on one issue fences a
+            // writer's records on the other.
+            crate::scan::fence(&mut entries);
             found.entries = entries;
             return Ok(found);
         }
@@ -93,6 +96,9 @@ impl<T: Thread> Client<T> {
         let mut seen = std::collections::HashSet::new();
         earlier.retain(|e| seen.insert(e.record.identity()));
         crate::scan::sort_entries(&mut earlier);
+        // The fencing rule over the whole history: a takeover on one issue fences a writer's
+        // records on every issue after it, those left behind on a rotated-away issue included.
+        crate::scan::fence(&mut earlier);
         found.entries = earlier;
         Ok(found)
     }

@@ -123,9 +123,9 @@ impl Client<AnyThread> {
         }
         let successor = forge.successor(&old).await.map_err(forge_err)?;
         let new = successor.issue;
-        // Another run created it while this one read the old issue: it is carrying.
-        if pending.is_none()
-            && !successor.created
+        // Another run created it, or took over a stopped one, while this one read the old
+        // issue: it is carrying.
+        if !successor.created
             && !successor.lost_race
             && self.left_to_its_carrier(forge, old.number, &new).await?
         {
@@ -215,7 +215,7 @@ impl Client<AnyThread> {
     }
 
     /// Whether the rotation of `old` to its open successor `new` is left to the run carrying it
-    /// (see [`UNDER_WAY`](crate::forge::UNDER_WAY)): `new` was created, or got a record carried
+    /// (see [`STALLED`](crate::forge::STALLED)): `new` was created, or got a record carried
     /// from `old`, less than that ago by the forge's clock, and not by this machine's own
     /// rotation (which a rerun here finishes at once). Many writers find a long issue due at once; each carrying the same
     /// records would pile copies on the new head (issue #42's 64-writer soak). When it is left,
@@ -229,17 +229,24 @@ impl Client<AnyThread> {
         if forge.rotating_here(new.number) {
             return Ok(false);
         }
-        let under_way = forge.lately(new.created_at) || {
+        // Under way while it shows progress: created, or given a carried record, less than
+        // `STALLED` ago. A run cut by its command's wait budget or killed shows none, and the
+        // next machine finishes it (issue #42: a rotation stopped near the end of a run must
+        // not stay open for the minute of `UNDER_WAY`).
+        let under_way = forge.moving(new.created_at) || {
             let lately = forge.comments_lately(new.number).await.map_err(forge_err)?;
             let trust = self.trust().await?;
             let lately = self.scan_listing(lately, &trust);
             lately
                 .entries
                 .iter()
-                .any(|e| e.record.carried_from == Some(old.0))
+                .any(|e| e.record.carried_from == Some(old.0) && forge.moving(e.comment.created_at))
         };
         if under_way {
             forge.adopt_successor(new);
+            // Looked at again with this machine's next record, which finishes it once the run
+            // shows no progress.
+            forge.note_left(old);
         }
         Ok(under_way)
     }

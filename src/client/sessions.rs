@@ -142,6 +142,12 @@ impl<T: Thread> Client<T> {
                 let parent = write.parent.or(record.parent.take()).or(known);
                 return Ok(record.with_parent(parent));
             }
+            // A forge with no session issue yet holds no record: nobody took the session over
+            // and there is nothing to merge onto, so only a compare-and-set must fail.
+            Err(e) if write.if_latest.is_none() && crate::forge::no_session_issue(&e) => {
+                let parent = write.parent.or(record.parent.take()).or(known);
+                return Ok(record.with_parent(parent));
+            }
             Err(e) => return Err(e),
         };
         let entries: Vec<Entry> = read

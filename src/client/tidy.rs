@@ -56,9 +56,32 @@ impl Client<AnyThread> {
             head: Some(head.0),
             ..Tidied::default()
         };
+        let mut looked = HashSet::new();
+        for old in forge.take_left().into_iter().filter(|n| *n != head) {
+            // A rotation this machine left to the run carrying it: finished here once that
+            // run shows no progress (a rotation stopped by its command's wait budget, or
+            // killed), or left again (and noted again) while it does. Nothing to do once it
+            // is finished.
+            let Some(target) = forge.current_issue().await.map_err(forge_err)? else {
+                continue;
+            };
+            if target.number != old {
+                continue;
+            }
+            looked.insert(old);
+            if self.under_way(forge, old).await?.is_some() {
+                continue;
+            }
+            let finished = self.rotate_old(forge, target).await?;
+            done.carried += finished.carried;
+            if finished.closed {
+                done.closed.push(finished.from);
+            }
+        }
         let trust = self.trust().await?;
         let from = opened - MARGIN;
-        for stray in strays.into_iter().filter(|s| s.issue != head) {
+        let strays = strays.into_iter().filter(|s| s.issue != head);
+        for stray in strays.filter(|s| !looked.contains(&s.issue)) {
             let target = match stray.continued {
                 true => forge.current_issue().await.map_err(forge_err)?,
                 false => None,

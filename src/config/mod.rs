@@ -81,6 +81,9 @@ pub struct ConfigFile {
     /// The `[dashboard]` table: the status table in the session issue's body.
     #[serde(default)]
     pub dashboard: DashboardConfig,
+    /// The `[session]` table: how a writer treats the sessions it writes.
+    #[serde(default)]
+    pub session: SessionConfig,
 }
 
 /// The shortest signing key accepted, in bytes: a guessable key would let anyone sign.
@@ -110,6 +113,16 @@ pub struct DashboardConfig {
     pub auto: Option<bool>,
     /// Minutes between automatic refreshes from one machine (default 5).
     pub every_minutes: Option<u64>,
+}
+
+/// The `[session]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionConfig {
+    /// Whether every checkpoint first reads its session (one warm request) and refuses, posting
+    /// nothing, when another writer took the session over (default false: a plain save is one
+    /// request, and readers ignore a fenced writer's record).
+    pub check_owner: Option<bool>,
 }
 
 /// The `[cache]` table: the read cache.
@@ -187,6 +200,7 @@ impl ConfigFile {
             .dashboard
             .every_minutes
             .or(self.dashboard.every_minutes);
+        self.session.check_owner = over.session.check_owner.or(self.session.check_owner);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),
@@ -437,6 +451,7 @@ impl Config {
                 ),
                 policy: self.status_policy()?,
             },
+            check_owner: self.file.session.check_owner.unwrap_or(false),
             note,
         })
     }

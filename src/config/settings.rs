@@ -36,6 +36,9 @@ pub struct Settings {
     /// The status table in the session issue's body (`[dashboard]`, with the `[status]`
     /// policy it is judged by).
     pub dashboard: DashboardSettings,
+    /// Every checkpoint first reads its session and refuses a fenced writer, posting nothing
+    /// (`[session] check_owner`).
+    pub check_owner: bool,
     /// Said to the user when a default store was chosen on their behalf.
     pub note: Option<String>,
 }

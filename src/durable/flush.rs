@@ -2,7 +2,8 @@
 //!
 //! Each round lists the thread since a little before the oldest entry, skips entries whose body
 //! the thread already holds (a post committed before its answer was lost), posts the rest one by
-//! one, and removes an entry only after its post is confirmed. Entries that are not records, and
+//! one, and moves an entry out of the queue (to the landed, [`Outbox::land`]) only after its post
+//! is confirmed. Entries that are not records, and
 //! records the forge refuses for good, go to the dead letters so they never block the queue.
 
 use std::collections::HashSet;
@@ -195,7 +196,9 @@ impl<T: Thread> Durable<T> {
                     }
                 }
                 let done = own.is_some_and(|own| entry.path == own);
-                match source.remove(entry) {
+                // Kept among the landed until a read of the thread holds it: the machine's
+                // offline answers know its own records, wherever a kill comes.
+                match source.land(&entry.path) {
                     Ok(()) => tracing::debug!("stage: flushed {}", entry.path.display()),
                     // The next flush finds the body in the thread and removes it then.
                     Err(e) => {

@@ -24,7 +24,12 @@
 //!   When the forge cannot be read, the answer comes from the outbox alone, marked offline.
 //!
 //! Flushes hold the outbox's lock, skip any entry the thread already holds (a post committed
-//! before its answer was lost), and delete an entry only after its post is confirmed.
+//! before its answer was lost), and take an entry out of the queue only after its post is
+//! confirmed. A save writes ahead: its body is in the queue, under the lock, before the post
+//! starts. A posted entry moves to the landed ([`outbox::LANDED_DIR`]), which answers this
+//! machine's offline reads beside the read cache until a read of the thread holds it, so a
+//! machine's own records, posted or spooled, are part of every answer it gives, whatever point
+//! a kill -9 hit.
 
 mod flush;
 mod meta;
@@ -43,7 +48,7 @@ use chrono::Duration as Span;
 use chrono::Utc;
 
 pub use meta::{DeadLetter, DrainState, Origin};
-pub use outbox::{DEAD_DIR, Outbox, Spooled};
+pub use outbox::{DEAD_DIR, LANDED_DIR, Outbox, Spooled};
 pub use survey::{OutboxSummary, survey};
 pub use validate::Validator;
 
@@ -131,6 +136,9 @@ impl FlushReport {
 pub struct DurableRead {
     /// This machine's waiting entries, read before the thread.
     pub pending: Vec<Spooled>,
+    /// This machine's posted entries that no read of the thread has held yet
+    /// ([`LANDED_DIR`]): part of its offline answers, forgotten once a read holds them.
+    pub landed: Vec<Spooled>,
     /// The thread's comments; `None` when the forge could not be read (offline).
     pub listing: Option<Listing>,
     /// Warnings about the outbox (records still waiting, dead letters, why offline).
@@ -237,42 +245,36 @@ impl<T: Thread> Durable<T> {
         };
         if !outbox.is_empty() {
             // Keep order: queue behind what is waiting, then drain.
-            tracing::debug!("stage: spooling behind the waiting records");
-            let path = match outbox.push(body) {
-                Ok(p) => p,
-                Err(io) => return self.last_resort(outbox, body, io).await,
-            };
-            tracing::debug!("stage: spooled {}", path.display());
-            let report = self.drain_to(outbox, &path).await;
-            if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
-                return Ok(Saved::Posted(c.clone()));
-            }
-            if let Some(letter) = report.dead.iter().find(|d| same_name(&d.path, &path)) {
-                return Err(refused(letter));
-            }
-            let cause = report
-                .error
-                .unwrap_or_else(|| waiting(report.left, report.busy, report.backing_off));
-            return Ok(Saved::Spooled { path, cause });
+            return self.spool_behind(outbox, body).await;
         }
+        // Write ahead: the body is in the queue before the post starts and moves to the landed
+        // once the post is confirmed, so whatever point a kill -9 hits, this machine's offline
+        // answers know the record (spooled, or posted). The lock is held throughout, so no
+        // other flusher can post it meanwhile; when another holds it, queue behind it.
+        let lock = match outbox.try_lock() {
+            Ok(Some(lock)) => lock,
+            Ok(None) | Err(_) => return self.spool_behind(outbox, body).await,
+        };
+        let path = match outbox.push(body) {
+            Ok(p) => p,
+            Err(io) => {
+                drop(lock);
+                return self.last_resort(outbox, body, io).await;
+            }
+        };
         tracing::debug!("stage: posting");
         match self.thread.append_with(body, Effort::Full).await {
             Ok(c) => {
                 tracing::debug!("stage: posted as comment {}", c.id);
+                if let Err(e) = outbox.land(&path) {
+                    // Left in the queue, the next drain finds it posted and lands it then.
+                    tracing::warn!("cannot move the posted entry {}: {e}", path.display());
+                }
                 Ok(Saved::Posted(c))
             }
             Err(e) => {
                 let cause = Error::from(e);
-                tracing::debug!("stage: spooling, the post failed");
-                let path = outbox.push(body).map_err(|io| Error::NotStored {
-                    message: format!(
-                        "{cause}; and the outbox {} cannot be written either ({io}): the record \
-                         was not stored anywhere",
-                        outbox.dir().display()
-                    ),
-                    source: Some(io),
-                })?;
-                tracing::debug!("stage: spooled {}", path.display());
+                tracing::debug!("stage: spooled {}, the post failed", path.display());
                 if cause.category() == Category::Data {
                     // The forge will never take this body: keep it, out of everyone's way.
                     let entry = Spooled {
@@ -296,6 +298,28 @@ impl<T: Thread> Durable<T> {
                 Ok(Saved::Spooled { path, cause })
             }
         }
+    }
+
+    /// Queues `body` behind the entries waiting (or behind another flusher), then drains up to
+    /// it: the record is posted in this command when the forge takes everything before it.
+    async fn spool_behind(&self, outbox: &Outbox, body: &str) -> Result<Saved> {
+        tracing::debug!("stage: spooling behind the waiting records");
+        let path = match outbox.push(body) {
+            Ok(p) => p,
+            Err(io) => return self.last_resort(outbox, body, io).await,
+        };
+        tracing::debug!("stage: spooled {}", path.display());
+        let report = self.drain_to(outbox, &path).await;
+        if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
+            return Ok(Saved::Posted(c.clone()));
+        }
+        if let Some(letter) = report.dead.iter().find(|d| same_name(&d.path, &path)) {
+            return Err(refused(letter));
+        }
+        let cause = report
+            .error
+            .unwrap_or_else(|| waiting(report.left, report.busy, report.backing_off));
+        Ok(Saved::Spooled { path, cause })
     }
 
     /// The outbox cannot be written: posting directly is the only place left.

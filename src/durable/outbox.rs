@@ -27,6 +27,11 @@ const SUFFIX: &str = ".rec";
 const LOCK_FILE: &str = ".flush.lock";
 /// Where entries the forge will never take are moved, beside the queue.
 pub const DEAD_DIR: &str = "dead";
+/// Where posted entries are kept, beside the queue, until a read of the thread holds them: this
+/// machine's own records, which its offline answers must know (issue #42).
+pub const LANDED_DIR: &str = "landed";
+/// The most posted entries kept in [`LANDED_DIR`]; older ones go first.
+const MAX_LANDED: usize = 256;
 /// No rendered record is larger than this (the body cap is far smaller); anything bigger is not one.
 const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -165,6 +170,72 @@ impl Outbox {
         }
     }
 
+    /// Moves a posted entry out of the queue into [`LANDED_DIR`], where it answers this
+    /// machine's offline reads until a read of the thread holds it ([`Outbox::forget_landed`]).
+    /// A rename: the entry is in the queue or among the landed, whenever a kill comes.
+    pub fn land(&self, entry: &Path) -> io::Result<()> {
+        let Some(name) = entry.file_name() else {
+            return Ok(());
+        };
+        let landed = self.landed_dir();
+        create_private_dir(&landed)?;
+        match std::fs::rename(entry, landed.join(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        sync_dir(&self.dir)?;
+        let mut names = names_in(&landed)?;
+        if names.len() > MAX_LANDED {
+            names.sort();
+            for name in &names[..names.len() - MAX_LANDED] {
+                let _ = std::fs::remove_file(landed.join(name));
+            }
+        }
+        Ok(())
+    }
+
+    /// The posted entries kept in [`LANDED_DIR`], oldest first (`spooled_at` is when each was
+    /// spooled); unreadable ones are skipped.
+    pub fn landed(&self) -> io::Result<Vec<Spooled>> {
+        let landed = self.landed_dir();
+        let mut names = names_in(&landed)?;
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        check_private_dir(&landed, "anyone could plant records under your name")
+            .map_err(|e| io::Error::new(e.kind(), format!("refusing the posted records: {e}")))?;
+        names.sort();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            let path = landed.join(&name);
+            if let Entry::Text(body) = read_entry(&path) {
+                let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
+                out.push(Spooled {
+                    path,
+                    spooled_at: DateTime::from_timestamp_nanos(nanos),
+                    body,
+                    unreadable: None,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Deletes posted entries a read of the thread now holds (a hint: one left behind is
+    /// deleted by a later read).
+    pub fn forget_landed<'a>(&self, entries: impl IntoIterator<Item = &'a Spooled>) {
+        for entry in entries {
+            if entry.path.parent() == Some(self.landed_dir().as_path()) {
+                let _ = std::fs::remove_file(&entry.path);
+            }
+        }
+    }
+
+    fn landed_dir(&self) -> PathBuf {
+        self.dir.join(LANDED_DIR)
+    }
+
     /// Takes the flush lock without waiting; `None` when another process is flushing.
     pub fn try_lock(&self) -> io::Result<Option<FlushLock>> {
         let file = self.lock_file()?;
@@ -209,20 +280,25 @@ impl Outbox {
 
     /// Names of complete entries (not temp or lock files).
     fn names(&self) -> io::Result<Vec<String>> {
-        let read = match std::fs::read_dir(&self.dir) {
-            Ok(r) => r,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let mut names = Vec::new();
-        for entry in read {
-            let name = entry?.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') && name.ends_with(SUFFIX) {
-                names.push(name);
-            }
-        }
-        Ok(names)
+        names_in(&self.dir)
     }
+}
+
+/// Names of complete entries in `dir` (not temp or lock files); none when it does not exist.
+fn names_in(dir: &Path) -> io::Result<Vec<String>> {
+    let read = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut names = Vec::new();
+    for entry in read {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') && name.ends_with(SUFFIX) {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
 /// What reading an entry found.

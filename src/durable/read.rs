@@ -60,6 +60,17 @@ impl<T: Thread> Durable<T> {
                 .pending()
                 .map_err(|e| Error::io("cannot read the outbox", outbox.dir(), e))?;
             out.pending.retain(|s| self.check(s).is_ok());
+            out.landed = match outbox.landed() {
+                Ok(landed) => landed,
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot read this machine's posted records in {}: {e}",
+                        outbox.dir().display()
+                    );
+                    Vec::new()
+                }
+            };
+            out.landed.retain(|s| self.check(s).is_ok());
         }
         let effort = if self.unreachable.load(Ordering::Relaxed) {
             Effort::Once

@@ -54,6 +54,12 @@ pub struct CacheEntry {
     /// its next record tidies them again (`client/tidy.rs`).
     #[serde(default)]
     pub untidied: BTreeSet<u64>,
+    /// Old issues whose rotation is unfinished as far as this machine knows: its own run, not
+    /// done yet (its next record finishes it at once), or one it left to the run carrying it
+    /// (its next record finishes it once that run shows no progress: `client/rotate.rs`,
+    /// `STALLED`). Forgotten once looked at, or when this machine closes the old issue.
+    #[serde(default)]
+    pub left: BTreeSet<u64>,
     /// The repository's id, from the session issue (`repository.id`): another id at the same
     /// URL is a forge recreated there, whose issues are not the ones remembered.
     #[serde(default)]

@@ -197,6 +197,27 @@ impl ForgeThread {
         taken.into_values().collect()
     }
 
+    /// Remembers that the rotation of `old` was left to the run carrying it: this machine's
+    /// next record looks again ([`ForgeThread::take_left`]).
+    pub fn note_left(&self, old: IssueNumber) {
+        if !self.cached().left.contains(&old.0) {
+            self.remember(|s| {
+                s.left.insert(old.0);
+            });
+        }
+    }
+
+    /// The old issues whose rotation this machine left to another run, forgotten here (the
+    /// client looks at them again).
+    pub fn take_left(&self) -> Vec<IssueNumber> {
+        if self.cached().left.is_empty() {
+            return Vec::new();
+        }
+        let mut left = BTreeSet::new();
+        self.remember(|s| left = std::mem::take(&mut s.left));
+        left.into_iter().map(IssueNumber).collect()
+    }
+
     /// Remembers that member `n` is left untidied for now (another machine was carrying from
     /// it): this machine's next record, from any process, tidies it again.
     pub fn note_untidied(&self, n: IssueNumber) {
@@ -236,6 +257,7 @@ impl ForgeThread {
         self.chain.lock().is_ok_and(|c| !c.strays.is_empty())
             || !cached.reopened.is_empty()
             || !cached.untidied.is_empty()
+            || !cached.left.is_empty()
     }
 
     /// The comments of member `n` updated at or after `since` (opaque bodies, every author).

@@ -162,6 +162,10 @@ pub enum ForgeError {
     /// The client could not be set up (a bad URL, refused settings); nothing was sent.
     #[error("{0}")]
     Setup(String),
+    /// A read found no session issue, open or closed: the thread holds nothing yet (a write
+    /// creates it when `auto_init` allows).
+    #[error("{0}")]
+    NoSessionIssue(String),
 }
 
 fn server(message: &str) -> String {
@@ -221,6 +225,7 @@ impl ForgeError {
                 | ForgeError::Incomplete { .. }
                 | ForgeError::Tls { .. }
                 | ForgeError::Setup(_)
+                | ForgeError::NoSessionIssue(_)
         )
     }
 }

@@ -64,7 +64,7 @@ pub use models::{
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,
 };
 pub(crate) use probe::Probe;
-pub use rotate::{Successor, UNDER_WAY};
+pub use rotate::{STALLED, Successor, UNDER_WAY};
 
 use crate::store::{
     self, BackendFailure, Deleted, Effort, Init, Keep, Listing, Predecessor, StoreError, Thread,
@@ -228,6 +228,19 @@ impl ForgeThread {
             *l = Some(user.login.clone());
         }
         Ok(user.login)
+    }
+}
+
+/// Whether `e` is a read's finding that the forge holds no session issue yet, open or closed:
+/// the thread is empty, so no session in it was taken over (a `check_owner` save may post,
+/// and its post creates the issue when `auto_init` allows).
+pub(crate) fn no_session_issue(e: &crate::Error) -> bool {
+    match e {
+        crate::Error::Store(StoreError::Backend { source, .. }) => matches!(
+            source.downcast_ref::<ForgeError>(),
+            Some(ForgeError::NoSessionIssue(_))
+        ),
+        _ => false,
     }
 }
 

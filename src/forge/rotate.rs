@@ -29,10 +29,18 @@ pub(super) fn forwarded_to(body: &str) -> Option<IssueNumber> {
 /// How long a rotation is left to the run carrying it: a rotation (a due record's, a tidy's, an
 /// explicit `rotate`) that finds a successor created, or given a carried record, less than this
 /// ago by another machine does not carry, since that run is carrying now, and many writers
-/// carrying the same records at once would pile copies on the new head. A run killed before it
-/// finished is finished by the first record this long after its last step, or at once by a
-/// rerun on the machine that started it.
+/// carrying the same records at once would pile copies on the new head. A run that shows no
+/// progress for [`STALLED`] (killed, or cut by its command's wait budget) is finished by the
+/// next record after that, and at once by a rerun on the machine that started it.
 pub const UNDER_WAY: chrono::Duration = chrono::Duration::seconds(60);
+
+/// How long a rotation under way may go without a sign of progress (its successor's creation,
+/// a record carried to it) before other machines take its run for stopped and finish it: a
+/// live carrier posts a carried record every request or so, and a run cut by a command's wait
+/// budget, or killed, posts nothing more. Far shorter than [`UNDER_WAY`], so a rotation stopped
+/// near the end of a burst of writes is finished by the next records, not left open for a
+/// minute (issue #42's soak).
+pub const STALLED: chrono::Duration = chrono::Duration::seconds(15);
 
 /// The session issue and how many comments it had when last seen.
 pub(super) type CountCell = Mutex<Option<(IssueNumber, u64, chrono::DateTime<chrono::Utc>)>>;
@@ -76,6 +84,12 @@ impl ForgeThread {
     /// Whether `at` (a time the forge gave) is less than [`UNDER_WAY`] ago by its clock.
     pub fn lately(&self, at: chrono::DateTime<chrono::Utc>) -> bool {
         self.client.server_now() - at < UNDER_WAY
+    }
+
+    /// Whether `at` (a time the forge gave: a successor's creation, a carried record's post) is
+    /// a sign of progress less than [`STALLED`] ago by its clock.
+    pub fn moving(&self, at: chrono::DateTime<chrono::Utc>) -> bool {
+        self.client.server_now() - at < STALLED
     }
 
     /// The id of the comment of `listing` (an old issue's) that closes its rotation to `to`
@@ -123,9 +137,11 @@ impl ForgeThread {
             .unwrap_or_else(|| created.clone());
         let lost_race = canonical.number != created.number;
         if !lost_race {
-            // Until it closes the old issue: a rerun here after an interruption finishes it.
+            // Until it closes the old issue: a rerun here after an interruption finishes it,
+            // and so does this machine's next record (a run cut by its command's wait budget).
             self.remember(|s| {
                 s.rotating.insert(created.number.0);
+                s.left.insert(old.number.0);
             });
         }
         if lost_race {
@@ -201,9 +217,10 @@ impl ForgeThread {
             new.number
         );
         self.adopt(new);
-        if self.rotating_here(new.number) {
+        if self.rotating_here(new.number) || self.cached().left.contains(&old.number.0) {
             self.remember(|s| {
                 s.rotating.remove(&new.number.0);
+                s.left.remove(&old.number.0);
             });
         }
         Ok(())

@@ -96,7 +96,7 @@ impl ForgeThread {
             );
             return Ok(closed);
         }
-        Err(ForgeError::Setup(format!(
+        Err(ForgeError::NoSessionIssue(format!(
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
         )))

@@ -257,7 +257,13 @@ impl Redactor {
     /// client redacts nothing), no secret this redactor knows reaches an answer. Its data,
     /// metrics and intent data as [`Redactor::redact`] does, and every header string by shape
     /// (a record that was read is never refused: its names are scrubbed instead). The count is
-    /// added to the record's `redacted`. Returns the count.
+    /// added to the record's `redacted`.
+    pub fn read(&self, mut record: Record) -> Record {
+        self.redact_read(&mut record);
+        record
+    }
+
+    /// [`Redactor::read`] in place. Returns the count.
     pub fn redact_read(&self, record: &mut Record) -> u64 {
         let mut count = 0;
         let mut text = |s: &mut String| count += self.redact_text(s);

@@ -11,8 +11,8 @@ use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign
 use super::files;
 use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::{Blob, Body, Slot};
-use super::summary::{IdIndex, checked, summarize};
-use super::warm::Asked;
+use super::summary::{IdIndex, Summary, checked, summarize};
+use super::warm::{Asked, Warm};
 use super::{Mirror, View, random_hex, sig};
 use crate::scan::Verifier;
 use crate::store::{
@@ -40,6 +40,7 @@ impl Mirror {
         trusted: &BTreeSet<String>,
         verify: Option<&Verifier>,
         pre: Option<Asked>,
+        warm: Warm<'_>,
     ) -> Result<View, StoreError> {
         let signing = sig::name(verify);
         let mut warnings = Vec::new();
@@ -181,6 +182,7 @@ impl Mirror {
         drop(digested);
         sort_dedupe(&mut fresh);
 
+        let mut answer: Option<Answered> = None;
         let (slots, data, kept_warnings) = if full {
             let header = Header {
                 schema: SCHEMA,
@@ -215,7 +217,20 @@ impl Mirror {
                     disk::write_delta(&files.delta, &delta)
                 });
             }
-            (fresh, spilled, (Vec::new(), false))
+            // The answer, when the summary just written can give it, is built from the summary:
+            // the thread's slots (and their spilled data) go now, before the answer's scan.
+            answer = delta
+                .sum
+                .as_ref()
+                .filter(|_| extra.is_empty())
+                .and_then(|sum| from_summary(sum, warm, &trust, &self.files, &delta.generation));
+            if answer.is_some() {
+                drop(fresh);
+                drop(spilled);
+                (Vec::new(), None, (Vec::new(), false))
+            } else {
+                (fresh, spilled, (Vec::new(), false))
+            }
         } else {
             let Some((header, base, data)) = loaded.base else {
                 return Err(StoreError::Task("the read cache lost its base".into()));
@@ -285,6 +300,21 @@ impl Mirror {
                 warnings.push(w);
             }
         }
+        let incomplete = incomplete || kept_incomplete;
+        if let Some(a) = answer {
+            return Ok(View {
+                first_signed: a.first_signed,
+                slots: a.slots,
+                data: None,
+                trust,
+                warnings,
+                extra,
+                index: Some(a.index),
+                known: a.known,
+                incomplete,
+                unsigned: Some(a.unsigned),
+            });
+        }
         Ok(View {
             first_signed: super::slot::first_signed(&slots),
             slots,
@@ -294,7 +324,7 @@ impl Mirror {
             extra,
             index: None,
             known: Vec::new(),
-            incomplete: incomplete || kept_incomplete,
+            incomplete,
             unsigned: None,
         })
     }
@@ -373,7 +403,6 @@ impl Mirror {
     }
 }
 
-/// Says that a mirror file is ignored because another account owns it or may write it.
 /// Whether the mirror holds more comments on the head, created by the time `count` was taken,
 /// than the head had then.
 fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -> bool {
@@ -387,4 +416,48 @@ fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -
         .filter(|s| s.c.0 <= count.at)
         .count();
     u64::try_from(held).unwrap_or(u64::MAX) > count.count
+}
+
+/// An answer a whole read takes from the summary it has just written, as a warm read would.
+struct Answered {
+    slots: Vec<Slot>,
+    index: IdIndex,
+    known: Vec<String>,
+    first_signed: Option<u64>,
+    unsigned: usize,
+}
+
+/// The answer `sum` (just written for base `generation`) gives for `warm` under `trust`, when
+/// it gives one on the same terms as a warm read through it (`warm.rs`): the pair's lineage is
+/// a single line, no takeover is among its slots, and the id index of the base is on disk.
+/// `None`: the answer is built from the whole thread.
+fn from_summary(
+    sum: &Summary,
+    warm: Warm<'_>,
+    trust: &crate::scan::Trust,
+    files: &files::Files,
+    generation: &str,
+) -> Option<Answered> {
+    match warm {
+        Warm::No => return None,
+        Warm::Newest => {}
+        Warm::Pair(agent, session) => {
+            if !sum.lined || !sum.answers_pair(agent, session, trust) {
+                return None;
+            }
+        }
+    }
+    let slots = sum.slots();
+    // A thread with a takeover is fenced by the whole read (see `warm.rs`).
+    if slots.iter().any(Slot::is_takeover) {
+        return None;
+    }
+    let index = IdIndex::open(&files.ids, generation)?;
+    Some(Answered {
+        slots,
+        index,
+        known: sum.recent.clone(),
+        first_signed: sum.first_signed,
+        unsigned: sum.unsigned,
+    })
 }

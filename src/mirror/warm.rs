@@ -58,7 +58,8 @@ impl Mirror {
                 None => tracing::debug!("the read cache's summary cannot answer; reading it all"),
             }
         }
-        self.read_all(thread, effort, trusted, verify, pre).await
+        self.read_all(thread, effort, trusted, verify, pre, warm)
+            .await
     }
 
     /// The warm read through the summary; `None` when the whole mirror must be read instead,

@@ -49,10 +49,9 @@ impl Verb for Parse {
 }
 
 impl Run for Parse {
-    async fn run(_: &Context<'_>, r: ParseRequest) -> Result<ParseAnswer> {
-        Ok(ParseAnswer {
-            record: crate::format::parse(&r.body)?,
-        })
+    async fn run(ctx: &Context<'_>, r: ParseRequest) -> Result<ParseAnswer> {
+        let record = ctx.client.scrub_record(crate::format::parse(&r.body)?);
+        Ok(ParseAnswer { record })
     }
 }
 
@@ -88,7 +87,11 @@ mod cli {
         fn alone(request: &ParseRequest) -> Option<Result<ParseAnswer>> {
             Some(
                 crate::format::parse(&request.body)
-                    .map(|record| ParseAnswer { record })
+                    .map(|record| ParseAnswer {
+                        // Answered like every record a read answers (docs/redaction.md), with the
+                        // default rules: this face opens no configuration.
+                        record: crate::format::Redactor::default().read(record),
+                    })
                     .map_err(Into::into),
             )
         }

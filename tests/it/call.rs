@@ -386,3 +386,31 @@ fn data_as_deep_as_the_cli_takes_it_is_saved_over_lines_and_deeper_is_a_data_err
         lines[3]
     );
 }
+
+/// Issue #42's attack: a request over 64 MiB is bad data (exit 65), as the CLI says of data over
+/// its 64 MiB cap (`--data-file`), not a usage error; the Python package sends every request
+/// this way (`call --lines`).
+#[test]
+fn a_request_over_64_mib_is_bad_data_on_every_face() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let over = "x".repeat(64 * 1024 * 1024 + 1);
+    let line = format!("{{\"verb\": \"parse\", \"args\": {{\"body\": \"{over}\"}}}}\n");
+    let (answers, _) = serve(
+        &bin,
+        &[
+            line.trim_end(),
+            &json!({"verb": "schema", "args": {}}).to_string(),
+        ],
+    );
+    assert_eq!(answers[0]["error"]["code"], 65, "{}", answers[0]["error"]);
+    assert_eq!(answers[0]["error"]["category"], "data");
+    assert!(answers[1]["answer"].is_object(), "the next line still runs");
+    let file = dir.path().join("big.json");
+    std::fs::write(&file, &over).unwrap();
+    let out = bin.run(&words(&format!(
+        "--store st checkpoint --agent {W} --session s1 --phase clone_complete --data-file {}",
+        file.display()
+    )));
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+}

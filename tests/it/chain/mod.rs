@@ -13,6 +13,7 @@ mod retitle_warns;
 mod retitled_and_late_posts;
 mod rotate_cli;
 mod rotation;
+mod stopped_rotation;
 mod successor_from_the_first_byte;
 mod through_the_binary;
 mod tidy_carries_little;

@@ -23,7 +23,7 @@ pub use setup::*;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use wiremock::matchers::any;
@@ -140,6 +140,9 @@ pub struct State {
     /// Answers to requests whose path (without the query) ends like this come this much later
     /// again: one slow endpoint, such as `/user`.
     pub path_delays: Vec<(String, Duration)>,
+    /// Every request as it reached the fake, with when its answer was let go (after the
+    /// delays above): for tests of which requests a client asks together.
+    pub arrivals: Vec<Arrival>,
     /// Comment bodies are stored with CRLF line ends (as a web form or a proxy can leave them).
     pub crlf: bool,
     /// The repository's id (`repository.id` in issue views, `id` of `GET /repos/{o}/{r}`):
@@ -176,6 +179,18 @@ impl State {
     }
 }
 
+/// One request as it reached the fake.
+#[derive(Debug, Clone)]
+pub struct Arrival {
+    pub method: String,
+    /// The path, without the query.
+    pub path: String,
+    /// When the fake got it.
+    pub at: Instant,
+    /// When its answer was let go: no client can have read it earlier.
+    pub answered: Instant,
+}
+
 /// The running fake and the handle tests use to arrange and inspect it.
 pub struct FakeForge {
     pub server: MockServer,
@@ -208,6 +223,13 @@ impl Respond for Responder {
             _ => Duration::ZERO,
         };
         let delay = state.latency + extra + late;
+        let at = Instant::now();
+        state.arrivals.push(Arrival {
+            method: request.method.to_string(),
+            path: request.url.path().to_string(),
+            at,
+            answered: at + delay,
+        });
         if delay.is_zero() {
             answer
         } else {
@@ -276,6 +298,7 @@ impl FakeForge {
             latency: Duration::ZERO,
             date_offset: 0,
             path_delays: Vec::new(),
+            arrivals: Vec::new(),
             crlf: false,
             repo_id: 42,
             rng: 0x2545_f491_4f6c_dd1d,

@@ -83,3 +83,67 @@ async fn odd_field_types_mid_thread_break_no_read_cold_or_warm() {
     let resume = c.resume("w", "s").await.expect("resume").resume;
     assert_eq!(resume.phase, "after");
 }
+
+/// A cold `resume` or `latest` now answers from the summary its read has just written (the
+/// thread's slots are dropped before the answer, issue #44): with odd comments in the middle of
+/// a long thread and one after its newest record, each answers exactly as a read that holds the
+/// whole thread (no read cache), warnings included.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cold_resume_through_the_summary_answers_as_the_whole_thread_does() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    for i in 0..300 {
+        let agent_session = if i % 3 == 0 { "t" } else { "s" };
+        let record =
+            Record::checkpoint("w", agent_session, &format!("step_{i}"), json!({"i": i})).unwrap();
+        let rendered = forgestate::format::Renderer::embedded()
+            .unwrap()
+            .render(&record)
+            .unwrap();
+        fake.add_comment(n, "ca-bot", &rendered);
+        if i == 150 {
+            fake.add_odd_comment(n, "ca-bot", &body("odd"), json!({"user": {"id": "7"}}));
+            fake.add_odd_comment(n, "ca-bot", &body("odd"), json!({"created_at": 5}));
+        }
+    }
+    // Newer than every record: an answer may be stale, and says so.
+    fake.add_odd_comment(n, "ca-bot", &body("late_odd"), json!({"updated_at": []}));
+
+    let whole = {
+        let dir = tempfile::tempdir().unwrap();
+        client(&fake, BOT_TOKEN, dir.path())
+            .build()
+            .unwrap()
+            .without_read_cache()
+    };
+    let filter = |session: &str| Filter {
+        agent: Some("w".into()),
+        session: Some(session.into()),
+        ..Default::default()
+    };
+    for session in ["s", "t"] {
+        let dir = tempfile::tempdir().unwrap();
+        let cold = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
+        let got = cold.resume("w", session).await.expect("a cold resume");
+        let want = whole.resume("w", session).await.expect("a whole resume");
+        assert_eq!(got.resume.phase, want.resume.phase);
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        assert!(
+            !got.warnings.is_empty(),
+            "the odd comment after the answer is warned of"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let cold = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
+        let got = cold.latest(&filter(session)).await.expect("a cold latest");
+        let want = whole
+            .latest(&filter(session))
+            .await
+            .expect("a whole latest");
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cold = client(&fake, BOT_TOKEN, dir.path()).build().unwrap();
+    let resumed = cold.resume("w", "s").await.unwrap().resume;
+    assert_eq!(resumed.phase, "step_299");
+}

@@ -355,5 +355,68 @@ async fn a_server_that_lost_its_session_gets_code_73() {
         }
         let after = call(&new, "resume", s.clone()).await;
         assert_eq!(ok(&after)["fenced"], 1, "check_owner posted nothing");
+
+        // The new owner's line: it saves, the old server saves once more (posted, fenced), and
+        // every reader, warm (the new server) or fresh (a server started now), resumes from the
+        // new owner's record.
+        let owned = call(
+            &new,
+            "checkpoint",
+            json!({"agent": "w", "session": "own", "phase": "c", "data": {"n": 2}}),
+        )
+        .await;
+        let owned_id = ok(&owned)["id"].clone();
+        let stale = call(
+            &old,
+            "checkpoint",
+            json!({"agent": "w", "session": "own", "phase": "d", "data": {"n": 98}}),
+        )
+        .await;
+        assert_eq!(ok(&stale)["posted"], true);
+        let (fresh, _e3) = connect(bin, args).await;
+        for reader in [&new, &fresh] {
+            let r = call(reader, "resume", s.clone()).await;
+            assert_eq!(ok(&r)["record_id"], owned_id, "{args}: {r:?}");
+            assert_eq!(ok(&r)["data"], json!({"n": 2}));
+            assert_eq!(ok(&r)["fenced"], 2);
+        }
+
+        // `[session] check_owner = true` in the configuration alone: a server whose session was
+        // taken over answers its plain save with code 73 and posts nothing.
+        let config = dir.path().join("check-owner.toml");
+        std::fs::write(&config, "[session]\ncheck_owner = true\n").unwrap();
+        let checking = bin
+            .clone()
+            .env("FORGESTATE_CONFIG", config.display().to_string());
+        let (cfg, _e4) = connect(&checking, args).await;
+        let c = json!({"agent": "w", "session": "cfg"});
+        let mine = call(
+            &cfg,
+            "checkpoint",
+            json!({"agent": "w", "session": "cfg", "phase": "a", "data": {"n": 1}}),
+        )
+        .await;
+        let mine_id = ok(&mine)["id"].clone();
+        let taken = call(
+            &new,
+            "resume",
+            json!({"agent": "w", "session": "cfg", "take_over": true}),
+        )
+        .await;
+        assert!(ok(&taken)["takeover_id"].is_string(), "{taken:?}");
+        let refused = call(
+            &cfg,
+            "checkpoint",
+            json!({"agent": "w", "session": "cfg", "phase": "b", "data": {"n": 99}}),
+        )
+        .await;
+        assert_eq!(failed(&refused)["code"], 73, "{args}: {refused:?}");
+        let r = call(&fresh, "resume", c).await;
+        assert_eq!(
+            ok(&r)["record_id"],
+            mine_id,
+            "{args}: nothing posted: {r:?}"
+        );
+        assert_eq!(ok(&r)["fenced"], 0);
     }
 }

@@ -5,3 +5,4 @@ mod drain_policy;
 mod hostile_entries;
 mod never_lose;
 mod no_record_waits;
+mod own_records_offline;

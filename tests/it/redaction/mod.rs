@@ -3,5 +3,6 @@
 mod answers;
 mod every_face;
 mod forge_token;
+mod parse_answer;
 mod table;
 mod terminal;

@@ -19,6 +19,8 @@ struct Machine<'a> {
     world: &'a World,
     /// `FORGESTATE_WRITER`, for the next worker a supervisor took the session over for.
     writer: Option<&'static str>,
+    /// Whether its configuration file says `[session] check_owner = true`.
+    check_owner: std::cell::Cell<bool>,
 }
 
 impl<'a> Machine<'a> {
@@ -27,6 +29,7 @@ impl<'a> Machine<'a> {
             home: tempfile::tempdir().unwrap(),
             world,
             writer: None,
+            check_owner: std::cell::Cell::new(false),
         }
     }
 
@@ -43,6 +46,11 @@ impl<'a> Machine<'a> {
         let mut bin = Bin::new(home);
         if let Some(w) = self.writer {
             bin = bin.env("FORGESTATE_WRITER", w);
+        }
+        if self.check_owner.get() {
+            let config = home.join("check-owner.toml");
+            std::fs::write(&config, "[session]\ncheck_owner = true\n").unwrap();
+            bin = bin.env("FORGESTATE_CONFIG", config.display().to_string());
         }
         match &self.world.fake {
             Some(fake) => bin.forge(&fake.uri(), OWNER, REPO, BOT_TOKEN).run(&args),
@@ -224,4 +232,129 @@ async fn two_takeovers_in_one_second_both_post_and_every_reader_picks_the_same_o
         loser.fenced("resume --agent w --session s");
         winner.ok("resume --agent w --session s");
     }
+}
+
+/// The POSTs the fake forge received so far (none for the local store).
+async fn posts(world: &World) -> usize {
+    match &world.fake {
+        Some(fake) => fake
+            .requests()
+            .await
+            .iter()
+            .filter(|r| r.method.as_str() == "POST")
+            .count(),
+        None => 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_check_owner_in_the_config_a_fenced_writers_plain_save_posts_nothing() {
+    for world in World::both().await {
+        let name = world.name();
+        let old = Machine::new(&world);
+        old.check_owner.set(true);
+        // While it owns the session, the key costs a read and the save posts.
+        old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let before =
+            id(&old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+        let supervisor = Machine::new(&world);
+        let taken = supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+        let takeover = taken["takeover_id"].as_str().expect("a takeover id");
+
+        // The key alone (no flag) makes the fenced writer's plain save read, refuse, post nothing.
+        let (count, posted) = (world.records(), posts(&world).await);
+        let err =
+            old.fenced("checkpoint --agent w --session s --phase subtask_2_complete --set n=99");
+        for named in ["w-next", takeover, before.as_str()] {
+            assert!(err.contains(named), "{name}: {named} in {err}");
+        }
+        assert_eq!(world.records(), count, "{name}: nothing posted");
+        assert_eq!(posts(&world).await, posted, "{name}: no request posted");
+        let answer = Machine::new(&world).ok("resume --agent w --session s");
+        assert_eq!(answer["fenced"], 0, "{name}: {answer}");
+        assert_eq!(answer["data"]["n"], 2, "{name}");
+
+        // Without the key, the same writer's plain save is posted (and ignored by readers).
+        old.check_owner.set(false);
+        let stale =
+            old.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=99");
+        assert_eq!(stale["posted"], true, "{name}");
+        assert_eq!(world.records(), count + 1, "{name}");
+        let answer = Machine::new(&world).ok("resume --agent w --session s");
+        assert_eq!(answer["fenced"], 1, "{name}: {answer}");
+        assert_eq!(answer["data"]["n"], 2, "{name}");
+
+        // The new owner with the key saves as usual.
+        let next = Machine::as_writer(&world, "w-next");
+        next.check_owner.set(true);
+        next.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=3");
+        assert_eq!(world.records(), count + 2, "{name}");
+    }
+}
+
+/// The rule holds across rotation (the takeover is carried with the owner's newest records)
+/// and export: after a rotation, every reader still resumes from the new owner's line, the
+/// old worker still gets exit 73, and its save to the new issue is fenced too; an export read
+/// as a local store agrees.
+#[tokio::test(flavor = "multi_thread")]
+async fn fencing_holds_across_rotation_and_export() {
+    let world = World::forge().await;
+    let old = Machine::new(&world);
+    old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+    let supervisor = Machine::new(&world);
+    let taken = supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+    let takeover = taken["takeover_id"].as_str().expect("a takeover id");
+    old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=99");
+    let next = Machine::as_writer(&world, "w-next");
+    let owned =
+        id(&next.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+    old.ok("checkpoint --agent w --session s --phase subtask_2_complete --set n=98");
+
+    let rotated = supervisor.ok("rotate");
+    assert!(!rotated["to"].is_null(), "rotated: {rotated}");
+    let fresh = Machine::new(&world);
+    for reader in [&fresh, &supervisor, &next] {
+        let r = reader.ok("resume --agent w --session s");
+        assert_eq!(r["record_id"], owned.as_str(), "{r}");
+        assert_eq!(r["data"]["n"], 2);
+        assert_eq!(r["owner"]["owner"], "w-next", "{r}");
+    }
+    let err = old.fenced("resume --agent w --session s");
+    assert!(err.contains("w-next") && err.contains(takeover), "{err}");
+    // The old worker's plain save lands on the new issue, and is fenced there too.
+    let stale =
+        id(&old.ok("checkpoint --agent w --session s --phase subtask_3_complete --set n=97"));
+    let r = Machine::new(&world).ok("resume --agent w --session s");
+    assert_eq!(r["record_id"], owned.as_str(), "{r}");
+    assert!(r["warnings"].to_string().contains(&stale), "{r}");
+    let latest = fresh.ok("latest --agent w --session s --kind checkpoint");
+    assert_eq!(latest["record"]["id"], owned.as_str(), "{latest}");
+    // The whole history (`list --all`, the rotated-away issue included) marks every fenced
+    // record, those left behind on the old issue too.
+    for line in ["list --all --session s"] {
+        let all = Machine::new(&world).ok(line);
+        let records = all["records"].as_array().expect("records");
+        let fenced: Vec<i64> = records
+            .iter()
+            .filter(|e| e["fenced"] == true)
+            .filter_map(|e| e["data"]["n"].as_i64())
+            .collect();
+        assert_eq!(fenced.len(), 3, "{line}: {all}");
+        assert!(
+            [99, 98, 97].iter().all(|n| fenced.contains(n)),
+            "{line}: {fenced:?}"
+        );
+    }
+
+    // An export, read as a local store, agrees.
+    let archive = supervisor.home.path().join("archive");
+    supervisor.ok(&format!("export --to {}", archive.display()));
+    let out = crate::common::cli::Bin::new(supervisor.home.path()).run(&words(&format!(
+        "--store {} resume --agent w --session s --json",
+        archive.display()
+    )));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+    assert_eq!(doc["record_id"], owned.as_str(), "{doc}");
+    assert_eq!(doc["owner"]["owner"], "w-next", "{doc}");
+    assert!(doc["fenced"].as_u64().unwrap_or(0) >= 1, "{doc}");
 }
