@@ -102,7 +102,7 @@ fn one_shot_parse_opens_no_store_and_reads_no_configuration() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("broken.toml"), "[forge\nurl = ").unwrap();
     let bin = Bin::new(dir.path());
-    let example = forgestate::verbs::spec("parse").unwrap().example;
+    let example = <forgestate::verbs::Parse as forgestate::verbs::Verb>::SPEC.example;
     for args in ["call parse", "--config broken.toml call parse"] {
         let out = bin.clone().stdin(example).run(&words(args));
         assert_eq!(out.status.code(), Some(0), "{args}: {}", stderr(&out));
