@@ -102,7 +102,7 @@ impl<T: Thread> Client<T> {
         e
     }
 
-    /// A record scrubbed as [`Client::scrubbed`] does, for an answer that holds one without a
+    /// A record scrubbed as `Client::scrubbed` does, for an answer that holds one without a
     /// read (`parse`).
     pub fn scrub_record(&self, record: Record) -> Record {
         self.redactor.read(record)
