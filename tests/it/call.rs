@@ -400,7 +400,8 @@ fn a_request_over_64_mib_is_bad_data_on_every_face() {
         &bin,
         &[
             line.trim_end(),
-            &json!({"verb": "schema", "args": {}}).to_string(),
+            &json!({"verb": <forgestate::verbs::Schema as forgestate::verbs::Verb>::SPEC.name, "args": {}})
+                .to_string(),
         ],
     );
     assert_eq!(answers[0]["error"]["code"], 65, "{}", answers[0]["error"]);
