@@ -213,6 +213,8 @@ struct Session {
     check_owner: bool,
     /// The next worker answered exit 73 (it owns the session: must be 0).
     wrongly_fenced: usize,
+    /// The newest step the next worker knows is done: saved, or (killed) found by `resume`.
+    next_done: Option<usize>,
 }
 
 struct Parties {
@@ -247,6 +249,9 @@ fn steps(
             End::Ok(doc) => {
                 let id = doc["id"].as_str().unwrap_or_default().to_string();
                 s.saved.push((who, step, id));
+                if who == Who::Next {
+                    s.next_done = s.next_done.max(Some(step));
+                }
                 if let Some(n) = saved_count {
                     n.fetch_add(1, Ordering::Relaxed);
                 }
@@ -267,6 +272,9 @@ fn steps(
                 if let Some(last) = doc["phase"].as_str().and_then(step_of)
                     && last >= step
                 {
+                    if who == Who::Next {
+                        s.next_done = s.next_done.max(Some(last));
+                    }
                     step = last + 1;
                 }
             }
@@ -554,6 +562,7 @@ fn main() {
 
     // The end: every session read by warm and fresh machines.
     let mut end_ok = 0;
+    let mut end_wrong: Vec<String> = Vec::new();
     let mut end_probes: Vec<(usize, Probe)> = Vec::new();
     let mut old_end_fenced = 0;
     for (w, s) in reports.iter().enumerate() {
@@ -565,15 +574,21 @@ fn main() {
         end_probes.push((w, Probe::of(Who::Supervisor, &resume(&sup, w))));
         let fresh = Machine::new(plain.clone(), dir(format!("end/w{w:02}")));
         let answer = resume(&fresh, w);
-        let newest = s
-            .saved
-            .iter()
-            .filter(|(who, _, _)| *who == Who::Next)
-            .max_by_key(|(_, step, _)| *step);
-        if let (End::Ok(doc), Some((_, step, _))) = (&answer, newest)
-            && doc["phase"].as_str().and_then(step_of) == Some(*step)
-        {
-            end_ok += 1;
+        // The owner's line ends at the next worker's newest step, or where it resumed (a
+        // takeover late enough leaves it nothing to do).
+        let newest = s.next_done.or(s.next_resumed);
+        match (&answer, newest) {
+            (End::Ok(doc), Some(step)) if doc["phase"].as_str().and_then(step_of) == Some(step) => {
+                end_ok += 1;
+            }
+            (End::Ok(doc), newest) => end_wrong.push(format!(
+                "session {w:02}: the next worker's last step {newest:?}, a fresh machine resumed \
+                 at {} (record {}, fenced {}, warnings {})",
+                doc["phase"], doc["record_id"], doc["fenced"], doc["warnings"]
+            )),
+            (end, _) => {
+                end_wrong.push(format!("session {w:02}: a fresh machine's resume: {end:?}"))
+            }
         }
         end_probes.push((w, Probe::of(Who::Fresh, &answer)));
     }
@@ -601,6 +616,9 @@ fn main() {
     }
     let duplicated =
         seen.values().filter(|n| **n > 1).count() + steps_seen.values().filter(|n| **n > 1).count();
+    for (key, n) in steps_seen.iter().filter(|(_, n)| **n > 1).take(8) {
+        println!("duplicated: {key:?} listed {n} times");
+    }
     let saved: Vec<&(Who, usize, String)> = reports.iter().flat_map(|s| &s.saved).collect();
     let lost = saved
         .iter()
@@ -792,6 +810,9 @@ fn main() {
          {}",
         reports.len()
     );
+    for line in end_wrong.iter().take(8) {
+        println!("  {line}");
+    }
     println!("requests during the run: {}", show(&total_requests, 1));
     println!("---");
     println!(

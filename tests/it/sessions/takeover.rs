@@ -331,19 +331,21 @@ async fn fencing_holds_across_rotation_and_export() {
     assert_eq!(latest["record"]["id"], owned.as_str(), "{latest}");
     // The whole history (`list --all`, the rotated-away issue included) marks every fenced
     // record, those left behind on the old issue too.
-    let line = "list --all --session s";
-    let all = Machine::new(&world).ok(line);
-    let records = all["records"].as_array().expect("records");
-    let fenced: Vec<i64> = records
-        .iter()
-        .filter(|e| e["fenced"] == true)
-        .filter_map(|e| e["data"]["n"].as_i64())
-        .collect();
-    assert_eq!(fenced.len(), 3, "{line}: {all}");
-    assert!(
-        [99, 98, 97].iter().all(|n| fenced.contains(n)),
-        "{line}: {fenced:?}"
-    );
+    {
+        let line = "list --all --session s";
+        let all = Machine::new(&world).ok(line);
+        let records = all["records"].as_array().expect("records");
+        let fenced: Vec<i64> = records
+            .iter()
+            .filter(|e| e["fenced"] == true)
+            .filter_map(|e| e["data"]["n"].as_i64())
+            .collect();
+        assert_eq!(fenced.len(), 3, "{line}: {all}");
+        assert!(
+            [99, 98, 97].iter().all(|n| fenced.contains(n)),
+            "{line}: {fenced:?}"
+        );
+    }
 
     // An export, read as a local store, agrees.
     let archive = supervisor.home.path().join("archive");
@@ -357,4 +359,63 @@ async fn fencing_holds_across_rotation_and_export() {
     assert_eq!(doc["record_id"], owned.as_str(), "{doc}");
     assert_eq!(doc["owner"]["owner"], "w-next", "{doc}");
     assert!(doc["fenced"].as_u64().unwrap_or(0) >= 1, "{doc}");
+}
+
+/// The rule holds across export and import, on both stores: a thread exported and imported
+/// into a fresh local store keeps the takeover, every reader of the import resumes from the
+/// new owner's record, the fenced records stay fenced, and the old worker's read of it (as the
+/// same writer) gets exit 73.
+#[tokio::test(flavor = "multi_thread")]
+async fn fencing_holds_across_export_and_import() {
+    for world in World::both().await {
+        let name = world.name();
+        let old = Machine::new(&world);
+        old.ok("checkpoint --agent w --session s --phase clone_complete --set n=1");
+        let supervisor = Machine::new(&world);
+        supervisor.ok("resume --agent w --session s --take-over --writer w-next");
+        old.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=99");
+        let next = Machine::as_writer(&world, "w-next");
+        let owned =
+            id(&next.ok("checkpoint --agent w --session s --phase subtask_1_complete --set n=2"));
+
+        let archive = supervisor.home.path().join("archive");
+        supervisor.ok(&format!("export --to {}", archive.display()));
+        let imported = supervisor.home.path().join("imported");
+        // A command on `imported`, from the home of `m` (so as its writer).
+        let on_import = |m: &Machine, line: &str| {
+            let mut bin = Bin::new(m.home.path());
+            if world.fake.is_some() {
+                bin = bin.dirs();
+            }
+            let mut args = words(line);
+            args.extend(["--store".into(), imported.display().to_string()]);
+            bin.run(&args)
+        };
+        let out = on_import(
+            &supervisor,
+            &format!("import --from {} --json", archive.display()),
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        for reader in [&supervisor, &Machine::new(&world)] {
+            let out = on_import(reader, "resume --agent w --session s --json");
+            let r: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{name}: {e}: {}", stderr(&out)));
+            assert_eq!(r["record_id"], owned.as_str(), "{name}: {r}");
+            assert_eq!(r["owner"]["owner"], "w-next", "{name}: {r}");
+            assert_eq!(r["fenced"], 1, "{name}: {r}");
+        }
+        // A CLI writer is kept per machine and store (its lineage directory), so on the
+        // imported store the old worker names its writer to be the same one.
+        let old_writer = old.ok("list --session s")["records"][0]["writer"]
+            .as_str()
+            .expect("a writer")
+            .to_string();
+        let mut args = words("resume --agent w --session s");
+        args.extend(["--store".into(), imported.display().to_string()]);
+        let out = Bin::new(old.home.path())
+            .env("FORGESTATE_WRITER", old_writer)
+            .run(&args);
+        assert_eq!(out.status.code(), Some(73), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("fenced:"), "{name}: {}", stderr(&out));
+    }
 }
