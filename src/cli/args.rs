@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 pub use super::terminal::ColorArg;
 use clap::{Parser, Subcommand};
-use forgestate::verbs::{FlushRequest, WatchRequest};
+use forgestate::verbs::FlushRequest;
 
 mod verbs;
 pub use verbs::*;
@@ -118,7 +118,8 @@ fn parse_patience_flag(text: &str) -> Result<std::time::Duration, String> {
     forgestate::config::parse_wait(text, "--patience")
 }
 
-/// The CLI's own commands, and every verb of the table the library runs ([`TableVerb`]).
+/// The CLI's own commands, and every verb of the table whose command is in its module
+/// ([`TableVerb`]).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Post the records waiting in this machine's outbox, oldest first
@@ -127,24 +128,6 @@ pub enum Command {
   forgestate flush --all
   forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app")]
     Flush(FlushRequest),
-    /// List every outbox on this machine: its forge, waiting records, oldest age, last failure
-    /// and dead letters
-    #[command(after_help = "Examples:
-  forgestate outbox
-  forgestate outbox --json")]
-    Outbox,
-    /// Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C
-    #[command(after_help = "Examples:
-  forgestate watch
-  forgestate watch --agent 'implementation-*' --kind health
-  forgestate watch --session s1 --interval 2s --json")]
-    Watch(WatchRequest),
-    /// Check the setup, one line per check with the fix: config, forge, token, repository,
-    /// label, session issue, clock, trust, outbox, cache (exit 1 when a check fails)
-    #[command(after_help = "Examples:
-  forgestate doctor
-  forgestate doctor --json")]
-    Doctor,
     /// Serve the verbs as Model Context Protocol tools on stdin/stdout, for LLM agents
     #[command(after_help = "Examples:
   forgestate mcp
@@ -215,6 +198,8 @@ impl Subcommand for TableVerb {
     }
 
     fn has_subcommand(name: &str) -> bool {
-        forgestate::verbs::runs(name) == Some(forgestate::verbs::Runs::Library)
+        forgestate::verbs::commands()
+            .iter()
+            .any(|c| c.get_name() == name)
     }
 }

@@ -28,7 +28,7 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, suggest};
+use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -88,7 +88,12 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
             }),
     };
     let reply = match args {
-        Ok(args) => run(cli, &open(cli, false), verb, args).await,
+        // A verb that opens no store (`parse`) reads no configuration either, as on the CLI.
+        Ok(args) => match verbs::cli::alone(verb, args.clone()) {
+            Some(Ok(answer)) => Reply::Answer(answer),
+            Some(Err(e)) => Reply::Failed(ErrorBody::of(&e), None),
+            None => run(cli, &open(cli, false), verb, args).await,
+        },
         Err(body) => Reply::Failed(body, None),
     };
     Ok(match reply {
@@ -351,16 +356,11 @@ fn unknown(verb: &str) -> ErrorBody {
     let table = verbs::table();
     let names: Vec<&str> = table.iter().map(|s| s.name).collect();
     let shown: String = verb.chars().take(40).collect();
-    let hint = match suggest(verb, &names).as_slice() {
-        [] => "`forgestate schema` lists the verbs".to_string(),
-        [one] => format!("did you mean {one:?}?"),
-        many => format!(
-            "did you mean one of {}?",
-            many.iter()
-                .map(|n| format!("{n:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let hint = did_you_mean(
+        verb,
+        &names,
+        |n| format!("{n:?}"),
+        "`forgestate schema` lists the verbs",
+    );
     usage(&format!("no verb named {shown:?}; {hint}"))
 }

@@ -181,18 +181,13 @@ pub fn parse_args() -> Result<Cli, u8> {
                 _ => String::new(),
             };
             let verbs = help::commands();
-            let quoted: Vec<String> = help::suggest(&typed, &verbs)
-                .iter()
-                .map(|v| format!("'{v}'"))
-                .collect();
-            let message = match quoted.as_slice() {
-                [] => format!("unrecognized verb '{typed}'; run `forgestate --help` for the verbs"),
-                [one] => format!("unrecognized verb '{typed}'; did you mean {one}?"),
-                many => format!(
-                    "unrecognized verb '{typed}'; did you mean one of {}?",
-                    many.join(", ")
-                ),
-            };
+            let hint = crate::face::did_you_mean(
+                &typed,
+                &verbs,
+                |v| format!("'{v}'"),
+                "run `forgestate --help` for the verbs",
+            );
+            let message = format!("unrecognized verb '{typed}'; {hint}");
             output::error(&message);
             message
         }

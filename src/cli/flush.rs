@@ -1,12 +1,11 @@
-//! The outbox verbs: `flush` (this outbox, every outbox with `--all`, another one with `--from`)
-//! and `outbox` (list every outbox on the machine).
+//! `flush`: this outbox, every outbox with `--all`, another one with `--from`.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use forgestate::config::Overrides;
-use forgestate::durable::{Outbox, OutboxSummary, survey};
+use forgestate::durable::{Outbox, survey};
 use forgestate::verbs::{FlushAnswer, FlushError, FlushRequest};
 use forgestate::{Error, FlushReport};
 
@@ -240,59 +239,4 @@ fn same_forge(a: &str, b: &str) -> bool {
         u.strip_suffix("/api/v1").map(str::to_string).unwrap_or(u)
     };
     norm(a) == norm(b)
-}
-
-/// `forgestate outbox`: every outbox on this machine.
-pub fn outboxes(cli: &Cli) -> Result<u8, Failure> {
-    let config = load(cli)?;
-    let all = survey(&config.outbox_roots());
-    if cli.json {
-        output::json(&forgestate::verbs::OutboxAnswer { outboxes: all });
-        return Ok(0);
-    }
-    if all.is_empty() {
-        output::out("no outbox on this machine holds anything");
-    }
-    for s in &all {
-        output::out(&summary_text(s));
-    }
-    Ok(0)
-}
-
-fn summary_text(s: &OutboxSummary) -> String {
-    let forge = s.origin.as_ref().map_or_else(
-        || "(unknown forge)".to_string(),
-        |o| format!("{}/{} on {}", o.owner, o.repo, o.url),
-    );
-    let age = s.oldest.map_or_else(
-        || "-".to_string(),
-        |t| {
-            let secs = (chrono::Utc::now() - t).num_seconds().max(0);
-            format!("oldest {}", humanize(secs))
-        },
-    );
-    let failure = match (&s.state.last_error, s.state.last_failure_at) {
-        (Some(e), Some(at)) if s.state.failures > 0 => {
-            format!(
-                "last failure {} ago: {e}",
-                humanize((chrono::Utc::now() - at).num_seconds().max(0))
-            )
-        }
-        _ => "no recent failure".to_string(),
-    };
-    format!(
-        "{}\n  forge: {forge}\n  waiting: {} ({age}); dead letters: {}\n  {failure}",
-        s.dir.display(),
-        s.waiting,
-        s.dead_letters
-    )
-}
-
-fn humanize(secs: i64) -> String {
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86400),
-    }
 }

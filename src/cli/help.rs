@@ -162,11 +162,10 @@ fn wrap(lead: &str, text: &str, indent: usize) -> String {
     out
 }
 
-pub use crate::face::suggest;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::face::suggest;
 
     fn all() -> Vec<&'static str> {
         commands()

@@ -8,7 +8,6 @@ pub(crate) mod args;
 mod argv;
 mod call;
 mod completions;
-mod doctor;
 pub(crate) mod errors;
 mod failure;
 mod flush;
@@ -22,7 +21,6 @@ mod progress;
 mod remote;
 mod terminal;
 mod verb;
-mod watch;
 
 use std::process::ExitCode;
 
@@ -117,9 +115,6 @@ fn init_logging(cli: &Cli) {
 async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
         Command::Flush(a) => flush::flush(cli, a).await,
-        Command::Outbox => flush::outboxes(cli),
-        Command::Watch(a) => watch::watch(cli, a).await,
-        Command::Doctor => doctor::doctor(cli).await,
         Command::Mcp => mcp::mcp(cli).await,
         Command::Call(a) => call::call(cli, a).await,
         Command::Completions(a) => completions::completions(cli, a),

@@ -13,8 +13,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use forgestate::backend::AnyThread;
+use forgestate::config::{Config, Overrides};
 use forgestate::report::StatusPolicy;
-use forgestate::verbs::cli::{Command, Visit};
+use forgestate::verbs::cli::{Command, OnMachine, Streams, Visit};
 use forgestate::verbs::{self, Context, Spec};
 use forgestate::{Client, Error};
 
@@ -106,6 +107,52 @@ impl<'a> Visit for Visitor<'a> {
     fn visit<V: Command + 'static>(self) -> Self::Out {
         Box::pin(command::<V>(self.cli, self.matches))
     }
+
+    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
+        Box::pin(machine::<V>(self.cli, self.matches))
+    }
+
+    fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
+        Box::pin(stream::<V>(self.cli, self.matches))
+    }
+}
+
+/// Runs `V`, a stream, over the configured store until it stops; the default store's line
+/// comes last, as the stream has no end to show it before.
+async fn stream<V: Streams>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
+    let flags = V::Flags::from_arg_matches(matches)
+        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let opened = Opened::new(cli)?;
+    let printer = Printer {
+        cli,
+        note: std::cell::Cell::new(None),
+    };
+    let ran = V::run(&flags, &opened.context(), &printer).await;
+    opened.finish(&V::SPEC, ran)
+}
+
+/// Runs `V` over this machine's configuration: its flags, then its run, which shows the answer.
+async fn machine<V: OnMachine>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
+    let flags = V::Flags::from_arg_matches(matches)
+        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let printer = Printer {
+        cli,
+        note: std::cell::Cell::new(None),
+    };
+    Ok(V::run(&flags, &Lent(cli), &printer).await?)
+}
+
+/// What the command line lends a verb run over this machine's configuration.
+struct Lent<'a>(&'a Cli);
+
+impl verbs::cli::Host for Lent<'_> {
+    fn overrides(&self) -> forgestate::Result<Overrides> {
+        super::open::overrides(self.0).map_err(|f| Error::usage(f.message))
+    }
+
+    fn with_remote(&self, config: Config) -> Config {
+        super::open::with_remote(config)
+    }
 }
 
 /// Runs `V`: its request from its flags (checked before the store is opened), then the verb
@@ -164,6 +211,11 @@ impl verbs::cli::Printer for Printer<'_> {
     fn json<T: Serialize>(&self, value: &T) {
         self.flush_note();
         output::json(value);
+    }
+
+    fn json_line<T: Serialize>(&self, value: &T) {
+        self.flush_note();
+        output::json_line(value);
     }
 
     fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str) {

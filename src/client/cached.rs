@@ -102,8 +102,8 @@ impl<T: Thread> Client<T> {
         e
     }
 
-    /// A record scrubbed as `Client::scrubbed` does, for an answer that holds one without a
-    /// read (`parse`).
+    /// A record scrubbed as every record a read answers is (the token, the shapes and keys of
+    /// docs/redaction.md), for an answer that holds one without a read (`parse`).
     pub fn scrub_record(&self, record: Record) -> Record {
         self.redactor.read(record)
     }
@@ -165,9 +165,9 @@ impl<T: Thread> Client<T> {
                         .into_iter()
                         .map(|w| match w.strip_suffix(OUTBOX_ONLY) {
                             Some(head) => format!(
-                                "{head}answering offline from this machine's read cache and \
-                                 outbox (records posted since this machine last read the \
-                                 thread are missing)"
+                                "{head}answering offline from this machine's read cache, \
+                                 outbox and own posts (records other machines posted since \
+                                 this machine last read the thread are missing)"
                             ),
                             None => w,
                         })

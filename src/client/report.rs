@@ -10,29 +10,32 @@ use crate::report::{History, StatusPolicy, StatusRow, fork_over, history, status
 use crate::scan::Filter;
 use crate::store::Thread;
 
-/// The answer of [`Client::status`].
-#[derive(Debug, Clone, Serialize)]
+/// What `status` answers.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Status {
-    /// One row per (agent, session), stalled first.
+    /// One row per (agent, session), stalled first: its verdict (alive, warning, stalled,
+    /// paused, completed), the age of its newest record, last phase and resume point, last
+    /// health status and metrics, next step and blockers.
     pub rows: Vec<StatusRow>,
-    /// The store's clock when the thread was read: ages are measured on it.
+    /// How many rows are stalled.
+    pub stalled: usize,
+    /// The store's clock when the thread was read (RFC 3339): ages are measured on it.
     #[serde(serialize_with = "crate::report::status::ser_time")]
+    #[schemars(with = "String")]
     pub now: chrono::DateTime<chrono::Utc>,
-    /// The store could not be read; the rows come from this machine's read cache and outbox.
+    /// The store could not be read: the rows are judged from this machine's read cache and outbox.
     pub offline: bool,
     /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or missing, or no store at all: `offline`); a warning says why.
+    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
     pub complete: bool,
-    /// What the store or the outbox noticed on the way.
+    /// Things the caller should know.
     pub warnings: Vec<String>,
 }
 
 impl Status {
     /// Whether any pair is stalled (what `--fail-on-stalled` exits 1 for).
     pub fn any_stalled(&self) -> bool {
-        self.rows
-            .iter()
-            .any(|r| r.verdict == crate::report::Verdict::Stalled)
+        self.stalled > 0
     }
 }
 
@@ -74,8 +77,13 @@ impl<T: Thread> Client<T> {
         // Ages on one consistent clock, even when the forge's Date disagrees with its own
         // comment times (records from the future).
         let now = self.clock(&mut scan).now;
+        let rows = status(&scan.entries, now, policy, &self.resume);
         let status = Status {
-            rows: status(&scan.entries, now, policy, &self.resume),
+            stalled: rows
+                .iter()
+                .filter(|r| r.verdict == crate::report::Verdict::Stalled)
+                .count(),
+            rows,
             now,
             offline: scan.offline,
             complete: scan.complete(),

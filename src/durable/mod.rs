@@ -26,7 +26,7 @@
 //! Flushes hold the outbox's lock, skip any entry the thread already holds (a post committed
 //! before its answer was lost), and take an entry out of the queue only after its post is
 //! confirmed. A save writes ahead: its body is in the queue, under the lock, before the post
-//! starts. A posted entry moves to the landed ([`outbox::LANDED_DIR`]), which answers this
+//! starts. A posted entry moves to the landed ([`LANDED_DIR`]), which answers this
 //! machine's offline reads beside the read cache until a read of the thread holds it, so a
 //! machine's own records, posted or spooled, are part of every answer it gives, whatever point
 //! a kill -9 hit.

@@ -143,6 +143,22 @@ pub fn suggest<'a>(typed: &str, verbs: &[&'a str]) -> Vec<&'a str> {
     close.into_iter().map(|(_, v)| v).collect()
 }
 
+/// The hint after a name nothing answers to: "did you mean X?" or "did you mean one of X, Y?"
+/// naming the close names ([`suggest`]) as `quote` writes them, else `otherwise`.
+pub fn did_you_mean(
+    typed: &str,
+    names: &[&str],
+    quote: impl Fn(&str) -> String,
+    otherwise: &str,
+) -> String {
+    let close: Vec<String> = suggest(typed, names).into_iter().map(quote).collect();
+    match close.as_slice() {
+        [] => otherwise.to_string(),
+        [one] => format!("did you mean {one}?"),
+        many => format!("did you mean one of {}?", many.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,17 +140,12 @@ impl ServerHandler for Server {
         let _turn = self.order.turn(&id).await;
         let unknown = || {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
-            let hint = match crate::face::suggest(&request.name, &names).as_slice() {
-                [] => "tools/list names the tools".to_string(),
-                [one] => format!("did you mean {one:?}?"),
-                many => format!(
-                    "did you mean one of {}?",
-                    many.iter()
-                        .map(|n| format!("{n:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
+            let hint = crate::face::did_you_mean(
+                &request.name,
+                &names,
+                |n| format!("{n:?}"),
+                "tools/list names the tools",
+            );
             ErrorData::invalid_params(format!("no tool named {:?}; {hint}", request.name), None)
         };
         if self.get_tool(&request.name).is_none() {

@@ -6,12 +6,15 @@
 //! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
 //! a [`Visit`] that it runs every verb with; it names no verb.
 
+pub(crate) mod record;
 pub mod table;
 
 use clap::{Args, Command as Subcommand};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::{Run, Verb};
+use crate::config::{Config, Overrides};
 use crate::error::Result;
 
 /// What a verb's text is printed with: the binary's output, and what the command line asked for.
@@ -27,6 +30,8 @@ pub trait Printer {
     /// Prints `value` as the answer's JSON document with an `error` object beside its fields
     /// (exit code `code`, `message`): the answer of a change that stands but failed the caller.
     fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
+    /// Prints `value` as one compact JSON line (NDJSON: an event of a stream).
+    fn json_line<T: Serialize>(&self, value: &T);
     /// Prints forgestate's own JSON (not scrubbed: it holds no record).
     fn page<T: Serialize>(&self, value: &T);
     /// Prints human text on stdout.
@@ -83,23 +88,109 @@ pub trait Command: Run + Sized {
     }
 }
 
+/// What the binary lends a verb that works on this machine rather than on one opened store
+/// (`outbox`, `doctor`): the configuration its command line makes.
+pub trait Host {
+    /// The global flags as the configuration's top layer.
+    fn overrides(&self) -> Result<Overrides>;
+    /// `config` with the working directory's git remote filling the gaps of its overrides.
+    fn with_remote(&self, config: Config) -> Config;
+    /// The configuration: the file, the environment and the global flags, the git remote
+    /// filling the gaps.
+    fn config(&self) -> Result<Config> {
+        Ok(self.with_remote(Config::load(self.overrides()?)?))
+    }
+}
+
+/// A verb the CLI runs over this machine's configuration, not one opened store (`outbox`,
+/// `doctor`): its flags, and the run that shows its answer.
+pub trait OnMachine: Verb + Sized {
+    /// Its flags.
+    type Flags: Args + Send + Sync;
+
+    /// Runs the verb over what `host` lends and shows its answer; the exit code.
+    fn run(
+        flags: &Self::Flags,
+        host: &impl Host,
+        p: &impl Printer,
+    ) -> impl Future<Output = Result<u8>>;
+}
+
+/// A verb whose answer is a stream of events (`watch`): on the command line it runs over the
+/// opened store until Ctrl-C or SIGTERM, and shows each event as it comes.
+pub trait Streams: Verb + Sized {
+    /// Its flags.
+    type Flags: Args + Send + Sync;
+
+    /// Runs the verb over `ctx` until stopped, showing each event; the exit code.
+    fn run(
+        flags: &Self::Flags,
+        ctx: &super::Context<'_>,
+        p: &impl Printer,
+    ) -> impl Future<Output = Result<u8>>;
+}
+
 /// What the binary does with a verb of the table, given its type.
 pub trait Visit {
     /// What visiting gives.
     type Out;
-    /// Visits `V`.
+    /// Visits `V`, a verb the library runs.
     fn visit<V: Command + 'static>(self) -> Self::Out;
+    /// Visits `V`, a verb run over this machine's configuration.
+    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out;
+    /// Visits `V`, a verb whose answer is a stream of events.
+    fn visit_stream<V: Streams + 'static>(self) -> Self::Out;
+}
+
+/// The answer of the verb named `name` on the JSON `args` with no store opened, for a verb that
+/// opens none (`parse`, `schema`): the request read and checked as [`call`](super::call) reads
+/// it, the answer the same JSON. `None` when the verb needs a store, or no verb has that name.
+pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
+    struct Alone(Value);
+    impl Visit for Alone {
+        type Out = Option<Result<Value>>;
+        fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
+            None
+        }
+        fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
+            None
+        }
+        fn visit<V: Command + 'static>(self) -> Self::Out {
+            if V::SPEC.opens_store {
+                return None;
+            }
+            let request = match super::request_of::<V>(self.0) {
+                Ok(request) => request,
+                Err(e) => return Some(Err(e)),
+            };
+            Some(V::alone(&request)?.and_then(super::answer_value::<V>))
+        }
+    }
+    super::visit(name, Alone(args)).flatten()
 }
 
 /// `V`'s subcommand: its name, its one line, its examples and its flags.
 pub fn command<V: Command>() -> Subcommand {
-    let spec = V::SPEC;
+    subcommand::<V::Flags>(&V::SPEC)
+}
+
+/// `V`'s subcommand, for a verb run over this machine's configuration.
+pub fn machine_command<V: OnMachine>() -> Subcommand {
+    subcommand::<V::Flags>(&V::SPEC)
+}
+
+/// `V`'s subcommand, for a verb whose answer is a stream of events.
+pub fn stream_command<V: Streams>() -> Subcommand {
+    subcommand::<V::Flags>(&V::SPEC)
+}
+
+fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
     let about = match spec.about {
         "" => spec.title,
         about => about,
     };
     // After the flags: a request's own doc comment would otherwise be the verb's about.
-    let command = V::Flags::augment_args(Subcommand::new(spec.name))
+    let command = F::augment_args(Subcommand::new(spec.name))
         .about(about)
         .long_about(None);
     let after = match (spec.after, spec.examples) {

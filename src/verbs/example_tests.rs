@@ -199,6 +199,14 @@ impl<'a> super::cli::Visit for Runner<'a> {
             V::call(self.ctx, &flags, request, self.printer).await
         })
     }
+
+    fn visit_machine<V: super::cli::OnMachine + 'static>(self) -> Self::Out {
+        Box::pin(async { Err(crate::Error::usage("the example runs no machine verb")) })
+    }
+
+    fn visit_stream<V: super::cli::Streams + 'static>(self) -> Self::Out {
+        Box::pin(async { Err(crate::Error::usage("the example runs no stream")) })
+    }
 }
 
 /// A printer that keeps what a verb prints.
@@ -218,6 +226,9 @@ impl super::cli::Printer for Recorder {
     }
     fn strict(&self) -> bool {
         false
+    }
+    fn json_line<T: Serialize>(&self, value: &T) {
+        self.json(value)
     }
     fn json<T: Serialize>(&self, value: &T) {
         let text = serde_json::to_string(value).unwrap_or_default();

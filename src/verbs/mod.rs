@@ -8,32 +8,49 @@
 //! the library runs also implements [`Run`], with all its policy (redaction, the outbox drain,
 //! the automatic rotation after a save).
 //!
-//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in the
-//! file of its group (its spec built on one of the bases, [`Spec::AGENT_READ`],
+//! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in a
+//! file of its own, named after it (its spec built on one of the bases, [`Spec::AGENT_READ`],
 //! [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example
 //! request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
 //! CLI has its subcommand (flags, help, completions, man page), the MCP server serves it when
 //! its faces include [`Face::Mcp`], and the table-driven test (`tests/it/faces/table.rs`) runs
 //! its example on every face; `example_tests.rs` is such a verb.
 
-mod carry;
+mod checkpoint;
 #[cfg(feature = "cli")]
 pub mod cli;
+mod doctor;
+mod end;
 #[cfg(test)]
 #[path = "example_tests.rs"]
 mod example;
+mod export;
+mod filter;
+mod flush;
+mod fork;
 #[cfg(test)]
 mod generate;
+mod health;
+mod history;
+mod import;
+mod init;
 pub mod input;
-mod operate;
+mod latest;
+mod list;
+mod outbox;
+mod parse;
 mod plain;
 mod positional;
-mod pure;
-mod reads;
-mod records;
-mod session;
+mod prune;
+mod publish;
+mod render;
+mod resume;
+mod resume_map;
+mod rotate;
+mod saved;
+mod schema;
+mod status;
 mod summary;
-mod supervise;
 mod watch;
 
 use schemars::JsonSchema;
@@ -51,32 +68,36 @@ pub use crate::client::watch::Event;
 /// command's deadline includes the process's own start.
 #[doc(hidden)]
 pub use crate::forge::wait::mark_process_start;
-pub use carry::{Export, ExportRequest, Import, ImportRequest, Publish, PublishRequest};
-pub use operate::{
-    Doctor, DoctorAnswer, DoctorRequest, Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted,
-    FlushRequest, Init, InitAnswer, InitRequest, OutboxAnswer, OutboxRequest, Outboxes, Prune,
-    PruneAnswer, PruneRequest, Rotate, RotateRequest,
-};
-pub use pure::{
-    Parse, ParseAnswer, ParseRequest, RESUME_MAP_AGENT, Render, RenderAnswer, RenderRequest,
-    ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb, Schema, SchemaAnswer, SchemaRequest, VerbDoc,
-};
-pub use reads::{
-    FilterRequest, LatestAnswer, LatestRequest, LatestVerb, ListAnswer, ListRequest, ListVerb,
-    ResumeAnswer, ResumeRequest, ResumeVerb,
-};
-pub use records::{
-    Checkpoint, CheckpointRequest, DEFAULT_STATUS, Fork, ForkRequest, Health, HealthRequest,
-    SaveAnswer,
-};
 #[cfg(feature = "cli")]
-pub use records::{CheckpointFlags, HealthFlags};
-pub use session::{End, EndRequest, check_reason, with_intent as records_with_intent};
+pub use checkpoint::CheckpointFlags;
+pub use checkpoint::{Checkpoint, CheckpointRequest};
+pub use doctor::{Doctor, DoctorAnswer, DoctorRequest};
+pub use end::{End, EndRequest, check_reason, with_intent as records_with_intent};
+pub use export::{Export, ExportRequest};
+pub use filter::FilterRequest;
+pub use flush::{Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted, FlushRequest};
+pub use fork::{Fork, ForkRequest};
 #[cfg(feature = "cli")]
-pub use supervise::StatusFlags;
-pub use supervise::{
-    History, HistoryAnswer, HistoryRequest, StatusAnswer, StatusRequest, StatusVerb,
-};
+pub use health::HealthFlags;
+pub use health::{DEFAULT_STATUS, Health, HealthRequest};
+pub use history::{History, HistoryAnswer, HistoryRequest};
+pub use import::{Import, ImportRequest};
+pub use init::{Init, InitAnswer, InitRequest};
+pub use latest::{LatestAnswer, LatestRequest, LatestVerb};
+pub use list::{ListAnswer, ListRequest, ListVerb};
+pub use outbox::{OutboxAnswer, OutboxRequest, Outboxes};
+pub use parse::{Parse, ParseAnswer, ParseRequest};
+pub use prune::{Prune, PruneAnswer, PruneRequest};
+pub use publish::{Publish, PublishRequest};
+pub use render::{Render, RenderAnswer, RenderRequest};
+pub use resume::{ResumeAnswer, ResumeRequest, ResumeVerb};
+pub use resume_map::{RESUME_MAP_AGENT, ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
+pub use rotate::{Rotate, RotateRequest};
+pub use saved::SaveAnswer;
+pub use schema::{Schema, SchemaAnswer, SchemaRequest, VerbDoc};
+#[cfg(feature = "cli")]
+pub use status::StatusFlags;
+pub use status::{StatusAnswer, StatusRequest, StatusVerb};
 pub use watch::{Watch, WatchEvent, WatchRequest};
 
 /// A face: a way a caller reaches the verbs.
@@ -411,13 +432,18 @@ pub async fn run<V: Run>(ctx: &Context<'_>, request: V::Request) -> Result<V::An
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
-    let request = decode::<V>(args).map_err(|e| {
+    answer_value::<V>(run::<V>(ctx, request_of::<V>(args)?).await?)
+}
+
+/// `V`'s request read from `args` as [`decode`] reads it; a mismatch is a usage error naming the
+/// field.
+fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
+    decode::<V>(args).map_err(|e| {
         Error::usage(format!(
             "the arguments of {} do not fit its schema: {e}",
             V::SPEC.name
         ))
-    })?;
-    answer_value::<V>(run::<V>(ctx, request).await?)
+    })
 }
 
 /// `V`'s answer as a JSON value.
@@ -454,8 +480,9 @@ impl Runs {
 
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
-/// `machine` works on this machine's configuration and outboxes rather than one opened store
-/// (`flush`, `outbox`, `doctor`), so the CLI runs it over the configuration.
+/// `machine` and `host` work on this machine's configuration and outboxes rather than one opened
+/// store: the CLI runs a `machine` verb itself (`flush`), and a `host` verb by its module's
+/// [`cli::OnMachine`] over what the binary lends (`outbox`, `doctor`).
 macro_rules! verbs {
     ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
@@ -481,8 +508,8 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb the library runs, in the table's order, its flags
-        /// the verb's ([`cli::Command::Flags`]).
+        /// The CLI's subcommand of every verb the library runs or the CLI runs by its module
+        /// (`host`), in the table's order, its flags the verb's ([`cli::Command::Flags`]).
         #[cfg(feature = "cli")]
         #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
         pub fn commands() -> Vec<clap::Command> {
@@ -495,7 +522,7 @@ macro_rules! verbs {
         }
 
         /// Visits the verb named `name` with its type (what the CLI runs each verb with);
-        /// `None` when the library does not run a verb of that name.
+        /// `None` when no verb of that name has its command in its module.
         #[cfg(feature = "cli")]
         pub fn visit<T: cli::Visit>(name: &str, visitor: T) -> Option<T::Out> {
             $(
@@ -531,9 +558,21 @@ macro_rules! verbs {
     (@command $commands:ident, $verb:ty) => {
         $commands.push(cli::command::<$verb>())
     };
+    (@command $commands:ident, $verb:ty: host) => {
+        $commands.push(cli::machine_command::<$verb>())
+    };
+    (@command $commands:ident, $verb:ty: streams) => {
+        $commands.push(cli::stream_command::<$verb>())
+    };
     (@command $commands:ident, $verb:ty: $how:ident) => {};
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
+    };
+    (@visit $verb:ty: host, $visitor:ident) => {
+        Some($visitor.visit_machine::<$verb>())
+    };
+    (@visit $verb:ty: streams, $visitor:ident) => {
+        Some($visitor.visit_stream::<$verb>())
     };
     (@visit $verb:ty: $how:ident, $visitor:ident) => {
         None
@@ -547,12 +586,15 @@ macro_rules! verbs {
     (@runs $verb:ty: machine) => {
         Runs::Machine
     };
+    (@runs $verb:ty: host) => {
+        Runs::Machine
+    };
 }
 
 verbs! {
     Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, Fork,
     StatusVerb, History, Watch: streams, Publish,
-    Init, Flush: machine, Outboxes: machine, Prune, Rotate, Export, Import, Doctor: machine,
+    Init, Flush: machine, Outboxes: host, Prune, Rotate, Export, Import, Doctor: host,
     Render, Parse, ResumeMapVerb, Schema,
     #[cfg(test)]
     example::Example,

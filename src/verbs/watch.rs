@@ -69,6 +69,10 @@ impl Verb for Watch {
         group: Group::Supervisors,
         flags: &[("interval_ms", "interval")],
         example: r#"{"session": "s1", "kind": "health"}"#,
+        about: "Follow the thread live: one line per new record (NDJSON with --json), until Ctrl-C",
+        examples: "  forgestate watch
+  forgestate watch --agent 'implementation-*' --kind health
+  forgestate watch --session s1 --interval 2s --json",
         request: request_schema::<Self::Request>,
         answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
@@ -116,5 +120,95 @@ impl Watch {
             }
         })
         .await
+    }
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use chrono::SecondsFormat;
+
+    use super::{Watch, WatchRequest};
+    use crate::client::watch::Event;
+    use crate::error::{Error, Result};
+    use crate::format::Payload;
+    use crate::verbs::Context;
+    use crate::verbs::cli::{Printer, Streams};
+
+    impl Streams for Watch {
+        type Flags = WatchRequest;
+
+        /// Follows the thread until Ctrl-C or SIGTERM (exit 0), a line per event.
+        async fn run(flags: &WatchRequest, ctx: &Context<'_>, p: &impl Printer) -> Result<u8> {
+            // Listen before the first read, so a signal that comes right after "watching" is
+            // caught.
+            let stop = stop_signal().map_err(|e| {
+                Error::io("cannot listen for Ctrl-C and SIGTERM in", "this process", e)
+            })?;
+            Watch::stream(ctx, flags.clone(), stop, |e| print(e, p)).await?;
+            Ok(0)
+        }
+    }
+
+    /// Completes on Ctrl-C (SIGINT) or SIGTERM. The handlers are installed now, not on first
+    /// poll.
+    fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let mut term = signal(SignalKind::terminate())?;
+            let mut int = signal(SignalKind::interrupt())?;
+            Ok(async move {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+        }
+    }
+
+    fn print(e: &Event, p: &impl Printer) {
+        if p.json_mode() {
+            // NDJSON: one compact document per line, every event (its `event` key says which).
+            return p.json_line(e);
+        }
+        match e {
+            Event::Record(entry) => {
+                let r = &entry.record;
+                let what = match &r.payload {
+                    Payload::Checkpoint { phase, .. } => phase,
+                    Payload::Health { status, .. } => status,
+                    Payload::End { reason, .. } => reason,
+                    Payload::Takeover { .. } => r.writer.as_deref().unwrap_or("takeover"),
+                };
+                p.out(&format!(
+                    "{}  {}  {}  {}  {}",
+                    entry
+                        .comment
+                        .created_at
+                        .to_rfc3339_opts(SecondsFormat::Secs, true),
+                    r.agent,
+                    r.session,
+                    r.kind().name(),
+                    what
+                ));
+            }
+            _ if p.quiet() => {}
+            Event::Watching { thread, existing } => p.note(&format!(
+                "watching {thread} ({existing} matching record(s) so far); new records follow, \
+                 Ctrl-C stops"
+            )),
+            Event::Outage { reason, .. } => p.note(&format!(
+                "warning: {reason}; still watching (a line follows when it is back)"
+            )),
+            Event::Recovered { lasted_secs, .. } => p.note(&format!(
+                "the store answers again (unreachable for {lasted_secs}s)"
+            )),
+        }
     }
 }

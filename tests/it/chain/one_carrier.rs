@@ -1,9 +1,9 @@
 //! Issue #42, medium 7 (the 64-writer soak's copies): one carrier at a time. A rotation whose
 //! successor another run created and is still carrying (created, or given a carried record,
-//! less than a minute ago by the forge's clock) is left to that run by every other one: an
+//! less than `STALLED`, 15 s, ago by the forge's clock) is left to that run by every other one: an
 //! explicit `rotate` too, and one that finds the successor only after reading the old issue.
 //! The machine that created it finishes its own interrupted run at once; any machine finishes it
-//! a minute after its last carried record. So the records a rotation carries land once each,
+//! once it has shown no progress for `STALLED` (the tests below wait a minute). So the records a rotation carries land once each,
 //! however many machines find the old issue due.
 
 use std::collections::HashMap;

@@ -237,7 +237,8 @@ async fn a_rotation_under_way_is_left_to_its_creator_and_finished_after_a_minute
         "no longer written to the old head"
     );
 
-    // A minute later its creator is gone: the next record finishes the rotation.
+    // A minute later (past `STALLED`, 15 s without progress) its creator is gone: the next
+    // record finishes the rotation.
     fake.age(61);
     let later = bot(&fake, fresh_dir().path());
     later.save(cp("t", "p2")).await.posted().unwrap();

@@ -44,5 +44,7 @@ pub fn spooled(dir: &Path) -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "rec"))
         .filter(|p| !p.components().any(|c| c.as_os_str() == "dead"))
+        // Posted records kept for this machine's offline answers are not waiting.
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "landed"))
         .collect()
 }

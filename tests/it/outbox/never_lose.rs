@@ -351,9 +351,9 @@ async fn a_shared_token_file_draws_a_warning_and_the_token_stays_out_of_everythi
     }
     assert_eq!(
         token_free_files(d, &token_file),
-        7,
+        9,
         "config, cache, flush lock, outbox origin, drain state, the CLI's lineage and its \
-         writer, all checked"
+         writer, the two posted records kept for offline answers (landed/), all checked"
     );
 }
 

@@ -11,12 +11,10 @@ use forgestate::verbs;
 use super::layering::sources;
 use crate::common;
 
-/// The verbs the CLI still runs itself, over this machine's configuration and outboxes or as a
-/// stream (`flush`, `watch`): their commands in `src/cli/` name their request.
-const RUN_BY_THE_CLI: &[(&str, &[&str])] = &[
-    ("FlushRequest", &["src/cli/args.rs", "src/cli/flush.rs"]),
-    ("WatchRequest", &["src/cli/args.rs", "src/cli/watch.rs"]),
-];
+/// The verb the CLI still runs itself, over this machine's outboxes (`flush`): its command in
+/// `src/cli/` names its request.
+const RUN_BY_THE_CLI: &[(&str, &[&str])] =
+    &[("FlushRequest", &["src/cli/args.rs", "src/cli/flush.rs"])];
 
 /// Files that call each verb by name on purpose, one call per place (not a list kept beside the
 /// table): a scenario test, and the LangGraph saver, whose one body of each method is driven
@@ -125,4 +123,19 @@ fn no_file_outside_the_verbs_keeps_a_list_of_verb_names() {
         "files that keep a list of verb names (derive it from `verbs::table()`):\n{}",
         wrong.join("\n")
     );
+}
+
+#[test]
+fn each_verb_has_a_file_of_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    for spec in verbs::table() {
+        let rel = format!("src/verbs/{}.rs", spec.name.replace('-', "_"));
+        match std::fs::read_to_string(root.join(&rel)) {
+            Ok(code) if code.contains(&format!("name: \"{}\",", spec.name)) => {}
+            Ok(_) => wrong.push(format!("{rel} does not hold the spec of {}", spec.name)),
+            Err(e) => wrong.push(format!("{}: cannot read {rel}: {e}", spec.name)),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -117,11 +117,20 @@ pub fn is_dead(dir: &Path, path: &Path) -> bool {
         .is_ok_and(|rel| rel.iter().any(|c| c == forgestate::durable::DEAD_DIR))
 }
 
+/// Whether a file under the outbox root is a posted record kept for offline answers
+/// (`landed/` beside the entries), not one waiting.
+pub fn landed(dir: &Path, path: &Path) -> bool {
+    path.strip_prefix(outbox_dir(dir))
+        .is_ok_and(|rel| rel.iter().any(|c| c == forgestate::durable::LANDED_DIR))
+}
+
 /// The complete entries waiting in the outbox (not temp files, the lock or dead letters).
 pub fn outbox_entries(dir: &Path) -> Vec<PathBuf> {
     outbox_files(dir)
         .into_iter()
-        .filter(|(p, name)| name.ends_with(".rec") && !name.starts_with('.') && !is_dead(dir, p))
+        .filter(|(p, name)| {
+            name.ends_with(".rec") && !name.starts_with('.') && !is_dead(dir, p) && !landed(dir, p)
+        })
         .map(|(p, _)| p)
         .collect()
 }

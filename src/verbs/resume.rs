@@ -1,22 +1,18 @@
-//! The verbs that read records: `resume` (with the handoff: next step, blockers, context drift),
-//! `latest` and `list`.
+//! `resume`: where an agent should pick a session up, with the handoff (next step, blockers,
+//! context drift); on the command line a block of text.
 
 use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-mod cli;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use crate::Resumed;
 use crate::error::Result;
-use crate::format::{Kind, format_time};
+use crate::format::format_time;
 use crate::report::{Conflict, Ended, PendingIntent};
-use crate::resume::glob_matches;
-use crate::scan::{Entry, Filter, Rejected, Scan};
-use crate::{ListQuery, Resumed};
+use crate::scan::Entry;
 
 /// `resume`: where an agent should pick a session up.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -221,218 +217,6 @@ impl ResumeAnswer {
     }
 }
 
-/// The record filters `latest` and `list` share.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct FilterRequest {
-    /// Only records of this agent; a glob such as "implementation-*" matches several.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub agent: Option<String>,
-    /// Only records of this session; a glob such as "sess-*" matches several.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub session: Option<String>,
-    /// Only this kind of record. Default: either.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub kind: Option<Kind>,
-    /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub phase: Option<String>,
-}
-
-impl FilterRequest {
-    /// The library's filter, every glob checked.
-    fn filter(&self, since: Option<chrono::DateTime<chrono::Utc>>) -> Result<Filter> {
-        input::check_glob("agent", self.agent.as_deref())?;
-        input::check_glob("session", self.session.as_deref())?;
-        input::check_glob("phase", self.phase.as_deref())?;
-        Ok(Filter {
-            agent: self.agent.clone(),
-            session: self.session.clone(),
-            kind: self.kind,
-            since,
-        })
-    }
-}
-
-/// Keeps the records whose phase matches `phase` (a glob); health records have none.
-fn by_phase(mut scan: Scan, phase: &str) -> Scan {
-    scan.entries
-        .retain(|e| e.record.phase().is_some_and(|p| glob_matches(phase, p)));
-    scan
-}
-
-/// `latest`: the newest matching record.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct LatestRequest {
-    /// Which records count.
-    #[serde(flatten)]
-    #[cfg_attr(feature = "cli", command(flatten))]
-    pub filter: FilterRequest,
-}
-
-/// What `latest` answers: the library's answer as it is.
-pub use crate::client::Latest as LatestAnswer;
-
-/// Latest.
-pub struct LatestVerb;
-
-impl Verb for LatestVerb {
-    type Request = LatestRequest;
-    type Answer = LatestAnswer;
-    const SPEC: Spec = Spec {
-        name: "latest",
-        title: "Newest matching record",
-        description: "Return the newest record matching the filters (agent and session globs \
-            such as \"implementation-*\", kind checkpoint or health, phase glob), in thread \
-            order. Use it to see what another agent did last. Returns `record` (null when none \
-            matches).",
-        example: r#"{"session": "s1", "kind": "checkpoint"}"#,
-        summary: latest_summary,
-        about: "Print the newest matching record (JSON null when there is none)",
-        examples: "  forgestate latest --agent implementation-worker --session s1
-  forgestate latest --agent 'implementation-*' --kind health
-  forgestate latest --session s1 --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
-        ..Spec::AGENT_READ
-    };
-}
-
-impl Run for LatestVerb {
-    async fn run(ctx: &Context<'_>, r: LatestRequest) -> Result<LatestAnswer> {
-        let filter = r.filter.filter(None)?;
-        Ok(match &r.filter.phase {
-            // A phase filter reads the list and takes its newest entry.
-            Some(phase) => {
-                let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
-                LatestAnswer {
-                    record: scan.entries.last().cloned(),
-                    offline: scan.offline,
-                    complete: scan.complete(),
-                    warnings: scan.warnings,
-                }
-            }
-            None => ctx.client.latest(&filter).await?,
-        })
-    }
-}
-
-/// `list`: matching records, oldest first.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct ListRequest {
-    /// Which records count.
-    #[serde(flatten)]
-    #[cfg_attr(feature = "cli", command(flatten))]
-    pub filter: FilterRequest,
-    /// Only records posted at or after this time: RFC 3339 ("2026-11-29T08:00:00Z") or an age
-    /// such as "90m", "24h" or "7d".
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "TIME"))]
-    pub since: Option<String>,
-    /// Only the newest N matching records (still returned oldest first). Default: all.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
-    pub limit: Option<usize>,
-    /// Also return comments that are not valid, trusted records, with the reason.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub invalid: bool,
-    /// Read the thread's whole history: every earlier session issue it continues (rotated away),
-    /// not only the current one and what was carried from them.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub all: bool,
-}
-
-/// What `list` answers.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ListAnswer {
-    /// The matching records, oldest first.
-    pub records: Vec<Entry>,
-    /// With `invalid`: the comments that are not valid, trusted records, with the reason (null
-    /// without it).
-    pub invalid: Option<Vec<Rejected>>,
-    /// The store could not be read: the records come from this machine's read cache and outbox.
-    pub offline: bool,
-    /// The whole thread was read: false when the read may have missed records (a forge whose
-    /// comment list was cut short or is missing, or an `offline` answer); a warning says why.
-    pub complete: bool,
-    /// Things the caller should know.
-    pub warnings: Vec<String>,
-}
-
-/// List.
-pub struct ListVerb;
-
-impl Verb for ListVerb {
-    type Request = ListRequest;
-    type Answer = ListAnswer;
-    const SPEC: Spec = Spec {
-        name: "list",
-        title: "List records",
-        description: "List records matching the filters (agent and session globs, kind, phase \
-            glob, since a time or an age such as \"24h\"), oldest first; `limit` keeps only the \
-            newest N. Use it to review what agents recorded. Returns `records`, and with \
-            `invalid: true` also the comments that are not valid, trusted records, with the \
-            reason.",
-        example: r#"{"session": "s1", "limit": 5}"#,
-        summary: list_summary,
-        about: "List records, oldest first",
-        examples: "  forgestate list --session s1
-  forgestate list --agent 'implementation-*' --since 24h --limit 20
-  forgestate list --invalid --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
-        ..Spec::AGENT_READ
-    };
-}
-
-impl Run for ListVerb {
-    async fn run(ctx: &Context<'_>, r: ListRequest) -> Result<ListAnswer> {
-        let since = r
-            .since
-            .as_deref()
-            .map(|t| input::since_arg("since", t))
-            .transpose()?;
-        // An age is counted back on the store's clock, as `status` measures ages.
-        let (since, age) = input::Since::split(since);
-        let filter = r.filter.filter(since)?;
-        // With a phase filter, the limit counts only the records that pass it.
-        let limit = r.limit.filter(|_| r.filter.phase.is_none());
-        let mut scan = ctx
-            .client
-            .query(&ListQuery {
-                filter,
-                limit,
-                age,
-                whole_history: r.all,
-            })
-            .await?;
-        if let Some(phase) = &r.filter.phase {
-            scan = by_phase(scan, phase);
-        }
-        if let Some(limit) = r.limit {
-            let skip = scan.entries.len().saturating_sub(limit);
-            scan.entries.drain(..skip);
-        }
-        let complete = scan.complete();
-        let invalid = r.invalid.then_some(scan.rejected);
-        Ok(ListAnswer {
-            complete,
-            records: scan.entries,
-            invalid,
-            offline: scan.offline,
-            warnings: scan.warnings,
-        })
-    }
-}
-
 /// `resume`'s summary: where to pick up, and everything that qualifies it.
 fn resume_summary(v: &Value) -> Option<String> {
     use super::summary::{place, str_of};
@@ -488,35 +272,93 @@ fn resume_summary(v: &Value) -> Option<String> {
     Some(s)
 }
 
-/// `latest`'s summary: the record on one line, or that there is none.
-fn latest_summary(v: &Value) -> Option<String> {
-    Some(match v["record"].is_object() {
-        true => format!(
-            "newest matching record: {}",
-            super::summary::line(&v["record"])
-        ),
-        false => "no matching record found".to_string(),
-    })
-}
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{ResumeAnswer, ResumeRequest, ResumeVerb};
+    use crate::error::Result;
 
-/// `list`'s summary: a line per record, and what the read could not see.
-fn list_summary(v: &Value) -> Option<String> {
-    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut s = match records.len() {
-        0 => "no matching records".to_string(),
-        n => format!("{n} matching record(s), oldest first:"),
-    };
-    for e in records {
-        s.push_str(&format!("\n{}", super::summary::line(e)));
+    use crate::verbs::cli::record::{place, pretty, when};
+    use crate::verbs::cli::{Command, Printer};
+
+    impl Command for ResumeVerb {
+        type Flags = ResumeRequest;
+
+        fn request(flags: &ResumeRequest) -> Result<ResumeRequest> {
+            Ok(flags.clone())
+        }
+
+        fn show(a: &ResumeRequest, answer: ResumeAnswer, p: &impl Printer) -> u8 {
+            p.warn(&answer.warnings);
+            match p.json_mode() {
+                true => p.json(&answer),
+                false => resume_text(&answer, &a.agent, &a.session, p),
+            }
+            0
+        }
     }
-    if v["offline"] == true {
-        s.push_str("\noffline: the forge could not be read; only pending records are listed");
+
+    /// `resume` as text: the resume point, where it comes from, the handoff and the data.
+    fn resume_text(answer: &ResumeAnswer, agent: &str, session: &str, p: &impl Printer) {
+        let facts = answer;
+        let r = answer;
+        let from = match &r.checkpoint {
+            Some(e) => format!(
+                "checkpoint {} ({}, {})",
+                e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
+                place(e),
+                when(&e.record.time, p)
+            ),
+            None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
+        };
+        let offline = if r.offline {
+            "\noffline:      the forge could not be read; answered from this machine's read cache and outbox"
+        } else {
+            ""
+        };
+        let point = if r.unmapped {
+            format!(
+                "{} (the default: phase {} is not in the resume map of {agent})",
+                r.resume_point, r.phase
+            )
+        } else {
+            r.resume_point.clone()
+        };
+        let mut handoff = String::new();
+        if let Some(next) = &r.next {
+            handoff.push_str(&format!("\nnext:         {next}"));
+        }
+        for b in &r.blockers {
+            handoff.push_str(&format!("\nblocker:      {b}"));
+        }
+        if let Some(end) = &facts.ended {
+            handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
+            if let Some(note) = &end.note {
+                handoff.push_str(&format!(" ({note})"));
+            }
+        }
+        if let Some(end) = &facts.reopened {
+            let reason = &end.reason;
+            let at = &end.at;
+            handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
+        }
+        if let Some(intent) = &facts.pending_intent {
+            handoff.push_str(&format!(
+                "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
+                intent.name, intent.at
+            ));
+        }
+        match r.context_drift {
+            Some(true) => handoff.push_str(
+                "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
+                 recorded no Context-Hash); re-read it before going on",
+            ),
+            Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
+            None => {}
+        }
+        p.out(&p.printable(&format!(
+            "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
+            r.phase,
+            pretty(&r.data)
+        )));
     }
-    if let Some(invalid) = v["invalid"].as_array() {
-        s.push_str(&format!(
-            "\n{} comment(s) are not valid, trusted records",
-            invalid.len()
-        ));
-    }
-    Some(s)
 }

@@ -106,14 +106,21 @@ pub fn with_intent(
 }
 
 #[cfg(feature = "cli")]
-impl super::cli::Command for End {
-    type Flags = EndRequest;
+mod cli {
+    use super::{End, EndRequest};
+    use crate::error::Result;
 
-    fn request(flags: &EndRequest) -> Result<EndRequest> {
-        Ok(flags.clone())
-    }
+    use crate::verbs::SaveAnswer;
 
-    fn show(_: &EndRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
-        answer.show(p)
+    impl crate::verbs::cli::Command for End {
+        type Flags = EndRequest;
+
+        fn request(flags: &EndRequest) -> Result<EndRequest> {
+            Ok(flags.clone())
+        }
+
+        fn show(_: &EndRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
+            answer.show(p)
+        }
     }
 }

@@ -1,0 +1,104 @@
+//! `doctor`: the setup checked, each problem with its fix; the CLI runs it over the
+//! configuration.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CLI, Spec, Verb, answer_schema, request_schema};
+
+/// `doctor` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DoctorRequest {}
+
+/// What `doctor` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DoctorAnswer {
+    /// Every check in order: name, status (ok, warn, fail, skip), ok, detail, fix.
+    pub checks: Vec<crate::doctor::Check>,
+    /// Whether any check failed.
+    pub failed: bool,
+}
+
+/// Doctor.
+pub struct Doctor;
+
+impl Verb for Doctor {
+    type Request = DoctorRequest;
+    type Answer = DoctorAnswer;
+    const SPEC: Spec = Spec {
+        name: "doctor",
+        title: "Check the setup",
+        description: "Check the setup, one check per line with the fix: config, forge, token, \
+            repository, label, session issue, clock, trust, outbox, cache.",
+        read_only: true,
+        faces: CLI,
+        example: "{}",
+        about: "Check the setup, one line per check with the fix: config, forge, token, \
+            repository, label, session issue, clock, trust, outbox, cache (exit 1 when a check \
+            fails)",
+        examples: "  forgestate doctor
+  forgestate doctor --json",
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+        ..Spec::OPERATOR
+    };
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{Doctor, DoctorAnswer, DoctorRequest};
+    use crate::config::Config;
+    use crate::doctor::{Report, Status, config_failed};
+    use crate::error::Result;
+    use crate::verbs::cli::{Host, OnMachine, Printer};
+
+    const GREEN: &str = "\x1b[32m";
+    const RED: &str = "\x1b[31m";
+    const YELLOW: &str = "\x1b[33m";
+    const RESET: &str = "\x1b[0m";
+
+    impl OnMachine for Doctor {
+        type Flags = DoctorRequest;
+
+        /// One line per check; exit 1 when a check fails.
+        async fn run(_: &DoctorRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+            let report = match Config::load(host.overrides()?) {
+                Err(e) => config_failed(&e),
+                Ok(config) => crate::doctor::run(&host.with_remote(config)).await,
+            };
+            print(&report, p);
+            Ok(if report.failed() { 1 } else { 0 })
+        }
+    }
+
+    fn print(report: &Report, p: &impl Printer) {
+        if p.json_mode() {
+            return p.json(&DoctorAnswer {
+                checks: report.checks.clone(),
+                failed: report.failed(),
+            });
+        }
+        let color = p.color();
+        let mut text = String::new();
+        for c in &report.checks {
+            let (mark, paint) = match c.status {
+                Status::Ok => ("✓", GREEN),
+                Status::Warn => ("!", YELLOW),
+                Status::Fail => ("✗", RED),
+                Status::Skip => ("-", ""),
+            };
+            let mark = if color && !paint.is_empty() {
+                format!("{paint}{mark}{RESET}")
+            } else {
+                mark.to_string()
+            };
+            text.push_str(&format!("{mark} {}: {}\n", c.name, c.detail));
+            if let Some(fix) = &c.fix {
+                text.push_str(&format!("    fix: {fix}\n"));
+            }
+        }
+        p.out(text.trim_end());
+    }
+}

@@ -1,0 +1,101 @@
+//! `init`: the store made ready (the session issue found or created, or the local file).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use crate::error::Result;
+
+/// `init` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitRequest {}
+
+/// What `init` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InitAnswer {
+    /// Where the session thread is (the issue's web page, or the local store's file).
+    pub thread: String,
+    /// Whom records are posted as.
+    pub author: String,
+    /// This call created the thread (false: it was there).
+    pub created: bool,
+    /// Records still waiting in this machine's outbox after the drain.
+    pub left: usize,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+/// Init.
+pub struct Init;
+
+impl Verb for Init {
+    type Request = InitRequest;
+    type Answer = InitAnswer;
+    const SPEC: Spec = Spec {
+        name: "init",
+        title: "Find or create the session thread",
+        description: "Find or create the session thread (on a forge: the labelled session \
+            issue), say whom records are posted as, and post what waits in the outbox.",
+        example: "{}",
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+        about: "Find or create the session thread (on a forge: the labelled session issue)",
+        examples: "  forgestate init
+  forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
+  forgestate init --json",
+        human: |a| {
+            let what = if a["created"] == true {
+                "created"
+            } else {
+                "found"
+            };
+            let (thread, author) = (a["thread"].as_str()?, a["author"].as_str()?);
+            Some(format!(
+                "session thread {what}: {thread} (records are posted as {author})"
+            ))
+        },
+        ..Spec::OPERATOR
+    };
+}
+
+impl Run for Init {
+    async fn run(ctx: &Context<'_>, _: InitRequest) -> Result<InitAnswer> {
+        let (init, author) = ctx.client.init().await?;
+        let left = ctx.client.drain().await;
+        let warnings = match left {
+            0 => Vec::new(),
+            n => vec![format!(
+                "{n} record(s) still wait in the outbox; they are posted by a later command or \
+                 by `forgestate flush`"
+            )],
+        };
+        Ok(InitAnswer {
+            thread: init.location,
+            author,
+            created: init.created,
+            left,
+            warnings,
+        })
+    }
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{Init, InitAnswer, InitRequest};
+
+    use crate::error::Result;
+
+    impl crate::verbs::cli::Command for Init {
+        type Flags = InitRequest;
+
+        fn request(_: &InitRequest) -> Result<InitRequest> {
+            Ok(InitRequest {})
+        }
+
+        fn show(_: &InitRequest, answer: InitAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
+            crate::verbs::cli::show_answer::<Self>(&answer, p)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! `latest`: the newest matching record.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::filter::{FilterRequest, by_phase};
+use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use crate::error::Result;
+
+/// `latest`: the newest matching record.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct LatestRequest {
+    /// Which records count.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub filter: FilterRequest,
+}
+
+/// What `latest` answers: the library's answer as it is.
+pub use crate::client::Latest as LatestAnswer;
+
+/// Latest.
+pub struct LatestVerb;
+
+impl Verb for LatestVerb {
+    type Request = LatestRequest;
+    type Answer = LatestAnswer;
+    const SPEC: Spec = Spec {
+        name: "latest",
+        title: "Newest matching record",
+        description: "Return the newest record matching the filters (agent and session globs \
+            such as \"implementation-*\", kind checkpoint or health, phase glob), in thread \
+            order. Use it to see what another agent did last. Returns `record` (null when none \
+            matches).",
+        example: r#"{"session": "s1", "kind": "checkpoint"}"#,
+        summary: latest_summary,
+        about: "Print the newest matching record (JSON null when there is none)",
+        examples: "  forgestate latest --agent implementation-worker --session s1
+  forgestate latest --agent 'implementation-*' --kind health
+  forgestate latest --session s1 --json",
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+        ..Spec::AGENT_READ
+    };
+}
+
+impl Run for LatestVerb {
+    async fn run(ctx: &Context<'_>, r: LatestRequest) -> Result<LatestAnswer> {
+        let filter = r.filter.filter(None)?;
+        Ok(match &r.filter.phase {
+            // A phase filter reads the list and takes its newest entry.
+            Some(phase) => {
+                let scan = by_phase(ctx.client.list(&filter, None).await?, phase);
+                LatestAnswer {
+                    record: scan.entries.last().cloned(),
+                    offline: scan.offline,
+                    complete: scan.complete(),
+                    warnings: scan.warnings,
+                }
+            }
+            None => ctx.client.latest(&filter).await?,
+        })
+    }
+}
+
+/// `latest`'s summary: the record on one line, or that there is none.
+fn latest_summary(v: &Value) -> Option<String> {
+    Some(match v["record"].is_object() {
+        true => format!(
+            "newest matching record: {}",
+            super::summary::line(&v["record"])
+        ),
+        false => "no matching record found".to_string(),
+    })
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{LatestAnswer, LatestRequest, LatestVerb};
+    use crate::error::Result;
+
+    use crate::verbs::cli::record::entry_text;
+    use crate::verbs::cli::{Command, Printer};
+
+    impl Command for LatestVerb {
+        type Flags = LatestRequest;
+
+        fn request(flags: &LatestRequest) -> Result<LatestRequest> {
+            Ok(flags.clone())
+        }
+
+        fn show(_: &LatestRequest, answer: LatestAnswer, p: &impl Printer) -> u8 {
+            p.warn(&answer.warnings);
+            match (&answer.record, p.json_mode()) {
+                (_, true) => p.json(&answer),
+                (Some(e), false) => p.out(&entry_text(e, p)),
+                // On stderr, so `forgestate latest | wc -l` counts records.
+                (None, false) => p.note("no matching record found"),
+            }
+            0
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! `outbox`: what waits in this machine's outboxes; the CLI runs it over the configuration
+//! ([`OnMachine`](super::cli::OnMachine)).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CLI, Group, Spec, Verb, answer_schema, request_schema};
+
+/// `outbox` takes nothing.
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutboxRequest {}
+
+/// What `outbox` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutboxAnswer {
+    /// Every outbox on this machine: its directory, forge, waiting records, oldest, last drains
+    /// and dead letters.
+    pub outboxes: Vec<crate::durable::OutboxSummary>,
+}
+
+/// Outbox.
+pub struct Outboxes;
+
+impl Verb for Outboxes {
+    type Request = OutboxRequest;
+    type Answer = OutboxAnswer;
+    const SPEC: Spec = Spec {
+        name: "outbox",
+        title: "This machine's outboxes",
+        description: "Every outbox on this machine: its forge, waiting records, oldest age, last \
+            failure and dead letters.",
+        faces: CLI,
+        group: Group::Operators,
+        example: "{}",
+        about: "List every outbox on this machine: its forge, waiting records, oldest age, last \
+            failure and dead letters",
+        examples: "  forgestate outbox
+  forgestate outbox --json",
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+        ..Spec::PURE
+    };
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::{OutboxAnswer, OutboxRequest, Outboxes};
+    use crate::durable::{OutboxSummary, survey};
+    use crate::error::Result;
+    use crate::verbs::cli::{Host, OnMachine, Printer};
+
+    impl OnMachine for Outboxes {
+        type Flags = OutboxRequest;
+
+        /// Every outbox on this machine, one block each.
+        async fn run(_: &OutboxRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+            let config = host.config()?;
+            let all = survey(&config.outbox_roots());
+            if p.json_mode() {
+                p.json(&OutboxAnswer { outboxes: all });
+                return Ok(0);
+            }
+            if all.is_empty() {
+                p.out("no outbox on this machine holds anything");
+            }
+            for s in &all {
+                p.out(&summary_text(s));
+            }
+            Ok(0)
+        }
+    }
+
+    fn summary_text(s: &OutboxSummary) -> String {
+        let forge = s.origin.as_ref().map_or_else(
+            || "(unknown forge)".to_string(),
+            |o| format!("{}/{} on {}", o.owner, o.repo, o.url),
+        );
+        let age = s.oldest.map_or_else(
+            || "-".to_string(),
+            |t| {
+                let secs = (chrono::Utc::now() - t).num_seconds().max(0);
+                format!("oldest {}", humanize(secs))
+            },
+        );
+        let failure = match (&s.state.last_error, s.state.last_failure_at) {
+            (Some(e), Some(at)) if s.state.failures > 0 => {
+                format!(
+                    "last failure {} ago: {e}",
+                    humanize((chrono::Utc::now() - at).num_seconds().max(0))
+                )
+            }
+            _ => "no recent failure".to_string(),
+        };
+        format!(
+            "{}\n  forge: {forge}\n  waiting: {} ({age}); dead letters: {}\n  {failure}",
+            s.dir.display(),
+            s.waiting,
+            s.dead_letters
+        )
+    }
+
+    fn humanize(secs: i64) -> String {
+        match secs {
+            s if s < 60 => format!("{s}s"),
+            s if s < 3600 => format!("{}m", s / 60),
+            s if s < 86400 => format!("{}h", s / 3600),
+            s => format!("{}d", s / 86400),
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! What every verb that writes a record answers, [`SaveAnswer`] (posted, or safe in this
+//! machine's outbox, and any automatic rotation), and how a save shows on the command line.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::format::Record;
+use crate::{Outcome, Rotation};
+
+/// What `checkpoint`, `health` and `fork` answer: posted, or safe in this machine's outbox (not an
+/// error).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SaveAnswer {
+    /// In the thread now (false: waiting in this machine's outbox, posted by a later call or
+    /// `forgestate flush`).
+    pub posted: bool,
+    /// The record's id.
+    pub id: Option<String>,
+    /// The store's comment id, once posted.
+    pub comment_id: Option<u64>,
+    /// The comment's web address, where the store has one.
+    pub url: Option<String>,
+    /// The store the record went to.
+    pub store: Option<String>,
+    /// The outbox entry holding the record, when it was spooled.
+    pub spooled: Option<PathBuf>,
+    /// Why it was spooled.
+    pub cause: Option<String>,
+    /// Retrying cannot post it: the cause must be fixed first (then `forgestate flush`).
+    pub permanent: bool,
+    /// The record as stored (after redaction).
+    pub record: Record,
+    /// The automatic rotation this save triggered: the session issue was over its comment limit and
+    /// was replaced by a new one carrying each session's newest records.
+    pub rotation: Option<Rotation>,
+    /// Things the caller should know.
+    pub warnings: Vec<String>,
+}
+
+impl SaveAnswer {
+    /// The answer of a save through `client`: [`SaveAnswer::new`], and for a spooled record a
+    /// warning saying where it waits and how many records wait with it, so an agent that stops
+    /// now leaves no silent backlog (every face shows the same warning).
+    pub fn saved<T: crate::store::Thread>(
+        client: &crate::Client<T>,
+        outcome: Outcome,
+    ) -> Result<SaveAnswer> {
+        let mut answer = SaveAnswer::new(outcome)?;
+        if let (Some(path), Some(cause)) = (&answer.spooled, &answer.cause) {
+            let waiting = client.outbox().map_or(1, |o| o.len().max(1));
+            let redacted = answer
+                .record
+                .redacted
+                .map(|n| format!(" ({n} secret value(s) redacted)"))
+                .unwrap_or_default();
+            answer.warnings.push(format!(
+                "{} {} spooled to {} ({cause}){redacted}; {waiting} record(s) wait in the \
+                 outbox: run `forgestate flush` to post them (the next forgestate command also \
+                 tries)",
+                answer.record.kind().name(),
+                answer.id.as_deref().unwrap_or("(no id)"),
+                path.display(),
+            ));
+        }
+        Ok(answer)
+    }
+
+    /// The answer for `outcome`, or the error of a record stored nowhere.
+    pub fn new(outcome: Outcome) -> Result<SaveAnswer> {
+        match outcome {
+            Outcome::Posted(p) => {
+                let mut warnings = Vec::new();
+                if let Some(e) = &p.rotation_failed {
+                    warnings.push(format!(
+                        "the session issue is over its comment limit and rotating it failed: \
+                         {e}; a later record tries again, or run `forgestate rotate`"
+                    ));
+                }
+                if let Some(e) = &p.dashboard_failed {
+                    warnings.push(format!(
+                        "refreshing the status table in the session issue's body failed: {e}; \
+                         the record is posted (run `forgestate status --publish`)"
+                    ));
+                }
+                if let Some(r) = &p.rotation {
+                    warnings.extend(r.skipped.iter().map(|why| {
+                        format!(
+                            "not carried ({why}); it stays readable through the link to session \
+                             issue #{}",
+                            r.from
+                        )
+                    }));
+                }
+                Ok(SaveAnswer {
+                    posted: true,
+                    id: p.id,
+                    comment_id: Some(p.comment_id),
+                    url: p.url,
+                    store: Some(p.store),
+                    spooled: None,
+                    cause: None,
+                    permanent: false,
+                    record: p.record,
+                    rotation: p.rotation,
+                    warnings,
+                })
+            }
+            Outcome::Spooled {
+                record,
+                path,
+                cause,
+            } => {
+                let permanent = !cause.retry_may_fix();
+                let warnings = match permanent {
+                    true => vec![format!(
+                        "{cause}; fix this, then run `forgestate flush`: flushing cannot succeed \
+                         until it is fixed"
+                    )],
+                    false => Vec::new(),
+                };
+                Ok(SaveAnswer {
+                    posted: false,
+                    id: record.id.clone(),
+                    comment_id: None,
+                    url: None,
+                    store: None,
+                    spooled: Some(path),
+                    cause: Some(cause.to_string()),
+                    permanent,
+                    record,
+                    rotation: None,
+                    warnings,
+                })
+            }
+            Outcome::Failed(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(feature = "cli")]
+mod cli {
+    use super::SaveAnswer;
+
+    impl SaveAnswer {
+        /// Shows a save on the command line: posted (with what its automatic rotation did), or
+        /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
+        /// carrying the error).
+        pub fn show(self, p: &impl crate::verbs::cli::Printer) -> u8 {
+            show_saved(self, p)
+        }
+    }
+
+    fn show_saved(answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
+        if answer.posted {
+            if let Some(report) = answer.rotation.as_ref().filter(|_| !p.quiet()) {
+                p.note(&crate::verbs::rotate::rotation_text(report));
+            }
+            p.warn(&answer.warnings);
+            if p.json_mode() {
+                p.json(&answer);
+            } else {
+                let mut line = posted_line(&answer);
+                if let Some(url) = &answer.url {
+                    line.push_str(&format!("\n{url}"));
+                }
+                p.out(&line);
+            }
+            return 0;
+        }
+        // A cause only fixing something can cure is an error line (the first warning says what
+        // to fix), shown even with --quiet.
+        if !p.quiet() || answer.permanent {
+            for (i, w) in answer.warnings.iter().enumerate() {
+                let level = match answer.permanent && i == 0 {
+                    true => "error",
+                    false => "warning",
+                };
+                p.note(&format!("{level}: {w}"));
+            }
+        }
+        let code = if p.strict() { 75 } else { 0 };
+        if p.json_mode() && code != 0 {
+            let message = format!(
+                "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+                answer.record.kind().name(),
+                answer.id.as_deref().unwrap_or("(no id)"),
+            );
+            p.json_failed(&answer, code, &message);
+        } else if p.json_mode() {
+            p.json(&answer);
+        }
+        code
+    }
+
+    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
+    fn posted_line(a: &SaveAnswer) -> String {
+        let kind = a.record.kind().name();
+        let id = a.id.as_deref().unwrap_or("(no id)");
+        let mut line = format!(
+            "{kind} {id} saved as comment {} in {}",
+            a.comment_id
+                .map_or_else(|| "?".to_string(), |c| c.to_string()),
+            a.store.as_deref().unwrap_or("the store")
+        );
+        if let Some(n) = a.record.redacted {
+            line.push_str(&format!(" ({n} secret value(s) redacted)"));
+        }
+        line
+    }
+}
