@@ -16,6 +16,7 @@ use super::wait::{layered, parse_wait};
 use crate::defaults;
 use crate::durable::DrainPolicy;
 use crate::error::{Error, Result};
+use crate::format::MIN_SECRET_CHARS;
 
 /// The default session issue title (see [`crate::defaults`]).
 pub const DEFAULT_TITLE: &str = defaults::TITLE;
@@ -251,20 +252,34 @@ fn token(
         }
         Ok(SecretString::from(token.to_string()))
     };
-    if let Some(path) = &over.token_file {
-        return from_file(path);
+    let (token, from) = if let Some(path) = &over.token_file {
+        (
+            from_file(path)?,
+            format!("the token file {}", path.display()),
+        )
+    } else if let Some(token) = &env.token {
+        (token.clone(), "$FORGESTATE_TOKEN".to_string())
+    } else if let Some(path) = &file.token_file {
+        let path = base.join(path);
+        (
+            from_file(&path)?,
+            format!("the token file {}", path.display()),
+        )
+    } else {
+        return Err(Error::config(
+            "no forge token was given; set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
+             (tokens are never accepted as command-line values)"
+                .to_string(),
+        ));
+    };
+    let chars = token.expose_secret().chars().count();
+    if chars < MIN_SECRET_CHARS {
+        return Err(Error::config(format!(
+            "the forge token in {from} is {chars} character(s) long, and a Forgejo or Gitea access \
+             token has 40: give the whole token (the forge shows it once, when it is made)"
+        )));
     }
-    if let Some(token) = &env.token {
-        return Ok(token.clone());
-    }
-    if let Some(path) = &file.token_file {
-        return from_file(&base.join(path));
-    }
-    Err(Error::config(
-        "no forge token was given; set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
-         (tokens are never accepted as command-line values)"
-            .to_string(),
-    ))
+    Ok(token)
 }
 
 /// A token as written in a file or variable, without surrounding whitespace or a byte-order

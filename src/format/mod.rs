@@ -32,7 +32,7 @@ pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,
     is_record_id, new_record_id,
 };
-pub use redact::{DEFAULT_REDACT_KEYS, REDACTED, Redactor, redact};
+pub use redact::{DEFAULT_REDACT_KEYS, MIN_SECRET_CHARS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use session::{END_REASONS, Intent};
 pub use sign::{

@@ -34,6 +34,10 @@ pub const DEFAULT_REDACT_KEYS: [&str; 13] = [
     "cookie",
 ];
 
+/// The shortest value [`Redactor::with_secret`] scrubs, and the shortest forge token the
+/// configuration takes (a Forgejo or Gitea access token has 40 characters).
+pub const MIN_SECRET_CHARS: usize = 8;
+
 /// Decides what is redacted, and does it. Build one with [`Redactor::new`] (key patterns) and
 /// [`Redactor::with_secret`] (values to scrub wherever they appear).
 #[derive(Clone)]
@@ -95,9 +99,12 @@ impl Redactor {
         self
     }
 
-    /// Also scrubs this value (the forge token in use) wherever it appears in any string.
+    /// Also scrubs this value (the forge token in use) wherever it appears in any string. A
+    /// value under [`MIN_SECRET_CHARS`] is not one: no forge token is that short (the
+    /// configuration refuses such a token before it is used), and scrubbing a letter or two
+    /// would cut every word that holds them.
     pub fn with_secret(mut self, secret: &SecretString) -> Redactor {
-        if !secret.expose_secret().is_empty() {
+        if secret.expose_secret().chars().count() >= MIN_SECRET_CHARS {
             self.secrets.push(secret.clone());
         }
         self

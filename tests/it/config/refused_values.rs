@@ -84,3 +84,32 @@ fn a_missing_token_is_explained_not_redacted() {
     assert!(err.contains("set $FORGESTATE_TOKEN"), "{err}");
     assert!(!err.contains("[REDACTED]"), "{err}");
 }
+
+/// A token of a letter or two (a placeholder, a truncated paste) is refused before any request,
+/// naming where it came from and never echoing it; and, while it is not used (the local store),
+/// it garbles no answer: scrubbing it would cut every word holding that letter.
+#[test]
+fn a_token_too_short_to_be_one_is_refused_and_scrubs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let forge = [
+        ("FORGESTATE_URL", "http://127.0.0.1:9"),
+        ("FORGESTATE_REPO", "acme/app"),
+        ("FORGESTATE_TOKEN", "tq7"),
+    ];
+    let out = run_with(dir.path(), &words("list"), &forge, None);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(78), "{err}");
+    assert!(
+        err.contains("$FORGESTATE_TOKEN is 3 character(s) long") && !err.contains("tq7"),
+        "{err}"
+    );
+    let local = [("FORGESTATE_TOKEN", "t")];
+    let line = "--store st checkpoint --agent w --session s --phase setting_up --json";
+    let out = run_with(dir.path(), &words(line), &local, None);
+    let answer = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        answer.contains("setting_up") && !answer.contains("REDACTED"),
+        "{answer}"
+    );
+}
