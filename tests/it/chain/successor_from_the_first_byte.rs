@@ -179,7 +179,7 @@ async fn a_rotation_killed_after_any_step_is_completed_by_the_next_record() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_rotation_under_way_is_left_to_its_creator_and_finished_after_a_minute() {
+async fn a_rotation_under_way_is_left_to_its_creator_and_finished_once_it_stalls() {
     let fake = FakeForge::start().await;
     let old = session(&fake);
     let writer = bot(&fake, fresh_dir().path());
