@@ -240,13 +240,10 @@ pub fn record_id(what: &str, text: String) -> Result<String> {
 }
 
 /// Checks a writer name given in a request (`writer`): one line of printable text, as every
-/// header value.
-pub fn writer(what: &str, value: &str) -> Result<()> {
-    crate::format::check_field("writer", value).map_err(|e| {
-        crate::error::Error::usage(format!(
-            "{what} is not a writer name: {e}; give one line of text"
-        ))
-    })
+/// header value, refused as the same value in a record is (a data error, exit 65).
+pub fn writer(value: &str) -> Result<()> {
+    crate::format::check_field("writer", value)
+        .map_err(|e| Error::from(crate::format::BuildError::Field(e)))
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ impl Run for ResumeVerb {
             .transpose()?;
         let writer = r.writer.as_deref();
         if let Some(w) = writer {
-            input::writer("writer", w)?;
+            input::writer(w)?;
         }
         let (mut answer, takeover_id) = match r.take_over {
             true => {

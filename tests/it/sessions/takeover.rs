@@ -453,3 +453,31 @@ async fn fencing_holds_across_export_and_import() {
         assert!(stderr(&out).contains("fenced:"), "{name}: {}", stderr(&out));
     }
 }
+
+/// A writer name is a header value wherever it is given: an empty one is refused alike by
+/// `checkpoint --writer` and `resume --take-over --writer` (exit 65, one sentence), and nothing
+/// is posted.
+#[test]
+fn an_empty_writer_is_refused_alike_by_checkpoint_and_a_takeover() {
+    let world = World::local();
+    let m = Machine::new(&world);
+    for line in [
+        "checkpoint --agent w --session s --phase p --writer=",
+        "resume --agent w --session s --take-over --writer=",
+    ] {
+        let out = m.run(line);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(65), "{line}: {err}");
+        assert!(
+            err.contains("writer is empty; give a non-empty writer")
+                && err.matches("give").count() == 1,
+            "{line}: {err}"
+        );
+    }
+    let listed = m.ok("list --session s");
+    assert_eq!(
+        listed["records"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
+}
