@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 pub use super::terminal::ColorArg;
 use clap::{Parser, Subcommand};
-use forgestate::verbs::FlushRequest;
 
 mod verbs;
 pub use verbs::*;
@@ -122,12 +121,6 @@ fn parse_patience_flag(text: &str) -> Result<std::time::Duration, String> {
 /// ([`TableVerb`]).
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Post the records waiting in this machine's outbox, oldest first
-    #[command(after_help = "Examples:
-  forgestate flush
-  forgestate flush --all
-  forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app")]
-    Flush(FlushRequest),
     /// Serve the verbs as Model Context Protocol tools on stdin/stdout, for LLM agents
     #[command(after_help = "Examples:
   forgestate mcp

@@ -10,7 +10,6 @@ mod call;
 mod completions;
 pub(crate) mod errors;
 mod failure;
-mod flush;
 mod help;
 mod logging;
 mod man;
@@ -114,7 +113,6 @@ fn init_logging(cli: &Cli) {
 /// Runs one command; the `Ok` value is the exit code.
 async fn run(cli: &Cli) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Flush(a) => flush::flush(cli, a).await,
         Command::Mcp => mcp::mcp(cli).await,
         Command::Call(a) => call::call(cli, a).await,
         Command::Completions(a) => completions::completions(cli, a),

@@ -50,15 +50,10 @@ pub(crate) fn with_remote(config: Config) -> Config {
     }
 }
 
-/// Loads the configuration and opens the store, saying so when a default store was chosen.
-pub(crate) fn open(cli: &Cli) -> Result<Client<AnyThread>, Failure> {
-    open_with(cli, &load(cli)?)
-}
-
 /// Opens the store of `config`, with the notes the user should see. The line naming the
 /// default local store appears on its first use (no thread file yet), or with `-v`: a routine
 /// command is quiet on stderr.
-pub(crate) fn open_with(cli: &Cli, config: &Config) -> Result<Client<AnyThread>, Failure> {
+pub(crate) fn open_with(cli: &Cli, config: &Config) -> forgestate::Result<Client<AnyThread>> {
     open_as(cli, config, Writer::Machine)
 }
 
@@ -66,7 +61,7 @@ pub(crate) fn open_with(cli: &Cli, config: &Config) -> Result<Client<AnyThread>,
 /// `Client`): a writer of its own, unless `FORGESTATE_WRITER` names one. The machine's writer
 /// is neither read nor made: a child whose store is never opened (Python's pure functions
 /// point it into the null device) has nothing to warn about.
-pub(crate) fn open_own(cli: &Cli, config: &Config) -> Result<Client<AnyThread>, Failure> {
+pub(crate) fn open_own(cli: &Cli, config: &Config) -> forgestate::Result<Client<AnyThread>> {
     open_as(cli, config, Writer::Own)
 }
 
@@ -79,7 +74,7 @@ enum Writer {
     Own,
 }
 
-fn open_as(cli: &Cli, config: &Config, writer: Writer) -> Result<Client<AnyThread>, Failure> {
+fn open_as(cli: &Cli, config: &Config, writer: Writer) -> forgestate::Result<Client<AnyThread>> {
     let (client, note) = opened_as(cli, config, writer)?;
     if let Some(note) = note {
         output::note(&note);
@@ -92,7 +87,7 @@ fn open_as(cli: &Cli, config: &Config, writer: Writer) -> Result<Client<AnyThrea
 pub(crate) fn opened(
     cli: &Cli,
     config: &Config,
-) -> Result<(Client<AnyThread>, Option<String>), Failure> {
+) -> forgestate::Result<(Client<AnyThread>, Option<String>)> {
     opened_as(cli, config, Writer::Machine)
 }
 
@@ -100,7 +95,7 @@ fn opened_as(
     cli: &Cli,
     config: &Config,
     writer: Writer,
-) -> Result<(Client<AnyThread>, Option<String>), Failure> {
+) -> forgestate::Result<(Client<AnyThread>, Option<String>)> {
     let settings = config.settings()?;
     let first_use = match &settings.store {
         StoreSettings::Local { dir, .. } => !dir.join(THREAD_FILE).exists(),

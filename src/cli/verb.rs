@@ -153,6 +153,10 @@ impl verbs::cli::Host for Lent<'_> {
     fn with_remote(&self, config: Config) -> Config {
         super::open::with_remote(config)
     }
+
+    fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
+        super::open::open_with(self.0, config)
+    }
 }
 
 /// Runs `V`: its request from its flags (checked before the store is opened), then the verb
@@ -251,6 +255,16 @@ impl verbs::cli::Printer for Printer<'_> {
 
     fn printable(&self, text: &str) -> String {
         output::printable(text).into_owned()
+    }
+
+    fn error_object(&self, e: &Error) -> verbs::FlushError {
+        let body = ErrorBody::new(super::errors::exit_code(e), &e.to_string());
+        verbs::FlushError {
+            code: body.code,
+            category: body.category.to_string(),
+            message: body.message,
+            reason: body.reason,
+        }
     }
 }
 

@@ -45,6 +45,9 @@ pub trait Printer {
     /// `text` with every control and invisible character a record's writer may have put in it
     /// made a space, so none reaches the terminal.
     fn printable(&self, text: &str) -> String;
+    /// The error object this face writes for `e`: its exit code (by who must act), category
+    /// and message on one line.
+    fn error_object(&self, e: &crate::Error) -> super::FlushError;
     /// Prints each warning on stderr (not with `--quiet`).
     fn warn(&self, warnings: &[String]) {
         if !self.quiet() {
@@ -89,12 +92,16 @@ pub trait Command: Run + Sized {
 }
 
 /// What the binary lends a verb that works on this machine rather than on one opened store
-/// (`outbox`, `doctor`): the configuration its command line makes.
+/// (`flush`, `outbox`, `doctor`): the configuration its command line makes, and the store it
+/// opens.
 pub trait Host {
     /// The global flags as the configuration's top layer.
     fn overrides(&self) -> Result<Overrides>;
     /// `config` with the working directory's git remote filling the gaps of its overrides.
     fn with_remote(&self, config: Config) -> Config;
+    /// Opens the store `config` names as every command of the binary does (the machine's
+    /// writer, the progress shown, the line naming a default store on its first use).
+    fn open(&self, config: &Config) -> Result<crate::Client<crate::backend::AnyThread>>;
     /// The configuration: the file, the environment and the global flags, the git remote
     /// filling the gaps.
     fn config(&self) -> Result<Config> {
@@ -102,8 +109,8 @@ pub trait Host {
     }
 }
 
-/// A verb the CLI runs over this machine's configuration, not one opened store (`outbox`,
-/// `doctor`): its flags, and the run that shows its answer.
+/// A verb the CLI runs over this machine's configuration, not one opened store (`flush`,
+/// `outbox`, `doctor`): its flags, and the run that shows its answer.
 pub trait OnMachine: Verb + Sized {
     /// Its flags.
     type Flags: Args + Send + Sync;

@@ -480,9 +480,9 @@ impl Runs {
 
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
-/// `machine` and `host` work on this machine's configuration and outboxes rather than one opened
-/// store: the CLI runs a `machine` verb itself (`flush`), and a `host` verb by its module's
-/// [`cli::OnMachine`] over what the binary lends (`outbox`, `doctor`).
+/// `host` works on this machine's configuration and outboxes rather than one opened store, and
+/// the CLI runs it by its module's [`cli::OnMachine`] over what the binary lends (`flush`,
+/// `outbox`, `doctor`).
 macro_rules! verbs {
     ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
         /// Every verb, in the order `--help` lists them.
@@ -508,8 +508,8 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb the library runs or the CLI runs by its module
-        /// (`host`), in the table's order, its flags the verb's ([`cli::Command::Flags`]).
+        /// The CLI's subcommand of every verb, in the table's order, its flags the verb's
+        /// ([`cli::Command::Flags`]).
         #[cfg(feature = "cli")]
         #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
         pub fn commands() -> Vec<clap::Command> {
@@ -522,7 +522,7 @@ macro_rules! verbs {
         }
 
         /// Visits the verb named `name` with its type (what the CLI runs each verb with);
-        /// `None` when no verb of that name has its command in its module.
+        /// `None` when no verb has that name.
         #[cfg(feature = "cli")]
         pub fn visit<T: cli::Visit>(name: &str, visitor: T) -> Option<T::Out> {
             $(
@@ -564,7 +564,6 @@ macro_rules! verbs {
     (@command $commands:ident, $verb:ty: streams) => {
         $commands.push(cli::stream_command::<$verb>())
     };
-    (@command $commands:ident, $verb:ty: $how:ident) => {};
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
     };
@@ -574,17 +573,11 @@ macro_rules! verbs {
     (@visit $verb:ty: streams, $visitor:ident) => {
         Some($visitor.visit_stream::<$verb>())
     };
-    (@visit $verb:ty: $how:ident, $visitor:ident) => {
-        None
-    };
     (@runs $verb:ty) => {
         Runs::Library
     };
     (@runs $verb:ty: streams) => {
         Runs::Streams
-    };
-    (@runs $verb:ty: machine) => {
-        Runs::Machine
     };
     (@runs $verb:ty: host) => {
         Runs::Machine
@@ -594,7 +587,7 @@ macro_rules! verbs {
 verbs! {
     Checkpoint, Health, End, ResumeVerb, LatestVerb, ListVerb, Fork,
     StatusVerb, History, Watch: streams, Publish,
-    Init, Flush: machine, Outboxes: host, Prune, Rotate, Export, Import, Doctor: host,
+    Init, Flush: host, Outboxes: host, Prune, Rotate, Export, Import, Doctor: host,
     Render, Parse, ResumeMapVerb, Schema,
     #[cfg(test)]
     example::Example,

@@ -11,11 +11,6 @@ use forgestate::verbs;
 use super::layering::sources;
 use crate::common;
 
-/// The verb the CLI still runs itself, over this machine's outboxes (`flush`): its command in
-/// `src/cli/` names its request.
-const RUN_BY_THE_CLI: &[(&str, &[&str])] =
-    &[("FlushRequest", &["src/cli/args.rs", "src/cli/flush.rs"])];
-
 /// Files that call each verb by name on purpose, one call per place (not a list kept beside the
 /// table): a scenario test, and the LangGraph saver, whose one body of each method is driven
 /// by both the sync and the async client through `(verb, args)` pairs.
@@ -63,15 +58,9 @@ fn each_request_type_is_named_in_its_own_file_and_the_table_only() {
     let mut wrong = Vec::new();
     for (name, home) in &requests {
         let own_dir = home.trim_end_matches(".rs").to_string() + "/";
-        let excepted = RUN_BY_THE_CLI
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(&[][..], |(_, files)| *files);
         for s in &sources {
-            let allowed = s.rel == *home
-                || s.rel.starts_with(&own_dir)
-                || s.rel == "src/verbs/mod.rs"
-                || excepted.contains(&s.rel.as_str());
+            let allowed =
+                s.rel == *home || s.rel.starts_with(&own_dir) || s.rel == "src/verbs/mod.rs";
             if !allowed && names(&s.code, name) {
                 wrong.push(format!("{}: names {name} (declared in {home})", s.rel));
             }
