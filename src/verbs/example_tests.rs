@@ -253,4 +253,12 @@ impl super::cli::Printer for Recorder {
     fn printable(&self, text: &str) -> String {
         text.to_string()
     }
+    fn error_object(&self, e: &crate::Error) -> super::FlushError {
+        super::FlushError {
+            code: 1,
+            category: e.category().name().to_string(),
+            message: e.to_string(),
+            reason: None,
+        }
+    }
 }
