@@ -28,8 +28,6 @@ mod export;
 mod filter;
 mod flush;
 mod fork;
-#[cfg(test)]
-mod generate;
 mod health;
 mod history;
 mod import;

@@ -2,6 +2,7 @@
 //! the real answers valid under their schemas, and the committed snapshot of the whole table.
 
 mod answers;
+mod generate;
 mod snapshot;
 mod typed;
 pub mod walk;

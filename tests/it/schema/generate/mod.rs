@@ -7,7 +7,13 @@ mod docs;
 mod model;
 mod python;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use forgestate::verbs::{ALL, SchemaAnswer, VerbDoc, answer_schema, request_schema};
 
 use docs::BLOCKS;
 use model::Model;
@@ -15,19 +21,59 @@ use model::Model;
 /// The command that rewrites every generated file.
 const REGENERATE: &str = "UPDATE_SNAPSHOTS=1 cargo test --locked";
 
-/// The table's answer as `forgestate schema` prints it (the verbs only tests have left out,
-/// unless `with_test_verbs`).
-fn table(with_test_verbs: bool) -> super::SchemaAnswer {
-    let mut table = super::SchemaAnswer::new();
-    if !with_test_verbs {
-        table.verbs.retain(|v| v.name != "example");
+/// The table's answer as `forgestate schema` prints it, with a verb added at its end when
+/// `with_test_verb` (`example`, as a contributor would add it: one request field required, one
+/// optional).
+fn table(with_test_verb: bool) -> SchemaAnswer {
+    let mut table = SchemaAnswer::new();
+    if with_test_verb {
+        table.verbs.push(example());
     }
     table
 }
 
+/// `example`: what to say back.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)] // read by its schema only
+struct ExampleRequest {
+    /// The words to say back.
+    words: String,
+    /// How many times.
+    #[serde(default)]
+    times: Option<u32>,
+}
+
+/// What `example` answers.
+#[derive(Serialize, JsonSchema)]
+struct ExampleAnswer {
+    /// The words, `times` times.
+    said: String,
+}
+
+/// The `example` verb as `forgestate schema` would list it.
+fn example() -> VerbDoc {
+    let request = request_schema::<ExampleRequest>();
+    let flags = ["times", "words"].map(|f| (f.to_string(), format!("--{f}")));
+    VerbDoc {
+        name: "example",
+        title: "Say it back",
+        description: "Says the words back, for the table's own tests.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        faces: ALL,
+        runs: "library",
+        flags: BTreeMap::from(flags),
+        positional: vec!["words".to_string()],
+        request,
+        answer: answer_schema::<ExampleAnswer>(),
+    }
+}
+
 /// Each generated file's path (from the repository's root) and its text, for `table`, given
 /// what each doc holds now (`read`).
-fn generate(table: &super::SchemaAnswer, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
+fn generate(table: &SchemaAnswer, read: impl Fn(&str) -> String) -> Vec<(String, String)> {
     let schema = serde_json::to_value(table).expect("serializes");
     let schema = &schema;
     let mut model = Model::new(schema);

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::model::{Model, literal, strings};
-use crate::report::dashboard::splice_between;
+use forgestate::report::dashboard::splice_between;
 
 /// One generated block: the doc it lives in and the name in its markers.
 pub struct Block {
@@ -285,7 +285,6 @@ fn python(model: &Model) -> String {
     out
 }
 
-#[cfg(test)]
 #[test]
 fn a_literal_is_python() {
     assert_eq!(
