@@ -15,7 +15,7 @@ use serde_json::Value;
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
 use forgestate::report::StatusPolicy;
-use forgestate::verbs::cli::{Command, OnMachine, Streams, Visit};
+use forgestate::verbs::cli::{Command, MakeRequest, OnMachine, Streams, Visit};
 use forgestate::verbs::{self, Context, Spec};
 use forgestate::{Client, Error};
 
@@ -164,7 +164,7 @@ impl verbs::cli::Host for Lent<'_> {
 async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
     let flags = V::Flags::from_arg_matches(matches)
         .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
-    let request = V::request(&flags).map_err(|e| flagged(&V::SPEC, e))?;
+    let request = flags.request().map_err(|e| flagged(&V::SPEC, e))?;
     let printer = Printer {
         cli,
         note: std::cell::Cell::new(None),

@@ -187,22 +187,24 @@ mod cli {
 
     use serde_json::{Map, Value};
 
-    impl crate::verbs::cli::Command for Checkpoint {
-        type Flags = CheckpointFlags;
-
+    impl crate::verbs::cli::MakeRequest<CheckpointRequest> for CheckpointFlags {
         /// The request, its `data` read from `--data` (inline or `-`), `--data-file` and `--set`.
-        fn request(flags: &CheckpointFlags) -> Result<CheckpointRequest> {
-            let text = input::read_text(flags.data.as_deref(), flags.data_file.as_deref())?;
+        fn request(&self) -> Result<CheckpointRequest> {
+            let text = input::read_text(self.data.as_deref(), self.data_file.as_deref())?;
             let mut data = match text {
                 Some(text) => input::json_object("--data", &text)?,
                 None => Map::new(),
             };
-            input::apply_sets(&mut data, &flags.set)?;
+            input::apply_sets(&mut data, &self.set)?;
             Ok(CheckpointRequest {
                 data: Value::Object(data),
-                ..flags.request.clone()
+                ..self.request.clone()
             })
         }
+    }
+
+    impl crate::verbs::cli::Command for Checkpoint {
+        type Flags = CheckpointFlags;
 
         fn show(
             _: &CheckpointFlags,

@@ -58,14 +58,25 @@ pub trait Printer {
     }
 }
 
+/// What a verb's flags make: its request. Flags that are the request itself make it as they
+/// are; flags with the command line's extras beside the request read them in (a file, stdin,
+/// `--set`) or check them.
+pub trait MakeRequest<R>: Args + Send + Sync {
+    /// The request the flags make.
+    fn request(&self) -> Result<R>;
+}
+
+impl<R: Args + Clone + Send + Sync> MakeRequest<R> for R {
+    fn request(&self) -> Result<R> {
+        Ok(self.clone())
+    }
+}
+
 /// A verb on the command line: its flags, the request they make, and how its answer shows.
 pub trait Command: Run + Sized {
     /// Its flags: the request's (`Self::Request` itself), or the request flattened beside the
     /// command line's extras (`status --publish`, `checkpoint --data-file`).
-    type Flags: Args + Send + Sync;
-
-    /// The request the flags make (the extras read in: a file, stdin, `--set`).
-    fn request(flags: &Self::Flags) -> Result<Self::Request>;
+    type Flags: MakeRequest<Self::Request>;
 
     /// Shows the answer, on stdout as JSON or text, and returns the exit code.
     fn show(flags: &Self::Flags, answer: Self::Answer, p: &impl Printer) -> u8;

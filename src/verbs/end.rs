@@ -108,16 +108,11 @@ pub fn with_intent(
 #[cfg(feature = "cli")]
 mod cli {
     use super::{End, EndRequest};
-    use crate::error::Result;
 
     use crate::verbs::SaveAnswer;
 
     impl crate::verbs::cli::Command for End {
         type Flags = EndRequest;
-
-        fn request(flags: &EndRequest) -> Result<EndRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(_: &EndRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
             answer.show(p)

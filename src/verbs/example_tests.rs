@@ -12,7 +12,7 @@ use super::{ALL, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
 use crate::error::Result;
 
 /// `example`: what to say back.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct ExampleRequest {
@@ -65,13 +65,6 @@ impl Run for Example {
 #[cfg(feature = "cli")]
 impl super::cli::Command for Example {
     type Flags = ExampleRequest;
-
-    fn request(flags: &ExampleRequest) -> Result<ExampleRequest> {
-        Ok(ExampleRequest {
-            words: flags.words.clone(),
-            times: flags.times,
-        })
-    }
 
     fn show(_: &ExampleRequest, answer: ExampleAnswer, p: &impl super::cli::Printer) -> u8 {
         super::cli::show_answer::<Self>(&answer, p)
@@ -195,7 +188,7 @@ impl<'a> super::cli::Visit for Runner<'a> {
         Box::pin(async move {
             let flags = V::Flags::from_arg_matches(self.matches)
                 .map_err(|e| crate::Error::usage(e.to_string()))?;
-            let request = V::request(&flags)?;
+            let request = super::cli::MakeRequest::request(&flags)?;
             V::call(self.ctx, &flags, request, self.printer).await
         })
     }

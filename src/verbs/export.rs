@@ -53,16 +53,11 @@ impl Run for Export {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{Export, ExportRequest};
-    use crate::error::Result;
 
     use crate::Exported;
 
     impl crate::verbs::cli::Command for Export {
         type Flags = ExportRequest;
-
-        fn request(flags: &ExportRequest) -> Result<ExportRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(_: &ExportRequest, answer: Exported, p: &impl crate::verbs::cli::Printer) -> u8 {
             p.warn(&answer.warnings);

@@ -83,16 +83,11 @@ impl Run for Fork {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{Fork, ForkRequest};
-    use crate::error::Result;
 
     use crate::verbs::SaveAnswer;
 
     impl crate::verbs::cli::Command for Fork {
         type Flags = ForkRequest;
-
-        fn request(flags: &ForkRequest) -> Result<ForkRequest> {
-            Ok(flags.clone())
-        }
 
         /// The line naming what was forked into what (not with `--json` or `--quiet`), then the save.
         fn show(a: &ForkRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {

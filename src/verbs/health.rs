@@ -111,18 +111,20 @@ mod cli {
 
     use serde_json::Value;
 
-    impl crate::verbs::cli::Command for Health {
-        type Flags = HealthFlags;
-
+    impl crate::verbs::cli::MakeRequest<HealthRequest> for HealthFlags {
         /// The request, its `metrics` the text of `--metrics` (inline or `-`; the verb parses it, as
         /// it does a JSON string from MCP).
-        fn request(flags: &HealthFlags) -> Result<HealthRequest> {
-            let metrics = input::read_text(flags.metrics.as_deref(), None)?;
+        fn request(&self) -> Result<HealthRequest> {
+            let metrics = input::read_text(self.metrics.as_deref(), None)?;
             Ok(HealthRequest {
                 metrics: metrics.map_or_else(crate::format::empty_object, Value::String),
-                ..flags.request.clone()
+                ..self.request.clone()
             })
         }
+    }
+
+    impl crate::verbs::cli::Command for Health {
+        type Flags = HealthFlags;
 
         fn show(_: &HealthFlags, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
             answer.show(p)

@@ -97,7 +97,7 @@ fn history_summary(v: &Value) -> Option<String> {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{History, HistoryAnswer, HistoryRequest};
-    use crate::error::Result;
+
     use crate::format::format_time;
     use crate::report::diff::{Change, Op};
     use crate::report::{Origin, Step};
@@ -105,10 +105,6 @@ mod cli {
 
     impl Command for History {
         type Flags = HistoryRequest;
-
-        fn request(flags: &HistoryRequest) -> Result<HistoryRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(_: &HistoryRequest, h: HistoryAnswer, p: &impl Printer) -> u8 {
             p.warn(&h.warnings);

@@ -53,16 +53,11 @@ impl Run for Import {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{Import, ImportRequest};
-    use crate::error::Result;
 
     use crate::Imported;
 
     impl crate::verbs::cli::Command for Import {
         type Flags = ImportRequest;
-
-        fn request(flags: &ImportRequest) -> Result<ImportRequest> {
-            Ok(flags.clone())
-        }
 
         /// The counts; exit 75 when an outage stopped it (run it again).
         fn show(_: &ImportRequest, answer: Imported, p: &impl crate::verbs::cli::Printer) -> u8 {

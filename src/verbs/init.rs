@@ -8,7 +8,7 @@ use crate::error::Result;
 
 /// `init` takes nothing.
 #[cfg_attr(feature = "cli", derive(clap::Args))]
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitRequest {}
 
@@ -85,14 +85,8 @@ impl Run for Init {
 mod cli {
     use super::{Init, InitAnswer, InitRequest};
 
-    use crate::error::Result;
-
     impl crate::verbs::cli::Command for Init {
         type Flags = InitRequest;
-
-        fn request(_: &InitRequest) -> Result<InitRequest> {
-            Ok(InitRequest {})
-        }
 
         fn show(_: &InitRequest, answer: InitAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
             crate::verbs::cli::show_answer::<Self>(&answer, p)

@@ -79,17 +79,12 @@ fn latest_summary(v: &Value) -> Option<String> {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{LatestAnswer, LatestRequest, LatestVerb};
-    use crate::error::Result;
 
     use crate::verbs::cli::record::entry_text;
     use crate::verbs::cli::{Command, Printer};
 
     impl Command for LatestVerb {
         type Flags = LatestRequest;
-
-        fn request(flags: &LatestRequest) -> Result<LatestRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(_: &LatestRequest, answer: LatestAnswer, p: &impl Printer) -> u8 {
             p.warn(&answer.warnings);

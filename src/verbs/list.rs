@@ -147,7 +147,7 @@ fn list_summary(v: &Value) -> Option<String> {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{ListAnswer, ListRequest, ListVerb};
-    use crate::error::Result;
+
     use crate::format::format_time;
 
     use crate::verbs::cli::record::what;
@@ -155,10 +155,6 @@ mod cli {
 
     impl Command for ListVerb {
         type Flags = ListRequest;
-
-        fn request(flags: &ListRequest) -> Result<ListRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(a: &ListRequest, scan: ListAnswer, p: &impl Printer) -> u8 {
             p.warn(&scan.warnings);

@@ -69,14 +69,16 @@ mod cli {
     use super::{Parse, ParseAnswer, ParseFlags, ParseRequest};
     use crate::error::Result;
 
-    impl crate::verbs::cli::Command for Parse {
-        type Flags = ParseFlags;
-
-        fn request(flags: &ParseFlags) -> Result<ParseRequest> {
-            let file = flags.file.clone().unwrap_or_else(|| "-".into());
+    impl crate::verbs::cli::MakeRequest<ParseRequest> for ParseFlags {
+        fn request(&self) -> Result<ParseRequest> {
+            let file = self.file.clone().unwrap_or_else(|| "-".into());
             let body = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
             Ok(ParseRequest { body })
         }
+    }
+
+    impl crate::verbs::cli::Command for Parse {
+        type Flags = ParseFlags;
 
         /// The record as JSON, with or without `--json`.
         fn show(_: &ParseFlags, answer: ParseAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {

@@ -123,14 +123,8 @@ impl Run for Prune {
 mod cli {
     use super::{Prune, PruneAnswer, PruneRequest};
 
-    use crate::error::Result;
-
     impl crate::verbs::cli::Command for Prune {
         type Flags = PruneRequest;
-
-        fn request(flags: &PruneRequest) -> Result<PruneRequest> {
-            Ok(flags.clone())
-        }
 
         /// The plan: what was (or would be) deleted, and what stays.
         fn show(a: &PruneRequest, plan: PruneAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {

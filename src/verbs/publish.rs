@@ -69,16 +69,11 @@ impl Run for Publish {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{Publish, PublishRequest};
-    use crate::error::Result;
 
     use crate::Published;
 
     impl crate::verbs::cli::Command for Publish {
         type Flags = PublishRequest;
-
-        fn request(flags: &PublishRequest) -> Result<PublishRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(_: &PublishRequest, answer: Published, p: &impl crate::verbs::cli::Printer) -> u8 {
             p.warn(&answer.warnings);

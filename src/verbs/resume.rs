@@ -275,17 +275,12 @@ fn resume_summary(v: &Value) -> Option<String> {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{ResumeAnswer, ResumeRequest, ResumeVerb};
-    use crate::error::Result;
 
     use crate::verbs::cli::record::{place, pretty, when};
     use crate::verbs::cli::{Command, Printer};
 
     impl Command for ResumeVerb {
         type Flags = ResumeRequest;
-
-        fn request(flags: &ResumeRequest) -> Result<ResumeRequest> {
-            Ok(flags.clone())
-        }
 
         fn show(a: &ResumeRequest, answer: ResumeAnswer, p: &impl Printer) -> u8 {
             p.warn(&answer.warnings);

@@ -72,14 +72,9 @@ impl Run for ResumeMapVerb {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
-    use crate::error::Result;
 
     impl crate::verbs::cli::Command for ResumeMapVerb {
         type Flags = ResumeMapRequest;
-
-        fn request(flags: &ResumeMapRequest) -> Result<ResumeMapRequest> {
-            Ok(flags.clone())
-        }
 
         /// `phase -> point` lines, then the default.
         fn show(

@@ -9,7 +9,7 @@ use crate::error::Result;
 
 /// `rotate` takes nothing.
 #[cfg_attr(feature = "cli", derive(clap::Args))]
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateRequest {}
 
@@ -82,14 +82,9 @@ pub(super) fn rotation_text(r: &Rotation) -> String {
 mod cli {
     use super::{Rotate, RotateRequest, rotation_text};
     use crate::Rotation;
-    use crate::error::Result;
 
     impl crate::verbs::cli::Command for Rotate {
         type Flags = RotateRequest;
-
-        fn request(_: &RotateRequest) -> Result<RotateRequest> {
-            Ok(RotateRequest {})
-        }
 
         /// What the rotation did, and what it could not carry (not with `--quiet`).
         fn show(_: &RotateRequest, report: Rotation, p: &impl crate::verbs::cli::Printer) -> u8 {

@@ -12,7 +12,7 @@ use crate::error::Result;
 
 /// `schema` takes nothing.
 #[cfg_attr(feature = "cli", derive(clap::Args))]
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaRequest {}
 
@@ -150,10 +150,6 @@ mod cli {
 
     impl crate::verbs::cli::Command for Schema {
         type Flags = SchemaRequest;
-
-        fn request(_: &SchemaRequest) -> Result<SchemaRequest> {
-            Ok(SchemaRequest {})
-        }
 
         /// The table as JSON, with or without `--json`.
         fn show(

@@ -123,13 +123,10 @@ mod cli {
     use crate::verbs::cli::{Command, Printer, table};
     use crate::verbs::{Context, Publish};
 
-    impl Command for StatusVerb {
-        type Flags = StatusFlags;
-
-        fn request(flags: &StatusFlags) -> Result<StatusRequest> {
-            let r = &flags.request;
-            if flags.publish && (r.agent.is_some() || r.session.is_some() || flags.fail_on_stalled)
-            {
+    impl crate::verbs::cli::MakeRequest<StatusRequest> for StatusFlags {
+        fn request(&self) -> Result<StatusRequest> {
+            let r = &self.request;
+            if self.publish && (r.agent.is_some() || r.session.is_some() || self.fail_on_stalled) {
                 return Err(Error::usage(
                     "--publish writes the table of every agent and session; drop --agent, --session \
                      and --fail-on-stalled, or run `status` with them separately",
@@ -137,6 +134,10 @@ mod cli {
             }
             Ok(r.clone())
         }
+    }
+
+    impl Command for StatusVerb {
+        type Flags = StatusFlags;
 
         /// `status`, or with `--publish` the work of `publish` (with `status`'s threshold flags).
         async fn call(
