@@ -291,7 +291,7 @@ fn flagged(spec: &Spec, e: Error) -> Error {
 }
 
 /// The property names of a request schema.
-pub(super) fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<String> {
+fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<String> {
     schema
         .get("properties")
         .and_then(Value::as_object)
@@ -302,7 +302,7 @@ pub(super) fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<Str
 /// The flag that sets request field `field`: `--field-name`, or the one the verb's spec names.
 /// `None` when the field is not a flag: a positional argument (`<FILE|->`), or every field of a
 /// request read whole as a JSON document (spec entry `("*", "<FILE|->")`).
-pub(super) fn flag_for(field: &str, renamed: &[(&str, &str)]) -> Option<String> {
+fn flag_for(field: &str, renamed: &[(&str, &str)]) -> Option<String> {
     let named = renamed
         .iter()
         .find(|(f, _)| *f == field || *f == "*")
@@ -332,10 +332,6 @@ fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String
 }
 
 #[cfg(test)]
-#[path = "verb_tests.rs"]
-mod parity;
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -355,10 +351,6 @@ mod tests {
         assert_eq!(flag_for("blockers", &renamed).as_deref(), Some("--blocker"));
         let document = [("*", "<FILE|->")];
         assert_eq!(flag_for("agent", &document), None);
-        assert_eq!(
-            super::parity::positional_for("agent", &document),
-            Some("FILE|-")
-        );
         assert_eq!(
             as_flag("agent is bad", &["agent".into()], &document),
             "agent is bad"

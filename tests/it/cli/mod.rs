@@ -4,6 +4,7 @@ mod against_forge;
 mod completions;
 mod exit_codes;
 mod first_hour;
+mod flags_and_fields;
 mod help;
 mod human_output;
 mod init;

@@ -4,6 +4,7 @@
 mod answers;
 mod generate;
 mod snapshot;
+mod table;
 mod typed;
 pub mod walk;
 

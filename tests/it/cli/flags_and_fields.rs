@@ -1,21 +1,29 @@
-//! The CLI against the verb table: every verb is a command, and every field of its request is
-//! one of its flags (or the positional argument its spec names), so no request field is out of
-//! the command line's reach.
+//! The CLI against the verb table: every verb is a command, every field of its request is one
+//! of its flags (or the positional argument its spec names), so no request field is out of the
+//! command line's reach, and a flag defaults to what its field defaults to.
 
-use clap::CommandFactory;
+use forgestate::verbs::{self, SchemaAnswer};
 
-use forgestate::verbs;
+/// The subcommand of the verb named `name`, as the binary builds it from the table.
+fn command(name: &str) -> Option<clap::Command> {
+    verbs::commands().into_iter().find(|c| c.get_name() == name)
+}
 
-use super::super::args::Cli;
-use super::{flag_for, request_fields};
+/// The property names of a request schema.
+fn request_fields(schema: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
 
 #[test]
 fn every_request_field_is_a_flag() {
-    let cli = Cli::command();
     let mut missing = Vec::new();
-    for spec in verbs::table() {
-        let Some(command) = cli.find_subcommand(spec.name) else {
-            missing.push(format!("{}: no such command", spec.name));
+    for verb in SchemaAnswer::new().verbs {
+        let Some(command) = command(verb.name) else {
+            missing.push(format!("{}: no such command", verb.name));
             continue;
         };
         let longs: Vec<String> = command
@@ -25,20 +33,21 @@ fn every_request_field_is_a_flag() {
         let positionals: Vec<String> = command
             .get_positionals()
             .flat_map(|a| a.get_value_names().unwrap_or_default().iter())
-            .map(|n| n.to_string())
+            .map(|n| format!("<{n}>"))
             .collect();
-        for field in request_fields(&(spec.request)()) {
-            match (
-                flag_for(&field, spec.flags),
-                positional_for(&field, spec.flags),
-            ) {
-                (Some(flag), _) if longs.contains(&flag) => {}
-                (None, Some(name)) if positionals.iter().any(|p| p == name) => {}
-                (flag, name) => missing.push(format!(
-                    "{}: request field `{field}` has no flag ({flag:?}, positional {name:?}); \
-                     flags are {longs:?}",
-                    spec.name
-                )),
+        assert_eq!(
+            verb.flags.keys().cloned().collect::<Vec<_>>(),
+            request_fields(&verb.request),
+            "{}: schema names the CLI form of every request field",
+            verb.name
+        );
+        for (field, form) in &verb.flags {
+            if !longs.contains(form) && !positionals.contains(form) {
+                missing.push(format!(
+                    "{}: request field `{field}` has no flag ({form}); flags are {longs:?}, \
+                     positionals {positionals:?}",
+                    verb.name
+                ));
             }
         }
     }
@@ -59,22 +68,13 @@ fn the_spec_renames_only_fields_that_exist() {
     }
 }
 
-/// The positional argument that carries `field`, when the spec says one does (`FILE|-`).
-pub(super) fn positional_for<'a>(field: &str, renamed: &[(&str, &'a str)]) -> Option<&'a str> {
-    renamed
-        .iter()
-        .find(|(f, _)| *f == field || *f == "*")
-        .and_then(|(_, flag)| flag.strip_prefix('<')?.strip_suffix('>'))
-}
-
 /// A flag's default is its request field's, as the request schema publishes it (so `call`, MCP
 /// and Python default alike): no default is written for the command line alone.
 #[test]
 fn every_flag_default_is_its_request_fields_default() {
-    let cli = Cli::command();
     let mut wrong = Vec::new();
     for spec in verbs::table() {
-        let Some(command) = cli.find_subcommand(spec.name) else {
+        let Some(command) = command(spec.name) else {
             continue;
         };
         let request = (spec.request)();
