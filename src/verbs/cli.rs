@@ -187,22 +187,8 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
     super::visit(name, Alone(args)).flatten()
 }
 
-/// `V`'s subcommand: its name, its one line, its examples and its flags.
-pub fn command<V: Command>() -> Subcommand {
-    subcommand::<V::Flags>(&V::SPEC)
-}
-
-/// `V`'s subcommand, for a verb run over this machine's configuration.
-pub fn machine_command<V: OnMachine>() -> Subcommand {
-    subcommand::<V::Flags>(&V::SPEC)
-}
-
-/// `V`'s subcommand, for a verb whose answer is a stream of events.
-pub fn stream_command<V: Streams>() -> Subcommand {
-    subcommand::<V::Flags>(&V::SPEC)
-}
-
-fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
+/// A verb's subcommand: its name, its one line, its examples and its flags `F`.
+pub fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
     let about = match spec.about {
         "" => spec.title,
         about => about,

@@ -554,13 +554,13 @@ macro_rules! verbs {
         None
     };
     (@command $commands:ident, $verb:ty) => {
-        $commands.push(cli::command::<$verb>())
+        $commands.push(cli::subcommand::<<$verb as cli::Command>::Flags>(&<$verb as Verb>::SPEC))
     };
     (@command $commands:ident, $verb:ty: host) => {
-        $commands.push(cli::machine_command::<$verb>())
+        $commands.push(cli::subcommand::<<$verb as cli::OnMachine>::Flags>(&<$verb as Verb>::SPEC))
     };
     (@command $commands:ident, $verb:ty: streams) => {
-        $commands.push(cli::stream_command::<$verb>())
+        $commands.push(cli::subcommand::<<$verb as cli::Streams>::Flags>(&<$verb as Verb>::SPEC))
     };
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
