@@ -6,11 +6,11 @@
 //! line those are flags, so a usage or data error that opens with a field's name is reworded to
 //! open with its flag (`--reason "x" …`), as the Python package rewords flags to parameters.
 
+use std::collections::BTreeMap;
 use std::pin::Pin;
 
 use clap::FromArgMatches;
 use serde::Serialize;
-use serde_json::Value;
 
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
@@ -279,52 +279,30 @@ struct Failed<'a, T> {
 
 /// `e` with a leading request field name written as the flag that sets it.
 fn flagged(spec: &Spec, e: Error) -> Error {
-    let fields = request_fields(&(spec.request)());
+    let flags = spec.cli_flags();
     match e {
-        Error::Usage { message } => Error::usage(as_flag(&message, &fields, spec.flags)),
-        Error::Invalid { message } => Error::invalid(as_flag(&message, &fields, spec.flags)),
+        Error::Usage { message } => Error::usage(as_flag(&message, &flags)),
+        Error::Invalid { message } => Error::invalid(as_flag(&message, &flags)),
         Error::NotAFile { message } => Error::NotAFile {
-            message: as_flag(&message, &fields, spec.flags),
+            message: as_flag(&message, &flags),
         },
         e => e,
     }
 }
 
-/// The property names of a request schema.
-fn request_fields(schema: &serde_json::Map<String, Value>) -> Vec<String> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
-/// The flag that sets request field `field`: `--field-name`, or the one the verb's spec names.
-/// `None` when the field is not a flag: a positional argument (`<FILE|->`), or every field of a
-/// request read whole as a JSON document (spec entry `("*", "<FILE|->")`).
-fn flag_for(field: &str, renamed: &[(&str, &str)]) -> Option<String> {
-    let named = renamed
-        .iter()
-        .find(|(f, _)| *f == field || *f == "*")
-        .map(|(_, flag)| *flag);
-    match named {
-        Some(flag) if flag.starts_with('<') => None,
-        Some(flag) => Some(format!("--{flag}")),
-        None => Some(format!("--{}", field.replace('_', "-"))),
-    }
-}
-
-fn as_flag(message: &str, fields: &[String], renamed: &[(&str, &str)]) -> String {
+/// `message` with a leading request field written as its flag; a field read from a positional
+/// file (`<FILE|->`) has no flag, and stays.
+fn as_flag(message: &str, flags: &BTreeMap<String, String>) -> String {
     // The longest name first, so `intent_data` is not read as `intent`.
-    let mut fields: Vec<&String> = fields.iter().collect();
-    fields.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    for field in fields {
+    let mut fields: Vec<(&String, &String)> = flags.iter().collect();
+    fields.sort_by_key(|(field, _)| std::cmp::Reverse(field.len()));
+    for (field, form) in fields {
         if let Some(rest) = message.strip_prefix(field.as_str())
             && (rest.starts_with(' ') || rest.starts_with(':'))
         {
-            return match flag_for(field, renamed) {
-                Some(flag) => format!("{flag}{rest}"),
-                None => message.to_string(),
+            return match form.starts_with('<') {
+                true => message.to_string(),
+                false => format!("{form}{rest}"),
             };
         }
     }
@@ -337,23 +315,33 @@ mod tests {
 
     #[test]
     fn a_leading_field_becomes_its_flag() {
-        let fields = vec!["intent".to_string(), "intent_data".to_string()];
-        let renamed = [("blockers", "blocker")];
+        let flags = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(f, form)| (f.to_string(), form.to_string()))
+                .collect()
+        };
+        let flags = flags(&[
+            ("intent", "--intent"),
+            ("intent_data", "--intent-data"),
+            ("blockers", "--blocker"),
+            ("body", "<FILE|->"),
+        ]);
         assert_eq!(
-            as_flag("intent_data needs an intent", &fields, &renamed),
+            as_flag("intent_data needs an intent", &flags),
             "--intent-data needs an intent"
         );
-        assert_eq!(as_flag("intent: bad", &fields, &renamed), "--intent: bad");
-        assert_eq!(
-            as_flag("intentional text", &fields, &renamed),
-            "intentional text"
-        );
-        assert_eq!(flag_for("blockers", &renamed).as_deref(), Some("--blocker"));
-        let document = [("*", "<FILE|->")];
-        assert_eq!(flag_for("agent", &document), None);
-        assert_eq!(
-            as_flag("agent is bad", &["agent".into()], &document),
-            "agent is bad"
-        );
+        assert_eq!(as_flag("intent: bad", &flags), "--intent: bad");
+        assert_eq!(as_flag("blockers: bad", &flags), "--blocker: bad");
+        assert_eq!(as_flag("intentional text", &flags), "intentional text");
+        assert_eq!(as_flag("body is bad", &flags), "body is bad");
+    }
+
+    #[test]
+    fn every_field_of_a_request_read_from_a_file_has_no_flag() {
+        let spec = forgestate::verbs::spec("render").expect("render is a verb");
+        let flags = spec.cli_flags();
+        assert!(flags.values().all(|form| form == "<FILE|->"), "{flags:?}");
+        assert_eq!(as_flag("agent is bad", &flags), "agent is bad");
     }
 }

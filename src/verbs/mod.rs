@@ -51,6 +51,8 @@ mod status;
 mod summary;
 mod watch;
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -264,6 +266,31 @@ impl Spec {
     /// Whether `face` exposes the verb.
     pub fn on(&self, face: Face) -> bool {
         self.faces.contains(&face)
+    }
+
+    /// Each request field and its CLI form: `--flag` (the spec's own name for it, `*` standing
+    /// for every field, else the field's name in kebab case), or `<FILE|->` for a field read
+    /// from a positional file.
+    pub fn cli_flags(&self) -> BTreeMap<String, String> {
+        let request = (self.request)();
+        let fields = request.get("properties").and_then(Value::as_object);
+        fields
+            .into_iter()
+            .flat_map(|f| f.keys())
+            .map(|field| {
+                let named = self
+                    .flags
+                    .iter()
+                    .find(|(f, _)| f == field || *f == "*")
+                    .map(|(_, flag)| *flag);
+                let flag = match named {
+                    Some(form) if form.starts_with('<') => form.to_string(),
+                    Some(flag) => format!("--{flag}"),
+                    None => format!("--{}", field.replace('_', "-")),
+                };
+                (field.clone(), flag)
+            })
+            .collect()
     }
 }
 

@@ -73,7 +73,7 @@ impl SchemaAnswer {
                     open_world: s.open_world,
                     faces: s.faces,
                     runs: super::runs(s.name).unwrap_or(super::Runs::Library).name(),
-                    flags: cli_flags(s, &request),
+                    flags: s.cli_flags(),
                     positional: super::positional::positional(s.name, &request),
                     request,
                     answer: (s.answer)(),
@@ -82,29 +82,6 @@ impl SchemaAnswer {
             .collect();
         SchemaAnswer { verbs }
     }
-}
-
-/// Each request field of `spec` and its CLI form: the spec's own name for it (`*` standing for
-/// every field), else the field's name in kebab case.
-fn cli_flags(spec: &Spec, request: &Map<String, Value>) -> BTreeMap<String, String> {
-    let fields = request.get("properties").and_then(Value::as_object);
-    fields
-        .into_iter()
-        .flat_map(|f| f.keys())
-        .map(|field| {
-            let named = spec
-                .flags
-                .iter()
-                .find(|(f, _)| f == field || *f == "*")
-                .map(|(_, flag)| *flag);
-            let flag = match named {
-                Some(form) if form.starts_with('<') => form.to_string(),
-                Some(flag) => format!("--{flag}"),
-                None => format!("--{}", field.replace('_', "-")),
-            };
-            (field.clone(), flag)
-        })
-        .collect()
 }
 
 impl Run for Schema {
