@@ -6,10 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::end::with_intent;
 use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, input, request_schema};
 use crate::Write;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::format::Record;
 
 /// `checkpoint`: where an agent got to, and the state it needs to resume.
@@ -166,8 +165,7 @@ impl Run for Checkpoint {
         if let Some(bytes) = &context {
             record = record.with_context(bytes);
         }
-        let record = with_intent(record, r.intent, r.intent_data, r.done, "intent_data")?
-            .with_writer(r.writer);
+        let record = with_intent(record, r.intent, r.intent_data, r.done)?.with_writer(r.writer);
         let write = Write {
             if_latest: r.if_latest,
             merge: r.merge,
@@ -175,6 +173,29 @@ impl Run for Checkpoint {
             check_owner: r.check_owner || ctx.client.checks_owner(),
         };
         SaveAnswer::saved(ctx.client, ctx.client.save_as(record, write).await)
+    }
+}
+
+/// `record` with its write-ahead intent and confirmation: intent data without an intent is a
+/// usage error (the CLI words `intent_data` as its flag).
+fn with_intent(
+    record: Record,
+    intent: Option<String>,
+    data: Option<Value>,
+    done: Option<String>,
+) -> Result<Record> {
+    let record = match (intent, data) {
+        (Some(name), data) => record.with_intent(&name, data.unwrap_or(Value::Null))?,
+        (None, Some(_)) => {
+            return Err(Error::usage(
+                "intent_data needs an intent: name the side effect it describes",
+            ));
+        }
+        (None, None) => record,
+    };
+    match done {
+        Some(name) => Ok(record.with_done(&name)?),
+        None => Ok(record),
     }
 }
 

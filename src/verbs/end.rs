@@ -3,11 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
 use crate::error::{Error, Result};
-use crate::format::{END_REASONS, Record};
+use crate::format::END_REASONS;
 
 /// `end`: the session stopped, and why.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -77,31 +76,6 @@ pub fn check_reason(arg: &str, reason: &str) -> Result<()> {
             reason.chars().take(40).collect::<String>(),
             END_REASONS.join(", ")
         ))),
-    }
-}
-
-/// `record` with its write-ahead intent and confirmation. `data_arg` names the intent data's
-/// argument as the caller passed it (`intent_data`, `--intent-data`): data without an intent is
-/// a usage error.
-pub fn with_intent(
-    record: Record,
-    intent: Option<String>,
-    data: Option<Value>,
-    done: Option<String>,
-    data_arg: &str,
-) -> Result<Record> {
-    let record = match (intent, data) {
-        (Some(name), data) => record.with_intent(&name, data.unwrap_or(Value::Null))?,
-        (None, Some(_)) => {
-            return Err(Error::usage(format!(
-                "{data_arg} needs an intent: name the side effect it describes"
-            )));
-        }
-        (None, None) => record,
-    };
-    match done {
-        Some(name) => Ok(record.with_done(&name)?),
-        None => Ok(record),
     }
 }
 

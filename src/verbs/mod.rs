@@ -72,7 +72,7 @@ pub use crate::forge::wait::mark_process_start;
 pub use checkpoint::CheckpointFlags;
 pub use checkpoint::{Checkpoint, CheckpointRequest};
 pub use doctor::{Doctor, DoctorAnswer, DoctorRequest};
-pub use end::{End, EndRequest, check_reason, with_intent as records_with_intent};
+pub use end::{End, EndRequest, check_reason};
 pub use export::{Export, ExportRequest};
 pub use filter::FilterRequest;
 pub use flush::{Flush, FlushAnswer, FlushError, FlushLetter, FlushPosted, FlushRequest};

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use forgestate::verbs::{Face, ListAnswer, answer_schema, spec, table};
+use forgestate::verbs::{Face, Group, ListAnswer, Runs, answer_schema, runs, spec, table};
 
 #[test]
 fn the_table_is_well_formed() {
@@ -29,26 +29,19 @@ fn the_table_is_well_formed() {
             s.name
         );
     }
-    let mcp: Vec<&str> = table
-        .iter()
-        .filter(|s| s.on(Face::Mcp))
-        .map(|s| s.name)
-        .collect();
-    assert_eq!(
-        mcp,
-        [
-            "checkpoint",
-            "health",
-            "end",
-            "resume",
-            "latest",
-            "list",
-            "fork",
-            "status",
-            "history",
-            "publish"
-        ]
-    );
+    // The MCP tools are the agents' and supervisors' verbs that answer once (not a stream, not
+    // this machine's outboxes or setup), and an MCP tool is on Python too.
+    for s in &table {
+        let agents = matches!(s.group, Group::Agents | Group::Supervisors);
+        let once = runs(s.name) == Some(Runs::Library);
+        assert_eq!(s.on(Face::Mcp), agents && once, "{} on MCP", s.name);
+        assert!(
+            !s.on(Face::Mcp) || s.on(Face::Python),
+            "{} on Python",
+            s.name
+        );
+    }
+    assert!(spec("checkpoint").is_some_and(|s| s.on(Face::Mcp)));
 }
 
 /// Every `format` naming a Rust integer width anywhere in `v`, with its path.
