@@ -15,6 +15,7 @@ mod examples;
 mod faces;
 mod forge;
 mod format;
+mod input;
 mod interop;
 mod mcp;
 mod ops;
