@@ -144,7 +144,7 @@ pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: 
                 .iter()
                 .map(|row| row.iter().map(|c| plain(c)).collect())
                 .collect();
-            render_within(columns, &rows, color, Some(width))
+            render_within(columns, &rows, color, width)
         }
     }
 }
@@ -227,9 +227,9 @@ fn truncate(cell: &str, width: usize) -> String {
 }
 
 /// Lays rows out in columns separated by two spaces, under the headers (bold when `color`),
-/// within `max` characters when given and the identifiers allow. The last column is not padded,
-/// so lines carry no trailing blanks.
-fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option<usize>) -> String {
+/// within `max` characters when the identifiers allow. The last column is not padded, so lines
+/// carry no trailing blanks.
+fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: usize) -> String {
     let header: Vec<&str> = spec.iter().map(|c| c.title).collect();
     let columns = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| cols(h)).collect();
@@ -238,9 +238,7 @@ fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option
             widths[i] = widths[i].max(cols(cell));
         }
     }
-    if let Some(max) = max {
-        widths = fit(widths, spec, max);
-    }
+    let widths = fit(widths, spec, max);
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut text = String::new();
         for (i, cell) in cells.enumerate().take(columns) {
@@ -269,5 +267,19 @@ fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: Option
 }
 
 #[cfg(test)]
-#[path = "table_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_characters_take_two_columns_and_accents_none() {
+        assert_eq!(cols("工作者"), 6);
+        assert_eq!(cols("e\u{301}"), 1);
+        assert_eq!(truncate("工作者エージェント", 7), "工作者…");
+        assert_eq!(
+            truncate("e\u{301}e\u{301}e\u{301}x", 3),
+            "e\u{301}e\u{301}…"
+        );
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}

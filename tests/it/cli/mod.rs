@@ -16,3 +16,4 @@ mod render;
 mod repeated_keys;
 mod select;
 mod supervise;
+mod table_layout;
