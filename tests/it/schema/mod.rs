@@ -3,6 +3,7 @@
 
 mod answers;
 mod generate;
+mod plain;
 mod snapshot;
 mod table;
 mod typed;
