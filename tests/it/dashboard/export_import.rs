@@ -240,10 +240,17 @@ async fn an_interrupted_import_resumes_where_it_stopped() {
     target.state().faults.clear();
     // Once the forge answers, the outbox is flushed (`forgestate flush`, or a later command's
     // drain) and the rerun posts the rest.
+    // Each unit of work is a command of its own, as docs/failure-handling.md asks of a program.
+    spooling.begin_command();
     let flushed = spooling.flush().await;
     assert_eq!(target.comments_on(n).len(), 3, "{flushed:?}");
+    spooling.begin_command();
     let rerun = spooling.import_from(dir.path()).await.unwrap();
-    assert_eq!((rerun.records, rerun.posted, rerun.already), (7, 4, 3));
+    assert_eq!(
+        (rerun.records, rerun.posted, rerun.already),
+        (7, 4, 3),
+        "{rerun:?}"
+    );
     let posted: Vec<Option<String>> = target
         .comments_on(n)
         .iter()
