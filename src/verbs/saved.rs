@@ -149,50 +149,46 @@ mod cli {
         /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
         /// carrying the error).
         pub fn show(self, p: &impl crate::verbs::cli::Printer) -> u8 {
-            show_saved(self, p)
-        }
-    }
-
-    fn show_saved(answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-        if answer.posted {
-            if let Some(report) = answer.rotation.as_ref().filter(|_| !p.quiet()) {
-                p.note(&crate::verbs::rotate::rotation_text(report));
-            }
-            p.warn(&answer.warnings);
-            if p.json_mode() {
-                p.json(&answer);
-            } else {
-                let mut line = posted_line(&answer);
-                if let Some(url) = &answer.url {
-                    line.push_str(&format!("\n{url}"));
+            if self.posted {
+                if let Some(report) = self.rotation.as_ref().filter(|_| !p.quiet()) {
+                    p.note(&crate::verbs::rotate::rotation_text(report));
                 }
-                p.out(&line);
+                p.warn(&self.warnings);
+                if p.json_mode() {
+                    p.json(&self);
+                } else {
+                    let mut line = posted_line(&self);
+                    if let Some(url) = &self.url {
+                        line.push_str(&format!("\n{url}"));
+                    }
+                    p.out(&line);
+                }
+                return 0;
             }
-            return 0;
-        }
-        // A cause only fixing something can cure is an error line (the first warning says what
-        // to fix), shown even with --quiet.
-        if !p.quiet() || answer.permanent {
-            for (i, w) in answer.warnings.iter().enumerate() {
-                let level = match answer.permanent && i == 0 {
-                    true => "error",
-                    false => "warning",
-                };
-                p.note(&format!("{level}: {w}"));
+            // A cause only fixing something can cure is an error line (the first warning says what
+            // to fix), shown even with --quiet.
+            if !p.quiet() || self.permanent {
+                for (i, w) in self.warnings.iter().enumerate() {
+                    let level = match self.permanent && i == 0 {
+                        true => "error",
+                        false => "warning",
+                    };
+                    p.note(&format!("{level}: {w}"));
+                }
             }
+            let code = if p.strict() { 75 } else { 0 };
+            if p.json_mode() && code != 0 {
+                let message = format!(
+                    "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+                    self.record.kind().name(),
+                    self.id.as_deref().unwrap_or("(no id)"),
+                );
+                p.json_failed(&self, code, &message);
+            } else if p.json_mode() {
+                p.json(&self);
+            }
+            code
         }
-        let code = if p.strict() { 75 } else { 0 };
-        if p.json_mode() && code != 0 {
-            let message = format!(
-                "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-                answer.record.kind().name(),
-                answer.id.as_deref().unwrap_or("(no id)"),
-            );
-            p.json_failed(&answer, code, &message);
-        } else if p.json_mode() {
-            p.json(&answer);
-        }
-        code
     }
 
     /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
