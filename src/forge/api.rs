@@ -70,34 +70,28 @@ type Result<T> = std::result::Result<T, ForgeError>;
 
 impl ForgeClient {
     pub async fn version(&self) -> Result<ServerVersion> {
-        Ok(self
-            .send(Method::GET, "version", &[], None, OK)
-            .await?
-            .value)
+        self.send(Method::GET, "version", &[], None, OK).await
     }
 
     pub async fn api_settings(&self) -> Result<ApiSettings> {
-        Ok(self
-            .send(Method::GET, "settings/api", &[], None, OK)
-            .await?
-            .value)
+        self.send(Method::GET, "settings/api", &[], None, OK).await
     }
 
     /// The token's own user (`read:user` scope).
     pub async fn current_user(&self) -> Result<User> {
-        Ok(self.send(Method::GET, "user", &[], None, OK).await?.value)
+        self.send(Method::GET, "user", &[], None, OK).await
     }
 
     /// The repository, with the caller's permissions. Needs the `read:repository` scope: a
     /// token scoped to issues alone gets 403 here, whether or not the repository exists.
     pub async fn repository(&self, repo: &RepoRef) -> Result<Repository> {
         let path = format!("repos/{}/{}", repo.owner, repo.repo);
-        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+        self.send(Method::GET, &path, &[], None, OK).await
     }
 
     pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
-        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+        self.send(Method::GET, &path, &[], None, OK).await
     }
 
     /// Every open issue (not pull request), walking all pages with `limit` per page; with
@@ -247,10 +241,8 @@ impl ForgeClient {
 
     pub async fn create_label(&self, repo: &RepoRef, label: &CreateLabel<'_>) -> Result<Label> {
         let body = serde_json::to_value(label).ok();
-        Ok(self
-            .send(Method::POST, &repo.path("labels"), &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::POST, &repo.path("labels"), &[], body, CREATED)
+            .await
     }
 
     /// Deletes a label (204, empty body).
@@ -302,10 +294,8 @@ impl ForgeClient {
         if let Some(label) = label {
             query.push(("labels", label.to_string()));
         }
-        Ok(self
-            .send(Method::GET, &repo.path("issues"), &query, None, OK)
-            .await?
-            .value)
+        self.send(Method::GET, &repo.path("issues"), &query, None, OK)
+            .await
     }
 
     /// Adds labels by id; answers the issue's complete label list.
@@ -317,17 +307,14 @@ impl ForgeClient {
     ) -> Result<Vec<Label>> {
         let path = repo.path(&format!("issues/{}/labels", n.0));
         let body = Some(json!({ "labels": ids }));
-        Ok(self.send(Method::POST, &path, &[], body, OK).await?.value)
+        self.send(Method::POST, &path, &[], body, OK).await
     }
 
     /// Closes an issue. The server answers 201 to an edit.
     pub async fn close_issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
         let body = Some(json!({ "state": "closed" }));
-        Ok(self
-            .send(Method::PATCH, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::PATCH, &path, &[], body, CREATED).await
     }
 
     /// Replaces an issue's body (`PATCH /repos/{o}/{r}/issues/{n}` with `{"body"}`). The
@@ -340,10 +327,7 @@ impl ForgeClient {
     ) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
         let body = Some(json!({ "body": body }));
-        Ok(self
-            .send(Method::PATCH, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::PATCH, &path, &[], body, CREATED).await
     }
 
     /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on
@@ -368,9 +352,6 @@ impl ForgeClient {
     ) -> Result<Comment> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
         let body = Some(json!({ "body": body }));
-        Ok(self
-            .send(Method::POST, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::POST, &path, &[], body, CREATED).await
     }
 }
