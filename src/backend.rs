@@ -50,14 +50,6 @@ impl Thread for AnyThread {
         each!(self, t => t.append_with(body, effort).await)
     }
 
-    async fn list_with(
-        &self,
-        since: Option<DateTime<Utc>>,
-        effort: Effort,
-    ) -> Result<Listing, StoreError> {
-        each!(self, t => t.list_with(since, effort).await)
-    }
-
     async fn list_delta(
         &self,
         cursor: Option<&Cursor>,
