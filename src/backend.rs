@@ -50,6 +50,14 @@ impl Thread for AnyThread {
         each!(self, t => t.append_with(body, effort).await)
     }
 
+    async fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> Result<Listing, StoreError> {
+        each!(self, t => t.list_with(since, effort).await)
+    }
+
     async fn list_delta(
         &self,
         cursor: Option<&Cursor>,

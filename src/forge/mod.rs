@@ -285,6 +285,14 @@ impl Thread for ForgeThread {
         Ok(self.post(body, effort).await?)
     }
 
+    async fn list_with(
+        &self,
+        since: Option<DateTime<Utc>>,
+        effort: Effort,
+    ) -> Result<Listing, StoreError> {
+        Ok(self.read(since, effort, &Keep::all()).await?)
+    }
+
     async fn list_keeping(
         &self,
         since: Option<DateTime<Utc>>,

@@ -184,15 +184,12 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
 
     #[doc(hidden)]
     /// Lists comments in thread order (ascending id). With `since`, only comments whose
-    /// `updated_at` is at or after it, compared in whole seconds, as Forgejo does. A store
-    /// implements this or [`Thread::list_keeping`] (each defaults to the other).
+    /// `updated_at` is at or after it, compared in whole seconds, as Forgejo does.
     fn list_with(
         &self,
         since: Option<DateTime<Utc>>,
         effort: Effort,
-    ) -> impl Future<Output = Result<Listing, StoreError>> + Send {
-        async move { self.list_keeping(since, effort, &Keep::all()).await }
-    }
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
 
     #[doc(hidden)]
     /// [`Thread::list_with`], where the store may skip the comments `keep` does not keep (see
