@@ -102,7 +102,7 @@ pub enum FieldError {
         /// Its position, in characters (0-based).
         index: usize,
     },
-    /// A new agent or session name could pass for another name ([`LookAlike`] says how).
+    /// A new agent or session name could pass for another name (`found` says how).
     #[error("{field} {found}")]
     LookAlike {
         /// The field (`agent`, `session`).
