@@ -200,7 +200,10 @@ impl ForgeClient {
             .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         let http = match self.policy.short_connect {
-            true => self.short_connect.get()?,
+            true => match &**self.short_connect {
+                Ok(client) => client,
+                Err(e) => return Err(ForgeError::Setup(e.to_string())),
+            },
             false => &self.http,
         };
         let mut request = http.request(method, url).query(query);
