@@ -68,6 +68,13 @@ impl std::fmt::Display for RepoRef {
 
 type Result<T> = std::result::Result<T, ForgeError>;
 
+/// The query of an issue list: issues (not pull requests) in `state`, with `label` when given.
+fn issue_query(state: &str, label: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut query = vec![("state", state.to_string()), ("type", "issues".to_string())];
+    query.extend(label.map(|l| ("labels", l.to_string())));
+    query
+}
+
 impl ForgeClient {
     pub async fn version(&self) -> Result<ServerVersion> {
         self.send(Method::GET, "version", &[], None, OK).await
@@ -104,13 +111,7 @@ impl ForgeClient {
         label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
-        let mut query = vec![
-            ("state", "open".to_string()),
-            ("type", "issues".to_string()),
-        ];
-        if let Some(label) = label {
-            query.push(("labels", label.to_string()));
-        }
+        let query = issue_query("open", label);
         self.all_pages(&repo.path("issues"), query, limit).await
     }
 
@@ -285,17 +286,9 @@ impl ForgeClient {
         label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
-        let mut query = vec![
-            ("state", state.to_string()),
-            ("type", "issues".to_string()),
-            ("limit", limit.to_string()),
-            ("page", "1".to_string()),
-        ];
-        if let Some(label) = label {
-            query.push(("labels", label.to_string()));
-        }
-        self.send(Method::GET, &repo.path("issues"), &query, None, OK)
-            .await
+        let query = issue_query(state, label);
+        let (first, _) = self.page(&repo.path("issues"), &query, limit, 1, 0).await?;
+        Ok(first.items)
     }
 
     /// Adds labels by id; answers the issue's complete label list.
