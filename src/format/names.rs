@@ -78,7 +78,7 @@ pub enum LookAlike {
         /// Its position, in characters (0-based).
         index: usize,
     },
-    /// A combining mark past [`MAX_MARKS`] on one letter, or the same mark twice.
+    /// A combining mark past `MAX_MARKS` (two) on one letter, or the same mark twice.
     #[error(
         "stacks combining marks: U+{code:04X} at character {at} is {what} on one letter, which \
          renders like a name without it; keep at most {MAX_MARKS} different marks on a letter",
