@@ -31,19 +31,23 @@ impl AnyThread {
 
 impl crate::store::sealed::Sealed for AnyThread {}
 
+/// `$e` on whichever store `$this` holds, named `$t`.
+macro_rules! each {
+    ($this:expr, $t:ident => $e:expr) => {
+        match $this {
+            AnyThread::Local($t) => $e,
+            AnyThread::Forge($t) => $e,
+        }
+    };
+}
+
 impl Thread for AnyThread {
     fn describe(&self) -> String {
-        match self {
-            AnyThread::Local(t) => t.describe(),
-            AnyThread::Forge(t) => t.describe(),
-        }
+        each!(self, t => t.describe())
     }
 
     async fn append_with(&self, body: &str, effort: Effort) -> Result<Comment, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.append_with(body, effort).await,
-            AnyThread::Forge(t) => t.append_with(body, effort).await,
-        }
+        each!(self, t => t.append_with(body, effort).await)
     }
 
     async fn list_with(
@@ -51,10 +55,7 @@ impl Thread for AnyThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.list_with(since, effort).await,
-            AnyThread::Forge(t) => t.list_with(since, effort).await,
-        }
+        each!(self, t => t.list_with(since, effort).await)
     }
 
     async fn list_delta(
@@ -63,10 +64,7 @@ impl Thread for AnyThread {
         effort: Effort,
         keep: &Keep,
     ) -> Result<Delta, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.list_delta(cursor, effort, keep).await,
-            AnyThread::Forge(t) => t.list_delta(cursor, effort, keep).await,
-        }
+        each!(self, t => t.list_delta(cursor, effort, keep).await)
     }
 
     async fn list_keeping(
@@ -75,93 +73,54 @@ impl Thread for AnyThread {
         effort: Effort,
         keep: &Keep,
     ) -> Result<Listing, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.list_keeping(since, effort, keep).await,
-            AnyThread::Forge(t) => t.list_keeping(since, effort, keep).await,
-        }
+        each!(self, t => t.list_keeping(since, effort, keep).await)
     }
 
     async fn init(&self) -> Result<Init, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.init().await,
-            AnyThread::Forge(t) => t.init().await,
-        }
+        each!(self, t => t.init().await)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.whoami().await,
-            AnyThread::Forge(t) => t.whoami().await,
-        }
+        each!(self, t => t.whoami().await)
     }
 
     fn generation(&self) -> Option<String> {
-        match self {
-            AnyThread::Local(t) => t.generation(),
-            AnyThread::Forge(t) => t.generation(),
-        }
+        each!(self, t => t.generation())
     }
 
     fn comment_count(&self) -> Option<crate::store::CommentCount> {
-        match self {
-            AnyThread::Local(t) => t.comment_count(),
-            AnyThread::Forge(t) => t.comment_count(),
-        }
+        each!(self, t => t.comment_count())
     }
 
     fn now(&self) -> DateTime<Utc> {
-        match self {
-            AnyThread::Local(t) => t.now(),
-            AnyThread::Forge(t) => t.now(),
-        }
+        each!(self, t => t.now())
     }
 
     async fn delete(&self, ids: &[u64]) -> Result<Deleted, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.delete(ids).await,
-            AnyThread::Forge(t) => t.delete(ids).await,
-        }
+        each!(self, t => t.delete(ids).await)
     }
 
     fn trusts_everyone(&self) -> bool {
-        match self {
-            AnyThread::Local(t) => t.trusts_everyone(),
-            AnyThread::Forge(t) => t.trusts_everyone(),
-        }
+        each!(self, t => t.trusts_everyone())
     }
 
     fn keeps_an_outbox(&self) -> bool {
-        match self {
-            AnyThread::Local(t) => t.keeps_an_outbox(),
-            AnyThread::Forge(t) => t.keeps_an_outbox(),
-        }
+        each!(self, t => t.keeps_an_outbox())
     }
 
     fn begin_command(&self) {
-        match self {
-            AnyThread::Local(t) => t.begin_command(),
-            AnyThread::Forge(t) => t.begin_command(),
-        }
+        each!(self, t => t.begin_command())
     }
 
     fn without_answer(&self, why: Option<&'static str>) {
-        match self {
-            AnyThread::Local(t) => t.without_answer(why),
-            AnyThread::Forge(t) => t.without_answer(why),
-        }
+        each!(self, t => t.without_answer(why))
     }
 
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
-        match self {
-            AnyThread::Local(t) => t.predecessor(hops).await,
-            AnyThread::Forge(t) => t.predecessor(hops).await,
-        }
+        each!(self, t => t.predecessor(hops).await)
     }
 
     async fn prepare_write(&self) -> Result<(), StoreError> {
-        match self {
-            AnyThread::Local(t) => t.prepare_write().await,
-            AnyThread::Forge(t) => t.prepare_write().await,
-        }
+        each!(self, t => t.prepare_write().await)
     }
 }

@@ -181,7 +181,7 @@ pub(crate) fn most_specific<'a, T: 'a>(
 }
 
 /// The answer to "where do I pick up?".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Resume {
     /// Where to pick up: the resume map's answer for the last phase.
     pub resume_point: String,
@@ -217,12 +217,7 @@ impl Resume {
                 resume_point: map.default_point().to_string(),
                 phase: FRESH_START.to_string(),
                 data: empty_object(),
-                checkpoint: None,
-                offline: false,
-                unmapped: false,
-                next: None,
-                blockers: Vec::new(),
-                context_drift: None,
+                ..Resume::default()
             },
             Some(entry) => {
                 let phase = entry.record.phase().unwrap_or(FRESH_START).to_string();
@@ -234,9 +229,8 @@ impl Resume {
                     data: entry.record.data().clone(),
                     next: entry.record.next.clone(),
                     blockers: entry.record.blockers.clone(),
-                    context_drift: None,
                     checkpoint: Some(entry),
-                    offline: false,
+                    ..Resume::default()
                 }
             }
         }

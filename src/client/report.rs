@@ -124,8 +124,7 @@ impl<T: Thread> Client<T> {
 
     /// The checkpoint that would start `query.new_session` from `query.session`'s state at
     /// record `query.at` (its newest checkpoint by default), with `Parent:` naming that record.
-    /// See [`crate::report::fork_record`] and, with `query.force`, [`crate::report::fork_over`];
-    /// [`Client::fork`] also saves it.
+    /// See [`crate::report::fork_over`]; [`Client::fork`] also saves it.
     pub async fn fork_record(&self, query: &ForkQuery) -> Result<Record> {
         let scan = self.list(&Filter::default(), None).await?;
         let q = query;

@@ -20,8 +20,6 @@ use crate::format::MIN_SECRET_CHARS;
 
 /// The default session issue title (see [`crate::defaults`]).
 pub const DEFAULT_TITLE: &str = defaults::TITLE;
-/// The default session issue label (see [`crate::defaults`]).
-pub const DEFAULT_LABEL: &str = defaults::LABEL;
 
 /// The `[forge]` table as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

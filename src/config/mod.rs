@@ -36,7 +36,7 @@ pub use discover::{Origin, discover};
 use checks::{absolute, refuse_trust_settings, validate};
 
 pub use coordinates::ForgeGiven;
-pub use forge::{DEFAULT_LABEL, DEFAULT_TITLE, ForgeConfig, ForgeEnv};
+pub use forge::{DEFAULT_TITLE, ForgeConfig, ForgeEnv};
 pub use overrides::Overrides;
 pub use settings::{DashboardSettings, ForgeOptions, Settings, StoreSettings};
 pub use wait::parse_wait;
@@ -44,10 +44,6 @@ pub use wait::parse_wait;
 /// The documented example configuration, which doubles as the built-in defaults
 /// ([`crate::defaults::CONFIG_TOML`]).
 pub const DEFAULTS: &str = crate::defaults::CONFIG_TOML;
-/// The local store used when nothing else is configured: this directory under the per-user
-/// state directory (`$XDG_STATE_HOME/forgestate`, else `~/.local/state/forgestate`), so the
-/// store does not change when an agent changes directory.
-pub const DEFAULT_LOCAL_DIR: &str = crate::defaults::LOCAL_DIR;
 
 /// A configuration file as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -521,13 +517,14 @@ impl Config {
     }
 
     /// The local store directory as an absolute path: `local.dir` (relative to its file), else
-    /// [`DEFAULT_LOCAL_DIR`] under the per-user state directory. Never the working directory.
+    /// [`crate::defaults::LOCAL_DIR`] under the per-user state directory. Never the working
+    /// directory.
     fn local_dir(&self) -> Result<PathBuf> {
         if let Some(dir) = &self.file.local.dir {
             return absolute(&self.resolve(dir), "local.dir");
         }
         match &self.forge_env.state_home {
-            Some(state) if state.is_absolute() => Ok(state.join(DEFAULT_LOCAL_DIR)),
+            Some(state) if state.is_absolute() => Ok(state.join(crate::defaults::LOCAL_DIR)),
             _ => Err(Error::config(
                 "no place for the local store: neither $XDG_STATE_HOME nor $HOME is set to an \
                  absolute path; pass --store DIR or set local.dir in the config file"

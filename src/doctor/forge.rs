@@ -153,9 +153,7 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
         Some(Err(e)) => Check::new("session issue", Status::Fail, e.to_string()),
         None => skip("session issue", "the repository is not found"),
     });
-    if let Some(check) = thread_check(p) {
-        checks.push(check);
-    }
+    checks.extend(thread_check(p));
     checks.push(clock_check(p));
     login
 }

@@ -68,36 +68,37 @@ impl std::fmt::Display for RepoRef {
 
 type Result<T> = std::result::Result<T, ForgeError>;
 
+/// The query of an issue list: issues (not pull requests) in `state`, with `label` when given.
+fn issue_query(state: &str, label: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut query = vec![("state", state.to_string()), ("type", "issues".to_string())];
+    query.extend(label.map(|l| ("labels", l.to_string())));
+    query
+}
+
 impl ForgeClient {
     pub async fn version(&self) -> Result<ServerVersion> {
-        Ok(self
-            .send(Method::GET, "version", &[], None, OK)
-            .await?
-            .value)
+        self.send(Method::GET, "version", &[], None, OK).await
     }
 
     pub async fn api_settings(&self) -> Result<ApiSettings> {
-        Ok(self
-            .send(Method::GET, "settings/api", &[], None, OK)
-            .await?
-            .value)
+        self.send(Method::GET, "settings/api", &[], None, OK).await
     }
 
     /// The token's own user (`read:user` scope).
     pub async fn current_user(&self) -> Result<User> {
-        Ok(self.send(Method::GET, "user", &[], None, OK).await?.value)
+        self.send(Method::GET, "user", &[], None, OK).await
     }
 
     /// The repository, with the caller's permissions. Needs the `read:repository` scope: a
     /// token scoped to issues alone gets 403 here, whether or not the repository exists.
     pub async fn repository(&self, repo: &RepoRef) -> Result<Repository> {
         let path = format!("repos/{}/{}", repo.owner, repo.repo);
-        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+        self.send(Method::GET, &path, &[], None, OK).await
     }
 
     pub async fn issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
-        Ok(self.send(Method::GET, &path, &[], None, OK).await?.value)
+        self.send(Method::GET, &path, &[], None, OK).await
     }
 
     /// Every open issue (not pull request), walking all pages with `limit` per page; with
@@ -110,13 +111,7 @@ impl ForgeClient {
         label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
-        let mut query = vec![
-            ("state", "open".to_string()),
-            ("type", "issues".to_string()),
-        ];
-        if let Some(label) = label {
-            query.push(("labels", label.to_string()));
-        }
+        let query = issue_query("open", label);
         self.all_pages(&repo.path("issues"), query, limit).await
     }
 
@@ -247,10 +242,8 @@ impl ForgeClient {
 
     pub async fn create_label(&self, repo: &RepoRef, label: &CreateLabel<'_>) -> Result<Label> {
         let body = serde_json::to_value(label).ok();
-        Ok(self
-            .send(Method::POST, &repo.path("labels"), &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::POST, &repo.path("labels"), &[], body, CREATED)
+            .await
     }
 
     /// Deletes a label (204, empty body).
@@ -293,19 +286,9 @@ impl ForgeClient {
         label: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Issue>> {
-        let mut query = vec![
-            ("state", state.to_string()),
-            ("type", "issues".to_string()),
-            ("limit", limit.to_string()),
-            ("page", "1".to_string()),
-        ];
-        if let Some(label) = label {
-            query.push(("labels", label.to_string()));
-        }
-        Ok(self
-            .send(Method::GET, &repo.path("issues"), &query, None, OK)
-            .await?
-            .value)
+        let query = issue_query(state, label);
+        let (first, _) = self.page(&repo.path("issues"), &query, limit, 1, 0).await?;
+        Ok(first.items)
     }
 
     /// Adds labels by id; answers the issue's complete label list.
@@ -317,17 +300,14 @@ impl ForgeClient {
     ) -> Result<Vec<Label>> {
         let path = repo.path(&format!("issues/{}/labels", n.0));
         let body = Some(json!({ "labels": ids }));
-        Ok(self.send(Method::POST, &path, &[], body, OK).await?.value)
+        self.send(Method::POST, &path, &[], body, OK).await
     }
 
     /// Closes an issue. The server answers 201 to an edit.
     pub async fn close_issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
         let body = Some(json!({ "state": "closed" }));
-        Ok(self
-            .send(Method::PATCH, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::PATCH, &path, &[], body, CREATED).await
     }
 
     /// Replaces an issue's body (`PATCH /repos/{o}/{r}/issues/{n}` with `{"body"}`). The
@@ -340,10 +320,7 @@ impl ForgeClient {
     ) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
         let body = Some(json!({ "body": body }));
-        Ok(self
-            .send(Method::PATCH, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::PATCH, &path, &[], body, CREATED).await
     }
 
     /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on
@@ -368,9 +345,6 @@ impl ForgeClient {
     ) -> Result<Comment> {
         let path = repo.path(&format!("issues/{}/comments", n.0));
         let body = Some(json!({ "body": body }));
-        Ok(self
-            .send(Method::POST, &path, &[], body, CREATED)
-            .await?
-            .value)
+        self.send(Method::POST, &path, &[], body, CREATED).await
     }
 }

@@ -82,16 +82,7 @@ pub struct DiskCache {
 impl DiskCache {
     /// The cache file for one forge/owner/repo inside `dir`.
     pub fn new(dir: Option<&Path>, url: &str, owner: &str, repo: &str) -> DiskCache {
-        let key: String = format!("{url}__{owner}__{repo}")
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let key = store_key(url, owner, repo);
         DiskCache {
             path: dir.map(|d| d.join(format!("{key}.json"))),
         }

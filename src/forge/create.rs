@@ -223,12 +223,7 @@ impl ForgeThread {
         match closed {
             Ok(issues) => issues
                 .into_iter()
-                .filter(|i| {
-                    i.pull_request.is_none()
-                        && i.title == self.settings.title
-                        && i.has_label(&self.settings.label)
-                        && self.trusted_creator(i)
-                })
+                .filter(|i| self.has_session_marks(i) && self.trusted_creator(i))
                 .max_by_key(|i| (i.closed_at, i.number)),
             Err(e) => {
                 tracing::warn!("cannot look for a closed session issue to link: {e}");

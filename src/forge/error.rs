@@ -196,7 +196,7 @@ impl ForgeError {
         match self {
             ForgeError::Timeout { .. } | ForgeError::Transport { .. } => true,
             ForgeError::Status { status, .. } => {
-                matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
+                reqwest::StatusCode::from_u16(*status).is_ok_and(super::retry::retryable_status)
             }
             _ => false,
         }

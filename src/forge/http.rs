@@ -68,11 +68,6 @@ impl std::fmt::Debug for ForgeClient {
     }
 }
 
-/// A decoded answer.
-pub struct Answer<T> {
-    pub value: T,
-}
-
 /// One answer, whatever its status.
 pub struct Raw {
     pub status: StatusCode,
@@ -147,13 +142,12 @@ impl ForgeClient {
         query: &[(&str, String)],
         body: Option<Value>,
         ok: &[StatusCode],
-    ) -> Result<Answer<T>, ForgeError> {
+    ) -> Result<T, ForgeError> {
         let raw = self.raw(method, path, query, body).await?;
         if !ok.contains(&raw.status) {
             return Err(self.status_error(raw));
         }
-        let value = serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))?;
-        Ok(Answer { value })
+        serde_json::from_slice(&raw.body).map_err(|e| self.decode_error(&raw, &e))
     }
 
     /// Sends a request, retrying transient failures within the policy's budget. Returns the
@@ -206,7 +200,10 @@ impl ForgeClient {
             .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         let http = match self.policy.short_connect {
-            true => self.short_connect.get()?,
+            true => match &**self.short_connect {
+                Ok(client) => client,
+                Err(e) => return Err(ForgeError::Setup(e.to_string())),
+            },
             false => &self.http,
         };
         let mut request = http.request(method, url).query(query);

@@ -140,9 +140,7 @@ impl ForgeThread {
             }
             Err(e) => return Err(e),
         };
-        let session = issue.pull_request.is_none()
-            && issue.title == self.settings.title
-            && issue.has_label(&self.settings.label);
+        let session = self.has_session_marks(&issue);
         self.know_login().await?;
         if session && !self.trusted_creator(&issue) {
             self.look_alike(&issue);

@@ -30,17 +30,15 @@ impl RetryPolicy {
     pub fn full(budget: Duration) -> RetryPolicy {
         RetryPolicy {
             budget,
-            attempt_timeout: None,
-            short_connect: false,
+            ..RetryPolicy::once()
         }
     }
 
     /// One attempt with a short timeout: for flushes that must not stall an agent.
     pub fn quick(timeout: Duration) -> RetryPolicy {
         RetryPolicy {
-            budget: Duration::ZERO,
             attempt_timeout: Some(timeout),
-            short_connect: false,
+            ..RetryPolicy::once()
         }
     }
 

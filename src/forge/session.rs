@@ -108,10 +108,14 @@ impl ForgeThread {
         self.looks_like_session_issue(issue) && self.trusted_creator(issue)
     }
 
-    /// An open issue (not a pull request) with the session title and label, whoever opened it.
+    /// An open issue with [`ForgeThread::has_session_marks`], whoever opened it.
     fn looks_like_session_issue(&self, issue: &Issue) -> bool {
-        issue.state == IssueState::Open
-            && issue.pull_request.is_none()
+        issue.state == IssueState::Open && self.has_session_marks(issue)
+    }
+
+    /// An issue (not a pull request), open or closed, with the session title and label.
+    pub(super) fn has_session_marks(&self, issue: &Issue) -> bool {
+        issue.pull_request.is_none()
             && issue.title == self.settings.title
             && issue.has_label(&self.settings.label)
     }

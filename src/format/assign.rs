@@ -10,6 +10,15 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
+/// Where the name that ends at `end` starts: after the last byte before it that
+/// [`is_name_byte`] refuses.
+fn name_start(bytes: &[u8], end: usize) -> usize {
+    bytes[..end]
+        .iter()
+        .rposition(|&b| !is_name_byte(b))
+        .map_or(0, |p| p + 1)
+}
+
 /// A byte that ends an unquoted value: white space, a query string's `&`, a list's `;` or `,`,
 /// a quote, a closing bracket.
 fn ends_value(b: u8) -> bool {
@@ -33,10 +42,7 @@ pub(crate) fn assignments(
         if bytes.get(eq + 1) == Some(&b'=') {
             continue;
         }
-        let name_start = bytes[..eq]
-            .iter()
-            .rposition(|&b| !is_name_byte(b))
-            .map_or(0, |p| p + 1);
+        let name_start = name_start(bytes, eq);
         if name_start == eq || (name_start > 0 && matches!(bytes[name_start - 1], b'!' | b'<')) {
             continue;
         }
@@ -44,10 +50,7 @@ pub(crate) fn assignments(
             continue;
         }
         // Quoted, escaped-quoted (JSON inside a JSON string) or bare, as after a colon.
-        let Some((start, end)) = value_at(text, eq + 1) else {
-            continue;
-        };
-        spans.push((start, end));
+        spans.extend(value_at(text, eq + 1));
     }
 }
 
@@ -104,13 +107,7 @@ pub(crate) fn colon_assignments(
                     None => continue,
                 }
             }
-            _ => {
-                let start = bytes[..colon]
-                    .iter()
-                    .rposition(|&b| !is_name_byte(b))
-                    .map_or(0, |p| p + 1);
-                (start, colon)
-            }
+            _ => (name_start(bytes, colon), colon),
         };
         if name_start == name_end || !secret_key(&text[name_start..name_end]) {
             continue;
@@ -170,9 +167,7 @@ pub(crate) fn flag_values(
         if bytes.get(from) != Some(&b' ') || bytes.get(from + 1) == Some(&b'-') {
             continue;
         }
-        if let Some(span) = value_at(text, from + 1) {
-            spans.push(span);
-        }
+        spans.extend(value_at(text, from + 1));
     }
 }
 

@@ -26,7 +26,7 @@ mod validate;
 pub use gate::{GateError, outbound};
 pub use glob::{glob_matches, key_matches};
 pub use identity::Identity;
-pub use names::nfc;
+pub use names::{LookAlike, nfc};
 pub use parse::{ParseError, marker_in_head, marker_line, parse};
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,

@@ -27,10 +27,16 @@ pub fn nfc(name: &str) -> Cow<'_, str> {
     }
 }
 
-/// A name that could pass for another, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A name that could pass for another, and why (worded to follow the field's name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LookAlike {
     /// A letter of `script` in a name whose other letters are mostly of `first`.
+    #[error(
+        "mixes scripts: U+{code:04X} at character {at} is a {script} letter among {first} ones; \
+         letters of these alphabets look alike, so one name could pass for another (a Cyrillic \
+         \"а\" for a Latin \"a\"); write the name in one script",
+        at = .index + 1
+    )]
     MixedScript {
         /// The letter's code point.
         code: u32,
@@ -42,6 +48,12 @@ pub enum LookAlike {
         index: usize,
     },
     /// A character that NFKC changes: a styled, combined or width form of plainer text.
+    #[error(
+        "has a look-alike character: U+{code:04X} at character {at} is a styled, combined or \
+         width form of {plain:?} (fullwidth, mathematical, a ligature or a numeral), so the name \
+         could pass for one written with {plain:?}; write {plain:?} itself",
+        at = .index + 1
+    )]
     Compatibility {
         /// The character's code point.
         code: u32,
@@ -52,6 +64,12 @@ pub enum LookAlike {
     },
     /// A name every character of which has an ASCII look-alike (UTS #39's skeleton), with this
     /// non-ASCII character first.
+    #[error(
+        "could pass for an ASCII name: U+{code:04X} at character {at} looks like {like:?}, and \
+         every other character of the name has an ASCII look-alike too; write the name in \
+         ASCII, or with letters that look like no ASCII ones",
+        at = .index + 1
+    )]
     PassesForAscii {
         /// The character's code point.
         code: u32,
@@ -60,7 +78,16 @@ pub enum LookAlike {
         /// Its position, in characters (0-based).
         index: usize,
     },
-    /// A combining mark past [`MAX_MARKS`] on one letter, or the same mark twice.
+    /// A combining mark past `MAX_MARKS` (two) on one letter, or the same mark twice.
+    #[error(
+        "stacks combining marks: U+{code:04X} at character {at} is {what} on one letter, which \
+         renders like a name without it; keep at most {MAX_MARKS} different marks on a letter",
+        at = .index + 1,
+        what = match .repeated {
+            true => "the same mark twice",
+            false => "a mark past the second",
+        }
+    )]
     StackedMarks {
         /// The mark's code point.
         code: u32,

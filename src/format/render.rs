@@ -24,45 +24,32 @@ pub const TEMPLATE_NAMES: [&str; 5] = [
     "takeover.md",
 ];
 
-/// The source of each template.
+/// The source of each template, in the order of [`TEMPLATE_NAMES`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Templates {
-    /// `checkpoint.md`.
-    pub checkpoint: String,
-    /// `health.md`.
-    pub health: String,
-    /// `session-issue.md`.
-    pub session_issue: String,
-    /// `end.md`.
-    pub end: String,
-    /// `takeover.md`.
-    pub takeover: String,
-}
+pub struct Templates([String; 5]);
 
 impl Templates {
     /// The templates shipped in `templates/`.
     pub fn embedded() -> Templates {
-        Templates {
-            checkpoint: include_str!("../../templates/checkpoint.md").to_string(),
-            health: include_str!("../../templates/health.md").to_string(),
-            session_issue: include_str!("../../templates/session-issue.md").to_string(),
-            end: include_str!("../../templates/end.md").to_string(),
-            takeover: include_str!("../../templates/takeover.md").to_string(),
-        }
+        Templates(
+            [
+                include_str!("../../templates/checkpoint.md"),
+                include_str!("../../templates/health.md"),
+                include_str!("../../templates/session-issue.md"),
+                include_str!("../../templates/end.md"),
+                include_str!("../../templates/takeover.md"),
+            ]
+            .map(str::to_string),
+        )
     }
 
     /// Replaces the template called `name` (one of [`TEMPLATE_NAMES`]). Returns false for an
     /// unknown name.
     pub fn replace(&mut self, name: &str, source: String) -> bool {
-        let slot = match name {
-            "checkpoint.md" => &mut self.checkpoint,
-            "health.md" => &mut self.health,
-            "session-issue.md" => &mut self.session_issue,
-            "end.md" => &mut self.end,
-            "takeover.md" => &mut self.takeover,
-            _ => return false,
-        };
-        *slot = source;
+        match TEMPLATE_NAMES.iter().position(|n| *n == name) {
+            Some(at) => self.0[at] = source,
+            None => return false,
+        }
         true
     }
 }
@@ -136,14 +123,7 @@ impl Renderer {
     pub fn new(templates: Templates, max_body_bytes: usize) -> Result<Renderer, RenderError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
-        let sources = [
-            templates.checkpoint,
-            templates.health,
-            templates.session_issue,
-            templates.end,
-            templates.takeover,
-        ];
-        for (name, source) in TEMPLATE_NAMES.into_iter().zip(sources) {
+        for (name, source) in TEMPLATE_NAMES.into_iter().zip(templates.0) {
             env.add_template_owned(name, source)
                 .map_err(|source| RenderError::Template { name, source })?;
         }

@@ -18,16 +18,14 @@ pub fn format_time(time: &DateTime<Utc>) -> String {
 /// Parses a record's `Time:` value. The error says what shape was expected.
 pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
-    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
-        return Ok(t.with_timezone(&Utc));
-    }
-    // `...+00:00Z`: an explicit offset with a redundant `Z` glued on.
-    if let Some(stripped) = text.strip_suffix('Z')
-        && let Ok(t) = DateTime::parse_from_rfc3339(stripped)
-    {
-        return Ok(t.with_timezone(&Utc));
-    }
-    Err("expected an RFC 3339 time such as 2026-11-29T08:40:58.123456Z".to_string())
+    DateTime::parse_from_rfc3339(text)
+        // `...+00:00Z`: an explicit offset with a redundant `Z` glued on.
+        .or_else(|e| {
+            text.strip_suffix('Z')
+                .map_or(Err(e), DateTime::parse_from_rfc3339)
+        })
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| "expected an RFC 3339 time such as 2026-11-29T08:40:58.123456Z".to_string())
 }
 
 /// The current time, cut to the microsecond precision records carry, so that a record built now

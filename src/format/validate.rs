@@ -8,7 +8,7 @@
 use thiserror::Error;
 
 use super::invisible;
-use super::names::{LookAlike, MAX_MARKS, look_alike};
+use super::names::{LookAlike, look_alike};
 
 /// Longest agent, session or phase we accept, in characters.
 pub const MAX_FIELD_CHARS: usize = 200;
@@ -102,76 +102,13 @@ pub enum FieldError {
         /// Its position, in characters (0-based).
         index: usize,
     },
-    /// A new agent or session name mixes letters of alphabets that look alike.
-    #[error(
-        "{field} mixes scripts: U+{code:04X} at character {at} is a {script} letter among \
-         {first} ones; letters of these alphabets look alike, so one \
-         name could pass for another (a Cyrillic \"а\" for a Latin \"a\"); write the name in one \
-         script",
-        at = .index + 1
-    )]
-    MixedScript {
+    /// A new agent or session name could pass for another name (`found` says how).
+    #[error("{field} {found}")]
+    LookAlike {
         /// The field (`agent`, `session`).
         field: &'static str,
-        /// The letter's code point.
-        code: u32,
-        /// Its script.
-        script: &'static str,
-        /// The script of most of the other letters.
-        first: &'static str,
-        /// Its position, in characters (0-based).
-        index: usize,
-    },
-    /// A new agent or session name holds a character that NFKC changes.
-    #[error(
-        "{field} has a look-alike character: U+{code:04X} at character {at} is a styled, \
-         combined or width form of {plain:?} (fullwidth, mathematical, a ligature or a numeral), \
-         so the name could pass for one written with {plain:?}; write {plain:?} itself",
-        at = .index + 1
-    )]
-    Compatibility {
-        /// The field (`agent`, `session`).
-        field: &'static str,
-        /// The character's code point.
-        code: u32,
-        /// What NFKC makes of it.
-        plain: String,
-        /// Its position, in characters (0-based).
-        index: usize,
-    },
-    /// A new agent or session name could pass for an ASCII name.
-    #[error(
-        "{field} could pass for an ASCII name: U+{code:04X} at character {at} looks like \
-         {like:?}, and every other character of the name has an ASCII look-alike too; write the \
-         name in ASCII, or with letters that look like no ASCII ones",
-        at = .index + 1
-    )]
-    PassesForAscii {
-        /// The field (`agent`, `session`).
-        field: &'static str,
-        /// The character's code point.
-        code: u32,
-        /// Its ASCII look-alike.
-        like: String,
-        /// Its position, in characters (0-based).
-        index: usize,
-    },
-    /// A new agent or session name stacks combining marks on one letter.
-    #[error(
-        "{field} stacks combining marks: U+{code:04X} at character {at} is {what} on one \
-         letter, which renders like a name without it; keep at most {MAX_MARKS} different marks \
-         on a letter",
-        at = .index + 1
-    )]
-    StackedMarks {
-        /// The field (`agent`, `session`).
-        field: &'static str,
-        /// The mark's code point.
-        code: u32,
-        /// What is wrong with it: "the same mark twice", "a third mark".
-        what: &'static str,
-        /// Its position, in characters (0-based).
-        index: usize,
+        /// How it could pass for another name.
+        found: LookAlike,
     },
     /// The value would be changed by the redactor: it is, or holds, something shaped like a secret.
     #[error(
@@ -213,43 +150,7 @@ pub fn check_new_name(field: &'static str, value: &str) -> Result<(), FieldError
     check_name(field, value)?;
     match look_alike(value) {
         None => Ok(()),
-        Some(LookAlike::MixedScript {
-            code,
-            script,
-            first,
-            index,
-        }) => Err(FieldError::MixedScript {
-            field,
-            code,
-            script,
-            first,
-            index,
-        }),
-        Some(LookAlike::Compatibility { code, plain, index }) => Err(FieldError::Compatibility {
-            field,
-            code,
-            plain,
-            index,
-        }),
-        Some(LookAlike::PassesForAscii { code, like, index }) => Err(FieldError::PassesForAscii {
-            field,
-            code,
-            like,
-            index,
-        }),
-        Some(LookAlike::StackedMarks {
-            code,
-            index,
-            repeated,
-        }) => Err(FieldError::StackedMarks {
-            field,
-            code,
-            what: match repeated {
-                true => "the same mark twice",
-                false => "a mark past the second",
-            },
-            index,
-        }),
+        Some(found) => Err(FieldError::LookAlike { field, found }),
     }
 }
 

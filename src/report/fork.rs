@@ -25,20 +25,9 @@ pub fn is_forced_fork(record: &Record) -> bool {
 
 /// The checkpoint that starts `new_session`, from a checkpoint of `session` among `entries`:
 /// the record whose id is `at`, else the newest checkpoint (of `agent`, when given). The new
-/// record is written by the source's agent.
-pub fn fork_record(
-    entries: &[Entry],
-    session: &str,
-    at: Option<&str>,
-    new_session: &str,
-    agent: Option<&str>,
-) -> Result<Record> {
-    fork_over(entries, session, at, new_session, agent, false)
-}
-
-/// [`fork_record`]; with `force`, also into a session that already has records (refused
-/// otherwise): the new record's `next` then says which record it replaced, so the agent
-/// resuming that session and a person reading it see that its state was reset.
+/// record is written by the source's agent. With `force`, also into a session that already has
+/// records (refused otherwise): the new record's `next` then says which record it replaced, so
+/// the agent resuming that session and a person reading it see that its state was reset.
 pub fn fork_over(
     entries: &[Entry],
     session: &str,

@@ -18,7 +18,7 @@ pub mod status;
 pub mod timeline;
 mod verdict;
 
-pub use fork::{fork_over, fork_record};
+pub use fork::fork_over;
 pub use history::{AgentConflict, History, Origin, Step, history};
 pub use session::{Conflict, Ended, Facts, PendingIntent, Sibling, conflict_warning, facts};
 pub use status::{StatusConfig, StatusPolicy, StatusRow, Thresholds, Verdict, status};

@@ -45,23 +45,18 @@ impl Verdict {
 /// The verdict and its reason for a pair whose newest record is `age` seconds old.
 pub(super) fn by_age(age: i64, warn: u64, stalled: u64) -> (Verdict, String) {
     let over = |limit: u64| age >= i64::try_from(limit).unwrap_or(i64::MAX);
-    if over(stalled) {
-        let why = format!(
-            "no record for {} (stalled after {})",
-            span(age),
-            span_u(stalled)
-        );
-        (Verdict::Stalled, why)
-    } else if over(warn) {
-        let why = format!(
-            "no record for {} (warning after {})",
-            span(age),
-            span_u(warn)
-        );
-        (Verdict::Warning, why)
-    } else {
-        (Verdict::Alive, format!("last record {} ago", span(age)))
-    }
+    let (verdict, limit) = match (over(stalled), over(warn)) {
+        (true, _) => (Verdict::Stalled, stalled),
+        (false, true) => (Verdict::Warning, warn),
+        (false, false) => return (Verdict::Alive, format!("last record {} ago", span(age))),
+    };
+    let why = format!(
+        "no record for {} ({} after {})",
+        span(age),
+        verdict.name(),
+        span_u(limit)
+    );
+    (verdict, why)
 }
 
 fn span_u(secs: u64) -> String {

@@ -101,19 +101,23 @@ impl LocalThread {
         })
     }
 
-    /// The blocking half of [`Thread::append`].
-    pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
-        let path = self.file();
-        let io = |op| self.io_error(op);
+    /// The thread file (and its directory) created when missing, opened to append and locked,
+    /// and still the file the path names (a delete may have just replaced it). The lock is
+    /// released when the file is dropped.
+    fn lock_for_append(&self) -> Result<std::fs::File, StoreError> {
         self.ensure_dir()?;
-        // Locked, and still the file the path names (a delete may have just replaced it).
-        let mut file = file::lock_current(
-            &path,
+        file::lock_current(
+            &self.file(),
             OpenOptions::new().read(true).append(true).create(true),
             self.private,
         )
-        .map_err(io("cannot open and lock"))?;
-        // The lock is released when `file` is dropped, on every path out of this function.
+        .map_err(self.io_error("cannot open and lock"))
+    }
+
+    /// The blocking half of [`Thread::append`].
+    pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
+        let io = |op| self.io_error(op);
+        let mut file = self.lock_for_append()?;
         let len = file.metadata().map_err(io("cannot stat"))?.len();
         let tail = file::tail(&mut file, len).map_err(io("cannot read"))?;
         let id = next_id(tail.max_id).map_err(io("cannot append to"))?;
@@ -132,9 +136,8 @@ impl LocalThread {
         if !ends_clean {
             bytes.push(b'\n'); // seal a torn last line so it cannot swallow this record
         }
-        serde_json::to_writer(&mut bytes, &line)
-            .map_err(|e| io("cannot encode a line for")(io::Error::other(e)))?;
-        bytes.push(b'\n');
+        line.write_to(&mut bytes)
+            .map_err(io("cannot encode a line for"))?;
         file.write_all(&bytes).map_err(io("cannot append to"))?;
         file.sync_data().map_err(io("cannot sync"))?;
         if len == 0 {
@@ -226,6 +229,13 @@ fn read_lines(path: &Path, bytes: &[u8], since: Option<DateTime<Utc>>) -> Listin
 }
 
 impl Line {
+    /// Appends the line, newline included, to `out`.
+    fn write_to(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        serde_json::to_writer(&mut *out, self)?;
+        out.push(b'\n');
+        Ok(())
+    }
+
     fn into_comment(self) -> Comment {
         Comment {
             id: self.id,

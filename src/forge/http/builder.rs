@@ -7,6 +7,7 @@
 //! `/api/v1` is dropped (the client adds it to every request).
 
 use std::net::IpAddr;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use reqwest::Url;
@@ -168,10 +169,7 @@ impl ForgeClientBuilder {
         };
         let http = build(self.connect_timeout, headers.clone())?;
         let short_timeout = self.connect_timeout.min(SHORT_CONNECT);
-        let short = LazyClient {
-            build: Box::new(move || build(short_timeout, headers.clone())),
-            cell: std::sync::OnceLock::new(),
-        };
+        let short: LazyClient = LazyLock::new(Box::new(move || build(short_timeout, headers)));
         Ok(ForgeClient {
             http,
             short_connect: std::sync::Arc::new(short),
@@ -190,21 +188,10 @@ impl ForgeClientBuilder {
 
 /// A client built on first use: the short-connect one, which most commands never use (each
 /// client built loads the TLS roots again).
-pub(super) struct LazyClient {
-    build: Box<dyn Fn() -> Result<reqwest::Client, ForgeError> + Send + Sync>,
-    cell: std::sync::OnceLock<reqwest::Client>,
-}
-
-impl LazyClient {
-    /// The client, built now if it was not yet.
-    pub(super) fn get(&self) -> Result<&reqwest::Client, ForgeError> {
-        if let Some(client) = self.cell.get() {
-            return Ok(client);
-        }
-        let client = (self.build)()?;
-        Ok(self.cell.get_or_init(|| client))
-    }
-}
+pub(super) type LazyClient = LazyLock<
+    Result<reqwest::Client, ForgeError>,
+    Box<dyn FnOnce() -> Result<reqwest::Client, ForgeError> + Send>,
+>;
 
 /// The connect timeout of a drain during a backoff (see `RetryPolicy::probe`).
 pub const SHORT_CONNECT: Duration = Duration::from_millis(1500);

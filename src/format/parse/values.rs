@@ -6,21 +6,31 @@ use chrono::{DateTime, Utc};
 use super::super::time::parse_time;
 use super::ParseError;
 
-/// An optional time header (RFC 3339) of a carried record: `Posted-At:` (when it was first
-/// posted) or `Edited-At:` (when the comment it was carried from had been edited), named `field`.
-pub(super) fn time_header(
+/// An optional header line named `field`, read by `read`; a value it refuses is a bad field,
+/// for the reason it gives.
+fn header<T>(
     value: Option<String>,
     field: &'static str,
-) -> Result<Option<DateTime<Utc>>, ParseError> {
+    read: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, ParseError> {
     value
         .map(|v| {
-            parse_time(&v).map_err(|reason| ParseError::BadField {
+            read(&v).map_err(|reason| ParseError::BadField {
                 field,
                 value: clip(&v),
                 reason,
             })
         })
         .transpose()
+}
+
+/// An optional time header (RFC 3339) of a carried record: `Posted-At:` (when it was first
+/// posted) or `Edited-At:` (when the comment it was carried from had been edited), named `field`.
+pub(super) fn time_header(
+    value: Option<String>,
+    field: &'static str,
+) -> Result<Option<DateTime<Utc>>, ParseError> {
+    header(value, field, parse_time)
 }
 
 /// Accepts `1`, `1.0`, `2.0`, `3.1.4`…; returns the major number. Future majors are read
@@ -43,30 +53,17 @@ pub(super) fn whole_number(
     value: Option<String>,
     field: &'static str,
 ) -> Result<Option<u64>, ParseError> {
-    value
-        .map(|v| {
-            v.parse::<u64>().map_err(|_| ParseError::BadField {
-                field,
-                value: clip(&v),
-                reason: "expected a whole number".to_string(),
-            })
-        })
-        .transpose()
+    header(value, field, |v| {
+        v.parse().map_err(|_| "expected a whole number".to_string())
+    })
 }
 
 /// The optional `Carried-From: #12` header: the issue number a rotation carried the record from.
 pub(super) fn carried_from(value: Option<String>) -> Result<Option<u64>, ParseError> {
-    value
-        .map(|v| {
-            v.strip_prefix('#')
-                .and_then(|n| n.parse::<u64>().ok())
-                .ok_or_else(|| ParseError::BadField {
-                    field: "carried-from",
-                    value: clip(&v),
-                    reason: "expected an issue number such as #12".to_string(),
-                })
-        })
-        .transpose()
+    header(value, "carried-from", |v| {
+        (v.strip_prefix('#').and_then(|n| n.parse().ok()))
+            .ok_or_else(|| "expected an issue number such as #12".to_string())
+    })
 }
 
 /// Keeps error messages short when a header value is huge.

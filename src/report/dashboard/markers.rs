@@ -62,9 +62,7 @@ fn markers(body: &str, begin: &str, end: &str) -> Vec<(Marker, usize)> {
     for (event, range) in parse(body) {
         match event {
             Event::Start(Tag::HtmlBlock) if depth == 0 => {
-                if let Some(m) = marker_at(body, range, begin, end) {
-                    found.push(m);
-                }
+                found.extend(marker_at(body, range, begin, end));
             }
             Event::Start(tag) if is_container(&tag) => depth += 1,
             Event::End(end) if is_container_end(end) => depth = depth.saturating_sub(1),

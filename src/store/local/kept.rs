@@ -1,7 +1,6 @@
 //! Writing comments into the local store as another store held them (`export`): each keeps its
 //! id, author and times, so the exported thread reads back as the original did.
 
-use std::fs::OpenOptions;
 use std::io::{self, Read, Write};
 
 use super::{Comment, Line, LocalThread, StoreError, file, read_lines};
@@ -23,13 +22,7 @@ impl LocalThread {
     pub fn append_kept_blocking(&self, comments: &[Comment]) -> Result<Kept, StoreError> {
         let path = self.file();
         let io = |op| self.io_error(op);
-        self.ensure_dir()?;
-        let mut handle = file::lock_current(
-            &path,
-            OpenOptions::new().read(true).append(true).create(true),
-            self.private,
-        )
-        .map_err(io("cannot open and lock"))?;
+        let mut handle = self.lock_for_append()?;
         if self.private {
             file::make_private(&handle).map_err(io("cannot make private"))?;
         }
@@ -85,9 +78,8 @@ impl LocalThread {
                 updated_at: c.updated_at,
                 body: c.body.clone(),
             };
-            serde_json::to_writer(&mut out, &line)
-                .map_err(|e| io("cannot encode a line for")(io::Error::other(e)))?;
-            out.push(b'\n');
+            line.write_to(&mut out)
+                .map_err(io("cannot encode a line for"))?;
             max = Some(c.id);
             kept.written += 1;
         }
