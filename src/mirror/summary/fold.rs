@@ -254,7 +254,14 @@ mod tests {
         // The pair's newest `Id`, by pair.
         let mut newest: std::collections::HashMap<(String, String), String> = Default::default();
         let mut i = 0u64;
+        // The second comment of a pair whose first names it as its `Parent:`.
+        let mut queued: Option<(DateTime<Utc>, String)> = None;
         while i < n {
+            if let Some((created, body)) = queued.take() {
+                slots.push(slot(1000 + i, created, created, body));
+                i += 1;
+                continue;
+            }
             if rng.below(4) == 0 {
                 second += 1 + rng.below(3) as i64;
             }
@@ -297,6 +304,51 @@ mod tests {
                     record.time = at(second, 0);
                     renderer.render(&record).expect("a rendered record")
                 }
+                12..=15 => {
+                    // Two records of one key in one second, the first naming the second as its
+                    // parent: the thread's order puts the first after the second.
+                    next_id += 2;
+                    let (child, parent) = (id(next_id - 1), id(next_id));
+                    let early = at(second, 1000);
+                    let late = at(second, 999_000_000);
+                    let mut first =
+                        Record::checkpoint(agent, session, &format!("child_{i}"), json!({}))
+                            .expect("a checkpoint");
+                    first.id = Some(child.clone());
+                    first.parent = Some(parent.clone());
+                    first.time = early;
+                    let mut second_record =
+                        Record::checkpoint(agent, session, &format!("parent_{i}"), json!({}))
+                            .expect("a checkpoint");
+                    second_record.id = Some(parent);
+                    second_record.parent = newest.get(&pair).cloned();
+                    second_record.time = late;
+                    newest.insert(pair.clone(), child);
+                    posted.push((first.clone(), early));
+                    posted.push((second_record.clone(), late));
+                    queued = Some((late, renderer.render(&second_record).expect("a record")));
+                    slots.push(slot(
+                        1000 + i,
+                        early,
+                        early,
+                        renderer.render(&first).expect("a record"),
+                    ));
+                    i += 1;
+                    continue;
+                }
+                16..=17 if carry_old && second > 10 => {
+                    // A record carried from an issue this read does not see, first posted long
+                    // ago, of a pair nobody else writes: the newest of its key.
+                    next_id += 1;
+                    let first = at(rng.below(second as u64 - 5) as i64, 0);
+                    let mut record =
+                        Record::checkpoint("w4", session, &format!("carried_{i}"), json!({}))
+                            .expect("a checkpoint");
+                    record.id = Some(id(next_id));
+                    record.posted_at = Some(first);
+                    record.time = first;
+                    renderer.render(&record).expect("a carried record")
+                }
                 11 => {
                     let record =
                         Record::takeover(agent, session, "w9", newest.get(&pair).cloned(), None)
@@ -337,22 +389,26 @@ mod tests {
                     renderer.render(&record).expect("a rendered record")
                 }
             };
-            let comment = Comment {
-                id: 1000 + i,
-                author: "ca-bot".into(),
-                created_at: created,
-                updated_at: created + Duration::seconds(i64::from(rng.below(20) == 0)),
-                url: Some(format!(
-                    "https://forge/o/r/issues/{}#issuecomment-{}",
-                    1 + i / 4000,
-                    1000 + i
-                )),
-                body,
-            };
-            slots.push(Slot::of(comment, true, None).expect("a slot"));
+            let updated = created + Duration::seconds(i64::from(rng.below(20) == 0));
+            slots.push(slot(1000 + i, created, updated, body));
             i += 1;
         }
         slots
+    }
+
+    fn slot(id: u64, created: DateTime<Utc>, updated: DateTime<Utc>, body: String) -> Slot {
+        let comment = Comment {
+            id,
+            author: "ca-bot".into(),
+            created_at: created,
+            updated_at: updated,
+            url: Some(format!(
+                "https://forge/o/r/issues/{}#issuecomment-{id}",
+                1 + id / 4000
+            )),
+            body,
+        };
+        Slot::of(comment, true, None).expect("a slot")
     }
 
     fn both(slots: &[Slot], trust: &Trust) -> (String, String) {
