@@ -338,12 +338,16 @@ mod tests {
                 }
                 16..=17 if carry_old && second > 10 => {
                     // A record carried from an issue this read does not see, first posted long
-                    // ago, of a pair nobody else writes: the newest of its key.
+                    // ago, of a session nobody else writes: the newest of its key.
                     next_id += 1;
                     let first = at(rng.below(second as u64 - 5) as i64, 0);
-                    let mut record =
-                        Record::checkpoint("w4", session, &format!("carried_{i}"), json!({}))
-                            .expect("a checkpoint");
+                    let mut record = Record::checkpoint(
+                        "w4",
+                        &format!("c{i}"),
+                        &format!("carried_{i}"),
+                        json!({}),
+                    )
+                    .expect("a checkpoint");
                     record.id = Some(id(next_id));
                     record.posted_at = Some(first);
                     record.time = first;
