@@ -94,14 +94,7 @@ def create_checkpoint(
     :class:`~forgestate.DataError`) and the timestamp is forgestate's. Pure, as in the seed:
     no forge settings are read (see :meth:`Client.pure`)."""
     rendered = _pure().render(agent_name, session_id, phase=phase, data=dict(data))
-    return {
-        "version": CHECKPOINT_VERSION,
-        "timestamp": rendered.record.time,
-        "agent": agent_name,
-        "session": session_id,
-        "phase": phase,
-        "data": data,
-    }
+    return {**_seed_dict(rendered.record), "data": data}
 
 
 def format_checkpoint_comment(checkpoint: Mapping[str, Any]) -> str:
@@ -182,8 +175,16 @@ def load_latest_checkpoint(
     return _seed_dict(record) if record is not None else None
 
 
-def _resume(owner: str, repo: str, agent_name: str, session_id: str):
-    answer = _for(owner, repo).resume(agent_name, session_id)
+def _resume(owner: str, repo: str, agent_name: Optional[str], session_id: Optional[str]):
+    client, agent = _for(owner, repo), agent_name or _IMPLEMENTATION_WORKER
+    if not (agent_name and session_id):  # the seed's None (or "") matches any: take the newest
+        newest = client.latest(agent_name or None, session_id or None, "checkpoint").record
+        if newest is None:
+            print("[RESUME] No checkpoint found, starting fresh")
+            default = client.resume_map(agent).default
+            return types.SimpleNamespace(checkpoint=None, resume_point=default)
+        agent_name, session_id = newest.agent, newest.session
+    answer = client.resume(agent_name, session_id)
     if answer.checkpoint is None:
         print("[RESUME] No checkpoint found, starting fresh")
     else:
@@ -203,10 +204,10 @@ def _resume(owner: str, repo: str, agent_name: str, session_id: str):
 
 
 def resume_agent_work(
-    owner: str, repo: str, agent_name: str, session_id: str
+    owner: str, repo: str, agent_name: Optional[str], session_id: Optional[str]
 ) -> Tuple[Optional[Dict[str, Any]], str]:
     """``(data, phase)`` of the agent's last checkpoint in the session, or
-    ``(None, "fresh_start")``."""
+    ``(None, "fresh_start")``. As in the seed, a ``None`` agent or session matches any."""
     answer = _resume(owner, repo, agent_name, session_id)
     if answer.checkpoint is None:
         return None, "fresh_start"
@@ -214,7 +215,7 @@ def resume_agent_work(
 
 
 def resume_implementation(
-    owner: str, repo: str, session_id: str, working_dir: Optional[str]
+    owner: str, repo: str, session_id: Optional[str], working_dir: Optional[str]
 ) -> Tuple[str, Dict[str, Any]]:
     """``(resume_point, state)`` for an implementation worker: the resume map's answer (globs
     included: every ``subtask_N_complete`` resumes at ``phase_2_continue``) and the state to
@@ -238,9 +239,7 @@ def post_health_signal(
 ) -> None:
     """Posts a ``[HEALTH]`` signal (status ``Active``, next check ``in 10 iterations``). A
     signal the forge cannot take now waits in the outbox."""
-    _for(owner, repo).health(
-        agent_name, session_id, metrics, status="Active", next_check="in 10 iterations"
-    )
+    _for(owner, repo).health(agent_name, session_id, metrics, next_check="in 10 iterations")
 
 
 def end_session(

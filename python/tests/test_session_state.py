@@ -109,6 +109,25 @@ def test_load_latest_checkpoint_filters_and_returns_the_seed_dict(backend):
     assert (data, phase) == ({"pr_number": 8}, "pr_created")
 
 
+def test_a_missing_agent_or_session_matches_any_as_in_the_seed(backend, capsys):
+    owner, repo = backend
+    find_session_state_issue(owner, repo)
+    # Nothing saved yet: a fresh start, in the seed's shapes, with no session named.
+    assert resume_agent_work(owner, repo, W, None) == (None, "fresh_start")
+    assert resume_implementation(owner, repo, None, "/w") == ("start", {})
+    save_state(owner, repo, W, "s1", "clone_complete", n=1)
+    save_state(owner, repo, "pr-self-reviewer", "s2", "review_posted", pr_number=7)
+    save_state(owner, repo, W, "s3", "pr_created", pr_number=8)
+    capsys.readouterr()
+    # The seed's load_latest_checkpoint(…, agent, None) takes the agent's newest in any session.
+    assert resume_agent_work(owner, repo, W, None) == ({"pr_number": 8}, "pr_created")
+    assert "[RESUME] Found checkpoint at phase: pr_created" in capsys.readouterr().out
+    assert resume_agent_work(owner, repo, None, "s2") == ({"pr_number": 7}, "review_posted")
+    assert resume_agent_work(owner, repo, "", "") == ({"pr_number": 8}, "pr_created")
+    assert resume_agent_work(owner, repo, None, None) == ({"pr_number": 8}, "pr_created")
+    assert resume_implementation(owner, repo, None, None)[0] == "phase_4_monitoring"
+
+
 def test_the_seeds_parser_and_the_packages_agree_on_forgestates_output():
     checkpoint = create_checkpoint(W, "sess-42", "subtask_2_complete",
                                    {"issue_number": 42, "completed_subtasks": [1, 2],

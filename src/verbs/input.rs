@@ -239,10 +239,11 @@ pub fn record_id(what: &str, text: String) -> Result<String> {
     }
 }
 
-/// Checks a writer name given in a request (`writer`): one line of printable text, as every
-/// header value, refused as the same value in a record is (a data error, exit 65).
-pub fn writer(value: &str) -> Result<()> {
-    crate::format::check_field("writer", value)
+/// Checks a name given in a request that a record's header would carry (`agent`, `session`,
+/// `writer`): one line of printable text, refused as the same value in a record is (a data
+/// error, exit 65). A name no record can hold must not read as "no record yet".
+pub fn header(field: &'static str, value: &str) -> Result<()> {
+    crate::format::check_field(field, value)
         .map_err(|e| Error::from(crate::format::BuildError::Field(e)))
 }
 

@@ -146,9 +146,11 @@ impl Run for ResumeVerb {
             .as_deref()
             .map(|p| input::context_file("context_file", p))
             .transpose()?;
+        input::header("agent", &r.agent)?;
+        input::header("session", &r.session)?;
         let writer = r.writer.as_deref();
         if let Some(w) = writer {
-            input::writer(w)?;
+            input::header("writer", w)?;
         }
         let (mut answer, takeover_id) = match r.take_over {
             true => {

@@ -67,6 +67,42 @@ fn invalid_header_values_say_what_is_wrong() {
     );
 }
 
+/// A name no record can carry is refused by `resume` as `checkpoint` refuses it (exit 65, the
+/// same sentence), on the CLI and through `call`: it never reads as "no checkpoint yet, fresh
+/// start", which an agent would act on.
+#[test]
+fn resume_refuses_an_agent_or_session_no_record_can_carry_as_checkpoint_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases = [
+        ("", "s", "agent is empty; give a non-empty agent"),
+        ("a", "", "session is empty; give a non-empty session"),
+        ("a", "x\nPhase: evil", "session contains a line break"),
+    ];
+    for (agent, session, said) in cases {
+        let names = ["--agent", agent, "--session", session].map(String::from);
+        for verb in ["checkpoint --phase p", "resume"] {
+            let args = [words(verb), names.to_vec()].concat();
+            let out = run_in(d, &args, None);
+            assert_eq!(out.status.code(), Some(65), "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+        }
+        let request = serde_json::json!({"agent": agent, "session": session}).to_string();
+        let out = run_in(d, &words("call resume"), Some(&request));
+        assert_eq!(
+            out.status.code(),
+            Some(65),
+            "call {request}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(said),
+            "call {request}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn oversized_checkpoint_is_refused_with_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
