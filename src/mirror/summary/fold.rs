@@ -63,8 +63,11 @@ pub(super) struct Fold<'a> {
     floor: Option<i64>,
     kept: usize,
     tidy_at: usize,
-    /// A record of a dropped second would have been its key's newest.
+    /// A record of a dropped second would have been its key's newest, or the slots came out
+    /// of comment id order.
     inexact: bool,
+    /// The comment id of the last slot folded in.
+    last: Option<u64>,
     pub(super) lines: Lines,
     pub(super) unsigned: usize,
     pub(super) rejected: Vec<Slot>,
@@ -90,14 +93,20 @@ impl<'a> Fold<'a> {
             kept: 0,
             tidy_at: TIDY_AT,
             inexact: false,
+            last: None,
             lines: Lines::default(),
             unsigned: 0,
             rejected: Vec::new(),
         }
     }
 
-    /// Folds in slot `n` of the thread; slots come in comment id order.
+    /// Folds in slot `n` of the thread; slots come in comment id order (slots out of it make
+    /// the fold inexact: the places of originals are decided in that order).
     pub(super) fn add(&mut self, n: usize, slot: &Slot) -> Result<(), String> {
+        if self.last.is_some_and(|last| slot.i <= last) {
+            self.inexact = true;
+        }
+        self.last = Some(slot.i);
         let ((agent, session, kind), id) = match role(slot, self.trust, self.first_signed) {
             Role::Ignored => return Ok(()),
             Role::Stale => {
@@ -442,6 +451,15 @@ mod tests {
             fold, whole,
             "an untrusted author's records are nobody's newest"
         );
+    }
+
+    #[test]
+    fn slots_out_of_comment_id_order_are_summarized_whole() {
+        let mut slots = thread(300, 9, false);
+        // Two comments swapped in the list.
+        slots.swap(100, 200);
+        let (fold, whole) = both(&slots, &Trust::Everyone);
+        assert_eq!(fold, whole);
     }
 
     #[test]
