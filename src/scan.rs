@@ -11,7 +11,7 @@ mod signed;
 
 pub use fence::{Takeover, fence, fenced_flags, fenced_out, fenced_warning, owners};
 pub use order::Place;
-pub(crate) use order::{Posting, sort_by_place};
+pub(crate) use order::{Posting, sort_by_place, sort_keyed};
 pub use signed::Checked;
 pub(crate) use signed::{Verifier, gated, not_believed_warnings, unsigned_count_warning};
 

@@ -263,11 +263,11 @@ impl ForgeThread {
     pub(super) fn into_listing(mut list: CommentList) -> Listing {
         // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
         let mut seen = HashSet::new();
-        let comments = std::mem::take(&mut list.comments)
-            .into_iter()
-            .filter(|c| seen.insert(c.id))
-            .map(Self::to_comment)
-            .collect();
+        // The decoded list gives its memory back as the listing grows (a long thread's two
+        // lists are never held whole together).
+        let comments = crate::store::map_shrinking(std::mem::take(&mut list.comments), |c| {
+            seen.insert(c.id).then(|| Self::to_comment(c))
+        });
         let rejects = std::mem::take(&mut list.unreadable)
             .into_iter()
             .filter(|u| u.id.is_none_or(|id| seen.insert(id)))

@@ -96,6 +96,10 @@ impl Digested {
                     true => m.bodies.remove(&comment.id),
                     false => None,
                 };
+                // The table gives its memory back as the slots take the bodies out of it.
+                if m.bodies.capacity() >= 1024 && m.bodies.len() < m.bodies.capacity() / 4 {
+                    m.bodies.shrink_to_fit();
+                }
                 (made, m.verify.clone())
             }
             Err(_) => (None, None),

@@ -165,10 +165,21 @@ impl Mirror {
             rejects,
             incomplete,
         } = listing;
-        let mut fresh = Vec::with_capacity(comments.len());
-        for c in comments {
+        // The listing gives its memory back as the slots are made: the two are never held
+        // whole together (the peak of a cold read, issue #44).
+        let mut failed = None;
+        let mut fresh = crate::store::map_shrinking(comments, |c| {
             let trusted = trust.allows(&c.author);
-            fresh.push(digested.slot(c, trusted).map_err(StoreError::Task)?);
+            match digested.slot(c, trusted) {
+                Ok(slot) => Some(slot),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    None
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(StoreError::Task(e));
         }
         let mut extra: Vec<Unreadable> = Vec::new();
         for r in rejects {

@@ -27,8 +27,10 @@ use crate::format::{Kind, ParseError, parse};
 use crate::fsutil::NotOurs;
 use crate::scan::{Parsed, Trust, classify};
 
+mod fold;
 mod lines;
 
+use fold::Fold;
 pub(in crate::mirror) use lines::Line;
 use lines::{Lines, parent_of};
 
@@ -138,8 +140,57 @@ pub(super) fn inline(slot: &Slot, data: Option<&Data>) -> Result<Slot, String> {
 
 impl Summary {
     /// The summary of `slots` (the whole mirror, by comment id) under `trust`, and every
-    /// accepted record `Id` (for the id index).
+    /// accepted record `Id` (for the id index): folded one slot at a time (`fold.rs`), holding
+    /// only each key's candidates for newest; the whole thread is classified only when the fold
+    /// cannot be exact.
     pub fn of(
+        slots: &[Slot],
+        data: Option<&Data>,
+        trust: &Trust,
+    ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
+        let first_signed = super::slot::first_signed(slots);
+        let mut fold = Fold::new(data, trust, first_signed);
+        for (n, slot) in slots.iter().enumerate() {
+            fold.add(n, slot)?;
+        }
+        let Some((picked, latest)) = fold.newest() else {
+            tracing::debug!("a record carried from a second already folded: summarizing it whole");
+            return Summary::of_whole(slots, data, trust);
+        };
+        let Fold {
+            ids,
+            mut lines,
+            unsigned,
+            rejected,
+            ..
+        } = fold;
+        for (agent, session, n) in latest {
+            if let Role::Record(_, Some(id)) = role(&slots[n], trust, first_signed) {
+                lines.add(&agent, &session, None, Some(&id));
+            }
+        }
+        let table = picked
+            .into_iter()
+            .map(|n| inline(&slots[n], data))
+            .collect::<Result<Vec<_>, _>>()?;
+        let summary = Summary {
+            max_id: slots.last().map_or(0, |s| s.i),
+            table,
+            rejected,
+            tail: tail_of(slots.iter(), data)?,
+            recent: Vec::new(),
+            lines: lines.finish(),
+            lined: true,
+            checked: None,
+            first_signed,
+            unsigned,
+        };
+        Ok((summary, ids.into_iter().collect()))
+    }
+
+    /// [`Summary::of`] by classifying the whole thread at once (`scan::classify`), the rule the
+    /// fold follows.
+    pub fn of_whole(
         slots: &[Slot],
         data: Option<&Data>,
         trust: &Trust,

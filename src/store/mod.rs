@@ -7,6 +7,7 @@
 mod digest;
 mod internal;
 mod local;
+mod shrinking;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use thiserror::Error;
 pub(crate) use digest::Digest;
 pub(crate) use internal::{CommentCount, Cursor, Delta, Effort, Keep, Predecessor};
 pub use local::{LocalThread, THREAD_FILE};
+pub(crate) use shrinking::map_shrinking;
 
 /// One comment as a store holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

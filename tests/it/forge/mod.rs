@@ -13,3 +13,4 @@ mod odd_mid_thread;
 mod recorded_answers;
 mod session_issue_lifecycle;
 mod streamed_reads;
+mod summary_fold;
