@@ -467,3 +467,20 @@ fn an_argument_of_the_wrong_type_is_named() {
         );
     }
 }
+
+/// `latest` and `list` take a flattened filter, which serde would let an unknown argument
+/// through: a typo (`agnet`) must be refused, not answer for every agent.
+#[test]
+fn a_mistyped_filter_argument_is_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    for verb in ["latest", "list"] {
+        let (code, doc) = one(&bin, verb, r#"{"agnet": "w"}"#);
+        assert_eq!(code, Some(64), "{verb}: {doc}");
+        let message = doc["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("unknown field `agnet`") && message.contains("`agent`"),
+            "{verb}: {message}"
+        );
+    }
+}
