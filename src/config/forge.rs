@@ -234,10 +234,18 @@ fn token(
     base: &Path,
 ) -> Result<SecretString> {
     let from_file = |path: &Path| -> Result<SecretString> {
+        if path.is_dir() {
+            return Err(Error::config(format!(
+                "the token file {} is a directory; name the file that holds the token (--token-file \
+                 FILE or [forge] token_file), or set $FORGESTATE_TOKEN",
+                path.display()
+            )));
+        }
         warn_if_shared(path);
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::config(format!(
-                "cannot read the token file {}: {e}",
+                "cannot read the token file {}: {e}; name a readable UTF-8 file holding only the \
+                 token (--token-file FILE or [forge] token_file), or set $FORGESTATE_TOKEN",
                 path.display()
             ))
         })?;

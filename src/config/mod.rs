@@ -164,10 +164,34 @@ pub struct FormatConfig {
     pub templates_dir: Option<PathBuf>,
 }
 
+/// Where and why `text` is not a configuration file, without quoting the file: the line it
+/// points at may be a token pasted as `token = "…"`, which must not reach the terminal.
+fn syntax(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim_end();
+    let place = match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: ")
+        }
+        None => String::new(),
+    };
+    let hint = match message.starts_with("unknown field `token`") {
+        true => {
+            "; the token never goes in a configuration file: put it alone in a file named by \
+             [forge] token_file (mode 600), or in $FORGESTATE_TOKEN"
+        }
+        false => "",
+    };
+    format!("{place}{message}{hint}")
+}
+
 impl ConfigFile {
     /// Parses a configuration file's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ConfigFile> {
-        toml::from_str(text).map_err(|e| Error::config(format!("config file {origin}: {e}")))
+        toml::from_str(text)
+            .map_err(|e| Error::config(format!("config file {origin}: {}", syntax(text, &e))))
     }
 
     /// `self` with `over` laid on top: keys set in `over` win; resume tables replace per agent.

@@ -463,12 +463,51 @@ async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
 /// `V`'s request read from `args` as [`decode`] reads it; a mismatch is a usage error naming the
 /// field.
 fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
-    decode::<V>(args).map_err(|e| {
+    if let Some(unknown) = unknown_argument(&args, &(V::SPEC.request)()) {
+        // A request with a flattened part (`latest`, `list`) would let serde skip it: a typo in
+        // a filter (`"agnet"`) must not answer for every agent.
+        return Err(Error::usage(format!(
+            "the arguments of {} do not fit its schema: {unknown}",
+            V::SPEC.name
+        )));
+    }
+    decode::<V>(args.clone()).map_err(|e| {
+        let field = culprit::<V>(&args, &e.to_string())
+            .map(|k| format!("`{k}`"))
+            .filter(|k| !e.to_string().contains(k.as_str()))
+            .map_or(String::new(), |k| format!("{k}: "));
         Error::usage(format!(
-            "the arguments of {} do not fit its schema: {e}",
+            "the arguments of {} do not fit its schema: {field}{e}",
             V::SPEC.name
         ))
     })
+}
+
+/// The first argument the request schema has no property for, worded as serde words it.
+fn unknown_argument(args: &Value, schema: &Map<String, Value>) -> Option<String> {
+    let (Value::Object(args), Some(Value::Object(props))) = (args, schema.get("properties")) else {
+        return None;
+    };
+    let key = args.keys().find(|k| !props.contains_key(k.as_str()))?;
+    let known: Vec<String> = props.keys().map(|k| format!("`{k}`")).collect();
+    Some(format!(
+        "unknown field `{key}`, expected one of {}",
+        known.join(", ")
+    ))
+}
+
+/// The argument a decoding error (`error`) is about, which serde names only when it is missing
+/// or unknown: the one that fails alone with that error.
+fn culprit<V: Verb>(args: &Value, error: &str) -> Option<String> {
+    let Value::Object(map) = args else {
+        return None;
+    };
+    map.iter()
+        .find(|(key, value)| {
+            let alone = Value::Object([((*key).clone(), (*value).clone())].into_iter().collect());
+            decode::<V>(alone).is_err_and(|e| e.to_string() == error)
+        })
+        .map(|(key, _)| key.clone())
 }
 
 /// `V`'s answer as a JSON value.

@@ -82,7 +82,10 @@ impl ForgeClientBuilder {
             } else {
                 format!(" {raw:?}")
             };
-            ForgeError::Setup(format!("forge url{shown} is not a URL: {e}"))
+            ForgeError::Setup(format!(
+                "forge url{shown} is not a URL: {e}; give the forge's web address with its \
+                 scheme, such as https://forge.example.com"
+            ))
         })?;
         if !base.username().is_empty() || base.password().is_some() {
             let _ = base.set_username("");
