@@ -7,7 +7,7 @@ use std::process::Output;
 
 use common::cli::{parse_ok, run_in, run_with, stderr, stdout, words};
 use fake_forge::{BOT_TOKEN, FakeForge, OWNER, REPO};
-use forgestate::config::{DEFAULT_LABEL as LABEL, DEFAULT_TITLE as TITLE};
+use forgestate::defaults::{LABEL, TITLE};
 use serde_json::Value;
 
 fn local(dir: &Path, line: &str) -> Output {
