@@ -44,6 +44,9 @@ struct Entry {
     pair: Option<Key>,
 }
 
+/// A pair (agent, session) and the slot index of its newest record with an `Id`.
+pub(super) type PairSlot = (String, String, usize);
+
 /// What the fold has made of the thread so far.
 pub(super) struct Fold<'a> {
     data: Option<&'a Data>,
@@ -180,7 +183,7 @@ impl<'a> Fold<'a> {
 
     /// The slot index of each key's newest record, by comment id, and the slot index of each
     /// pair's newest record with an `Id`; `None` when the fold is inexact.
-    pub(super) fn newest(&mut self) -> Option<(Vec<usize>, Vec<(String, String, usize)>)> {
+    pub(super) fn newest(&mut self) -> Option<(Vec<usize>, Vec<PairSlot>)> {
         if self.inexact {
             return None;
         }
