@@ -661,20 +661,3 @@ verbs! {
 pub fn spec(name: &str) -> Option<&'static Spec> {
     table().into_iter().find(|s| s.name == name)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptions_are_prose_without_hard_breaks() {
-        assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
-        assert_eq!(
-            unlink("see [`Conflict`] and [`a::b`]; keep `[REDACTED]`, [x] and [`odd"),
-            "see `Conflict` and `a::b`; keep `[REDACTED]`, [x] and [`odd"
-        );
-        let answer = answer_schema::<ResumeAnswer>();
-        let text = serde_json::to_string(&answer).unwrap_or_default();
-        assert!(!text.contains("\\n"), "{text}");
-    }
-}
