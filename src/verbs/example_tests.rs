@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ALL, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
+use super::{ALL, Context, Face, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `example`: what to say back.
@@ -38,15 +38,13 @@ pub struct Example;
 impl Verb for Example {
     type Request = ExampleRequest;
     type Answer = ExampleAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "example",
         title: "Say it back",
         description: "Says the words back, for the table's own tests.",
         faces: ALL,
         opens_store: false,
         example: r#"{"words": "hi", "times": 2}"#,
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         examples: "  forgestate example --words hi --times 2",
         human: |a| a["said"].as_str().map(|s| format!("said: {s}")),
         ..Spec::PURE
@@ -65,10 +63,6 @@ impl Run for Example {
 #[cfg(feature = "cli")]
 impl super::cli::Command for Example {
     type Flags = ExampleRequest;
-
-    fn show(_: &ExampleRequest, answer: ExampleAnswer, p: &impl super::cli::Printer) -> u8 {
-        super::cli::show_answer::<Self>(&answer, p)
-    }
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::filter::{FilterRequest, by_phase};
-use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, input};
 use crate::ListQuery;
 use crate::error::Result;
 use crate::scan::{Entry, Rejected};
@@ -62,7 +62,7 @@ pub struct ListVerb;
 impl Verb for ListVerb {
     type Request = ListRequest;
     type Answer = ListAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "list",
         title: "List records",
         description: "List records matching the filters (agent and session globs, kind, phase \
@@ -76,8 +76,6 @@ impl Verb for ListVerb {
         examples: "  forgestate list --session s1
   forgestate list --agent 'implementation-*' --since 24h --limit 20
   forgestate list --invalid --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }
