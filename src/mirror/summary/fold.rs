@@ -77,6 +77,9 @@ pub(super) struct Fold<'a> {
 /// last tidy).
 const TIDY_AT: usize = 4096;
 
+/// What [`Fold::newest`] finds: slot indexes by key, and by pair with its agent and session.
+type Newest = (Vec<usize>, Vec<(String, String, usize)>);
+
 impl<'a> Fold<'a> {
     /// A fold of a thread whose first validly signed record is comment `first_signed`.
     pub(super) fn new(data: Option<&'a Data>, trust: &'a Trust, first_signed: Option<u64>) -> Self {
@@ -180,7 +183,7 @@ impl<'a> Fold<'a> {
 
     /// The slot index of each key's newest record, by comment id, and the slot index of each
     /// pair's newest record with an `Id`; `None` when the fold is inexact.
-    pub(super) fn newest(&mut self) -> Option<(Vec<usize>, Vec<(String, String, usize)>)> {
+    pub(super) fn newest(&mut self) -> Option<Newest> {
         if self.inexact {
             return None;
         }
