@@ -1,9 +1,9 @@
 //! A verb that exists only in the library's tests, to show (and keep true) what adding a verb
 //! takes: this module (request, answer, `impl Verb` with its CLI text, `impl Run`, `impl
-//! cli::Command`) and one line in the table. The tests below find it in the table, in `schema`, among
-//! the MCP tools, behind `verbs::call` (which `forgestate call` and the Python package run), and
-//! on the CLI: its subcommand with its flag in `--help`, the completions and the man page, run
-//! the way the binary runs every verb (`verbs::visit`).
+//! cli::Command`) and one line in the table. The tests below find it in the table, in
+//! `schema`, among the MCP tools, behind `verbs::call` (which `forgestate call` and the Python
+//! package run), and on the CLI: its subcommand with its flag in `--help`, the completions and
+//! the man page, run the way the binary runs every verb (`verbs::visit`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -9,9 +9,9 @@
 //! the automatic rotation after a save).
 //!
 //! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in a
-//! file of its own, named after it (its spec built on one of the bases, [`Spec::AGENT_READ`],
-//! [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example
-//! request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
+//! file of its own, named after it (its `DECLARED` spec on one of the bases,
+//! [`Spec::AGENT_READ`], [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a
+//! runnable example request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
 //! CLI has its subcommand (flags, help, completions, man page), the MCP server serves it when
 //! its faces include [`Face::Mcp`], and the table-driven test (`tests/it/faces/table.rs`) runs
 //! its example on every face; `example_tests.rs` is such a verb.
