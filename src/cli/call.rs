@@ -51,19 +51,9 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
     }
 }
 
-/// Loads the configuration and opens the store once, as `forgestate mcp` does; a client kept
-/// for many requests (`--lines`) is a writer of its own, a single `call` the machine's.
+/// Loads the configuration and opens the store once, as `forgestate mcp` does.
 fn open(cli: &Cli, kept: bool) -> Opened {
-    super::open::load(cli)
-        .and_then(|config| {
-            let policy = config.status_policy()?;
-            let client = match kept {
-                true => super::open::open_own(cli, &config)?,
-                false => super::open::open_with(cli, &config)?,
-            };
-            Ok((client, policy))
-        })
-        .map_err(|f| (f.code, f.message))
+    super::open::store(cli, kept).map_err(|f| (f.code, f.message))
 }
 
 /// `forgestate call VERB`: one request on stdin, one document on stdout.

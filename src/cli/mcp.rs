@@ -11,12 +11,7 @@ use crate::face::EX_IOERR;
 /// answers with the error (and what to do), which the model can relay, where a server that exits
 /// at start would only show as a missing tool.
 pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
-    let opened = super::open::load(cli).and_then(|config| {
-        let policy = config.status_policy()?;
-        let client = super::open::open_own(cli, &config)?;
-        Ok((client, policy))
-    });
-    let (client, policy) = match opened {
+    let (client, policy) = match super::open::store(cli, true) {
         Ok((client, policy)) => (Ok(client), policy),
         Err(f) => {
             super::output::error(&f.message);

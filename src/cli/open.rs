@@ -4,6 +4,7 @@
 use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides, StoreSettings};
+use forgestate::report::StatusPolicy;
 use forgestate::store::THREAD_FILE;
 
 use super::args::Cli;
@@ -48,6 +49,19 @@ pub(crate) fn with_remote(config: Config) -> Config {
         }
         Err(_) => config,
     }
+}
+
+/// The configured store, opened, and the `[status]` policy, for `mcp` and `call`: a client kept
+/// for many requests (`kept`) is a writer of its own ([`open_own`]), a single `call` the
+/// machine's.
+pub(crate) fn store(cli: &Cli, kept: bool) -> Result<(Client<AnyThread>, StatusPolicy), Failure> {
+    let config = load(cli)?;
+    let policy = config.status_policy()?;
+    let client = match kept {
+        true => open_own(cli, &config)?,
+        false => open_with(cli, &config)?,
+    };
+    Ok((client, policy))
 }
 
 /// Opens the store of `config`, with the notes the user should see. The line naming the

@@ -112,16 +112,3 @@ fn new_bar(step: &Step<'_>) -> ProgressBar {
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
-
-#[cfg(test)]
-mod tests {
-    use super::enabled;
-
-    #[test]
-    fn bars_only_on_a_terminal_and_never_in_json_or_quiet_mode() {
-        assert!(enabled(false, false, true));
-        assert!(!enabled(false, false, false), "stderr is not a terminal");
-        assert!(!enabled(true, false, true), "--json");
-        assert!(!enabled(false, true, true), "--quiet");
-    }
-}

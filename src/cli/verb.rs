@@ -117,28 +117,25 @@ impl<'a> Visit for Visitor<'a> {
     }
 }
 
+/// The verb's flags as clap parsed them.
+fn flags_of<F: FromArgMatches>(spec: &Spec, matches: &clap::ArgMatches) -> Result<F, Error> {
+    F::from_arg_matches(matches).map_err(|e| Error::usage(format!("{}: {e}", spec.name)))
+}
+
 /// Runs `V`, a stream, over the configured store until it stops; the default store's line
 /// comes last, as the stream has no end to show it before.
 async fn stream<V: Streams>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags = V::Flags::from_arg_matches(matches)
-        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
     let opened = Opened::new(cli)?;
-    let printer = Printer {
-        cli,
-        note: std::cell::Cell::new(None),
-    };
+    let printer = Printer::new(cli);
     let ran = V::run(&flags, &opened.context(), &printer).await;
     opened.finish(&V::SPEC, ran)
 }
 
 /// Runs `V` over this machine's configuration: its flags, then its run, which shows the answer.
 async fn machine<V: OnMachine>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags = V::Flags::from_arg_matches(matches)
-        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
-    let printer = Printer {
-        cli,
-        note: std::cell::Cell::new(None),
-    };
+    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
+    let printer = Printer::new(cli);
     Ok(V::run(&flags, &Lent(cli), &printer).await?)
 }
 
@@ -162,13 +159,9 @@ impl verbs::cli::Host for Lent<'_> {
 /// Runs `V`: its request from its flags (checked before the store is opened), then the verb
 /// over the configured store (or alone, for a verb that opens none), its answer shown.
 async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags = V::Flags::from_arg_matches(matches)
-        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
     let request = flags.request().map_err(|e| flagged(&V::SPEC, e))?;
-    let printer = Printer {
-        cli,
-        note: std::cell::Cell::new(None),
-    };
+    let printer = Printer::new(cli);
     if !V::SPEC.opens_store
         && let Some(answer) = V::alone(&request)
     {
@@ -191,7 +184,12 @@ struct Printer<'a> {
     note: std::cell::Cell<Option<String>>,
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
+    fn new(cli: &'a Cli) -> Printer<'a> {
+        let note = std::cell::Cell::new(None);
+        Printer { cli, note }
+    }
+
     fn flush_note(&self) {
         if let Some(note) = self.note.take() {
             output::note(&note);

@@ -178,4 +178,15 @@ mod tests {
         assert_eq!(exit_code(&Error::usage("x")), EX_USAGE);
         assert_eq!(exit_code(&Error::invalid("x")), EX_DATAERR);
     }
+
+    #[test]
+    fn messages_fit_on_one_line() {
+        let toml = "config file x.toml: TOML parse error at line 1, column 2\n  |\n1 | [locall]\n  |  \
+                    ^^^^^^\nunknown field `locall`\n";
+        assert_eq!(
+            one_line(toml),
+            "config file x.toml: TOML parse error at line 1, column 2; unknown field `locall`"
+        );
+        assert_eq!(one_line("plain"), "plain");
+    }
 }

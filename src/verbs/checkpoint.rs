@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb, input};
 use crate::Write;
 use crate::error::{Error, Result};
 use crate::format::Record;
@@ -120,7 +120,7 @@ pub struct Checkpoint;
 impl Verb for Checkpoint {
     type Request = CheckpointRequest;
     type Answer = SaveAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "checkpoint",
         title: "Save a checkpoint",
         description: "Save a checkpoint: the phase an agent just completed and the state it needs \
@@ -143,8 +143,6 @@ impl Verb for Checkpoint {
         examples: "  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
   forgestate checkpoint --agent worker --session s1 --phase tests_pass --intent create_pr",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
     };
 }

@@ -78,8 +78,11 @@ pub trait Command: Run + Sized {
     /// command line's extras (`status --publish`, `checkpoint --data-file`).
     type Flags: MakeRequest<Self::Request>;
 
-    /// Shows the answer, on stdout as JSON or text, and returns the exit code.
-    fn show(flags: &Self::Flags, answer: Self::Answer, p: &impl Printer) -> u8;
+    /// Shows the answer, on stdout as JSON or text, and returns the exit code; by default
+    /// [`show_answer`].
+    fn show(_flags: &Self::Flags, answer: Self::Answer, p: &impl Printer) -> u8 {
+        show_answer::<Self>(&answer, p)
+    }
 
     /// Runs the request over `ctx` and shows the answer: [`run`](super::run) then
     /// [`show`](Command::show), unless an extra asks for other work (`status --publish`).

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CLI, Spec, Verb, answer_schema, request_schema};
+use super::{CLI, Spec, Verb};
 
 /// `doctor` takes nothing.
 #[cfg_attr(feature = "cli", derive(clap::Args))]
@@ -27,7 +27,7 @@ pub struct Doctor;
 impl Verb for Doctor {
     type Request = DoctorRequest;
     type Answer = DoctorAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "doctor",
         title: "Check the setup",
         description: "Check the setup, one check per line with the fix: config, forge, token, \
@@ -40,8 +40,6 @@ impl Verb for Doctor {
             fails)",
         examples: "  forgestate doctor
   forgestate doctor --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

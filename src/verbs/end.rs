@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb};
 use crate::error::{Error, Result};
 use crate::format::END_REASONS;
 
@@ -34,7 +34,7 @@ pub struct End;
 impl Verb for End {
     type Request = EndRequest;
     type Answer = SaveAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "end",
         title: "End a session",
         description: "Record that a session stopped, and why: `reason` is \"completed\", \
@@ -49,8 +49,6 @@ impl Verb for End {
         examples: "  forgestate end --agent implementation-worker --session s1 --reason completed
   forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'
   forgestate end --agent implementation-worker --session s1 --reason user_stop --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
     };
 }

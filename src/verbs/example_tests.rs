@@ -1,14 +1,14 @@
 //! A verb that exists only in the library's tests, to show (and keep true) what adding a verb
-//! takes: this module (request, answer, `impl Verb`, `impl Run`, `impl cli::Command` with its
-//! CLI text) and one line in the table. The tests below find it in the table, in `schema`, among
-//! the MCP tools, behind `verbs::call` (which `forgestate call` and the Python package run), and
-//! on the CLI: its subcommand with its flag in `--help`, the completions and the man page, run
-//! the way the binary runs every verb (`verbs::visit`).
+//! takes: this module (request, answer, `impl Verb` with its CLI text, `impl Run`, `impl
+//! cli::Command`) and one line in the table. The tests below find it in the table, in
+//! `schema`, among the MCP tools, behind `verbs::call` (which `forgestate call` and the Python
+//! package run), and on the CLI: its subcommand with its flag in `--help`, the completions and
+//! the man page, run the way the binary runs every verb (`verbs::visit`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ALL, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
+use super::{ALL, Context, Face, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `example`: what to say back.
@@ -38,15 +38,13 @@ pub struct Example;
 impl Verb for Example {
     type Request = ExampleRequest;
     type Answer = ExampleAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "example",
         title: "Say it back",
         description: "Says the words back, for the table's own tests.",
         faces: ALL,
         opens_store: false,
         example: r#"{"words": "hi", "times": 2}"#,
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         examples: "  forgestate example --words hi --times 2",
         human: |a| a["said"].as_str().map(|s| format!("said: {s}")),
         ..Spec::PURE
@@ -65,10 +63,6 @@ impl Run for Example {
 #[cfg(feature = "cli")]
 impl super::cli::Command for Example {
     type Flags = ExampleRequest;
-
-    fn show(_: &ExampleRequest, answer: ExampleAnswer, p: &impl super::cli::Printer) -> u8 {
-        super::cli::show_answer::<Self>(&answer, p)
-    }
 }
 
 #[tokio::test]
@@ -151,37 +145,28 @@ async fn a_verb_added_in_two_places_is_on_the_cli() {
         client: &client,
         policy: &policy,
     };
-    for json in [false, true] {
-        let printer = Recorder {
-            json,
-            out: Default::default(),
-        };
-        let visitor = Runner {
-            ctx: &ctx,
-            matches: flags,
-            printer: &printer,
-        };
-        let code = super::visit(name, visitor).expect("a verb").await.unwrap();
-        assert_eq!(code, 0);
-        let out = printer.out.borrow().join("\n");
-        match json {
-            false => assert_eq!(out, "said: hi hi hi"),
-            true => assert_eq!(out, r#"{"said":"hi hi hi"}"#),
-        }
-    }
+    let visitor = Runner {
+        ctx: &ctx,
+        matches: flags,
+    };
+    let answer = super::visit(name, visitor).expect("a verb").await.unwrap();
+    assert_eq!(answer, serde_json::json!({"said": "hi hi hi"}));
+    // Without `--json`, the CLI prints the spec's text for the answer.
+    let text = (super::spec(name).expect("in the table").human)(&answer);
+    assert_eq!(text.as_deref(), Some("said: hi hi hi"));
 }
 
-/// What a face does with a verb of the table: the binary's own visitor, over a store opened here.
+/// What the binary does with a verb of the table, over a store opened here: the verb found by
+/// its name, its flags made into its request, run as every face runs it; the answer as JSON.
 #[cfg(feature = "cli")]
 struct Runner<'a> {
     ctx: &'a Context<'a>,
     matches: &'a clap::ArgMatches,
-    printer: &'a Recorder,
 }
 
 #[cfg(feature = "cli")]
 impl<'a> super::cli::Visit for Runner<'a> {
-    type Out = std::pin::Pin<Box<dyn Future<Output = Result<u8>> + 'a>>;
+    type Out = std::pin::Pin<Box<dyn Future<Output = Result<serde_json::Value>> + 'a>>;
 
     fn visit<V: super::cli::Command + 'static>(self) -> Self::Out {
         use clap::FromArgMatches;
@@ -189,7 +174,7 @@ impl<'a> super::cli::Visit for Runner<'a> {
             let flags = V::Flags::from_arg_matches(self.matches)
                 .map_err(|e| crate::Error::usage(e.to_string()))?;
             let request = super::cli::MakeRequest::request(&flags)?;
-            V::call(self.ctx, &flags, request, self.printer).await
+            super::answer_value::<V>(super::run::<V>(self.ctx, request).await?)
         })
     }
 
@@ -199,59 +184,5 @@ impl<'a> super::cli::Visit for Runner<'a> {
 
     fn visit_stream<V: super::cli::Streams + 'static>(self) -> Self::Out {
         Box::pin(async { Err(crate::Error::usage("the example runs no stream")) })
-    }
-}
-
-/// A printer that keeps what a verb prints.
-#[cfg(feature = "cli")]
-struct Recorder {
-    json: bool,
-    out: std::cell::RefCell<Vec<String>>,
-}
-
-#[cfg(feature = "cli")]
-impl super::cli::Printer for Recorder {
-    fn json_mode(&self) -> bool {
-        self.json
-    }
-    fn quiet(&self) -> bool {
-        false
-    }
-    fn strict(&self) -> bool {
-        false
-    }
-    fn json_line<T: Serialize>(&self, value: &T) {
-        self.json(value)
-    }
-    fn json<T: Serialize>(&self, value: &T) {
-        let text = serde_json::to_string(value).unwrap_or_default();
-        self.out.borrow_mut().push(text);
-    }
-    fn json_failed<T: Serialize>(&self, value: &T, _: u8, _: &str) {
-        self.json(value);
-    }
-    fn page<T: Serialize>(&self, value: &T) {
-        self.json(value);
-    }
-    fn out(&self, text: &str) {
-        self.out.borrow_mut().push(text.to_string());
-    }
-    fn note(&self, _: &str) {}
-    fn layout(&self) -> super::cli::table::Layout {
-        super::cli::table::Layout::Piped
-    }
-    fn color(&self) -> bool {
-        false
-    }
-    fn printable(&self, text: &str) -> String {
-        text.to_string()
-    }
-    fn error_object(&self, e: &crate::Error) -> super::FlushError {
-        super::FlushError {
-            code: 1,
-            category: e.category().name().to_string(),
-            message: e.to_string(),
-            reason: None,
-        }
     }
 }

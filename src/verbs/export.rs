@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::Exported;
 use crate::error::{Error, Result};
 
@@ -23,7 +23,7 @@ pub struct Export;
 impl Verb for Export {
     type Request = ExportRequest;
     type Answer = Exported;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "export",
         title: "Export the thread to a local store",
         description: "Write every believed record of the thread (a forge's whole chain of \
@@ -35,8 +35,6 @@ impl Verb for Export {
         after: "Running it again writes only what is new. Resume from the copy with `forgestate --store ./archive resume --agent w --session s1`.",
         examples: "  forgestate export --to ./archive
   forgestate export --to ./archive --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

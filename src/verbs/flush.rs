@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Spec, Verb, answer_schema, request_schema};
+use super::{Spec, Verb};
 
 /// `flush`: which outboxes.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -122,7 +122,7 @@ pub struct Flush;
 impl Verb for Flush {
     type Request = FlushRequest;
     type Answer = FlushAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "flush",
         title: "Post the outbox",
         description: "Post the records waiting in this machine's outbox, oldest first, exactly \
@@ -132,8 +132,6 @@ impl Verb for Flush {
         examples: "  forgestate flush
   forgestate flush --all
   forgestate flush --from ~/.local/state/forgestate/outbox/https___forge.example.com___acme__app",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

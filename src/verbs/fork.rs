@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb};
 use crate::ForkQuery;
 use crate::error::Result;
 
@@ -41,7 +41,7 @@ pub struct Fork;
 impl Verb for Fork {
     type Request = ForkRequest;
     type Answer = SaveAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "fork",
         title: "Fork a session",
         description: "Start a new session from the state of a checkpoint of another one: the new \
@@ -58,8 +58,6 @@ impl Verb for Fork {
         examples: "  forgestate fork --session s1 --new-session s1-retry
   forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b
   forgestate fork --session s1 --agent implementation-worker --new-session s2 --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
     };
 }

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Context, Run, SaveAnswer, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, SaveAnswer, Spec, Verb, input};
 use crate::Write;
 use crate::error::Result;
 use crate::format::Record;
@@ -64,7 +64,7 @@ pub struct Health;
 impl Verb for Health {
     type Request = HealthRequest;
     type Answer = SaveAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "health",
         title: "Post a health signal",
         description: "Post a health signal: the agent is alive, its status in a word (default \
@@ -78,8 +78,6 @@ impl Verb for Health {
         examples: "  forgestate health --agent implementation-orchestrator --session s1
   forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
   forgestate health --agent implementation-orchestrator --session s1 --status Degraded --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_WRITE
     };
 }

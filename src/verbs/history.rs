@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Group, Run, Spec, Verb, input};
 use crate::HistoryQuery;
 use crate::error::Result;
 
@@ -37,7 +37,7 @@ pub struct History;
 impl Verb for History {
     type Request = HistoryRequest;
     type Answer = HistoryAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "history",
         title: "A session step by step",
         description: "Every record of one session in thread order, with the time between them, \
@@ -54,8 +54,6 @@ impl Verb for History {
         examples: "  forgestate history --session s1
   forgestate history --session s1 --agent implementation-worker --diff
   forgestate history --session s2 --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }

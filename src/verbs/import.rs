@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::Imported;
 use crate::error::{Error, Result};
 
@@ -23,7 +23,7 @@ pub struct Import;
 impl Verb for Import {
     type Request = ImportRequest;
     type Answer = Imported;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "import",
         title: "Import a local store's records",
         description: "Post the records of the local store in `from` to the configured store \
@@ -35,8 +35,6 @@ impl Verb for Import {
         about: "Post a local store's records to the configured forge, in order, each once by Id (a rerun posts nothing new; an interrupted import resumes)",
         examples: "  forgestate import --from ~/.local/state/forgestate/local
   forgestate import --from ./archive --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

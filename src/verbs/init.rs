@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `init` takes nothing.
@@ -33,14 +33,12 @@ pub struct Init;
 impl Verb for Init {
     type Request = InitRequest;
     type Answer = InitAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "init",
         title: "Find or create the session thread",
         description: "Find or create the session thread (on a forge: the labelled session \
             issue), say whom records are posted as, and post what waits in the outbox.",
         example: "{}",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         about: "Find or create the session thread (on a forge: the labelled session issue)",
         examples: "  forgestate init
   forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
@@ -82,14 +80,6 @@ impl Run for Init {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Init, InitAnswer, InitRequest};
-
-    impl crate::verbs::cli::Command for Init {
-        type Flags = InitRequest;
-
-        fn show(_: &InitRequest, answer: InitAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            crate::verbs::cli::show_answer::<Self>(&answer, p)
-        }
-    }
+impl super::cli::Command for Init {
+    type Flags = InitRequest;
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::filter::{FilterRequest, by_phase};
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `latest`: the newest matching record.
@@ -27,7 +27,7 @@ pub struct LatestVerb;
 impl Verb for LatestVerb {
     type Request = LatestRequest;
     type Answer = LatestAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "latest",
         title: "Newest matching record",
         description: "Return the newest record matching the filters (agent and session globs \
@@ -40,8 +40,6 @@ impl Verb for LatestVerb {
         examples: "  forgestate latest --agent implementation-worker --session s1
   forgestate latest --agent 'implementation-*' --kind health
   forgestate latest --session s1 --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }

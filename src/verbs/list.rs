@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::filter::{FilterRequest, by_phase};
-use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, input};
 use crate::ListQuery;
 use crate::error::Result;
 use crate::scan::{Entry, Rejected};
@@ -62,7 +62,7 @@ pub struct ListVerb;
 impl Verb for ListVerb {
     type Request = ListRequest;
     type Answer = ListAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "list",
         title: "List records",
         description: "List records matching the filters (agent and session globs, kind, phase \
@@ -76,8 +76,6 @@ impl Verb for ListVerb {
         examples: "  forgestate list --session s1
   forgestate list --agent 'implementation-*' --since 24h --limit 20
   forgestate list --invalid --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }
@@ -246,93 +244,74 @@ mod cli {
         use super::*;
         use crate::format::Record;
         use crate::scan::{CommentInfo, Entry};
-        use chrono::{Duration, Utc};
+        use chrono::{DateTime, Duration, TimeZone, Utc};
         use serde_json::json;
 
-        pub(super) fn answer(records: Vec<Entry>) -> ListAnswer {
-            ListAnswer {
-                records,
-                invalid: None,
-                offline: false,
-                complete: true,
-                warnings: Vec::new(),
+        /// A checkpoint of session `s1` in comment `id`, posted (by the store's clock) `at`.
+        fn entry(id: u64, agent: &str, phase: &str, at: DateTime<Utc>) -> Entry {
+            let mut record = Record::checkpoint(agent, "s1", phase, json!({})).unwrap();
+            record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
+            let comment = CommentInfo {
+                id: Some(id),
+                author: "bot".into(),
+                created_at: at,
+                updated_at: at,
+                url: None,
+                issue: None,
+                edited: false,
+                pending: false,
+                unsigned: false,
+            };
+            let fenced = false;
+            Entry {
+                record,
+                fenced,
+                comment,
             }
         }
 
-        fn entry(id: u64, agent: &str, phase: &str, age_secs: i64) -> Entry {
-            let at = Utc::now() - Duration::seconds(age_secs);
-            Entry {
-                record: Record::checkpoint(agent, "s1", phase, json!({})).unwrap(),
-                fenced: false,
-                comment: CommentInfo {
-                    id: Some(id),
-                    author: "bot".into(),
-                    created_at: at,
-                    updated_at: at,
-                    url: None,
-                    issue: None,
-                    edited: false,
-                    pending: false,
-                    unsigned: false,
-                },
+        fn answer(records: Vec<Entry>) -> ListAnswer {
+            let (invalid, warnings) = (None, Vec::new());
+            ListAnswer {
+                records,
+                invalid,
+                offline: false,
+                complete: true,
+                warnings,
             }
         }
 
         #[test]
         fn the_terminal_table_has_a_header_aligned_columns_and_ages() {
-            let scan = answer(vec![
-                entry(7, "implementation-worker", "clone_complete", 3 * 60 + 10),
-                entry(1234, "w", "pr_created", 2),
-            ]);
             let now = Utc::now();
+            let scan = answer(vec![
+                entry(
+                    7,
+                    "implementation-worker",
+                    "clone_complete",
+                    now - Duration::seconds(190),
+                ),
+                entry(1234, "w", "pr_created", now - Duration::seconds(2)),
+            ]);
             let text = table_text(&scan, false, table::Layout::Terminal(200), false, |t| {
                 table::relative_age(*t, now)
             });
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 3, "{text}");
             assert!(lines[0].starts_with("ID    POSTED    KIND"), "{text}");
-            assert!(
-                lines[1].starts_with("7     3m ago    checkpoint  implementation-worker  s1"),
-                "{text}"
-            );
-            assert!(
-                lines[2].starts_with("1234  just now  checkpoint  w                      s1"),
-                "{text}"
-            );
+            let first = "7     3m ago    checkpoint  implementation-worker  s1";
+            assert!(lines[1].starts_with(first), "{text}");
+            let second = "1234  just now  checkpoint  w                      s1";
+            assert!(lines[2].starts_with(second), "{text}");
             let col = |l: &str| l.find("phase=");
             assert_eq!(col(lines[1]), col(lines[2]), "{text}");
             assert_eq!(col(lines[1]), lines[0].find("DETAIL"), "{text}");
         }
-    }
-
-    #[cfg(test)]
-    mod piped {
-        use super::*;
-        use crate::format::Record;
-        use crate::scan::{CommentInfo, Entry};
-        use chrono::{TimeZone, Utc};
-        use serde_json::json;
 
         #[test]
         fn piped_list_is_tab_separated_with_the_stores_time_not_the_time_line() {
             let stored = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
-            let mut record = Record::checkpoint("w", "s1", "clone_complete", json!({})).unwrap();
-            record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
-            let scan = super::tests::answer(vec![Entry {
-                record,
-                fenced: false,
-                comment: CommentInfo {
-                    id: Some(7),
-                    author: "bot".into(),
-                    created_at: stored,
-                    updated_at: stored,
-                    url: None,
-                    issue: None,
-                    edited: false,
-                    pending: false,
-                    unsigned: false,
-                },
-            }]);
+            let scan = answer(vec![entry(7, "w", "clone_complete", stored)]);
             let text = table_text(&scan, false, table::Layout::Piped, false, format_time);
             assert_eq!(
                 text,

@@ -9,9 +9,9 @@
 //! the automatic rotation after a save).
 //!
 //! **Adding a verb**: its request, answer and `impl Verb`/`impl Run`/`impl cli::Command` in a
-//! file of its own, named after it (its spec built on one of the bases, [`Spec::AGENT_READ`],
-//! [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a runnable example
-//! request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
+//! file of its own, named after it (its `DECLARED` spec on one of the bases,
+//! [`Spec::AGENT_READ`], [`Spec::AGENT_WRITE`], [`Spec::OPERATOR`] or [`Spec::PURE`], with a
+//! runnable example request), plus one name in the `verbs!` list below. `forgestate schema` then lists it, the
 //! CLI has its subcommand (flags, help, completions, man page), the MCP server serves it when
 //! its faces include [`Face::Mcp`], and the table-driven test (`tests/it/faces/table.rs`) runs
 //! its example on every face; `example_tests.rs` is such a verb.
@@ -185,9 +185,9 @@ pub struct Spec {
     /// `*_secs` field may be a duration flag (`warn_after_secs` is `--warn-after 10m`), and a
     /// list a repeated singular flag (`blockers` is `--blocker`, given once per item).
     pub flags: &'static [(&'static str, &'static str)],
-    /// The request's JSON Schema (`request_schema::<Self::Request>`).
+    /// The request's JSON Schema (filled in by [`Verb::SPEC`]).
     pub request: fn() -> Map<String, Value>,
-    /// The answer's JSON Schema (`answer_schema::<Self::Answer>`; of one event, for `watch`).
+    /// The answer's JSON Schema (of one event, for `watch`; filled in by [`Verb::SPEC`]).
     pub answer: fn() -> Map<String, Value>,
     /// One request that runs (JSON text): the table-driven tests run it on every face that has
     /// the verb, after the examples of the verbs before it, on a fresh forge.
@@ -208,7 +208,7 @@ pub struct Spec {
 
 impl Spec {
     /// The base of a verb agents read with: read-only, on every face, reading the thread. A
-    /// verb's spec states its name, title, description, example and schemas, and only what
+    /// verb's spec states its name, title, description and example, and only what
     /// differs from its base (`..Spec::AGENT_READ`).
     pub const AGENT_READ: Spec = Spec {
         read_only: true,
@@ -300,8 +300,14 @@ pub trait Verb {
     type Request: DeserializeOwned + JsonSchema;
     /// What it answers (always a JSON object).
     type Answer: Serialize + JsonSchema;
-    /// Its description.
-    const SPEC: Spec;
+    /// Its description as its file writes it, on one of the bases (its schemas left out).
+    const DECLARED: Spec;
+    /// Its description, with the JSON Schemas of its request and answer.
+    const SPEC: Spec = Spec {
+        request: request_schema::<Self::Request>,
+        answer: answer_schema::<Self::Answer>,
+        ..Self::DECLARED
+    };
 }
 
 /// What a verb runs with: the opened client and the configured policies.
@@ -660,21 +666,4 @@ verbs! {
 /// The spec of the verb named `name`.
 pub fn spec(name: &str) -> Option<&'static Spec> {
     table().into_iter().find(|s| s.name == name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptions_are_prose_without_hard_breaks() {
-        assert_eq!(unwrap_lines("one\ntwo\n\nthree"), "one two\n\nthree");
-        assert_eq!(
-            unlink("see [`Conflict`] and [`a::b`]; keep `[REDACTED]`, [x] and [`odd"),
-            "see `Conflict` and `a::b`; keep `[REDACTED]`, [x] and [`odd"
-        );
-        let answer = answer_schema::<ResumeAnswer>();
-        let text = serde_json::to_string(&answer).unwrap_or_default();
-        assert!(!text.contains("\\n"), "{text}");
-    }
 }

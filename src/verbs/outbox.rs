@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CLI, Group, Spec, Verb, answer_schema, request_schema};
+use super::{CLI, Group, Spec, Verb};
 
 /// `outbox` takes nothing.
 #[cfg_attr(feature = "cli", derive(clap::Args))]
@@ -26,7 +26,7 @@ pub struct Outboxes;
 impl Verb for Outboxes {
     type Request = OutboxRequest;
     type Answer = OutboxAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "outbox",
         title: "This machine's outboxes",
         description: "Every outbox on this machine: its forge, waiting records, oldest age, last \
@@ -38,8 +38,6 @@ impl Verb for Outboxes {
             failure and dead letters",
         examples: "  forgestate outbox
   forgestate outbox --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
 }

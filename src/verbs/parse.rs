@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::Result;
 use crate::format::Record;
 
@@ -30,7 +30,7 @@ pub struct Parse;
 impl Verb for Parse {
     type Request = ParseRequest;
     type Answer = ParseAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "parse",
         title: "Parse a comment body",
         description: "Parse one comment body into its record, or say why it is not one (exit 65 \
@@ -42,8 +42,6 @@ impl Verb for Parse {
         examples: "  forgestate parse comment.md
   pbpaste | forgestate parse -
   forgestate parse comment.md --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
 }

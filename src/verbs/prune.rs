@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `prune`: which records go.
@@ -66,7 +66,7 @@ pub struct Prune;
 impl Verb for Prune {
     type Request = PruneRequest;
     type Answer = PruneAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "prune",
         title: "Delete older records",
         description: "Delete your older records beyond the newest N per agent, session and kind \
@@ -79,8 +79,6 @@ impl Verb for Prune {
         examples: "  forgestate prune
   forgestate prune --keep 3 --session s1
   forgestate prune --keep 3 --agent 'implementation-*' --yes",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Context, Group, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Group, Run, Spec, Verb};
 use crate::Published;
 use crate::error::Result;
 use crate::report::Thresholds;
@@ -31,7 +31,7 @@ pub struct Publish;
 impl Verb for Publish {
     type Request = PublishRequest;
     type Answer = Published;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "publish",
         title: "Publish the status table",
         description: "Write the status table (agent, session, verdict, phase, resume point, last \
@@ -50,8 +50,6 @@ impl Verb for Publish {
         after: "Set [dashboard] auto = true to refresh it after records, at most once every [dashboard] every_minutes (default 5) per machine. `forgestate status --publish` does the same.",
         examples: "  forgestate publish
   forgestate publish --stalled-after 1h --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

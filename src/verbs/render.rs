@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::{Error, Result};
 use crate::format::{Record, empty_object, parse_time};
 
@@ -105,7 +105,7 @@ pub struct Render;
 impl Verb for Render {
     type Request = RenderRequest;
     type Answer = RenderAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "render",
         title: "Render a record",
         description: "The comment body `checkpoint` or `health` would post for a record given as \
@@ -117,8 +117,6 @@ impl Verb for Render {
         about: "Print the comment body `checkpoint` or `health` would post for a record given as JSON",
         examples: "  echo '{\"agent\": \"w\", \"session\": \"s1\", \"phase\": \"clone_complete\"}' | forgestate render
   forgestate parse comment.md | forgestate render --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Context, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Run, Spec, Verb, input};
 use crate::Resumed;
 use crate::error::Result;
 use crate::format::format_time;
@@ -112,7 +112,7 @@ pub struct ResumeVerb;
 impl Verb for ResumeVerb {
     type Request = ResumeRequest;
     type Answer = ResumeAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "resume",
         title: "Resume a session",
         description: "Find where an agent should pick up a session. Call it first when \
@@ -133,8 +133,6 @@ impl Verb for ResumeVerb {
         about: "Print where an agent should resume a session, with its last checkpoint's data",
         examples: "  forgestate resume --agent implementation-worker --session s1
   forgestate resume --agent implementation-worker --session s1 --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{Context, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `resume-map`: whose phase table.
@@ -43,7 +43,7 @@ pub struct ResumeMapVerb;
 impl Verb for ResumeMapVerb {
     type Request = ResumeMapRequest;
     type Answer = ResumeMapAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "resume-map",
         title: "An agent's phase table",
         description: "The phase table an agent resumes by (the configured resume map): each \
@@ -52,8 +52,6 @@ impl Verb for ResumeMapVerb {
         about: "Print the phase table an agent resumes by (the resume map as configured)",
         examples: "  forgestate resume-map
   forgestate resume-map --agent pr-self-reviewer --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{CLI, Context, Run, Spec, Verb, answer_schema, request_schema};
+use super::{CLI, Context, Run, Spec, Verb};
 use crate::Rotation;
 use crate::error::Result;
 
@@ -19,7 +19,7 @@ pub struct Rotate;
 impl Verb for Rotate {
     type Request = RotateRequest;
     type Answer = Rotation;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "rotate",
         title: "Rotate the session issue",
         description: "Replace a long session issue with a new one carrying each active \
@@ -33,8 +33,6 @@ impl Verb for Rotate {
         after: "Also automatic: a checkpoint or health record rotates the issue once it holds more than [forge] rotate_after comments (default 2000; 0 turns it off).",
         examples: "  forgestate rotate
   forgestate rotate --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::OPERATOR
     };
 }

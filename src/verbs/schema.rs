@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CLI, Context, Face, Run, Spec, Verb, answer_schema, request_schema};
+use super::{CLI, Context, Face, Run, Spec, Verb};
 use crate::error::Result;
 
 /// `schema` takes nothing.
@@ -102,7 +102,7 @@ pub struct Schema;
 impl Verb for Schema {
     type Request = SchemaRequest;
     type Answer = SchemaAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "schema",
         title: "The verb table",
         description: "Every verb with its nature (read-only, destructive, idempotent, reaching \
@@ -114,8 +114,6 @@ impl Verb for Schema {
         about: "Print the verb table as one JSON object: every verb's nature, faces, and the JSON Schemas of its request and answer",
         examples: "  forgestate schema
   forgestate schema | jq '.verbs[] | select(.read_only) | .name'",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::PURE
     };
 }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Context, Group, Run, Spec, Verb, answer_schema, input, request_schema};
+use super::{Context, Group, Run, Spec, Verb, input};
 use crate::error::Result;
 use crate::report::Thresholds;
 use crate::scan::Filter;
@@ -60,7 +60,7 @@ pub struct StatusVerb;
 impl Verb for StatusVerb {
     type Request = StatusRequest;
     type Answer = StatusAnswer;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "status",
         title: "Who is alive, who has stalled",
         description: "Who is alive and who has stalled: one row per (agent, session) with its \
@@ -84,8 +84,6 @@ impl Verb for StatusVerb {
         examples: "  forgestate status
   forgestate status --agent 'implementation-*' --stalled-after 15m
   forgestate status --fail-on-stalled --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CLI, Context, Group, Spec, Verb, answer_schema, input, request_schema};
+use super::{CLI, Context, Group, Spec, Verb, input};
 use crate::client::watch::{Event, WatchOptions, run};
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::{Error, Result};
@@ -60,7 +60,7 @@ pub struct Watch;
 impl Verb for Watch {
     type Request = WatchRequest;
     type Answer = WatchEvent;
-    const SPEC: Spec = Spec {
+    const DECLARED: Spec = Spec {
         name: "watch",
         title: "Follow the thread live",
         description: "Follow the thread live: one answer per new record, outage or recovery, \
@@ -73,8 +73,6 @@ impl Verb for Watch {
         examples: "  forgestate watch
   forgestate watch --agent 'implementation-*' --kind health
   forgestate watch --session s1 --interval 2s --json",
-        request: request_schema::<Self::Request>,
-        answer: answer_schema::<Self::Answer>,
         ..Spec::AGENT_READ
     };
 }

@@ -1,6 +1,5 @@
-//! The flags that are the command line's alone (clap derive): those of its own commands
-//! (`completions`, `man`, `call`) and the `FILE|-` that `parse` and `render` read their input
-//! from. Every other verb's flags are its request type's, derived beside it in `src/verbs/`.
+//! The flags of the command line's own commands (clap derive): `completions`, `man`, `call`.
+//! Every verb's flags are its request type's, derived beside it in `src/verbs/`.
 
 use std::path::PathBuf;
 
@@ -49,13 +48,6 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ParseArgs {
-    /// The comment body to parse; - or nothing reads stdin
-    #[arg(value_name = "FILE|-")]
-    pub file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
 pub struct CallArgs {
     /// The verb to run (e.g. resume); its request is one JSON object on stdin
     #[arg(value_name = "VERB", required_unless_present = "lines")]
@@ -64,11 +56,4 @@ pub struct CallArgs {
     /// JSON line each on stdout, until stdin ends
     #[arg(long, conflicts_with = "verb")]
     pub lines: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct RenderArgs {
-    /// The record as a JSON object (as `parse` prints it); - or nothing reads stdin
-    #[arg(value_name = "FILE|-")]
-    pub file: Option<PathBuf>,
 }

@@ -44,9 +44,6 @@ struct Entry {
     pair: Option<Key>,
 }
 
-/// A pair (agent, session) and the slot index of its newest record with an `Id`.
-pub(super) type PairSlot = (String, String, usize);
-
 /// What the fold has made of the thread so far.
 pub(super) struct Fold<'a> {
     data: Option<&'a Data>,
@@ -79,6 +76,9 @@ pub(super) struct Fold<'a> {
 /// The fold tidies its kept records when they pass this many (and twice what it kept after the
 /// last tidy).
 const TIDY_AT: usize = 4096;
+
+/// What [`Fold::newest`] finds: slot indexes by key, and by pair with its agent and session.
+type Newest = (Vec<usize>, Vec<(String, String, usize)>);
 
 impl<'a> Fold<'a> {
     /// A fold of a thread whose first validly signed record is comment `first_signed`.
@@ -183,7 +183,7 @@ impl<'a> Fold<'a> {
 
     /// The slot index of each key's newest record, by comment id, and the slot index of each
     /// pair's newest record with an `Id`; `None` when the fold is inexact.
-    pub(super) fn newest(&mut self) -> Option<(Vec<usize>, Vec<PairSlot>)> {
+    pub(super) fn newest(&mut self) -> Option<Newest> {
         if self.inexact {
             return None;
         }

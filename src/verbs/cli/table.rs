@@ -265,21 +265,3 @@ fn render_within(spec: &[Column], rows: &[Vec<String>], color: bool, max: usize)
     }
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wide_characters_take_two_columns_and_accents_none() {
-        assert_eq!(cols("工作者"), 6);
-        assert_eq!(cols("e\u{301}"), 1);
-        assert_eq!(truncate("工作者エージェント", 7), "工作者…");
-        assert_eq!(
-            truncate("e\u{301}e\u{301}e\u{301}x", 3),
-            "e\u{301}e\u{301}…"
-        );
-        assert_eq!(truncate("abcdef", 4), "abc…");
-        assert_eq!(truncate("abc", 4), "abc");
-    }
-}

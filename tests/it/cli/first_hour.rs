@@ -208,6 +208,15 @@ fn help_fits_in_100_columns_and_groups_the_verbs_by_who_uses_them() {
         }
     }
     let top = help_of("--help");
+    // A verb's one line that wraps goes on under its description, not under the verb.
+    let lines: Vec<&str> = top.lines().collect();
+    let status = lines
+        .iter()
+        .position(|l| l.starts_with("  status "))
+        .unwrap();
+    let column = lines[status].find("Who is alive").unwrap();
+    let next = lines[status + 1];
+    assert_eq!(next.len() - next.trim_start().len(), column, "{top}");
     let mut at = 0;
     // The table's verbs in the table's order under their group's heading; the CLI's own
     // commands among the integrations'.
@@ -356,7 +365,9 @@ fn a_mistyped_verb_suggests_what_was_meant() {
         ("stat", "did you mean 'status'?"),
         ("chekpoint", "did you mean 'checkpoint'?"),
         ("resum", "did you mean one of 'resume', 'resume-map'?"),
+        ("hitsory", "did you mean 'history'?"),
         ("frobnicate", "run `forgestate --help` for the verbs"),
+        ("s", "run `forgestate --help` for the verbs"),
     ] {
         let out = b.line(typed);
         assert_eq!(out.status.code(), Some(64), "{typed}");

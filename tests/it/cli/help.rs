@@ -62,6 +62,16 @@ fn every_flag_of_every_verb_has_a_description() {
                     "`{verb}{flag}`: {entry:?} has no description:\n{text}"
                 );
             }
+            // Each possible value of a flag is described too (`- auto: Colour when...`).
+            let values = text.split("Possible values:").skip(1);
+            for value in
+                values.flat_map(|v| v.lines().skip(1).map_while(|l| l.trim().strip_prefix("- ")))
+            {
+                assert!(
+                    value.contains(": "),
+                    "`{verb}{flag}`: value {value:?} has no description"
+                );
+            }
         }
     }
 }
@@ -200,10 +210,39 @@ fn help_globals_answers_after_every_global_flag() {
             (true, "--color") => " never",
             (true, _) => " 3s",
         };
-        assert_eq!(
-            help(&format!("{flag}{value} help globals")),
-            page,
-            "{flag}{value} help globals"
-        );
+        for line in [
+            format!("{flag}{value} help globals"),
+            format!("help {flag}{value} globals"),
+            format!("help globals {flag}{value}"),
+        ] {
+            assert_eq!(help(&line), page, "{line}");
+        }
+    }
+    // `help globals` is the first two words; another verb's `help` is a stray argument.
+    let dir = tempfile::tempdir().unwrap();
+    for line in ["checkpoint help globals", "help frobnicate"] {
+        let out = run_in(dir.path(), &words(line), None);
+        assert_eq!(out.status.code(), Some(64), "{line}: {}", stdout(&out));
+    }
+    assert!(help("help checkpoint").contains("--phase"));
+}
+
+/// The global flags are hidden from a verb's own help, yet taken before or after any verb.
+#[test]
+fn hidden_globals_still_parse_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/seed-health-unclosed.md"
+    );
+    for line in [
+        "list --color never --json".to_string(),
+        format!("--url https://f.example parse {body} --json"),
+        format!("parse --store d {body}"),
+        "latest --strict -v".to_string(),
+        "resume --agent a --session s --json".to_string(),
+    ] {
+        let out = run_in(dir.path(), &words(&line), None);
+        assert_eq!(out.status.code(), Some(0), "{line}: {}", stderr(&out));
     }
 }

@@ -111,8 +111,16 @@ fn usage_errors_from_the_parser_too_wherever_json_is() {
         "resume --json --agent a --session s --bogus",
         "list --kind neither --json",
         "--json",
+        "list --bogus --json=records,offline",
+        "--jq .records list --bogus",
+        "list --jq=.records --bogus",
     ] {
         check(d, line, 64, "usage");
+    }
+    for line in ["list --jsonx", "list --bogus -- --json"] {
+        let out = run_in(d, &words(line), None);
+        assert_eq!(out.status.code(), Some(64), "{line}");
+        assert!(stdout(&out).is_empty(), "{line}: no JSON: {}", stdout(&out));
     }
     let out = run_in(d, &words("frobnicate"), None);
     assert_eq!(out.status.code(), Some(64));
@@ -163,4 +171,40 @@ async fn strict_spool_and_failed_flush_carry_the_error_in_their_one_document() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["error"], Value::Null, "{doc}");
     assert_eq!(doc["left"], 0, "{doc}");
+}
+
+/// A bare word after `--json` that names fields of the verb's answer (gh's spelling,
+/// `--json resume_point`) gets a "did you mean `--json=...`", wherever the verb stands; a word
+/// that names no field is clap's own error.
+#[test]
+fn a_field_after_a_bare_json_gets_the_equals_form_as_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (line, word) in [
+        (
+            "resume --agent a --session s --json resume_point",
+            "resume_point",
+        ),
+        (
+            "resume --json resume_point,phase --agent a",
+            "resume_point,phase",
+        ),
+        (
+            "--json resume_point resume --agent a --session s",
+            "resume_point",
+        ),
+    ] {
+        let doc = check(d, line, 64, "usage");
+        let message = doc["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("did you mean `--json={word}`?"))
+                && message.contains("`forgestate resume --json` alone"),
+            "{line}: {message}"
+        );
+    }
+    let doc = check(d, "resume --json nosuchfield", 64, "usage");
+    assert_eq!(
+        doc["error"]["message"],
+        "unexpected argument 'nosuchfield' found"
+    );
 }

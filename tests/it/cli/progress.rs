@@ -1,5 +1,5 @@
 //! Progress bars: drawn on stderr for a big flush when stderr is a terminal, and never when it is
-//! not, never with `--json`, never on stdout.
+//! not, never with `--json` or `--quiet`, never on stdout.
 
 use crate::{common, fake_forge};
 use std::path::Path;
@@ -137,4 +137,17 @@ async fn a_big_flush_on_a_terminal_shows_a_bar_on_stderr_but_not_in_json_mode() 
         panic!("the terminal shows only the JSON document ({e}): {transcript:?}")
     });
     assert_eq!(doc["posted"].as_array().unwrap().len(), WAITING);
+
+    let (fake, n, dir) = big_outbox().await;
+    let quiet = in_terminal(
+        &term(bin(&fake, dir.path())).command(&words("flush --quiet")),
+        None,
+    );
+    let transcript = String::from_utf8_lossy(&quiet.stdout);
+    assert!(quiet.status.success(), "{transcript}");
+    assert_eq!(fake.comments_on(n).len(), WAITING);
+    assert!(
+        !transcript.contains(TASK),
+        "a bar with --quiet: {transcript:?}"
+    );
 }

@@ -136,8 +136,135 @@ fn json_fields_are_printed_once_and_an_empty_list_is_refused() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(64), "{list}: {err}");
         assert!(err.contains("names no field"), "{list}: {err}");
+        assert!(err.contains("--json alone"), "{err}");
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(doc["error"]["code"], 64, "{list}: {doc}");
     }
     assert_eq!(records(&b), 1, "nothing posted after a refused list");
+}
+
+/// A parsed record to select from (`parse` opens no store): its data holds the values the
+/// formats quote, an integer past 64 bits and a cell no format takes.
+struct Parsed {
+    dir: tempfile::TempDir,
+}
+
+impl Parsed {
+    fn new() -> Parsed {
+        let dir = tempfile::tempdir().unwrap();
+        let record = r#"{"kind": "checkpoint", "agent": "w", "session": "s", "phase": "p",
+            "data": {"r": ["a\"b", "t\tn\nr\rs\\", 3, true, null],
+                     "n": 18446744073709551616, "deep": [[1]]}}"#;
+        let out = Bin::new(dir.path())
+            .stdin(record)
+            .line("--store st render -");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        std::fs::write(dir.path().join("body.md"), &out.stdout).unwrap();
+        Parsed { dir }
+    }
+
+    /// `forgestate SELECT parse body.md`: stdout on success, the one-line error on a usage error.
+    fn run(&self, select: &[&str]) -> Result<String, String> {
+        let mut argv = args(select);
+        argv.extend(args(&["parse", "body.md"]));
+        let out = Bin::new(self.dir.path()).run(&argv);
+        match out.status.code() {
+            Some(0) => Ok(stdout(&out).trim_end_matches('\n').to_string()),
+            Some(64) => Err(stderr(&out)
+                .trim_end()
+                .trim_start_matches("forgestate: error: ")
+                .to_string()),
+            code => panic!("{select:?}: exit {code:?}: {}", stderr(&out)),
+        }
+    }
+
+    fn jq(&self, expr: &str) -> Result<String, String> {
+        self.run(&["--jq", expr])
+    }
+}
+
+#[test]
+fn fields_keep_the_named_top_level_fields_in_the_order_given() {
+    let p = Parsed::new();
+    let text = p.run(&["--json=session,session, agent"]).unwrap();
+    assert_eq!(text, "{\n  \"session\": \"s\",\n  \"agent\": \"w\"\n}");
+    let err = p.run(&["--json=nope,agent"]).unwrap_err();
+    assert!(
+        err.starts_with("--json: unknown field \"nope\"; the answer's fields are: agent, "),
+        "{err}"
+    );
+    assert_eq!(
+        p.run(&["--json=agent,session", "--jq", "keys | join(\",\")"]),
+        Ok("agent,session".into()),
+        "--jq reads what --json=FIELDS kept"
+    );
+}
+
+#[test]
+fn jq_prints_strings_raw_the_rest_compact_and_big_integers_exactly() {
+    let p = Parsed::new();
+    assert_eq!(p.jq(".data.r[0]"), Ok("a\"b".into()));
+    assert_eq!(p.jq(".data.r | length"), Ok("5".into()));
+    assert_eq!(p.jq(".data.deep"), Ok("[[1]]".into()));
+    assert_eq!(p.jq(".data.n"), Ok("18446744073709551616".into()));
+    assert_eq!(
+        p.jq(".["),
+        Err("--jq \".[\" is not a jq expression jaq can parse".into())
+    );
+    assert!(p.jq("nosuchfn").unwrap_err().contains("compile"));
+    assert!(
+        p.jq(".agent | .x")
+            .unwrap_err()
+            .starts_with("--jq \".agent | .x\" failed")
+    );
+}
+
+#[test]
+fn jq_formats_as_gh_users_write_them() {
+    let p = Parsed::new();
+    assert_eq!(
+        p.jq(".data.r | @csv"),
+        Ok("\"a\"\"b\",\"t\tn\nr\rs\\\",3,true,".into())
+    );
+    assert_eq!(
+        p.jq(".data.r | @tsv"),
+        Ok("a\"b\tt\\tn\\nr\\rs\\\\\t3\ttrue\t".into())
+    );
+    assert_eq!(p.jq("[\"it's\", 1] | @sh"), Ok(r#"'it'\''s' 1"#.into()));
+    assert_eq!(p.jq("\"hi\" | @base64"), Ok("aGk=".into()));
+    let csv = p.jq(".data.deep | @csv").unwrap_err();
+    assert!(csv.contains("cannot be a CSV cell"), "{csv}");
+    let tsv = p.jq(".data.n | @tsv").unwrap_err();
+    assert!(tsv.contains("must be an array"), "{tsv}");
+}
+
+#[test]
+fn a_jq_failure_quotes_at_most_a_little_of_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = format!(
+        r#"{{"kind": "checkpoint", "agent": "w", "session": "s", "phase": "p", "data": {{"r": ["{}"]}}}}"#,
+        "x".repeat(100_000)
+    );
+    let out = Bin::new(dir.path())
+        .stdin(record)
+        .line("--jq .body|ltrimstr(1)|.x --store st render -");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    let line = err.lines().find(|l| l.contains("--jq")).unwrap_or_default();
+    assert!(line.chars().count() < 400, "{}", line.len());
+}
+
+#[test]
+fn halt_and_a_panic_in_jaq_are_failures_of_the_expression() {
+    let p = Parsed::new();
+    assert!(
+        p.jq("halt_error")
+            .unwrap_err()
+            .contains("halted with code 5")
+    );
+    assert!(p.jq("halt_error(1)").unwrap_err().contains("code 1"));
+    assert_eq!(p.jq("1, halt, 2"), Ok("1".into()), "halt stops, as in jq");
+    // jaq 3 unwraps a module it never loaded: a panic, caught.
+    let err = p.jq("import \"x\" as $x; $x").unwrap_err();
+    assert!(err.contains("not an expression jaq can run"), "{err}");
 }

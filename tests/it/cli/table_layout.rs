@@ -196,3 +196,21 @@ fn prefixes_are_coloured_only_when_allowed() {
     assert_eq!(prefix("warning", false), "forgestate: warning: ");
     assert!(prefix("error", true).contains("\x1b[1;31m"));
 }
+
+/// A cut cell ends in `…` within its width: a wide character is never split, and a combining
+/// mark stays with the character before it.
+#[test]
+fn cells_are_cut_by_the_columns_they_take() {
+    let wide = "工作者エージェント".repeat(2);
+    let accents = "e\u{301}".repeat(20);
+    let rows = vec![vec!["x".to_string(), wide], vec!["y".to_string(), accents]];
+    let text = lay_out(
+        &[whole("A"), text("DETAIL")],
+        &rows,
+        Layout::Terminal(15),
+        false,
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1], "x  工作者エー…", "{text}");
+    assert_eq!(lines[2], format!("y  {}…", "e\u{301}".repeat(11)), "{text}");
+}

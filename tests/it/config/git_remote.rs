@@ -184,3 +184,104 @@ fn without_a_token_or_url_a_checkout_keeps_the_local_store() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(d.join("state/forgestate/local/thread.jsonl").is_file());
 }
+
+/// What `-v` says was inferred from `origin` (a forge's url, owner and repo, and whether it
+/// guessed the web address of an ssh remote), by a command that reaches no forge (`outbox`).
+fn inferred(dir: &Path, flags: &str) -> Option<(String, String, String, bool)> {
+    let line = format!("-v {flags} outbox");
+    let out = run(dir, line.trim(), &[("FORGESTATE_TOKEN", BOT_TOKEN)]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{line}: {err}");
+    let after = |lead: &str| {
+        err.lines()
+            .find_map(|l| l.split_once(lead).map(|(_, rest)| rest.to_string()))
+    };
+    let url = after("forge url ")?.split(' ').next()?.to_string();
+    let name = |what: &str| {
+        after(&format!("forge {what} \"")).and_then(|r| Some(r.split_once('"')?.0.to_string()))
+    };
+    let ssh = err.contains("an ssh remote");
+    Some((
+        url,
+        name("owner").unwrap_or_default(),
+        name("repo").unwrap_or_default(),
+        ssh,
+    ))
+}
+
+/// Every common shape of remote, and what is no forge's address.
+#[test]
+fn remotes_of_every_common_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git_repo(d, "https://forge.example.com/acme/app.git");
+    let forge = |url: &str, ssh: bool| Some((url.to_string(), "acme".into(), "app".into(), ssh));
+    let cases = [
+        (
+            "https://forge.example.com/acme/app.git",
+            forge("https://forge.example.com", false),
+        ),
+        (
+            "https://bot@forge.example.com:3000/acme/app/",
+            forge("https://forge.example.com:3000", false),
+        ),
+        (
+            "http://127.0.0.1:8080/gitea/acme/app",
+            forge("http://127.0.0.1:8080/gitea", false),
+        ),
+        (
+            "git@forge.example.com:acme/app.git",
+            forge("https://forge.example.com", true),
+        ),
+        (
+            "forge.example.com:/acme/app.git",
+            forge("https://forge.example.com", true),
+        ),
+        (
+            "ssh://git@forge.example.com:2222/acme/app.git",
+            forge("https://forge.example.com", true),
+        ),
+        ("/srv/git/app.git", None),
+        ("../app", None),
+        ("git://forge.example.com/acme/app.git", None),
+        ("https://forge.example.com/app.git", None),
+        ("git@forge.example.com:app.git", None),
+    ];
+    for (remote, want) in cases {
+        let set = Command::new("git")
+            .arg("-C")
+            .arg(d)
+            .args(["remote", "set-url", "origin", remote])
+            .output()
+            .expect("git runs");
+        assert!(set.status.success(), "{set:?}");
+        assert_eq!(inferred(d, ""), want, "{remote}");
+    }
+}
+
+/// `--repo OWNER/NAME` gives the owner too (nothing left to infer), and is refused when it is
+/// neither NAME nor OWNER/NAME, or names another owner than `--owner`.
+#[test]
+fn the_repo_flag_takes_owner_slash_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git_repo(d, "https://forge.example.com/zed/zap.git");
+    let url = "https://forge.example.com".to_string();
+    let given = |owner: &str| Some((url.clone(), owner.to_string(), String::new(), false));
+    assert_eq!(inferred(d, "--repo acme/app"), given(""));
+    assert_eq!(inferred(d, "--owner acme --repo acme/app"), given(""));
+    assert_eq!(inferred(d, "--repo app"), given("zed"));
+    for bad in [
+        "--repo acme/",
+        "--repo a/b/c",
+        "--owner other --repo acme/app",
+    ] {
+        let out = run(
+            d,
+            &format!("{bad} outbox"),
+            &[("FORGESTATE_TOKEN", BOT_TOKEN)],
+        );
+        assert_eq!(out.status.code(), Some(64), "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--repo"), "{bad}: {}", stderr(&out));
+    }
+}

@@ -1,8 +1,6 @@
 //! The request checks every face shares (`forgestate::verbs::input`): ages and times, JSON
 //! objects given as objects or text, globs, `--set` pairs, UTF-8 input, and a key given twice.
 
-mod schema_misfits;
-
 use chrono::Utc;
 use serde_json::{Map, Value, json};
 

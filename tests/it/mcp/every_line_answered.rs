@@ -15,6 +15,14 @@ const READY: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// Runs the server over these lines (after the handshake) and returns every answer it wrote.
 fn session(lines: &[Vec<u8>]) -> Vec<Value> {
+    session_text(lines)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| too_deep(l)))
+        .collect()
+}
+
+/// What the server wrote over these lines (after the handshake), as written.
+fn session_text(lines: &[Vec<u8>]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("st").display().to_string();
     let mut child = Bin::new(dir.path())
@@ -39,10 +47,7 @@ fn session(lines: &[Vec<u8>]) -> Vec<Value> {
     };
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| too_deep(l)))
-        .collect()
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// An answer that echoes data nested past what serde_json parses: its id and verdict only.
@@ -304,4 +309,111 @@ fn calls_still_queued_when_stdin_closes_are_answered() {
         by_id(&answers, 11.into())["result"]["structuredContent"]["phase"],
         "p8"
     );
+}
+
+/// The line gate's finer points: the top-level `id` of a truncated line (not one nested in its
+/// params), an `id` that is no id, blank lines, `arguments` of every wrong type for both methods
+/// that take them, and `null` arguments (none).
+#[test]
+fn the_gate_reads_ids_skips_blank_lines_and_checks_arguments_of_both_methods() {
+    let mut lines: Vec<Vec<u8>> = vec![
+        br#"{"jsonrpc":"2.0","params":{"id":9},"id":50,"method":"ping","x":"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+        b"  \r".to_vec(),
+        Vec::new(),
+    ];
+    let mut id = 51;
+    for args in ["[1,2]", "\"x\"", "3", "true"] {
+        for method in ["tools/call", "prompts/get"] {
+            lines.push(
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"list","arguments":{args}}}}}"#
+                )
+                .into_bytes(),
+            );
+            id += 1;
+        }
+    }
+    lines.push(
+        br#"{"jsonrpc":"2.0","id":70,"method":"tools/call","params":{"name":"list","arguments":null}}"#
+            .to_vec(),
+    );
+    let answers = session(&lines);
+    assert_eq!(by_id(&answers, 50.into())["error"]["code"], -32700);
+    let bad_id: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["id"] == Value::Null && a["error"]["code"] == -32600)
+        .collect();
+    assert_eq!(bad_id.len(), 1, "{answers:#?}");
+    for id in 51..59u64 {
+        let a = by_id(&answers, id.into());
+        assert_eq!(a["error"]["code"], -32602, "{a}");
+        let message = a["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("`arguments` must be an object"),
+            "{message}"
+        );
+    }
+    assert_eq!(by_id(&answers, 70.into())["result"]["isError"], false);
+    // The handshake, the two bad lines, eight bad arguments and the list: nothing for the blanks.
+    assert_eq!(answers.len(), 12, "{answers:#?}");
+}
+
+/// A key given twice is found wherever it is in the arguments (in an array's object, in
+/// `metrics`, in arguments nested too deep for rmcp and handed on as text), and the same key in
+/// sibling objects is no repeat.
+#[test]
+fn a_key_given_twice_is_found_anywhere_in_the_arguments() {
+    let deep = format!("[{}1{}]", "[".repeat(125), "]".repeat(125));
+    let answers = session(&[
+        call(60, "checkpoint", r#"{"data":{"x":[{"k":1,"k":1}]}}"#),
+        call(61, "health", r#"{"metrics":{"m":1,"m":2}}"#),
+        call(
+            62,
+            "checkpoint",
+            &format!(r#"{{"data":{{"n":1,"n":2,"d":{deep}}}}}"#),
+        ),
+        call(
+            63,
+            "checkpoint",
+            r#"{"agent":"w","session":"s","phase":"p","data":{"a":{"n":1},"b":{"n":2}}}"#,
+        ),
+    ]);
+    for (id, place) in [
+        (60, "(in data.x[0])"),
+        (61, "(in metrics)"),
+        (62, "(in data)"),
+    ] {
+        let a = by_id(&answers, id.into());
+        assert_eq!(a["error"]["code"], -32602, "{a}");
+        let message = a["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(place), "{message}");
+        assert!(
+            message.starts_with("Invalid params: arguments has the key"),
+            "{message}"
+        );
+    }
+    assert_eq!(by_id(&answers, 63.into())["result"]["isError"], false);
+}
+
+/// Brackets inside a string are text, not nesting: beside an argument too deep for rmcp, a
+/// `next` full of brackets is still taken as the string it is.
+#[test]
+fn brackets_in_a_string_are_no_nesting() {
+    let next = "[[[{".repeat(50);
+    let text = session_text(&[call(
+        80,
+        "checkpoint",
+        &format!(
+            r#"{{"agent":"w","session":"s","phase":"p","next":"{next}","data":{}}}"#,
+            nested(126)
+        ),
+    )]);
+    let saved = text
+        .lines()
+        .find(|l| l.contains(r#""id":80"#))
+        .unwrap_or_default();
+    assert!(saved.ends_with(r#""isError":false}}"#), "{saved}");
+    // Taken as text, it would have come back quoted (`"next":"\"[[[{...`).
+    assert!(saved.contains(&format!(r#""next":"{next}""#)), "{saved}");
 }

@@ -84,3 +84,41 @@ fn numeric_strings_are_read_as_numbers_for_integer_properties_only() {
         "left for the decoding to refuse"
     );
 }
+
+/// Every description in every verb's schemas, with where it is.
+fn descriptions(value: &Value, at: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match (key.as_str(), v) {
+                    ("description", Value::String(text)) => out.push((at.into(), text.clone())),
+                    _ => descriptions(v, &format!("{at}.{key}"), out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| descriptions(v, at, out)),
+        _ => {}
+    }
+}
+
+/// A model reads a description as prose: the doc comments' wrapping at 100 columns is gone (a
+/// blank line stays a paragraph), and a rustdoc link (``[`Conflict`]``) is code, not a link.
+#[test]
+fn descriptions_are_prose_without_hard_breaks_or_links() {
+    let mut found = Vec::new();
+    for spec in forgestate::verbs::table() {
+        let schemas = [(spec.request)(), (spec.answer)()];
+        for schema in schemas {
+            descriptions(&Value::Object(schema), spec.name, &mut found);
+        }
+    }
+    assert!(found.len() > 200, "{}", found.len());
+    assert!(
+        found.iter().any(|(_, text)| text.contains("`Conflict`")),
+        "a link became code"
+    );
+    for (at, text) in found {
+        assert!(!text.replace("\n\n", "").contains('\n'), "{at}: {text:?}");
+        assert!(!text.contains("`]"), "{at}: {text:?}");
+    }
+}

@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 use crate::common::cli::{Bin, parse_ok, stderr, stdout, words};
 use crate::mcp_client::{call as mcp_call, connect, ok};
 
+mod schema_fit;
+
 const W: &str = "implementation-worker";
 
 fn json_of(text: &str) -> Value {
