@@ -140,32 +140,12 @@ impl ForgeConfig {
         macro_rules! keys {
             ($($k:ident),*) => { ForgeConfig { $($k: over.$k.or(self.$k)),* } };
         }
-        keys!(
-            url,
-            owner,
-            repo,
-            token_file,
-            title,
-            label,
-            label_color,
-            label_description,
-            auto_init,
-            connect_timeout_secs,
-            request_timeout_secs,
-            recheck_secs,
-            cache_dir,
-            retry_budget_secs,
-            quick_timeout_ms,
-            wait,
-            patience,
-            max_response_mib,
-            allow_insecure_http,
-            outbox_dir,
-            drain_budget_secs,
-            drain_max_backoff_secs,
-            rotate_after,
-            carry_days
-        )
+        keys! {
+            url, owner, repo, token_file, title, label, label_color, label_description, auto_init,
+            connect_timeout_secs, request_timeout_secs, recheck_secs, cache_dir, retry_budget_secs,
+            quick_timeout_ms, wait, patience, max_response_mib, allow_insecure_http, outbox_dir,
+            drain_budget_secs, drain_max_backoff_secs, rotate_after, carry_days
+        }
     }
 }
 

@@ -199,20 +199,11 @@ impl ConfigFile {
         macro_rules! keys {
             ($($t:ident.$k:ident),*) => { $(self.$t.$k = over.$t.$k.or(self.$t.$k);)* };
         }
-        keys!(
-            local.dir,
-            local.author,
-            format.max_body_bytes,
-            format.templates_dir,
-            resume.default,
-            cache.enabled,
-            cache.resync_secs,
-            signing.key_file,
-            signing.require_signatures,
-            dashboard.auto,
-            dashboard.every_minutes,
-            session.check_owner
-        );
+        keys! {
+            local.dir, local.author, format.max_body_bytes, format.templates_dir, resume.default,
+            cache.enabled, cache.resync_secs, signing.key_file, signing.require_signatures,
+            dashboard.auto, dashboard.every_minutes, session.check_owner
+        }
         self.trusted_authors.extend(over.trusted_authors);
         self.redact_keys = over.redact_keys.or(self.redact_keys);
         self.resume.agents.extend(over.resume.agents);
