@@ -169,7 +169,8 @@ impl ForgeThread {
             .is_some_and(|(n, at, _)| n == issue.number.0 && at != issue.created_at);
         if other_repo || other_head {
             tracing::warn!(
-                "{} is not the forge this machine read before (the repository id or the session                  issue's creation time changed): the forge was recreated; reading it afresh",
+                "{} is not the forge this machine read before (the repository id or the session \
+                 issue's creation time changed): the forge was recreated; reading it afresh",
                 self.settings.repo
             );
             if let Ok(mut chain) = self.chain.lock() {
