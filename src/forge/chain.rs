@@ -78,7 +78,7 @@ impl ForgeThread {
         if let Some(known) = self.verdict(n) {
             return Ok(known);
         }
-        self.know_login_with(c).await?;
+        self.login_with(c).await?;
         let member = match c.issue(&self.settings.repo, IssueNumber(n)).await {
             Ok(issue) => self.is_member_issue(&issue),
             Err(ForgeError::NotFound { .. }) => false,

@@ -174,7 +174,7 @@ impl ForgeThread {
         successor_of: Option<IssueNumber>,
     ) -> Result<Option<Issue>, ForgeError> {
         let limit = self.page_size(&self.client).await?;
-        self.know_login().await?;
+        self.login().await?;
         let mut found: Vec<Issue> = self
             .client
             .open_issues(&self.settings.repo, None, limit)
@@ -202,7 +202,7 @@ impl ForgeThread {
     pub(super) async fn latest_closed_issue(&self) -> Option<Issue> {
         let closed = async {
             let limit = self.page_size(&self.client).await?;
-            self.know_login().await?;
+            self.login().await?;
             let label = Some(self.settings.label.as_str());
             let repo = &self.settings.repo;
             self.client
