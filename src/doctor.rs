@@ -64,6 +64,14 @@ impl Check {
         Check::new(name, Status::Ok, detail)
     }
 
+    fn warn(name: &'static str, detail: impl Into<String>) -> Check {
+        Check::new(name, Status::Warn, detail)
+    }
+
+    fn fail(name: &'static str, detail: impl Into<String>) -> Check {
+        Check::new(name, Status::Fail, detail)
+    }
+
     fn skip(name: &'static str, detail: impl Into<String>) -> Check {
         Check::new(name, Status::Skip, detail)
     }
@@ -93,7 +101,7 @@ impl Report {
 pub fn config_failed(e: &Error) -> Report {
     Report {
         checks: vec![
-            Check::new("config", Status::Fail, e.to_string()).fix(
+            Check::fail("config", e.to_string()).fix(
                 "fix the file or setting named above (see config/forgestate.toml for every key)",
             ),
         ],
@@ -107,7 +115,7 @@ pub async fn run(config: &Config) -> Report {
         Ok((client, _)) => client,
         Err(e) => {
             checks.push(
-                Check::new("store", Status::Fail, format!("cannot open the store: {e}"))
+                Check::fail("store", format!("cannot open the store: {e}"))
                     .fix("fix the setting named above; `forgestate --help` lists the flags"),
             );
             return Report { checks };
@@ -167,19 +175,14 @@ fn local_check(dir: &std::path::Path) -> Check {
             "store",
             format!("local store {} ({} bytes)", file.display(), m.len()),
         ),
-        Ok(_) => Check::new(
+        Ok(_) => Check::fail("store", format!("{} is not a regular file", file.display()))
+            .fix("move it away, or point --store or local.dir at another directory"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Check::warn(
             "store",
-            Status::Fail,
-            format!("{} is not a regular file", file.display()),
-        )
-        .fix("move it away, or point --store or local.dir at another directory"),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Check::new(
-            "store",
-            Status::Warn,
             format!("local store {}: no thread yet", dir.display()),
         )
         .fix("the first checkpoint creates it, or run `forgestate init`"),
-        Err(e) => Check::new("store", Status::Fail, format!("{}: {e}", file.display()))
+        Err(e) => Check::fail("store", format!("{}: {e}", file.display()))
             .fix("check the directory's permissions"),
     }
 }
@@ -238,9 +241,10 @@ fn outbox_check(dir: Option<&std::path::Path>) -> Check {
     }
     match (s.waiting, s.dead_letters) {
         (0, 0) => Check::ok("outbox", detail),
-        (_, 0) => Check::new("outbox", Status::Warn, detail)
-            .fix("run `forgestate flush` once the forge answers"),
-        _ => Check::new("outbox", Status::Warn, detail)
+        (_, 0) => {
+            Check::warn("outbox", detail).fix("run `forgestate flush` once the forge answers")
+        }
+        _ => Check::warn("outbox", detail)
             .fix("`forgestate outbox` lists them; fix what the forge refused, then flush"),
     }
 }

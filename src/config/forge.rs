@@ -137,31 +137,14 @@ impl ForgeConfig {
 
     /// `self` with the keys set in `over` replacing ours.
     pub fn overlay(self, over: ForgeConfig) -> ForgeConfig {
-        ForgeConfig {
-            url: over.url.or(self.url),
-            owner: over.owner.or(self.owner),
-            repo: over.repo.or(self.repo),
-            token_file: over.token_file.or(self.token_file),
-            title: over.title.or(self.title),
-            label: over.label.or(self.label),
-            label_color: over.label_color.or(self.label_color),
-            label_description: over.label_description.or(self.label_description),
-            auto_init: over.auto_init.or(self.auto_init),
-            connect_timeout_secs: over.connect_timeout_secs.or(self.connect_timeout_secs),
-            request_timeout_secs: over.request_timeout_secs.or(self.request_timeout_secs),
-            recheck_secs: over.recheck_secs.or(self.recheck_secs),
-            cache_dir: over.cache_dir.or(self.cache_dir),
-            retry_budget_secs: over.retry_budget_secs.or(self.retry_budget_secs),
-            quick_timeout_ms: over.quick_timeout_ms.or(self.quick_timeout_ms),
-            wait: over.wait.or(self.wait),
-            patience: over.patience.or(self.patience),
-            max_response_mib: over.max_response_mib.or(self.max_response_mib),
-            allow_insecure_http: over.allow_insecure_http.or(self.allow_insecure_http),
-            outbox_dir: over.outbox_dir.or(self.outbox_dir),
-            drain_budget_secs: over.drain_budget_secs.or(self.drain_budget_secs),
-            drain_max_backoff_secs: over.drain_max_backoff_secs.or(self.drain_max_backoff_secs),
-            rotate_after: over.rotate_after.or(self.rotate_after),
-            carry_days: over.carry_days.or(self.carry_days),
+        macro_rules! keys {
+            ($($k:ident),*) => { ForgeConfig { $($k: over.$k.or(self.$k)),* } };
+        }
+        keys! {
+            url, owner, repo, token_file, title, label, label_color, label_description, auto_init,
+            connect_timeout_secs, request_timeout_secs, recheck_secs, cache_dir, retry_budget_secs,
+            quick_timeout_ms, wait, patience, max_response_mib, allow_insecure_http, outbox_dir,
+            drain_budget_secs, drain_max_backoff_secs, rotate_after, carry_days
         }
     }
 }

@@ -196,31 +196,20 @@ impl ConfigFile {
 
     /// `self` with `over` laid on top: keys set in `over` win; resume tables replace per agent.
     pub fn overlay(mut self, over: ConfigFile) -> ConfigFile {
+        macro_rules! keys {
+            ($($t:ident.$k:ident),*) => { $(self.$t.$k = over.$t.$k.or(self.$t.$k);)* };
+        }
+        keys! {
+            local.dir, local.author, format.max_body_bytes, format.templates_dir, resume.default,
+            cache.enabled, cache.resync_secs, signing.key_file, signing.require_signatures,
+            dashboard.auto, dashboard.every_minutes, session.check_owner
+        }
         self.trusted_authors.extend(over.trusted_authors);
         self.redact_keys = over.redact_keys.or(self.redact_keys);
-        self.local.dir = over.local.dir.or(self.local.dir);
-        self.local.author = over.local.author.or(self.local.author);
-        self.format.max_body_bytes = over.format.max_body_bytes.or(self.format.max_body_bytes);
-        self.format.templates_dir = over.format.templates_dir.or(self.format.templates_dir);
-        self.resume.default = over.resume.default.or(self.resume.default);
         self.resume.agents.extend(over.resume.agents);
-        self.cache.enabled = over.cache.enabled.or(self.cache.enabled);
-        self.cache.resync_secs = over.cache.resync_secs.or(self.cache.resync_secs);
+        let verify = over.signing.verify_key_files;
+        self.signing.verify_key_files.extend(verify);
         self.status = self.status.overlay(over.status);
-        self.signing.key_file = over.signing.key_file.or(self.signing.key_file);
-        self.signing
-            .verify_key_files
-            .extend(over.signing.verify_key_files);
-        self.signing.require_signatures = over
-            .signing
-            .require_signatures
-            .or(self.signing.require_signatures);
-        self.dashboard.auto = over.dashboard.auto.or(self.dashboard.auto);
-        self.dashboard.every_minutes = over
-            .dashboard
-            .every_minutes
-            .or(self.dashboard.every_minutes);
-        self.session.check_owner = over.session.check_owner.or(self.session.check_owner);
         self.forge = match (self.forge, over.forge) {
             (Some(base), Some(over)) => Some(base.overlay(over)),
             (base, over) => over.or(base),

@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 
-use super::{Check, Status};
+use super::Check;
 use crate::defaults::CLOCK_SKEW_WARN_SECS;
 use crate::forge::{ForgeError, Probe};
 
@@ -19,11 +19,11 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
                 p.base
             ),
         ),
-        Err(e) if unreachable => Check::new("forge", Status::Fail, e.to_string()).fix(
+        Err(e) if unreachable => Check::fail("forge", e.to_string()).fix(
             "check the url (--url, FORGESTATE_URL or [forge] url), the network, and that the \
              forge is up; records are kept in the outbox meanwhile",
         ),
-        Err(e) => Check::new("forge", Status::Warn, format!("answers, but: {e}")),
+        Err(e) => Check::warn("forge", format!("answers, but: {e}")),
     });
     let skip = |name, why: &str| Check::skip(name, format!("not checked: {why}"));
     let Some(user) = &p.user else {
@@ -41,22 +41,20 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
     let login = user.as_ref().ok().map(|u| u.login.clone());
     checks.push(match user {
         Ok(u) => Check::ok("token", format!("valid; records are posted as {}", u.login)),
-        Err(ForgeError::Unauthorized { .. }) => Check::new(
+        Err(ForgeError::Unauthorized { .. }) => Check::fail(
             "token",
-            Status::Fail,
             "the forge rejected the token (401): unknown, revoked or mistyped",
         )
         .fix(
             "set FORGESTATE_TOKEN (or --token-file, [forge] token_file) to a valid personal \
              access token with the write:issue and read:user scopes",
         ),
-        Err(ForgeError::Forbidden { .. }) => Check::new(
+        Err(ForgeError::Forbidden { .. }) => Check::fail(
             "token",
-            Status::Fail,
             "the token is valid but may not read its own user (403): it lacks the read:user scope",
         )
         .fix("create a token with the write:issue and read:user scopes"),
-        Err(e) => Check::new("token", Status::Fail, e.to_string()),
+        Err(e) => Check::fail("token", e.to_string()),
     });
     let Some(repository) = &p.repository else {
         for name in ["repository", "write access", "label", "session issue"] {
@@ -68,9 +66,8 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
         Ok(r) => {
             checks.push(Check::ok("repository", format!("{} found", r.full_name)));
             checks.push(match (r.archived, r.write) {
-                (true, _) => Check::new(
+                (true, _) => Check::fail(
                     "write access",
-                    Status::Fail,
                     format!("{} is archived: the forge refuses every write", r.full_name),
                 )
                 .fix("unarchive it, or point forgestate at another repository"),
@@ -78,9 +75,8 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
                     "write access",
                     format!("{} may write to {}", who(&login), r.full_name),
                 ),
-                (false, Some(false)) => Check::new(
+                (false, Some(false)) => Check::warn(
                     "write access",
-                    Status::Warn,
                     format!(
                         "{} has no write access to {}: comments still post, but a new session \
                          issue would lose its label",
@@ -89,9 +85,8 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
                     ),
                 )
                 .fix("give the user write access to the repository's issues"),
-                (false, None) => Check::new(
+                (false, None) => Check::warn(
                     "write access",
-                    Status::Warn,
                     "unknown: the token lacks the read:repository scope, which shows the user's \
                      permissions (doctor never writes to find out)",
                 )
@@ -106,7 +101,7 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
                 ),
                 e => e.to_string(),
             };
-            checks.push(Check::new("repository", Status::Fail, detail).fix(
+            checks.push(Check::fail("repository", detail).fix(
                 "check the owner and repo (--repo OWNER/NAME, FORGESTATE_OWNER/FORGESTATE_REPO, or \
                  [forge] owner/repo) and that the token's user can read it",
             ));
@@ -118,19 +113,11 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
     }
     checks.push(match &p.labels {
         Some(Ok(1)) => Check::ok("label", format!("{:?} present", p.label)),
-        Some(Ok(0)) => Check::new(
-            "label",
-            Status::Fail,
-            format!("no label {:?} in {}", p.label, p.repo),
-        )
-        .fix("run `forgestate init` (it creates the label), or set [forge] label"),
-        Some(Ok(n)) => Check::new(
-            "label",
-            Status::Warn,
-            format!("{n} labels are named {:?}", p.label),
-        )
-        .fix("delete the copies that are not on the session issue"),
-        Some(Err(e)) => Check::new("label", Status::Fail, e.to_string()),
+        Some(Ok(0)) => Check::fail("label", format!("no label {:?} in {}", p.label, p.repo))
+            .fix("run `forgestate init` (it creates the label), or set [forge] label"),
+        Some(Ok(n)) => Check::warn("label", format!("{n} labels are named {:?}", p.label))
+            .fix("delete the copies that are not on the session issue"),
+        Some(Err(e)) => Check::fail("label", e.to_string()),
         None => skip("label", "the repository is not found"),
     });
     checks.push(match &p.issue {
@@ -141,16 +128,15 @@ pub(super) fn forge_checks(p: &Probe, checks: &mut Vec<Check>) -> Option<String>
                 issue.number, issue.html_url, issue.comments
             ),
         ),
-        Some(Ok(None)) => Check::new(
+        Some(Ok(None)) => Check::fail(
             "session issue",
-            Status::Fail,
             format!(
                 "no open issue titled {:?} with label {:?} in {}",
                 p.title, p.label, p.repo
             ),
         )
         .fix("run `forgestate init` to create it"),
-        Some(Err(e)) => Check::new("session issue", Status::Fail, e.to_string()),
+        Some(Err(e)) => Check::fail("session issue", e.to_string()),
         None => skip("session issue", "the repository is not found"),
     });
     checks.extend(thread_check(p));
@@ -167,7 +153,7 @@ fn thread_check(p: &Probe) -> Option<Check> {
     let members = match &p.members {
         Some(Ok(m)) => m,
         Some(Err(e)) => {
-            return Some(Check::new("session thread", Status::Warn, e.to_string()));
+            return Some(Check::warn("session thread", e.to_string()));
         }
         None => return None,
     };
@@ -203,15 +189,13 @@ fn thread_check(p: &Probe) -> Option<Check> {
                 named.join(", ")
             ));
         }
-        return Some(
-            Check::new("session thread", Status::Warn, said.join("; ")).fix(
-                "restore the head's title and label; close the look-alikes, or add their \
+        return Some(Check::warn("session thread", said.join("; ")).fix(
+            "restore the head's title and label; close the look-alikes, or add their \
                  author to trusted_authors if they should count",
-            ),
-        );
+        ));
     }
     Some(if stray {
-        Check::new("session thread", Status::Warn, detail).fix(
+        Check::warn("session thread", detail).fix(
             "nothing to do by hand: the next record carries the other open member's records to \
              the head and closes it",
         )
@@ -240,9 +224,8 @@ fn clock_check(p: &Probe) -> Check {
     let date_now = local - lag;
     let clock = crate::report::clock::consistent(date_now, local, stamped);
     if let Some(ahead) = clock.ahead {
-        return Check::new(
+        return Check::warn(
             "clock",
-            Status::Warn,
             format!(
                 "the forge's Date header runs {} behind the times it stamps on its own issues \
                  and comments; this machine's clock is not what is off",
@@ -255,9 +238,8 @@ fn clock_check(p: &Probe) -> Check {
         );
     }
     if let Some(ahead) = clock.date_ahead {
-        return Check::new(
+        return Check::warn(
             "clock",
-            Status::Warn,
             format!(
                 "the forge's Date header runs {} ahead of this machine's clock, and no time it \
                  stamped on the session issue bears that out",
@@ -277,7 +259,7 @@ fn clock_check(p: &Probe) -> Check {
         _ => "this machine and the forge agree".to_string(),
     };
     if secs.abs() > CLOCK_SKEW_WARN_SECS {
-        Check::new("clock", Status::Warn, how).fix(
+        Check::warn("clock", how).fix(
             "sync this machine's clock (NTP); forgestate measures ages on the forge's clock, \
              but Time: lines in records use this one",
         )
@@ -288,17 +270,10 @@ fn clock_check(p: &Probe) -> Check {
 
 pub(super) fn cache_check(p: &Probe) -> Check {
     let Some(dir) = &p.cache_dir else {
-        return Check::new(
-            "cache",
-            Status::Ok,
-            "disabled: every run looks the issue up",
-        );
+        return Check::ok("cache", "disabled: every run looks the issue up");
     };
     if let Some(problem) = crate::forge::cache::dir_problem(dir) {
-        return Check::new(
-            "cache",
-            Status::Warn,
-            format!("{}: not used: {problem}", dir.display()),
+        return Check::warn("cache", format!("{}: not used: {problem}", dir.display()),
         )
         .fix(format!(
             "run `chmod 700 {}` if it is yours, or set [forge] cache_dir to a directory of your \
@@ -325,9 +300,8 @@ pub(super) fn cache_check(p: &Probe) -> Check {
                 dir.display()
             ),
         ),
-        (Some(n), true) if found.is_some_and(|f| f != n) => Check::new(
+        (Some(n), true) if found.is_some_and(|f| f != n) => Check::warn(
             "cache",
-            Status::Warn,
             format!(
                 "{}: #{n} cached, but the session issue is #{}",
                 dir.display(),

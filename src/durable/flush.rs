@@ -15,7 +15,7 @@ use chrono::Utc;
 
 use super::{DeadLetter, Durable, FLUSH_PATIENCE, FlushReport, Outbox, SKEW, Spooled};
 use crate::error::{Category, Error};
-use crate::store::{Effort, Thread};
+use crate::store::{Effort, Thread, normal_body};
 
 /// How a flush runs.
 #[derive(Debug, Clone, Copy)]
@@ -39,10 +39,10 @@ const WHOAMI_FLOOR: Duration = Duration::from_secs(1);
 impl<T: Thread> Durable<T> {
     pub(super) async fn flush_from_with(&self, source: &Outbox, how: Drain<'_>) -> FlushReport {
         let mut report = FlushReport::default();
-        let (deadline, own) = match how {
-            Drain::Flush => (None, None),
-            Drain::Budget(deadline) => (Some(deadline), None),
-            Drain::Until { own, .. } => (None, Some(own)),
+        let (deadline, own, effort) = match how {
+            Drain::Flush => (None, None, Effort::Full),
+            Drain::Budget(deadline) => (Some(deadline), None, Effort::Once),
+            Drain::Until { own, effort } => (None, Some(own), effort),
         };
         let lock = match how {
             Drain::Flush => source.lock(FLUSH_PATIENCE).await,
@@ -60,11 +60,6 @@ impl<T: Thread> Durable<T> {
                 report.left = source.len();
                 return report;
             }
-        };
-        let effort = match how {
-            Drain::Flush => Effort::Full,
-            Drain::Budget(_) => Effort::Once,
-            Drain::Until { effort, .. } => effort,
         };
         let mut task = self
             .progress
@@ -162,11 +157,11 @@ impl<T: Thread> Durable<T> {
                 .comments
                 .into_iter()
                 .filter(|c| me.as_ref().is_none_or(|m| *m == c.author))
-                .map(|c| same_text(&c.body))
+                .map(|c| normal_body(&c.body))
                 .collect();
             for entry in &good {
                 task.advance_to(progress(&report) as u64);
-                if present.contains(&same_text(&entry.body)) {
+                if present.contains(&normal_body(&entry.body)) {
                     report.already_posted += 1;
                 } else {
                     if out_of_time(sent_any) {
@@ -318,12 +313,4 @@ fn letter(path: PathBuf, reason: &str, answer: Option<String>) -> DeadLetter {
         answer,
         moved_at: Utc::now(),
     }
-}
-
-/// A body as compared with the thread's copies: LF line ends, trimmed (a forge may store CRLF).
-fn same_text(body: &str) -> String {
-    body.replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .trim()
-        .to_string()
 }

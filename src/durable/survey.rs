@@ -65,29 +65,3 @@ pub fn survey(roots: &[PathBuf]) -> Vec<OutboxSummary> {
     out.dedup_by(|a, b| a.dir == b.dir);
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lists_each_used_outbox_with_its_counts() {
-        let root = tempfile::tempdir().unwrap();
-        let a = Outbox::new(root.path().join("a")).with_origin(Origin {
-            url: "https://one.example/".into(),
-            owner: "o".into(),
-            repo: "r".into(),
-        });
-        a.push("x").unwrap();
-        a.push("y").unwrap();
-        std::fs::create_dir_all(root.path().join("unused")).unwrap();
-        let found = survey(&[root.path().to_path_buf(), root.path().join("missing")]);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].waiting, 2);
-        assert_eq!(
-            found[0].origin.as_ref().unwrap().url,
-            "https://one.example/"
-        );
-        assert!(found[0].oldest.is_some());
-    }
-}

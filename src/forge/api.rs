@@ -2,7 +2,7 @@
 //! real server answers on success (note: editing an issue answers 201, adding labels 200).
 
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::error::{Call, ForgeError};
 use super::http::ForgeClient;
@@ -203,14 +203,11 @@ impl ForgeClient {
         limit: u32,
         cap: u32,
     ) -> Result<Option<Vec<Issue>>> {
-        let query = vec![
-            ("state", "all".to_string()),
-            ("type", "issues".to_string()),
-            (
-                "since",
-                since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            ),
-        ];
+        let mut query = issue_query("all", None);
+        query.push((
+            "since",
+            since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        ));
         self.walk(&repo.path("issues"), query, limit, cap).await
     }
 
@@ -303,24 +300,26 @@ impl ForgeClient {
         self.send(Method::POST, &path, &[], body, OK).await
     }
 
-    /// Closes an issue. The server answers 201 to an edit.
+    /// Closes an issue.
     pub async fn close_issue(&self, repo: &RepoRef, n: IssueNumber) -> Result<Issue> {
-        let path = repo.path(&format!("issues/{}", n.0));
-        let body = Some(json!({ "state": "closed" }));
-        self.send(Method::PATCH, &path, &[], body, CREATED).await
+        self.edit_issue(repo, n, json!({ "state": "closed" })).await
     }
 
-    /// Replaces an issue's body (`PATCH /repos/{o}/{r}/issues/{n}` with `{"body"}`). The
-    /// server answers 201 to an edit, not 200.
+    /// Replaces an issue's body.
     pub async fn edit_issue_body(
         &self,
         repo: &RepoRef,
         n: IssueNumber,
         body: &str,
     ) -> Result<Issue> {
+        self.edit_issue(repo, n, json!({ "body": body })).await
+    }
+
+    /// `PATCH /repos/{o}/{r}/issues/{n}` with `edit`; the server answers 201 to an edit, not 200.
+    async fn edit_issue(&self, repo: &RepoRef, n: IssueNumber, edit: Value) -> Result<Issue> {
         let path = repo.path(&format!("issues/{}", n.0));
-        let body = Some(json!({ "body": body }));
-        self.send(Method::PATCH, &path, &[], body, CREATED).await
+        self.send(Method::PATCH, &path, &[], Some(edit), CREATED)
+            .await
     }
 
     /// Deletes one comment (`DELETE /repos/{o}/{r}/issues/comments/{id}`, §3.12): `Ok(true)` on

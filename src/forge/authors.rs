@@ -11,26 +11,23 @@ use super::http::ForgeClient;
 use super::models::Issue;
 
 impl ForgeThread {
-    /// Learns the token's login (once per process) so that [`ForgeThread::trusted_creator`]
-    /// can tell the token's own issues.
-    pub(super) async fn know_login(&self) -> Result<(), ForgeError> {
-        self.know_login_with(&self.client).await
-    }
-
-    /// [`ForgeThread::know_login`] through `c` (a caller's budget: a drain's, a probe's).
-    pub(super) async fn know_login_with(&self, c: &ForgeClient) -> Result<(), ForgeError> {
-        if self.login.lock().ok().is_some_and(|l| l.is_some()) {
-            return Ok(());
+    /// The token's own login, asked through `c` (a caller's budget: a drain's, a probe's) once
+    /// per process (once for requests started together), so that
+    /// [`ForgeThread::trusted_creator`] can tell the token's own issues.
+    pub(super) async fn login_with(&self, c: &ForgeClient) -> Result<String, ForgeError> {
+        let known = || self.login.lock().ok().and_then(|l| l.clone());
+        if let Some(login) = known() {
+            return Ok(login);
         }
         let _asking = self.asking_login.lock().await;
-        if self.login.lock().ok().is_some_and(|l| l.is_some()) {
-            return Ok(());
+        if let Some(login) = known() {
+            return Ok(login);
         }
         let user = c.current_user().await?;
         if let Ok(mut l) = self.login.lock() {
-            *l = Some(user.login);
+            *l = Some(user.login.clone());
         }
-        Ok(())
+        Ok(user.login)
     }
 
     /// Whether `login` is a trusted author: the token's own (when known), or a configured one.

@@ -78,7 +78,7 @@ impl ForgeThread {
         if let Some(known) = self.verdict(n) {
             return Ok(known);
         }
-        self.know_login_with(c).await?;
+        self.login_with(c).await?;
         let member = match c.issue(&self.settings.repo, IssueNumber(n)).await {
             Ok(issue) => self.is_member_issue(&issue),
             Err(ForgeError::NotFound { .. }) => false,
@@ -325,21 +325,5 @@ impl ForgeThread {
         if known.is_none_or(|(n, _, _)| n != issue.number.0) {
             self.remember(|s| s.opened = Some((issue.number.0, issue.created_at, None)));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::store::issue_in_url;
-
-    #[test]
-    fn the_issue_is_read_from_a_web_url() {
-        let url = "https://forge.example/o/r/issues/12#issuecomment-3";
-        assert_eq!(issue_in_url(url), Some(12));
-        assert_eq!(issue_in_url("https://forge.example/o/r/issues/7"), Some(7));
-        assert_eq!(issue_in_url("https://forge.example/o/r/pulls/7"), None);
-        assert_eq!(issue_in_url("https://forge.example/o/r/issues/7x"), None);
-        assert_eq!(issue_in_url(""), None);
-        assert_eq!(issue_in_url("/issues/99999999999999999999999"), None);
     }
 }

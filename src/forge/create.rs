@@ -174,7 +174,7 @@ impl ForgeThread {
         successor_of: Option<IssueNumber>,
     ) -> Result<Option<Issue>, ForgeError> {
         let limit = self.page_size(&self.client).await?;
-        self.know_login().await?;
+        self.login().await?;
         let mut found: Vec<Issue> = self
             .client
             .open_issues(&self.settings.repo, None, limit)
@@ -200,27 +200,16 @@ impl ForgeThread {
 
     /// [`ForgeThread::latest_closed`], the issue itself.
     pub(super) async fn latest_closed_issue(&self) -> Option<Issue> {
-        let limit = match self.page_size(&self.client).await {
-            Ok(n) => n,
-            Err(e) => {
-                tracing::warn!("cannot look for a closed session issue to link: {e}");
-                return None;
-            }
+        let closed = async {
+            let limit = self.page_size(&self.client).await?;
+            self.login().await?;
+            let label = Some(self.settings.label.as_str());
+            let repo = &self.settings.repo;
+            self.client
+                .newest_issues(repo, "closed", label, limit)
+                .await
         };
-        if let Err(e) = self.know_login().await {
-            tracing::warn!("cannot look for a closed session issue to link: {e}");
-            return None;
-        }
-        let closed = self
-            .client
-            .newest_issues(
-                &self.settings.repo,
-                "closed",
-                Some(&self.settings.label),
-                limit,
-            )
-            .await;
-        match closed {
+        match closed.await {
             Ok(issues) => issues
                 .into_iter()
                 .filter(|i| self.has_session_marks(i) && self.trusted_creator(i))

@@ -18,11 +18,24 @@ use std::io::Read;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+/// Visitor methods for the scalars that are not what the visitor wants: each hands `wrap` the
+/// visitor and the scalar as a JSON value.
+macro_rules! odd_scalars {
+    ($ret:ty, $wrap:expr) => {
+        odd_scalars!($ret, $wrap; visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64));
+    };
+    ($ret:ty, $wrap:expr; $($name:ident($t:ty)),*) => {$(
+        fn $name<E: de::Error>(self, v: $t) -> Result<$ret, E> {
+            Ok(($wrap)(self, Value::from(v)))
+        }
+    )*};
+}
+
 mod body;
 mod fields;
 
 use body::{Body, BodySeed};
-use fields::{Fields, Key, UserSeed, Want};
+use fields::{Fields, Key, Name, UserSeed, Want};
 
 use super::models::{Comment, CommentList, UnreadableComment};
 use crate::store::Skip;
@@ -65,28 +78,23 @@ impl Filter {
 
     /// Keeps only `me`'s comments, whatever their size.
     pub fn only(me: String) -> Filter {
+        let authors = Some(BTreeSet::from([me]));
         Filter {
-            authors: Some(BTreeSet::from([me])),
-            max_body: usize::MAX,
-            max_kept: usize::MAX,
-            drop_issues: BTreeSet::new(),
-            members: None,
-            digest: None,
+            authors,
+            ..Filter::all()
         }
     }
 
     /// Keeps what `keep` keeps, with `me` (the token's login) among the authors.
     pub fn new(keep: &crate::store::Keep, me: Option<String>) -> Filter {
+        let mut authors = keep.authors.clone();
+        authors.iter_mut().for_each(|a| a.extend(me.clone()));
+        let (max_body, digest) = (keep.max_body, keep.digest.clone());
         Filter {
-            authors: keep.authors.clone().map(|mut a| {
-                a.extend(me);
-                a
-            }),
-            max_body: keep.max_body,
-            max_kept: usize::MAX,
-            drop_issues: BTreeSet::new(),
-            members: None,
-            digest: keep.digest.clone(),
+            authors,
+            max_body,
+            digest,
+            ..Filter::all()
         }
     }
 
@@ -206,7 +214,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut fields = Fields::default();
         let mut body = Body::Missing;
-        while let Some(key) = map.next_key::<Key>()? {
+        while let Some(key) = map.next_key_seed(Name(Key::of))? {
             match key {
                 Key::Number => {
                     let n: Value = map.next_value()?;
@@ -264,25 +272,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
         Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        self.odd(Value::Bool(b));
-        Ok(())
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.odd(Value::from(n));
-        Ok(())
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.odd(Value::from(n));
-        Ok(())
-    }
-
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
-        self.odd(Value::from(n));
-        Ok(())
-    }
+    odd_scalars!((), Element::odd);
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         self.odd(Value::Null);
@@ -290,8 +280,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
     }
 
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        self.odd(Value::Null);
-        Ok(())
+        self.visit_unit()
     }
 }
 

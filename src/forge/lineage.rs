@@ -141,7 +141,7 @@ impl ForgeThread {
             Err(e) => return Err(e),
         };
         let session = self.has_session_marks(&issue);
-        self.know_login().await?;
+        self.login().await?;
         if session && !self.trusted_creator(&issue) {
             self.look_alike(&issue);
             return Ok(None);

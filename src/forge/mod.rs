@@ -214,20 +214,9 @@ impl ForgeThread {
         }
     }
 
-    /// The token's own login, asked once per process (once for requests started together).
+    /// The token's own login, asked once per process ([`ForgeThread::login_with`]).
     pub(crate) async fn login(&self) -> Result<String, ForgeError> {
-        if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
-            return Ok(login);
-        }
-        let _asking = self.asking_login.lock().await;
-        if let Some(login) = self.login.lock().ok().and_then(|l| l.clone()) {
-            return Ok(login);
-        }
-        let user = self.client.current_user().await?;
-        if let Ok(mut l) = self.login.lock() {
-            *l = Some(user.login.clone());
-        }
-        Ok(user.login)
+        self.login_with(&self.client).await
     }
 }
 

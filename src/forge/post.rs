@@ -289,16 +289,9 @@ impl ForgeThread {
     }
 }
 
-/// Whether a stored body is the one posted: the forge may store it with CRLF (or CR) line ends
-/// and trim or add surrounding whitespace, so both are compared with LF line ends, trimmed.
+/// Whether a stored body is the one posted (see [`store::normal_body`]).
 pub(crate) fn same_body(stored: &str, posted: &str) -> bool {
-    fn normal(s: &str) -> String {
-        s.replace("\r\n", "\n")
-            .replace('\r', "\n")
-            .trim()
-            .to_string()
-    }
-    stored == posted || normal(stored) == normal(posted)
+    stored == posted || store::normal_body(stored) == store::normal_body(posted)
 }
 
 fn unreadable(u: UnreadableComment) -> store::Unreadable {

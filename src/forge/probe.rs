@@ -128,17 +128,14 @@ impl ForgeThread {
             }),
             // No `read:repository` scope: the labels (an issue-scope route) still tell whether
             // the repository exists.
-            Err(ForgeError::Forbidden { .. }) => match labels().await {
-                Ok(n) => {
-                    counted = Some(n);
-                    Ok(RepoAccess {
-                        full_name: s.repo.to_string(),
-                        write: None,
-                        archived: false,
-                    })
+            Err(ForgeError::Forbidden { .. }) => labels().await.map(|n| {
+                counted = Some(n);
+                RepoAccess {
+                    full_name: s.repo.to_string(),
+                    write: None,
+                    archived: false,
                 }
-                Err(e) => Err(e),
-            },
+            }),
             Err(e) => Err(e),
         };
         let missing = repository.is_err();

@@ -53,7 +53,7 @@ impl ForgeThread {
             if fresh {
                 return Ok(n);
             }
-            self.know_login_with(c).await?;
+            self.login_with(c).await?;
             match c.issue(&self.settings.repo, n).await {
                 Ok(issue) if self.is_session_issue(&issue) => {
                     self.adopt(&issue);
@@ -103,7 +103,7 @@ impl ForgeThread {
     }
 
     /// An open issue (not a pull request) with the session title and label that a trusted
-    /// author opened (see `authors.rs`; the login must be known: [`ForgeThread::know_login`]).
+    /// author opened (see `authors.rs`; the login must be known: [`ForgeThread::login`]).
     pub(super) fn is_session_issue(&self, issue: &Issue) -> bool {
         self.looks_like_session_issue(issue) && self.trusted_creator(issue)
     }
@@ -169,7 +169,8 @@ impl ForgeThread {
             .is_some_and(|(n, at, _)| n == issue.number.0 && at != issue.created_at);
         if other_repo || other_head {
             tracing::warn!(
-                "{} is not the forge this machine read before (the repository id or the session                  issue's creation time changed): the forge was recreated; reading it afresh",
+                "{} is not the forge this machine read before (the repository id or the session \
+                 issue's creation time changed): the forge was recreated; reading it afresh",
                 self.settings.repo
             );
             if let Ok(mut chain) = self.chain.lock() {
@@ -229,7 +230,7 @@ impl ForgeThread {
         let label = (!exhaustive).then_some(self.settings.label.as_str());
         let ((), login, listed) = tokio::join!(
             self.learn_page_size(c),
-            self.know_login_with(c),
+            self.login_with(c),
             c.open_issues(repo, label, self.known_page_size())
         );
         login?;
@@ -383,7 +384,7 @@ impl ForgeThread {
         let since = issue.closed_at.map(|t| t - super::chain::MARGIN);
         let all = async { Ok(super::decode::Filter::all()) };
         let notes = c.comments_keeping(repo, issue.number, since, all).await?;
-        self.know_login_with(c).await?;
+        self.login_with(c).await?;
         // Only a trusted author's closing note forwards: anyone may comment on a closed issue.
         let Some(next) = notes
             .comments

@@ -90,6 +90,15 @@ pub fn body_head(body: &str) -> String {
     body[..end].to_string()
 }
 
+/// A body as compared with a store's copy of it: a forge may store it with CRLF (or CR) line
+/// ends and trim or add surrounding whitespace, so LF line ends, trimmed.
+pub(crate) fn normal_body(body: &str) -> String {
+    body.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .trim()
+        .to_string()
+}
+
 /// Why a store skipped a comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {

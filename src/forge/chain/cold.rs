@@ -212,7 +212,7 @@ impl ForgeThread {
             self.note_verdict(issue.number.0, false);
             return Ok(false);
         }
-        self.know_login_with(c).await?;
+        self.login_with(c).await?;
         let member = self.is_member_issue(issue);
         self.note_verdict(issue.number.0, member);
         Ok(member)

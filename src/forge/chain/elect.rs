@@ -100,7 +100,7 @@ impl ForgeThread {
         {
             return Ok(known.map(IssueNumber));
         }
-        self.know_login_with(c).await?;
+        self.login_with(c).await?;
         let link = match c.issue(&self.settings.repo, n).await {
             Ok(issue) => {
                 let member = self.is_member_issue(&issue);

@@ -73,24 +73,10 @@ impl<'de> Visitor<'de> for BodySeed {
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Body, E> {
-        Ok(Body::Odd(Value::Null))
+        self.visit_unit()
     }
 
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Body, E> {
-        Ok(Body::Odd(Value::Bool(b)))
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
-
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Body, E> {
-        Ok(Body::Odd(Value::from(n)))
-    }
+    odd_scalars!(Body, |_, v| Body::Odd(v));
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}

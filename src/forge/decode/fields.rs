@@ -132,9 +132,7 @@ impl<'de, T: Scalar> Visitor<'de> for Want<T> {
         Ok(T::from_str(s).map_or_else(|| Got::Odd(Value::String(s.to_owned())), Got::Ok))
     }
 
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Got<T>, E> {
-        Ok(Got::Odd(Value::Bool(b)))
-    }
+    odd_scalars!(Got<T>, |_, v| Got::Odd(v); visit_bool(bool), visit_f64(f64));
 
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<Got<T>, E> {
         Ok(Want::number(&n.to_string()))
@@ -142,10 +140,6 @@ impl<'de, T: Scalar> Visitor<'de> for Want<T> {
 
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<Got<T>, E> {
         Ok(Want::number(&n.to_string()))
-    }
-
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Got<T>, E> {
-        Ok(Got::Odd(Value::from(n)))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Got<T>, E> {
@@ -164,7 +158,7 @@ impl<'de, T: Scalar> Visitor<'de> for Want<T> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Got<T>, A::Error> {
         // A number, under `arbitrary_precision`, or an object.
-        match map.next_key::<FirstKey>()? {
+        match map.next_key_seed(Name(FirstKey::of))? {
             None => Ok(Got::Odd(Value::Object(Map::new()))),
             Some(FirstKey::Number) => Ok(map.next_value_seed(NumberText(PhantomData::<T>))?),
             Some(FirstKey::Name(key)) => Ok(Got::Odd(rest_of_object(key, map)?)),
@@ -195,28 +189,41 @@ impl<'de, T: Scalar> Visitor<'de> for NumberText<T> {
     }
 }
 
-/// The first key of a map: serde_json's number token (read without a copy), or a name.
+/// A field name, read without a copy and told apart by its function.
+pub(super) struct Name<K>(pub fn(&str) -> K);
+
+impl<'de, K> DeserializeSeed<'de> for Name<K> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<K> Visitor<'_> for Name<K> {
+    type Value = K;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<K, E> {
+        Ok((self.0)(s))
+    }
+}
+
+/// The first key of a map: serde_json's number token, or a name.
 enum FirstKey {
     Number,
     Name(String),
 }
 
-impl<'de> Deserialize<'de> for FirstKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<FirstKey, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = FirstKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<FirstKey, E> {
-                Ok(match s {
-                    NUMBER_TOKEN => FirstKey::Number,
-                    _ => FirstKey::Name(s.to_owned()),
-                })
-            }
+impl FirstKey {
+    fn of(s: &str) -> FirstKey {
+        match s {
+            NUMBER_TOKEN => FirstKey::Number,
+            _ => FirstKey::Name(s.to_owned()),
         }
-        d.deserialize_str(V)
     }
 }
 
@@ -230,7 +237,7 @@ fn rest_of_object<'de, A: MapAccess<'de>>(first: String, mut map: A) -> Result<V
     Ok(Value::Object(obj))
 }
 
-/// The keys of a comment element that forgestate reads; compared without a copy.
+/// The keys of a comment element that forgestate reads.
 pub(super) enum Key {
     Id,
     HtmlUrl,
@@ -244,23 +251,9 @@ pub(super) enum Key {
     Other,
 }
 
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl Visitor<'_> for KeyVisitor {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a field name")
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
-        Ok(match s {
+impl Key {
+    pub fn of(s: &str) -> Key {
+        match s {
             "id" => Key::Id,
             "html_url" => Key::HtmlUrl,
             "issue_url" => Key::IssueUrl,
@@ -270,7 +263,7 @@ impl Visitor<'_> for KeyVisitor {
             "updated_at" => Key::UpdatedAt,
             NUMBER_TOKEN => Key::Number,
             _ => Key::Other,
-        })
+        }
     }
 }
 
@@ -294,25 +287,15 @@ enum UserKey {
     Other,
 }
 
-impl<'de> Deserialize<'de> for UserKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<UserKey, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = UserKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<UserKey, E> {
-                Ok(match s {
-                    "id" => UserKey::Id,
-                    "login" => UserKey::Login,
-                    "created" => UserKey::Created,
-                    NUMBER_TOKEN => UserKey::Number,
-                    _ => UserKey::Other,
-                })
-            }
+impl UserKey {
+    fn of(s: &str) -> UserKey {
+        match s {
+            "id" => UserKey::Id,
+            "login" => UserKey::Login,
+            "created" => UserKey::Created,
+            NUMBER_TOKEN => UserKey::Number,
+            _ => UserKey::Other,
         }
-        d.deserialize_str(V)
     }
 }
 
@@ -328,14 +311,14 @@ impl<'de> Visitor<'de> for UserSeed {
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Got::Ok(None))
+        self.visit_unit()
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut id: Option<Got<i64>> = None;
         let mut login: Option<Got<String>> = None;
         let mut created: Option<Got<Option<DateTime<Utc>>>> = None;
-        while let Some(key) = map.next_key::<UserKey>()? {
+        while let Some(key) = map.next_key_seed(Name(UserKey::of))? {
             match key {
                 UserKey::Id => id = Some(map.next_value_seed(Want::new())?),
                 UserKey::Login => login = Some(map.next_value_seed(Want::new())?),
@@ -384,21 +367,7 @@ impl<'de> Visitor<'de> for UserSeed {
         Ok(Got::Odd(Value::String(s.to_owned())))
     }
 
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
-        Ok(Got::Odd(Value::Bool(b)))
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
-        Ok(Got::Odd(Value::from(n)))
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
-        Ok(Got::Odd(Value::from(n)))
-    }
-
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
-        Ok(Got::Odd(Value::from(n)))
-    }
+    odd_scalars!(Got<Option<User>>, |_, v| Got::Odd(v));
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         Ok(Got::Odd(Value::deserialize(SeqAccessDeserializer::new(

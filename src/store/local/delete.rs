@@ -9,6 +9,7 @@
 //! reused (a reader that remembers the last id it saw stays right): deleting that comment
 //! empties its body instead, a comment of no text that keeps its id, time and author.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::OpenOptions;
 use std::io::{self, Read};
@@ -47,30 +48,24 @@ impl LocalThread {
         let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         let last = segments.len().saturating_sub(1);
         for (i, segment) in segments.into_iter().enumerate() {
-            match line_id(segment).filter(|id| wanted.contains(id)) {
+            let line = match line_id(segment).filter(|id| wanted.contains(id)) {
                 Some(id) if Some(id) == hole => match emptied(segment) {
                     Some(line) => {
                         deleted.push(id);
-                        kept.extend_from_slice(&line);
-                        if i < last {
-                            kept.push(b'\n');
-                        }
+                        Cow::Owned(line)
                     }
                     // A line whose id reads but whose fields do not: kept as it is.
-                    None => {
-                        kept.extend_from_slice(segment);
-                        if i < last {
-                            kept.push(b'\n');
-                        }
-                    }
+                    None => Cow::Borrowed(segment),
                 },
-                Some(id) => deleted.push(id),
-                None => {
-                    kept.extend_from_slice(segment);
-                    if i < last {
-                        kept.push(b'\n');
-                    }
+                Some(id) => {
+                    deleted.push(id);
+                    continue;
                 }
+                None => Cow::Borrowed(segment),
+            };
+            kept.extend_from_slice(&line);
+            if i < last {
+                kept.push(b'\n');
             }
         }
         if deleted.is_empty() {

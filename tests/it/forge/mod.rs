@@ -8,6 +8,7 @@ mod disagreeing_clocks;
 mod endless_lists_and_bad_names;
 mod errors;
 mod fake_follows_endpoints;
+mod issue_urls;
 mod odd_answers;
 mod odd_mid_thread;
 mod recorded_answers;

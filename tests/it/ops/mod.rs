@@ -2,5 +2,6 @@
 
 mod doctor;
 mod exact_ids;
+mod progress;
 mod prune;
 mod watch;

@@ -6,3 +6,4 @@ mod hostile_entries;
 mod never_lose;
 mod no_record_waits;
 mod own_records_offline;
+mod queue;
