@@ -11,6 +11,9 @@ use crate::error::Result;
 /// `latest`: the newest matching record.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
+// Closed, though serde cannot refuse an unknown key beside a flattened part: `request_of`
+// refuses what the schema has no property for.
+#[schemars(deny_unknown_fields)]
 pub struct LatestRequest {
     /// Which records count.
     #[serde(flatten)]

@@ -14,6 +14,9 @@ use crate::scan::{Entry, Rejected};
 /// `list`: matching records, oldest first.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
+// Closed, though serde cannot refuse an unknown key beside a flattened part: `request_of`
+// refuses what the schema has no property for.
+#[schemars(deny_unknown_fields)]
 pub struct ListRequest {
     /// Which records count.
     #[serde(flatten)]

@@ -489,8 +489,13 @@ fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
     })
 }
 
-/// The first argument the request schema has no property for, worded as serde words it.
+/// The first argument a closed request schema (`additionalProperties: false`) has no property
+/// for, worded as serde words it. An open one (`render`'s record, whose extra keys are ignored)
+/// takes any.
 fn unknown_argument(args: &Value, schema: &Map<String, Value>) -> Option<String> {
+    if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
     let (Value::Object(args), Some(Value::Object(props))) = (args, schema.get("properties")) else {
         return None;
     };

@@ -52,3 +52,32 @@ fn a_mistyped_filter_argument_is_refused_not_ignored() {
         );
     }
 }
+
+/// `render` takes a record as `parse` and `latest` print it, whose other keys (`version`,
+/// `comment`, `redacted`) its schema leaves open: `call render` ignores them as `render -` does,
+/// and renders the same body.
+#[test]
+fn render_over_call_ignores_the_keys_parse_prints_as_the_cli_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    let record = serde_json::json!({
+        "agent": "w", "session": "s1", "phase": "p", "seq": 1,
+        "id": "0190b6f0-0000-7000-8000-000000000001", "time": "2026-12-05T08:00:00Z",
+        "version": 2, "comment": 7, "redacted": false,
+    })
+    .to_string();
+    let (code, doc) = one(&bin, "render", &record);
+    assert_eq!(code, Some(0), "{doc}");
+    let out = bin
+        .clone()
+        .stdin(record.as_str())
+        .run(&crate::common::cli::words("--store st render -"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::cli::stderr(&out)
+    );
+    let body = doc["body"].as_str().expect("a body");
+    assert_eq!(body.trim_end(), crate::common::cli::stdout(&out).trim_end());
+}
