@@ -461,7 +461,3 @@ fn de_time<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
     let text = String::deserialize(d)?;
     parse_time(&text).map_err(serde::de::Error::custom)
 }
-
-#[cfg(test)]
-#[path = "record_tests.rs"]
-mod tests;

@@ -338,7 +338,3 @@ impl Redactor {
 pub fn redact(value: &mut Value, keys: &[String]) -> u64 {
     Redactor::new(keys).redact(value)
 }
-
-#[cfg(test)]
-#[path = "redact_tests.rs"]
-mod tests;
