@@ -350,7 +350,3 @@ fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
 fn phase_or(phase: &Option<String>) -> &str {
     phase.as_deref().unwrap_or("-")
 }
-
-#[cfg(test)]
-#[path = "status_tests.rs"]
-mod tests;

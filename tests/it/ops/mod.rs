@@ -4,3 +4,4 @@ mod doctor;
 mod exact_ids;
 mod prune;
 mod watch;
+mod watch_pacing;
