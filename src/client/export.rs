@@ -220,13 +220,8 @@ impl<T: Thread> Client<T> {
                         report.posted, report.already
                     )));
                 }
-                Outcome::Failed(e) => report.refused.push(format!(
-                    "{} {} of agent {} in session {}: {e}",
-                    entry.record.kind().name(),
-                    entry.record.id.as_deref().unwrap_or("(no id)"),
-                    entry.record.agent,
-                    entry.record.session
-                )),
+                Outcome::Failed(e) => (report.refused)
+                    .push(format!("{}: {e}", super::rotate::describe(&entry.record))),
             }
         }
         Ok(report)

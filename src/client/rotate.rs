@@ -372,11 +372,13 @@ fn left_report(mut report: Rotation, new: &crate::forge::Issue) -> Rotation {
     report
 }
 
-fn forge_err(e: ForgeError) -> Error {
+/// A forge's failure as the crate's error, categorised as any store's.
+pub(super) fn forge_err(e: ForgeError) -> Error {
     Error::from(StoreError::from(e))
 }
 
-fn describe(r: &Record) -> String {
+/// A record as a report names it: its kind, id, agent and session.
+pub(super) fn describe(r: &Record) -> String {
     format!(
         "{} {} of agent {} in session {}",
         r.kind().name(),

@@ -20,12 +20,12 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::Client;
+use super::rotate::forge_err;
 use crate::backend::AnyThread;
-use crate::error::{Error, Result};
-use crate::forge::{ForgeError, MARGIN};
+use crate::error::Result;
+use crate::forge::MARGIN;
 use crate::format::Kind;
 use crate::scan::Entry;
-use crate::store::StoreError;
 
 /// What [`Client::tidy_chain`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -220,8 +220,4 @@ fn late_originals(entries: Vec<Entry>) -> Vec<Entry> {
         })
         .map(|(_, e)| e)
         .collect()
-}
-
-fn forge_err(e: ForgeError) -> Error {
-    Error::from(StoreError::from(e))
 }

@@ -266,15 +266,9 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
         if text.is_empty() {
             continue;
         }
-        let (kind, rest) = if let Some(rest) = text.strip_prefix(Kind::Checkpoint.marker()) {
-            (Kind::Checkpoint, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::Health.marker()) {
-            (Kind::Health, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::End.marker()) {
-            (Kind::End, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::Takeover.marker()) {
-            (Kind::Takeover, rest)
-        } else {
+        let Some((kind, rest)) = (Kind::ALL.into_iter())
+            .find_map(|kind| text.strip_prefix(kind.marker()).map(|rest| (kind, rest)))
+        else {
             return Err(ParseError::NoMarker);
         };
         let agent = rest.trim();

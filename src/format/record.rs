@@ -40,6 +40,9 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order a marker line is tried.
+    pub(crate) const ALL: [Kind; 4] = [Kind::Checkpoint, Kind::Health, Kind::End, Kind::Takeover];
+
     /// The marker that opens the comment, e.g. `[CHECKPOINT]`.
     pub fn marker(self) -> &'static str {
         match self {

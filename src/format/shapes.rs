@@ -156,8 +156,11 @@ fn pem_private_keys(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// A token format: a prefix, then at least this many bytes that the function accepts.
-type Format = (&'static str, usize, fn(u8) -> bool);
+/// A token format: a prefix, then at least this many bytes that the function accepts; and
+/// whether the prefix is distinctive enough to be found inside a word (`x-ghp_…`, `id_ghp_…`,
+/// `1ghp_…`: nothing else spells it followed by that many token characters). The short or
+/// word-like ones (`sk-`, `hf_`, `AKIA`, `sk_test_`, as in `task_test_…`) need a word boundary.
+type Format = (&'static str, usize, fn(u8) -> bool, bool);
 
 fn alnum(b: u8) -> bool {
     b.is_ascii_alphanumeric()
@@ -175,70 +178,46 @@ fn upper_digit(b: u8) -> bool {
 /// Widely used token formats whose prefix makes them recognisable.
 const FORMATS: &[Format] = &[
     // GitHub: personal, OAuth, user-to-server, server-to-server, refresh; fine-grained PATs.
-    ("ghp_", 30, alnum),
-    ("gho_", 30, alnum),
-    ("ghu_", 30, alnum),
-    ("ghs_", 30, alnum),
-    ("ghr_", 30, alnum),
-    ("github_pat_", 22, alnum_underscore),
+    ("ghp_", 30, alnum, true),
+    ("gho_", 30, alnum, true),
+    ("ghu_", 30, alnum, true),
+    ("ghs_", 30, alnum, true),
+    ("ghr_", 30, alnum, true),
+    ("github_pat_", 22, alnum_underscore, true),
     // GitLab personal, deploy and runner tokens.
-    ("glpat-", 20, is_token_byte),
-    ("gldt-", 20, is_token_byte),
-    ("glrt-", 20, is_token_byte),
+    ("glpat-", 20, is_token_byte, true),
+    ("gldt-", 20, is_token_byte, true),
+    ("glrt-", 20, is_token_byte, true),
     // Slack.
-    ("xoxb-", 10, is_token_byte),
-    ("xoxp-", 10, is_token_byte),
-    ("xoxa-", 10, is_token_byte),
-    ("xoxr-", 10, is_token_byte),
-    ("xoxs-", 10, is_token_byte),
-    ("xapp-", 10, is_token_byte),
+    ("xoxb-", 10, is_token_byte, true),
+    ("xoxp-", 10, is_token_byte, true),
+    ("xoxa-", 10, is_token_byte, true),
+    ("xoxr-", 10, is_token_byte, true),
+    ("xoxs-", 10, is_token_byte, true),
+    ("xapp-", 10, is_token_byte, true),
     // AWS access key ids.
-    ("AKIA", 16, upper_digit),
-    ("ASIA", 16, upper_digit),
+    ("AKIA", 16, upper_digit, false),
+    ("ASIA", 16, upper_digit, false),
     // Google API keys.
-    ("AIza", 35, is_token_byte),
+    ("AIza", 35, is_token_byte, false),
     // OpenAI and Anthropic (`sk-ant-...`) keys.
-    ("sk-", 20, is_token_byte),
+    ("sk-", 20, is_token_byte, false),
     // Stripe.
-    ("sk_live_", 16, alnum),
-    ("sk_test_", 16, alnum),
-    ("rk_live_", 16, alnum),
+    ("sk_live_", 16, alnum, false),
+    ("sk_test_", 16, alnum, false),
+    ("rk_live_", 16, alnum, false),
     // Stripe webhook signing secrets.
-    ("whsec_", 24, base64),
+    ("whsec_", 24, base64, true),
     // npm, PyPI, Hugging Face.
-    ("npm_", 36, alnum),
-    ("pypi-", 50, is_token_byte),
-    ("hf_", 30, alnum),
-];
-
-/// Prefixes distinctive enough to be found inside a word (`x-ghp_…`, `id_ghp_…`, `1ghp_…`):
-/// nothing else spells them followed by that many token characters. The short or word-like
-/// ones (`sk-`, `hf_`, `AKIA`, `sk_test_`, as in `task_test_…`) need a word boundary.
-const ANYWHERE: &[&str] = &[
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "glpat-",
-    "gldt-",
-    "glrt-",
-    "xoxb-",
-    "xoxp-",
-    "xoxa-",
-    "xoxr-",
-    "xoxs-",
-    "xapp-",
-    "npm_",
-    "pypi-",
-    "whsec_",
+    ("npm_", 36, alnum, true),
+    ("pypi-", 50, is_token_byte, true),
+    ("hf_", 30, alnum, false),
 ];
 
 fn token_formats(text: &str, spans: &mut Vec<(usize, usize)>) {
-    for &(prefix, min, ok) in FORMATS {
+    for &(prefix, min, ok, anywhere) in FORMATS {
         for (i, _) in text.match_indices(prefix) {
-            if !at_boundary(text, i) && !ANYWHERE.contains(&prefix) {
+            if !anywhere && !at_boundary(text, i) {
                 continue;
             }
             let from = i + prefix.len();

@@ -133,9 +133,10 @@ pub fn history(
     let mut previous: Option<DateTime<Utc>> = None;
     let empty = empty_object();
     let mut records = Vec::new();
-    for e in entries.iter().filter(|e| {
+    let listed = |e: &&Entry| {
         e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
-    }) {
+    };
+    for e in entries.iter().filter(listed) {
         let r = &e.record;
         let origin = r
             .parent
@@ -197,9 +198,7 @@ pub fn history(
         previous = Some(posted);
     }
     let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
-    for e in entries.iter().filter(|e| {
-        e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
-    }) {
+    for e in entries.iter().filter(listed) {
         agents.entry(e.record.agent.as_str()).or_default().push(e);
     }
     let conflicts: Vec<AgentConflict> = agents

@@ -222,20 +222,15 @@ pub fn status(
         .into_iter()
         .filter_map(|((agent, session), list)| judge(agent, session, &list, now, policy, map))
         .collect();
-    rows.sort_by(|a, b| {
+    let order = |r: &StatusRow| {
         (
-            a.verdict,
-            std::cmp::Reverse(a.age_secs),
-            &a.agent,
-            &a.session,
+            r.verdict,
+            std::cmp::Reverse(r.age_secs),
+            r.agent.clone(),
+            r.session.clone(),
         )
-            .cmp(&(
-                b.verdict,
-                std::cmp::Reverse(b.age_secs),
-                &b.agent,
-                &b.session,
-            ))
-    });
+    };
+    rows.sort_by_cached_key(order);
     rows
 }
 

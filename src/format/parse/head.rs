@@ -19,7 +19,7 @@ pub fn marker_in_head(head: &str) -> Option<Option<(Kind, String)>> {
                 false => return None,
             }
         }
-        let markers = [Kind::Checkpoint, Kind::Health, Kind::End, Kind::Takeover].map(Kind::marker);
+        let markers = Kind::ALL.map(Kind::marker);
         if !markers
             .iter()
             .any(|m| text.starts_with(m) || m.starts_with(text))
