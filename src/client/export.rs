@@ -39,7 +39,7 @@ pub struct Exported {
 }
 
 /// What [`Client::import_from`] did.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Imported {
     /// The local store read.
     pub from: String,
@@ -137,12 +137,8 @@ impl<T: Thread> Client<T> {
             from: file.display().to_string(),
             to: self.thread_raw().describe(),
             records: from.entries.len(),
-            posted: 0,
-            already: 0,
-            spooled: 0,
-            refused: Vec::new(),
-            left: 0,
             warnings: from.warnings,
+            ..Imported::default()
         };
         let whole = ListQuery::default().whole_history();
         let there = match self.query(&whole).await {

@@ -23,7 +23,7 @@ use crate::scan::Entry;
 use crate::store::StoreError;
 
 /// What [`Client::rotate`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Rotation {
     /// The session issue rotated (or found with nothing to rotate).
     pub from: u64,
@@ -86,15 +86,7 @@ impl Client<AnyThread> {
         let mut report = Rotation {
             from: old.number.0,
             from_url: old.html_url.clone(),
-            to: None,
-            to_url: None,
-            created: false,
-            carried: 0,
-            already_carried: 0,
-            skipped: Vec::new(),
-            closed: false,
-            note: None,
-            dashboard: false,
+            ..Rotation::default()
         };
         let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
         if let Some(new) = &pending

@@ -26,27 +26,9 @@ const MAX_LABEL: usize = crate::format::MAX_FIELD_CHARS;
 /// What starts a mermaid gantt directive at the beginning of a line (case-insensitive; checked
 /// against mermaid 11's parser, where `click` and `call` begin an interaction, `vert` a marker
 /// in later versions, and the others a setting).
-const KEYWORDS: &[&str] = &[
-    "accdescr",
-    "acctitle",
-    "axisformat",
-    "call",
-    "click",
-    "dateformat",
-    "displaymode",
-    "excludes",
-    "gantt",
-    "includes",
-    "inclusiveenddates",
-    "section",
-    "tickinterval",
-    "title",
-    "todaymarker",
-    "topaxis",
-    "vert",
-    "weekday",
-    "weekend",
-];
+const KEYWORDS: &str = "accdescr acctitle axisformat call click dateformat displaymode excludes \
+    gantt includes inclusiveenddates section tickinterval title todaymarker topaxis vert weekday \
+    weekend";
 
 /// One pair's steps in thread order: a checkpoint's phase (`None`: an end record) and its time.
 type Steps<'a> = Vec<(Option<&'a str>, DateTime<Utc>)>;
@@ -184,7 +166,7 @@ fn label(text: &str) -> String {
 fn task_label(phase: &str) -> String {
     let l = label(phase);
     let lower = l.to_lowercase();
-    let plain =
-        l.starts_with(char::is_alphabetic) && !KEYWORDS.iter().any(|k| lower.starts_with(k));
+    let plain = l.starts_with(char::is_alphabetic)
+        && !KEYWORDS.split_whitespace().any(|k| lower.starts_with(k));
     if plain { l } else { format!("phase {l}") }
 }
