@@ -549,12 +549,8 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
-        Ok(self.scan_trusted().await?.0)
-    }
-
-    /// [`Client::scan`], and whom it trusted (`None` when offline).
-    async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
-        self.scan_select(crate::mirror::Keep::All).await
+        let (scan, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        Ok(self.scrubbed(scan))
     }
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.

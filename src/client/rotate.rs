@@ -271,42 +271,36 @@ impl Client<AnyThread> {
                  record tries again"
             );
         }
-        match self
-            .thread_raw()
-            .forge()
-            .and_then(ForgeThread::rotation_due)
-        {
-            Some(n) => {
-                let Some(forge) = self.thread_raw().forge() else {
+        let Some(forge) = self.thread_raw().forge() else {
+            return Ok(None);
+        };
+        let Some(n) = forge.rotation_due() else {
+            return Ok(None);
+        };
+        // Only the issue seen over its limit is rotated: when the thread has moved on (another
+        // machine rotated it), the new head is not due just because the old one was, and
+        // rotating it would close it within seconds of its creation.
+        match forge.current_issue().await.map_err(forge_err)? {
+            Some(old) if old.number == n => {
+                if let Some(new) = self.under_way(forge, n).await? {
+                    tracing::info!(
+                        "session issue {n} is over its comment limit, and a rotation to {} is \
+                         under way; leaving it to finish",
+                        new.number
+                    );
                     return Ok(None);
-                };
-                // Only the issue seen over its limit is rotated: when the thread has moved on
-                // (another machine rotated it), the new head is not due just because the old
-                // one was, and rotating it would close it within seconds of its creation.
-                match forge.current_issue().await.map_err(forge_err)? {
-                    Some(old) if old.number == n => {
-                        if let Some(new) = self.under_way(forge, n).await? {
-                            tracing::info!(
-                                "session issue {n} is over its comment limit, and a rotation to \
-                                 {} is under way; leaving it to finish",
-                                new.number
-                            );
-                            return Ok(None);
-                        }
-                        tracing::info!("session issue {n} is over its comment limit; rotating it");
-                        Ok(Some(self.rotate_old(forge, old).await?))
-                    }
-                    other => {
-                        tracing::info!(
-                            "session issue {n} was over its comment limit, but the thread \
-                             already continues in {}; not rotating",
-                            other.map_or("no open issue".to_string(), |o| o.number.to_string())
-                        );
-                        Ok(None)
-                    }
                 }
+                tracing::info!("session issue {n} is over its comment limit; rotating it");
+                Ok(Some(self.rotate_old(forge, old).await?))
             }
-            None => Ok(None),
+            other => {
+                tracing::info!(
+                    "session issue {n} was over its comment limit, but the thread already \
+                     continues in {}; not rotating",
+                    other.map_or("no open issue".to_string(), |o| o.number.to_string())
+                );
+                Ok(None)
+            }
         }
     }
 

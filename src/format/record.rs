@@ -456,7 +456,8 @@ pub fn empty_object() -> Value {
     Value::Object(Map::new())
 }
 
-fn ser_time<S: Serializer>(time: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+/// A time as every record and answer writes it ([`format_time`]), for `serialize_with`.
+pub(crate) fn ser_time<S: Serializer>(time: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_time(time))
 }
 

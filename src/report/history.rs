@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::diff::{Change, diff};
 use super::session::{Conflict, conflict_warning, facts};
-use super::status::ser_time;
-use crate::format::{Kind, Payload, empty_object};
+use crate::format::{Kind, Payload, empty_object, ser_time};
 use crate::resume::ResumeMap;
 use crate::scan::{Entry, name_matches};
 

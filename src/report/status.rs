@@ -22,7 +22,7 @@ use super::session::{Ended, facts};
 use super::verdict::by_age;
 pub use super::verdict::{Verdict, span};
 use crate::defaults;
-use crate::format::{Kind, Payload, format_time};
+use crate::format::{Kind, Payload, ser_time};
 use crate::resume::{ResumeMap, most_specific};
 use crate::scan::Entry;
 
@@ -197,10 +197,6 @@ pub struct StatusRow {
     /// How many of the pair's records are fenced: written by another writer after the takeover.
     /// They count in `records` and nowhere else.
     pub fenced: usize,
-}
-
-pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format_time(t))
 }
 
 /// Judges every (agent, session) pair of `entries` (in thread order) at `now`, the store's
