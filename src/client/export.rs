@@ -19,7 +19,7 @@ use super::ListQuery;
 use super::linked::MAX_HISTORY_HOPS;
 use super::{Client, Outcome};
 use crate::error::{Category, Error, Result};
-use crate::format::Record;
+use crate::format::Identity;
 use crate::scan::Trust;
 use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
 
@@ -161,24 +161,11 @@ impl<T: Thread> Client<T> {
                     .to_string(),
             ));
         }
-        let ids: HashSet<String> = there
-            .entries
-            .iter()
-            .filter_map(|e| e.record.id.clone())
-            .collect();
-        let idless: Vec<&Record> = there
-            .entries
-            .iter()
-            .filter(|e| e.record.id.is_none())
-            .map(|e| &e.record)
-            .collect();
+        // The one identity rule (`format/identity.rs`): by `Id`, or a seed record's content.
+        let held: HashSet<Identity> = there.entries.iter().map(|e| e.record.identity()).collect();
         let total = from.entries.len();
         for (done, entry) in from.entries.into_iter().enumerate() {
-            let held = match &entry.record.id {
-                Some(id) => ids.contains(id),
-                None => idless.iter().any(|r| r.same_record(&entry.record)),
-            };
-            if held {
+            if held.contains(&entry.record.identity()) {
                 report.already += 1;
                 continue;
             }

@@ -18,7 +18,7 @@ use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeError, ForgeThread};
-use crate::format::{Kind, Record};
+use crate::format::{Identity, Kind, Record};
 use crate::scan::Entry;
 use crate::store::StoreError;
 
@@ -140,11 +140,8 @@ impl Client<AnyThread> {
             forge.issue_comments(new.number).await.map_err(forge_err)?,
             &trust,
         );
-        let ids: HashSet<&str> = there
-            .entries
-            .iter()
-            .filter_map(|e| e.record.id.as_deref())
-            .collect();
+        // By `Id`, or a seed record's content (`format/identity.rs`).
+        let there: HashSet<Identity> = there.entries.iter().map(|e| e.record.identity()).collect();
         let limit = forge.settings().rotate_after;
         if limit > 0 && picks.len() as u64 >= limit {
             tracing::warn!(
@@ -169,13 +166,7 @@ impl Client<AnyThread> {
                     continue;
                 }
             };
-            let done = match &carried.id {
-                Some(id) => ids.contains(id.as_str()),
-                // A seed record has no `Id`: it is there when the same record is (its kind,
-                // agent, session, time and payload: `format/identity.rs`).
-                None => there.entries.iter().any(|e| e.record.same_record(&carried)),
-            };
-            if done {
+            if there.contains(&carried.identity()) {
                 report.already_carried += 1;
                 continue;
             }

@@ -38,6 +38,16 @@ pub struct Tidied {
     pub closed: Vec<u64>,
 }
 
+impl Tidied {
+    /// Counts a rotation this tidy finished.
+    fn add(&mut self, finished: super::Rotation) {
+        self.carried += finished.carried;
+        if finished.closed {
+            self.closed.push(finished.from);
+        }
+    }
+}
+
 impl Client<AnyThread> {
     /// Carries the records of the strays the forge noted to the head, and closes the open
     /// strays: see the module documentation. Nothing to do (no request) on the local store and
@@ -72,11 +82,7 @@ impl Client<AnyThread> {
             if self.under_way(forge, old).await?.is_some() {
                 continue;
             }
-            let finished = self.rotate_old(forge, target).await?;
-            done.carried += finished.carried;
-            if finished.closed {
-                done.closed.push(finished.from);
-            }
+            done.add(self.rotate_old(forge, target).await?);
         }
         let trust = self.trust().await?;
         let from = opened - MARGIN;
@@ -102,11 +108,7 @@ impl Client<AnyThread> {
                 // `Id`, notes the successor, closes it). An old issue reopened deeper in the
                 // chain has no open successor: it is carried from and closed like a duplicate,
                 // never rotated (that would fork the thread from it).
-                let finished = self.rotate_old(forge, old).await?;
-                done.carried += finished.carried;
-                if finished.closed {
-                    done.closed.push(finished.from);
-                }
+                done.add(self.rotate_old(forge, old).await?);
                 continue;
             }
             let listing = forge

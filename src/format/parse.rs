@@ -158,8 +158,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         .take("Version")
         .unwrap_or_else(|| SEED_VERSION.to_string());
     let major = version_major(&version)?;
-    let session = headers.require("Session", "a `Session:` line")?;
-    let time_text = headers.require("Time", "a `Time:` line")?;
+    let session = headers.require("session", "a `Session:` line")?;
+    let time_text = headers.require("time", "a `Time:` line")?;
     let time = parse_time(&time_text).map_err(|reason| ParseError::BadTime {
         value: clip(&time_text),
         reason,
@@ -192,7 +192,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
-            phase: headers.require("Phase", "a `Phase:` line")?,
+            phase: headers.require("phase", "a `Phase:` line")?,
             data: value,
         },
         Kind::Health => {
@@ -201,7 +201,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             let mut trailer = Headers::default();
             trailer.read(&body[block.fence_start..])?;
             Payload::Health {
-                status: headers.require("Status", "a `Status:` line")?,
+                status: headers.require("status", "a `Status:` line")?,
                 metrics: value,
                 next_check: headers
                     .take("Next check")
@@ -209,7 +209,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             }
         }
         Kind::End => Payload::End {
-            reason: headers.require("Reason", "a `Reason:` line")?,
+            reason: headers.require("reason", "a `Reason:` line")?,
             note: value
                 .get("note")
                 .and_then(Value::as_str)
@@ -379,26 +379,13 @@ impl Headers {
         let at = self
             .values
             .iter()
-            .position(|(n, v)| *n == name && !v.is_empty())?;
+            .position(|(n, v)| n.eq_ignore_ascii_case(name) && !v.is_empty())?;
         Some(self.values.swap_remove(at).1)
     }
 
-    fn require(&mut self, name: &str, hint: &'static str) -> Result<String, ParseError> {
-        self.take(name).ok_or(ParseError::MissingField {
-            field: field_name(name),
-            hint,
-        })
-    }
-}
-
-fn field_name(header: &str) -> &'static str {
-    match header {
-        "Phase" => "phase",
-        "Session" => "session",
-        "Time" => "time",
-        "Status" => "status",
-        "Reason" => "reason",
-        "Writer" => "writer",
-        _ => "field",
+    /// The value of a required header, named by its field (`phase` for `Phase:`).
+    fn require(&mut self, field: &'static str, hint: &'static str) -> Result<String, ParseError> {
+        self.take(field)
+            .ok_or(ParseError::MissingField { field, hint })
     }
 }
