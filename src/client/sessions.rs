@@ -163,18 +163,8 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
-        if let Some(owner) = crate::scan::fenced_out(
-            &entries,
-            &record.agent,
-            &record.session,
-            record.writer.as_deref().unwrap_or(&self.writer),
-        ) {
-            return Err(super::takeover::fenced(
-                &record.agent,
-                &record.session,
-                &owner,
-            ));
-        }
+        let writer = record.writer.as_deref().unwrap_or(&self.writer);
+        super::takeover::refuse_fenced(&entries, &record.agent, &record.session, writer)?;
         // Fenced records are not the session's: never the newest, never merged from.
         let entries: Vec<Entry> = entries.into_iter().filter(|e| !e.fenced).collect();
         let newest = entries.last();

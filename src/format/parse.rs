@@ -321,6 +321,7 @@ fn json_block(body: &str) -> Option<JsonBlock> {
 /// The first complete JSON value in the block; whatever follows it is ignored.
 fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> {
     let mut stream = serde_json::Deserializer::from_str(&block.content).into_iter::<Value>();
+    let base = body[..block.content_start].matches('\n').count();
     match stream.next() {
         Some(Ok(value)) => Ok(value),
         Some(Err(e)) => {
@@ -328,7 +329,6 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
             let message = full
                 .rsplit_once(" at line ")
                 .map_or(full.as_str(), |(m, _)| m);
-            let base = body[..block.content_start].matches('\n').count();
             Err(ParseError::BadJson {
                 line: base + e.line(),
                 column: e.column(),
@@ -336,7 +336,7 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
             })
         }
         None => Err(ParseError::BadJson {
-            line: body[..block.content_start].matches('\n').count() + 1,
+            line: base + 1,
             column: 0,
             message: "the code block is empty".to_string(),
         }),
