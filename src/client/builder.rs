@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use super::{Client, ForgeBuilder};
 use crate::backend::AnyThread;
-use crate::config::{Config, Settings, StoreSettings};
+use crate::config::{Config, ForgeOptions, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::error::Result;
 use crate::format::Renderer;
@@ -183,7 +183,7 @@ impl Client<AnyThread> {
         owner: impl Into<String>,
         repo: impl Into<String>,
     ) -> ForgeBuilder {
-        ForgeBuilder::new(url.into(), owner.into(), repo.into())
+        ForgeBuilder::from_options(ForgeOptions::new(url.into(), owner.into(), repo.into()))
     }
 
     /// The client the CLI uses: `--store`, else the forge when a URL is configured, else the

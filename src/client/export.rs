@@ -192,8 +192,8 @@ impl<T: Thread> Client<T> {
                     ));
                     break;
                 }
-                Outcome::Failed(e) if e.category() != crate::error::Category::Data => {
-                    if e.category() != crate::error::Category::TempFail {
+                Outcome::Failed(e) if e.category() != Category::Data => {
+                    if e.category() != Category::TempFail {
                         return Err(e);
                     }
                     return Err(Error::unavailable(format!(

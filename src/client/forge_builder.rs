@@ -31,10 +31,6 @@ pub struct ForgeBuilder {
 }
 
 impl ForgeBuilder {
-    pub(super) fn new(url: String, owner: String, repo: String) -> ForgeBuilder {
-        ForgeBuilder::from_options(ForgeOptions::new(url, owner, repo))
-    }
-
     /// A builder holding every forge setting a configuration resolved.
     pub(super) fn from_options(options: ForgeOptions) -> ForgeBuilder {
         ForgeBuilder {
