@@ -135,7 +135,9 @@ pub fn history(
     let listed = |e: &&Entry| {
         e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
     };
+    let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
     for e in entries.iter().filter(listed) {
+        agents.entry(e.record.agent.as_str()).or_default().push(e);
         let r = &e.record;
         let origin = r
             .parent
@@ -195,10 +197,6 @@ pub fn history(
             changes,
         });
         previous = Some(posted);
-    }
-    let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
-    for e in entries.iter().filter(listed) {
-        agents.entry(e.record.agent.as_str()).or_default().push(e);
     }
     let conflicts: Vec<AgentConflict> = agents
         .into_iter()
