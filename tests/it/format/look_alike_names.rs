@@ -1,6 +1,7 @@
 //! Look-alike names are refused (issue #18, class 4): every character that renders blank or
 //! invisible, in every name field (agent, session, phase, status, next check), on the write path
-//! and in the check a record read from elsewhere gets before it leaves again.
+//! and in the check a record read from elsewhere gets before it leaves again; and a new name that
+//! mixes look-alike scripts, stacks marks, uses a compatibility form or passes for ASCII.
 
 use std::borrow::Cow;
 
