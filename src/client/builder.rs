@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use super::{Client, ForgeBuilder};
 use crate::backend::AnyThread;
-use crate::config::{Config, Settings, StoreSettings};
+use crate::config::{Config, ForgeOptions, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::error::Result;
 use crate::format::Renderer;
@@ -118,38 +118,35 @@ impl Client<AnyThread> {
             check_owner,
             note: _,
         } = settings;
-        match store {
+        let client = match store {
             StoreSettings::Local { dir, author } => {
                 let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
-                let mut client = Client::new(thread, renderer, resume)
+                let client = Client::new(thread, renderer, resume)
                     .with_trusted_authors(trusted_authors)
                     .with_local_mirror(&dir, read_cache);
-                if let Some(keys) = redact_keys {
-                    client = client.with_redact_keys(keys);
+                match redact_keys {
+                    Some(keys) => client.with_redact_keys(keys),
+                    None => client,
                 }
-                Ok(client
-                    .with_signing_keys(signing)
-                    .with_required_signatures(require_signatures)
-                    .with_dashboard(dashboard)
-                    .with_check_owner(check_owner))
             }
             StoreSettings::Forge(options) => {
-                let mut builder = ForgeBuilder::from_options(*options)
+                let builder = ForgeBuilder::from_options(*options)
                     .renderer(renderer)
                     .resume_map(resume)
                     .read_cache(read_cache)
                     .trusted_authors(trusted_authors);
-                if let Some(keys) = redact_keys {
-                    builder = builder.redact_keys(keys);
+                match redact_keys {
+                    Some(keys) => builder.redact_keys(keys),
+                    None => builder,
                 }
-                Ok(builder
-                    .build()?
-                    .with_signing_keys(signing)
-                    .with_required_signatures(require_signatures)
-                    .with_dashboard(dashboard)
-                    .with_check_owner(check_owner))
+                .build()?
             }
-        }
+        };
+        Ok(client
+            .with_signing_keys(signing)
+            .with_required_signatures(require_signatures)
+            .with_dashboard(dashboard)
+            .with_check_owner(check_owner))
     }
 
     /// Starts building a client over the session issue of `owner/repo` on the forge at `url`.
@@ -186,7 +183,7 @@ impl Client<AnyThread> {
         owner: impl Into<String>,
         repo: impl Into<String>,
     ) -> ForgeBuilder {
-        ForgeBuilder::new(url.into(), owner.into(), repo.into())
+        ForgeBuilder::from_options(ForgeOptions::new(url.into(), owner.into(), repo.into()))
     }
 
     /// The client the CLI uses: `--store`, else the forge when a URL is configured, else the

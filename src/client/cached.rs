@@ -74,13 +74,6 @@ impl<T: Thread> Client<T> {
         self.mirror.as_ref().map(Mirror::path)
     }
 
-    /// The scan an answer needs (every entry, or only the newest match: see [`Keep`]), and
-    /// whom it trusted (`None` when offline), scrubbed for an answer ([`Client::scrubbed`]).
-    pub(super) async fn scan_select(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
-        let (scan, trust) = self.scan_unscrubbed(keep).await?;
-        Ok((self.scrubbed(scan), trust))
-    }
-
     /// Every secret this client's redactor knows (the token, the shapes and keys of
     /// docs/redaction.md) replaced in what a read found, whoever wrote it: the one redaction
     /// pass over every answer, on every face. Records posted by another client (the seed's own
@@ -117,8 +110,9 @@ impl<T: Thread> Client<T> {
         warnings
     }
 
-    /// [`Client::scan_select`] before [`Client::scrubbed`]: for a read that answers only part of
-    /// the scan (`query`), which scrubs what it answers.
+    /// The scan an answer needs (every entry, or only the newest match: see [`Keep`]), and
+    /// whom it trusted (`None` when offline), not scrubbed yet: the caller scrubs what it answers
+    /// ([`Client::scrubbed`]).
     pub(super) async fn scan_unscrubbed(&self, keep: Keep<'_>) -> Result<(Scan, Option<Trust>)> {
         let (mut scan, trust) = self.scan_unfenced(keep).await?;
         // The one fencing rule, on every read (`crate::scan::fence`). A `Keep::Newest` read
@@ -181,10 +175,7 @@ impl<T: Thread> Client<T> {
                     };
                     out.warnings.extend(read.warnings);
                     self.settle_landed(&mut out, read.landed, |_| false);
-                    add_pending(
-                        &mut out,
-                        read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-                    );
+                    add_pending(&mut out, bodies(read.pending));
                     return Ok((out, None));
                 }
             },
@@ -202,15 +193,11 @@ impl<T: Thread> Client<T> {
         out.offline |= offline;
         out.warnings.append(&mut warnings);
         self.settle_landed(&mut out, read.landed, |id| held.holds(id));
-        add_pending_except(
-            &mut out,
-            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-            |id| held.holds(id),
-        );
+        add_pending_except(&mut out, bodies(read.pending), |id| held.holds(id));
         Ok((out, Some(trust)))
     }
 
-    /// [`Client::scan_select`] without the cache: list the whole thread and scan it.
+    /// [`Client::scan_unscrubbed`] without the cache: list the whole thread and scan it.
     async fn scan_listed(&self) -> Result<(Scan, Option<Trust>)> {
         let read = self.store.read_keeping(&self.keep()).await?;
         let (mut out, trust) = match read.listing {
@@ -232,10 +219,7 @@ impl<T: Thread> Client<T> {
             .filter_map(|e| e.record.id.clone())
             .collect();
         self.settle_landed(&mut out, read.landed, |id| ids.contains(id));
-        add_pending(
-            &mut out,
-            read.pending.into_iter().map(|s| (s.spooled_at, s.body)),
-        );
+        add_pending(&mut out, bodies(read.pending));
         Ok((out, trust))
     }
 
@@ -248,11 +232,7 @@ impl<T: Thread> Client<T> {
             return;
         }
         if out.offline {
-            add_landed_except(
-                out,
-                landed.into_iter().map(|s| (s.spooled_at, s.body)),
-                held,
-            );
+            add_landed_except(out, bodies(landed), held);
             return;
         }
         let Some(outbox) = self.store.outbox() else {
@@ -276,4 +256,9 @@ impl ForgeBuilder {
         self.read_cache = cache;
         self
     }
+}
+
+/// Outbox entries as the scan takes them: when each was spooled, and its body.
+fn bodies(spooled: Vec<Spooled>) -> impl Iterator<Item = (chrono::DateTime<chrono::Utc>, String)> {
+    spooled.into_iter().map(|s| (s.spooled_at, s.body))
 }

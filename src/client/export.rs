@@ -19,7 +19,7 @@ use super::ListQuery;
 use super::linked::MAX_HISTORY_HOPS;
 use super::{Client, Outcome};
 use crate::error::{Category, Error, Result};
-use crate::format::Record;
+use crate::format::Identity;
 use crate::scan::Trust;
 use crate::store::{Comment, Listing, LocalThread, THREAD_FILE, Thread};
 
@@ -39,7 +39,7 @@ pub struct Exported {
 }
 
 /// What [`Client::import_from`] did.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Imported {
     /// The local store read.
     pub from: String,
@@ -137,12 +137,8 @@ impl<T: Thread> Client<T> {
             from: file.display().to_string(),
             to: self.thread_raw().describe(),
             records: from.entries.len(),
-            posted: 0,
-            already: 0,
-            spooled: 0,
-            refused: Vec::new(),
-            left: 0,
             warnings: from.warnings,
+            ..Imported::default()
         };
         let whole = ListQuery::default().whole_history();
         let there = match self.query(&whole).await {
@@ -165,24 +161,11 @@ impl<T: Thread> Client<T> {
                     .to_string(),
             ));
         }
-        let ids: HashSet<String> = there
-            .entries
-            .iter()
-            .filter_map(|e| e.record.id.clone())
-            .collect();
-        let idless: Vec<&Record> = there
-            .entries
-            .iter()
-            .filter(|e| e.record.id.is_none())
-            .map(|e| &e.record)
-            .collect();
+        // The one identity rule (`format/identity.rs`): by `Id`, or a seed record's content.
+        let held: HashSet<Identity> = there.entries.iter().map(|e| e.record.identity()).collect();
         let total = from.entries.len();
         for (done, entry) in from.entries.into_iter().enumerate() {
-            let held = match &entry.record.id {
-                Some(id) => ids.contains(id),
-                None => idless.iter().any(|r| r.same_record(&entry.record)),
-            };
-            if held {
+            if held.contains(&entry.record.identity()) {
                 report.already += 1;
                 continue;
             }
@@ -209,8 +192,8 @@ impl<T: Thread> Client<T> {
                     ));
                     break;
                 }
-                Outcome::Failed(e) if e.category() != crate::error::Category::Data => {
-                    if e.category() != crate::error::Category::TempFail {
+                Outcome::Failed(e) if e.category() != Category::Data => {
+                    if e.category() != Category::TempFail {
                         return Err(e);
                     }
                     return Err(Error::unavailable(format!(
@@ -220,13 +203,8 @@ impl<T: Thread> Client<T> {
                         report.posted, report.already
                     )));
                 }
-                Outcome::Failed(e) => report.refused.push(format!(
-                    "{} {} of agent {} in session {}: {e}",
-                    entry.record.kind().name(),
-                    entry.record.id.as_deref().unwrap_or("(no id)"),
-                    entry.record.agent,
-                    entry.record.session
-                )),
+                Outcome::Failed(e) => (report.refused)
+                    .push(format!("{}: {e}", super::rotate::describe(&entry.record))),
             }
         }
         Ok(report)

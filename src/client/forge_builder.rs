@@ -31,10 +31,6 @@ pub struct ForgeBuilder {
 }
 
 impl ForgeBuilder {
-    pub(super) fn new(url: String, owner: String, repo: String) -> ForgeBuilder {
-        ForgeBuilder::from_options(ForgeOptions::new(url, owner, repo))
-    }
-
     /// A builder holding every forge setting a configuration resolved.
     pub(super) fn from_options(options: ForgeOptions) -> ForgeBuilder {
         ForgeBuilder {
@@ -249,6 +245,7 @@ impl ForgeBuilder {
             .build()
             .map_err(|e| Error::setting("url", e.to_string()))?;
         let base = http.base().to_string();
+        let key = store_key(&base, &o.owner, &o.repo);
         let settings = ForgeSettings {
             repo: RepoRef {
                 owner: o.owner.clone(),
@@ -268,13 +265,11 @@ impl ForgeBuilder {
             trusted_authors: self.trusted_authors.clone(),
         };
         if let Some(root) = &o.outbox {
-            let dir = root.join(store_key(&base, &o.owner, &o.repo));
-            http.wait()
-                .set_marker(dir.join(crate::forge::wait::MARKER_FILE));
+            (http.wait()).set_marker(root.join(&key).join(crate::forge::wait::MARKER_FILE));
         }
         let thread = ForgeThread::new(http, settings);
         let outbox = o.outbox.map(|root| {
-            Outbox::new(root.join(store_key(&base, &o.owner, &o.repo))).with_origin(Origin {
+            Outbox::new(root.join(&key)).with_origin(Origin {
                 url: base.clone(),
                 owner: o.owner.clone(),
                 repo: o.repo.clone(),
@@ -299,8 +294,7 @@ impl ForgeBuilder {
             .as_deref()
             .and_then(crate::forge::cache::usable_dir)
         {
-            let name = store_key(&base, &o.owner, &o.repo);
-            client = client.with_mirror_in(&dir, &name, self.read_cache, Some(token));
+            client = client.with_mirror_in(&dir, &key, self.read_cache, Some(token));
         }
         Ok(client)
     }

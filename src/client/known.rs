@@ -52,21 +52,17 @@ impl Known {
     /// The newest record id of (agent, session) known, if any.
     pub(super) fn get(&self, agent: &str, session: &str) -> Option<String> {
         let key = (agent.to_string(), session.to_string());
-        {
-            let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(id) = map.get(&key) {
-                return Some(id.clone());
-            }
+        if let Some(id) = self.map().get(&key) {
+            return Some(id.clone());
         }
         let id = self.read(agent, session)?;
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        Some(map.entry(key).or_insert(id).clone())
+        Some(self.map().entry(key).or_insert(id).clone())
     }
 
     pub(super) fn set(&self, agent: &str, session: &str, id: String) {
         let key = (agent.to_string(), session.to_string());
         let known = {
-            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            let mut map = self.map();
             if map.get(&key) == Some(&id) {
                 return;
             }
@@ -78,6 +74,11 @@ impl Known {
             return;
         }
         self.write(agent, session, id);
+    }
+
+    /// The ids known in memory (a panic elsewhere while it was held leaves them usable).
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), String>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn path(&self, agent: &str, session: &str) -> Option<PathBuf> {

@@ -477,8 +477,7 @@ impl<T: Thread> Client<T> {
     /// forge session issue, through [`Client::rotate_if_due`]) and it is due. The record is
     /// already safe, so a failed rotation is reported, never the save's failure.
     async fn rotate_if_due_any(&self) -> Result<Option<Rotation>> {
-        let any: &dyn std::any::Any = self;
-        match any.downcast_ref::<Client<crate::backend::AnyThread>>() {
+        match self.as_any_thread() {
             Some(client) => client.rotate_if_due().await,
             None => Ok(None),
         }
@@ -490,11 +489,15 @@ impl<T: Thread> Client<T> {
         if !self.dashboard.auto {
             return Ok(());
         }
-        let any: &dyn std::any::Any = self;
-        match any.downcast_ref::<Client<crate::backend::AnyThread>>() {
+        match self.as_any_thread() {
             Some(client) => client.auto_publish().await,
             None => Ok(()),
         }
+    }
+
+    /// This client, when its store is the run-time choice of store (what rotates and publishes).
+    fn as_any_thread(&self) -> Option<&Client<crate::backend::AnyThread>> {
+        (self as &dyn std::any::Any).downcast_ref()
     }
 
     /// Posts everything the outbox holds, with the full retry budget.
@@ -546,12 +549,8 @@ impl<T: Thread> Client<T> {
     /// store cannot be reached and there is an outbox, answers from the outbox alone, marked
     /// `offline`.
     pub async fn scan(&self) -> Result<Scan> {
-        Ok(self.scan_trusted().await?.0)
-    }
-
-    /// [`Client::scan`], and whom it trusted (`None` when offline).
-    async fn scan_trusted(&self) -> Result<(Scan, Option<Trust>)> {
-        self.scan_select(crate::mirror::Keep::All).await
+        let (scan, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        Ok(self.scrubbed(scan))
     }
 
     /// Records matching `filter`, oldest first; with `limit`, only the newest `limit` of them.

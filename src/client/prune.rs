@@ -95,8 +95,7 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
     let filter = Filter {
         agent: options.agent.clone(),
         session: options.session.clone(),
-        kind: None,
-        since: None,
+        ..Filter::default()
     };
     // Later copies of a record (a re-post with the same `Id:`): deleting the first copy alone
     // would promote the next one to the record, in its newer place in the thread.

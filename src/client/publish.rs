@@ -5,12 +5,13 @@
 use serde::Serialize;
 
 use super::Client;
+use super::rotate::forge_err;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeThread, IssueNumber};
 use crate::report::{StatusPolicy, dashboard, timeline};
 use crate::scan::Filter;
-use crate::store::{StoreError, Thread};
+use crate::store::Thread;
 
 /// What publishing the status table did.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -162,8 +163,4 @@ fn forward_note(new: IssueNumber, url: &str) -> String {
         new.0,
         dashboard::END
     )
-}
-
-fn forge_err(e: crate::forge::ForgeError) -> Error {
-    Error::from(StoreError::from(e))
 }

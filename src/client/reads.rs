@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
+use super::takeover::refuse_fenced;
 use super::{Client, Latest, Resumed, offline_unknown};
 use crate::error::{Error, Result};
 use crate::format::{GLOB_CHARS, Kind};
@@ -38,10 +39,8 @@ impl<T: Thread> Client<T> {
         };
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         crate::scan::fence(&mut all.entries);
-        if let Some((agent, session)) = exact
-            && let Some(owner) = crate::scan::fenced_out(&all.entries, agent, session, &self.writer)
-        {
-            return Err(super::takeover::fenced(agent, session, &owner));
+        if let Some((agent, session)) = exact {
+            refuse_fenced(&all.entries, agent, session, &self.writer)?;
         }
         let offline = all.offline;
         let record = all
@@ -138,10 +137,8 @@ impl<T: Thread> Client<T> {
         all.entries = read.entries;
         let mut all = self.follow_links(all, mine).await?;
         crate::scan::fence(&mut all.entries);
-        if let Some(writer) = fenced_as
-            && let Some(owner) = crate::scan::fenced_out(&all.entries, agent, session, writer)
-        {
-            return Err(super::takeover::fenced(agent, session, &owner));
+        if let Some(writer) = fenced_as {
+            refuse_fenced(&all.entries, agent, session, writer)?;
         }
         let offline = all.offline;
         // The pair is found by its names as written, then scrubbed: a session whose name holds

@@ -20,7 +20,7 @@ pub struct Status {
     /// How many rows are stalled.
     pub stalled: usize,
     /// The store's clock when the thread was read (RFC 3339): ages are measured on it.
-    #[serde(serialize_with = "crate::report::status::ser_time")]
+    #[serde(serialize_with = "crate::format::ser_time")]
     #[schemars(with = "String")]
     pub now: chrono::DateTime<chrono::Utc>,
     /// The store could not be read: the rows are judged from this machine's read cache and outbox.

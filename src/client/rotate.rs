@@ -18,12 +18,12 @@ use super::Client;
 use crate::backend::AnyThread;
 use crate::error::{Error, Result};
 use crate::forge::{ForgeError, ForgeThread};
-use crate::format::{Kind, Record};
+use crate::format::{Identity, Kind, Record};
 use crate::scan::Entry;
 use crate::store::StoreError;
 
 /// What [`Client::rotate`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Rotation {
     /// The session issue rotated (or found with nothing to rotate).
     pub from: u64,
@@ -86,15 +86,7 @@ impl Client<AnyThread> {
         let mut report = Rotation {
             from: old.number.0,
             from_url: old.html_url.clone(),
-            to: None,
-            to_url: None,
-            created: false,
-            carried: 0,
-            already_carried: 0,
-            skipped: Vec::new(),
-            closed: false,
-            note: None,
-            dashboard: false,
+            ..Rotation::default()
         };
         let pending = forge.find_successor(old.number).await.map_err(forge_err)?;
         if let Some(new) = &pending
@@ -148,11 +140,8 @@ impl Client<AnyThread> {
             forge.issue_comments(new.number).await.map_err(forge_err)?,
             &trust,
         );
-        let ids: HashSet<&str> = there
-            .entries
-            .iter()
-            .filter_map(|e| e.record.id.as_deref())
-            .collect();
+        // By `Id`, or a seed record's content (`format/identity.rs`).
+        let there: HashSet<Identity> = there.entries.iter().map(|e| e.record.identity()).collect();
         let limit = forge.settings().rotate_after;
         if limit > 0 && picks.len() as u64 >= limit {
             tracing::warn!(
@@ -177,13 +166,7 @@ impl Client<AnyThread> {
                     continue;
                 }
             };
-            let done = match &carried.id {
-                Some(id) => ids.contains(id.as_str()),
-                // A seed record has no `Id`: it is there when the same record is (its kind,
-                // agent, session, time and payload: `format/identity.rs`).
-                None => there.entries.iter().any(|e| e.record.same_record(&carried)),
-            };
-            if done {
+            if there.contains(&carried.identity()) {
                 report.already_carried += 1;
                 continue;
             }
@@ -279,42 +262,36 @@ impl Client<AnyThread> {
                  record tries again"
             );
         }
-        match self
-            .thread_raw()
-            .forge()
-            .and_then(ForgeThread::rotation_due)
-        {
-            Some(n) => {
-                let Some(forge) = self.thread_raw().forge() else {
+        let Some(forge) = self.thread_raw().forge() else {
+            return Ok(None);
+        };
+        let Some(n) = forge.rotation_due() else {
+            return Ok(None);
+        };
+        // Only the issue seen over its limit is rotated: when the thread has moved on (another
+        // machine rotated it), the new head is not due just because the old one was, and
+        // rotating it would close it within seconds of its creation.
+        match forge.current_issue().await.map_err(forge_err)? {
+            Some(old) if old.number == n => {
+                if let Some(new) = self.under_way(forge, n).await? {
+                    tracing::info!(
+                        "session issue {n} is over its comment limit, and a rotation to {} is \
+                         under way; leaving it to finish",
+                        new.number
+                    );
                     return Ok(None);
-                };
-                // Only the issue seen over its limit is rotated: when the thread has moved on
-                // (another machine rotated it), the new head is not due just because the old
-                // one was, and rotating it would close it within seconds of its creation.
-                match forge.current_issue().await.map_err(forge_err)? {
-                    Some(old) if old.number == n => {
-                        if let Some(new) = self.under_way(forge, n).await? {
-                            tracing::info!(
-                                "session issue {n} is over its comment limit, and a rotation to \
-                                 {} is under way; leaving it to finish",
-                                new.number
-                            );
-                            return Ok(None);
-                        }
-                        tracing::info!("session issue {n} is over its comment limit; rotating it");
-                        Ok(Some(self.rotate_old(forge, old).await?))
-                    }
-                    other => {
-                        tracing::info!(
-                            "session issue {n} was over its comment limit, but the thread \
-                             already continues in {}; not rotating",
-                            other.map_or("no open issue".to_string(), |o| o.number.to_string())
-                        );
-                        Ok(None)
-                    }
                 }
+                tracing::info!("session issue {n} is over its comment limit; rotating it");
+                Ok(Some(self.rotate_old(forge, old).await?))
             }
-            None => Ok(None),
+            other => {
+                tracing::info!(
+                    "session issue {n} was over its comment limit, but the thread already \
+                     continues in {}; not rotating",
+                    other.map_or("no open issue".to_string(), |o| o.number.to_string())
+                );
+                Ok(None)
+            }
         }
     }
 
@@ -372,11 +349,13 @@ fn left_report(mut report: Rotation, new: &crate::forge::Issue) -> Rotation {
     report
 }
 
-fn forge_err(e: ForgeError) -> Error {
+/// A forge's failure as the crate's error, categorised as any store's.
+pub(super) fn forge_err(e: ForgeError) -> Error {
     Error::from(StoreError::from(e))
 }
 
-fn describe(r: &Record) -> String {
+/// A record as a report names it: its kind, id, agent and session.
+pub(super) fn describe(r: &Record) -> String {
     format!(
         "{} {} of agent {} in session {}",
         r.kind().name(),
@@ -441,84 +420,4 @@ pub fn to_carry(entries: &[Entry], days: u64, now: DateTime<Utc>) -> Vec<&Entry>
         .collect();
     picked.sort_unstable();
     picked.into_iter().map(|i| &entries[i]).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scan::CommentInfo;
-    use serde_json::json;
-
-    fn entry(id: u64, agent: &str, session: &str, health: bool, age_days: i64) -> Entry {
-        let now = Utc::now();
-        let record = if health {
-            Record::health(agent, session, "Active", json!({}), None)
-        } else {
-            Record::checkpoint(agent, session, &format!("p{id}"), json!({}))
-        }
-        .unwrap();
-        let at = now - chrono::Duration::days(age_days);
-        Entry {
-            fenced: false,
-            record,
-            comment: CommentInfo::at(Some(id), "bot", at),
-        }
-    }
-
-    #[test]
-    fn carries_the_newest_checkpoint_and_health_of_active_pairs_in_thread_order() {
-        let mut done = entry(3, "old", "s", false, 40);
-        done.record = Record::end("old", "s", "completed", None).unwrap();
-        let entries = vec![
-            entry(1, "a", "s1", false, 3),
-            entry(2, "a", "s1", true, 3),
-            done,
-            entry(4, "a", "s1", false, 2),
-            entry(5, "b", "s2", false, 1),
-            entry(6, "a", "s2", true, 1),
-        ];
-        let picked: Vec<u64> = to_carry(&entries, 30, Utc::now())
-            .iter()
-            .filter_map(|e| e.comment.id)
-            .collect();
-        assert_eq!(picked, vec![2, 4, 5, 6]);
-    }
-
-    #[test]
-    fn a_pair_counts_as_active_by_its_newest_record() {
-        let entries = vec![entry(1, "a", "s", false, 50), entry(2, "a", "s", true, 1)];
-        let picked: Vec<u64> = to_carry(&entries, 30, Utc::now())
-            .iter()
-            .filter_map(|e| e.comment.id)
-            .collect();
-        assert_eq!(picked, vec![1, 2]);
-    }
-
-    #[test]
-    fn a_record_carried_before_is_as_old_as_its_time_line() {
-        let mut e = entry(1, "a", "s", false, 0);
-        e.record.carried_from = Some(3);
-        e.record.time = Utc::now() - chrono::Duration::days(45);
-        let end = |n: u64| {
-            let mut end = entry(n, "a", "s", false, 45);
-            end.record = Record::end("a", "s", "completed", None).unwrap();
-            end.record.carried_from = Some(3);
-            end.record.time = Utc::now() - chrono::Duration::days(45);
-            end
-        };
-        assert!(to_carry(&[e.clone(), end(2)], 30, Utc::now()).is_empty());
-        assert_eq!(to_carry(&[e, end(2)], 60, Utc::now()).len(), 2);
-    }
-
-    #[test]
-    fn an_unfinished_session_is_carried_whatever_its_age() {
-        let idle = entry(1, "a", "s", false, 400);
-        assert_eq!(
-            to_carry(std::slice::from_ref(&idle), 30, Utc::now()).len(),
-            1
-        );
-        let mut end = entry(2, "a", "s", false, 400);
-        end.record = Record::end("a", "s", "completed", None).unwrap();
-        assert!(to_carry(&[idle, end], 30, Utc::now()).is_empty());
-    }
 }

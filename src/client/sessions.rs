@@ -129,33 +129,26 @@ impl<T: Thread> Client<T> {
         }
         let known = self.known.get(&record.agent, &record.session);
         let must_read = write.if_latest.is_some() || write.merge || write.check_owner;
-        if !must_read {
+        let read = match must_read {
+            false => None,
+            true => match self.read_pair(&record.agent, &record.session).await {
+                Ok(read) => Some(read),
+                // A forge with no session issue yet holds no record: nobody took the session
+                // over and there is nothing to merge onto, so only a compare-and-set must fail.
+                Err(e) if write.if_latest.is_none() && crate::forge::no_session_issue(&e) => None,
+                Err(e) => return Err(e),
+            },
+        };
+        let Some(read) = read else {
             let parent = write.parent.or(record.parent.take()).or(known);
             return Ok(record.with_parent(parent));
-        }
-        let read = match self.read_pair(&record.agent, &record.session).await {
-            Ok(read) => read,
-            // Only the lineage wanted the read: a store that cannot be read now must not stop
-            // the record from being posted or spooled. It goes without a `Parent:`.
-            Err(e) if !must_read => {
-                tracing::debug!("no parent for the record: the session could not be read ({e})");
-                let parent = write.parent.or(record.parent.take()).or(known);
-                return Ok(record.with_parent(parent));
-            }
-            // A forge with no session issue yet holds no record: nobody took the session over
-            // and there is nothing to merge onto, so only a compare-and-set must fail.
-            Err(e) if write.if_latest.is_none() && crate::forge::no_session_issue(&e) => {
-                let parent = write.parent.or(record.parent.take()).or(known);
-                return Ok(record.with_parent(parent));
-            }
-            Err(e) => return Err(e),
         };
         let entries: Vec<Entry> = read
             .entries
             .into_iter()
             .map(|e| self.scrub_entry(e))
             .collect();
-        if must_read && read.scan.offline {
+        if read.scan.offline {
             return Err(Error::Unavailable {
                 message: format!(
                     "cannot {} agent {} in session {}: the store could not be read, so nothing \
@@ -170,18 +163,8 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
-        if let Some(owner) = crate::scan::fenced_out(
-            &entries,
-            &record.agent,
-            &record.session,
-            record.writer.as_deref().unwrap_or(&self.writer),
-        ) {
-            return Err(super::takeover::fenced(
-                &record.agent,
-                &record.session,
-                &owner,
-            ));
-        }
+        let writer = record.writer.as_deref().unwrap_or(&self.writer);
+        super::takeover::refuse_fenced(&entries, &record.agent, &record.session, writer)?;
         // Fenced records are not the session's: never the newest, never merged from.
         let entries: Vec<Entry> = entries.into_iter().filter(|e| !e.fenced).collect();
         let newest = entries.last();

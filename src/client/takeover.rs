@@ -18,16 +18,25 @@ pub struct TakenOver {
     pub outcome: Outcome,
 }
 
-/// The error a fenced writer gets: who took the session over, when, from which record.
-pub(crate) fn fenced(agent: &str, session: &str, owner: &Takeover) -> Error {
-    Error::Fenced {
+/// Fails with the error a fenced writer gets (who took the session over, when, from which
+/// record) when, among `entries`, another writer took `agent`'s `session` from `writer`.
+pub(crate) fn refuse_fenced(
+    entries: &[crate::scan::Entry],
+    agent: &str,
+    session: &str,
+    writer: &str,
+) -> Result<()> {
+    let Some(owner) = crate::scan::fenced_out(entries, agent, session, writer) else {
+        return Ok(());
+    };
+    Err(Error::Fenced {
         message: format!(
             "fenced: agent {agent} in session {session} belongs to another writer now: {}; \
              this writer's records of it are ignored by every reader, so stop working on it \
              (or take it over again with resume --take-over)",
             owner.describe()
         ),
-    }
+    })
 }
 
 impl<T: Thread> Client<T> {

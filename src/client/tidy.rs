@@ -20,12 +20,12 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::Client;
+use super::rotate::forge_err;
 use crate::backend::AnyThread;
-use crate::error::{Error, Result};
-use crate::forge::{ForgeError, MARGIN};
+use crate::error::Result;
+use crate::forge::MARGIN;
 use crate::format::Kind;
 use crate::scan::Entry;
-use crate::store::StoreError;
 
 /// What [`Client::tidy_chain`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -36,6 +36,16 @@ pub struct Tidied {
     pub carried: usize,
     /// Strays closed.
     pub closed: Vec<u64>,
+}
+
+impl Tidied {
+    /// Counts a rotation this tidy finished.
+    fn add(&mut self, finished: super::Rotation) {
+        self.carried += finished.carried;
+        if finished.closed {
+            self.closed.push(finished.from);
+        }
+    }
 }
 
 impl Client<AnyThread> {
@@ -72,11 +82,7 @@ impl Client<AnyThread> {
             if self.under_way(forge, old).await?.is_some() {
                 continue;
             }
-            let finished = self.rotate_old(forge, target).await?;
-            done.carried += finished.carried;
-            if finished.closed {
-                done.closed.push(finished.from);
-            }
+            done.add(self.rotate_old(forge, target).await?);
         }
         let trust = self.trust().await?;
         let from = opened - MARGIN;
@@ -102,11 +108,7 @@ impl Client<AnyThread> {
                 // `Id`, notes the successor, closes it). An old issue reopened deeper in the
                 // chain has no open successor: it is carried from and closed like a duplicate,
                 // never rotated (that would fork the thread from it).
-                let finished = self.rotate_old(forge, old).await?;
-                done.carried += finished.carried;
-                if finished.closed {
-                    done.closed.push(finished.from);
-                }
+                done.add(self.rotate_old(forge, old).await?);
                 continue;
             }
             let listing = forge
@@ -220,8 +222,4 @@ fn late_originals(entries: Vec<Entry>) -> Vec<Entry> {
         })
         .map(|(_, e)| e)
         .collect()
-}
-
-fn forge_err(e: ForgeError) -> Error {
-    Error::from(StoreError::from(e))
 }

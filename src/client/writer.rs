@@ -47,17 +47,3 @@ pub(crate) fn kept_in(dir: &Path) -> String {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_directory_keeps_one_writer_and_processes_get_fresh_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = kept_in(dir.path());
-        assert_eq!(kept_in(dir.path()), first);
-        assert_ne!(fresh(), fresh());
-        assert!(first.starts_with("w-") && first.len() == 18, "{first}");
-    }
-}

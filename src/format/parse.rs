@@ -158,8 +158,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         .take("Version")
         .unwrap_or_else(|| SEED_VERSION.to_string());
     let major = version_major(&version)?;
-    let session = headers.require("Session", "a `Session:` line")?;
-    let time_text = headers.require("Time", "a `Time:` line")?;
+    let session = headers.require("session", "a `Session:` line")?;
+    let time_text = headers.require("time", "a `Time:` line")?;
     let time = parse_time(&time_text).map_err(|reason| ParseError::BadTime {
         value: clip(&time_text),
         reason,
@@ -192,7 +192,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
 
     let payload = match kind {
         Kind::Checkpoint => Payload::Checkpoint {
-            phase: headers.require("Phase", "a `Phase:` line")?,
+            phase: headers.require("phase", "a `Phase:` line")?,
             data: value,
         },
         Kind::Health => {
@@ -201,7 +201,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             let mut trailer = Headers::default();
             trailer.read(&body[block.fence_start..])?;
             Payload::Health {
-                status: headers.require("Status", "a `Status:` line")?,
+                status: headers.require("status", "a `Status:` line")?,
                 metrics: value,
                 next_check: headers
                     .take("Next check")
@@ -209,7 +209,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             }
         }
         Kind::End => Payload::End {
-            reason: headers.require("Reason", "a `Reason:` line")?,
+            reason: headers.require("reason", "a `Reason:` line")?,
             note: value
                 .get("note")
                 .and_then(Value::as_str)
@@ -266,15 +266,9 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
         if text.is_empty() {
             continue;
         }
-        let (kind, rest) = if let Some(rest) = text.strip_prefix(Kind::Checkpoint.marker()) {
-            (Kind::Checkpoint, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::Health.marker()) {
-            (Kind::Health, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::End.marker()) {
-            (Kind::End, rest)
-        } else if let Some(rest) = text.strip_prefix(Kind::Takeover.marker()) {
-            (Kind::Takeover, rest)
-        } else {
+        let Some((kind, rest)) = (Kind::ALL.into_iter())
+            .find_map(|kind| text.strip_prefix(kind.marker()).map(|rest| (kind, rest)))
+        else {
             return Err(ParseError::NoMarker);
         };
         let agent = rest.trim();
@@ -327,6 +321,7 @@ fn json_block(body: &str) -> Option<JsonBlock> {
 /// The first complete JSON value in the block; whatever follows it is ignored.
 fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> {
     let mut stream = serde_json::Deserializer::from_str(&block.content).into_iter::<Value>();
+    let base = body[..block.content_start].matches('\n').count();
     match stream.next() {
         Some(Ok(value)) => Ok(value),
         Some(Err(e)) => {
@@ -334,7 +329,6 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
             let message = full
                 .rsplit_once(" at line ")
                 .map_or(full.as_str(), |(m, _)| m);
-            let base = body[..block.content_start].matches('\n').count();
             Err(ParseError::BadJson {
                 line: base + e.line(),
                 column: e.column(),
@@ -342,7 +336,7 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
             })
         }
         None => Err(ParseError::BadJson {
-            line: body[..block.content_start].matches('\n').count() + 1,
+            line: base + 1,
             column: 0,
             message: "the code block is empty".to_string(),
         }),
@@ -385,26 +379,13 @@ impl Headers {
         let at = self
             .values
             .iter()
-            .position(|(n, v)| *n == name && !v.is_empty())?;
+            .position(|(n, v)| n.eq_ignore_ascii_case(name) && !v.is_empty())?;
         Some(self.values.swap_remove(at).1)
     }
 
-    fn require(&mut self, name: &str, hint: &'static str) -> Result<String, ParseError> {
-        self.take(name).ok_or(ParseError::MissingField {
-            field: field_name(name),
-            hint,
-        })
-    }
-}
-
-fn field_name(header: &str) -> &'static str {
-    match header {
-        "Phase" => "phase",
-        "Session" => "session",
-        "Time" => "time",
-        "Status" => "status",
-        "Reason" => "reason",
-        "Writer" => "writer",
-        _ => "field",
+    /// The value of a required header, named by its field (`phase` for `Phase:`).
+    fn require(&mut self, field: &'static str, hint: &'static str) -> Result<String, ParseError> {
+        self.take(field)
+            .ok_or(ParseError::MissingField { field, hint })
     }
 }

@@ -40,6 +40,9 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order a marker line is tried.
+    pub(crate) const ALL: [Kind; 4] = [Kind::Checkpoint, Kind::Health, Kind::End, Kind::Takeover];
+
     /// The marker that opens the comment, e.g. `[CHECKPOINT]`.
     pub fn marker(self) -> &'static str {
         match self {
@@ -453,7 +456,8 @@ pub fn empty_object() -> Value {
     Value::Object(Map::new())
 }
 
-fn ser_time<S: Serializer>(time: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+/// A time as every record and answer writes it ([`format_time`]), for `serialize_with`.
+pub(crate) fn ser_time<S: Serializer>(time: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_time(time))
 }
 
@@ -461,7 +465,3 @@ fn de_time<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
     let text = String::deserialize(d)?;
     parse_time(&text).map_err(serde::de::Error::custom)
 }
-
-#[cfg(test)]
-#[path = "record_tests.rs"]
-mod tests;

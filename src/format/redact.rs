@@ -202,62 +202,13 @@ impl Redactor {
     /// `[REDACTED]` would stand for every such name. The count is added to the record's
     /// `Redacted:` header. Returns the count.
     pub fn redact_record(&self, record: &mut Record) -> Result<u64, FieldError> {
-        self.refuse_secret("agent", &record.agent)?;
-        self.refuse_secret("session", &record.session)?;
-        self.refuse_secret("version", &record.version)?;
-        for (field, value) in [
-            ("id", &record.id),
-            ("parent", &record.parent),
-            ("writer", &record.writer),
-            ("context hash", &record.context_hash),
-        ] {
-            if let Some(v) = value {
-                self.refuse_secret(field, v)?;
+        for (field, value) in header_values(record) {
+            if !matches!(field, "from" | "by") {
+                self.refuse_secret(field, value)?;
             }
         }
-        if let Some(next) = &record.next {
-            self.refuse_secret("next", next)?;
-        }
-        for blocker in &record.blockers {
-            self.refuse_secret("blocker", blocker)?;
-        }
-        let count = match &mut record.payload {
-            Payload::Checkpoint { phase, data } => {
-                self.refuse_secret("phase", phase)?;
-                self.redact(data)
-            }
-            Payload::Health {
-                status,
-                metrics,
-                next_check,
-            } => {
-                self.refuse_secret("status", status)?;
-                if let Some(next) = next_check {
-                    self.refuse_secret("next check", next)?;
-                }
-                self.redact(metrics)
-            }
-            Payload::End { reason, note } => {
-                self.refuse_secret("reason", reason)?;
-                note.as_mut().map_or(0, |n| self.redact_text(n))
-            }
-            Payload::Takeover { .. } => 0,
-        };
-        if let Some(intent) = &mut record.intent {
-            self.refuse_secret("intent", &intent.name)?;
-        }
-        if let Some(done) = &record.done {
-            self.refuse_secret("done", done)?;
-        }
-        let count = count
-            + record
-                .intent
-                .as_mut()
-                .map_or(0, |i| self.redact(&mut i.data));
-        if count > 0 {
-            record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
-        }
-        Ok(count)
+        let count = self.redact_data(record);
+        Ok(add_redacted(record, count))
     }
 
     /// Redacts a record that was read, before it is answered: whoever wrote it (the seed's own
@@ -272,57 +223,23 @@ impl Redactor {
 
     /// [`Redactor::read`] in place. Returns the count.
     pub fn redact_read(&self, record: &mut Record) -> u64 {
-        let mut count = 0;
-        let mut text = |s: &mut String| count += self.redact_text(s);
-        text(&mut record.agent);
-        text(&mut record.session);
-        text(&mut record.version);
-        for value in [
-            &mut record.id,
-            &mut record.parent,
-            &mut record.writer,
-            &mut record.context_hash,
-            &mut record.next,
-            &mut record.done,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            text(value);
-        }
-        record.blockers.iter_mut().for_each(&mut text);
-        match &mut record.payload {
-            Payload::Checkpoint { phase, .. } => text(phase),
-            Payload::Health {
-                status, next_check, ..
-            } => {
-                text(status);
-                next_check.iter_mut().for_each(&mut text);
-            }
-            Payload::End { reason, note } => {
-                text(reason);
-                note.iter_mut().for_each(&mut text);
-            }
-            Payload::Takeover { from, by } => {
-                from.iter_mut().chain(by.iter_mut()).for_each(&mut text);
-            }
-        }
-        if let Some(intent) = &mut record.intent {
-            text(&mut intent.name);
-        }
-        count += match &mut record.payload {
+        let headers: u64 = (header_values(record).into_iter())
+            .map(|(_, value)| self.redact_text(value))
+            .sum();
+        let count = headers + self.redact_data(record);
+        add_redacted(record, count)
+    }
+
+    /// Redacts what a record holds besides its headers: the data or metrics, an end's note and
+    /// the intent's data. Returns the count.
+    fn redact_data(&self, record: &mut Record) -> u64 {
+        let payload = match &mut record.payload {
             Payload::Checkpoint { data, .. } => self.redact(data),
             Payload::Health { metrics, .. } => self.redact(metrics),
-            Payload::End { .. } | Payload::Takeover { .. } => 0,
+            Payload::End { note, .. } => note.as_mut().map_or(0, |n| self.redact_text(n)),
+            Payload::Takeover { .. } => 0,
         };
-        count += record
-            .intent
-            .as_mut()
-            .map_or(0, |i| self.redact(&mut i.data));
-        if count > 0 {
-            record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
-        }
-        count
+        payload + (record.intent.as_mut()).map_or(0, |i| self.redact(&mut i.data))
     }
 
     fn refuse_secret(&self, field: &'static str, value: &str) -> Result<(), FieldError> {
@@ -339,6 +256,46 @@ pub fn redact(value: &mut Value, keys: &[String]) -> u64 {
     Redactor::new(keys).redact(value)
 }
 
-#[cfg(test)]
-#[path = "redact_tests.rs"]
-mod tests;
+/// Every header value of `record`, named, in the order a write checks them.
+fn header_values(record: &mut Record) -> Vec<(&'static str, &mut String)> {
+    let mut out: Vec<(&'static str, &mut String)> = vec![
+        ("agent", &mut record.agent),
+        ("session", &mut record.session),
+        ("version", &mut record.version),
+    ];
+    for (field, value) in [
+        ("id", &mut record.id),
+        ("parent", &mut record.parent),
+        ("writer", &mut record.writer),
+        ("context hash", &mut record.context_hash),
+        ("next", &mut record.next),
+    ] {
+        out.extend(value.as_mut().map(|v| (field, v)));
+    }
+    out.extend(record.blockers.iter_mut().map(|b| ("blocker", b)));
+    match &mut record.payload {
+        Payload::Checkpoint { phase, .. } => out.push(("phase", phase)),
+        Payload::Health {
+            status, next_check, ..
+        } => {
+            out.push(("status", status));
+            out.extend(next_check.as_mut().map(|n| ("next check", n)));
+        }
+        Payload::End { reason, .. } => out.push(("reason", reason)),
+        Payload::Takeover { from, by } => {
+            out.extend(from.iter_mut().map(|v| ("from", v)));
+            out.extend(by.iter_mut().map(|v| ("by", v)));
+        }
+    }
+    out.extend(record.intent.as_mut().map(|i| ("intent", &mut i.name)));
+    out.extend(record.done.as_mut().map(|d| ("done", d)));
+    out
+}
+
+/// Adds `count` to the record's `Redacted:` count, when there is any. Returns `count`.
+fn add_redacted(record: &mut Record, count: u64) -> u64 {
+    if count > 0 {
+        record.redacted = Some(record.redacted.unwrap_or(0).saturating_add(count));
+    }
+    count
+}

@@ -33,29 +33,3 @@ pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
 pub fn now_micros() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_microseconds_and_z() {
-        let t = parse_time("2026-11-29T08:40:58Z").unwrap();
-        assert_eq!(format_time(&t), "2026-11-29T08:40:58.000000Z");
-    }
-
-    #[test]
-    fn reads_seed_forms_and_offsets() {
-        let a = parse_time("2026-11-29T08:40:58.123456Z").unwrap();
-        let b = parse_time("2026-11-29T09:40:58.123456+01:00").unwrap();
-        let c = parse_time("2026-11-29T08:40:58.123456+00:00Z").unwrap();
-        assert_eq!(a, b);
-        assert_eq!(a, c);
-        assert_eq!(format_time(&a), "2026-11-29T08:40:58.123456Z");
-        assert!(
-            parse_time("2026-11-29T08:40:58").is_err(),
-            "naive time has no zone"
-        );
-        assert!(parse_time("yesterday").is_err());
-    }
-}

@@ -63,15 +63,16 @@ pub fn fork_over(
     }
     let replaced = taken.last().map(|e| {
         format!(
-            "{} {} ({}{})",
+            "{} {} ({}, by {})",
             forked_over(new_session),
             e.record.id.as_deref().unwrap_or("without an Id"),
             e.record
                 .phase()
                 .map_or_else(|| "a health signal".to_string(), |p| format!("phase {p}")),
-            format_args!(", by {}", e.record.agent)
+            e.record.agent
         )
     });
+    let by_agent = agent.map(|a| format!(" by agent {a}")).unwrap_or_default();
     let mine =
         |e: &&Entry| e.record.session == session && agent.is_none_or(|a| e.record.agent == a);
     let source = match at {
@@ -83,9 +84,8 @@ pub fn fork_over(
                 Error::data(
                     "at",
                     format!(
-                        "no record {id} in session {session}{}; `forgestate history --session \
-                         {session}` lists its record ids",
-                        agent.map(|a| format!(" by agent {a}")).unwrap_or_default()
+                        "no record {id} in session {session}{by_agent}; `forgestate history \
+                         --session {session}` lists its record ids"
                     ),
                 )
             })?,
@@ -115,10 +115,7 @@ pub fn fork_over(
             checkpoints.last().copied().ok_or_else(|| {
                 Error::data(
                     "session",
-                    format!(
-                        "session {session} has no checkpoint{} to fork",
-                        agent.map(|a| format!(" by agent {a}")).unwrap_or_default()
-                    ),
+                    format!("session {session} has no checkpoint{by_agent} to fork"),
                 )
             })?
         }

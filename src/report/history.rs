@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::diff::{Change, diff};
 use super::session::{Conflict, conflict_warning, facts};
-use super::status::ser_time;
-use crate::format::{Kind, Payload, empty_object};
+use crate::format::{Kind, Payload, empty_object, ser_time};
 use crate::resume::ResumeMap;
 use crate::scan::{Entry, name_matches};
 
@@ -133,9 +132,12 @@ pub fn history(
     let mut previous: Option<DateTime<Utc>> = None;
     let empty = empty_object();
     let mut records = Vec::new();
-    for e in entries.iter().filter(|e| {
+    let listed = |e: &&Entry| {
         e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
-    }) {
+    };
+    let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    for e in entries.iter().filter(listed) {
+        agents.entry(e.record.agent.as_str()).or_default().push(e);
         let r = &e.record;
         let origin = r
             .parent
@@ -195,12 +197,6 @@ pub fn history(
             changes,
         });
         previous = Some(posted);
-    }
-    let mut agents: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
-    for e in entries.iter().filter(|e| {
-        e.record.session == session && agent.is_none_or(|a| name_matches(a, &e.record.agent))
-    }) {
-        agents.entry(e.record.agent.as_str()).or_default().push(e);
     }
     let conflicts: Vec<AgentConflict> = agents
         .into_iter()

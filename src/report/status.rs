@@ -22,7 +22,7 @@ use super::session::{Ended, facts};
 use super::verdict::by_age;
 pub use super::verdict::{Verdict, span};
 use crate::defaults;
-use crate::format::{Kind, Payload, format_time};
+use crate::format::{Kind, Payload, ser_time};
 use crate::resume::{ResumeMap, most_specific};
 use crate::scan::Entry;
 
@@ -199,10 +199,6 @@ pub struct StatusRow {
     pub fenced: usize,
 }
 
-pub(crate) fn ser_time<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format_time(t))
-}
-
 /// Judges every (agent, session) pair of `entries` (in thread order) at `now`, the store's
 /// clock. Rows come sorted by verdict (stalled first), then oldest first, then by name.
 pub fn status(
@@ -222,20 +218,15 @@ pub fn status(
         .into_iter()
         .filter_map(|((agent, session), list)| judge(agent, session, &list, now, policy, map))
         .collect();
-    rows.sort_by(|a, b| {
+    let order = |r: &StatusRow| {
         (
-            a.verdict,
-            std::cmp::Reverse(a.age_secs),
-            &a.agent,
-            &a.session,
+            r.verdict,
+            std::cmp::Reverse(r.age_secs),
+            r.agent.clone(),
+            r.session.clone(),
         )
-            .cmp(&(
-                b.verdict,
-                std::cmp::Reverse(b.age_secs),
-                &b.agent,
-                &b.session,
-            ))
-    });
+    };
+    rows.sort_by_cached_key(order);
     rows
 }
 
@@ -350,7 +341,3 @@ fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
 fn phase_or(phase: &Option<String>) -> &str {
     phase.as_deref().unwrap_or("-")
 }
-
-#[cfg(test)]
-#[path = "status_tests.rs"]
-mod tests;

@@ -54,13 +54,9 @@ pub(super) fn by_age(age: i64, warn: u64, stalled: u64) -> (Verdict, String) {
         "no record for {} ({} after {})",
         span(age),
         verdict.name(),
-        span_u(limit)
+        span(i64::try_from(limit).unwrap_or(i64::MAX))
     );
     (verdict, why)
-}
-
-fn span_u(secs: u64) -> String {
-    span(i64::try_from(secs).unwrap_or(i64::MAX))
 }
 
 /// A duration as a person says it: `45s`, `12m`, `3h`, `2d`; negative (a clock ahead) is `0s`.

@@ -23,6 +23,7 @@ mod outage;
 mod outbox;
 mod project;
 mod redaction;
+mod report;
 mod schema;
 mod sessions;
 mod store;

@@ -19,7 +19,7 @@ pub fn marker_in_head(head: &str) -> Option<Option<(Kind, String)>> {
                 false => return None,
             }
         }
-        let markers = [Kind::Checkpoint, Kind::Health, Kind::End, Kind::Takeover].map(Kind::marker);
+        let markers = Kind::ALL.map(Kind::marker);
         if !markers
             .iter()
             .any(|m| text.starts_with(m) || m.starts_with(text))
@@ -34,39 +34,4 @@ pub fn marker_in_head(head: &str) -> Option<Option<(Kind, String)>> {
             .map(|(kind, agent, _)| Some((kind, agent)));
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_line_decides_when_it_is_whole_or_plainly_no_marker() {
-        assert_eq!(marker_in_head("CI run failed\nxxx"), Some(None));
-        assert_eq!(
-            marker_in_head("\n\nsome log tha"),
-            Some(None),
-            "cut, but no marker"
-        );
-        assert_eq!(
-            marker_in_head("\u{feff}[CHECKPOINT] review-worker\nPhase: x"),
-            Some(Some((Kind::Checkpoint, "review-worker".to_string())))
-        );
-        assert_eq!(
-            marker_in_head("[HEALTH] a\n"),
-            Some(Some((Kind::Health, "a".into())))
-        );
-        assert_eq!(
-            marker_in_head("[CHECKPOINT] review-wo"),
-            None,
-            "the agent is cut"
-        );
-        assert_eq!(marker_in_head("[CHECK"), None);
-        assert_eq!(marker_in_head("\n\n  "), None);
-        assert_eq!(
-            marker_in_head("[CHECKPOINT]\n"),
-            None,
-            "a broken marker line"
-        );
-    }
 }

@@ -74,17 +74,3 @@ pub(super) fn clip(text: &str) -> String {
         None => text.to_string(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn posted_at_reads_rfc_3339_and_refuses_anything_else() {
-        let t = time_header(Some("2026-07-14T09:47:31Z".into()), "posted-at").unwrap();
-        assert_eq!(t.map(|t| t.timestamp()), Some(1_784_022_451));
-        assert_eq!(time_header(None, "posted-at").unwrap(), None);
-        let bad = time_header(Some("yesterday".into()), "posted-at").unwrap_err();
-        assert!(bad.to_string().contains("posted-at"), "{bad}");
-    }
-}

@@ -98,15 +98,7 @@ fn parse(body: &str) -> impl Iterator<Item = (Event<'_>, Range<usize>)> {
 
 /// Blocks whose content is not the body's top level: a marker inside one is quoted.
 fn is_container(tag: &Tag<'_>) -> bool {
-    matches!(
-        tag,
-        Tag::BlockQuote(_)
-            | Tag::List(_)
-            | Tag::Item
-            | Tag::FootnoteDefinition(_)
-            | Tag::CodeBlock(_)
-            | Tag::Table(_)
-    )
+    is_container_end(tag.to_end())
 }
 
 fn is_container_end(end: TagEnd) -> bool {

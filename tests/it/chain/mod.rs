@@ -18,4 +18,5 @@ mod successor_from_the_first_byte;
 mod through_the_binary;
 mod tidy_carries_little;
 mod trusted_authors;
+mod what_is_carried;
 mod whole_history;

@@ -1,8 +1,11 @@
 //! Look-alike names are refused (issue #18, class 4): every character that renders blank or
 //! invisible, in every name field (agent, session, phase, status, next check), on the write path
-//! and in the check a record read from elsewhere gets before it leaves again.
+//! and in the check a record read from elsewhere gets before it leaves again; and a new name that
+//! mixes look-alike scripts, stacks marks, uses a compatibility form or passes for ASCII.
 
-use forgestate::format::{FieldError, Record, spoofing_char};
+use std::borrow::Cow;
+
+use forgestate::format::{FieldError, LookAlike, Record, check_new_name, nfc, spoofing_char};
 use serde_json::json;
 
 /// Characters that render as nothing or as a blank: white space other than the plain space,
@@ -97,4 +100,109 @@ fn a_record_read_from_elsewhere_with_a_blank_name_fails_its_check() {
     let mut record = Record::checkpoint("agent", "s", "p", json!({})).unwrap();
     record.agent = "agent\u{13441}".into();
     assert!(record.check().is_err());
+}
+
+/// What the check of a new name finds it could pass for, if anything.
+fn look_alike(name: &str) -> Option<LookAlike> {
+    match check_new_name("agent", name) {
+        Ok(()) => None,
+        Err(FieldError::LookAlike { found, .. }) => Some(found),
+        Err(other) => panic!("{name:?}: {other}"),
+    }
+}
+
+#[test]
+fn nfc_makes_one_name_of_its_two_spellings() {
+    let composed = "caf\u{e9}";
+    let decomposed = "cafe\u{301}";
+    assert_eq!(nfc(decomposed), composed);
+    assert!(matches!(nfc(composed), Cow::Borrowed(_)));
+    assert!(matches!(nfc("implementation-worker"), Cow::Borrowed(_)));
+}
+
+#[test]
+fn mixed_scripts_and_stacked_marks_are_found() {
+    for fine in [
+        "implementation-worker",
+        "café-worker",
+        "работник-1",
+        "εργάτης",
+        "作業者-1",
+        "ワーカー_日本",
+        "agent-日本",
+        "ti\u{1EBF}ng-vi\u{1EC7}t",
+    ] {
+        assert_eq!(look_alike(&nfc(fine)), None, "{fine}");
+    }
+    assert!(matches!(
+        look_alike("\u{430}gent"),
+        Some(LookAlike::MixedScript {
+            first: "Latin",
+            script: "Cyrillic",
+            index: 0,
+            ..
+        })
+    ));
+    assert_eq!(
+        look_alike("ag\u{435}nt"),
+        Some(LookAlike::MixedScript {
+            code: 0x435,
+            script: "Cyrillic",
+            first: "Latin",
+            index: 2
+        })
+    );
+    assert!(matches!(
+        look_alike("\u{3bf}pen"),
+        Some(LookAlike::MixedScript {
+            first: "Latin",
+            script: "Greek",
+            ..
+        })
+    ));
+    assert!(matches!(
+        look_alike(&nfc("e\u{301}\u{301}")),
+        Some(LookAlike::StackedMarks {
+            code: 0x301,
+            index: 1,
+            repeated: true
+        })
+    ));
+    assert_eq!(
+        look_alike("e\u{301}\u{301}"),
+        Some(LookAlike::StackedMarks {
+            code: 0x301,
+            index: 2,
+            repeated: true
+        })
+    );
+    let zalgo = "a\u{300}\u{316}\u{35c}";
+    assert!(matches!(
+        look_alike(zalgo),
+        Some(LookAlike::StackedMarks {
+            index: 3,
+            repeated: false,
+            ..
+        })
+    ));
+    assert_eq!(look_alike("a\u{300}\u{316}"), None, "two marks may stand");
+}
+
+#[test]
+fn compatibility_forms_and_names_that_pass_for_ascii_are_found() {
+    let compatible = |name: &str| match look_alike(&nfc(name)) {
+        Some(LookAlike::Compatibility { plain, index, .. }) => Some((plain, index)),
+        _ => None,
+    };
+    assert_eq!(compatible("\u{ff57}orker"), Some(("w".into(), 0)));
+    assert_eq!(compatible("\u{1d430}orker"), Some(("w".into(), 0)));
+    assert_eq!(compatible("\u{fb01}le"), Some(("fi".into(), 0)));
+    assert_eq!(compatible("\u{2160}mpl"), Some(("I".into(), 0)));
+    let ascii = |name: &str| match look_alike(&nfc(name)) {
+        Some(LookAlike::PassesForAscii { like, index, .. }) => Some((like, index)),
+        _ => None,
+    };
+    assert_eq!(ascii("\u{251}gent"), Some(("a".into(), 0)));
+    assert_eq!(ascii("\u{430}\u{440}\u{435}"), Some(("a".into(), 0)));
+    assert_eq!(ascii("agent\u{2010}x"), Some(("-".into(), 5)));
 }

@@ -5,3 +5,4 @@ mod exact_ids;
 mod progress;
 mod prune;
 mod watch;
+mod watch_pacing;

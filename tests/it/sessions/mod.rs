@@ -7,3 +7,4 @@ mod fork_never_rewinds;
 mod library;
 mod machines;
 mod takeover;
+mod writers;

@@ -1,11 +1,13 @@
-//! Tests of the status policy: thresholds per agent glob, and the verdict rules.
+//! The status policy: thresholds per agent glob, and the verdict rules.
 
-use super::*;
-use crate::scan::CommentInfo;
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
+use forgestate::format::Record;
+use forgestate::report::{StatusConfig, StatusPolicy, Thresholds, Verdict, status};
+use forgestate::resume::ResumeMap;
+use forgestate::scan::{CommentInfo, Entry};
 use serde_json::json;
 
-fn entry(record: crate::format::Record, posted: DateTime<Utc>, id: u64) -> Entry {
+fn entry(record: Record, posted: DateTime<Utc>, id: u64) -> Entry {
     Entry {
         fenced: false,
         record,
@@ -57,12 +59,9 @@ fn verdicts_follow_health_final_phases_and_age() {
         ..StatusConfig::default()
     })
     .unwrap();
-    let cp = |agent: &str, phase: &str| {
-        crate::format::Record::checkpoint(agent, "s", phase, json!({})).unwrap()
-    };
-    let health = |agent: &str, status: &str| {
-        crate::format::Record::health(agent, "s", status, json!({}), None).unwrap()
-    };
+    let cp = |agent: &str, phase: &str| Record::checkpoint(agent, "s", phase, json!({})).unwrap();
+    let health =
+        |agent: &str, status: &str| Record::health(agent, "s", status, json!({}), None).unwrap();
     let old = now - Duration::minutes(45);
     let entries = vec![
         entry(cp("implementation-worker", "pr_created"), old, 1),

@@ -1,7 +1,7 @@
-//! Tests of the record types: the JSON shape, big numbers, the constructors' checks.
+//! The record types: the JSON shape, big numbers, the constructors' checks.
 
-use super::*;
-use serde_json::json;
+use forgestate::format::{BuildError, Record, new_record_id};
+use serde_json::{Value, json};
 
 #[test]
 fn json_shape_is_flat_and_tagged() {

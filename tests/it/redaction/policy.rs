@@ -1,6 +1,8 @@
-//! Tests of the redaction policy.
+//! The redaction policy: values under secret-looking keys at any depth, the token in use in
+//! every string and key, records scrubbed in their data and refused in their headers.
 
-use super::*;
+use forgestate::format::{DEFAULT_REDACT_KEYS, FieldError, Record, Redactor, redact};
+use secrecy::SecretString;
 use serde_json::json;
 
 #[test]

@@ -1,0 +1,9 @@
+//! The supervisor's reports, pure: verdicts, session facts, clocks, diffs, the phase timeline
+//! and the status table in the issue body.
+
+mod clock;
+mod diff;
+mod session_facts;
+mod status_table;
+mod status_verdicts;
+mod timeline;
