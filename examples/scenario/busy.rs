@@ -27,13 +27,7 @@ pub struct Busy {
     pub requests: usize,
 }
 
-pub async fn busy(
-    bin: &Path,
-    head: usize,
-    foreign: usize,
-    latency: Duration,
-    runs: usize,
-) -> Busy {
+pub async fn busy(bin: &Path, head: usize, foreign: usize, latency: Duration, runs: usize) -> Busy {
     let fake = FakeForge::start().await;
     let issue = session(&fake);
     seed(&fake, issue, &bodies(head));
