@@ -118,7 +118,8 @@ fn opts() -> Opts {
             "--signed" => o.signed = value.parse().unwrap_or(0),
             "--busy" => o.busy = value.parse().unwrap_or(0),
             "--busy-head" => o.busy_head = value.parse().unwrap_or(1_000),
-            "--bin" => o.bin = Some(PathBuf::from(value)),
+            // Absolute: the children run in their own work directories.
+            "--bin" => o.bin = Some(std::fs::canonicalize(value).unwrap_or_else(|_| value.into())),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }

@@ -301,6 +301,14 @@ impl<W: Write> Write for Counted<W> {
         Ok(n)
     }
 
+    /// Straight to the inner writer's own (a buffer's is one copy; the default loops on
+    /// `write`): the index is thousands of small writes.
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf)?;
+        self.1 += buf.len() as u64;
+        Ok(())
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.flush()
     }
