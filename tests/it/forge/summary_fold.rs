@@ -41,7 +41,7 @@ async fn answer(c: &Client<AnyThread>, n: usize) -> String {
         };
         return format!("{:?}", c.latest(&filter).await);
     };
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         return format!("{:?}", c.resume(agent, session).await);
     }
     let filter = Filter {
