@@ -12,8 +12,10 @@
 //! one table of issue #30's rows;
 //! `--busy 20000` for the busy-repository run (`scenario/busy.rs`: `--busy-head` 1,000 records on
 //! the head, that many comments by another account on another issue since; `--busy 0`, the
-//! default, skips it); `--bin PATH` measures that binary instead of building one (an older
-//! build, for a before/after figure);
+//! default, skips it); the run ends with every row of issue #44's table (the cold `resume` at
+//! each size, the busy repository's, the cold peak RSS at each size and its spread);
+//! `--bin PATH` measures that binary instead of building one (an older build, for a
+//! before/after figure);
 //! `--serve N` serves a fake seeded with N comments instead, for profiling one command by hand,
 //! `scenario/serve.rs`). It builds `target/release/forgestate` first.
 //!
@@ -116,7 +118,8 @@ fn opts() -> Opts {
             "--signed" => o.signed = value.parse().unwrap_or(0),
             "--busy" => o.busy = value.parse().unwrap_or(0),
             "--busy-head" => o.busy_head = value.parse().unwrap_or(1_000),
-            "--bin" => o.bin = Some(PathBuf::from(value)),
+            // Absolute: the children run in their own work directories.
+            "--bin" => o.bin = Some(std::fs::canonicalize(value).unwrap_or_else(|_| value.into())),
             other => eprintln!("scenario: ignoring {other}"),
         }
     }
@@ -181,9 +184,11 @@ fn main() {
         if o.flood > 0 {
             flood::flood(&bin, o.flood, o.latency).await;
         }
-        if o.busy > 0 {
-            busy::busy(&bin, o.busy_head, o.busy, o.latency, o.runs.max(1)).await;
-        }
+        let busy = match o.busy {
+            0 => None,
+            n => Some(busy::busy(&bin, o.busy_head, n, o.latency, o.runs.max(1)).await),
+        };
+        issue_44(&figures, busy);
     });
 }
 
@@ -224,6 +229,8 @@ struct Figures {
     n: usize,
     warm: f64,
     cold: f64,
+    /// The cold `resume`'s and the bare download's walls, in seconds.
+    cold_secs: (f64, f64),
     rss_mb: f64,
     mcp: Option<f64>,
 }
@@ -379,8 +386,50 @@ async fn scenario(bin: &Path, bodies: &[String], o: &Opts, refresh: bool) -> Fig
         n: bodies.len(),
         warm: ratio(secs(&warm_run), &floor),
         cold: ratio(secs(&cold_run), &bare),
+        cold_secs: (secs(&cold_run), secs(&bare)),
         rss_mb: cold_run.rss_kib as f64 / 1024.0,
         mcp: mcp.map(|(median, _)| ratio(median, &floor)),
+    }
+}
+
+/// Every row of issue #44's table, from this run: the cold `resume` at each size against a
+/// bare download of the thread, the busy repository's (`busy`: ratio, walls, requests), and
+/// the cold `resume`'s peak RSS at each size, with how far it spreads across the sizes.
+fn issue_44(figures: &[Figures], busy: Option<busy::Busy>) {
+    println!("\n## Issue #44: every row\n");
+    println!("| figure | measured | target |");
+    println!("|---|---|---|");
+    let mut by_n: Vec<&Figures> = figures.iter().collect();
+    by_n.sort_by_key(|f| f.n);
+    for f in &by_n {
+        println!(
+            "| cold `resume`, {}-comment thread | {:.2}× a bare `curl` ({:.3} s against {:.3} s) | ≤ 1.5× |",
+            f.n, f.cold, f.cold_secs.0, f.cold_secs.1
+        );
+    }
+    match busy {
+        Some(b) => println!(
+            "| cold `resume`, busy repository | {:.2}× a bare GET of the head's comments ({:.3} s against {:.3} s, {} requests) | ≤ 1.5× |",
+            b.cold_secs / b.bare_secs.max(1e-9),
+            b.cold_secs,
+            b.bare_secs,
+            b.requests
+        ),
+        None => println!("| cold `resume`, busy repository | not measured (`--busy 0`) | ≤ 1.5× |"),
+    }
+    for f in &by_n {
+        println!(
+            "| cold `resume` peak RSS, {} comments | {:.1} MB | ≤ 48 MB, flat in N |",
+            f.n, f.rss_mb
+        );
+    }
+    let rss = by_n.iter().map(|f| f.rss_mb);
+    if let (Some(lo), Some(hi)) = (rss.clone().reduce(f64::min), rss.reduce(f64::max)) {
+        println!(
+            "| cold `resume` peak RSS, spread across the sizes | {:.1} MB ({:+.0}% of the smallest) | flat |",
+            hi - lo,
+            (hi - lo) / lo.max(1e-9) * 100.0
+        );
     }
 }
 

@@ -17,11 +17,12 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Resu
     write_atomic_with(path, private, |w| w.write_all(bytes))
 }
 
-/// [`write_atomic`] of what `write` writes (buffered), so a large file is never held whole.
+/// [`write_atomic`] of what `write` writes (buffered, and seekable: a writer may go back to
+/// fill in a length), so a large file is never held whole.
 pub(crate) fn write_atomic_with(
     path: &Path,
     private: bool,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let tmp = temp_name(path);

@@ -20,7 +20,14 @@ fn foreign_body(i: usize) -> String {
     )
 }
 
-pub async fn busy(bin: &Path, head: usize, foreign: usize, latency: Duration, runs: usize) {
+/// The busy case's figures, for issue #44's table.
+pub struct Busy {
+    pub cold_secs: f64,
+    pub bare_secs: f64,
+    pub requests: usize,
+}
+
+pub async fn busy(bin: &Path, head: usize, foreign: usize, latency: Duration, runs: usize) -> Busy {
     let fake = FakeForge::start().await;
     let issue = session(&fake);
     seed(&fake, issue, &bodies(head));
@@ -103,4 +110,9 @@ pub async fn busy(bin: &Path, head: usize, foreign: usize, latency: Duration, ru
         secs(&bare),
         secs(&cold) / secs(&bare).max(1e-9)
     );
+    Busy {
+        cold_secs: secs(&cold),
+        bare_secs: secs(&bare),
+        requests: cold.requests,
+    }
 }

@@ -13,7 +13,7 @@
 //! never a mix; two processes writing at once cost at worst a larger next `since` read. A file
 //! another account owns, or may write, is never read (`Found::Foreign`): it could say anything.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -230,12 +230,13 @@ pub(super) fn write_base(
         index.push(Indexed { slot, at });
     }
     // The index is written from the slots as they are, each record's data at its new place:
-    // no copy of the slots is made, and its text is never held whole (it is measured first,
-    // for the header line, then written), so a full read does not hold its headers twice.
-    let mut counted = Counted(0);
-    serde_json::to_writer(&mut counted, &index).map_err(|e| e.to_string())?;
-    header.index_len = counted.0;
+    // no copy of the slots is made, and its text is never held whole, nor made twice. The
+    // header line goes first with the widest index length a `u64` has, and is written again
+    // over itself once the index is measured, padded with spaces (JSON's whitespace) to the
+    // same width.
+    header.index_len = u64::MAX;
     let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    let width = line.len();
     line.push(b'\n');
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
@@ -243,7 +244,9 @@ pub(super) fn write_base(
     // The data area is written record by record from the slots: never copied whole.
     crate::fsutil::write_atomic_with(path, true, |w| {
         w.write_all(&line)?;
-        serde_json::to_writer(&mut *w, &index)?;
+        let mut counted = Counted(&mut *w, 0);
+        serde_json::to_writer(&mut counted, &index)?;
+        header.index_len = counted.1;
         // Data already on disk is copied in runs: records that follow each other there (a
         // spill holds them in thread order) are one read, not one each.
         let mut run: Option<(u64, u64)> = None;
@@ -279,22 +282,35 @@ pub(super) fn write_base(
         if let Some(r) = run {
             copy(w, r)?;
         }
-        Ok(())
+        let mut line = serde_json::to_vec(&header)?;
+        // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`.
+        line.resize(width, b' ');
+        w.seek(SeekFrom::Start(0))?;
+        w.write_all(&line)
     })
     .map_err(|e| e.to_string())
 }
 
-/// A writer that only counts the bytes written to it.
-struct Counted(u64);
+/// A writer that passes what it writes on, counting the bytes.
+struct Counted<W>(W, u64);
 
-impl Write for Counted {
+impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len() as u64;
-        Ok(buf.len())
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+
+    /// Straight to the inner writer's own (a buffer's is one copy; the default loops on
+    /// `write`): the index is thousands of small writes.
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf)?;
+        self.1 += buf.len() as u64;
+        Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.0.flush()
     }
 }
 

@@ -73,6 +73,10 @@ pub(super) struct Fold<'a> {
     pub(super) rejected: Vec<Slot>,
 }
 
+/// What the fold found: the slot index of each key's newest record, by comment id, and each
+/// (agent, session)'s newest record with an `Id`, by slot index.
+pub(super) type Newest = (Vec<usize>, Vec<(String, String, usize)>);
+
 /// The fold tidies its kept records when they pass this many (and twice what it kept after the
 /// last tidy).
 const TIDY_AT: usize = 4096;
