@@ -81,9 +81,6 @@ pub(super) type Newest = (Vec<usize>, Vec<(String, String, usize)>);
 /// last tidy).
 const TIDY_AT: usize = 4096;
 
-/// What [`Fold::newest`] finds: slot indexes by key, and by pair with its agent and session.
-type Newest = (Vec<usize>, Vec<(String, String, usize)>);
-
 impl<'a> Fold<'a> {
     /// A fold of a thread whose first validly signed record is comment `first_signed`.
     pub(super) fn new(data: Option<&'a Data>, trust: &'a Trust, first_signed: Option<u64>) -> Self {
