@@ -1,7 +1,8 @@
 //! The CLI's face of the table: each verb's subcommand is built from its spec (`about`,
 //! `examples`) and its flags (its request, which derives clap's `Args`, or the request with the
 //! command line's extras beside it), runs through the same [`run`](super::run) as every other
-//! face, and its answer is shown by the verb's own [`Command::show`].
+//! face, and its answer is shown by the verb's own [`Command::show`]: the one rendering of the
+//! answer, which the MCP server also shows on a printer capturing the text ([`shown`]).
 //!
 //! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
 //! a [`Visit`] that it runs every verb with; it names no verb.

@@ -69,7 +69,6 @@ impl Run for History {
     }
 }
 
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{History, HistoryAnswer, HistoryRequest};

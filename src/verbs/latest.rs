@@ -64,7 +64,6 @@ impl Run for LatestVerb {
     }
 }
 
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{LatestAnswer, LatestRequest, LatestVerb};

@@ -121,7 +121,6 @@ impl Run for ListVerb {
     }
 }
 
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{ListAnswer, ListRequest, ListVerb};

@@ -216,7 +216,6 @@ impl ResumeAnswer {
     }
 }
 
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{ResumeAnswer, ResumeRequest, ResumeVerb};

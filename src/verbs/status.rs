@@ -103,7 +103,6 @@ impl Run for StatusVerb {
     }
 }
 
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{StatusAnswer, StatusFlags, StatusRequest, StatusVerb};

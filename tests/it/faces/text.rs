@@ -29,9 +29,11 @@ fn ageless(text: &str) -> String {
     text.split('\t')
         .map(|cell| {
             let age = cell == "just now"
-                || cell
-                    .strip_suffix(" ago")
-                    .is_some_and(|n| n.trim_end_matches(char::is_alphabetic).parse::<u64>().is_ok());
+                || cell.strip_suffix(" ago").is_some_and(|n| {
+                    n.trim_end_matches(char::is_alphabetic)
+                        .parse::<u64>()
+                        .is_ok()
+                });
             if age { "AGE" } else { cell }
         })
         .collect::<Vec<_>>()
@@ -43,7 +45,7 @@ fn ageless(text: &str) -> String {
 fn shape(text: &str) -> String {
     let mut out = String::new();
     let mut word = String::new();
-    let mut flush = |word: &mut String, out: &mut String| {
+    let flush = |word: &mut String, out: &mut String| {
         match word.chars().any(|c| c.is_ascii_digit()) {
             true => out.push('#'),
             false => out.push_str(word),

@@ -46,7 +46,10 @@ async fn the_handoff_round_trips_through_checkpoint_and_resume() {
     assert_eq!(back["context_hash"], hash.as_str());
     assert_eq!(back["context_drift"], false);
     assert_eq!(back["checkpoint"]["id"], saved["id"]);
-    assert!(summary.contains("\nnext:         write the tests"), "{summary}");
+    assert!(
+        summary.contains("\nnext:         write the tests"),
+        "{summary}"
+    );
 
     // The file changes: the same resume says it drifted. Without the file, nobody can say.
     std::fs::write(&status, "# plan\n- step 1\n- step 2\n").unwrap();
