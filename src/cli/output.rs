@@ -95,25 +95,11 @@ pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
 
-/// `text` with every control character but line feed and tab, and every bidirectional control
-/// or invisible character, as a space: a record's text (an issue writer's edit, a seed agent's
-/// phase) may hold ESC, OSC or C1 controls, or U+202E to reorder what follows, and none may
-/// reach the terminal. (Our own colours are added after; JSON escapes.)
-///
-/// Scrubbed first: a zero-width character inside a secret hides it no more than elsewhere, and
-/// once it is a space the secret is two words.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let text = crate::face::scrub::scrub(text);
-    let unsafe_control =
-        |c: char| (c.is_control() && c != '\n' && c != '\t') || forgestate::format::is_invisible(c);
-    match text.chars().any(unsafe_control) {
-        true => text
-            .chars()
-            .map(|c| if unsafe_control(c) { ' ' } else { c })
-            .collect::<String>()
-            .into(),
-        false => text.into(),
-    }
+/// `text` as [`forgestate::verbs::cli::printable`] makes it, scrubbed first: a zero-width
+/// character inside a secret hides it no more than elsewhere, and once it is a space the secret
+/// is two words.
+pub fn printable(text: &str) -> String {
+    forgestate::verbs::cli::printable(&crate::face::scrub::scrub(text)).into_owned()
 }
 
 /// Writes human text and a newline to stdout, scrubbed like every line forgestate writes: a

@@ -1,27 +1,30 @@
-//! From a verb's answer to an MCP tool result: the answer object as `structuredContent`, a short
-//! text summary for the model first, and the serialized answer beside it for clients that read
-//! only text. A failure is a result with `isError: true` carrying the one-line message and the
+//! From a verb's answer to an MCP tool result: the answer object as `structuredContent`, the
+//! answer as the CLI shows it in text (captured by [`Text`]) for the model first, and the
+//! serialized answer beside it for clients that read only text. A failure is a result with `isError: true` carrying the one-line message and the
 //! error document every face shares ([`crate::face::ErrorBody`]), both as text. Everything is
 //! scrubbed.
 
+use std::sync::Mutex;
+
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use forgestate::Error;
+use forgestate::verbs::cli::{Printer, printable, table::Layout};
 
-use crate::face::scrub::scrub_answer;
+use crate::face::scrub::{scrub, scrub_answer};
 use crate::face::{self, ErrorBody};
 
-/// The result of a verb that answered: its spec's summary first (the answer in a sentence).
-pub fn answer(verb: &str, mut value: Value) -> CallToolResult {
-    // The one scrub at the answer's boundary: the texts below are made from the scrubbed value.
+/// The result of a verb that answered: the CLI's text of the answer first, as `text` captured it.
+pub fn answer(verb: &str, mut value: Value, text: Text) -> CallToolResult {
+    // The one scrub at the answer's boundary.
     scrub_answer(&mut value);
-    let mut text = forgestate::verbs::spec(verb)
-        .and_then(|s| (s.summary)(&value))
-        .unwrap_or_else(|| format!("{verb}: done"));
-    for w in value["warnings"].as_array().into_iter().flatten() {
-        text.push_str(&format!("\nwarning: {}", w.as_str().unwrap_or_default()));
-    }
+    let lines = text.0.into_inner().unwrap_or_else(|e| e.into_inner());
+    let text = match lines.join("\n") {
+        empty if empty.is_empty() => format!("{verb}: done"),
+        text => scrub(&text),
+    };
     let mut result = CallToolResult::structured(value.clone());
     result.content = vec![
         ContentBlock::text(text),
@@ -55,4 +58,77 @@ pub fn first_text(result: &CallToolResult) -> String {
         .and_then(|c| c.as_text())
         .map(|t| t.text.clone())
         .unwrap_or_default()
+}
+
+/// What the CLI would print for an answer in text, captured line by line in the order it is
+/// shown: the verb's `show` on a pipe, uncoloured, its notes (warnings, "no matching record
+/// found") as the verb words them, without the `forgestate: ` the CLI's stderr puts before them.
+#[derive(Default)]
+pub struct Text(Mutex<Vec<String>>);
+
+impl Text {
+    fn push(&self, text: String) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+    }
+}
+
+impl Printer for Text {
+    fn json_mode(&self) -> bool {
+        false
+    }
+
+    fn quiet(&self) -> bool {
+        false
+    }
+
+    fn strict(&self) -> bool {
+        false
+    }
+
+    fn json<T: Serialize>(&self, value: &T) {
+        self.push(serde_json::to_string_pretty(value).unwrap_or_default());
+    }
+
+    fn json_failed<T: Serialize>(&self, value: &T, _code: u8, _message: &str) {
+        self.json(value);
+    }
+
+    fn json_line<T: Serialize>(&self, value: &T) {
+        self.push(serde_json::to_string(value).unwrap_or_default());
+    }
+
+    fn page<T: Serialize>(&self, value: &T) {
+        self.json(value);
+    }
+
+    fn out(&self, text: &str) {
+        self.push(text.to_string());
+    }
+
+    fn note(&self, text: &str) {
+        self.push(text.to_string());
+    }
+
+    fn layout(&self) -> Layout {
+        Layout::Piped
+    }
+
+    fn color(&self) -> bool {
+        false
+    }
+
+    fn printable(&self, text: &str) -> String {
+        // Scrubbed first, as the CLI does: a secret cut by an invisible character is two words.
+        printable(&scrub(text)).into_owned()
+    }
+
+    fn error_object(&self, e: &Error) -> forgestate::verbs::FlushError {
+        let body = ErrorBody::new(face::exit_code(e), &e.to_string());
+        forgestate::verbs::FlushError {
+            code: body.code,
+            category: body.category.to_string(),
+            message: body.message,
+            reason: body.reason,
+        }
+    }
 }

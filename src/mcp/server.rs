@@ -2,7 +2,7 @@
 //! MCP is a tool, generated from its spec (name, title, description, input and output schemas,
 //! annotations) and run by the library over one long-lived [`Client`], so the configuration, the
 //! forge connection and its caches stay warm across calls. Nothing here is per verb: even the
-//! sentence a model reads before the structured answer is the spec's `summary`.
+//! text a model reads before the structured answer is the verb's own CLI text (its `show`).
 
 use std::sync::Arc;
 
@@ -85,9 +85,10 @@ impl Server {
             client,
             policy: &self.policy,
         };
-        let answer = verbs::call(&ctx, name, Value::Object(args)).await?;
+        let text = reply::Text::default();
+        let answer = verbs::cli::shown(&ctx, name, Value::Object(args), &text).await?;
         Some(match answer {
-            Ok(answer) => reply::answer(name, answer),
+            Ok(answer) => reply::answer(name, answer, text),
             Err(e) => reply::error(&e),
         })
     }

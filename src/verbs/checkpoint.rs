@@ -138,7 +138,6 @@ impl Verb for Checkpoint {
             (not an error).",
         flags: &[("blockers", "blocker")],
         example: r#"{"agent": "w", "session": "s1", "phase": "clone_complete", "data": {"issue": 42}, "next": "open the PR", "blockers": ["CI is red"]}"#,
-        summary: super::summary::saved,
         about: "Post a [CHECKPOINT] record: where an agent got to, and the state it needs to resume",
         examples: "  forgestate checkpoint --agent worker --session s1 --phase clone_complete --set issue_number=42
   forgestate checkpoint --agent worker --session s1 --phase pr_created --merge --set pr=7
@@ -219,6 +218,15 @@ mod cli {
                 data: Value::Object(data),
                 ..self.request.clone()
             })
+        }
+
+        fn of(request: &CheckpointRequest) -> CheckpointFlags {
+            CheckpointFlags {
+                request: request.clone(),
+                data: None,
+                data_file: None,
+                set: Vec::new(),
+            }
         }
     }
 

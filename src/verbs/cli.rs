@@ -1,13 +1,16 @@
 //! The CLI's face of the table: each verb's subcommand is built from its spec (`about`,
 //! `examples`) and its flags (its request, which derives clap's `Args`, or the request with the
 //! command line's extras beside it), runs through the same [`run`](super::run) as every other
-//! face, and its answer is shown by the verb's own [`Command::show`].
+//! face, and its answer is shown by the verb's own [`Command::show`]: the one rendering of the
+//! answer, which the MCP server also shows on a printer capturing the text ([`shown`]).
 //!
 //! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
 //! a [`Visit`] that it runs every verb with; it names no verb.
 
 pub(crate) mod record;
 pub mod table;
+
+use std::pin::Pin;
 
 use clap::{Args, Command as Subcommand};
 use serde::Serialize;
@@ -64,11 +67,18 @@ pub trait Printer {
 pub trait MakeRequest<R>: Args + Send + Sync {
     /// The request the flags make.
     fn request(&self) -> Result<R>;
+    /// The flags that make `request` with none of the command line's extras (how a request from
+    /// another face is shown as the CLI shows it).
+    fn of(request: &R) -> Self;
 }
 
 impl<R: Args + Clone + Send + Sync> MakeRequest<R> for R {
     fn request(&self) -> Result<R> {
         Ok(self.clone())
+    }
+
+    fn of(request: &R) -> R {
+        request.clone()
     }
 }
 
@@ -184,10 +194,61 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
                 Ok(request) => request,
                 Err(e) => return Some(Err(e)),
             };
-            Some(V::alone(&request)?.and_then(super::answer_value::<V>))
+            Some(V::alone(&request)?.and_then(|a| super::answer_value::<V>(&a)))
         }
     }
     super::visit(name, Alone(args)).flatten()
+}
+
+/// Runs the verb named `name` on the JSON `args` as [`call`](super::call) does, and shows its
+/// answer on `p` as the CLI shows it (the text MCP puts before the structured answer, with `p`
+/// capturing it); the answer as JSON. `None` when the library does not run a verb of that name.
+pub async fn shown<P: Printer + Sync>(
+    ctx: &super::Context<'_>,
+    name: &str,
+    args: Value,
+    p: &P,
+) -> Option<Result<Value>> {
+    struct Shown<'a, P>(&'a super::Context<'a>, Value, &'a P);
+    type Ran<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
+    impl<'a, P: Printer + Sync> Visit for Shown<'a, P> {
+        type Out = Option<Ran<'a>>;
+        fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
+            None
+        }
+        fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
+            None
+        }
+        fn visit<V: Command + 'static>(self) -> Self::Out {
+            let Shown(ctx, args, p) = self;
+            Some(Box::pin(async move {
+                let request = super::request_of::<V>(args)?;
+                let flags = V::Flags::of(&request);
+                let answer = super::run::<V>(ctx, request).await?;
+                let value = super::answer_value::<V>(&answer)?;
+                V::show(&flags, answer, p);
+                Ok(value)
+            }))
+        }
+    }
+    Some(super::visit(name, Shown(ctx, args, p))??.await)
+}
+
+/// `text` with every control character but line feed and tab, and every bidirectional control
+/// or invisible character, as a space: a record's text (an issue writer's edit, a seed agent's
+/// phase) may hold ESC, OSC or C1 controls, or U+202E to reorder what follows, and none may
+/// reach a terminal or a model. (The CLI's colours are added after; JSON escapes.)
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_control =
+        |c: char| (c.is_control() && c != '\n' && c != '\t') || crate::format::is_invisible(c);
+    match text.chars().any(unsafe_control) {
+        true => text
+            .chars()
+            .map(|c| if unsafe_control(c) { ' ' } else { c })
+            .collect::<String>()
+            .into(),
+        false => text.into(),
+    }
 }
 
 /// A verb's subcommand: its name, its one line, its examples and its flags `F`.
@@ -211,17 +272,15 @@ pub fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
     }
 }
 
-/// The default [`Command::show`]: the answer as JSON, or the verb's human text (else its
-/// summary, else the answer as JSON).
+/// The default [`Command::show`]: the answer as JSON, or the verb's human text (else the answer
+/// as JSON).
 pub fn show_answer<V: Verb>(answer: &V::Answer, p: &impl Printer) -> u8 {
     if p.json_mode() {
         p.json(answer);
         return 0;
     }
     let value = serde_json::to_value(answer).unwrap_or_default();
-    let spec = V::SPEC;
-    let text = (spec.human)(&value)
-        .or_else(|| (spec.summary)(&value))
+    let text = (V::SPEC.human)(&value)
         .unwrap_or_else(|| serde_json::to_string_pretty(&value).unwrap_or_default());
     p.out(&p.printable(&text));
     0

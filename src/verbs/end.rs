@@ -44,7 +44,6 @@ impl Verb for End {
             data, with `ended: {reason, at, note}` beside it; a later checkpoint reopens the \
             session. Returns the record id and where it was stored, as `checkpoint` does.",
         example: r#"{"agent": "w", "session": "s0", "reason": "completed", "note": "merged"}"#,
-        summary: super::summary::saved,
         about: "Post an [END] record: the session stopped, and why (never \"stalled\" in status)",
         examples: "  forgestate end --agent implementation-worker --session s1 --reason completed
   forgestate end --agent implementation-worker --session s1 --reason error --note 'tests fail'

@@ -174,7 +174,7 @@ impl<'a> super::cli::Visit for Runner<'a> {
             let flags = V::Flags::from_arg_matches(self.matches)
                 .map_err(|e| crate::Error::usage(e.to_string()))?;
             let request = super::cli::MakeRequest::request(&flags)?;
-            super::answer_value::<V>(super::run::<V>(self.ctx, request).await?)
+            super::answer_value::<V>(&super::run::<V>(self.ctx, request).await?)
         })
     }
 

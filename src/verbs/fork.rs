@@ -53,7 +53,6 @@ impl Verb for Fork {
             `checkpoint` does.",
         reads_thread: true,
         example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
-        summary: super::summary::saved,
         about: "Start a new session from the state of a checkpoint of another one (Parent: names it)",
         examples: "  forgestate fork --session s1 --new-session s1-retry
   forgestate fork --session s1 --at 0192f000-0000-7000-8000-000000000002 --new-session s1-b

@@ -73,7 +73,6 @@ impl Verb for Health {
             busy one. Returns the record id and where it was stored; `posted: false` means it \
             waits in this machine's outbox (not an error).",
         example: r#"{"agent": "w", "session": "s1", "status": "Busy", "metrics": {"workers": 3}}"#,
-        summary: super::summary::saved,
         about: "Post a [HEALTH] record: a liveness signal with metrics",
         examples: "  forgestate health --agent implementation-orchestrator --session s1
   forgestate health --agent orchestrator --session s1 --metrics '{\"workers\": 3}' --next-check soon
@@ -118,6 +117,13 @@ mod cli {
                 metrics: metrics.map_or_else(crate::format::empty_object, Value::String),
                 ..self.request.clone()
             })
+        }
+
+        fn of(request: &HealthRequest) -> HealthFlags {
+            HealthFlags {
+                request: request.clone(),
+                metrics: None,
+            }
         }
     }
 

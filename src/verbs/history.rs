@@ -3,7 +3,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{Context, Group, Run, Spec, Verb, input};
 use crate::HistoryQuery;
@@ -49,7 +48,6 @@ impl Verb for History {
             state.",
         group: Group::Supervisors,
         example: r#"{"session": "s2", "diff": true}"#,
-        summary: history_summary,
         about: "Every record of one session in order, with the time between them and the resume point of each checkpoint; --diff adds the JSON changes between checkpoints",
         examples: "  forgestate history --session s1
   forgestate history --session s1 --agent implementation-worker --diff
@@ -69,27 +67,6 @@ impl Run for History {
             })
             .await
     }
-}
-
-/// `history`'s summary: the session, its records, and where it was forked from.
-fn history_summary(v: &Value) -> Option<String> {
-    use super::summary::str_of;
-    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut s = format!(
-        "session {}: {} record(s) in thread order",
-        str_of(v, "session"),
-        records.len()
-    );
-    let origin = &v["forked_from"];
-    if origin.is_object() {
-        let field = |key: &str| origin[key].as_str().unwrap_or("?").to_string();
-        s.push_str(&format!(
-            "; forked from session {} at record {}",
-            field("session"),
-            field("record_id")
-        ));
-    }
-    Some(s)
 }
 
 #[cfg(feature = "cli")]

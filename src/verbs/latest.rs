@@ -2,7 +2,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::filter::{FilterRequest, by_phase};
 use super::{Context, Run, Spec, Verb};
@@ -38,7 +37,6 @@ impl Verb for LatestVerb {
             order. Use it to see what another agent did last. Returns `record` (null when none \
             matches).",
         example: r#"{"session": "s1", "kind": "checkpoint"}"#,
-        summary: latest_summary,
         about: "Print the newest matching record (JSON null when there is none)",
         examples: "  forgestate latest --agent implementation-worker --session s1
   forgestate latest --agent 'implementation-*' --kind health
@@ -64,17 +62,6 @@ impl Run for LatestVerb {
             None => ctx.client.latest(&filter).await?,
         })
     }
-}
-
-/// `latest`'s summary: the record on one line, or that there is none.
-fn latest_summary(v: &Value) -> Option<String> {
-    Some(match v["record"].is_object() {
-        true => format!(
-            "newest matching record: {}",
-            super::summary::line(&v["record"])
-        ),
-        false => "no matching record found".to_string(),
-    })
 }
 
 #[cfg(feature = "cli")]

@@ -3,7 +3,6 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::filter::{FilterRequest, by_phase};
 use super::{Context, Run, Spec, Verb, input};
@@ -74,7 +73,6 @@ impl Verb for ListVerb {
             `invalid: true` also the comments that are not valid, trusted records, with the \
             reason.",
         example: r#"{"session": "s1", "limit": 5}"#,
-        summary: list_summary,
         about: "List records, oldest first",
         examples: "  forgestate list --session s1
   forgestate list --agent 'implementation-*' --since 24h --limit 20
@@ -121,28 +119,6 @@ impl Run for ListVerb {
             warnings: scan.warnings,
         })
     }
-}
-
-/// `list`'s summary: a line per record, and what the read could not see.
-fn list_summary(v: &Value) -> Option<String> {
-    let records = v["records"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut s = match records.len() {
-        0 => "no matching records".to_string(),
-        n => format!("{n} matching record(s), oldest first:"),
-    };
-    for e in records {
-        s.push_str(&format!("\n{}", super::summary::line(e)));
-    }
-    if v["offline"] == true {
-        s.push_str("\noffline: the forge could not be read; only pending records are listed");
-    }
-    if let Some(invalid) = v["invalid"].as_array() {
-        s.push_str(&format!(
-            "\n{} comment(s) are not valid, trusted records",
-            invalid.len()
-        ));
-    }
-    Some(s)
 }
 
 #[cfg(feature = "cli")]

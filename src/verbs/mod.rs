@@ -48,7 +48,6 @@ mod rotate;
 mod saved;
 mod schema;
 mod status;
-mod summary;
 mod watch;
 
 use std::collections::BTreeMap;
@@ -192,17 +191,14 @@ pub struct Spec {
     /// One request that runs (JSON text): the table-driven tests run it on every face that has
     /// the verb, after the examples of the verbs before it, on a fresh forge.
     pub example: &'static str,
-    /// The answer in a sentence, for a model (the text MCP puts before the structured answer);
-    /// `None` has the face say the verb is done.
-    pub summary: fn(&Value) -> Option<String>,
     /// The CLI's one line about the verb in `--help` (empty: the title).
     pub about: &'static str,
     /// The CLI's paragraph after the verb's flags in `--help`, before its examples (empty: none).
     pub after: &'static str,
     /// The CLI's examples, one command line each, after the verb's `--help`.
     pub examples: &'static str,
-    /// The CLI's text for the answer (without `--json`); `None` prints the summary, else the
-    /// answer as JSON.
+    /// The CLI's text for the answer (without `--json`, and MCP's first text) when the verb's
+    /// `show` is the default; `None` prints the answer as JSON.
     pub human: fn(&Value) -> Option<String>,
 }
 
@@ -256,7 +252,6 @@ impl Spec {
         request: Map::new,
         answer: Map::new,
         example: "{}",
-        summary: |_| None,
         about: "",
         after: "",
         examples: "",
@@ -297,7 +292,7 @@ impl Spec {
 /// A verb: its spec and its typed request and answer.
 pub trait Verb {
     /// What the verb takes.
-    type Request: DeserializeOwned + JsonSchema;
+    type Request: DeserializeOwned + JsonSchema + Send;
     /// What it answers (always a JSON object).
     type Answer: Serialize + JsonSchema;
     /// Its description as its file writes it, on one of the bases (its schemas left out).
@@ -463,7 +458,7 @@ pub async fn run<V: Run>(ctx: &Context<'_>, request: V::Request) -> Result<V::An
 /// Runs `V` on `args`: the request decoded (a mismatch is a usage error naming the field), run,
 /// and the answer as a JSON value.
 async fn call_one<V: Run>(ctx: &Context<'_>, args: Value) -> Result<Value> {
-    answer_value::<V>(run::<V>(ctx, request_of::<V>(args)?).await?)
+    answer_value::<V>(&run::<V>(ctx, request_of::<V>(args)?).await?)
 }
 
 /// `V`'s request read from `args` as [`decode`] reads it; a mismatch is a usage error naming the
@@ -522,7 +517,7 @@ fn culprit<V: Verb>(args: &Value, error: &str) -> Option<String> {
 }
 
 /// `V`'s answer as a JSON value.
-fn answer_value<V: Verb>(answer: V::Answer) -> Result<Value> {
+fn answer_value<V: Verb>(answer: &V::Answer) -> Result<Value> {
     serde_json::to_value(answer).map_err(|e| {
         Error::invalid(format!(
             "cannot serialize the answer of {}: {e}",

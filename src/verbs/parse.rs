@@ -73,6 +73,10 @@ mod cli {
             let body = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
             Ok(ParseRequest { body })
         }
+
+        fn of(_: &ParseRequest) -> ParseFlags {
+            ParseFlags { file: None }
+        }
     }
 
     impl crate::verbs::cli::Command for Parse {

@@ -158,6 +158,10 @@ mod cli {
             let value = serde_json::from_str(&text).map_err(wrong)?;
             crate::verbs::decode::<Render>(value).map_err(wrong)
         }
+
+        fn of(_: &RenderRequest) -> RenderFlags {
+            RenderFlags { file: None }
+        }
     }
 
     impl crate::verbs::cli::Command for Render {

@@ -129,7 +129,6 @@ impl Verb for ResumeVerb {
             newest record's id, for `checkpoint`'s `if_latest`). Agent and session match \
             exactly.",
         example: r#"{"agent": "w", "session": "s1"}"#,
-        summary: resume_summary,
         about: "Print where an agent should resume a session, with its last checkpoint's data",
         examples: "  forgestate resume --agent implementation-worker --session s1
   forgestate resume --agent implementation-worker --session s1 --json",
@@ -215,61 +214,6 @@ impl ResumeAnswer {
             warnings,
         }
     }
-}
-
-/// `resume`'s summary: where to pick up, and everything that qualifies it.
-fn resume_summary(v: &Value) -> Option<String> {
-    use super::summary::{place, str_of};
-    let mut s = match v["fresh_start"] == true {
-        true => format!(
-            "no checkpoint yet for this agent in this session: fresh start at {}",
-            str_of(v, "resume_point")
-        ),
-        false => format!(
-            "resume at {} (phase {}, checkpoint {} in {})",
-            str_of(v, "resume_point"),
-            str_of(v, "phase"),
-            v["record_id"].as_str().unwrap_or("(version 1.0, no id)"),
-            place(&v["checkpoint"]["comment"])
-        ),
-    };
-    if v["unmapped"] == true {
-        s.push_str(&format!(
-            "; phase {} is not in the resume map, so this is the default",
-            str_of(v, "phase")
-        ));
-    }
-    if let Some(next) = v["next"].as_str() {
-        s.push_str(&format!("; next: {next}"));
-    }
-    for b in v["blockers"].as_array().into_iter().flatten() {
-        s.push_str(&format!("; blocker: {}", b.as_str().unwrap_or_default()));
-    }
-    match v["context_drift"].as_bool() {
-        Some(true) => s.push_str(
-            "; the context file changed since this checkpoint (or it recorded no hash): re-read \
-             it before going on",
-        ),
-        Some(false) => s.push_str("; the context file is unchanged since this checkpoint"),
-        None => {}
-    }
-    if let Some(reason) = v["ended"]["reason"].as_str() {
-        s.push_str(&format!("; the session ended ({reason})"));
-    }
-    if let Some(name) = v["pending_intent"]["name"].as_str() {
-        s.push_str(&format!(
-            "; intent {name} is pending: check whether it happened before doing it again"
-        ));
-    }
-    if let Some(n) = v["conflicts"].as_array().map(Vec::len).filter(|n| *n > 0) {
-        s.push_str(&format!(
-            "; {n} record(s) were continued by two writers (see warnings)"
-        ));
-    }
-    if v["offline"] == true {
-        s.push_str("; offline: the forge could not be read, answered from this machine's read cache and outbox");
-    }
-    Some(s)
 }
 
 #[cfg(feature = "cli")]

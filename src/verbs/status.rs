@@ -4,7 +4,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{Context, Group, Run, Spec, Verb, input};
 use crate::error::Result;
@@ -78,7 +77,6 @@ impl Verb for StatusVerb {
             ("stalled_after_secs", "stalled-after"),
         ],
         example: r#"{"agent": "w", "stalled_after_secs": 3600}"#,
-        summary: status_summary,
         about: "Who is alive: one row per agent and session with a verdict (alive, warning, stalled, paused, completed), stalled first",
         after: "Ages are measured on the store's clock (a forge's, from its Date header). Thresholds come from --warn-after/--stalled-after, else [status] in the configuration (per agent glob), else 10m and 30m.",
         examples: "  forgestate status
@@ -105,14 +103,6 @@ impl Run for StatusVerb {
     }
 }
 
-/// `status`'s summary: how many agent sessions, how many stalled.
-fn status_summary(v: &Value) -> Option<String> {
-    Some(match v["rows"].as_array().map_or(0, Vec::len) {
-        0 => "no matching records".to_string(),
-        n => format!("{n} agent session(s), {} stalled", v["stalled"]),
-    })
-}
-
 #[cfg(feature = "cli")]
 mod cli {
     use super::{StatusAnswer, StatusFlags, StatusRequest, StatusVerb};
@@ -131,6 +121,14 @@ mod cli {
                 ));
             }
             Ok(r.clone())
+        }
+
+        fn of(request: &StatusRequest) -> StatusFlags {
+            StatusFlags {
+                request: request.clone(),
+                fail_on_stalled: false,
+                publish: false,
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 //! Each drift issue #40 found between the faces, checked on every face that exposes the verb:
-//! the CLI (`--json` and its human text), MCP (`tools/call`, its text summary included) and
+//! the CLI (`--json` and its human text), MCP (`tools/call`, its first text included) and
 //! `call` (what the Python package talks to).
 
 use serde_json::{Value, json};
@@ -19,7 +19,7 @@ fn cli(bin: &Bin, line: &str) -> Value {
     parse_ok(&args, &bin.run(&args))
 }
 
-/// Drift 1: MCP's summary of a forked session's history named the origin's record as `?` (it
+/// Drift 1: MCP's text of a forked session's history named the origin's record as `?` (it
 /// read `id`; the field is `record_id`). Every face names the record.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forked_sessions_history_names_the_record_it_was_forked_from_on_every_face() {

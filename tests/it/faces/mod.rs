@@ -3,3 +3,4 @@
 
 mod drifts;
 mod table;
+mod text;

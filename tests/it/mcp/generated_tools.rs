@@ -46,7 +46,10 @@ async fn the_handoff_round_trips_through_checkpoint_and_resume() {
     assert_eq!(back["context_hash"], hash.as_str());
     assert_eq!(back["context_drift"], false);
     assert_eq!(back["checkpoint"]["id"], saved["id"]);
-    assert!(summary.contains("next: write the tests"), "{summary}");
+    assert!(
+        summary.contains("\nnext:         write the tests"),
+        "{summary}"
+    );
 
     // The file changes: the same resume says it drifted. Without the file, nobody can say.
     std::fs::write(&status, "# plan\n- step 1\n- step 2\n").unwrap();
@@ -103,7 +106,10 @@ async fn history_and_fork_work_over_mcp() {
     }
 
     let h = call(&client, "history", json!({"session": "s1", "diff": true})).await;
-    assert!(text(&h).contains("2 record(s)"), "{}", text(&h));
+    // The CLI's text: the session line, then a row per record (a diff line under the second).
+    let rows: Vec<&str> = text(&h).lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(rows.len(), 3, "{}", text(&h));
+    assert_eq!(rows[0], "session s1", "{}", text(&h));
     let h = ok(&h).clone();
     assert_eq!(h["session"], "s1");
     let steps = h["records"].as_array().unwrap();

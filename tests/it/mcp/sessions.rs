@@ -50,7 +50,9 @@ async fn end_intents_and_compare_and_set_through_mcp() {
             let resumed = call(&client, "resume", json!({"agent": "w", "session": s})).await;
             assert_eq!(ok(&resumed)["ended"]["reason"], reason);
             assert_eq!(ok(&resumed)["data"], json!({"k": 1}));
-            assert!(text(&resumed).contains(&format!("ended ({reason})")));
+            // The CLI's text of the answer.
+            let said = format!("\nended:        {reason} at ");
+            assert!(text(&resumed).contains(&said), "{}", text(&resumed));
         }
         let bad = call(
             &client,
@@ -83,7 +85,11 @@ async fn end_intents_and_compare_and_set_through_mcp() {
         assert_eq!(pending["name"], "create_pr");
         assert_eq!(pending["data"], json!({"branch": "b"}));
         assert_eq!(pending["id"], intent_id);
-        assert!(text(&resumed).contains("intent create_pr is pending"));
+        assert!(
+            text(&resumed).contains("\nintent:       PENDING create_pr (since "),
+            "{}",
+            text(&resumed)
+        );
 
         // Compare-and-set: refused on a stale id (nothing posted), accepted on the latest.
         let stale = call(

@@ -80,7 +80,7 @@ pub fn text(result: &CallToolResult) -> &str {
         .first()
         .and_then(|c| c.as_text())
         .map(|t| t.text.as_str())
-        .expect("a text summary")
+        .expect("a first text")
 }
 
 /// The CLI's `forgestate: error:` message for `args`, which must fail with `code`.

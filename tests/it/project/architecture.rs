@@ -235,7 +235,7 @@ fn files_with(needle: &str, pick: impl Fn(&str) -> bool) -> Vec<String> {
 
 /// The rooms' claims a search can check: `fsutil` is the one atomic write (no other module
 /// fsyncs a whole file), only the faces print, `client` is where a client is made, and `mcp`
-/// runs tools through `verbs::call`.
+/// runs tools through `verbs::cli::shown` (`verbs::call`'s run, with the CLI's text).
 #[test]
 fn the_rooms_claims_that_a_search_can_check_hold() {
     let faces = ["cli", "mcp", "face"];
@@ -253,8 +253,8 @@ fn the_rooms_claims_that_a_search_can_check_hold() {
         );
     }
     assert!(
-        !files_with("verbs::call(", |m| m == "mcp").is_empty(),
-        "mcp runs its tools through verbs::call"
+        !files_with("verbs::cli::shown(", |m| m == "mcp").is_empty(),
+        "mcp runs its tools through verbs::cli::shown"
     );
 }
 
