@@ -58,25 +58,7 @@ fn open(cli: &Cli, kept: bool) -> Opened {
 
 /// `forgestate call VERB`: one request on stdin, one document on stdout.
 async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
-    let mut text = String::new();
-    let args = match std::io::stdin().read_to_string(&mut text) {
-        Err(e) => Err(ErrorBody::new(
-            EX_IOERR,
-            &format!("cannot read the request on stdin (one JSON object, UTF-8): {e}"),
-        )),
-        Ok(_) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
-        Ok(_) => serde_json::from_str::<Value>(&text)
-            .map_err(|e| {
-                usage(&format!(
-                    "the request on stdin is not JSON ({e}); send the arguments of {verb} as one \
-                     JSON object, e.g. {{\"agent\": \"worker\", \"session\": \"s1\"}}"
-                ))
-            })
-            .and_then(|args| match verbs::input::repeated_key(&text) {
-                Some(r) => Err(ErrorBody::new(EX_DATAERR, &r.describe("the request"))),
-                None => Ok(args),
-            }),
-    };
+    let args = stdin_request(verb);
     let reply = match args {
         // A verb that opens no store (`parse`) reads no configuration either, as on the CLI.
         Ok(args) => match verbs::cli::alone(verb, args.clone()) {
@@ -107,6 +89,54 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
             code
         }
     })
+}
+
+/// The one request on stdin (nothing: `{}`), read as `--lines` reads a line: at most
+/// [`MAX_LINE`] bytes, as UTF-8 (bad bytes are bad data, as the CLI says of `--data -`), and
+/// arguments nested too deep to read as values handed on as their JSON text.
+fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin()
+        .take(MAX_LINE as u64 + 1)
+        .read_to_end(&mut bytes)
+    {
+        let message = format!("cannot read the request on stdin (one JSON object, UTF-8): {e}");
+        return Err(ErrorBody::new(EX_IOERR, &message));
+    }
+    if bytes.len() > MAX_LINE {
+        let message = format!(
+            "the request on stdin is over {} MiB; nothing in it was run",
+            MAX_LINE >> 20
+        );
+        return Err(ErrorBody::new(EX_DATAERR, &message));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let message = format!(
+            "stdin is not valid UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        );
+        ErrorBody::new(EX_DATAERR, &message)
+    })?;
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    let not_json = |e: serde_json::Error| {
+        usage(&format!(
+            "the request on stdin is not JSON ({e}); send the arguments of {verb} as one JSON \
+             object, e.g. {{\"agent\": \"worker\", \"session\": \"s1\"}}"
+        ))
+    };
+    let args = match serde_json::from_str::<Value>(&text) {
+        Ok(args) => args,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            raw_args(&text).ok_or_else(|| not_json(e))?
+        }
+        Err(e) => return Err(not_json(e)),
+    };
+    match verbs::input::repeated_key(&text) {
+        Some(r) => Err(ErrorBody::new(EX_DATAERR, &r.describe("the request"))),
+        None => Ok(args),
+    }
 }
 
 /// `forgestate call --lines`: requests until the end of input; the exit code.
@@ -271,23 +301,29 @@ fn deep(line: &[u8]) -> Option<Value> {
     for (key, raw) in top {
         let value = match (key.as_str(), serde_json::from_str::<Value>(raw.get())) {
             (_, Ok(value)) => value,
-            ("args", Err(_)) => {
-                let args: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get()).ok()?;
-                let mut parsed = Map::new();
-                for (name, raw) in args {
-                    let value = match serde_json::from_str(raw.get()) {
-                        Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
-                        _ => Value::String(raw.get().to_string()),
-                    };
-                    parsed.insert(name, value);
-                }
-                Value::Object(parsed)
-            }
+            ("args", Err(_)) => raw_args(raw.get())?,
             (_, Err(_)) => return None,
         };
         map.insert(key, value);
     }
     Some(Value::Object(map))
+}
+
+/// A request's arguments nested past serde_json's 128 levels: each argument too deep to read as
+/// a value, or holding a key twice, is handed on as its JSON text (see [`deep`]).
+fn raw_args(text: &str) -> Option<Value> {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+    let args: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    let mut parsed = Map::new();
+    for (name, raw) in args {
+        let value = match serde_json::from_str(raw.get()) {
+            Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
+            _ => Value::String(raw.get().to_string()),
+        };
+        parsed.insert(name, value);
+    }
+    Some(Value::Object(parsed))
 }
 
 /// Runs `verb` on `args` over the opened store.

@@ -41,10 +41,11 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
         .strip_prefix(SCHEME)
         .and_then(|rest| rest.split_once('/'))
         .filter(|(a, s)| !a.is_empty() && !s.is_empty() && !s.contains('/'))
+        .and_then(|(a, s)| Some((decoded(a)?, decoded(s)?)))
         .ok_or_else(not_found)?;
     let mut args = Map::new();
-    args.insert("agent".into(), Value::String(agent.to_string()));
-    args.insert("session".into(), Value::String(session.to_string()));
+    args.insert("agent".into(), Value::String(agent));
+    args.insert("session".into(), Value::String(session));
     let result = server.run("resume", args).await.ok_or_else(not_found)?;
     let text = match (&result.structured_content, result.is_error) {
         (Some(value), Some(false)) => value.to_string(),
@@ -60,6 +61,29 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
         meta: None,
     };
     Ok(ReadResourceResult::new(vec![contents]).into())
+}
+
+/// One segment of the resource's path, percent-decoded (RFC 3986), as a client expands the
+/// template (RFC 6570): `my%20session` is the session `my session`, `s%C3%A9` is `sé`. `None`
+/// when an escape is malformed or the bytes are not UTF-8.
+fn decoded(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'%' {
+            let hex = bytes.get(at + 1..at + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+            at += 3;
+        } else {
+            out.push(byte);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The one prompt.

@@ -11,6 +11,7 @@ use crate::common::cli::{Bin, parse_ok, stderr, stdout, words};
 use crate::mcp_client::{call as mcp_call, connect, ok};
 
 mod schema_fit;
+mod stdin_request;
 
 const W: &str = "implementation-worker";
 
