@@ -129,15 +129,16 @@ pub fn json_flag(text: &str) -> std::result::Result<Value, String> {
 }
 
 /// A duration flag's value (`--warn-after 10m`, or `600` seconds) as its `*_secs` field: whole
-/// seconds, at least one.
+/// seconds. Zero is taken, as `call` and MCP take it (`--stalled-after 0`: every session is
+/// stalled at once); a fraction of a second is not.
 pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {
-    if let Some(secs) = text.trim().parse::<u64>().ok().filter(|n| *n >= 1) {
+    if let Ok(secs) = text.trim().parse::<u64>() {
         return Ok(secs);
     }
     match humantime::parse_duration(text) {
-        Ok(d) if d.as_secs() >= 1 => Ok(d.as_secs()),
+        Ok(d) if d.subsec_nanos() == 0 => Ok(d.as_secs()),
         _ => Err(format!(
-            "{text:?} is not a duration of a second or more; write it as 90s, 10m or 2h"
+            "{text:?} is not a duration in whole seconds; write it as 90s, 10m or 2h"
         )),
     }
 }

@@ -96,3 +96,35 @@ async fn a_default_is_the_same_on_every_face() {
         "implementation-worker"
     );
 }
+
+/// A zero threshold (`status --stalled-after 0`: every session is stalled at once) answers the
+/// same on every face: the CLI's flag refused it (exit 64) while `call` and MCP took it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zero_threshold_answers_alike_on_every_face() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Bin::new(dir.path());
+    cli(&bin, "checkpoint --agent w --session s1 --phase p");
+    let flags = cli(&bin, "status --stalled-after 0 --warn-after 0s");
+    assert_eq!(flags["stalled"], 1, "CLI: {flags}");
+    for zero in [json!(0), json!("0"), json!("0s")] {
+        let request = json!({"stalled_after_secs": zero, "warn_after_secs": zero});
+        let answer = call(&bin, "status", request.clone());
+        assert_eq!(answer["stalled"], 1, "call {request}: {answer}");
+        assert_eq!(
+            answer["rows"][0]["verdict"], "stalled",
+            "call {request}: {answer}"
+        );
+    }
+    let (client, _stderr) = connect(&bin, "--store st").await;
+    let result = mcp_call(
+        &client,
+        "status",
+        json!({"stalled_after_secs": 0, "warn_after_secs": 0}),
+    )
+    .await;
+    assert_eq!(ok(&result)["stalled"], 1, "MCP: {}", text(&result));
+    client.cancel().await.ok();
+    // A fraction of a second is still no threshold the report can keep.
+    let out = bin.run(&words("--store st status --stalled-after 500ms"));
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
+}
