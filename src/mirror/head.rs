@@ -2,10 +2,15 @@
 //! record has inline, the ones most records leave out boxed apart ([`More`]), so a cold read of a
 //! long thread holds a small header per record. On disk it is one flat JSON object either way.
 
+mod recent;
+
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use self::recent::{Field, shared};
 use super::sig::Sig;
 use crate::format::{Intent, Kind, Payload, Record};
 
@@ -28,15 +33,16 @@ impl<'de> Deserialize<'de> for Stamp {
     }
 }
 
-/// A record's header: everything but its data or metrics.
+/// A record's header: everything but its data or metrics. The version, agent and session are
+/// shared with the other headers of this thread that name the same ([`recent`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(from = "Wire")]
 pub(super) struct Head {
-    v: String,
+    v: Arc<str>,
     pub id: Option<String>,
     pub p: Option<String>,
-    g: String,
-    s: String,
+    g: Arc<str>,
+    s: Arc<str>,
     t: Stamp,
     k: KindHead,
     /// What the reader's signing keys made of the comment (`None`: read without keys).
@@ -137,11 +143,11 @@ impl From<Wire> for Head {
             w: w.w,
         };
         Head {
-            v: w.v,
+            v: shared(Field::Version, w.v),
             id: w.id,
             p: w.p,
-            g: w.g,
-            s: w.s,
+            g: shared(Field::Agent, w.g),
+            s: shared(Field::Session, w.s),
             t: w.t,
             k: w.k,
             z: w.z,
@@ -242,7 +248,7 @@ impl Head {
 
     /// The record's kind and agent, as its marker line names them.
     pub fn marker(&self) -> (Kind, String) {
-        (self.record(Value::Null).kind(), self.g.clone())
+        (self.record(Value::Null).kind(), self.g.to_string())
     }
 
     /// A record as its header and its data (or metrics).
@@ -305,7 +311,7 @@ impl Head {
         let none = More::default();
         let m = self.more.as_deref().unwrap_or(&none);
         Record {
-            version: self.v.clone(),
+            version: self.v.to_string(),
             id: self.id.clone(),
             seq: m.q,
             parent: self.p.clone(),
@@ -319,8 +325,8 @@ impl Head {
             edited_at: m.e.map(|s| s.0),
             intent: m.it.clone(),
             done: m.d.clone(),
-            agent: self.g.clone(),
-            session: self.s.clone(),
+            agent: self.g.to_string(),
+            session: self.s.to_string(),
             time: self.t.0,
             payload,
         }
