@@ -67,17 +67,55 @@ struct More {
     w: Option<String>,
 }
 
-/// The kind-specific part of a header.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The kind-specific part of a header (a phase or a status shared as [`recent`] shares them).
+#[derive(Debug, Clone)]
 enum KindHead {
     /// A checkpoint's phase.
-    C(String),
+    C(Arc<str>),
     /// A health report's status and next check.
-    H(String, Option<String>),
+    H(Arc<str>, Option<String>),
     /// An end record's reason and note.
     E(String, Option<String>),
     /// A takeover's `From:` and `By:`.
     T(Option<String>, Option<String>),
+}
+
+/// [`KindHead`] as it is read from disk.
+#[derive(Deserialize)]
+enum KindWire {
+    C(String),
+    H(String, Option<String>),
+    E(String, Option<String>),
+    T(Option<String>, Option<String>),
+}
+
+/// [`KindHead`] as it is written, borrowed: the same layout as [`KindWire`].
+#[derive(Serialize)]
+enum KindRef<'a> {
+    C(&'a str),
+    H(&'a str, Option<&'a String>),
+    E(&'a str, Option<&'a String>),
+    T(Option<&'a String>, Option<&'a String>),
+}
+
+impl KindHead {
+    fn of(wire: KindWire) -> KindHead {
+        match wire {
+            KindWire::C(phase) => KindHead::C(shared(Field::Phase, phase)),
+            KindWire::H(status, next) => KindHead::H(shared(Field::Status, status), next),
+            KindWire::E(reason, note) => KindHead::E(reason, note),
+            KindWire::T(from, by) => KindHead::T(from, by),
+        }
+    }
+
+    fn wire(&self) -> KindRef<'_> {
+        match self {
+            KindHead::C(phase) => KindRef::C(phase),
+            KindHead::H(status, next) => KindRef::H(status, next.as_ref()),
+            KindHead::E(reason, note) => KindRef::E(reason, note.as_ref()),
+            KindHead::T(from, by) => KindRef::T(from.as_ref(), by.as_ref()),
+        }
+    }
 }
 
 /// A header as it is read from disk: one flat object.
@@ -122,7 +160,7 @@ struct Wire {
     g: String,
     s: String,
     t: Stamp,
-    k: KindHead,
+    k: KindWire,
     #[serde(default)]
     z: Option<Sig>,
 }
@@ -149,7 +187,7 @@ impl From<Wire> for Head {
             g: shared(Field::Agent, w.g),
             s: shared(Field::Session, w.s),
             t: w.t,
-            k: w.k,
+            k: KindHead::of(w.k),
             z: w.z,
             more: (more != More::default()).then(|| Box::new(more)),
         }
@@ -189,7 +227,7 @@ struct WireRef<'a> {
     g: &'a str,
     s: &'a str,
     t: Stamp,
-    k: &'a KindHead,
+    k: KindRef<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     z: Option<&'a Sig>,
 }
@@ -216,7 +254,7 @@ impl Serialize for Head {
             g: &self.g,
             s: &self.s,
             t: self.t,
-            k: &self.k,
+            k: self.k.wire(),
             z: self.z.as_ref(),
         }
         .serialize(s)
@@ -254,14 +292,14 @@ impl Head {
     /// A record as its header and its data (or metrics).
     pub(super) fn split(record: Record) -> (Head, Value) {
         let (k, data) = match record.payload {
-            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
+            Payload::Checkpoint { phase, data } => (KindWire::C(phase), data),
             Payload::Health {
                 status,
                 metrics,
                 next_check,
-            } => (KindHead::H(status, next_check), metrics),
-            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
-            Payload::Takeover { from, by } => (KindHead::T(from, by), Value::Null),
+            } => (KindWire::H(status, next_check), metrics),
+            Payload::End { reason, note } => (KindWire::E(reason, note), Value::Null),
+            Payload::Takeover { from, by } => (KindWire::T(from, by), Value::Null),
         };
         let head = Head::from(Wire {
             v: record.version,
@@ -291,11 +329,11 @@ impl Head {
     pub fn record(&self, data: Value) -> Record {
         let payload = match &self.k {
             KindHead::C(phase) => Payload::Checkpoint {
-                phase: phase.clone(),
+                phase: phase.to_string(),
                 data,
             },
             KindHead::H(status, next_check) => Payload::Health {
-                status: status.clone(),
+                status: status.to_string(),
                 metrics: data,
                 next_check: next_check.clone(),
             },
@@ -352,6 +390,39 @@ mod tests {
         let (head, back) = round_trip(&record);
         assert!(head.more.is_none(), "nothing rare to keep");
         assert_eq!(back, record);
+    }
+
+    #[test]
+    fn kinds_keep_the_layout_earlier_mirrors_wrote_and_share_their_phase() {
+        let one = Record::checkpoint("w", "s", "clone_complete", json!({"n": 1})).unwrap();
+        let two = Record::checkpoint("w", "s", "clone_complete", json!({"n": 2})).unwrap();
+        let (a, _) = Head::split(one);
+        let (b, _) = Head::split(two);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap()["k"],
+            json!({"C": "clone_complete"})
+        );
+        match (&a.k, &b.k) {
+            (KindHead::C(x), KindHead::C(y)) => assert!(Arc::ptr_eq(x, y), "one copy"),
+            _ => panic!("checkpoints"),
+        }
+        assert!(Arc::ptr_eq(&a.g, &b.g) && Arc::ptr_eq(&a.s, &b.s));
+        let health = Record::health("w", "s", "Active", json!({}), Some("soon")).unwrap();
+        let (h, _) = Head::split(health.clone());
+        assert_eq!(
+            serde_json::to_value(&h).unwrap()["k"],
+            json!({"H": ["Active", "soon"]})
+        );
+        let (_, back) = round_trip(&health);
+        assert_eq!(back, health);
+        let old: Head = serde_json::from_value(json!({
+            "v": "1", "g": "w", "s": "s", "t": [0, 0], "k": {"E": ["done", null]}
+        }))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&old).unwrap()["k"],
+            json!({"E": ["done", null]})
+        );
     }
 
     #[test]
