@@ -2,10 +2,15 @@
 //! record has inline, the ones most records leave out boxed apart ([`More`]), so a cold read of a
 //! long thread holds a small header per record. On disk it is one flat JSON object either way.
 
+mod recent;
+
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use self::recent::{Field, shared};
 use super::sig::Sig;
 use crate::format::{Intent, Kind, Payload, Record};
 
@@ -28,15 +33,16 @@ impl<'de> Deserialize<'de> for Stamp {
     }
 }
 
-/// A record's header: everything but its data or metrics.
+/// A record's header: everything but its data or metrics. The version, agent and session are
+/// shared with the other headers of this thread that name the same ([`recent`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(from = "Wire")]
 pub(super) struct Head {
-    v: String,
+    v: Arc<str>,
     pub id: Option<String>,
     pub p: Option<String>,
-    g: String,
-    s: String,
+    g: Arc<str>,
+    s: Arc<str>,
     t: Stamp,
     k: KindHead,
     /// What the reader's signing keys made of the comment (`None`: read without keys).
@@ -61,17 +67,55 @@ struct More {
     w: Option<String>,
 }
 
-/// The kind-specific part of a header.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The kind-specific part of a header (a phase or a status shared as [`recent`] shares them).
+#[derive(Debug, Clone)]
 enum KindHead {
     /// A checkpoint's phase.
-    C(String),
+    C(Arc<str>),
     /// A health report's status and next check.
-    H(String, Option<String>),
+    H(Arc<str>, Option<String>),
     /// An end record's reason and note.
     E(String, Option<String>),
     /// A takeover's `From:` and `By:`.
     T(Option<String>, Option<String>),
+}
+
+/// [`KindHead`] as it is read from disk.
+#[derive(Deserialize)]
+enum KindWire {
+    C(String),
+    H(String, Option<String>),
+    E(String, Option<String>),
+    T(Option<String>, Option<String>),
+}
+
+/// [`KindHead`] as it is written, borrowed: the same layout as [`KindWire`].
+#[derive(Serialize)]
+enum KindRef<'a> {
+    C(&'a str),
+    H(&'a str, Option<&'a String>),
+    E(&'a str, Option<&'a String>),
+    T(Option<&'a String>, Option<&'a String>),
+}
+
+impl KindHead {
+    fn of(wire: KindWire) -> KindHead {
+        match wire {
+            KindWire::C(phase) => KindHead::C(shared(Field::Phase, phase)),
+            KindWire::H(status, next) => KindHead::H(shared(Field::Status, status), next),
+            KindWire::E(reason, note) => KindHead::E(reason, note),
+            KindWire::T(from, by) => KindHead::T(from, by),
+        }
+    }
+
+    fn wire(&self) -> KindRef<'_> {
+        match self {
+            KindHead::C(phase) => KindRef::C(phase),
+            KindHead::H(status, next) => KindRef::H(status, next.as_ref()),
+            KindHead::E(reason, note) => KindRef::E(reason, note.as_ref()),
+            KindHead::T(from, by) => KindRef::T(from.as_ref(), by.as_ref()),
+        }
+    }
 }
 
 /// A header as it is read from disk: one flat object.
@@ -116,7 +160,7 @@ struct Wire {
     g: String,
     s: String,
     t: Stamp,
-    k: KindHead,
+    k: KindWire,
     #[serde(default)]
     z: Option<Sig>,
 }
@@ -137,13 +181,13 @@ impl From<Wire> for Head {
             w: w.w,
         };
         Head {
-            v: w.v,
+            v: shared(Field::Version, w.v),
             id: w.id,
             p: w.p,
-            g: w.g,
-            s: w.s,
+            g: shared(Field::Agent, w.g),
+            s: shared(Field::Session, w.s),
             t: w.t,
-            k: w.k,
+            k: KindHead::of(w.k),
             z: w.z,
             more: (more != More::default()).then(|| Box::new(more)),
         }
@@ -183,7 +227,7 @@ struct WireRef<'a> {
     g: &'a str,
     s: &'a str,
     t: Stamp,
-    k: &'a KindHead,
+    k: KindRef<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     z: Option<&'a Sig>,
 }
@@ -210,7 +254,7 @@ impl Serialize for Head {
             g: &self.g,
             s: &self.s,
             t: self.t,
-            k: &self.k,
+            k: self.k.wire(),
             z: self.z.as_ref(),
         }
         .serialize(s)
@@ -242,20 +286,20 @@ impl Head {
 
     /// The record's kind and agent, as its marker line names them.
     pub fn marker(&self) -> (Kind, String) {
-        (self.record(Value::Null).kind(), self.g.clone())
+        (self.record(Value::Null).kind(), self.g.to_string())
     }
 
     /// A record as its header and its data (or metrics).
     pub(super) fn split(record: Record) -> (Head, Value) {
         let (k, data) = match record.payload {
-            Payload::Checkpoint { phase, data } => (KindHead::C(phase), data),
+            Payload::Checkpoint { phase, data } => (KindWire::C(phase), data),
             Payload::Health {
                 status,
                 metrics,
                 next_check,
-            } => (KindHead::H(status, next_check), metrics),
-            Payload::End { reason, note } => (KindHead::E(reason, note), Value::Null),
-            Payload::Takeover { from, by } => (KindHead::T(from, by), Value::Null),
+            } => (KindWire::H(status, next_check), metrics),
+            Payload::End { reason, note } => (KindWire::E(reason, note), Value::Null),
+            Payload::Takeover { from, by } => (KindWire::T(from, by), Value::Null),
         };
         let head = Head::from(Wire {
             v: record.version,
@@ -285,11 +329,11 @@ impl Head {
     pub fn record(&self, data: Value) -> Record {
         let payload = match &self.k {
             KindHead::C(phase) => Payload::Checkpoint {
-                phase: phase.clone(),
+                phase: phase.to_string(),
                 data,
             },
             KindHead::H(status, next_check) => Payload::Health {
-                status: status.clone(),
+                status: status.to_string(),
                 metrics: data,
                 next_check: next_check.clone(),
             },
@@ -305,7 +349,7 @@ impl Head {
         let none = More::default();
         let m = self.more.as_deref().unwrap_or(&none);
         Record {
-            version: self.v.clone(),
+            version: self.v.to_string(),
             id: self.id.clone(),
             seq: m.q,
             parent: self.p.clone(),
@@ -319,8 +363,8 @@ impl Head {
             edited_at: m.e.map(|s| s.0),
             intent: m.it.clone(),
             done: m.d.clone(),
-            agent: self.g.clone(),
-            session: self.s.clone(),
+            agent: self.g.to_string(),
+            session: self.s.to_string(),
             time: self.t.0,
             payload,
         }
@@ -346,6 +390,39 @@ mod tests {
         let (head, back) = round_trip(&record);
         assert!(head.more.is_none(), "nothing rare to keep");
         assert_eq!(back, record);
+    }
+
+    #[test]
+    fn kinds_keep_the_layout_earlier_mirrors_wrote_and_share_their_phase() {
+        let one = Record::checkpoint("w", "s", "clone_complete", json!({"n": 1})).unwrap();
+        let two = Record::checkpoint("w", "s", "clone_complete", json!({"n": 2})).unwrap();
+        let (a, _) = Head::split(one);
+        let (b, _) = Head::split(two);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap()["k"],
+            json!({"C": "clone_complete"})
+        );
+        match (&a.k, &b.k) {
+            (KindHead::C(x), KindHead::C(y)) => assert!(Arc::ptr_eq(x, y), "one copy"),
+            _ => panic!("checkpoints"),
+        }
+        assert!(Arc::ptr_eq(&a.g, &b.g) && Arc::ptr_eq(&a.s, &b.s));
+        let health = Record::health("w", "s", "Active", json!({}), Some("soon")).unwrap();
+        let (h, _) = Head::split(health.clone());
+        assert_eq!(
+            serde_json::to_value(&h).unwrap()["k"],
+            json!({"H": ["Active", "soon"]})
+        );
+        let (_, back) = round_trip(&health);
+        assert_eq!(back, health);
+        let old: Head = serde_json::from_value(json!({
+            "v": "1", "g": "w", "s": "s", "t": [0, 0], "k": {"E": ["done", null]}
+        }))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&old).unwrap()["k"],
+            json!({"E": ["done", null]})
+        );
     }
 
     #[test]
