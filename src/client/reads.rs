@@ -217,7 +217,7 @@ impl<T: Thread> Client<T> {
 
 /// Warnings for unreadable comments newer than `answer`; none for an answer from the outbox,
 /// which is newer than every comment, nor when the thread was not read.
-fn stale_warnings(
+pub(super) fn stale_warnings(
     all: &Scan,
     trust: Option<&Trust>,
     answer: Option<&Entry>,

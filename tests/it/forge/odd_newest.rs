@@ -1,7 +1,8 @@
 //! The newest comment of a session thread is unreadable (a field of an unexpected type, its id
 //! among them): a cold or warm `resume` or `latest` answers the record before it and says the
-//! answer may be stale, through the real binary's `--json`. An unreadable comment posted before
-//! the answer, or a human comment that is no record, is no warning.
+//! answer may be stale, through the real binary's `--json`; `list` and `status` say it too. An
+//! unreadable comment posted before the answer, or a human comment that is no record, is no
+//! warning.
 
 use crate::{common, fake_forge};
 use std::path::Path;
@@ -73,6 +74,11 @@ fn answers_p4_and_warns(fake: &FakeForge, what: &str) {
             assert_eq!(warned.len(), 1, "{what}: {first} then #{i} {line}: {doc}");
             assert!(warned[0].contains("list --invalid"), "{warned:?}");
         }
+        // The verbs that answer many records say it too, the records listed as they are.
+        for line in ["list --json", "status --json"] {
+            let doc = run(fake, dir.path(), line);
+            assert_eq!(unread(&doc).len(), 1, "{what}: {line}: {doc}");
+        }
     }
 }
 
@@ -117,9 +123,14 @@ async fn an_unreadable_comment_older_than_the_answer_or_a_human_comment_is_no_wa
         "resume --agent w --session s --json",
         "latest --agent w --session s --json",
         "resume --agent w --session s --json",
+        "list --json",
+        "status --json",
     ] {
         let doc = run(&fake, dir.path(), line);
         assert_eq!(unread(&doc), Vec::<String>::new(), "{line}: {doc}");
+        if line.starts_with("list") || line.starts_with("status") {
+            continue;
+        }
         let phase = doc["phase"].as_str().or(doc["record"]["phase"].as_str());
         assert_eq!(phase, Some("p2"), "{line}: {doc}");
     }
