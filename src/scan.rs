@@ -625,6 +625,73 @@ pub fn unread_newer(
     answer: Option<u64>,
     wanted: impl Fn(Kind, &str) -> bool,
 ) -> Vec<String> {
+    unread_after(scan, trust, answer.map(AnswerAt::Comment), wanted)
+}
+
+/// [`unread_newer`] for an answer known by its entry: a comment whose id could not be read
+/// counts unless its posting time, read, is before the answer's comment's (the thread's order
+/// follows the comments' times); one posted before the answer counts too when the answer is a
+/// copy first posted before it (`Posted-At:`), since a record it held would rank after the
+/// answer.
+pub fn unread_newer_than(
+    scan: &Scan,
+    trust: &Trust,
+    answer: Option<&Entry>,
+    wanted: impl Fn(Kind, &str) -> bool,
+) -> Vec<String> {
+    let place = answer.and_then(|e| {
+        Some(AnswerAt::Entry {
+            id: e.comment.id?,
+            created_at: e.comment.created_at,
+            first: e.record.posted_at,
+        })
+    });
+    unread_after(scan, trust, place, wanted)
+}
+
+/// Where an answer stands, for [`unread_after`].
+#[derive(Clone, Copy)]
+enum AnswerAt {
+    /// Only its comment id is known.
+    Comment(u64),
+    /// Its comment id and time, and its `Posted-At:` on a copy.
+    Entry {
+        id: u64,
+        created_at: DateTime<Utc>,
+        first: Option<DateTime<Utc>>,
+    },
+}
+
+impl AnswerAt {
+    /// Whether `r`, a comment that could not be read, might hold a record that ranks after the
+    /// answer. A time that could not be read shows as the epoch ([`unreadable`]): unknown.
+    fn maybe_before(self, r: &CommentInfo) -> bool {
+        let known = |t: DateTime<Utc>| (t != DateTime::UNIX_EPOCH).then_some(t);
+        match (self, r.id) {
+            (AnswerAt::Comment(answer), Some(id)) => id > answer,
+            // Nothing to place it by: as before, only comment ids are compared.
+            (AnswerAt::Comment(_), None) => false,
+            (AnswerAt::Entry { id: answer, .. }, Some(id)) if id > answer => true,
+            (AnswerAt::Entry { created_at, .. }, None)
+                if known(r.created_at).is_none_or(|t| t >= created_at) =>
+            {
+                true
+            }
+            // Posted before the answer's comment: it ranks after the answer only when the
+            // answer is a copy first posted before it.
+            (AnswerAt::Entry { first, .. }, _) => {
+                first.is_some_and(|first| known(r.created_at).is_none_or(|t| t > first))
+            }
+        }
+    }
+}
+
+fn unread_after(
+    scan: &Scan,
+    trust: &Trust,
+    answer: Option<AnswerAt>,
+    wanted: impl Fn(Kind, &str) -> bool,
+) -> Vec<String> {
     scan.rejected
         .iter()
         .filter(|r| match &r.code {
@@ -637,10 +704,10 @@ pub fn unread_newer(
             Rejection::NotBelieved { .. } => false,
             Rejection::Untrusted { .. } | Rejection::Duplicate { .. } => false,
         })
-        .filter(|r| match (r.comment.id, answer) {
-            (Some(id), Some(answer)) => id > answer,
-            (Some(_), None) => true,
-            (None, _) => false,
+        .filter(|r| match answer {
+            Some(answer) => answer.maybe_before(&r.comment),
+            // No answer: any comment that could not be read might have been one.
+            None => true,
         })
         .filter(|r| r.marker.as_ref().is_none_or(|(k, a)| wanted(*k, a)))
         .map(|r| {
@@ -648,10 +715,13 @@ pub fn unread_newer(
                 Rejection::Unreadable { reason } => reason.clone(),
                 other => other.to_string(),
             };
+            let which = match r.comment.id {
+                Some(id) => format!("comment {id}"),
+                None => "a comment with no readable id".to_string(),
+            };
             format!(
-                "comment {}, newer than this answer, could not be read ({}: {reason}); the \
-                 answer may be stale — see `list --invalid`",
-                r.comment.id.unwrap_or_default(),
+                "{which}, newer than this answer, could not be read ({}: {reason}); the answer may be stale — \
+                 see `list --invalid`",
                 r.code.code(),
             )
         })

@@ -41,14 +41,20 @@ impl<T: Thread> Client<T> {
     /// answered are scrubbed (the one redaction pass of every answer): the filter reads names,
     /// times and kinds, so a list answering a few records of a long thread redacts only those.
     pub async fn query(&self, query: &ListQuery) -> Result<Scan> {
-        let (mut all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let (mut all, trust) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
         let mut filter = query.filter.clone();
         if let Some(age) = query.age {
             let now = self.clock(&mut all).now;
             filter.since = Some(now.checked_sub_signed(age).unwrap_or(now));
         }
         let found = self
-            .list_from(all, &filter, query.limit, query.whole_history)
+            .list_from(
+                all,
+                trust.as_ref(),
+                &filter,
+                query.limit,
+                query.whole_history,
+            )
             .await?;
         Ok(self.scrubbed(found))
     }

@@ -578,16 +578,20 @@ impl<T: Thread> Client<T> {
     /// ```
     pub async fn list(&self, filter: &Filter, limit: Option<usize>) -> Result<Scan> {
         // The filter reads the names as written; only what is answered is scrubbed.
-        let (all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
-        let found = self.list_from(all, filter, limit, false).await?;
+        let (all, trust) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let found = self
+            .list_from(all, trust.as_ref(), filter, limit, false)
+            .await?;
         Ok(self.scrubbed(found))
     }
 
     /// [`Client::query`] over a scan already read, not scrubbed yet (the caller scrubs what it
     /// answers).
+    /// Warns of comments newer than its newest record that could not be read, as `latest` does.
     async fn list_from(
         &self,
         all: Scan,
+        trust: Option<&crate::scan::Trust>,
         filter: &Filter,
         limit: Option<usize>,
         history: bool,
@@ -600,6 +604,14 @@ impl<T: Thread> Client<T> {
         if all.offline && all.entries.is_empty() {
             return Err(offline_unknown("records matching this filter"));
         }
+        let stale = reads::stale_warnings(&all, trust, all.entries.last(), |kind, agent| {
+            filter.kind.is_none_or(|k| k == kind)
+                && filter
+                    .agent
+                    .as_ref()
+                    .is_none_or(|a| crate::scan::name_matches(a, agent))
+        });
+        all.warnings.extend(stale);
         if let Some(limit) = limit {
             let skip = all.entries.len().saturating_sub(limit);
             all.entries.drain(..skip);

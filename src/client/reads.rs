@@ -11,12 +11,12 @@ use crate::format::{GLOB_CHARS, Kind};
 use crate::mirror::Keep;
 use crate::report::{conflict_warning, facts};
 use crate::resume::{Resume, did_you_mean};
-use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer_than};
 use crate::store::Thread;
 
 impl<T: Thread> Client<T> {
     /// The newest record matching `filter`, in thread order, plus any store warnings.
-    /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
+    /// Warns of comments newer than the answer that could not be read (see [`unread_newer_than`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let wanted = |e: &Entry| filter.matches(e);
         // One exact agent and session: the pair is read whole (the same one request), so the
@@ -217,7 +217,7 @@ impl<T: Thread> Client<T> {
 
 /// Warnings for unreadable comments newer than `answer`; none for an answer from the outbox,
 /// which is newer than every comment, nor when the thread was not read.
-fn stale_warnings(
+pub(super) fn stale_warnings(
     all: &Scan,
     trust: Option<&Trust>,
     answer: Option<&Entry>,
@@ -226,8 +226,6 @@ fn stale_warnings(
     match (trust, answer) {
         (None, _) => Vec::new(),
         (Some(_), Some(e)) if e.comment.pending => Vec::new(),
-        (Some(trust), answer) => {
-            unread_newer(all, trust, answer.and_then(|e| e.comment.id), wanted)
-        }
+        (Some(trust), answer) => unread_newer_than(all, trust, answer, wanted),
     }
 }

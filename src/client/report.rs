@@ -99,8 +99,8 @@ impl<T: Thread> Client<T> {
         // The session is found by its name as written (one holding a secret too), then every
         // record is scrubbed for the answer, the session's own keeping the name asked for until
         // the history is made of them; the answer names it scrubbed.
-        let (all, _) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
-        let raw = self.list_from(all, &Filter::default(), None, false).await?;
+        let (all, trust) = self.scan_unscrubbed(crate::mirror::Keep::All).await?;
+        let raw = (self.list_from(all, trust.as_ref(), &Filter::default(), None, false)).await?;
         let asked: Vec<bool> = raw
             .entries
             .iter()

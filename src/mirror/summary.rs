@@ -100,7 +100,10 @@ pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Rol
     if matches!(slot.b, Body::N) {
         return Role::Ignored;
     }
-    if !trust.allows(&slot.a) {
+    // An unreadable comment whose poster could not be read may be anyone's, a trusted
+    // author's included: stale, as the scan counts it (`crate::scan::unread_newer`).
+    let nobody = slot.a.is_empty() && matches!(slot.b, Body::U(_));
+    if !trust.allows(&slot.a) && !nobody {
         return Role::Ignored;
     }
     match &slot.b {

@@ -11,6 +11,7 @@ mod fake_follows_endpoints;
 mod issue_urls;
 mod odd_answers;
 mod odd_mid_thread;
+mod odd_newest;
 mod recorded_answers;
 mod session_issue_lifecycle;
 mod streamed_reads;
