@@ -8,6 +8,10 @@
 //!    arithmetic, so a new record always sorts after every existing one;
 //! 3. write the new line with one `write_all` in append mode, then `fdatasync`.
 //!
+//! A guarded append ([`Thread::append_guarded`], a compare-and-set) reads the comments after a
+//! given id and asks its guard between steps 1 and 2, so the check and the append are one
+//! critical section between processes.
+//!
 //! The thread file must be a regular file: it is opened without blocking and its type checked on
 //! the opened handle, so a FIFO or a device put in its place is refused instead of read forever.
 //!
