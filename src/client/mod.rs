@@ -445,7 +445,9 @@ impl<T: Thread> Client<T> {
     /// [`Client::save`] without naming a parent the record does not name: an import posts each
     /// record's lineage as it was written (inferring one invents a second writer).
     pub(crate) async fn save_as_written(&self, record: Record) -> Outcome {
-        match self.save_written(record, None).await {
+        // Boxed: the future of a save stays small (a large one overflows the stack of a debug
+        // build's thread, where it is moved and polled through many frames).
+        match Box::pin(self.save_written(record, None)).await {
             Some(outcome) => outcome,
             // Only a guard refuses, and there is none.
             None => Outcome::Failed(Error::Conflict {
@@ -473,11 +475,15 @@ impl<T: Thread> Client<T> {
         };
         let saved = match guard {
             None => self.store.save(&body).await,
-            Some((after, guard)) => match self.store.save_guarded(&body, after, guard).await {
-                Ok(None) => return None,
-                Ok(Some(saved)) => Ok(saved),
-                Err(e) => Err(e),
-            },
+            // Boxed: a plain save's future stays the size it was (deep awaits overflow the
+            // stack of a debug build's thread otherwise).
+            Some((after, guard)) => {
+                match Box::pin(self.store.save_guarded(&body, after, guard)).await {
+                    Ok(None) => return None,
+                    Ok(Some(saved)) => Ok(saved),
+                    Err(e) => Err(e),
+                }
+            }
         };
         if saved.is_ok() {
             self.remember(&record);

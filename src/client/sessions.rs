@@ -121,7 +121,7 @@ impl<T: Thread> Client<T> {
             };
             let continued = self.as_this_writer(continued);
             let guard = seen.map(|seen| (seen.after, seen.guard(&continued)));
-            if let Some(outcome) = self.save_written(continued, guard).await {
+            if let Some(outcome) = Box::pin(self.save_written(continued, guard)).await {
                 return outcome;
             }
         }
