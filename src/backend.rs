@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 
 use crate::forge::ForgeThread;
 use crate::store::{
-    Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, LocalThread, Predecessor,
-    StoreError, Thread,
+    AppendGuard, Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, LocalThread,
+    Predecessor, StoreError, Thread,
 };
 
 /// The store a client runs over, chosen at run time: local or forge.
@@ -48,6 +48,15 @@ impl Thread for AnyThread {
 
     async fn append_with(&self, body: &str, effort: Effort) -> Result<Comment, StoreError> {
         each!(self, t => t.append_with(body, effort).await)
+    }
+
+    async fn append_guarded(
+        &self,
+        body: &str,
+        after: u64,
+        guard: AppendGuard,
+    ) -> Result<Option<Comment>, StoreError> {
+        each!(self, t => t.append_guarded(body, after, guard).await)
     }
 
     async fn list_with(

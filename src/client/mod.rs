@@ -429,26 +429,62 @@ impl<T: Thread> Client<T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn save(&self, record: Record) -> Outcome {
+        self.save_as_written(self.as_this_writer(record)).await
+    }
+
+    /// `record` with the `Parent:` this client knows and this client's writer, where it names
+    /// neither itself (what [`Client::save`] posts).
+    pub(crate) fn as_this_writer(&self, record: Record) -> Record {
         let mut record = self.with_known_parent(record);
         if record.writer.is_none() {
             record.writer = Some(self.writer.clone());
         }
-        self.save_as_written(record).await
+        record
     }
 
     /// [`Client::save`] without naming a parent the record does not name: an import posts each
     /// record's lineage as it was written (inferring one invents a second writer).
     pub(crate) async fn save_as_written(&self, record: Record) -> Outcome {
+        // Boxed: the future of a save stays small (a large one overflows the stack of a debug
+        // build's thread, where it is moved and polled through many frames).
+        match Box::pin(self.save_written(record, None)).await {
+            Some(outcome) => outcome,
+            // Only a guard refuses, and there is none.
+            None => Outcome::Failed(Error::Conflict {
+                message: "not posted: the store refused the append".to_string(),
+            }),
+        }
+    }
+
+    /// [`Client::save_as_written`], appending only when `guard` accepts the comments after the
+    /// comment id it names, where the store can check and append as one ([`Durable::save_guarded`]);
+    /// `None` when the guard refused and nothing was saved.
+    pub(crate) async fn save_written(
+        &self,
+        record: Record,
+        guard: Option<(u64, crate::store::AppendGuard)>,
+    ) -> Option<Outcome> {
         self.saving();
         let record = match self.prepare(record) {
             Ok(r) => r,
-            Err(e) => return Outcome::Failed(e),
+            Err(e) => return Some(Outcome::Failed(e)),
         };
         let body = match self.renderer.render(&record) {
             Ok(b) => self.seal(b),
-            Err(e) => return Outcome::Failed(e.into()),
+            Err(e) => return Some(Outcome::Failed(e.into())),
         };
-        let saved = self.store.save(&body).await;
+        let saved = match guard {
+            None => self.store.save(&body).await,
+            // Boxed: a plain save's future stays the size it was (deep awaits overflow the
+            // stack of a debug build's thread otherwise).
+            Some((after, guard)) => {
+                match Box::pin(self.store.save_guarded(&body, after, guard)).await {
+                    Ok(None) => return None,
+                    Ok(Some(saved)) => Ok(saved),
+                    Err(e) => Err(e),
+                }
+            }
+        };
         if saved.is_ok() {
             self.remember(&record);
         }
@@ -462,14 +498,14 @@ impl<T: Thread> Client<T> {
                 if let Err(e) = self.auto_dashboard_any().await {
                     posted.dashboard_failed = Some(e.to_string());
                 }
-                Outcome::Posted(posted)
+                Some(Outcome::Posted(posted))
             }
-            Ok(Saved::Spooled { path, cause }) => Outcome::Spooled {
+            Ok(Saved::Spooled { path, cause }) => Some(Outcome::Spooled {
                 record,
                 path,
                 cause,
-            },
-            Err(e) => Outcome::Failed(e),
+            }),
+            Err(e) => Some(Outcome::Failed(e)),
         }
     }
 

@@ -106,15 +106,41 @@ impl<T: Thread> Client<T> {
 
     /// Saves `record` as [`Client::save`] does, continuing its session as `write` says:
     /// compare-and-set, merge, and the `Parent:` line. A refused compare-and-set posts nothing.
+    ///
+    /// On the local store a compare-and-set is one critical section between processes: the
+    /// append checks, under the store's lock, that no record of the pair landed since the read,
+    /// and when one did the check is made again from a fresh read (which names the newer
+    /// record). A forge cannot lock: there it is a read, then a post.
     pub async fn save_as(&self, record: Record, write: Write) -> Outcome {
         self.saving();
-        match self.continue_session(record, write).await {
-            Ok(record) => self.save(record).await,
-            Err(e) => Outcome::Failed(e),
+        for _ in 0..CAS_TRIES {
+            let (continued, seen) = match self.continue_session(record.clone(), write.clone()).await
+            {
+                Ok(continued) => continued,
+                Err(e) => return Outcome::Failed(e),
+            };
+            let continued = self.as_this_writer(continued);
+            let guard = seen.map(|seen| (seen.after, seen.guard(&continued)));
+            if let Some(outcome) = Box::pin(self.save_written(continued, guard)).await {
+                return outcome;
+            }
         }
+        Outcome::Failed(Error::Conflict {
+            message: format!(
+                "not posted: records of agent {} in session {} kept landing between the check of \
+                 --if-latest and the post ({CAS_TRIES} tries); resume to see their state, then \
+                 write again with --if-latest",
+                record.agent, record.session
+            ),
+        })
     }
 
-    async fn continue_session(&self, mut record: Record, write: Write) -> Result<Record> {
+    /// The record to save, with what the compare-and-set read of the pair saw, when there is one.
+    async fn continue_session(
+        &self,
+        mut record: Record,
+        write: Write,
+    ) -> Result<(Record, Option<Seen>)> {
         for (flag, id) in [("if_latest", &write.if_latest), ("parent", &write.parent)] {
             if id.as_deref().is_some_and(|id| id.trim().is_empty()) {
                 return Err(Error::usage(format!(
@@ -141,7 +167,7 @@ impl<T: Thread> Client<T> {
         };
         let Some(read) = read else {
             let parent = write.parent.or(record.parent.take()).or(known);
-            return Ok(record.with_parent(parent));
+            return Ok((record.with_parent(parent), None));
         };
         let entries: Vec<Entry> = read
             .entries
@@ -163,6 +189,10 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
+        let seen = match write.if_latest {
+            Some(_) => Seen::of(&entries),
+            None => None,
+        };
         let writer = record.writer.as_deref().unwrap_or(&self.writer);
         super::takeover::refuse_fenced(&entries, &record.agent, &record.session, writer)?;
         // Fenced records are not the session's: never the newest, never merged from.
@@ -181,7 +211,7 @@ impl<T: Thread> Client<T> {
             .or(write.if_latest)
             .or(known)
             .or(latest);
-        Ok(record.with_parent(parent))
+        Ok((record.with_parent(parent), seen))
     }
 
     /// Ends a session: posts an `[END]` record for `reason` (one of
@@ -197,6 +227,43 @@ impl<T: Thread> Client<T> {
             Ok(record) => self.save_as(record, Write::default()).await,
             Err(e) => Outcome::Failed(e.into()),
         }
+    }
+}
+
+/// How often a compare-and-set is decided again after records of its pair landed between its
+/// read and its append, before it gives up as a conflict.
+const CAS_TRIES: usize = 8;
+
+/// What a compare-and-set's read of its pair saw: the newest comment holding one of the pair's
+/// records, and the record ids it read.
+struct Seen {
+    after: u64,
+    ids: std::collections::HashSet<Option<String>>,
+}
+
+impl Seen {
+    /// What `entries` (the pair's records as read, fenced ones included) show; `None` when one
+    /// has no comment id yet (it waits in an outbox: no store that locks has one).
+    fn of(entries: &[Entry]) -> Option<Seen> {
+        let mut after = 0;
+        for e in entries {
+            after = after.max(e.comment.id?);
+        }
+        let ids = entries.iter().map(|e| e.record.id.clone()).collect();
+        Some(Seen { after, ids })
+    }
+
+    /// Accepts the comments after [`Seen::after`] unless one holds a record of `record`'s pair
+    /// that the read did not see: then someone wrote to the session since.
+    fn guard(self, record: &Record) -> crate::store::AppendGuard {
+        let (agent, session) = (record.agent.clone(), record.session.clone());
+        Box::new(move |comments| {
+            !comments.iter().any(|c| {
+                crate::format::parse(&c.body).is_ok_and(|r| {
+                    r.agent == agent && r.session == session && !self.ids.contains(&r.id)
+                })
+            })
+        })
     }
 }
 

@@ -57,7 +57,7 @@ pub(crate) use read::OUTBOX_ONLY;
 
 use crate::error::{Category, Error, Result};
 use crate::progress::ProgressHook;
-use crate::store::{Comment, Effort, Listing, Thread};
+use crate::store::{AppendGuard, Comment, Effort, Listing, StoreError, Thread};
 
 /// How far before the oldest waiting entry to look for copies already in the thread.
 pub(crate) const SKEW: Span = Span::minutes(10);
@@ -215,32 +215,55 @@ impl<T: Thread> Durable<T> {
         self.policy
     }
 
+    /// A failed append with no outbox to keep the record in: data errors as they are, the
+    /// rest as "not stored".
+    fn not_stored(&self, e: StoreError) -> Error {
+        let e = Error::from(e);
+        if e.category() == Category::Data {
+            return e;
+        }
+        let why = match self.thread.keeps_an_outbox() {
+            true => {
+                "and there is no outbox to keep the record in, so it was not stored \
+                 anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
+            }
+            // The local store is this machine's disk: nothing to wait for.
+            false => {
+                "the record was not stored (the local store has no outbox: it is \
+                 on this machine's disk already)"
+            }
+        };
+        Error::NotStored {
+            message: format!("{e}; {why}"),
+            source: None,
+        }
+    }
+
+    /// [`Durable::save`], where the store can make it one critical section (a store without an
+    /// outbox: the local one) only when `guard` accepts the comments after `after`
+    /// ([`Thread::append_guarded`]); `None` when it refused and nothing was saved. With an
+    /// outbox (a forge) it saves as [`Durable::save`] does, without asking.
+    pub async fn save_guarded(
+        &self,
+        body: &str,
+        after: u64,
+        guard: AppendGuard,
+    ) -> Result<Option<Saved>> {
+        match &self.outbox {
+            Some(_) => self.save(body).await.map(Some),
+            None => match self.thread.append_guarded(body, after, guard).await {
+                Ok(c) => Ok(c.map(Saved::Posted)),
+                Err(e) => Err(self.not_stored(e)),
+            },
+        }
+    }
+
     /// Posts a body, or keeps it in the outbox; see the module documentation.
     pub async fn save(&self, body: &str) -> Result<Saved> {
         let Some(outbox) = &self.outbox else {
             return match self.thread.append(body).await {
                 Ok(c) => Ok(Saved::Posted(c)),
-                Err(e) => {
-                    let e = Error::from(e);
-                    if e.category() == Category::Data {
-                        return Err(e);
-                    }
-                    let why = match self.thread.keeps_an_outbox() {
-                        true => {
-                            "and there is no outbox to keep the record in, so it was not stored \
-                             anywhere (set $XDG_STATE_HOME or $HOME, or [forge] outbox_dir)"
-                        }
-                        // The local store is this machine's disk: nothing to wait for.
-                        false => {
-                            "the record was not stored (the local store has no outbox: it is \
-                             on this machine's disk already)"
-                        }
-                    };
-                    Err(Error::NotStored {
-                        message: format!("{e}; {why}"),
-                        source: None,
-                    })
-                }
+                Err(e) => Err(self.not_stored(e)),
             };
         };
         if !outbox.is_empty() {

@@ -8,6 +8,10 @@
 //!    arithmetic, so a new record always sorts after every existing one;
 //! 3. write the new line with one `write_all` in append mode, then `fdatasync`.
 //!
+//! A guarded append ([`Thread::append_guarded`], a compare-and-set) reads the comments after a
+//! given id and asks its guard between steps 1 and 2, so the check and the append are one
+//! critical section between processes.
+//!
 //! The thread file must be a regular file: it is opened without blocking and its type checked on
 //! the opened handle, so a FIFO or a device put in its place is refused instead of read forever.
 //!
@@ -16,13 +20,15 @@
 //! into a good record.
 
 use std::fs::OpenOptions;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, StoreError, Thread};
+use super::{
+    AppendGuard, Comment, Cursor, Deleted, Delta, Effort, Init, Keep, Listing, StoreError, Thread,
+};
 
 mod delete;
 mod delta;
@@ -116,10 +122,37 @@ impl LocalThread {
 
     /// The blocking half of [`Thread::append`].
     pub fn append_blocking(&self, body: &str) -> Result<Comment, StoreError> {
+        let mut file = self.lock_for_append()?;
+        self.append_locked(&mut file, body)
+    }
+
+    /// The blocking half of [`Thread::append_guarded`]: the comments after `after` are read and
+    /// judged by `guard`, and the body appended, under one lock.
+    pub(crate) fn append_guarded_blocking(
+        &self,
+        body: &str,
+        after: u64,
+        guard: AppendGuard,
+    ) -> Result<Option<Comment>, StoreError> {
         let io = |op| self.io_error(op);
         let mut file = self.lock_for_append()?;
+        let mut bytes = Vec::new();
+        file.seek(io::SeekFrom::Start(0))
+            .map_err(io("cannot read"))?;
+        file.read_to_end(&mut bytes).map_err(io("cannot read"))?;
+        let mut listing = read_lines(&self.file(), &bytes, None);
+        listing.comments.retain(|c| c.id > after);
+        match guard(&listing.comments) {
+            true => self.append_locked(&mut file, body).map(Some),
+            false => Ok(None),
+        }
+    }
+
+    /// Appends `body` to `file`, which this process holds locked for appends.
+    fn append_locked(&self, file: &mut std::fs::File, body: &str) -> Result<Comment, StoreError> {
+        let io = |op| self.io_error(op);
         let len = file.metadata().map_err(io("cannot stat"))?.len();
-        let tail = file::tail(&mut file, len).map_err(io("cannot read"))?;
+        let tail = file::tail(file, len).map_err(io("cannot read"))?;
         let id = next_id(tail.max_id).map_err(io("cannot append to"))?;
         let now = Utc::now();
         // Keep created_at non-decreasing in id order, as a forge's (created, id) order is.
@@ -258,6 +291,16 @@ impl Thread for LocalThread {
     async fn append_with(&self, body: &str, _effort: Effort) -> Result<Comment, StoreError> {
         let (this, body) = (self.clone(), body.to_string());
         blocking(move || this.append_blocking(&body)).await
+    }
+
+    async fn append_guarded(
+        &self,
+        body: &str,
+        after: u64,
+        guard: AppendGuard,
+    ) -> Result<Option<Comment>, StoreError> {
+        let (this, body) = (self.clone(), body.to_string());
+        blocking(move || this.append_guarded_blocking(&body, after, guard)).await
     }
 
     async fn list_with(

@@ -170,6 +170,11 @@ pub enum BackendFailure {
     Unavailable,
 }
 
+/// Decides, where the store can, inside the critical section of an append, whether it may go
+/// ahead: it is given the comments the thread holds after a comment id and answers true to
+/// append. Whoever builds it knows the record format; the store only hands it comments.
+pub type AppendGuard = Box<dyn FnOnce(&[Comment]) -> bool + Send>;
+
 /// The seal on [`Thread`]: only this crate's stores implement it, so its read methods may take
 /// the crate's own types and change with them.
 pub(crate) mod sealed {
@@ -213,6 +218,22 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Listing, StoreError>> + Send {
         let _ = keep;
         self.list_with(since, effort)
+    }
+
+    #[doc(hidden)]
+    /// Appends `body` only when `guard` accepts the comments the thread holds after comment id
+    /// `after`; `None` (nothing appended) when it refuses. The local store reads them and
+    /// appends under its one lock, so no other process appends in between. The default, for a
+    /// store that cannot lock (a forge), appends without asking: a compare-and-set there is a
+    /// read, then a post.
+    fn append_guarded(
+        &self,
+        body: &str,
+        after: u64,
+        guard: AppendGuard,
+    ) -> impl Future<Output = Result<Option<Comment>, StoreError>> + Send {
+        let _ = (after, guard);
+        async move { self.append(body).await.map(Some) }
     }
 
     /// [`Thread::append_with`] with full effort.

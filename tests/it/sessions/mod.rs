@@ -1,6 +1,7 @@
 //! Sessions that end, write-ahead intents, compare-and-set, lineage and fork.
 
 mod cli;
+mod compare_and_set;
 mod fork_carries_intent;
 mod fork_live;
 mod fork_never_rewinds;
