@@ -230,17 +230,7 @@ mod cli {
         fn entry(id: u64, agent: &str, phase: &str, at: DateTime<Utc>) -> Entry {
             let mut record = Record::checkpoint(agent, "s1", phase, json!({})).unwrap();
             record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
-            let comment = CommentInfo {
-                id: Some(id),
-                author: "bot".into(),
-                created_at: at,
-                updated_at: at,
-                url: None,
-                issue: None,
-                edited: false,
-                pending: false,
-                unsigned: false,
-            };
+            let comment = CommentInfo::at(Some(id), "bot", at);
             let fenced = false;
             Entry {
                 record,
