@@ -50,8 +50,15 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
     let text = match (&result.structured_content, result.is_error) {
         (Some(value), Some(false)) => value.to_string(),
         _ => {
+            // The caller's mistake (a name no record can carry) is invalid params, as the tool
+            // call says it with exit 64 or 65; anything else is the server's.
             let message = super::reply::first_text(&result);
-            return Err(ErrorData::internal_error(message, None));
+            return Err(match super::reply::failure_code(&result) {
+                Some(crate::face::EX_USAGE | crate::face::EX_DATAERR) => {
+                    ErrorData::invalid_params(message, None)
+                }
+                _ => ErrorData::internal_error(message, None),
+            });
         }
     };
     let contents = ResourceContents::TextResourceContents {

@@ -50,6 +50,13 @@ pub fn error(e: &Error) -> CallToolResult {
     failure(face::exit_code(e), &e.to_string())
 }
 
+/// The exit code a failed result carries in its error document (see [`failure`]).
+pub fn failure_code(result: &CallToolResult) -> Option<u8> {
+    let document = result.content.get(1)?.as_text()?;
+    let value: Value = serde_json::from_str(&document.text).ok()?;
+    u8::try_from(value["error"]["code"].as_u64()?).ok()
+}
+
 /// The first text of a result.
 pub fn first_text(result: &CallToolResult) -> String {
     result

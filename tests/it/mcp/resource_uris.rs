@@ -60,5 +60,21 @@ async fn a_percent_encoded_name_reads_the_session_it_names() {
             .await;
         assert!(answer.is_err(), "{bad}: {answer:?}");
     }
+    // A name no record can carry is the caller's mistake, said as invalid params (-32602), as a
+    // tool call says it with exit 65, never an internal error (-32603).
+    for bad in ["forgestate://resume/w/s%2A", "forgestate://resume/w/a%3Fb"] {
+        let answer = client
+            .read_resource(ReadResourceRequestParams::new(bad))
+            .await;
+        let Err(rmcp::ServiceError::McpError(e)) = &answer else {
+            panic!("{bad}: {answer:?}")
+        };
+        assert_eq!(
+            e.code,
+            rmcp::model::ErrorCode::INVALID_PARAMS,
+            "{bad}: {e:?}"
+        );
+        assert!(e.message.contains("session"), "{bad}: {e:?}");
+    }
     client.cancel().await.expect("close");
 }
