@@ -238,12 +238,12 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
             deep(line).ok_or_else(|| {
                 let message = format!("the request line is not JSON ({e}); {SHAPE}");
-                (None, usage(&message))
+                (salvaged_id(line), usage(&message))
             })?
         }
         Err(e) => {
             let message = format!("the request line is not JSON ({e}); {SHAPE}");
-            return Err((None, usage(&message)));
+            return Err((salvaged_id(line), usage(&message)));
         }
     };
     let Value::Object(mut map) = value else {
@@ -287,6 +287,12 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
         }
     };
     Ok((id, verb, args))
+}
+
+/// The `id` of a line that is not JSON (bad bytes, cut short), when it is a plain value before
+/// the damage, so the caller can still match the answer to its request (as MCP does).
+fn salvaged_id(line: &[u8]) -> Option<Value> {
+    Some(crate::face::top_level_id(line)).filter(|id| !id.is_null())
 }
 
 /// A request line nested past serde_json's 128 levels, read level by level: an argument too

@@ -24,7 +24,8 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use super::order::Order;
-use judge::{INVALID_REQUEST, Verdict, error, judge, top_level_id};
+use crate::face::top_level_id;
+use judge::{INVALID_REQUEST, Verdict, error, judge};
 
 /// The longest line handed on (rmcp's own limit).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::face::string_end;
+use crate::face::top_level_id;
 
 /// JSON-RPC's parse error.
 const PARSE_ERROR: i64 = -32700;
@@ -241,53 +241,4 @@ fn depth(text: &[u8]) -> usize {
         }
     }
     most
-}
-
-/// The `id` of a message that could not be parsed whole (truncated, too long, a bad string
-/// somewhere): the value of the top-level key `id`, when it is a string, number or null and comes
-/// before the damage. `null` otherwise.
-pub(super) fn top_level_id(text: &[u8]) -> Value {
-    let (mut level, mut at) = (0usize, 0usize);
-    while at < text.len() {
-        match text[at] {
-            b'"' => {
-                let end = string_end(text, at);
-                if level == 1 && &text[at..end] == b"\"id\"" {
-                    let rest = &text[end..];
-                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace());
-                    if colon.is_some_and(|c| rest[c] == b':') {
-                        return id_value(&rest[colon.unwrap_or(0) + 1..]);
-                    }
-                }
-                at = end;
-                continue;
-            }
-            b'[' | b'{' => level += 1,
-            b']' | b'}' => level = level.saturating_sub(1),
-            _ => {}
-        }
-        at += 1;
-    }
-    Value::Null
-}
-
-/// The JSON value at the start of `rest`, when it is a plain id (string, number, null).
-fn id_value(rest: &[u8]) -> Value {
-    let start = rest
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(rest.len());
-    let rest = &rest[start..];
-    let end = match rest.first() {
-        Some(b'"') => string_end(rest, 0),
-        Some(_) => rest
-            .iter()
-            .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
-            .unwrap_or(rest.len()),
-        None => 0,
-    };
-    match serde_json::from_slice::<Value>(&rest[..end]) {
-        Ok(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v,
-        _ => Value::Null,
-    }
 }

@@ -206,6 +206,13 @@ fn bytes_that_are_not_utf8_and_a_store_that_cannot_open_are_answered_line_by_lin
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(answers[0]["error"]["code"], 64, "{}", answers[0]);
     assert_eq!(answers[1]["id"], 2);
+    // Bad bytes after the id: the answer still carries it, so the caller can match it.
+    let out = Bin::new(dir.path())
+        .stdin(b"{\"id\": \"q7\", \"verb\": \"list\", \"args\": {\"agent\": \"\xff\"}}\n".to_vec())
+        .run(&words("--store st call --lines"));
+    let answer = json_of(stdout(&out).trim());
+    assert_eq!(answer["id"], "q7", "{answer}");
+    assert_eq!(answer["error"]["code"], 64, "{answer}");
     assert_eq!(answers[1]["answer"]["records"], json!([]));
     // A config that cannot be used: said once on stderr, then each request answers it.
     std::fs::write(dir.path().join("bad.toml"), "[locall]\n").unwrap();
