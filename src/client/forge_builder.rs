@@ -71,13 +71,6 @@ impl ForgeBuilder {
         self
     }
 
-    /// The colour and description of the label, when forgestate creates it.
-    pub fn label_style(mut self, color: impl Into<String>, description: impl Into<String>) -> Self {
-        self.options.label_color = color.into();
-        self.options.label_description = description.into();
-        self
-    }
-
     /// Whether writes may create the session issue when there is none (default: yes).
     pub fn auto_init(mut self, on: bool) -> Self {
         self.options.auto_init = on;
@@ -132,12 +125,6 @@ impl ForgeBuilder {
     /// [`Client::rotate`]); 0 turns automatic rotation off.
     pub fn rotate_after(mut self, comments: u64) -> Self {
         self.options.rotate_after = comments;
-        self
-    }
-
-    /// A rotation carries forward the sessions active within this many days.
-    pub fn carry_days(mut self, days: u64) -> Self {
-        self.options.carry_days = days;
         self
     }
 
