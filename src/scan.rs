@@ -615,83 +615,27 @@ pub(crate) fn add_landed_except(
     sort_entries(&mut scan.entries);
 }
 
-/// Warnings for comments newer than `answer` (a comment id; `None` when there is no answer) that
-/// might have been a newer answer but could not be read: invalid or unreadable comments of a
-/// trusted or unknown author, never untrusted ones or duplicates. When a comment's marker line
-/// names its kind and agent, it counts only if `wanted` accepts them.
-pub fn unread_newer(
-    scan: &Scan,
-    trust: &Trust,
-    answer: Option<u64>,
-    wanted: impl Fn(Kind, &str) -> bool,
-) -> Vec<String> {
-    unread_after(scan, trust, answer.map(AnswerAt::Comment), wanted)
-}
-
-/// [`unread_newer`] for an answer known by its entry: a comment whose id could not be read
+/// Warnings for comments newer than `answer` (`None` when there is no answer) that might have
+/// been a newer answer but could not be read: invalid or unreadable comments of a trusted or
+/// unknown author, never untrusted ones or duplicates. When a comment's marker line names its
+/// kind and agent, it counts only if `wanted` accepts them. A comment whose id could not be read
 /// counts unless its posting time, read, is before the answer's comment's (the thread's order
 /// follows the comments' times); one posted before the answer counts too when the answer is a
 /// copy first posted before it (`Posted-At:`), since a record it held would rank after the
 /// answer.
-pub fn unread_newer_than(
+pub fn unread_newer(
     scan: &Scan,
     trust: &Trust,
     answer: Option<&Entry>,
     wanted: impl Fn(Kind, &str) -> bool,
 ) -> Vec<String> {
-    let place = answer.and_then(|e| {
-        Some(AnswerAt::Entry {
+    let answer = answer.and_then(|e| {
+        Some(AnswerAt {
             id: e.comment.id?,
             created_at: e.comment.created_at,
             first: e.record.posted_at,
         })
     });
-    unread_after(scan, trust, place, wanted)
-}
-
-/// Where an answer stands, for [`unread_after`].
-#[derive(Clone, Copy)]
-enum AnswerAt {
-    /// Only its comment id is known.
-    Comment(u64),
-    /// Its comment id and time, and its `Posted-At:` on a copy.
-    Entry {
-        id: u64,
-        created_at: DateTime<Utc>,
-        first: Option<DateTime<Utc>>,
-    },
-}
-
-impl AnswerAt {
-    /// Whether `r`, a comment that could not be read, might hold a record that ranks after the
-    /// answer. A time that could not be read shows as the epoch ([`unreadable`]): unknown.
-    fn maybe_before(self, r: &CommentInfo) -> bool {
-        let known = |t: DateTime<Utc>| (t != DateTime::UNIX_EPOCH).then_some(t);
-        match (self, r.id) {
-            (AnswerAt::Comment(answer), Some(id)) => id > answer,
-            // Nothing to place it by: as before, only comment ids are compared.
-            (AnswerAt::Comment(_), None) => false,
-            (AnswerAt::Entry { id: answer, .. }, Some(id)) if id > answer => true,
-            (AnswerAt::Entry { created_at, .. }, None)
-                if known(r.created_at).is_none_or(|t| t >= created_at) =>
-            {
-                true
-            }
-            // Posted before the answer's comment: it ranks after the answer only when the
-            // answer is a copy first posted before it.
-            (AnswerAt::Entry { first, .. }, _) => {
-                first.is_some_and(|first| known(r.created_at).is_none_or(|t| t > first))
-            }
-        }
-    }
-}
-
-fn unread_after(
-    scan: &Scan,
-    trust: &Trust,
-    answer: Option<AnswerAt>,
-    wanted: impl Fn(Kind, &str) -> bool,
-) -> Vec<String> {
     scan.rejected
         .iter()
         .filter(|r| match &r.code {
@@ -726,6 +670,30 @@ fn unread_after(
             )
         })
         .collect()
+}
+
+/// Where an answer stands, for [`unread_newer`]: its comment id and time, and its `Posted-At:`
+/// on a copy.
+#[derive(Clone, Copy)]
+struct AnswerAt {
+    id: u64,
+    created_at: DateTime<Utc>,
+    first: Option<DateTime<Utc>>,
+}
+
+impl AnswerAt {
+    /// Whether `r`, a comment that could not be read, might hold a record that ranks after the
+    /// answer. A time that could not be read shows as the epoch ([`unreadable`]): unknown.
+    fn maybe_before(self, r: &CommentInfo) -> bool {
+        let known = |t: DateTime<Utc>| (t != DateTime::UNIX_EPOCH).then_some(t);
+        match r.id {
+            Some(id) if id > self.id => true,
+            None if known(r.created_at).is_none_or(|t| t >= self.created_at) => true,
+            // Posted before the answer's comment: it ranks after the answer only when the
+            // answer is a copy first posted before it.
+            _ => (self.first).is_some_and(|first| known(r.created_at).is_none_or(|t| t > first)),
+        }
+    }
 }
 
 /// Whether `name` matches a filter value: exactly, unless the value holds a glob metacharacter
