@@ -142,16 +142,22 @@ pub struct Entry {
 }
 
 /// Why a comment does not count as a record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// The body is not a valid record.
+    #[error(transparent)]
     Invalid(ParseError),
     /// The poster is not a trusted author.
+    #[error(
+        "posted by {author}, who is not a trusted author; never used for resume (add them to \
+         trusted_authors if they should be)"
+    )]
     Untrusted {
         /// The poster's login.
         author: String,
     },
     /// Another comment already holds this record id.
+    #[error("repeats record {record_id}, first posted as comment {first_comment}")]
     Duplicate {
         /// The repeated record id ([`NO_ID`] for a record without one, repeated with the same
         /// kind, agent, session, time and payload).
@@ -161,11 +167,15 @@ pub enum Rejection {
     },
     /// A valid record by a trusted author that is not believed: with a signing key configured,
     /// its signature is missing or does not match its content.
+    #[error("not believed: {reason}; answers come from the newest record whose signature is valid")]
     NotBelieved {
         /// Why, as a clause ("it carries no signature").
         reason: String,
     },
     /// The store holds the comment in a shape that cannot be read (say, a `null` body).
+    #[error(
+        "the comment cannot be read ({reason}); it is not used (look at it in the forge's web UI)"
+    )]
     Unreadable {
         /// What could not be read.
         reason: String,
@@ -181,38 +191,6 @@ impl Rejection {
             Rejection::Duplicate { .. } => "duplicate",
             Rejection::Unreadable { .. } => "unreadable",
             Rejection::NotBelieved { .. } => "not_believed",
-        }
-    }
-}
-
-impl std::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Rejection::Invalid(e) => e.fmt(f),
-            Rejection::Untrusted { author } => write!(
-                f,
-                "posted by {author}, who is not a trusted author; never used for resume \
-                 (add them to trusted_authors if they should be)"
-            ),
-            Rejection::Duplicate {
-                record_id,
-                first_comment,
-            } => {
-                write!(
-                    f,
-                    "repeats record {record_id}, first posted as comment {first_comment}"
-                )
-            }
-            Rejection::NotBelieved { reason } => write!(
-                f,
-                "not believed: {reason}; answers come from the newest record whose signature \
-                 is valid"
-            ),
-            Rejection::Unreadable { reason } => write!(
-                f,
-                "the comment cannot be read ({reason}); it is not used (look at it in the \
-                 forge's web UI)"
-            ),
         }
     }
 }
