@@ -64,15 +64,20 @@ pub struct Takeover {
 impl Takeover {
     /// The takeover `e` holds, if it is one.
     pub fn of(e: &Entry) -> Option<Takeover> {
+        Takeover::posted(&e.record, e.record.first_posted(e.comment.created_at))
+    }
+
+    /// The takeover `record` is, if it is one, posted at `at`.
+    pub(crate) fn posted(record: &Record, at: DateTime<Utc>) -> Option<Takeover> {
+        let crate::format::Payload::Takeover { by, .. } = &record.payload else {
+            return None;
+        };
         Some(Takeover {
-            owner: e.record.new_owner()?.to_string(),
-            record_id: e.record.id.clone(),
-            from_record: e.record.taken_from().map(str::to_string),
-            by: match &e.record.payload {
-                crate::format::Payload::Takeover { by, .. } => by.clone(),
-                _ => None,
-            },
-            at: e.record.first_posted(e.comment.created_at),
+            owner: record.new_owner()?.to_string(),
+            record_id: record.id.clone(),
+            from_record: record.taken_from().map(str::to_string),
+            by: by.clone(),
+            at,
         })
     }
 
