@@ -25,7 +25,6 @@ pub struct ForgeBuilder {
     options: ForgeOptions,
     pub(super) read_cache: ReadCache,
     trusted_authors: Vec<String>,
-    redact_keys: Option<Vec<String>>,
     resume: Option<ResumeMap>,
     renderer: Option<Renderer>,
 }
@@ -37,7 +36,6 @@ impl ForgeBuilder {
             options,
             read_cache: ReadCache::default(),
             trusted_authors: Vec::new(),
-            redact_keys: None,
             resume: None,
             renderer: None,
         }
@@ -152,12 +150,6 @@ impl ForgeBuilder {
         self
     }
 
-    /// Keys whose values are redacted (replaces the default list).
-    pub fn redact_keys(mut self, keys: Vec<String>) -> Self {
-        self.redact_keys = Some(keys);
-        self
-    }
-
     /// The resume map (default: the seed's, [`ResumeMap::default`]).
     pub fn resume_map(mut self, map: ResumeMap) -> Self {
         self.resume = Some(map);
@@ -262,17 +254,11 @@ impl ForgeBuilder {
                 repo: o.repo.clone(),
             })
         });
-        let mut client = Client::new(
-            AnyThread::Forge(Box::new(thread)),
-            renderer,
-            self.resume.unwrap_or_default(),
-        )
-        .with_trusted_authors(self.trusted_authors);
-        if let Some(keys) = self.redact_keys {
-            client = client.with_redact_keys(keys);
-        }
-        // The token in use is scrubbed from every record, wherever it appears.
-        client = client.with_redact_secret(&token);
+        let resume = self.resume.unwrap_or_default();
+        let mut client = Client::new(AnyThread::Forge(Box::new(thread)), renderer, resume)
+            .with_trusted_authors(self.trusted_authors)
+            // The token in use is scrubbed from every record, wherever it appears.
+            .with_redact_secret(&token);
         if let Some(outbox) = outbox {
             client = client.with_outbox(outbox, o.drain);
         }
