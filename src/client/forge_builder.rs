@@ -12,7 +12,11 @@ use crate::backend::AnyThread;
 use crate::config::ForgeOptions;
 use crate::durable::{DrainPolicy, Origin, Outbox};
 use crate::error::{Error, Result};
-use crate::forge::{ForgeClient, ForgeSettings, ForgeThread, RepoRef, store_key};
+use crate::forge::retry::RetryPolicy;
+use crate::forge::wait::Wait;
+use crate::forge::{
+    ForgeClient, ForgeClientBuilder, ForgeSettings, ForgeThread, RepoRef, store_key,
+};
 use crate::format::{Renderer, SessionIssue};
 use crate::mirror::ReadCache;
 use crate::resume::ResumeMap;
@@ -209,20 +213,19 @@ impl ForgeBuilder {
             repo: o.repo.clone(),
             trusted: self.trusted_authors.join(", "),
         })?;
-        let http = ForgeClient::builder(o.url)
-            .token(token.clone())
-            .connect_timeout(o.connect_timeout.max(Duration::from_millis(1)))
-            .request_timeout(o.request_timeout.max(Duration::from_millis(1)))
-            .retry_budget(o.retry_budget)
-            .wait(
-                o.wait.max(Duration::from_millis(1)),
-                o.patience,
-                o.quick_timeout.max(Duration::from_millis(1)),
-            )
-            .max_response_bytes(o.max_response_bytes.max(1))
-            .allow_insecure_http(o.allow_insecure_http)
-            .build()
-            .map_err(|e| Error::setting("url", e.to_string()))?;
+        let least = |d: Duration| d.max(Duration::from_millis(1));
+        let http = ForgeClientBuilder {
+            token: Some(token.clone()),
+            connect_timeout: least(o.connect_timeout),
+            request_timeout: least(o.request_timeout),
+            policy: RetryPolicy::full(o.retry_budget),
+            wait: Wait::with_patience(least(o.wait), o.patience, least(o.quick_timeout)),
+            max_response_bytes: o.max_response_bytes.max(1),
+            allow_insecure_http: o.allow_insecure_http,
+            ..ForgeClient::builder(o.url)
+        }
+        .build()
+        .map_err(|e| Error::setting("url", e.to_string()))?;
         let base = http.base().to_string();
         let key = store_key(&base, &o.owner, &o.repo);
         let settings = ForgeSettings {
@@ -238,7 +241,7 @@ impl ForgeBuilder {
             auto_init: o.auto_init,
             cache_dir: o.cache_dir.clone(),
             recheck_after: o.recheck_after,
-            quick_timeout: o.quick_timeout.max(Duration::from_millis(1)),
+            quick_timeout: least(o.quick_timeout),
             rotate_after: o.rotate_after,
             carry_days: o.carry_days,
             trusted_authors: self.trusted_authors.clone(),
