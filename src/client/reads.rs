@@ -202,7 +202,10 @@ impl<T: Thread> Client<T> {
                 None => {}
             }
         }
-        self.remember_id(agent, session, session_facts.latest_id.as_deref());
+        // The newest record of the pair this client read back: its next record's `Parent:`.
+        if let Some(id) = &session_facts.latest_id {
+            self.known.set(agent, session, id.clone());
+        }
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {
