@@ -19,7 +19,7 @@ use crate::config::{Config, ForgeOptions, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::error::Result;
 use crate::format::Renderer;
-use crate::mirror::ReadCache;
+use crate::mirror::{LOCAL_NAME, ReadCache};
 use crate::resume::ResumeMap;
 use crate::store::LocalThread;
 
@@ -121,9 +121,10 @@ impl Client<AnyThread> {
         let client = match store {
             StoreSettings::Local { dir, author } => {
                 let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
+                // The read cache lives beside the store's file.
                 Client::new(thread, renderer, resume)
                     .with_trusted_authors(trusted_authors)
-                    .with_local_mirror(&dir, read_cache)
+                    .with_mirror_in(&dir, LOCAL_NAME, read_cache, None)
             }
             StoreSettings::Forge(options) => ForgeBuilder::from_options(*options)
                 .renderer(renderer)
