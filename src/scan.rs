@@ -71,15 +71,11 @@ impl CommentInfo {
 impl From<&Comment> for CommentInfo {
     fn from(c: &Comment) -> Self {
         CommentInfo {
-            id: Some(c.id),
-            author: c.author.clone(),
-            created_at: c.created_at,
             updated_at: c.updated_at,
             url: c.url.clone(),
             issue: c.url.as_deref().and_then(crate::store::issue_in_url),
             edited: edited_after_posting(c.created_at, c.updated_at),
-            pending: false,
-            unsigned: false,
+            ..CommentInfo::at(Some(c.id), &c.author, c.created_at)
         }
     }
 }
@@ -503,15 +499,11 @@ fn unreadable(u: Unreadable) -> Rejected {
     };
     Rejected {
         comment: CommentInfo {
-            id: u.id,
-            author: u.author.unwrap_or_default(),
-            created_at,
             updated_at,
             issue: u.url.as_deref().and_then(crate::store::issue_in_url),
             url: u.url,
             edited,
-            pending: false,
-            unsigned: false,
+            ..CommentInfo::at(u.id, &u.author.unwrap_or_default(), created_at)
         },
         reason: rejection.to_string(),
         code: rejection,
