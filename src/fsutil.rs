@@ -165,16 +165,9 @@ pub(crate) fn writable_by_others(meta: &std::fs::Metadata) -> bool {
 }
 
 /// Why [`read_regular`] refused a file: another user owns it.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("is owned by another user, or writable by others")]
 pub(crate) struct NotOurs;
-
-impl std::fmt::Display for NotOurs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("is owned by another user, or writable by others")
-    }
-}
-
-impl std::error::Error for NotOurs {}
 
 impl NotOurs {
     /// Whether `e` is this refusal.

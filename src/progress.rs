@@ -92,7 +92,7 @@ impl ProgressHook {
     /// end when dropped.
     pub fn task(&self, name: impl Into<String>, total: Option<u64>) -> Task {
         let task = Task {
-            sink: self.0.clone(),
+            hook: self.clone(),
             name: name.into(),
             done: 0,
             total,
@@ -103,21 +103,12 @@ impl ProgressHook {
 }
 
 /// A task under way; see [`ProgressHook::task`].
+#[derive(Debug)]
 pub struct Task {
-    sink: Option<Arc<dyn Progress>>,
+    hook: ProgressHook,
     name: String,
     done: u64,
     total: Option<u64>,
-}
-
-impl std::fmt::Debug for Task {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Task")
-            .field("name", &self.name)
-            .field("done", &self.done)
-            .field("total", &self.total)
-            .finish()
-    }
 }
 
 impl Task {
@@ -146,7 +137,7 @@ impl Task {
     }
 
     fn send(&self, finished: bool) {
-        if let Some(sink) = &self.sink {
+        if let Some(sink) = &self.hook.0 {
             sink.report(&Step {
                 task: &self.name,
                 done: self.done,

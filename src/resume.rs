@@ -299,10 +299,6 @@ pub struct ImplementationState {
     pub working_dir: Option<String>,
 }
 
-#[cfg(test)]
-#[path = "resume_tests.rs"]
-mod tests;
-
 /// The "did you mean" line for a fresh start of `agent` in `session`, from the (agent, session)
 /// pairs that have checkpoints: the agent's other sessions and the session's other agents,
 /// closest names first (three at most each); `None` when neither has any.

@@ -71,15 +71,11 @@ impl CommentInfo {
 impl From<&Comment> for CommentInfo {
     fn from(c: &Comment) -> Self {
         CommentInfo {
-            id: Some(c.id),
-            author: c.author.clone(),
-            created_at: c.created_at,
             updated_at: c.updated_at,
             url: c.url.clone(),
             issue: c.url.as_deref().and_then(crate::store::issue_in_url),
             edited: edited_after_posting(c.created_at, c.updated_at),
-            pending: false,
-            unsigned: false,
+            ..CommentInfo::at(Some(c.id), &c.author, c.created_at)
         }
     }
 }
@@ -142,16 +138,22 @@ pub struct Entry {
 }
 
 /// Why a comment does not count as a record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// The body is not a valid record.
+    #[error(transparent)]
     Invalid(ParseError),
     /// The poster is not a trusted author.
+    #[error(
+        "posted by {author}, who is not a trusted author; never used for resume (add them to \
+         trusted_authors if they should be)"
+    )]
     Untrusted {
         /// The poster's login.
         author: String,
     },
     /// Another comment already holds this record id.
+    #[error("repeats record {record_id}, first posted as comment {first_comment}")]
     Duplicate {
         /// The repeated record id ([`NO_ID`] for a record without one, repeated with the same
         /// kind, agent, session, time and payload).
@@ -161,11 +163,15 @@ pub enum Rejection {
     },
     /// A valid record by a trusted author that is not believed: with a signing key configured,
     /// its signature is missing or does not match its content.
+    #[error("not believed: {reason}; answers come from the newest record whose signature is valid")]
     NotBelieved {
         /// Why, as a clause ("it carries no signature").
         reason: String,
     },
     /// The store holds the comment in a shape that cannot be read (say, a `null` body).
+    #[error(
+        "the comment cannot be read ({reason}); it is not used (look at it in the forge's web UI)"
+    )]
     Unreadable {
         /// What could not be read.
         reason: String,
@@ -181,38 +187,6 @@ impl Rejection {
             Rejection::Duplicate { .. } => "duplicate",
             Rejection::Unreadable { .. } => "unreadable",
             Rejection::NotBelieved { .. } => "not_believed",
-        }
-    }
-}
-
-impl std::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Rejection::Invalid(e) => e.fmt(f),
-            Rejection::Untrusted { author } => write!(
-                f,
-                "posted by {author}, who is not a trusted author; never used for resume \
-                 (add them to trusted_authors if they should be)"
-            ),
-            Rejection::Duplicate {
-                record_id,
-                first_comment,
-            } => {
-                write!(
-                    f,
-                    "repeats record {record_id}, first posted as comment {first_comment}"
-                )
-            }
-            Rejection::NotBelieved { reason } => write!(
-                f,
-                "not believed: {reason}; answers come from the newest record whose signature \
-                 is valid"
-            ),
-            Rejection::Unreadable { reason } => write!(
-                f,
-                "the comment cannot be read ({reason}); it is not used (look at it in the \
-                 forge's web UI)"
-            ),
         }
     }
 }
@@ -525,15 +499,11 @@ fn unreadable(u: Unreadable) -> Rejected {
     };
     Rejected {
         comment: CommentInfo {
-            id: u.id,
-            author: u.author.unwrap_or_default(),
-            created_at,
             updated_at,
             issue: u.url.as_deref().and_then(crate::store::issue_in_url),
             url: u.url,
             edited,
-            pending: false,
-            unsigned: false,
+            ..CommentInfo::at(u.id, &u.author.unwrap_or_default(), created_at)
         },
         reason: rejection.to_string(),
         code: rejection,
@@ -615,83 +585,27 @@ pub(crate) fn add_landed_except(
     sort_entries(&mut scan.entries);
 }
 
-/// Warnings for comments newer than `answer` (a comment id; `None` when there is no answer) that
-/// might have been a newer answer but could not be read: invalid or unreadable comments of a
-/// trusted or unknown author, never untrusted ones or duplicates. When a comment's marker line
-/// names its kind and agent, it counts only if `wanted` accepts them.
-pub fn unread_newer(
-    scan: &Scan,
-    trust: &Trust,
-    answer: Option<u64>,
-    wanted: impl Fn(Kind, &str) -> bool,
-) -> Vec<String> {
-    unread_after(scan, trust, answer.map(AnswerAt::Comment), wanted)
-}
-
-/// [`unread_newer`] for an answer known by its entry: a comment whose id could not be read
+/// Warnings for comments newer than `answer` (`None` when there is no answer) that might have
+/// been a newer answer but could not be read: invalid or unreadable comments of a trusted or
+/// unknown author, never untrusted ones or duplicates. When a comment's marker line names its
+/// kind and agent, it counts only if `wanted` accepts them. A comment whose id could not be read
 /// counts unless its posting time, read, is before the answer's comment's (the thread's order
 /// follows the comments' times); one posted before the answer counts too when the answer is a
 /// copy first posted before it (`Posted-At:`), since a record it held would rank after the
 /// answer.
-pub fn unread_newer_than(
+pub fn unread_newer(
     scan: &Scan,
     trust: &Trust,
     answer: Option<&Entry>,
     wanted: impl Fn(Kind, &str) -> bool,
 ) -> Vec<String> {
-    let place = answer.and_then(|e| {
-        Some(AnswerAt::Entry {
+    let answer = answer.and_then(|e| {
+        Some(AnswerAt {
             id: e.comment.id?,
             created_at: e.comment.created_at,
             first: e.record.posted_at,
         })
     });
-    unread_after(scan, trust, place, wanted)
-}
-
-/// Where an answer stands, for [`unread_after`].
-#[derive(Clone, Copy)]
-enum AnswerAt {
-    /// Only its comment id is known.
-    Comment(u64),
-    /// Its comment id and time, and its `Posted-At:` on a copy.
-    Entry {
-        id: u64,
-        created_at: DateTime<Utc>,
-        first: Option<DateTime<Utc>>,
-    },
-}
-
-impl AnswerAt {
-    /// Whether `r`, a comment that could not be read, might hold a record that ranks after the
-    /// answer. A time that could not be read shows as the epoch ([`unreadable`]): unknown.
-    fn maybe_before(self, r: &CommentInfo) -> bool {
-        let known = |t: DateTime<Utc>| (t != DateTime::UNIX_EPOCH).then_some(t);
-        match (self, r.id) {
-            (AnswerAt::Comment(answer), Some(id)) => id > answer,
-            // Nothing to place it by: as before, only comment ids are compared.
-            (AnswerAt::Comment(_), None) => false,
-            (AnswerAt::Entry { id: answer, .. }, Some(id)) if id > answer => true,
-            (AnswerAt::Entry { created_at, .. }, None)
-                if known(r.created_at).is_none_or(|t| t >= created_at) =>
-            {
-                true
-            }
-            // Posted before the answer's comment: it ranks after the answer only when the
-            // answer is a copy first posted before it.
-            (AnswerAt::Entry { first, .. }, _) => {
-                first.is_some_and(|first| known(r.created_at).is_none_or(|t| t > first))
-            }
-        }
-    }
-}
-
-fn unread_after(
-    scan: &Scan,
-    trust: &Trust,
-    answer: Option<AnswerAt>,
-    wanted: impl Fn(Kind, &str) -> bool,
-) -> Vec<String> {
     scan.rejected
         .iter()
         .filter(|r| match &r.code {
@@ -726,6 +640,30 @@ fn unread_after(
             )
         })
         .collect()
+}
+
+/// Where an answer stands, for [`unread_newer`]: its comment id and time, and its `Posted-At:`
+/// on a copy.
+#[derive(Clone, Copy)]
+struct AnswerAt {
+    id: u64,
+    created_at: DateTime<Utc>,
+    first: Option<DateTime<Utc>>,
+}
+
+impl AnswerAt {
+    /// Whether `r`, a comment that could not be read, might hold a record that ranks after the
+    /// answer. A time that could not be read shows as the epoch ([`unreadable`]): unknown.
+    fn maybe_before(self, r: &CommentInfo) -> bool {
+        let known = |t: DateTime<Utc>| (t != DateTime::UNIX_EPOCH).then_some(t);
+        match r.id {
+            Some(id) if id > self.id => true,
+            None if known(r.created_at).is_none_or(|t| t >= self.created_at) => true,
+            // Posted before the answer's comment: it ranks after the answer only when the
+            // answer is a copy first posted before it.
+            _ => (self.first).is_some_and(|first| known(r.created_at).is_none_or(|t| t > first)),
+        }
+    }
 }
 
 /// Whether `name` matches a filter value: exactly, unless the value holds a glob metacharacter

@@ -19,7 +19,7 @@ use crate::config::{Config, ForgeOptions, Settings, StoreSettings};
 use crate::defaults as d;
 use crate::error::Result;
 use crate::format::Renderer;
-use crate::mirror::ReadCache;
+use crate::mirror::{LOCAL_NAME, ReadCache};
 use crate::resume::ResumeMap;
 use crate::store::LocalThread;
 
@@ -121,26 +121,22 @@ impl Client<AnyThread> {
         let client = match store {
             StoreSettings::Local { dir, author } => {
                 let thread = AnyThread::Local(LocalThread::new(dir.clone(), author));
-                let client = Client::new(thread, renderer, resume)
+                // The read cache lives beside the store's file.
+                Client::new(thread, renderer, resume)
                     .with_trusted_authors(trusted_authors)
-                    .with_local_mirror(&dir, read_cache);
-                match redact_keys {
-                    Some(keys) => client.with_redact_keys(keys),
-                    None => client,
-                }
+                    .with_mirror_in(&dir, LOCAL_NAME, read_cache, None)
             }
-            StoreSettings::Forge(options) => {
-                let builder = ForgeBuilder::from_options(*options)
-                    .renderer(renderer)
-                    .resume_map(resume)
-                    .read_cache(read_cache)
-                    .trusted_authors(trusted_authors);
-                match redact_keys {
-                    Some(keys) => builder.redact_keys(keys),
-                    None => builder,
-                }
-                .build()?
-            }
+            StoreSettings::Forge(options) => ForgeBuilder::from_options(*options)
+                .renderer(renderer)
+                .resume_map(resume)
+                .read_cache(read_cache)
+                .trusted_authors(trusted_authors)
+                .build()?,
+        };
+        // The key patterns replace the default list; the token stays scrubbed.
+        let client = match redact_keys {
+            Some(keys) => client.with_redact_keys(keys),
+            None => client,
         };
         Ok(client
             .with_signing_keys(signing)

@@ -11,7 +11,7 @@ use crate::durable::OUTBOX_ONLY;
 use crate::durable::Spooled;
 use crate::error::{Error, Result};
 use crate::format::Record;
-use crate::mirror::{Keep, LOCAL_NAME, Mirror, ReadCache, Warm};
+use crate::mirror::{Keep, Mirror, ReadCache, Warm};
 use crate::scan::{
     Entry, Scan, Trust, add_landed_except, add_pending, add_pending_except, scan_checked,
 };
@@ -38,11 +38,6 @@ impl<T: Thread> Client<T> {
             .enabled
             .then(|| Mirror::new(dir, name, cache.resync_after, token));
         self
-    }
-
-    /// Reads the thread in `dir` (a local store) through a read cache beside its file.
-    pub(crate) fn with_local_mirror(self, dir: &Path, cache: ReadCache) -> Client<T> {
-        self.with_mirror_in(dir, LOCAL_NAME, cache, None)
     }
 
     /// Turns the read cache off: every read lists the whole thread.

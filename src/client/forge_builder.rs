@@ -12,7 +12,11 @@ use crate::backend::AnyThread;
 use crate::config::ForgeOptions;
 use crate::durable::{DrainPolicy, Origin, Outbox};
 use crate::error::{Error, Result};
-use crate::forge::{ForgeClient, ForgeSettings, ForgeThread, RepoRef, store_key};
+use crate::forge::retry::RetryPolicy;
+use crate::forge::wait::Wait;
+use crate::forge::{
+    ForgeClient, ForgeClientBuilder, ForgeSettings, ForgeThread, RepoRef, store_key,
+};
 use crate::format::{Renderer, SessionIssue};
 use crate::mirror::ReadCache;
 use crate::resume::ResumeMap;
@@ -25,7 +29,6 @@ pub struct ForgeBuilder {
     options: ForgeOptions,
     pub(super) read_cache: ReadCache,
     trusted_authors: Vec<String>,
-    redact_keys: Option<Vec<String>>,
     resume: Option<ResumeMap>,
     renderer: Option<Renderer>,
 }
@@ -37,7 +40,6 @@ impl ForgeBuilder {
             options,
             read_cache: ReadCache::default(),
             trusted_authors: Vec::new(),
-            redact_keys: None,
             resume: None,
             renderer: None,
         }
@@ -68,13 +70,6 @@ impl ForgeBuilder {
     pub fn issue(mut self, title: impl Into<String>, label: impl Into<String>) -> Self {
         self.options.title = title.into();
         self.options.label = label.into();
-        self
-    }
-
-    /// The colour and description of the label, when forgestate creates it.
-    pub fn label_style(mut self, color: impl Into<String>, description: impl Into<String>) -> Self {
-        self.options.label_color = color.into();
-        self.options.label_description = description.into();
         self
     }
 
@@ -135,12 +130,6 @@ impl ForgeBuilder {
         self
     }
 
-    /// A rotation carries forward the sessions active within this many days.
-    pub fn carry_days(mut self, days: u64) -> Self {
-        self.options.carry_days = days;
-        self
-    }
-
     /// Refuse answers larger than this.
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.options.max_response_bytes = bytes;
@@ -162,12 +151,6 @@ impl ForgeBuilder {
     /// Authors besides the token's own login whose records count.
     pub fn trusted_authors(mut self, authors: impl IntoIterator<Item = String>) -> Self {
         self.trusted_authors.extend(authors);
-        self
-    }
-
-    /// Keys whose values are redacted (replaces the default list).
-    pub fn redact_keys(mut self, keys: Vec<String>) -> Self {
-        self.redact_keys = Some(keys);
         self
     }
 
@@ -230,20 +213,19 @@ impl ForgeBuilder {
             repo: o.repo.clone(),
             trusted: self.trusted_authors.join(", "),
         })?;
-        let http = ForgeClient::builder(o.url)
-            .token(token.clone())
-            .connect_timeout(o.connect_timeout.max(Duration::from_millis(1)))
-            .request_timeout(o.request_timeout.max(Duration::from_millis(1)))
-            .retry_budget(o.retry_budget)
-            .wait(
-                o.wait.max(Duration::from_millis(1)),
-                o.patience,
-                o.quick_timeout.max(Duration::from_millis(1)),
-            )
-            .max_response_bytes(o.max_response_bytes.max(1))
-            .allow_insecure_http(o.allow_insecure_http)
-            .build()
-            .map_err(|e| Error::setting("url", e.to_string()))?;
+        let least = |d: Duration| d.max(Duration::from_millis(1));
+        let http = ForgeClientBuilder {
+            token: Some(token.clone()),
+            connect_timeout: least(o.connect_timeout),
+            request_timeout: least(o.request_timeout),
+            policy: RetryPolicy::full(o.retry_budget),
+            wait: Wait::with_patience(least(o.wait), o.patience, least(o.quick_timeout)),
+            max_response_bytes: o.max_response_bytes.max(1),
+            allow_insecure_http: o.allow_insecure_http,
+            ..ForgeClient::builder(o.url)
+        }
+        .build()
+        .map_err(|e| Error::setting("url", e.to_string()))?;
         let base = http.base().to_string();
         let key = store_key(&base, &o.owner, &o.repo);
         let settings = ForgeSettings {
@@ -259,7 +241,7 @@ impl ForgeBuilder {
             auto_init: o.auto_init,
             cache_dir: o.cache_dir.clone(),
             recheck_after: o.recheck_after,
-            quick_timeout: o.quick_timeout.max(Duration::from_millis(1)),
+            quick_timeout: least(o.quick_timeout),
             rotate_after: o.rotate_after,
             carry_days: o.carry_days,
             trusted_authors: self.trusted_authors.clone(),
@@ -275,17 +257,11 @@ impl ForgeBuilder {
                 repo: o.repo.clone(),
             })
         });
-        let mut client = Client::new(
-            AnyThread::Forge(Box::new(thread)),
-            renderer,
-            self.resume.unwrap_or_default(),
-        )
-        .with_trusted_authors(self.trusted_authors);
-        if let Some(keys) = self.redact_keys {
-            client = client.with_redact_keys(keys);
-        }
-        // The token in use is scrubbed from every record, wherever it appears.
-        client = client.with_redact_secret(&token);
+        let resume = self.resume.unwrap_or_default();
+        let mut client = Client::new(AnyThread::Forge(Box::new(thread)), renderer, resume)
+            .with_trusted_authors(self.trusted_authors)
+            // The token in use is scrubbed from every record, wherever it appears.
+            .with_redact_secret(&token);
         if let Some(outbox) = outbox {
             client = client.with_outbox(outbox, o.drain);
         }

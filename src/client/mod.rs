@@ -434,8 +434,10 @@ impl<T: Thread> Client<T> {
 
     /// `record` with the `Parent:` this client knows and this client's writer, where it names
     /// neither itself (what [`Client::save`] posts).
-    pub(crate) fn as_this_writer(&self, record: Record) -> Record {
-        let mut record = self.with_known_parent(record);
+    pub(crate) fn as_this_writer(&self, mut record: Record) -> Record {
+        if record.parent.is_none() {
+            record.parent = self.known.get(&record.agent, &record.session);
+        }
         if record.writer.is_none() {
             record.writer = Some(self.writer.clone());
         }

@@ -11,12 +11,12 @@ use crate::format::{GLOB_CHARS, Kind};
 use crate::mirror::Keep;
 use crate::report::{conflict_warning, facts};
 use crate::resume::{Resume, did_you_mean};
-use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer_than};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
 use crate::store::Thread;
 
 impl<T: Thread> Client<T> {
     /// The newest record matching `filter`, in thread order, plus any store warnings.
-    /// Warns of comments newer than the answer that could not be read (see [`unread_newer_than`]).
+    /// Warns of comments newer than the answer that could not be read (see [`unread_newer`]).
     pub async fn latest(&self, filter: &Filter) -> Result<Latest> {
         let wanted = |e: &Entry| filter.matches(e);
         // One exact agent and session: the pair is read whole (the same one request), so the
@@ -202,7 +202,10 @@ impl<T: Thread> Client<T> {
                 None => {}
             }
         }
-        self.remember_id(agent, session, session_facts.latest_id.as_deref());
+        // The newest record of the pair this client read back: its next record's `Parent:`.
+        if let Some(id) = &session_facts.latest_id {
+            self.known.set(agent, session, id.clone());
+        }
         let mut resume = Resume::from_checkpoint(&self.resume, newest);
         resume.offline = offline;
         Ok(Resumed {
@@ -226,6 +229,6 @@ pub(super) fn stale_warnings(
     match (trust, answer) {
         (None, _) => Vec::new(),
         (Some(_), Some(e)) if e.comment.pending => Vec::new(),
-        (Some(trust), answer) => unread_newer_than(all, trust, answer, wanted),
+        (Some(trust), answer) => unread_newer(all, trust, answer, wanted),
     }
 }

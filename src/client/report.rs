@@ -32,13 +32,6 @@ pub struct Status {
     pub warnings: Vec<String>,
 }
 
-impl Status {
-    /// Whether any pair is stalled (what `--fail-on-stalled` exits 1 for).
-    pub fn any_stalled(&self) -> bool {
-        self.stalled > 0
-    }
-}
-
 impl<T: Thread> Client<T> {
     /// Who is alive: every (agent, session) matching `filter`, judged under `policy` on the
     /// store's clock (a forge's, from its `Date` header).
@@ -57,7 +50,7 @@ impl<T: Thread> Client<T> {
     /// let verdicts: Vec<_> = status.rows.iter().map(|r| (r.agent.as_str(), r.verdict)).collect();
     /// assert_eq!(verdicts, [("worker-1", Verdict::Alive), ("worker-2", Verdict::Paused)]);
     /// assert_eq!(status.rows[0].resume_point.as_deref(), Some("start"));
-    /// assert!(!status.any_stalled());
+    /// assert_eq!(status.stalled, 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # })?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -57,24 +57,6 @@ impl<T: Thread> Client<T> {
         }
     }
 
-    /// Remembers `id` as the newest record of (agent, session) this client read back.
-    pub(super) fn remember_id(&self, agent: &str, session: &str, id: Option<&str>) {
-        if let Some(id) = id {
-            self.known.set(agent, session, id.to_string());
-        }
-    }
-
-    /// `record` with the `Parent:` this client knows, when it has none of its own.
-    pub(super) fn with_known_parent(&self, record: Record) -> Record {
-        match record.parent {
-            Some(_) => record,
-            None => {
-                let parent = self.known.get(&record.agent, &record.session);
-                record.with_parent(parent)
-            }
-        }
-    }
-
     /// The records of one (agent, session) pair, in thread order, with the data of its newest
     /// checkpoint only (the others' data is `null`). Not scrubbed: the pair is found by its names
     /// as written, and the caller scrubs what it answers ([`Client::scrub_entry`]).

@@ -77,16 +77,7 @@ impl<T: Thread> Client<T> {
         };
         if let Some(record) = posted {
             resumed.session.latest_id.clone_from(&record.id);
-            resumed.session.owner = Some(Takeover {
-                owner: owner.to_string(),
-                record_id: record.id.clone(),
-                from_record: record.taken_from().map(str::to_string),
-                by: match &record.payload {
-                    crate::format::Payload::Takeover { by, .. } => by.clone(),
-                    _ => None,
-                },
-                at: record.time,
-            });
+            resumed.session.owner = Takeover::posted(record, record.time);
         }
         Ok(TakenOver { resumed, outcome })
     }

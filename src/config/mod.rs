@@ -389,16 +389,11 @@ impl Config {
     /// The directories holding this machine's outboxes: `[forge] outbox_dir` (when set) and the
     /// default under `$XDG_STATE_HOME`.
     pub fn outbox_roots(&self) -> Vec<PathBuf> {
-        let forge = self.file.forge.clone().unwrap_or_default();
-        let mut roots: Vec<PathBuf> = forge::outbox_root(&forge, &self.forge_env, &self.base_dir)
-            .into_iter()
+        let configured = self.file.forge.clone().unwrap_or_default();
+        let mut roots: Vec<PathBuf> = [configured, ForgeConfig::default()]
+            .iter()
+            .filter_map(|f| forge::outbox_root(f, &self.forge_env, &self.base_dir))
             .collect();
-        let fallback = ForgeConfig::default();
-        roots.extend(forge::outbox_root(
-            &fallback,
-            &self.forge_env,
-            &self.base_dir,
-        ));
         roots.dedup();
         roots
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::outbox::{DEAD_DIR, Outbox, Spooled};
+use super::outbox::{DEAD_DIR, Outbox, Spooled, files_in};
 use crate::fsutil::{create_private_dir, read_regular, sync_dir, write_atomic};
 
 const ORIGIN_FILE: &str = ".origin.json";
@@ -162,23 +162,15 @@ impl Outbox {
 
     /// Every dead letter, oldest first.
     pub fn dead_letters(&self) -> io::Result<Vec<DeadLetter>> {
-        let read = match std::fs::read_dir(self.dead_dir()) {
-            Ok(r) => r,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let mut out = Vec::new();
-        for entry in read {
-            let path = entry?.path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let Some(name) = name.filter(|n| n.ends_with(WHY_SUFFIX)) else {
-                continue;
-            };
-            if let Some(mut letter) = read_json::<DeadLetter>(&path) {
-                letter.path = self.dead_dir().join(name.trim_end_matches(WHY_SUFFIX));
-                out.push(letter);
-            }
-        }
+        let dead = self.dead_dir();
+        let mut out: Vec<DeadLetter> = files_in(&dead, |name| name.ends_with(WHY_SUFFIX))?
+            .into_iter()
+            .filter_map(|name| {
+                let mut letter = read_json::<DeadLetter>(&dead.join(&name))?;
+                letter.path = dead.join(name.trim_end_matches(WHY_SUFFIX));
+                Some(letter)
+            })
+            .collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }

@@ -286,6 +286,11 @@ impl Outbox {
 
 /// Names of complete entries in `dir` (not temp or lock files); none when it does not exist.
 fn names_in(dir: &Path) -> io::Result<Vec<String>> {
+    files_in(dir, |name| !name.starts_with('.') && name.ends_with(SUFFIX))
+}
+
+/// The names in `dir` that `keep` keeps; none when it does not exist.
+pub(super) fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> io::Result<Vec<String>> {
     let read = match std::fs::read_dir(dir) {
         Ok(r) => r,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -294,7 +299,7 @@ fn names_in(dir: &Path) -> io::Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in read {
         let name = entry?.file_name().to_string_lossy().into_owned();
-        if !name.starts_with('.') && name.ends_with(SUFFIX) {
+        if keep(&name) {
             names.push(name);
         }
     }

@@ -22,6 +22,7 @@ mod stream;
 use fail::{status_error, transport};
 use scrub::scrub;
 
+pub(crate) use builder::ForgeClientBuilder;
 pub(crate) use stream::Opened;
 
 use reqwest::header::HeaderMap;
@@ -409,11 +410,13 @@ mod tests {
             l.local_addr().unwrap().port()
         };
         let hour = Duration::from_secs(3600);
-        let c = ForgeClient::builder(format!("http://127.0.0.1:{port}"))
-            .retry_budget(hour)
-            .wait(hour, hour, Duration::from_millis(500))
-            .build()
-            .unwrap();
+        let c = super::ForgeClientBuilder {
+            policy: crate::forge::retry::RetryPolicy::full(hour),
+            wait: crate::forge::wait::Wait::with_patience(hour, hour, Duration::from_millis(500)),
+            ..ForgeClient::builder(format!("http://127.0.0.1:{port}"))
+        }
+        .build()
+        .unwrap();
         c.wait().restart();
         // A hang guard, not a speed check: without the rule the tries would go on for an hour.
         let tried = tokio::time::timeout(

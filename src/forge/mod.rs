@@ -58,7 +58,7 @@ pub(crate) use cache::{CacheEntry, DiskCache, store_key};
 pub(crate) use chain::MARGIN;
 pub use chain::Stray;
 pub use error::{Call, ForgeError};
-pub(crate) use http::ForgeClient;
+pub(crate) use http::{ForgeClient, ForgeClientBuilder};
 pub use models::{
     ApiError, ApiSettings, Comment, CommentId, CommentList, Issue, IssueNumber, IssueState, Label,
     LabelId, Permission, Repository, RepositoryMeta, ServerVersion, UnreadableComment, User,

@@ -188,7 +188,6 @@ impl ForgeThread {
     /// then `old` closed. Afterwards this thread writes to `new`.
     pub async fn close_rotated(&self, old: &Issue, new: &Issue) -> Result<(), ForgeError> {
         let repo = &self.settings.repo;
-        let marker = format!("{NOTE_PREFIX}{} ", new.number.0);
         let me = self.login().await?;
         // The note was posted after the successor was created, both by the server's clock: only
         // the comments since then are read, not the whole long thread again.
@@ -196,17 +195,17 @@ impl ForgeThread {
         let recent = (self.client)
             .comments_keeping(repo, old.number, Some(new.created_at), mine)
             .await?;
-        let noted = recent
-            .comments
-            .iter()
-            .any(|c| c.user.as_ref().is_some_and(|u| u.login == me) && c.body.starts_with(&marker));
+        let noted = recent.comments.iter().any(|c| {
+            c.user.as_ref().is_some_and(|u| u.login == me)
+                && forwarded_to(&c.body) == Some(new.number)
+        });
         if !noted {
             let note = format!(
-                "{marker}({}).\n\nThis issue reached its comment limit and was rotated by \
+                "{NOTE_PREFIX}{} ({}).\n\nThis issue reached its comment limit and was rotated by \
                  forgestate: the newest checkpoint and health of every recently active agent \
                  session were carried there. Readers follow the link back here for sessions that \
                  were not carried. Please do not reopen it.",
-                new.html_url
+                new.number.0, new.html_url
             );
             self.post_on(old.number, &note).await?;
         }
@@ -263,9 +262,10 @@ mod tests {
 
     #[test]
     fn the_note_names_the_successor_exactly() {
-        // `#12 ` must not match a note for #123.
-        let marker = format!("{NOTE_PREFIX}{} ", 12);
-        assert!(!format!("{NOTE_PREFIX}123 (url)").starts_with(&marker));
-        assert!(format!("{NOTE_PREFIX}12 (url)").starts_with(&marker));
+        // A note for #123 is not one for #12.
+        let to = |body: &str| forwarded_to(body).map(|n| n.0);
+        assert_eq!(to(&format!("{NOTE_PREFIX}123 (url)")), Some(123));
+        assert_eq!(to(&format!("{NOTE_PREFIX}12 (url)")), Some(12));
+        assert_eq!(to("a person's comment"), None);
     }
 }

@@ -27,11 +27,6 @@ impl Record {
         }
     }
 
-    /// Whether `self` and `other` are the same record ([`Record::identity`]).
-    pub fn same_record(&self, other: &Record) -> bool {
-        self.identity() == other.identity()
-    }
-
     /// The digest that stands for this record's kind, agent, session, time and payload. Each
     /// part is length-prefixed, so no two different records share the bytes hashed; the payload
     /// is its JSON, whose objects serialize in one order (sorted keys).

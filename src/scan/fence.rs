@@ -64,15 +64,20 @@ pub struct Takeover {
 impl Takeover {
     /// The takeover `e` holds, if it is one.
     pub fn of(e: &Entry) -> Option<Takeover> {
+        Takeover::posted(&e.record, e.record.first_posted(e.comment.created_at))
+    }
+
+    /// The takeover `record` is, if it is one, posted at `at`.
+    pub(crate) fn posted(record: &Record, at: DateTime<Utc>) -> Option<Takeover> {
+        let crate::format::Payload::Takeover { by, .. } = &record.payload else {
+            return None;
+        };
         Some(Takeover {
-            owner: e.record.new_owner()?.to_string(),
-            record_id: e.record.id.clone(),
-            from_record: e.record.taken_from().map(str::to_string),
-            by: match &e.record.payload {
-                crate::format::Payload::Takeover { by, .. } => by.clone(),
-                _ => None,
-            },
-            at: e.record.first_posted(e.comment.created_at),
+            owner: record.new_owner()?.to_string(),
+            record_id: record.id.clone(),
+            from_record: record.taken_from().map(str::to_string),
+            by: by.clone(),
+            at,
         })
     }
 
@@ -138,68 +143,4 @@ pub fn fenced_warning(e: &Entry, owner: Option<&Takeover>) -> String {
             .map(|o| format!(": {}", o.describe()))
             .unwrap_or_default(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::format::Record;
-    use serde_json::json;
-
-    fn cp(session: &str, writer: Option<&str>) -> Record {
-        Record::checkpoint("a", session, "p", json!({}))
-            .unwrap()
-            .with_writer(writer.map(str::to_string))
-    }
-
-    fn take(session: &str, writer: &str) -> Record {
-        Record::takeover("a", session, writer, None, None).unwrap()
-    }
-
-    #[test]
-    fn records_of_other_writers_after_the_newest_takeover_are_fenced() {
-        let records = [
-            cp("s", Some("old")),
-            take("s", "new"),
-            cp("s", Some("old")),
-            cp("s", Some("new")),
-            cp("s", None),
-            cp("other", Some("old")),
-        ];
-        assert_eq!(
-            fenced_flags(&records),
-            [false, false, true, false, false, false]
-        );
-    }
-
-    #[test]
-    fn who_posted_a_takeover_is_said_of_the_takeover_not_of_the_record_it_continues_from() {
-        let t = Takeover {
-            owner: "w-next".into(),
-            record_id: Some("T1".into()),
-            from_record: Some("R0".into()),
-            by: Some("w-sup".into()),
-            at: Utc::now(),
-        };
-        let words = t.describe();
-        assert!(
-            words.contains("(takeover record T1, posted by writer w-sup)"),
-            "{words}"
-        );
-        assert!(words.ends_with("continuing from record R0"), "{words}");
-    }
-
-    #[test]
-    fn the_last_of_two_racing_takeovers_owns_the_session() {
-        let records = [
-            take("s", "b"),
-            take("s", "c"),
-            cp("s", Some("b")),
-            cp("s", Some("c")),
-        ];
-        assert_eq!(fenced_flags(&records), [false, false, true, false]);
-        // Between two takeovers, the first one's owner wrote legitimately.
-        let records = [take("s", "b"), cp("s", Some("b")), take("s", "c")];
-        assert_eq!(fenced_flags(&records), [false, false, false]);
-    }
 }

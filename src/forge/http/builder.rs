@@ -20,59 +20,28 @@ use crate::forge::error::ForgeError;
 use crate::forge::retry::{Notice, RetryPolicy};
 use crate::forge::wait::Wait;
 
-/// Builds a [`ForgeClient`].
+/// Builds a [`ForgeClient`]: [`ForgeClient::builder`] holds the defaults, and a caller sets
+/// what it needs (struct update syntax) before [`ForgeClientBuilder::build`].
 pub struct ForgeClientBuilder {
-    base_url: String,
-    token: Option<SecretString>,
-    connect_timeout: Duration,
-    request_timeout: Duration,
-    policy: RetryPolicy,
-    max_response_bytes: usize,
-    allow_insecure_http: bool,
-    wait: Wait,
+    /// The forge's address, as given (checked and normalised by `build`).
+    pub base_url: String,
+    /// The API token, sent in a sensitive header.
+    pub token: Option<SecretString>,
+    /// How long connecting may take.
+    pub connect_timeout: Duration,
+    /// How long one request may take in all.
+    pub request_timeout: Duration,
+    /// The retries of one request (default: within 30 s, [`RetryPolicy::full`]).
+    pub policy: RetryPolicy,
+    /// Answers larger than this are refused.
+    pub max_response_bytes: usize,
+    /// Allow `http://` to hosts other than loopback (the token then crosses the network in clear).
+    pub allow_insecure_http: bool,
+    /// The command's wait budget, patience and quick attempt after an outage; see `wait.rs`.
+    pub wait: Wait,
 }
 
 impl ForgeClientBuilder {
-    pub fn token(mut self, token: SecretString) -> Self {
-        self.token = Some(token);
-        self
-    }
-
-    pub fn connect_timeout(mut self, t: Duration) -> Self {
-        self.connect_timeout = t;
-        self
-    }
-
-    pub fn request_timeout(mut self, t: Duration) -> Self {
-        self.request_timeout = t;
-        self
-    }
-
-    /// The total time retries of one request may take (default 30 s).
-    pub fn retry_budget(mut self, budget: Duration) -> Self {
-        self.policy = RetryPolicy::full(budget);
-        self
-    }
-
-    /// The wait budget of one command with an answer without the forge (`budget`), the longest
-    /// wait of one without (`patience`), and the one quick attempt after an outage; see
-    /// `wait.rs`.
-    pub fn wait(mut self, budget: Duration, patience: Duration, quick: Duration) -> Self {
-        self.wait = Wait::with_patience(budget, patience, quick);
-        self
-    }
-
-    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-        self.max_response_bytes = bytes;
-        self
-    }
-
-    /// Allow `http://` to hosts other than loopback (the token then crosses the network in clear).
-    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
-        self.allow_insecure_http = allow;
-        self
-    }
-
     pub fn build(self) -> Result<ForgeClient, ForgeError> {
         let raw = self.base_url.trim();
         let mut base = Url::parse(raw).map_err(|e| {

@@ -503,7 +503,7 @@ fn a_repo_given_as_owner_slash_name_names_the_owner_from_every_place() {
 /// The overrides are the top layer, given once when the configuration is loaded: the file they
 /// name is read, and every setting resolved afterwards honours them with no further argument.
 /// The wait budget shows the whole order: the overrides (`--wait`), then `$FORGESTATE_WAIT`,
-/// then `[forge] wait`, then the 3 s default.
+/// then `[forge] wait`, then the 3 s default; the patience the same (60 s by default).
 #[test]
 fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
     use std::time::Duration;
@@ -511,7 +511,8 @@ fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
     write(
         d.path(),
         "ops.toml",
-        "[forge]\nurl = \"https://file.example\"\nowner = \"o\"\nrepo = \"r\"\nwait = \"4s\"\n",
+        "[forge]\nurl = \"https://file.example\"\nowner = \"o\"\nrepo = \"r\"\nwait = \"4s\"\n\
+         patience = \"2m\"\n",
     );
     write(
         d.path(),
@@ -522,16 +523,27 @@ fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
         "FORGESTATE_TOKEN",
         "0123456789abcdef0123456789abcdef01234567",
     );
-    let wait_of = |file: &str, vars: &[(&str, &str)], wait: Option<Duration>| {
+    let forge_of = |file: &str, vars: &[(&str, &str)], over: Overrides| {
         let over = Overrides {
-            wait,
-            ..named_file(d.path().join(file))
+            config: Some(d.path().join(file)),
+            ..over
         };
         let cfg = Config::load_with(over, &env(vars), d.path()).unwrap();
         match cfg.settings().unwrap().store {
-            forgestate::config::StoreSettings::Forge(f) => f.wait,
+            forgestate::config::StoreSettings::Forge(f) => *f,
             other => panic!("not a forge: {other:?}"),
         }
+    };
+    let wait_of = |file: &str, vars: &[(&str, &str)], wait: Option<Duration>| {
+        forge_of(
+            file,
+            vars,
+            Overrides {
+                wait,
+                ..Overrides::default()
+            },
+        )
+        .wait
     };
     let with_env = [token, ("FORGESTATE_WAIT", "2s")];
     let ms = Duration::from_millis;
@@ -539,6 +551,32 @@ fn overrides_are_the_top_layer_over_environment_file_and_defaults() {
     assert_eq!(wait_of("ops.toml", &with_env, None), ms(2000));
     assert_eq!(wait_of("ops.toml", &[token], None), ms(4000));
     assert_eq!(wait_of("plain.toml", &[token], None), ms(3000));
+    let patience_of = |file: &str, vars: &[(&str, &str)], patience: Option<Duration>| {
+        let over = Overrides {
+            patience,
+            ..Overrides::default()
+        };
+        forge_of(file, vars, over).patience
+    };
+    let with_env = [token, ("FORGESTATE_PATIENCE", "90s")];
+    let secs = Duration::from_secs;
+    assert_eq!(patience_of("ops.toml", &with_env, Some(secs(5))), secs(5));
+    assert_eq!(patience_of("ops.toml", &with_env, None), secs(90));
+    assert_eq!(patience_of("ops.toml", &[token], None), secs(120));
+    assert_eq!(patience_of("plain.toml", &[token], None), secs(60));
+    let cfg = Config::load_with(
+        named_file(d.path().join("plain.toml")),
+        &env(&[token, ("FORGESTATE_PATIENCE", "forever")]),
+        d.path(),
+    )
+    .unwrap();
+    let Err(refused) = cfg.settings() else {
+        panic!("a patience that is not a duration was taken");
+    };
+    assert!(
+        refused.to_string().contains("FORGESTATE_PATIENCE"),
+        "{refused}"
+    );
 
     // The store override beats the forge the named file configures, with nothing passed later.
     let over = Overrides {

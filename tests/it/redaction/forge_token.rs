@@ -128,3 +128,43 @@ async fn checkpoint_parent_never_posts_the_forge_token() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn configured_redact_keys_replace_the_default_list_and_the_token_stays_scrubbed() {
+    use forgestate::config::{Config, Overrides};
+    let fake = FakeForge::start().await;
+    let label = fake.add_label("Type/Automation");
+    let n = fake.add_issue(TITLE, &[label], false);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("forgestate.toml");
+    let toml = format!(
+        "redact_keys = [\"ticket\"]\n\n[forge]\nurl = \"{}\"\nowner = \"{OWNER}\"\nrepo = \
+         \"{REPO}\"\nretry_budget_secs = 0\n",
+        fake.uri()
+    );
+    std::fs::write(&file, toml).unwrap();
+    let over = Overrides {
+        config: Some(file),
+        ..Overrides::default()
+    };
+    let env = |k: &str| (k == "FORGESTATE_TOKEN").then(|| BOT_TOKEN.to_string());
+    let config = Config::load_with(over, &env, dir.path()).unwrap();
+    let client = Client::from_config(&config).unwrap();
+    let record = Record::checkpoint(
+        "implementation-worker",
+        "s1",
+        "clone_complete",
+        json!({"ticket": "T-1", "password": "kept", "note": format!("token {BOT_TOKEN}")}),
+    )
+    .unwrap();
+    client.save(record).await.posted().unwrap();
+    let comments = fake.comments_on(n);
+    let back = parse(&comments[0].body).unwrap();
+    assert_eq!(back.data()["ticket"], "[REDACTED]", "the configured key");
+    assert_eq!(
+        back.data()["password"],
+        "kept",
+        "the default list is replaced"
+    );
+    assert_eq!(back.data()["note"], "token [REDACTED]", "the token in use");
+}

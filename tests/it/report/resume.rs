@@ -1,6 +1,11 @@
-//! Tests of the resume map and the resume answer.
+//! The resume map (most specific key wins, the seed's map by default) and the resume answer:
+//! the typed implementation state and the "did you mean" of a fresh start.
 
-use super::*;
+use forgestate::config::{ConfigFile, DEFAULTS};
+use forgestate::resume::{
+    ImplementationState, Resume, ResumeConfig, ResumeMap, did_you_mean, edit_distance,
+};
+use serde_json::json;
 
 #[test]
 fn the_default_map_is_the_seeds_with_every_subtask() {
@@ -15,7 +20,6 @@ fn the_default_map_is_the_seeds_with_every_subtask() {
     assert_eq!(map.point(w, "something_else"), "start");
     assert_eq!(map.default_point(), "start");
 }
-use serde_json::json;
 
 fn map(toml_text: &str) -> ResumeMap {
     ResumeMap::new(&toml::from_str::<ResumeConfig>(toml_text).unwrap()).unwrap()
@@ -23,7 +27,7 @@ fn map(toml_text: &str) -> ResumeMap {
 
 #[test]
 fn seed_map_with_globs() {
-    let cfg = crate::config::ConfigFile::parse(crate::config::DEFAULTS, "defaults").unwrap();
+    let cfg = ConfigFile::parse(DEFAULTS, "defaults").unwrap();
     let m = ResumeMap::new(&cfg.resume).unwrap();
     let w = "implementation-worker";
     assert_eq!(m.point(w, "clone_complete"), "phase_2_subtasks");
@@ -112,19 +116,19 @@ fn did_you_mean_names_the_closest_sessions_and_agents() {
     .into_iter()
     .map(|(a, s)| (a.to_string(), s.to_string()))
     .collect();
-    let line = super::did_you_mean("implementation-worker", "dem", &names).unwrap();
+    let line = did_you_mean("implementation-worker", "dem", &names).unwrap();
     assert_eq!(
         line,
         "no checkpoint of agent \"implementation-worker\" in session \"dem\", so this is a fresh \
          start; did you mean session \"demo\" or \"demo-1\" or \"prod\"?"
     );
-    let line = super::did_you_mean("implementaton-worker", "demo", &names).unwrap();
+    let line = did_you_mean("implementaton-worker", "demo", &names).unwrap();
     assert!(
         line.ends_with("did you mean agent \"implementation-worker\" or \"reviewer\"?"),
         "{line}"
     );
-    assert_eq!(super::did_you_mean("nobody", "nowhere", &names), None);
-    assert_eq!(super::edit_distance("kitten", "sitting"), 3);
-    assert_eq!(super::edit_distance("", "abc"), 3);
-    assert_eq!(super::edit_distance("démo", "demo"), 1);
+    assert_eq!(did_you_mean("nobody", "nowhere", &names), None);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(edit_distance("démo", "demo"), 1);
 }

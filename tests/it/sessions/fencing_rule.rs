@@ -1,0 +1,65 @@
+//! The fencing rule on records alone (pure): after a session's newest takeover, the records of
+//! other writers are fenced; of two racing takeovers the last owns it; a takeover says who
+//! posted it.
+
+use chrono::Utc;
+use forgestate::format::Record;
+use forgestate::scan::{Takeover, fenced_flags};
+use serde_json::json;
+
+fn cp(session: &str, writer: Option<&str>) -> Record {
+    Record::checkpoint("a", session, "p", json!({}))
+        .unwrap()
+        .with_writer(writer.map(str::to_string))
+}
+
+fn take(session: &str, writer: &str) -> Record {
+    Record::takeover("a", session, writer, None, None).unwrap()
+}
+
+#[test]
+fn records_of_other_writers_after_the_newest_takeover_are_fenced() {
+    let records = [
+        cp("s", Some("old")),
+        take("s", "new"),
+        cp("s", Some("old")),
+        cp("s", Some("new")),
+        cp("s", None),
+        cp("other", Some("old")),
+    ];
+    assert_eq!(
+        fenced_flags(&records),
+        [false, false, true, false, false, false]
+    );
+}
+
+#[test]
+fn who_posted_a_takeover_is_said_of_the_takeover_not_of_the_record_it_continues_from() {
+    let t = Takeover {
+        owner: "w-next".into(),
+        record_id: Some("T1".into()),
+        from_record: Some("R0".into()),
+        by: Some("w-sup".into()),
+        at: Utc::now(),
+    };
+    let words = t.describe();
+    assert!(
+        words.contains("(takeover record T1, posted by writer w-sup)"),
+        "{words}"
+    );
+    assert!(words.ends_with("continuing from record R0"), "{words}");
+}
+
+#[test]
+fn the_last_of_two_racing_takeovers_owns_the_session() {
+    let records = [
+        take("s", "b"),
+        take("s", "c"),
+        cp("s", Some("b")),
+        cp("s", Some("c")),
+    ];
+    assert_eq!(fenced_flags(&records), [false, false, true, false]);
+    // Between two takeovers, the first one's owner wrote legitimately.
+    let records = [take("s", "b"), cp("s", Some("b")), take("s", "c")];
+    assert_eq!(fenced_flags(&records), [false, false, false]);
+}
