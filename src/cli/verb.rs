@@ -166,7 +166,7 @@ async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8
         && let Some(answer) = V::alone(&request)
     {
         let answer = answer.map_err(|e| flagged(&V::SPEC, e))?;
-        return Ok(V::show(&flags, answer, &printer));
+        return Ok(V::show(&request, answer, &printer));
     }
     let opened = Opened::new(cli)?;
     printer.note.set(opened.note.clone());

@@ -219,22 +219,13 @@ mod cli {
                 ..self.request.clone()
             })
         }
-
-        fn of(request: &CheckpointRequest) -> CheckpointFlags {
-            CheckpointFlags {
-                request: request.clone(),
-                data: None,
-                data_file: None,
-                set: Vec::new(),
-            }
-        }
     }
 
     impl crate::verbs::cli::Command for Checkpoint {
         type Flags = CheckpointFlags;
 
         fn show(
-            _: &CheckpointFlags,
+            _: &CheckpointRequest,
             answer: SaveAnswer,
             p: &impl crate::verbs::cli::Printer,
         ) -> u8 {

@@ -197,9 +197,6 @@ pub struct Spec {
     pub after: &'static str,
     /// The CLI's examples, one command line each, after the verb's `--help`.
     pub examples: &'static str,
-    /// The CLI's text for the answer (without `--json`, and MCP's first text) when the verb's
-    /// `show` is the default; `None` prints the answer as JSON.
-    pub human: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
@@ -255,7 +252,6 @@ impl Spec {
         about: "",
         after: "",
         examples: "",
-        human: |_| None,
     };
 
     /// Whether `face` exposes the verb.
