@@ -25,11 +25,7 @@ pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
         wait: cli.wait,
         patience: cli.patience,
     };
-    remote::split_repo(&mut over).map_err(|message| Failure {
-        code: EX_USAGE,
-        reason: None,
-        message,
-    })?;
+    remote::split_repo(&mut over).map_err(|message| Failure::new(EX_USAGE, message))?;
     Ok(over)
 }
 

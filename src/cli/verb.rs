@@ -256,13 +256,7 @@ impl verbs::cli::Printer for Printer<'_> {
     }
 
     fn error_object(&self, e: &Error) -> verbs::FlushError {
-        let body = ErrorBody::new(super::errors::exit_code(e), &e.to_string());
-        verbs::FlushError {
-            code: body.code,
-            category: body.category.to_string(),
-            message: body.message,
-            reason: body.reason,
-        }
+        ErrorBody::new(super::errors::exit_code(e), &e.to_string()).into()
     }
 }
 

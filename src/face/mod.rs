@@ -92,6 +92,19 @@ impl ErrorBody {
     }
 }
 
+/// A verb's answer carries the error object too (`flush`'s, of an outbox that still holds
+/// records).
+impl From<ErrorBody> for forgestate::verbs::FlushError {
+    fn from(body: ErrorBody) -> Self {
+        forgestate::verbs::FlushError {
+            code: body.code,
+            category: body.category.to_string(),
+            message: body.message,
+            reason: body.reason,
+        }
+    }
+}
+
 /// A message on one line: lines joined with "; ", dropping the source excerpts some parsers
 /// draw under their message (`1 | [locall]`, `  |  ^^^^`).
 pub fn one_line(message: &str) -> String {

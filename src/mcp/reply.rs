@@ -123,12 +123,6 @@ impl Printer for Text {
     }
 
     fn error_object(&self, e: &Error) -> forgestate::verbs::FlushError {
-        let body = ErrorBody::new(face::exit_code(e), &e.to_string());
-        forgestate::verbs::FlushError {
-            code: body.code,
-            category: body.category.to_string(),
-            message: body.message,
-            reason: body.reason,
-        }
+        ErrorBody::new(face::exit_code(e), &e.to_string()).into()
     }
 }

@@ -154,16 +154,7 @@ mod cli {
                     p.note(&crate::verbs::rotate::rotation_text(report));
                 }
                 p.warn(&self.warnings);
-                if p.json_mode() {
-                    p.json(&self);
-                } else {
-                    let mut line = posted_line(&self);
-                    if let Some(url) = &self.url {
-                        line.push_str(&format!("\n{url}"));
-                    }
-                    p.out(&line);
-                }
-                return 0;
+                return p.answer(&self, posted_text);
             }
             // A cause only fixing something can cure is an error line (the first warning says what
             // to fix), shown even with --quiet.
@@ -191,8 +182,9 @@ mod cli {
         }
     }
 
-    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
-    fn posted_line(a: &SaveAnswer) -> String {
+    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
+    /// comment's address.
+    fn posted_text(a: &SaveAnswer) -> String {
         let kind = a.record.kind().name();
         let id = a.id.as_deref().unwrap_or("(no id)");
         let mut line = format!(
@@ -203,6 +195,9 @@ mod cli {
         );
         if let Some(n) = a.record.redacted {
             line.push_str(&format!(" ({n} secret value(s) redacted)"));
+        }
+        if let Some(url) = &a.url {
+            line.push_str(&format!("\n{url}"));
         }
         line
     }
