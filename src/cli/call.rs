@@ -17,7 +17,7 @@
 use std::io::Read;
 
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::BufReader;
 
 use forgestate::Client;
 use forgestate::backend::AnyThread;
@@ -28,6 +28,7 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
+use crate::face::line::{Line, read_line};
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
 
 /// The longest request line read (a record is capped far below this).
@@ -147,60 +148,37 @@ async fn lines(cli: &Cli) -> u8 {
         output::error(message);
     }
     let mut input = BufReader::new(tokio::io::stdin());
-    let mut line = Vec::new();
     loop {
-        line.clear();
-        match (&mut input)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .await
-        {
-            Ok(0) => return 0,
-            Ok(_) => {}
+        let line = match read_line(&mut input, MAX_LINE).await {
+            Ok(Some(line)) => line,
+            Ok(None) => return 0,
             Err(e) => {
                 output::error(&format!("cannot read the requests on stdin: {e}"));
                 return EX_IOERR;
             }
-        }
-        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            skip_rest(&mut input).await;
-            let message = format!(
-                "the request line is over {} MiB; nothing in it was run",
-                MAX_LINE >> 20
-            );
-            answer_line(
-                None,
-                Reply::Failed(ErrorBody::new(EX_DATAERR, &message), None),
-            );
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            let (id, reply) = match request(&line) {
-                Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),
-                Err((id, body)) => (id, Reply::Failed(body, None)),
-            };
-            answer_line(id, reply);
+        };
+        match line {
+            Line::Oversized { .. } => {
+                let message = format!(
+                    "the request line is over {} MiB; nothing in it was run",
+                    MAX_LINE >> 20
+                );
+                answer_line(
+                    None,
+                    Reply::Failed(ErrorBody::new(EX_DATAERR, &message), None),
+                );
+            }
+            Line::Whole(line) if !line.iter().all(u8::is_ascii_whitespace) => {
+                let (id, reply) = match request(&line) {
+                    Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),
+                    Err((id, body)) => (id, Reply::Failed(body, None)),
+                };
+                answer_line(id, reply);
+            }
+            Line::Whole(_) => {}
         }
         if output::write_failed().is_some() {
             return EX_IOERR;
-        }
-    }
-}
-
-/// Reads and drops the rest of an oversized line.
-async fn skip_rest<R: tokio::io::AsyncBufRead + Unpin>(input: &mut R) {
-    loop {
-        let Ok(buf) = input.fill_buf().await else {
-            return;
-        };
-        if buf.is_empty() {
-            return;
-        }
-        let (used, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (buf.len(), false),
-        };
-        input.consume(used);
-        if done {
-            return;
         }
     }
 }

@@ -252,7 +252,7 @@ impl verbs::cli::Printer for Printer<'_> {
     }
 
     fn printable(&self, text: &str) -> String {
-        output::printable(text)
+        crate::face::scrub::printable(text)
     }
 
     fn error_object(&self, e: &Error) -> verbs::FlushError {

@@ -1,7 +1,9 @@
 //! What both faces of the binary (the CLI and the MCP server) share: exit codes by who must act,
-//! the error document (`{"error": {"code", "category", "message"}}`), one-line messages, and the
-//! scrubber every line that leaves the process passes through. Neither face imports the other.
+//! the error document (`{"error": {"code", "category", "message"}}`), one-line messages, the
+//! capped reading of an input line, and the scrubber every line that leaves the process passes
+//! through. Neither face imports the other.
 
+pub mod line;
 pub mod scrub;
 
 use serde::Serialize;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use forgestate::Error;
-use forgestate::verbs::cli::{Printer, printable, table::Layout};
+use forgestate::verbs::cli::{Printer, table::Layout};
 
 use crate::face::scrub::{scrub, scrub_answer};
 use crate::face::{self, ErrorBody};
@@ -118,8 +118,7 @@ impl Printer for Text {
     }
 
     fn printable(&self, text: &str) -> String {
-        // Scrubbed first, as the CLI does: a secret cut by an invisible character is two words.
-        printable(&scrub(text)).into_owned()
+        crate::face::scrub::printable(text)
     }
 
     fn error_object(&self, e: &Error) -> forgestate::verbs::FlushError {

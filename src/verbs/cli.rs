@@ -248,6 +248,25 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The CLI's subcommand of every verb, in the table's order, its flags the verb's.
+pub fn commands() -> Vec<Subcommand> {
+    struct Of;
+    impl Visit for Of {
+        type Out = Subcommand;
+        fn visit<V: Command + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+        fn visit_machine<V: OnMachine + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+        fn visit_stream<V: Streams + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+    }
+    let table = super::table().into_iter();
+    table.filter_map(|s| super::visit(s.name, Of)).collect()
+}
+
 /// A verb's subcommand: its name, its one line, its examples and its flags `F`.
 pub fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
     let about = match spec.about {

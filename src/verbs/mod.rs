@@ -70,6 +70,8 @@ pub use crate::forge::wait::mark_process_start;
 #[cfg(feature = "cli")]
 pub use checkpoint::CheckpointFlags;
 pub use checkpoint::{Checkpoint, CheckpointRequest};
+#[cfg(feature = "cli")]
+pub use cli::commands;
 pub use doctor::{Doctor, DoctorAnswer, DoctorRequest};
 pub use end::{End, EndRequest, check_reason};
 pub use export::{Export, ExportRequest};
@@ -574,19 +576,6 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb, in the table's order, its flags the verb's
-        /// ([`cli::Command::Flags`]).
-        #[cfg(feature = "cli")]
-        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
-        pub fn commands() -> Vec<clap::Command> {
-            let mut commands = Vec::new();
-            $(
-                $(#[$cfg])*
-                verbs!(@command commands, $verb $(: $how)?);
-            )*
-            commands
-        }
-
         /// Visits the verb named `name` with its type (what the CLI runs each verb with);
         /// `None` when no verb has that name.
         #[cfg(feature = "cli")]
@@ -620,15 +609,6 @@ macro_rules! verbs {
     };
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
         None
-    };
-    (@command $commands:ident, $verb:ty) => {
-        $commands.push(cli::subcommand::<<$verb as cli::Command>::Flags>(&<$verb as Verb>::SPEC))
-    };
-    (@command $commands:ident, $verb:ty: host) => {
-        $commands.push(cli::subcommand::<<$verb as cli::OnMachine>::Flags>(&<$verb as Verb>::SPEC))
-    };
-    (@command $commands:ident, $verb:ty: streams) => {
-        $commands.push(cli::subcommand::<<$verb as cli::Streams>::Flags>(&<$verb as Verb>::SPEC))
     };
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
