@@ -27,10 +27,7 @@ pub fn json_word(argv: &[OsString]) -> Option<(String, String)> {
         .collect();
     let at = words.iter().position(|w| w == "--json")?;
     let word = words.get(at + 1)?;
-    let table = forgestate::verbs::table();
-    let spec = words
-        .iter()
-        .find_map(|w| table.iter().find(|s| s.name == w.as_str()))?;
+    let spec = words.iter().find_map(|w| forgestate::verbs::spec(w))?;
     let schema = (spec.answer)();
     let props = schema.get("properties").and_then(|p| p.as_object())?;
     word.split(',')

@@ -45,11 +45,7 @@ pub fn print_doc(body: ErrorBody) {
 fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
     cli.json = cli.json_fields.is_some() || cli.jq.is_some();
     let mut selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref())?;
-    let spec = verb.and_then(|verb| {
-        forgestate::verbs::table()
-            .into_iter()
-            .find(|s| s.name == verb)
-    });
+    let spec = verb.and_then(forgestate::verbs::spec);
     // `call` runs any verb, writing ones included.
     selection.writes = spec.map_or(verb == Some("call"), |s| !s.read_only);
     if let (Some(fields), Some(spec)) = (&selection.fields, spec) {

@@ -22,8 +22,7 @@ use forgestate::{Client, Error};
 use super::args::{Cli, TableVerb};
 use super::errors::ErrorBody;
 use super::failure::Failure;
-use super::open::load;
-use super::open::opened;
+use super::open::{Writer, load, opened};
 use super::output;
 
 /// The configured store, opened, and the `[status]` policy: what a verb runs with.
@@ -39,7 +38,7 @@ impl Opened {
     pub(super) fn new(cli: &Cli) -> Result<Opened, Failure> {
         let config = load(cli)?;
         let policy = config.status_policy()?;
-        let (client, note) = opened(cli, &config)?;
+        let (client, note) = opened(cli, &config, Writer::Machine)?;
         Ok(Opened {
             client,
             policy,
@@ -152,7 +151,7 @@ impl verbs::cli::Host for Lent<'_> {
     }
 
     fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
-        super::open::open_with(self.0, config)
+        super::open::open(self.0, config, Writer::Machine)
     }
 }
 

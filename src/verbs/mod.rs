@@ -337,20 +337,15 @@ pub fn answer_schema<T: JsonSchema>() -> Map<String, Value> {
 
 fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {
     let schema = settings.into_generator().into_root_schema_for::<T>();
-    match serde_json::to_value(schema) {
-        Ok(Value::Object(mut map)) => {
-            map.remove("title");
-            inline_root(&mut map);
-            let mut root = Value::Object(map);
-            unwrap_descriptions(&mut root);
-            match root {
-                Value::Object(map) => map,
-                _ => Map::new(),
-            }
-        }
-        // A schema is always an object; an empty one accepts anything.
-        _ => Map::new(),
-    }
+    let mut root = serde_json::to_value(schema).unwrap_or_default();
+    unwrap_descriptions(&mut root);
+    // A schema is always an object; an empty one accepts anything.
+    let Value::Object(mut map) = root else {
+        return Map::new();
+    };
+    map.remove("title");
+    inline_root(&mut map);
+    map
 }
 
 /// An answer that is another named type (a `transparent` wrapper: `parse` answers the record)
