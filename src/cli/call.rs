@@ -34,8 +34,8 @@ use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// The opened store and the configured policies, or why there are none (exit code, message).
-type Opened = Result<(Client<AnyThread>, StatusPolicy), (u8, String)>;
+/// The opened store and the configured policies, or why there are none.
+type Opened = Result<(Client<AnyThread>, StatusPolicy), Failure>;
 
 /// The outcome of one request.
 enum Reply {
@@ -52,11 +52,6 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
     }
 }
 
-/// Loads the configuration and opens the store once, as `forgestate mcp` does.
-fn open(cli: &Cli, kept: bool) -> Opened {
-    super::open::store(cli, kept).map_err(|f| (f.code, f.message))
-}
-
 /// `forgestate call VERB`: one request on stdin, one document on stdout.
 async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
     let args = stdin_request(verb);
@@ -65,7 +60,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
         Ok(args) => match verbs::cli::alone(verb, args.clone()) {
             Some(Ok(answer)) => Reply::Answer(answer),
             Some(Err(e)) => Reply::Failed(ErrorBody::of(&e), None),
-            None => run(cli, &open(cli, false), verb, args).await,
+            None => run(cli, &super::open::store(cli, false), verb, args).await,
         },
         Err(body) => Reply::Failed(body, None),
     };
@@ -142,8 +137,8 @@ fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
 
 /// `forgestate call --lines`: requests until the end of input; the exit code.
 async fn lines(cli: &Cli) -> u8 {
-    let opened = open(cli, true);
-    if let Err((_, message)) = &opened {
+    let opened = super::open::store(cli, true);
+    if let Err(Failure { message, .. }) = &opened {
         // Said once here; every request is then answered with it (as `forgestate mcp` does).
         output::error(message);
     }
@@ -315,7 +310,7 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
     }
     let (client, policy) = match opened {
         Ok((client, policy)) => (client, policy),
-        Err((code, message)) => return Reply::Failed(ErrorBody::new(*code, message), None),
+        Err(f) => return Reply::Failed(ErrorBody::new(f.code, &f.message), None),
     };
     let ctx = Context { client, policy };
     match verbs::call(&ctx, spec.name, args).await {

@@ -86,13 +86,8 @@ impl SaveAnswer {
                     ));
                 }
                 if let Some(r) = &p.rotation {
-                    warnings.extend(r.skipped.iter().map(|why| {
-                        format!(
-                            "not carried ({why}); it stays readable through the link to session \
-                             issue #{}",
-                            r.from
-                        )
-                    }));
+                    let skipped = r.skipped.iter();
+                    warnings.extend(skipped.map(|why| super::rotate::not_carried(why, r.from)));
                 }
                 Ok(SaveAnswer {
                     posted: true,
