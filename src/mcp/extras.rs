@@ -50,7 +50,8 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
     let text = match (&result.structured_content, result.is_error) {
         (Some(value), Some(false)) => value.to_string(),
         _ => {
-            let message = super::reply::first_text(&result);
+            let first = result.content.first().and_then(|c| c.as_text());
+            let message = first.map(|t| t.text.clone()).unwrap_or_default();
             return Err(ErrorData::internal_error(message, None));
         }
     };

@@ -50,16 +50,6 @@ pub fn error(e: &Error) -> CallToolResult {
     failure(face::exit_code(e), &e.to_string())
 }
 
-/// The first text of a result.
-pub fn first_text(result: &CallToolResult) -> String {
-    result
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 /// What the CLI would print for an answer in text, captured line by line in the order it is
 /// shown: the verb's `show` on a pipe, uncoloured, its notes (warnings, "no matching record
 /// found") as the verb words them, without the `forgestate: ` the CLI's stderr puts before them.
