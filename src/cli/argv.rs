@@ -77,13 +77,8 @@ pub fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
             Some(rest) => rest.strip_prefix('=').map(str::to_string),
             None => None,
         };
-        if let Some(v) = value {
-            found = match v.as_str() {
-                "always" => Some(ColorArg::Always),
-                "never" => Some(ColorArg::Never),
-                "auto" => Some(ColorArg::Auto),
-                _ => found,
-            };
+        if let Some(v) = value.and_then(|v| clap::ValueEnum::from_str(&v, false).ok()) {
+            found = Some(v);
         }
     }
     found
