@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use forgestate::Error;
-use forgestate::verbs::cli::{Printer, table::Layout};
+use forgestate::verbs::cli::Printer;
 
 use crate::face::scrub::{scrub, scrub_answer};
 use crate::face::{self, ErrorBody};
@@ -63,18 +63,6 @@ impl Text {
 }
 
 impl Printer for Text {
-    fn json_mode(&self) -> bool {
-        false
-    }
-
-    fn quiet(&self) -> bool {
-        false
-    }
-
-    fn strict(&self) -> bool {
-        false
-    }
-
     fn json<T: Serialize>(&self, value: &T) {
         self.push(serde_json::to_string_pretty(value).unwrap_or_default());
     }
@@ -87,24 +75,12 @@ impl Printer for Text {
         self.push(serde_json::to_string(value).unwrap_or_default());
     }
 
-    fn page<T: Serialize>(&self, value: &T) {
-        self.json(value);
-    }
-
     fn out(&self, text: &str) {
         self.push(text.to_string());
     }
 
     fn note(&self, text: &str) {
         self.push(text.to_string());
-    }
-
-    fn layout(&self) -> Layout {
-        Layout::Piped
-    }
-
-    fn color(&self) -> bool {
-        false
     }
 
     fn printable(&self, text: &str) -> String {

@@ -21,13 +21,20 @@ use crate::config::{Config, Overrides};
 use crate::error::Result;
 
 /// What a verb's text is printed with: the binary's output, and what the command line asked for.
+/// By default text, neither quiet nor strict, on a pipe and uncoloured.
 pub trait Printer {
     /// `--json` (or `--json=FIELDS`, `--jq`): print the answer as one JSON document.
-    fn json_mode(&self) -> bool;
+    fn json_mode(&self) -> bool {
+        false
+    }
     /// `--quiet`: only errors on stderr.
-    fn quiet(&self) -> bool;
+    fn quiet(&self) -> bool {
+        false
+    }
     /// `--strict`: a record spooled to the outbox is a failure.
-    fn strict(&self) -> bool;
+    fn strict(&self) -> bool {
+        false
+    }
     /// Prints `value` as the answer's JSON document.
     fn json<T: Serialize>(&self, value: &T);
     /// Prints `value` as the answer's JSON document with an `error` object beside its fields
@@ -35,16 +42,22 @@ pub trait Printer {
     fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
     /// Prints `value` as one compact JSON line (NDJSON: an event of a stream).
     fn json_line<T: Serialize>(&self, value: &T);
-    /// Prints forgestate's own JSON (not scrubbed: it holds no record).
-    fn page<T: Serialize>(&self, value: &T);
+    /// Prints forgestate's own JSON (it holds no record, so it need not be scrubbed).
+    fn page<T: Serialize>(&self, value: &T) {
+        self.json(value);
+    }
     /// Prints human text on stdout.
     fn out(&self, text: &str);
     /// A line on stderr; `error: ` and `warning: ` openings get their level's prefix.
     fn note(&self, text: &str);
     /// How a table on stdout is laid out: tab-separated when piped, fitted at a terminal.
-    fn layout(&self) -> table::Layout;
+    fn layout(&self) -> table::Layout {
+        table::Layout::Piped
+    }
     /// Whether stdout may be coloured.
-    fn color(&self) -> bool;
+    fn color(&self) -> bool {
+        false
+    }
     /// `text` with every control and invisible character a record's writer may have put in it
     /// made a space, so none reaches the terminal.
     fn printable(&self, text: &str) -> String;
