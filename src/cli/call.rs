@@ -336,14 +336,8 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
 fn spooled(answer: &Value) -> Option<String> {
     let waits = answer.get("posted") == Some(&Value::Bool(false))
         && answer.get("spooled").is_some_and(|s| !s.is_null());
-    waits.then(|| {
-        let record = &answer["record"];
-        format!(
-            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-            record["kind"].as_str().unwrap_or("record"),
-            answer["id"].as_str().unwrap_or("(no id)")
-        )
-    })
+    let kind = answer["record"]["kind"].as_str().unwrap_or("record");
+    waits.then(|| verbs::spooled_strict(kind, answer["id"].as_str()))
 }
 
 fn usage(message: &str) -> ErrorBody {

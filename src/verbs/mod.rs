@@ -94,7 +94,7 @@ pub use render::{Render, RenderAnswer, RenderRequest};
 pub use resume::{ResumeAnswer, ResumeRequest, ResumeVerb};
 pub use resume_map::{RESUME_MAP_AGENT, ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
 pub use rotate::{Rotate, RotateRequest};
-pub use saved::SaveAnswer;
+pub use saved::{SaveAnswer, spooled_strict};
 pub use schema::{Schema, SchemaAnswer, SchemaRequest, VerbDoc};
 #[cfg(feature = "cli")]
 pub use status::StatusFlags;

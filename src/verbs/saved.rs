@@ -135,9 +135,17 @@ impl SaveAnswer {
     }
 }
 
+/// What `--strict` says of a save of a `kind` record (its id `id`) that waits in the outbox.
+pub fn spooled_strict(kind: &str, id: Option<&str>) -> String {
+    format!(
+        "{kind} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+        id.unwrap_or("(no id)")
+    )
+}
+
 #[cfg(feature = "cli")]
 mod cli {
-    use super::SaveAnswer;
+    use super::{SaveAnswer, spooled_strict};
 
     impl SaveAnswer {
         /// Shows a save on the command line: posted (with what its automatic rotation did), or
@@ -164,11 +172,7 @@ mod cli {
             }
             let code = if p.strict() { 75 } else { 0 };
             if p.json_mode() && code != 0 {
-                let message = format!(
-                    "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-                    self.record.kind().name(),
-                    self.id.as_deref().unwrap_or("(no id)"),
-                );
+                let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
                 p.json_failed(&self, code, &message);
             } else if p.json_mode() {
                 p.json(&self);
