@@ -195,7 +195,10 @@ mod cli {
                 .collect();
             show(a.all, &answers, &messages, p);
             // The first failed outbox's code; one message for each failed outbox.
-            let code = answers.iter().find_map(|a| a.error.as_ref()).map(|e| e.code);
+            let code = answers
+                .iter()
+                .find_map(|a| a.error.as_ref())
+                .map(|e| e.code);
             match (code, messages.as_slice()) {
                 (None, _) | (_, []) => Ok(0),
                 (Some(code), [message]) => {
