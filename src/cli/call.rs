@@ -206,18 +206,16 @@ fn answer_line(id: Option<Value>, reply: Reply) {
 fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>, ErrorBody)> {
     const SHAPE: &str = "send one JSON object per line: {\"verb\": \"resume\", \"args\": \
                          {\"agent\": \"worker\", \"session\": \"s1\"}}";
+    let not_json = |e: serde_json::Error| {
+        let message = format!("the request line is not JSON ({e}); {SHAPE}");
+        (None, usage(&message))
+    };
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            deep(line).ok_or_else(|| {
-                let message = format!("the request line is not JSON ({e}); {SHAPE}");
-                (None, usage(&message))
-            })?
+            deep(line).ok_or_else(|| not_json(e))?
         }
-        Err(e) => {
-            let message = format!("the request line is not JSON ({e}); {SHAPE}");
-            return Err((None, usage(&message)));
-        }
+        Err(e) => return Err(not_json(e)),
     };
     let Value::Object(mut map) = value else {
         return Err((
