@@ -27,10 +27,7 @@ pub fn json_word(argv: &[OsString]) -> Option<(String, String)> {
         .collect();
     let at = words.iter().position(|w| w == "--json")?;
     let word = words.get(at + 1)?;
-    let table = forgestate::verbs::table();
-    let spec = words
-        .iter()
-        .find_map(|w| table.iter().find(|s| s.name == w.as_str()))?;
+    let spec = words.iter().find_map(|w| forgestate::verbs::spec(w))?;
     let schema = (spec.answer)();
     let props = schema.get("properties").and_then(|p| p.as_object())?;
     word.split(',')
@@ -80,13 +77,8 @@ pub fn color_in_argv(argv: &[OsString]) -> Option<ColorArg> {
             Some(rest) => rest.strip_prefix('=').map(str::to_string),
             None => None,
         };
-        if let Some(v) = value {
-            found = match v.as_str() {
-                "always" => Some(ColorArg::Always),
-                "never" => Some(ColorArg::Never),
-                "auto" => Some(ColorArg::Auto),
-                _ => found,
-            };
+        if let Some(v) = value.and_then(|v| clap::ValueEnum::from_str(&v, false).ok()) {
+            found = Some(v);
         }
     }
     found

@@ -17,7 +17,7 @@
 use std::io::Read;
 
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::BufReader;
 
 use forgestate::Client;
 use forgestate::backend::AnyThread;
@@ -28,13 +28,14 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
+use crate::face::line::{Line, read_line};
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
 
 /// The longest request line read (a record is capped far below this).
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// The opened store and the configured policies, or why there are none (exit code, message).
-type Opened = Result<(Client<AnyThread>, StatusPolicy), (u8, String)>;
+/// The opened store and the configured policies, or why there are none.
+type Opened = Result<(Client<AnyThread>, StatusPolicy), Failure>;
 
 /// The outcome of one request.
 enum Reply {
@@ -51,11 +52,6 @@ pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
     }
 }
 
-/// Loads the configuration and opens the store once, as `forgestate mcp` does.
-fn open(cli: &Cli, kept: bool) -> Opened {
-    super::open::store(cli, kept).map_err(|f| (f.code, f.message))
-}
-
 /// `forgestate call VERB`: one request on stdin, one document on stdout.
 async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
     let args = stdin_request(verb);
@@ -64,7 +60,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
         Ok(args) => match verbs::cli::alone(verb, args.clone()) {
             Some(Ok(answer)) => Reply::Answer(answer),
             Some(Err(e)) => Reply::Failed(ErrorBody::of(&e), None),
-            None => run(cli, &open(cli, false), verb, args).await,
+            None => run(cli, &super::open::store(cli, false), verb, args).await,
         },
         Err(body) => Reply::Failed(body, None),
     };
@@ -141,66 +137,43 @@ fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
 
 /// `forgestate call --lines`: requests until the end of input; the exit code.
 async fn lines(cli: &Cli) -> u8 {
-    let opened = open(cli, true);
-    if let Err((_, message)) = &opened {
+    let opened = super::open::store(cli, true);
+    if let Err(Failure { message, .. }) = &opened {
         // Said once here; every request is then answered with it (as `forgestate mcp` does).
         output::error(message);
     }
     let mut input = BufReader::new(tokio::io::stdin());
-    let mut line = Vec::new();
     loop {
-        line.clear();
-        match (&mut input)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .await
-        {
-            Ok(0) => return 0,
-            Ok(_) => {}
+        let line = match read_line(&mut input, MAX_LINE).await {
+            Ok(Some(line)) => line,
+            Ok(None) => return 0,
             Err(e) => {
                 output::error(&format!("cannot read the requests on stdin: {e}"));
                 return EX_IOERR;
             }
-        }
-        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            skip_rest(&mut input).await;
-            let message = format!(
-                "the request line is over {} MiB; nothing in it was run",
-                MAX_LINE >> 20
-            );
-            answer_line(
-                None,
-                Reply::Failed(ErrorBody::new(EX_DATAERR, &message), None),
-            );
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            let (id, reply) = match request(&line) {
-                Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),
-                Err((id, body)) => (id, Reply::Failed(body, None)),
-            };
-            answer_line(id, reply);
+        };
+        match line {
+            Line::Oversized { .. } => {
+                let message = format!(
+                    "the request line is over {} MiB; nothing in it was run",
+                    MAX_LINE >> 20
+                );
+                answer_line(
+                    None,
+                    Reply::Failed(ErrorBody::new(EX_DATAERR, &message), None),
+                );
+            }
+            Line::Whole(line) if !line.iter().all(u8::is_ascii_whitespace) => {
+                let (id, reply) = match request(&line) {
+                    Ok((id, verb, args)) => (id, run(cli, &opened, &verb, args).await),
+                    Err((id, body)) => (id, Reply::Failed(body, None)),
+                };
+                answer_line(id, reply);
+            }
+            Line::Whole(_) => {}
         }
         if output::write_failed().is_some() {
             return EX_IOERR;
-        }
-    }
-}
-
-/// Reads and drops the rest of an oversized line.
-async fn skip_rest<R: tokio::io::AsyncBufRead + Unpin>(input: &mut R) {
-    loop {
-        let Ok(buf) = input.fill_buf().await else {
-            return;
-        };
-        if buf.is_empty() {
-            return;
-        }
-        let (used, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (buf.len(), false),
-        };
-        input.consume(used);
-        if done {
-            return;
         }
     }
 }
@@ -233,18 +206,16 @@ fn answer_line(id: Option<Value>, reply: Reply) {
 fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>, ErrorBody)> {
     const SHAPE: &str = "send one JSON object per line: {\"verb\": \"resume\", \"args\": \
                          {\"agent\": \"worker\", \"session\": \"s1\"}}";
+    let not_json = |e: serde_json::Error| {
+        let message = format!("the request line is not JSON ({e}); {SHAPE}");
+        (salvaged_id(line), usage(&message))
+    };
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            deep(line).ok_or_else(|| {
-                let message = format!("the request line is not JSON ({e}); {SHAPE}");
-                (salvaged_id(line), usage(&message))
-            })?
+            deep(line).ok_or_else(|| not_json(e))?
         }
-        Err(e) => {
-            let message = format!("the request line is not JSON ({e}); {SHAPE}");
-            return Err((salvaged_id(line), usage(&message)));
-        }
+        Err(e) => return Err(not_json(e)),
     };
     let Value::Object(mut map) = value else {
         return Err((
@@ -343,7 +314,7 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
     }
     let (client, policy) = match opened {
         Ok((client, policy)) => (client, policy),
-        Err((code, message)) => return Reply::Failed(ErrorBody::new(*code, message), None),
+        Err(f) => return Reply::Failed(ErrorBody::new(f.code, &f.message), None),
     };
     let ctx = Context { client, policy };
     match verbs::call(&ctx, spec.name, args).await {
@@ -369,14 +340,8 @@ async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
 fn spooled(answer: &Value) -> Option<String> {
     let waits = answer.get("posted") == Some(&Value::Bool(false))
         && answer.get("spooled").is_some_and(|s| !s.is_null());
-    waits.then(|| {
-        let record = &answer["record"];
-        format!(
-            "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-            record["kind"].as_str().unwrap_or("record"),
-            answer["id"].as_str().unwrap_or("(no id)")
-        )
-    })
+    let kind = answer["record"]["kind"].as_str().unwrap_or("record");
+    waits.then(|| verbs::spooled_strict(kind, answer["id"].as_str()))
 }
 
 fn usage(message: &str) -> ErrorBody {

@@ -34,9 +34,9 @@ pub fn script(shell: clap_complete::Shell) -> Result<String, Failure> {
     let mut cmd = super::errors::command(clap::ColorChoice::Never);
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "forgestate", &mut buf);
-    String::from_utf8(buf).map_err(|e| Failure {
-        code: crate::face::EX_DATAERR,
-        reason: None,
-        message: format!("the {shell} completion script is not UTF-8 ({e}); please report this"),
+    String::from_utf8(buf).map_err(|e| {
+        let message =
+            format!("the {shell} completion script is not UTF-8 ({e}); please report this");
+        Failure::new(crate::face::EX_DATAERR, message)
     })
 }

@@ -45,11 +45,7 @@ pub fn print_doc(body: ErrorBody) {
 fn select_output(cli: &mut Cli, verb: Option<&str>) -> Result<(), String> {
     cli.json = cli.json_fields.is_some() || cli.jq.is_some();
     let mut selection = output::Selection::new(cli.json_fields.as_deref(), cli.jq.as_deref())?;
-    let spec = verb.and_then(|verb| {
-        forgestate::verbs::table()
-            .into_iter()
-            .find(|s| s.name == verb)
-    });
+    let spec = verb.and_then(forgestate::verbs::spec);
     // `call` runs any verb, writing ones included.
     selection.writes = spec.map_or(verb == Some("call"), |s| !s.read_only);
     if let (Some(fields), Some(spec)) = (&selection.fields, spec) {
@@ -148,6 +144,8 @@ pub fn parse_args() -> Result<Cli, u8> {
         let _ = e.print();
         return Err(0);
     }
+    // What follows the error line: clap's usage lines and tips.
+    let mut after = String::new();
     let message = match e.kind() {
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
             let _ = e.print();
@@ -156,24 +154,20 @@ pub fn parse_args() -> Result<Cli, u8> {
                 .filter(|c| !c.is_hide_set() && c.get_name() != "help")
                 .map(|c| c.get_name())
                 .collect();
-            let message = format!(
+            format!(
                 "a verb is required ({}); run `forgestate --help`",
                 verbs.join(", ")
-            );
-            output::error(&message);
-            message
+            )
         }
         ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument
             if json_word(&argv_copy).is_some() =>
         {
             let (verb, word) = json_word(&argv_copy).unwrap_or_default();
-            let message = format!(
+            format!(
                 "unexpected argument '{word}' after --json; did you mean `--json={word}`? \
                  (--json takes its fields after an equals sign; `forgestate {verb} --json` \
                  alone prints the whole answer)"
-            );
-            output::error(&message);
-            message
+            )
         }
         ErrorKind::InvalidSubcommand => {
             let typed = match e.get(ContextKind::InvalidSubcommand) {
@@ -187,9 +181,7 @@ pub fn parse_args() -> Result<Cli, u8> {
                 |v| format!("'{v}'"),
                 "run `forgestate --help` for the verbs",
             );
-            let message = format!("unrecognized verb '{typed}'; {hint}");
-            output::error(&message);
-            message
+            format!("unrecognized verb '{typed}'; {hint}")
         }
         _ => {
             // clap's first paragraph is the error; the rest (usage, tips) stays as it is.
@@ -197,19 +189,19 @@ pub fn parse_args() -> Result<Cli, u8> {
             let text = text.trim_end();
             let text = text.strip_prefix("error: ").unwrap_or(text);
             let (first, rest) = text.split_once("\n\n").unwrap_or((text, ""));
-            let message = first
+            after = rest.to_string();
+            first
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .collect::<Vec<_>>()
-                .join(" ");
-            output::error(&message);
-            if !rest.trim().is_empty() {
-                output::raw_err(rest);
-            }
-            message
+                .join(" ")
         }
     };
+    output::error(&message);
+    if !after.trim().is_empty() {
+        output::raw_err(&after);
+    }
     if as_json {
         print_doc(ErrorBody::new(crate::face::EX_USAGE, &message));
     }

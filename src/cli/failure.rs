@@ -13,6 +13,17 @@ pub(crate) struct Failure {
     pub(crate) reason: Option<String>,
 }
 
+impl Failure {
+    /// A failure with exit code `code`.
+    pub(crate) fn new(code: u8, message: String) -> Failure {
+        Failure {
+            code,
+            message,
+            reason: None,
+        }
+    }
+}
+
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         // A body that is not a record says why in `reason`, as `call` and MCP say it.
@@ -24,10 +35,6 @@ impl From<Error> for Failure {
                 reason: body.reason,
             };
         }
-        Failure {
-            code: exit_code(&e),
-            message: e.to_string(),
-            reason: None,
-        }
+        Failure::new(exit_code(&e), e.to_string())
     }
 }

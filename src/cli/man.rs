@@ -13,6 +13,7 @@ use forgestate::Error;
 use super::args::{Cli, ManArgs};
 use super::failure::Failure;
 use super::output;
+use crate::face::EX_IOERR;
 
 /// `man --json`: the main page.
 #[derive(Serialize)]
@@ -44,11 +45,8 @@ pub fn man(cli: &Cli, a: &ManArgs) -> Result<u8, Failure> {
     }
     let man = clap_mangen::Man::new(cmd);
     let mut buf = Vec::new();
-    man.render(&mut buf).map_err(|e| Failure {
-        code: crate::face::EX_IOERR,
-        reason: None,
-        message: format!("cannot render the man page: {e}"),
-    })?;
+    man.render(&mut buf)
+        .map_err(|e| Failure::new(EX_IOERR, format!("cannot render the man page: {e}")))?;
     let roff = String::from_utf8_lossy(&buf);
     if cli.json {
         output::json_page(&PageDoc {

@@ -20,10 +20,6 @@ pub async fn mcp(cli: &Cli) -> Result<u8, Failure> {
     };
     crate::mcp::serve(client, policy)
         .await
-        .map_err(|message| Failure {
-            code: EX_IOERR,
-            reason: None,
-            message,
-        })?;
+        .map_err(|message| Failure::new(EX_IOERR, message))?;
     Ok(0)
 }

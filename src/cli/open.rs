@@ -25,11 +25,7 @@ pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
         wait: cli.wait,
         patience: cli.patience,
     };
-    remote::split_repo(&mut over).map_err(|message| Failure {
-        code: EX_USAGE,
-        reason: None,
-        message,
-    })?;
+    remote::split_repo(&mut over).map_err(|message| Failure::new(EX_USAGE, message))?;
     Ok(over)
 }
 
@@ -52,60 +48,44 @@ pub(crate) fn with_remote(config: Config) -> Config {
 }
 
 /// The configured store, opened, and the `[status]` policy, for `mcp` and `call`: a client kept
-/// for many requests (`kept`) is a writer of its own ([`open_own`]), a single `call` the
+/// for many requests (`kept`) is a writer of its own ([`Writer::Own`]), a single `call` the
 /// machine's.
 pub(crate) fn store(cli: &Cli, kept: bool) -> Result<(Client<AnyThread>, StatusPolicy), Failure> {
     let config = load(cli)?;
     let policy = config.status_policy()?;
-    let client = match kept {
-        true => open_own(cli, &config)?,
-        false => open_with(cli, &config)?,
-    };
-    Ok((client, policy))
-}
-
-/// Opens the store of `config`, with the notes the user should see. The line naming the
-/// default local store appears on its first use (no thread file yet), or with `-v`: a routine
-/// command is quiet on stderr.
-pub(crate) fn open_with(cli: &Cli, config: &Config) -> forgestate::Result<Client<AnyThread>> {
-    open_as(cli, config, Writer::Machine)
-}
-
-/// [`open_with`] for a client kept for a whole process (`mcp`, `call --lines`: one Python
-/// `Client`): a writer of its own, unless `FORGESTATE_WRITER` names one. The machine's writer
-/// is neither read nor made: a child whose store is never opened (Python's pure functions
-/// point it into the null device) has nothing to warn about.
-pub(crate) fn open_own(cli: &Cli, config: &Config) -> forgestate::Result<Client<AnyThread>> {
-    open_as(cli, config, Writer::Own)
+    let writer = if kept { Writer::Own } else { Writer::Machine };
+    Ok((open(cli, &config, writer)?, policy))
 }
 
 /// Who a client writes as when `FORGESTATE_WRITER` names no one.
 #[derive(Clone, Copy)]
-enum Writer {
+pub(crate) enum Writer {
     /// The writer kept in the machine's lineage directory: every CLI command of a machine.
     Machine,
-    /// A fresh one, for a process that keeps its client.
+    /// A fresh one, for a client kept for a whole process (`mcp`, `call --lines`: one Python
+    /// `Client`). The machine's writer is neither read nor made: a child whose store is never
+    /// opened (Python's pure functions point it into the null device) has nothing to warn about.
     Own,
 }
 
-fn open_as(cli: &Cli, config: &Config, writer: Writer) -> forgestate::Result<Client<AnyThread>> {
-    let (client, note) = opened_as(cli, config, writer)?;
+/// Opens the store of `config` as `writer`, with the notes the user should see (see [`opened`]).
+pub(crate) fn open(
+    cli: &Cli,
+    config: &Config,
+    writer: Writer,
+) -> forgestate::Result<Client<AnyThread>> {
+    let (client, note) = opened(cli, config, writer)?;
     if let Some(note) = note {
         output::note(&note);
     }
     Ok(client)
 }
 
-/// [`open_with`], the note naming the default store returned to be shown once the command's
-/// own checks passed (a mistyped flag is not the store's first use).
+/// Opens the store of `config`; the note naming the default store is returned, to be shown once
+/// the command's own checks passed (a mistyped flag is not the store's first use). It names the
+/// default local store on its first use (no thread file yet), or with `-v`: a routine command is
+/// quiet on stderr.
 pub(crate) fn opened(
-    cli: &Cli,
-    config: &Config,
-) -> forgestate::Result<(Client<AnyThread>, Option<String>)> {
-    opened_as(cli, config, Writer::Machine)
-}
-
-fn opened_as(
     cli: &Cli,
     config: &Config,
     writer: Writer,

@@ -95,13 +95,6 @@ pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
 
-/// `text` as [`forgestate::verbs::cli::printable`] makes it, scrubbed first: a zero-width
-/// character inside a secret hides it no more than elsewhere, and once it is a space the secret
-/// is two words.
-pub fn printable(text: &str) -> String {
-    forgestate::verbs::cli::printable(&crate::face::scrub::scrub(text)).into_owned()
-}
-
 /// Writes human text and a newline to stdout, scrubbed like every line forgestate writes: a
 /// human answer passes the same scrub as its JSON document.
 pub fn out(text: &str) {

@@ -23,14 +23,10 @@ const SHOW_FROM: u64 = 10;
 /// The bars showing now, so other stderr output can step around them.
 static SHOWING: Mutex<Vec<ProgressBar>> = Mutex::new(Vec::new());
 
-/// Whether bars may be drawn: a terminal on stderr, and neither `--json` nor `--quiet`.
-pub fn enabled(json: bool, quiet: bool, stderr_is_tty: bool) -> bool {
-    stderr_is_tty && !json && !quiet
-}
-
-/// The hook the CLI hands the library: bars on a terminal, silence otherwise.
+/// The hook the CLI hands the library: bars on a terminal on stderr, with neither `--json` nor
+/// `--quiet`; silence otherwise.
 pub fn hook(cli: &Cli) -> ProgressHook {
-    if enabled(cli.json, cli.quiet, std::io::stderr().is_terminal()) {
+    if std::io::stderr().is_terminal() && !cli.json && !cli.quiet {
         ProgressHook::new(Bars::default())
     } else {
         ProgressHook::silent()

@@ -22,53 +22,16 @@ use forgestate::{Client, Error};
 use super::args::{Cli, TableVerb};
 use super::errors::ErrorBody;
 use super::failure::Failure;
-use super::open::load;
-use super::open::opened;
+use super::open::{Writer, load, opened};
 use super::output;
 
-/// The configured store, opened, and the `[status]` policy: what a verb runs with.
-pub(super) struct Opened {
-    client: Client<AnyThread>,
-    policy: StatusPolicy,
-    /// The line naming the default store, shown once the request passed its checks.
-    pub(super) note: Option<String>,
-}
-
-impl Opened {
-    /// Loads the configuration and opens its store.
-    pub(super) fn new(cli: &Cli) -> Result<Opened, Failure> {
-        let config = load(cli)?;
-        let policy = config.status_policy()?;
-        let (client, note) = opened(cli, &config)?;
-        Ok(Opened {
-            client,
-            policy,
-            note,
-        })
-    }
-
-    /// What a verb runs with.
-    pub(super) fn context(&self) -> Context<'_> {
-        Context {
-            client: &self.client,
-            policy: &self.policy,
-        }
-    }
-
-    /// Shows the default store's line, unless the request itself was refused, and words a
-    /// failure in the CLI's terms.
-    pub(super) fn finish<T>(
-        &self,
-        spec: &Spec,
-        result: forgestate::Result<T>,
-    ) -> Result<T, Failure> {
-        if !refused(&result)
-            && let Some(note) = &self.note
-        {
-            output::note(note);
-        }
-        result.map_err(|e| flagged(spec, e).into())
-    }
+/// The configured store, opened, and the `[status]` policy: what a verb runs with; and the
+/// line naming the default store, shown once the request passed its checks.
+fn open(cli: &Cli) -> Result<(Client<AnyThread>, StatusPolicy, Option<String>), Failure> {
+    let config = load(cli)?;
+    let policy = config.status_policy()?;
+    let (client, note) = opened(cli, &config, Writer::Machine)?;
+    Ok((client, policy, note))
 }
 
 /// Whether the request itself was refused (a usage or data error): the default store's line is
@@ -126,10 +89,16 @@ fn flags_of<F: FromArgMatches>(spec: &Spec, matches: &clap::ArgMatches) -> Resul
 /// comes last, as the stream has no end to show it before.
 async fn stream<V: Streams>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
     let flags: V::Flags = flags_of(&V::SPEC, matches)?;
-    let opened = Opened::new(cli)?;
-    let printer = Printer::new(cli);
-    let ran = V::run(&flags, &opened.context(), &printer).await;
-    opened.finish(&V::SPEC, ran)
+    let (client, policy, note) = open(cli)?;
+    let ctx = Context {
+        client: &client,
+        policy: &policy,
+    };
+    let ran = V::run(&flags, &ctx, &Printer::new(cli)).await;
+    if let Some(note) = note.filter(|_| !refused(&ran)) {
+        output::note(&note);
+    }
+    ran.map_err(|e| flagged(&V::SPEC, e).into())
 }
 
 /// Runs `V` over this machine's configuration: its flags, then its run, which shows the answer.
@@ -152,7 +121,7 @@ impl verbs::cli::Host for Lent<'_> {
     }
 
     fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
-        super::open::open_with(self.0, config)
+        super::open::open(self.0, config, Writer::Machine)
     }
 }
 
@@ -166,11 +135,15 @@ async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8
         && let Some(answer) = V::alone(&request)
     {
         let answer = answer.map_err(|e| flagged(&V::SPEC, e))?;
-        return Ok(V::show(&flags, answer, &printer));
+        return Ok(V::show(&request, answer, &printer));
     }
-    let opened = Opened::new(cli)?;
-    printer.note.set(opened.note.clone());
-    let ran = V::call(&opened.context(), &flags, request, &printer).await;
+    let (client, policy, note) = open(cli)?;
+    printer.note.set(note);
+    let ctx = Context {
+        client: &client,
+        policy: &policy,
+    };
+    let ran = V::call(&ctx, &flags, request, &printer).await;
     if !refused(&ran) {
         printer.flush_note();
     }
@@ -252,17 +225,11 @@ impl verbs::cli::Printer for Printer<'_> {
     }
 
     fn printable(&self, text: &str) -> String {
-        output::printable(text)
+        crate::face::scrub::printable(text)
     }
 
     fn error_object(&self, e: &Error) -> verbs::FlushError {
-        let body = ErrorBody::new(super::errors::exit_code(e), &e.to_string());
-        verbs::FlushError {
-            code: body.code,
-            category: body.category.to_string(),
-            message: body.message,
-            reason: body.reason,
-        }
+        ErrorBody::new(super::errors::exit_code(e), &e.to_string()).into()
     }
 }
 

@@ -1,7 +1,9 @@
 //! What both faces of the binary (the CLI and the MCP server) share: exit codes by who must act,
-//! the error document (`{"error": {"code", "category", "message"}}`), one-line messages, and the
-//! scrubber every line that leaves the process passes through. Neither face imports the other.
+//! the error document (`{"error": {"code", "category", "message"}}`), one-line messages, the
+//! capped reading of an input line, and the scrubber every line that leaves the process passes
+//! through. Neither face imports the other.
 
+pub mod line;
 pub mod scrub;
 
 use serde::Serialize;
@@ -89,6 +91,19 @@ impl ErrorBody {
                 }
             }
             e => ErrorBody::new(exit_code(e), &e.to_string()),
+        }
+    }
+}
+
+/// A verb's answer carries the error object too (`flush`'s, of an outbox that still holds
+/// records).
+impl From<ErrorBody> for forgestate::verbs::FlushError {
+    fn from(body: ErrorBody) -> Self {
+        forgestate::verbs::FlushError {
+            code: body.code,
+            category: body.category.to_string(),
+            message: body.message,
+            reason: body.reason,
         }
     }
 }

@@ -34,11 +34,14 @@ pub fn install(token_file: Option<&Path>) {
 
 /// `text` with every secret the scrubber knows replaced.
 pub fn scrub(text: &str) -> String {
-    let mut out = text.to_string();
-    if let Some(redactor) = SCRUBBER.get() {
-        redactor.redact_text(&mut out);
-    }
-    out
+    scrubbed(text).unwrap_or_else(|| text.to_string())
+}
+
+/// `text` as [`forgestate::verbs::cli::printable`] makes it, scrubbed first: a zero-width
+/// character inside a secret hides it no more than elsewhere, and once it is a space the secret
+/// is two words.
+pub fn printable(text: &str) -> String {
+    forgestate::verbs::cli::printable(&scrub(text)).into_owned()
 }
 
 /// An answer document with every secret the scrubber knows replaced in every string, object
@@ -49,7 +52,11 @@ pub fn scrub(text: &str) -> String {
 pub fn scrub_answer(value: &mut serde_json::Value) {
     use serde_json::Value;
     match value {
-        Value::String(s) => scrub_in_place(s),
+        Value::String(s) => {
+            if let Some(clean) = scrubbed(s) {
+                *s = clean;
+            }
+        }
         Value::Array(items) => items.iter_mut().for_each(scrub_answer),
         Value::Object(map) => {
             map.values_mut().for_each(scrub_answer);
@@ -98,12 +105,6 @@ fn scrubbed(text: &str) -> Option<String> {
     let mut out = text.to_string();
     let redactor = SCRUBBER.get()?;
     (redactor.redact_text(&mut out) > 0).then_some(out)
-}
-
-fn scrub_in_place(text: &mut String) {
-    if let Some(clean) = scrubbed(text) {
-        *text = clean;
-    }
 }
 
 #[cfg(test)]

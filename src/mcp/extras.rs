@@ -52,7 +52,8 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
         _ => {
             // The caller's mistake (a name no record can carry) is invalid params, as the tool
             // call says it with exit 64 or 65; anything else is the server's.
-            let message = super::reply::first_text(&result);
+            let first = result.content.first().and_then(|c| c.as_text());
+            let message = first.map(|t| t.text.clone()).unwrap_or_default();
             return Err(match super::reply::failure_code(&result) {
                 Some(crate::face::EX_USAGE | crate::face::EX_DATAERR) => {
                     ErrorData::invalid_params(message, None)

@@ -24,6 +24,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use super::order::Order;
+use crate::face::line::{Line, read_line};
 use crate::face::top_level_id;
 use judge::{INVALID_REQUEST, Verdict, error, judge};
 
@@ -80,12 +81,6 @@ where
     ((rmcp_reads, rmcp_writes), Pump { input, writer })
 }
 
-/// One line as read: whole, or over the limit (its first [`MAX_LINE`] bytes kept).
-enum Line {
-    Whole(Vec<u8>),
-    Oversized { prefix: Vec<u8>, len: usize },
-}
-
 async fn read_input<R: AsyncRead + Unpin>(
     input: R,
     mut to_rmcp: DuplexStream,
@@ -94,7 +89,7 @@ async fn read_input<R: AsyncRead + Unpin>(
 ) {
     let mut input = BufReader::new(input);
     loop {
-        let line = match read_line(&mut input).await {
+        let line = match read_line(&mut input, MAX_LINE).await {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(e) => {
@@ -131,40 +126,4 @@ async fn read_input<R: AsyncRead + Unpin>(
         }
     }
     let _ = to_rmcp.shutdown().await;
-}
-
-/// Reads one line (without its `\n`); `None` at the end of input.
-async fn read_line<R: AsyncRead + Unpin>(
-    input: &mut BufReader<R>,
-) -> std::io::Result<Option<Line>> {
-    let mut line = Vec::new();
-    let mut len = 0usize;
-    loop {
-        let buf = input.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(match len {
-                0 => None,
-                _ if len > MAX_LINE => Some(Line::Oversized { prefix: line, len }),
-                _ => Some(Line::Whole(line)),
-            });
-        }
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(at) => (&buf[..at], Some(at + 1)),
-            None => (buf, None),
-        };
-        let room = (MAX_LINE + 1).saturating_sub(line.len());
-        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        len = len.saturating_add(chunk.len());
-        let used = done.unwrap_or(buf.len());
-        input.consume(used);
-        if done.is_some() {
-            return Ok(Some(match len > MAX_LINE {
-                true => {
-                    line.truncate(MAX_LINE);
-                    Line::Oversized { prefix: line, len }
-                }
-                false => Line::Whole(line),
-            }));
-        }
-    }
 }

@@ -32,7 +32,7 @@ pub async fn serve(
     // One client's calls for one session run in arrival order (see `order.rs`).
     let order = std::sync::Arc::new(order::Order::default());
     let (transport, pump) = lines::gate(tokio::io::stdin(), tokio::io::stdout(), order.clone());
-    let server = server::Server::new(client, policy).with_order(order);
+    let server = server::Server::new(client, policy, order);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         // Stdin closed before the handshake: nothing to serve, not a failure.

@@ -60,42 +60,15 @@ impl Order {
     /// A line the gate forwards to rmcp, in arrival order: takes a ticket when it is a
     /// `tools/call` with an id and arguments naming a string `agent` and `session`.
     pub fn arrived(&self, line: &[u8]) {
-        if !line.windows(10).any(|w| w == b"tools/call") {
-            return;
-        }
-        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+        let Some((id, key)) = ticket_of(line) else {
             return;
         };
-        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
-            return;
-        }
-        let (Some(id), Some(args)) = (
-            message.get("id"),
-            message
-                .pointer("/params/arguments")
-                .and_then(Value::as_object),
-        ) else {
-            return;
-        };
-        if !message
-            .pointer("/params/name")
-            .is_some_and(Value::is_string)
-        {
-            return;
-        }
-        let (Some(agent), Some(session)) = (
-            args.get("agent").and_then(Value::as_str),
-            args.get("session").and_then(Value::as_str),
-        ) else {
-            return;
-        };
-        let key = (agent.to_string(), session.to_string());
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let queue = state.queues.entry(key.clone()).or_default();
         let ticket = queue.issued;
         queue.issued += 1;
         // An id sent twice: the earlier ticket will never be claimed.
-        if let Some((old_key, old)) = state.tickets.insert(id.to_string(), (key, ticket)) {
+        if let Some((old_key, old)) = state.tickets.insert(id, (key, ticket)) {
             state.drop_ticket(&old_key, old);
         }
     }
@@ -127,6 +100,21 @@ impl Order {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.queues.get(key).map_or(u64::MAX, |q| q.serving)
     }
+}
+
+/// The JSON-RPC id (as JSON text) and the agent and session of a `tools/call` that names them.
+fn ticket_of(line: &[u8]) -> Option<(String, Key)> {
+    if !line.windows(10).any(|w| w == b"tools/call") {
+        return None;
+    }
+    let message = serde_json::from_slice::<Value>(line).ok()?;
+    let call = message.get("method")?.as_str()? == "tools/call";
+    let named = message.pointer("/params/name")?.is_string();
+    let args = message.pointer("/params/arguments")?.as_object()?;
+    let agent = args.get("agent")?.as_str()?.to_string();
+    let session = args.get("session")?.as_str()?.to_string();
+    let id = message.get("id")?.to_string();
+    (call && named).then_some((id, (agent, session)))
 }
 
 impl State {

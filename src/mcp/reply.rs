@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use forgestate::Error;
-use forgestate::verbs::cli::{Printer, printable, table::Layout};
+use forgestate::verbs::cli::Printer;
 
 use crate::face::scrub::{scrub, scrub_answer};
 use crate::face::{self, ErrorBody};
@@ -57,16 +57,6 @@ pub fn failure_code(result: &CallToolResult) -> Option<u8> {
     u8::try_from(value["error"]["code"].as_u64()?).ok()
 }
 
-/// The first text of a result.
-pub fn first_text(result: &CallToolResult) -> String {
-    result
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 /// What the CLI would print for an answer in text, captured line by line in the order it is
 /// shown: the verb's `show` on a pipe, uncoloured, its notes (warnings, "no matching record
 /// found") as the verb words them, without the `forgestate: ` the CLI's stderr puts before them.
@@ -80,18 +70,6 @@ impl Text {
 }
 
 impl Printer for Text {
-    fn json_mode(&self) -> bool {
-        false
-    }
-
-    fn quiet(&self) -> bool {
-        false
-    }
-
-    fn strict(&self) -> bool {
-        false
-    }
-
     fn json<T: Serialize>(&self, value: &T) {
         self.push(serde_json::to_string_pretty(value).unwrap_or_default());
     }
@@ -104,10 +82,6 @@ impl Printer for Text {
         self.push(serde_json::to_string(value).unwrap_or_default());
     }
 
-    fn page<T: Serialize>(&self, value: &T) {
-        self.json(value);
-    }
-
     fn out(&self, text: &str) {
         self.push(text.to_string());
     }
@@ -116,26 +90,11 @@ impl Printer for Text {
         self.push(text.to_string());
     }
 
-    fn layout(&self) -> Layout {
-        Layout::Piped
-    }
-
-    fn color(&self) -> bool {
-        false
-    }
-
     fn printable(&self, text: &str) -> String {
-        // Scrubbed first, as the CLI does: a secret cut by an invisible character is two words.
-        printable(&scrub(text)).into_owned()
+        crate::face::scrub::printable(text)
     }
 
     fn error_object(&self, e: &Error) -> forgestate::verbs::FlushError {
-        let body = ErrorBody::new(face::exit_code(e), &e.to_string());
-        forgestate::verbs::FlushError {
-            code: body.code,
-            category: body.category.to_string(),
-            message: body.message,
-            reason: body.reason,
-        }
+        ErrorBody::new(face::exit_code(e), &e.to_string()).into()
     }
 }

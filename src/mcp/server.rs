@@ -46,8 +46,13 @@ pub struct Server {
 }
 
 impl Server {
-    /// A server over `client`, kept for the whole session.
-    pub fn new(client: Result<Client<AnyThread>, (u8, String)>, policy: StatusPolicy) -> Server {
+    /// A server over `client`, kept for the whole session; calls wait for their turn in `order`,
+    /// whose tickets the line gate hands out.
+    pub fn new(
+        client: Result<Client<AnyThread>, (u8, String)>,
+        policy: StatusPolicy,
+        order: Arc<Order>,
+    ) -> Server {
         let tools = verbs::table()
             .into_iter()
             .filter(|s| s.on(Face::Mcp))
@@ -57,29 +62,16 @@ impl Server {
             client: Arc::new(client),
             policy: Arc::new(policy),
             tools: Arc::new(tools),
-            order: Arc::default(),
+            order,
         }
     }
 
-    /// Calls wait for their turn in `order`, whose tickets the line gate hands out.
-    pub fn with_order(mut self, order: Arc<Order>) -> Server {
-        self.order = order;
-        self
-    }
-
-    /// The client, or the failure every call answers with when there is none.
-    pub(super) fn client(&self) -> Result<&Client<AnyThread>, CallToolResult> {
-        self.client
-            .as_ref()
-            .as_ref()
-            .map_err(|(code, message)| reply::failure(*code, message))
-    }
-
-    /// Runs the verb `name` on `args` as a tool call.
+    /// Runs the verb `name` on `args` as a tool call; with no client, the failure every call
+    /// answers with.
     pub(super) async fn run(&self, name: &str, args: Map<String, Value>) -> Option<CallToolResult> {
-        let client = match self.client() {
+        let client = match self.client.as_ref() {
             Ok(client) => client,
-            Err(failure) => return Some(failure),
+            Err((code, message)) => return Some(reply::failure(*code, message)),
         };
         let ctx = Context {
             client,

@@ -198,14 +198,14 @@ fn with_intent(
 
 #[cfg(feature = "cli")]
 mod cli {
-    use super::{Checkpoint, CheckpointFlags, CheckpointRequest};
-    use crate::error::Result;
-
-    use crate::verbs::{SaveAnswer, input};
-
     use serde_json::{Map, Value};
 
-    impl crate::verbs::cli::MakeRequest<CheckpointRequest> for CheckpointFlags {
+    use super::{Checkpoint, CheckpointFlags, CheckpointRequest};
+    use crate::error::Result;
+    use crate::verbs::cli::{Command, MakeRequest, Printer};
+    use crate::verbs::{SaveAnswer, input};
+
+    impl MakeRequest<CheckpointRequest> for CheckpointFlags {
         /// The request, its `data` read from `--data` (inline or `-`), `--data-file` and `--set`.
         fn request(&self) -> Result<CheckpointRequest> {
             let text = input::read_text(self.data.as_deref(), self.data_file.as_deref())?;
@@ -219,25 +219,12 @@ mod cli {
                 ..self.request.clone()
             })
         }
-
-        fn of(request: &CheckpointRequest) -> CheckpointFlags {
-            CheckpointFlags {
-                request: request.clone(),
-                data: None,
-                data_file: None,
-                set: Vec::new(),
-            }
-        }
     }
 
-    impl crate::verbs::cli::Command for Checkpoint {
+    impl Command for Checkpoint {
         type Flags = CheckpointFlags;
 
-        fn show(
-            _: &CheckpointFlags,
-            answer: SaveAnswer,
-            p: &impl crate::verbs::cli::Printer,
-        ) -> u8 {
+        fn show(_: &CheckpointRequest, answer: SaveAnswer, p: &impl Printer) -> u8 {
             answer.show(p)
         }
     }

@@ -21,13 +21,20 @@ use crate::config::{Config, Overrides};
 use crate::error::Result;
 
 /// What a verb's text is printed with: the binary's output, and what the command line asked for.
+/// By default text, neither quiet nor strict, on a pipe and uncoloured.
 pub trait Printer {
     /// `--json` (or `--json=FIELDS`, `--jq`): print the answer as one JSON document.
-    fn json_mode(&self) -> bool;
+    fn json_mode(&self) -> bool {
+        false
+    }
     /// `--quiet`: only errors on stderr.
-    fn quiet(&self) -> bool;
+    fn quiet(&self) -> bool {
+        false
+    }
     /// `--strict`: a record spooled to the outbox is a failure.
-    fn strict(&self) -> bool;
+    fn strict(&self) -> bool {
+        false
+    }
     /// Prints `value` as the answer's JSON document.
     fn json<T: Serialize>(&self, value: &T);
     /// Prints `value` as the answer's JSON document with an `error` object beside its fields
@@ -35,22 +42,36 @@ pub trait Printer {
     fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
     /// Prints `value` as one compact JSON line (NDJSON: an event of a stream).
     fn json_line<T: Serialize>(&self, value: &T);
-    /// Prints forgestate's own JSON (not scrubbed: it holds no record).
-    fn page<T: Serialize>(&self, value: &T);
+    /// Prints forgestate's own JSON (it holds no record, so it need not be scrubbed).
+    fn page<T: Serialize>(&self, value: &T) {
+        self.json(value);
+    }
     /// Prints human text on stdout.
     fn out(&self, text: &str);
     /// A line on stderr; `error: ` and `warning: ` openings get their level's prefix.
     fn note(&self, text: &str);
     /// How a table on stdout is laid out: tab-separated when piped, fitted at a terminal.
-    fn layout(&self) -> table::Layout;
+    fn layout(&self) -> table::Layout {
+        table::Layout::Piped
+    }
     /// Whether stdout may be coloured.
-    fn color(&self) -> bool;
+    fn color(&self) -> bool {
+        false
+    }
     /// `text` with every control and invisible character a record's writer may have put in it
     /// made a space, so none reaches the terminal.
     fn printable(&self, text: &str) -> String;
     /// The error object this face writes for `e`: its exit code (by who must act), category
     /// and message on one line.
     fn error_object(&self, e: &crate::Error) -> super::FlushError;
+    /// Prints `answer` as its JSON document, or without `--json` the `text` of it; exit 0.
+    fn answer<T: Serialize>(&self, answer: &T, text: impl FnOnce(&T) -> String) -> u8 {
+        match self.json_mode() {
+            true => self.json(answer),
+            false => self.out(&text(answer)),
+        }
+        0
+    }
     /// Prints each warning on stderr (not with `--quiet`).
     fn warn(&self, warnings: &[String]) {
         if !self.quiet() {
@@ -67,44 +88,34 @@ pub trait Printer {
 pub trait MakeRequest<R>: Args + Send + Sync {
     /// The request the flags make.
     fn request(&self) -> Result<R>;
-    /// The flags that make `request` with none of the command line's extras (how a request from
-    /// another face is shown as the CLI shows it).
-    fn of(request: &R) -> Self;
 }
 
 impl<R: Args + Clone + Send + Sync> MakeRequest<R> for R {
     fn request(&self) -> Result<R> {
         Ok(self.clone())
     }
-
-    fn of(request: &R) -> R {
-        request.clone()
-    }
 }
 
 /// A verb on the command line: its flags, the request they make, and how its answer shows.
-pub trait Command: Run + Sized {
+pub trait Command: Run<Request: Clone> + Sized {
     /// Its flags: the request's (`Self::Request` itself), or the request flattened beside the
     /// command line's extras (`status --publish`, `checkpoint --data-file`).
     type Flags: MakeRequest<Self::Request>;
 
-    /// Shows the answer, on stdout as JSON or text, and returns the exit code; by default
-    /// [`show_answer`].
-    fn show(_flags: &Self::Flags, answer: Self::Answer, p: &impl Printer) -> u8 {
-        show_answer::<Self>(&answer, p)
-    }
+    /// Shows the answer to `request`, on stdout as JSON or text, and returns the exit code.
+    fn show(request: &Self::Request, answer: Self::Answer, p: &impl Printer) -> u8;
 
     /// Runs the request over `ctx` and shows the answer: [`run`](super::run) then
     /// [`show`](Command::show), unless an extra asks for other work (`status --publish`).
     fn call(
         ctx: &super::Context<'_>,
-        flags: &Self::Flags,
+        _flags: &Self::Flags,
         request: Self::Request,
         p: &impl Printer,
     ) -> impl Future<Output = Result<u8>> {
         async move {
-            let answer = super::run::<Self>(ctx, request).await?;
-            Ok(Self::show(flags, answer, p))
+            let answer = super::run::<Self>(ctx, request.clone()).await?;
+            Ok(Self::show(&request, answer, p))
         }
     }
 
@@ -223,10 +234,9 @@ pub async fn shown<P: Printer + Sync>(
             let Shown(ctx, args, p) = self;
             Some(Box::pin(async move {
                 let request = super::request_of::<V>(args)?;
-                let flags = V::Flags::of(&request);
-                let answer = super::run::<V>(ctx, request).await?;
+                let answer = super::run::<V>(ctx, request.clone()).await?;
                 let value = super::answer_value::<V>(&answer)?;
-                V::show(&flags, answer, p);
+                V::show(&request, answer, p);
                 Ok(value)
             }))
         }
@@ -251,6 +261,25 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The CLI's subcommand of every verb, in the table's order, its flags the verb's.
+pub fn commands() -> Vec<Subcommand> {
+    struct Of;
+    impl Visit for Of {
+        type Out = Subcommand;
+        fn visit<V: Command + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+        fn visit_machine<V: OnMachine + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+        fn visit_stream<V: Streams + 'static>(self) -> Subcommand {
+            subcommand::<V::Flags>(&V::SPEC)
+        }
+    }
+    let table = super::table().into_iter();
+    table.filter_map(|s| super::visit(s.name, Of)).collect()
+}
+
 /// A verb's subcommand: its name, its one line, its examples and its flags `F`.
 pub fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
     let about = match spec.about {
@@ -270,18 +299,4 @@ pub fn subcommand<F: Args>(spec: &super::Spec) -> Subcommand {
         "" => command,
         _ => command.after_help(after),
     }
-}
-
-/// The default [`Command::show`]: the answer as JSON, or the verb's human text (else the answer
-/// as JSON).
-pub fn show_answer<V: Verb>(answer: &V::Answer, p: &impl Printer) -> u8 {
-    if p.json_mode() {
-        p.json(answer);
-        return 0;
-    }
-    let value = serde_json::to_value(answer).unwrap_or_default();
-    let text = (V::SPEC.human)(&value)
-        .unwrap_or_else(|| serde_json::to_string_pretty(&value).unwrap_or_default());
-    p.out(&p.printable(&text));
-    0
 }

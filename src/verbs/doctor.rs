@@ -48,7 +48,7 @@ impl Verb for Doctor {
 mod cli {
     use super::{Doctor, DoctorAnswer, DoctorRequest};
     use crate::config::Config;
-    use crate::doctor::{Report, Status, config_failed};
+    use crate::doctor::{Status, config_failed};
     use crate::error::Result;
     use crate::verbs::cli::{Host, OnMachine, Printer};
 
@@ -66,21 +66,19 @@ mod cli {
                 Err(e) => config_failed(&e),
                 Ok(config) => crate::doctor::run(&host.with_remote(config)).await,
             };
-            print(&report, p);
-            Ok(if report.failed() { 1 } else { 0 })
+            let answer = DoctorAnswer {
+                failed: report.failed(),
+                checks: report.checks,
+            };
+            p.answer(&answer, |a| text(a, p.color()));
+            Ok(if answer.failed { 1 } else { 0 })
         }
     }
 
-    fn print(report: &Report, p: &impl Printer) {
-        if p.json_mode() {
-            return p.json(&DoctorAnswer {
-                checks: report.checks.clone(),
-                failed: report.failed(),
-            });
-        }
-        let color = p.color();
+    /// One line per check, marked (coloured when `color`), with its fix under it.
+    fn text(answer: &DoctorAnswer, color: bool) -> String {
         let mut text = String::new();
-        for c in &report.checks {
+        for c in &answer.checks {
             let (mark, paint) = match c.status {
                 Status::Ok => ("✓", GREEN),
                 Status::Warn => ("!", YELLOW),
@@ -97,6 +95,6 @@ mod cli {
                 text.push_str(&format!("    fix: {fix}\n"));
             }
         }
-        p.out(text.trim_end());
+        text.trim_end().to_string()
     }
 }

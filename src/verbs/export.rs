@@ -59,15 +59,12 @@ mod cli {
 
         fn show(_: &ExportRequest, answer: Exported, p: &impl crate::verbs::cli::Printer) -> u8 {
             p.warn(&answer.warnings);
-            if p.json_mode() {
-                p.json(&answer);
-            } else {
-                p.out(&format!(
+            p.answer(&answer, |a| {
+                format!(
                     "exported {} record(s) to {}: {} written, {} already there",
-                    answer.records, answer.to, answer.written, answer.already
-                ));
-            }
-            0
+                    a.records, a.to, a.written, a.already
+                )
+            })
         }
     }
 }

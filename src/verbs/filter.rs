@@ -1,4 +1,4 @@
-//! The record filters `latest` and `list` share.
+//! The record filters `latest`, `list` and `watch` share.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,7 +9,7 @@ use crate::format::Kind;
 use crate::resume::glob_matches;
 use crate::scan::{Filter, Scan};
 
-/// The record filters `latest` and `list` share.
+/// The record filters `latest`, `list` and `watch` share.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct FilterRequest {

@@ -194,23 +194,23 @@ mod cli {
                 })
                 .collect();
             show(a.all, &answers, &messages, p);
-            let codes: Vec<u8> = answers
+            // The first failed outbox's code; one message for each failed outbox.
+            let code = answers
                 .iter()
-                .filter_map(|a| a.error.as_ref())
-                .map(|e| e.code)
-                .collect();
-            match (codes.as_slice(), messages.as_slice()) {
-                ([], _) | (_, []) => Ok(0),
-                ([code], [message]) => {
+                .find_map(|a| a.error.as_ref())
+                .map(|e| e.code);
+            match (code, messages.as_slice()) {
+                (None, _) | (_, []) => Ok(0),
+                (Some(code), [message]) => {
                     p.note(&format!("error: {message}"));
-                    Ok(*code)
+                    Ok(code)
                 }
-                ([code, ..], _) => {
+                (Some(code), all) => {
                     p.note(&format!(
                         "error: {} outboxes still hold records; see the errors above",
-                        codes.len()
+                        all.len()
                     ));
-                    Ok(*code)
+                    Ok(code)
                 }
             }
         }

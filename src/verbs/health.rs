@@ -118,19 +118,12 @@ mod cli {
                 ..self.request.clone()
             })
         }
-
-        fn of(request: &HealthRequest) -> HealthFlags {
-            HealthFlags {
-                request: request.clone(),
-                metrics: None,
-            }
-        }
     }
 
     impl crate::verbs::cli::Command for Health {
         type Flags = HealthFlags;
 
-        fn show(_: &HealthFlags, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
+        fn show(_: &HealthRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
             answer.show(p)
         }
     }

@@ -88,8 +88,7 @@ mod cli {
             } else if h.records.is_empty() {
                 p.note(&format!("no records in session {}", h.session));
             } else {
-                let text = history_text(&h, p.layout(), p.color(), p);
-                p.out(text.trim_end());
+                p.out(history_text(&h, p).trim_end());
             }
             0
         }
@@ -97,12 +96,8 @@ mod cli {
 
     /// The session line, then one row per record (the store's time of its comment) with its detail
     /// lines indented under it; the header only at a terminal.
-    fn history_text(
-        h: &HistoryAnswer,
-        layout: table::Layout,
-        color: bool,
-        p: &impl Printer,
-    ) -> String {
+    fn history_text(h: &HistoryAnswer, p: &impl Printer) -> String {
+        let layout = p.layout();
         // Every line but the table's (which `table` cleans, keeping our colours) carries a record's
         // text: no control, bidi or invisible character of another writer reaches the terminal.
         let clean = |line: String| p.printable(&line);
@@ -123,7 +118,7 @@ mod cli {
             name("PHASE/STATUS"),
             name("RESUME"),
         ];
-        let body = table::lay_out(&header, &rows, layout, color);
+        let body = table::lay_out(&header, &rows, layout, p.color());
         let mut lines = body.lines();
         if layout != table::Layout::Piped
             && let Some(head) = lines.next()

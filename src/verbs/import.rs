@@ -65,21 +65,19 @@ mod cli {
                     p.note(&format!("warning: not imported: {why}"));
                 }
             }
-            if p.json_mode() {
-                p.json(&answer);
-            } else {
-                p.out(&format!(
+            p.answer(&answer, |a| {
+                format!(
                     "imported {} of {} record(s) into {}: {} already there, {} spooled, {} refused, \
                      {} left",
-                    answer.posted,
-                    answer.records,
-                    answer.to,
-                    answer.already,
-                    answer.spooled,
-                    answer.refused.len(),
-                    answer.left
-                ));
-            }
+                    a.posted,
+                    a.records,
+                    a.to,
+                    a.already,
+                    a.spooled,
+                    a.refused.len(),
+                    a.left
+                )
+            });
             if answer.spooled > 0 { 75 } else { 0 }
         }
     }

@@ -43,17 +43,6 @@ impl Verb for Init {
         examples: "  forgestate init
   forgestate init --url https://forge.example.com --repo acme/app --token-file ~/.forgestate-token
   forgestate init --json",
-        human: |a| {
-            let what = if a["created"] == true {
-                "created"
-            } else {
-                "found"
-            };
-            let (thread, author) = (a["thread"].as_str()?, a["author"].as_str()?);
-            Some(format!(
-                "session thread {what}: {thread} (records are posted as {author})"
-            ))
-        },
         ..Spec::OPERATOR
     };
 }
@@ -82,4 +71,16 @@ impl Run for Init {
 #[cfg(feature = "cli")]
 impl super::cli::Command for Init {
     type Flags = InitRequest;
+
+    /// `session thread created: … (records are posted as …)`.
+    fn show(_: &InitRequest, answer: InitAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.answer(&answer, |a| {
+            let what = if a.created { "created" } else { "found" };
+            let line = format!(
+                "session thread {what}: {} (records are posted as {})",
+                a.thread, a.author
+            );
+            p.printable(&line)
+        })
+    }
 }

@@ -74,17 +74,6 @@ pub fn check_glob(what: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-/// A `since` argument: an RFC 3339 time, or an age (`90m`, `24h`, `7d`, `1h 30m`) counted back
-/// from now.
-pub fn parse_since(what: &str, text: &str) -> Result<DateTime<Utc>> {
-    match since_arg(what, text)? {
-        Since::At(t) => Ok(t),
-        Since::Age(age) => Utc::now()
-            .checked_sub_signed(age)
-            .ok_or_else(|| Error::usage(format!("{what} {text:?} reaches too far back"))),
-    }
-}
-
 /// A `since` argument as given: a time, or an age to count back on the store's clock (see
 /// `Client::list_since`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,7 +95,8 @@ impl Since {
     }
 }
 
-/// Reads a `since` argument without deciding the clock an age is counted on.
+/// Reads a `since` argument, an RFC 3339 time or an age (`90m`, `24h`, `7d`, `1h 30m`), without
+/// deciding the clock an age is counted on.
 pub fn since_arg(what: &str, text: &str) -> Result<Since> {
     if let Ok(t) = parse_time(text) {
         return Ok(Since::At(t));

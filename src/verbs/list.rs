@@ -145,21 +145,12 @@ mod cli {
                 p.note("no matching records");
                 return 0;
             }
-            let text = match p.layout() {
-                table::Layout::Piped => table_text(
-                    &scan,
-                    a.invalid,
-                    table::Layout::Piped,
-                    p.color(),
-                    format_time,
-                ),
-                terminal => {
-                    let now = chrono::Utc::now();
-                    table_text(&scan, a.invalid, terminal, p.color(), |t| {
-                        table::relative_age(*t, now)
-                    })
-                }
+            let (layout, now) = (p.layout(), chrono::Utc::now());
+            let time = |t: &chrono::DateTime<chrono::Utc>| match layout {
+                table::Layout::Piped => format_time(t),
+                _ => table::relative_age(*t, now),
             };
+            let text = table_text(&scan, a.invalid, layout, p.color(), time);
             p.out(text.trim_end());
             0
         }

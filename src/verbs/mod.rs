@@ -70,6 +70,8 @@ pub use crate::forge::wait::mark_process_start;
 #[cfg(feature = "cli")]
 pub use checkpoint::CheckpointFlags;
 pub use checkpoint::{Checkpoint, CheckpointRequest};
+#[cfg(feature = "cli")]
+pub use cli::commands;
 pub use doctor::{Doctor, DoctorAnswer, DoctorRequest};
 pub use end::{End, EndRequest, check_reason};
 pub use export::{Export, ExportRequest};
@@ -92,7 +94,7 @@ pub use render::{Render, RenderAnswer, RenderRequest};
 pub use resume::{ResumeAnswer, ResumeRequest, ResumeVerb};
 pub use resume_map::{RESUME_MAP_AGENT, ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
 pub use rotate::{Rotate, RotateRequest};
-pub use saved::SaveAnswer;
+pub use saved::{SaveAnswer, spooled_strict};
 pub use schema::{Schema, SchemaAnswer, SchemaRequest, VerbDoc};
 #[cfg(feature = "cli")]
 pub use status::StatusFlags;
@@ -197,9 +199,6 @@ pub struct Spec {
     pub after: &'static str,
     /// The CLI's examples, one command line each, after the verb's `--help`.
     pub examples: &'static str,
-    /// The CLI's text for the answer (without `--json`, and MCP's first text) when the verb's
-    /// `show` is the default; `None` prints the answer as JSON.
-    pub human: fn(&Value) -> Option<String>,
 }
 
 impl Spec {
@@ -255,7 +254,6 @@ impl Spec {
         about: "",
         after: "",
         examples: "",
-        human: |_| None,
     };
 
     /// Whether `face` exposes the verb.
@@ -339,20 +337,15 @@ pub fn answer_schema<T: JsonSchema>() -> Map<String, Value> {
 
 fn schema_with<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {
     let schema = settings.into_generator().into_root_schema_for::<T>();
-    match serde_json::to_value(schema) {
-        Ok(Value::Object(mut map)) => {
-            map.remove("title");
-            inline_root(&mut map);
-            let mut root = Value::Object(map);
-            unwrap_descriptions(&mut root);
-            match root {
-                Value::Object(map) => map,
-                _ => Map::new(),
-            }
-        }
-        // A schema is always an object; an empty one accepts anything.
-        _ => Map::new(),
-    }
+    let mut root = serde_json::to_value(schema).unwrap_or_default();
+    unwrap_descriptions(&mut root);
+    // A schema is always an object; an empty one accepts anything.
+    let Value::Object(mut map) = root else {
+        return Map::new();
+    };
+    map.remove("title");
+    inline_root(&mut map);
+    map
 }
 
 /// An answer that is another named type (a `transparent` wrapper: `parse` answers the record)
@@ -578,19 +571,6 @@ macro_rules! verbs {
             None
         }
 
-        /// The CLI's subcommand of every verb, in the table's order, its flags the verb's
-        /// ([`cli::Command::Flags`]).
-        #[cfg(feature = "cli")]
-        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` may stand on each push
-        pub fn commands() -> Vec<clap::Command> {
-            let mut commands = Vec::new();
-            $(
-                $(#[$cfg])*
-                verbs!(@command commands, $verb $(: $how)?);
-            )*
-            commands
-        }
-
         /// Visits the verb named `name` with its type (what the CLI runs each verb with);
         /// `None` when no verb has that name.
         #[cfg(feature = "cli")]
@@ -624,15 +604,6 @@ macro_rules! verbs {
     };
     (@call $verb:ty: $how:ident, $ctx:ident, $args:ident) => {
         None
-    };
-    (@command $commands:ident, $verb:ty) => {
-        $commands.push(cli::subcommand::<<$verb as cli::Command>::Flags>(&<$verb as Verb>::SPEC))
-    };
-    (@command $commands:ident, $verb:ty: host) => {
-        $commands.push(cli::subcommand::<<$verb as cli::OnMachine>::Flags>(&<$verb as Verb>::SPEC))
-    };
-    (@command $commands:ident, $verb:ty: streams) => {
-        $commands.push(cli::subcommand::<<$verb as cli::Streams>::Flags>(&<$verb as Verb>::SPEC))
     };
     (@visit $verb:ty, $visitor:ident) => {
         Some($visitor.visit::<$verb>())

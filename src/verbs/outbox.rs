@@ -54,19 +54,18 @@ mod cli {
 
         /// Every outbox on this machine, one block each.
         async fn run(_: &OutboxRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
-            let config = host.config()?;
-            let all = survey(&config.outbox_roots());
-            if p.json_mode() {
-                p.json(&OutboxAnswer { outboxes: all });
-                return Ok(0);
-            }
-            if all.is_empty() {
-                p.out("no outbox on this machine holds anything");
-            }
-            for s in &all {
-                p.out(&summary_text(s));
-            }
-            Ok(0)
+            let outboxes = survey(&host.config()?.outbox_roots());
+            Ok(p.answer(&OutboxAnswer { outboxes }, |a| {
+                match a.outboxes.is_empty() {
+                    true => "no outbox on this machine holds anything".to_string(),
+                    false => a
+                        .outboxes
+                        .iter()
+                        .map(summary_text)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                }
+            }))
         }
     }
 

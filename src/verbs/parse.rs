@@ -9,7 +9,7 @@ use crate::format::Record;
 
 /// `parse`: one comment body.
 // Read whole from FILE|- on the CLI ([`ParseFlags`]).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParseRequest {
     /// The comment body, markdown as posted.
@@ -73,17 +73,13 @@ mod cli {
             let body = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
             Ok(ParseRequest { body })
         }
-
-        fn of(_: &ParseRequest) -> ParseFlags {
-            ParseFlags { file: None }
-        }
     }
 
     impl crate::verbs::cli::Command for Parse {
         type Flags = ParseFlags;
 
         /// The record as JSON, with or without `--json`.
-        fn show(_: &ParseFlags, answer: ParseAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
+        fn show(_: &ParseRequest, answer: ParseAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
             p.json(&answer);
             0
         }

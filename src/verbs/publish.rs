@@ -75,19 +75,16 @@ mod cli {
 
         fn show(_: &PublishRequest, answer: Published, p: &impl crate::verbs::cli::Printer) -> u8 {
             p.warn(&answer.warnings);
-            if p.json_mode() {
-                p.json(&answer);
-            } else {
-                let what = match answer.written {
+            p.answer(&answer, |a| {
+                let what = match a.written {
                     true => "published",
                     false => "unchanged, not written:",
                 };
-                p.out(&format!(
+                format!(
                     "status table {what} {} row(s) in session issue #{} ({})",
-                    answer.rows, answer.issue, answer.url
-                ));
-            }
-            0
+                    a.rows, a.issue, a.url
+                )
+            })
         }
     }
 }

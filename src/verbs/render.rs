@@ -12,7 +12,7 @@ use crate::format::{Record, empty_object, parse_time};
 /// the same body; otherwise the record gets a fresh id and the current time. Other keys
 /// (`version`, `comment`, `redacted`, as `parse` and `latest` print them) are ignored.
 // Read whole from FILE|- on the CLI ([`RenderFlags`]).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct RenderRequest {
     /// "checkpoint" (the default) or "health".
     #[serde(default)]
@@ -158,21 +158,17 @@ mod cli {
             let value = serde_json::from_str(&text).map_err(wrong)?;
             crate::verbs::decode::<Render>(value).map_err(wrong)
         }
-
-        fn of(_: &RenderRequest) -> RenderFlags {
-            RenderFlags { file: None }
-        }
     }
 
     impl crate::verbs::cli::Command for Render {
         type Flags = RenderFlags;
 
-        fn show(_: &RenderFlags, answer: RenderAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            match p.json_mode() {
-                true => p.json(&answer),
-                false => p.out(&answer.body),
-            }
-            0
+        fn show(
+            _: &RenderRequest,
+            answer: RenderAnswer,
+            p: &impl crate::verbs::cli::Printer,
+        ) -> u8 {
+            p.answer(&answer, |a| a.body.clone())
         }
     }
 }

@@ -228,18 +228,12 @@ mod cli {
 
         fn show(a: &ResumeRequest, answer: ResumeAnswer, p: &impl Printer) -> u8 {
             p.warn(&answer.warnings);
-            match p.json_mode() {
-                true => p.json(&answer),
-                false => resume_text(&answer, &a.agent, &a.session, p),
-            }
-            0
+            p.answer(&answer, |r| resume_text(r, &a.agent, &a.session, p))
         }
     }
 
     /// `resume` as text: the resume point, where it comes from, the handoff and the data.
-    fn resume_text(answer: &ResumeAnswer, agent: &str, session: &str, p: &impl Printer) {
-        let facts = answer;
-        let r = answer;
+    fn resume_text(r: &ResumeAnswer, agent: &str, session: &str, p: &impl Printer) -> String {
         let from = match &r.checkpoint {
             Some(e) => format!(
                 "checkpoint {} ({}, {})",
@@ -269,18 +263,17 @@ mod cli {
         for b in &r.blockers {
             handoff.push_str(&format!("\nblocker:      {b}"));
         }
-        if let Some(end) = &facts.ended {
+        if let Some(end) = &r.ended {
             handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
             if let Some(note) = &end.note {
                 handoff.push_str(&format!(" ({note})"));
             }
         }
-        if let Some(end) = &facts.reopened {
-            let reason = &end.reason;
-            let at = &end.at;
+        if let Some(end) = &r.reopened {
+            let (reason, at) = (&end.reason, &end.at);
             handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
         }
-        if let Some(intent) = &facts.pending_intent {
+        if let Some(intent) = &r.pending_intent {
             handoff.push_str(&format!(
                 "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
                 intent.name, intent.at
@@ -294,10 +287,10 @@ mod cli {
             Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
             None => {}
         }
-        p.out(&p.printable(&format!(
+        p.printable(&format!(
             "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
             r.phase,
             pretty(&r.data)
-        )));
+        ))
     }
 }

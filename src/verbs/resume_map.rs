@@ -80,18 +80,15 @@ mod cli {
             map: ResumeMapAnswer,
             p: &impl crate::verbs::cli::Printer,
         ) -> u8 {
-            if p.json_mode() {
-                p.json(&map);
-                return 0;
-            }
-            let mut text: Vec<String> = map
-                .phases
-                .iter()
-                .map(|(phase, point)| format!("{phase} -> {point}"))
-                .collect();
-            text.push(format!("(any other phase) -> {}", map.default));
-            p.out(&text.join("\n"));
-            0
+            p.answer(&map, |map| {
+                let mut text: Vec<String> = map
+                    .phases
+                    .iter()
+                    .map(|(phase, point)| format!("{phase} -> {point}"))
+                    .collect();
+                text.push(format!("(any other phase) -> {}", map.default));
+                text.join("\n")
+            })
         }
     }
 }

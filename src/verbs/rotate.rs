@@ -43,8 +43,12 @@ impl Run for Rotate {
     }
 }
 
+/// The warning of a record a rotation did not carry, and why.
+pub(super) fn not_carried(why: &str, from: u64) -> String {
+    format!("not carried ({why}); it stays readable through the link to session issue #{from}")
+}
+
 /// What a rotation did: one line (two with a note), and the new issue's address.
-/// One line (two with a note) saying what the rotation did.
 #[cfg(feature = "cli")]
 pub(super) fn rotation_text(r: &Rotation) -> String {
     let mut line = match (r.to, &r.to_url) {
@@ -78,7 +82,7 @@ pub(super) fn rotation_text(r: &Rotation) -> String {
 
 #[cfg(feature = "cli")]
 mod cli {
-    use super::{Rotate, RotateRequest, rotation_text};
+    use super::{Rotate, RotateRequest, not_carried, rotation_text};
     use crate::Rotation;
 
     impl crate::verbs::cli::Command for Rotate {
@@ -86,21 +90,13 @@ mod cli {
 
         /// What the rotation did, and what it could not carry (not with `--quiet`).
         fn show(_: &RotateRequest, report: Rotation, p: &impl crate::verbs::cli::Printer) -> u8 {
-            if p.json_mode() {
-                p.json(&report);
-                return 0;
-            }
-            p.out(&rotation_text(&report));
-            if !p.quiet() {
+            let code = p.answer(&report, rotation_text);
+            if !p.quiet() && !p.json_mode() {
                 for why in &report.skipped {
-                    p.note(&format!(
-                        "warning: not carried ({why}); it stays readable through the link to session \
-                         issue #{}",
-                        report.from
-                    ));
+                    p.note(&format!("warning: {}", not_carried(why, report.from)));
                 }
             }
-            0
+            code
         }
     }
 }

@@ -86,13 +86,8 @@ impl SaveAnswer {
                     ));
                 }
                 if let Some(r) = &p.rotation {
-                    warnings.extend(r.skipped.iter().map(|why| {
-                        format!(
-                            "not carried ({why}); it stays readable through the link to session \
-                             issue #{}",
-                            r.from
-                        )
-                    }));
+                    let skipped = r.skipped.iter();
+                    warnings.extend(skipped.map(|why| super::rotate::not_carried(why, r.from)));
                 }
                 Ok(SaveAnswer {
                     posted: true,
@@ -140,9 +135,17 @@ impl SaveAnswer {
     }
 }
 
+/// What `--strict` says of a save of a `kind` record (its id `id`) that waits in the outbox.
+pub fn spooled_strict(kind: &str, id: Option<&str>) -> String {
+    format!(
+        "{kind} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
+        id.unwrap_or("(no id)")
+    )
+}
+
 #[cfg(feature = "cli")]
 mod cli {
-    use super::SaveAnswer;
+    use super::{SaveAnswer, spooled_strict};
 
     impl SaveAnswer {
         /// Shows a save on the command line: posted (with what its automatic rotation did), or
@@ -154,16 +157,7 @@ mod cli {
                     p.note(&crate::verbs::rotate::rotation_text(report));
                 }
                 p.warn(&self.warnings);
-                if p.json_mode() {
-                    p.json(&self);
-                } else {
-                    let mut line = posted_line(&self);
-                    if let Some(url) = &self.url {
-                        line.push_str(&format!("\n{url}"));
-                    }
-                    p.out(&line);
-                }
-                return 0;
+                return p.answer(&self, posted_text);
             }
             // A cause only fixing something can cure is an error line (the first warning says what
             // to fix), shown even with --quiet.
@@ -178,11 +172,7 @@ mod cli {
             }
             let code = if p.strict() { 75 } else { 0 };
             if p.json_mode() && code != 0 {
-                let message = format!(
-                    "{} {} was spooled to the outbox, not posted (--strict); `forgestate flush` posts it",
-                    self.record.kind().name(),
-                    self.id.as_deref().unwrap_or("(no id)"),
-                );
+                let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
                 p.json_failed(&self, code, &message);
             } else if p.json_mode() {
                 p.json(&self);
@@ -191,8 +181,9 @@ mod cli {
         }
     }
 
-    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values.
-    fn posted_line(a: &SaveAnswer) -> String {
+    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
+    /// comment's address.
+    fn posted_text(a: &SaveAnswer) -> String {
         let kind = a.record.kind().name();
         let id = a.id.as_deref().unwrap_or("(no id)");
         let mut line = format!(
@@ -203,6 +194,9 @@ mod cli {
         );
         if let Some(n) = a.record.redacted {
             line.push_str(&format!(" ({n} secret value(s) redacted)"));
+        }
+        if let Some(url) = &a.url {
+            line.push_str(&format!("\n{url}"));
         }
         line
     }

@@ -122,20 +122,14 @@ mod cli {
             }
             Ok(r.clone())
         }
-
-        fn of(request: &StatusRequest) -> StatusFlags {
-            StatusFlags {
-                request: request.clone(),
-                fail_on_stalled: false,
-                publish: false,
-            }
-        }
     }
 
     impl Command for StatusVerb {
         type Flags = StatusFlags;
 
-        /// `status`, or with `--publish` the work of `publish` (with `status`'s threshold flags).
+        /// `status`, or with `--publish` the work of `publish` (with `status`'s threshold flags);
+        /// exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the forge could not
+        /// be read (the rows then come from this machine's read cache and outbox).
         async fn call(
             ctx: &Context<'_>,
             flags: &StatusFlags,
@@ -153,13 +147,24 @@ mod cli {
                 let answer = crate::verbs::run::<Publish>(ctx, request.clone()).await?;
                 return Ok(Publish::show(&request, answer, p));
             }
-            let answer = crate::verbs::run::<StatusVerb>(ctx, r).await?;
-            Ok(Self::show(flags, answer, p))
+            let answer = crate::verbs::run::<StatusVerb>(ctx, r.clone()).await?;
+            let (offline, stalled) = (answer.offline, answer.stalled);
+            Self::show(&r, answer, p);
+            if flags.fail_on_stalled && offline {
+                // The rows are this machine's pending records only: an agent stalled in the thread
+                // is not among them, so "nothing stalled" cannot be vouched for. Alerting must not
+                // read an outage as all clear.
+                p.note(
+                    "error: --fail-on-stalled: the forge could not be read, so stalled agents may be \
+                     missing from the rows; exit 75 (try again when the forge answers)",
+                );
+                return Ok(75);
+            }
+            Ok(u8::from(flags.fail_on_stalled && stalled > 0))
         }
 
-        /// The table or JSON; exit 1 with `--fail-on-stalled` when any agent is stalled, 75 when the
-        /// forge could not be read (the rows then come from this machine's read cache and outbox).
-        fn show(a: &StatusFlags, answer: StatusAnswer, p: &impl Printer) -> u8 {
+        /// The table or JSON.
+        fn show(_: &StatusRequest, answer: StatusAnswer, p: &impl Printer) -> u8 {
             p.warn(&answer.warnings);
             if answer.offline && !p.quiet() {
                 p.note(
@@ -175,17 +180,7 @@ mod cli {
                 let text = table_text(&answer.rows, answer.now, p.layout(), p.color());
                 p.out(text.trim_end());
             }
-            if a.fail_on_stalled && answer.offline {
-                // The rows are this machine's pending records only: an agent stalled in the thread
-                // is not among them, so "nothing stalled" cannot be vouched for. Alerting must not
-                // read an outage as all clear.
-                p.note(
-                    "error: --fail-on-stalled: the forge could not be read, so stalled agents may be \
-                     missing from the rows; exit 75 (try again when the forge answers)",
-                );
-                return 75;
-            }
-            u8::from(a.fail_on_stalled && answer.stalled > 0)
+            0
         }
     }
 

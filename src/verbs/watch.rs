@@ -7,34 +7,23 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::filter::FilterRequest;
 use super::{CLI, Context, Group, Spec, Verb, input};
 use crate::client::watch::{Event, WatchOptions, run};
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::{Error, Result};
-use crate::format::{Kind, glob_matches};
-use crate::scan::Filter;
+use crate::format::glob_matches;
 
 /// `watch`: which records to follow.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
-#[serde(deny_unknown_fields)]
+// Closed, though serde cannot refuse an unknown key beside a flattened part (see `latest`).
+#[schemars(deny_unknown_fields)]
 pub struct WatchRequest {
-    /// Only records of this agent; a glob such as "implementation-*" matches several.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub agent: Option<String>,
-    /// Only records of this session; a glob such as "sess-*" matches several.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub session: Option<String>,
-    /// Only this kind of record. Default: either.
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub kind: Option<Kind>,
-    /// Only checkpoints whose phase matches this glob, e.g. "subtask_*_complete".
-    #[serde(default)]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "GLOB"))]
-    pub phase: Option<String>,
+    /// Which records count.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub filter: FilterRequest,
     /// The pause between polls while records arrive, in milliseconds (on the command line a
     /// duration such as 5s or 500ms); it doubles while the thread is idle, up to 60s (or this, if
     /// longer). Default: 5s.
@@ -86,9 +75,7 @@ impl Watch {
         stop: impl Future<Output = ()>,
         mut on_event: impl FnMut(&Event),
     ) -> Result<()> {
-        input::check_glob("agent", r.agent.as_deref())?;
-        input::check_glob("session", r.session.as_deref())?;
-        input::check_glob("phase", r.phase.as_deref())?;
+        let filter = r.filter.filter(None)?;
         let interval = Duration::from_millis(r.interval_ms.unwrap_or(WATCH_INTERVAL_SECS * 1000));
         if interval.is_zero() {
             return Err(Error::usage(
@@ -96,16 +83,11 @@ impl Watch {
             ));
         }
         let options = WatchOptions {
-            filter: Filter {
-                agent: r.agent,
-                session: r.session,
-                kind: r.kind,
-                since: None,
-            },
+            filter,
             interval,
             max_interval: interval.max(Duration::from_secs(WATCH_MAX_INTERVAL_SECS)),
         };
-        let phase = r.phase;
+        let phase = r.filter.phase;
         let shown = |e: &Event| match (e, &phase) {
             (Event::Record(entry), Some(glob)) => {
                 (entry.record.phase()).is_some_and(|p| glob_matches(glob, p))

@@ -91,3 +91,25 @@ fn stdin_is_read_only_up_to_the_line_limit() {
         "the request on stdin is over 64 MiB; nothing in it was run"
     );
 }
+
+/// `call --lines` answers a line past its limit (64 MiB) with bad data, skips the rest of it
+/// unread, and goes on with the next line.
+#[test]
+fn a_request_line_past_the_limit_is_answered_and_the_next_one_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = vec![b' '; (64 << 20) + 1];
+    input.extend_from_slice(b"\n{\"verb\": \"list\", \"id\": 2}\n");
+    let out = Bin::new(dir.path())
+        .stdin(input)
+        .run(&words("--store st call --lines"));
+    let answers: Vec<Value> = stdout(&out).lines().map(json_of).collect();
+    assert_eq!(out.status.code(), Some(0), "{answers:?}");
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["error"]["code"], 65, "{answers:?}");
+    assert_eq!(
+        answers[0]["error"]["message"],
+        "the request line is over 64 MiB; nothing in it was run"
+    );
+    assert_eq!(answers[1]["id"], 2, "{answers:?}");
+    assert!(answers[1]["answer"]["records"].is_array(), "{answers:?}");
+}
