@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::filter::FilterRequest;
-use super::{CLI, Context, Group, Spec, Verb, input};
+use super::{CLI, Context, Group, Spec, Verb};
 use crate::client::watch::{Event, WatchOptions, run};
 use crate::defaults::{WATCH_INTERVAL_SECS, WATCH_MAX_INTERVAL_SECS};
 use crate::error::{Error, Result};
@@ -30,7 +30,7 @@ pub struct WatchRequest {
     #[serde(default)]
     #[cfg_attr(
         feature = "cli",
-        arg(long = "interval", value_name = "DUR", value_parser = input::millis_flag)
+        arg(long = "interval", value_name = "DUR", value_parser = super::input::millis_flag)
     )]
     pub interval_ms: Option<u64>,
 }
