@@ -293,7 +293,81 @@ struct JsonBlock {
     content: String,
 }
 
+/// The first fenced `json` block: by [`plain_json_block`] when the body is plain enough for a
+/// line scan to be sure, else as pulldown-cmark reads the markdown.
 fn json_block(body: &str) -> Option<JsonBlock> {
+    plain_json_block(body).or_else(|| markdown_json_block(body))
+}
+
+/// The json block of a body whose lines before its opening ```` ```json ```` line can open no
+/// other block (no fence, HTML, quote, list, heading, table or indented line), without building
+/// the markdown tree: every record forgestate and the seed render. `None` when unsure (and when
+/// there is no such line): the markdown decides then. A fence opened at the line's start holds
+/// its lines as written, up to a closing fence (three or more backticks, at most three spaces
+/// in, nothing after) or the body's end.
+fn plain_json_block(body: &str) -> Option<JsonBlock> {
+    // Markdown rewrites these (line endings, NUL), so positions in its text could differ.
+    if body.contains(['\r', '\0']) {
+        return None;
+    }
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if text == "```json" {
+            let content_start = at + line.len();
+            let rest = &body[content_start..];
+            let mut end = 0;
+            for inner in rest.split_inclusive('\n') {
+                if closes_fence(inner) {
+                    break;
+                }
+                end += inner.len();
+            }
+            return Some(JsonBlock {
+                fence_start: at,
+                content_start,
+                content: rest[..end].to_string(),
+            });
+        }
+        let opens_nothing = text.bytes().next().is_none_or(|b| {
+            !matches!(
+                b,
+                b' ' | b'\t'
+                    | b'`'
+                    | b'~'
+                    | b'<'
+                    | b'>'
+                    | b'-'
+                    | b'*'
+                    | b'+'
+                    | b'#'
+                    | b'='
+                    | b'_'
+                    | b'|'
+                    | b'0'..=b'9'
+            )
+        });
+        if !opens_nothing {
+            return None;
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Whether `line` closes a fence of three backticks.
+fn closes_fence(line: &str) -> bool {
+    let text = line.trim_end_matches('\n');
+    let fence = text.trim_start_matches(' ');
+    text.len() - fence.len() <= 3
+        && fence.starts_with("```")
+        && fence
+            .trim_start_matches('`')
+            .trim_matches([' ', '\t'])
+            .is_empty()
+}
+
+fn markdown_json_block(body: &str) -> Option<JsonBlock> {
     let mut found: Option<JsonBlock> = None;
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match (&mut found, event) {
@@ -387,5 +461,86 @@ impl Headers {
     fn require(&mut self, field: &'static str, hint: &'static str) -> Result<String, ParseError> {
         self.take(field)
             .ok_or(ParseError::MissingField { field, hint })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{JsonBlock, markdown_json_block, plain_json_block};
+
+    fn same(body: &str) {
+        let key = |b: Option<JsonBlock>| b.map(|b| (b.fence_start, b.content_start, b.content));
+        if let Some(plain) = key(plain_json_block(body)) {
+            let markdown = key(markdown_json_block(body));
+            assert_eq!(Some(plain), markdown, "{body:?}");
+        }
+    }
+
+    /// The line scan finds exactly the block the markdown finds, whenever it answers: every body
+    /// of up to three lines from a pool of lines that open, close or hide blocks, around a json
+    /// fence, with or without its closing fence and final newline.
+    #[test]
+    fn the_line_scan_finds_the_block_the_markdown_finds() {
+        let pool = [
+            "",
+            "[CHECKPOINT] w",
+            "Session: s1",
+            "  indented",
+            "    code",
+            "\tTab: x",
+            "```",
+            "```json",
+            "~~~",
+            "~~~json",
+            "<div>",
+            "<!-- x",
+            "> quote",
+            "- item",
+            "* item",
+            "1. one",
+            "# Title",
+            "===",
+            "---",
+            "| a | b |",
+            "[x]: /url",
+            "`` `json",
+            "Data: `code`",
+            "````",
+            " ```",
+            "   ```",
+            "    ```",
+            "``` ",
+            "```json x",
+            "{\"a\": 1}",
+            "```` x",
+        ];
+        let mut count = 0;
+        for a in pool {
+            for b in pool {
+                for c in pool {
+                    for tail in ["```\n", "```", "", "   ```\nfooter\n", "````\n"] {
+                        same(&format!("{a}\n{b}\n```json\n{{\"k\": [1]}}\n{c}\n{tail}"));
+                        same(&format!("{a}\n```json\n{b}\n{c}\n{tail}"));
+                        count += 2;
+                    }
+                }
+            }
+        }
+        assert!(count > 100_000);
+        // Every body forgestate renders takes the line scan.
+        let renderer = crate::format::render::Renderer::embedded().unwrap();
+        let data = serde_json::json!({"step": 3, "note": "a ``` fence and <b>html</b>"});
+        let record = crate::format::Record::checkpoint("w", "s1", "p", data).unwrap();
+        let body = renderer.render(&record).unwrap();
+        assert!(plain_json_block(&body).is_some(), "{body}");
+        same(&body);
+        for odd in [
+            "```json",
+            "```json\n",
+            "x\r\n```json\n{}\n```\n",
+            "```json\n\0\n```",
+        ] {
+            same(odd);
+        }
     }
 }
