@@ -388,7 +388,7 @@ impl State<'_> {
             self.kept_other += len;
         }
         if let Some(digest) = &self.filter.digest {
-            digest.apply(comment.id.0, &mut comment.body);
+            comment = super::handoff::hand(digest, comment);
         }
         self.out.comments.push(comment);
         Ok(())
