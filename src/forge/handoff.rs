@@ -1,13 +1,22 @@
 //! A decoded comment handed to the reader's digest ([`crate::store::Digest`]) as it is decoded.
 //! What the digest takes whole leaves behind only what the forge's list needs to place it: its
-//! id, times and issue (the address cut to its `/issues/N`), so a cold read's list of a long
-//! thread holds no body, address or login per comment.
+//! id, issue and time ([`Taken`]), so a cold read's list of a long thread holds 40 bytes a
+//! comment.
 
-use super::models::{Comment, User};
+use super::models::{Comment, Taken, User};
 use crate::store::{self, Digest, issue_in_url};
 
-/// `comment` after `digest` saw it: as it was but for what the digest took.
-pub(super) fn hand(digest: &Digest, comment: Comment) -> Comment {
+/// What became of a comment handed to the digest.
+#[derive(Debug, PartialEq)]
+pub(super) enum Handed {
+    /// Taken whole: what the list keeps of it.
+    Taken(Taken),
+    /// Left to the list, as it was but for what the digest took of it (its body).
+    Left(Comment),
+}
+
+/// Hands `comment` to `digest`.
+pub(super) fn hand(digest: &Digest, comment: Comment) -> Handed {
     let Comment {
         id,
         html_url,
@@ -34,26 +43,27 @@ pub(super) fn hand(digest: &Digest, comment: Comment) -> Comment {
         url: Some(html_url),
         body,
     };
-    let whole = digest.apply(&mut handed);
+    if digest.apply(&mut handed) {
+        return Handed::Taken(Taken {
+            id,
+            issue,
+            updated_at,
+        });
+    }
     let user = poster.map(|(id, created)| User {
         id,
         login: handed.author,
         created,
     });
-    let html_url = handed.url.unwrap_or_default();
-    let (html_url, issue_url) = match issue {
-        Some(n) if whole => (String::new(), format!("/issues/{n}")),
-        _ => (html_url, issue_url),
-    };
-    Comment {
+    Handed::Left(Comment {
         id,
-        html_url,
+        html_url: handed.url.unwrap_or_default(),
         issue_url,
         user,
         body: handed.body,
         created_at,
         updated_at,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -86,22 +96,22 @@ mod tests {
     }
 
     #[test]
-    fn a_comment_taken_whole_keeps_its_id_times_and_issue_only() {
-        let whole = Digest::whole(|c| {
-            std::mem::take(&mut c.body);
-            std::mem::take(&mut c.author);
-            c.url.take();
-            true
-        });
+    fn a_comment_taken_whole_keeps_its_id_and_issue_only() {
+        let whole = Digest::whole(
+            |c| {
+                std::mem::take(&mut c.body);
+                true
+            },
+            |_| {},
+        );
         for issue_url in ["https://forge/o/r/issues/12", ""] {
-            let left = hand(&whole, comment(issue_url));
-            assert_eq!(comment_issue(&left), Some(12), "{issue_url:?}");
-            assert_eq!(
-                (left.id, left.created_at),
-                (CommentId(7), chrono::DateTime::UNIX_EPOCH)
-            );
-            assert!(left.body.is_empty() && left.html_url.is_empty());
-            assert_eq!(left.user.map(|u| (u.id, u.login)), Some((3, String::new())));
+            let want = Taken {
+                id: CommentId(7),
+                issue: comment_issue(&comment(issue_url)),
+                updated_at: chrono::DateTime::UNIX_EPOCH,
+            };
+            assert_eq!(want.issue, Some(12));
+            assert_eq!(hand(&whole, comment(issue_url)), Handed::Taken(want));
         }
     }
 
@@ -111,6 +121,6 @@ mod tests {
         let left = hand(&bodies, comment("https://forge/o/r/issues/12"));
         let mut want = comment("https://forge/o/r/issues/12");
         want.body.clear();
-        assert_eq!(left, want);
+        assert_eq!(left, Handed::Left(want));
     }
 }

@@ -38,6 +38,8 @@ struct Made {
     spilled: Option<Arc<Data>>,
     /// The authors of the spilled slots (a thread has few).
     authors: BTreeSet<String>,
+    /// The comments taken whole that the listing holds, by id ([`Digest::listed`]).
+    listed: Vec<u64>,
     /// The reader's signature check, when it has keys.
     verify: Option<Arc<Verifier>>,
 }
@@ -155,7 +157,7 @@ impl Digested {
     /// reader's trust is applied when the slot is taken out), a record's data in the spill.
     pub fn digest(&self) -> Digest {
         let made = self.clone();
-        Digest::whole(move |c| {
+        let take = move |c: &mut Comment| {
             // Poisoned: the comment stays where it is, and is read as usual.
             let Ok(mut made) = made.0.lock() else {
                 return false;
@@ -181,41 +183,57 @@ impl Digested {
             };
             made.slots.insert(c.id, kept);
             true
-        })
+        };
+        let made = self.clone();
+        let listed = move |ids| {
+            if let Ok(mut made) = made.0.lock() {
+                made.listed = ids;
+            }
+        };
+        Digest::whole(take, listed)
     }
 
-    /// `comment` as an item of the read's slots, trusted as `trust` says: from what the digest
-    /// made of it when it took the comment, else parsed now.
+    /// What the digest made of comment `id`, when it took it (or its body).
+    fn made(&self, id: u64) -> Option<Kept> {
+        let mut m = self.0.lock().ok()?;
+        let made = m.slots.remove(&id);
+        // The table gives its memory back as the slots are taken out of it.
+        if m.slots.capacity() >= 1024 && m.slots.len() < m.slots.capacity() / 4 {
+            m.slots.shrink_to_fit();
+        }
+        made
+    }
+
+    /// `comment` (a comment of the listing) as an item of the read's slots, trusted as `trust`
+    /// says: from what the digest made of it when it took its body, else parsed now.
     fn slot(&self, comment: Comment, trust: &Trust) -> Result<Item, String> {
-        let (made, verify) = match self.0.lock() {
-            Ok(mut m) => {
-                let made = match comment.body.is_empty() {
-                    true => m.slots.remove(&comment.id),
-                    false => None,
-                };
-                // The table gives its memory back as the slots are taken out of it.
-                if m.slots.capacity() >= 1024 && m.slots.len() < m.slots.capacity() / 4 {
-                    m.slots.shrink_to_fit();
-                }
-                (made, m.verify.clone())
-            }
-            Err(_) => (None, None),
+        let made = match comment.body.is_empty() {
+            true => self.made(comment.id),
+            false => None,
         };
+        let Some(made) = made else {
+            let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
+            let trusted = trust.allows(&comment.author);
+            let slot = Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string())?;
+            return Ok(Item::Held(Box::new(slot)));
+        };
+        Digested::item(comment.id, made, trust)
+    }
+
+    /// What the digest made of comment `id` as an item of the read's slots, trusted as `trust`
+    /// says.
+    fn item(id: u64, made: Kept, trust: &Trust) -> Result<Item, String> {
         let slot = match made {
-            None => {
-                let trusted = trust.allows(&comment.author);
-                Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string())?
-            }
-            Some(Kept::Held(made)) => {
+            Kept::Held(made) => {
                 let mut slot = (*made)?;
                 if !trust.allows(&slot.a) {
                     slot.b = slot.b.distrusted();
                 }
                 slot
             }
-            Some(Kept::At(off, len, signed)) => {
+            Kept::At(off, len, signed) => {
                 return Ok(Item::At {
-                    i: comment.id,
+                    i: id,
                     off,
                     len,
                     signed,
@@ -225,17 +243,35 @@ impl Digested {
         Ok(Item::Held(Box::new(slot)))
     }
 
-    /// The listing's `comments` as the read's slots (in the listing's order), trusted as
-    /// `trust` says. The listing gives its memory back as they are made.
+    /// The listing's `comments` and the comments it holds that the digest took whole, as the
+    /// read's slots (in that order), trusted as `trust` says. The listing gives its memory back
+    /// as they are made.
     pub fn fresh(&self, comments: Vec<Comment>, trust: &Trust) -> Result<Fresh, String> {
         let mut failed = None;
-        let items = crate::store::map_shrinking(comments, |c| match self.slot(c, trust) {
+        let mut items = crate::store::map_shrinking(comments, |c| match self.slot(c, trust) {
             Ok(item) => Some(item),
             Err(e) => {
                 failed.get_or_insert(e);
                 None
             }
         });
+        let listed = match self.0.lock() {
+            Ok(mut m) => std::mem::take(&mut m.listed),
+            Err(_) => Vec::new(),
+        };
+        items.reserve_exact(listed.len());
+        for id in listed {
+            let item = match self.made(id) {
+                Some(made) => Digested::item(id, made, trust),
+                None => Err("a comment the read cache took is gone".to_string()),
+            };
+            match item {
+                Ok(item) => items.push(item),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
         if let Some(e) = failed {
             return Err(e);
         }
@@ -325,18 +361,6 @@ mod tests {
         }
     }
 
-    /// What the forge's listing keeps of a comment the digest took whole.
-    fn left(id: u64) -> Comment {
-        Comment {
-            id,
-            author: String::new(),
-            created_at: DateTime::UNIX_EPOCH,
-            updated_at: DateTime::UNIX_EPOCH,
-            url: Some(String::new()),
-            body: String::new(),
-        }
-    }
-
     fn trust(trusted: bool) -> Trust {
         match trusted {
             true => Trust::Everyone,
@@ -361,7 +385,8 @@ mod tests {
         serde_json::to_string(&slot).unwrap()
     }
 
-    /// Hands `bodies` to `digested`'s digest as comments 0, 1, …
+    /// Hands `bodies` to `digested`'s digest as comments 0, 1, …, and says the listing holds
+    /// them (in the reverse order).
     fn digest_all(digested: &Digested, bodies: &[&str]) {
         let digest = digested.digest();
         for (i, body) in bodies.iter().enumerate() {
@@ -369,6 +394,7 @@ mod tests {
             assert!(digest.apply(&mut c), "the digest takes the comment whole");
             assert!(c.body.is_empty() && c.author.is_empty() && c.url.is_none());
         }
+        digest.listed((0..bodies.len() as u64).rev().collect(), None);
     }
 
     #[test]
@@ -390,16 +416,17 @@ mod tests {
             digest_all(&digested, &bodies);
             let data = digested.data().unwrap();
             assert_eq!(data.is_some(), spill, "the records' data is in the spill");
-            // A comment the digest did not take is parsed as usual.
-            let listing: Vec<Comment> = (0..bodies.len() as u64)
-                .map(left)
-                .chain([comment(9, "a person's comment")])
-                .collect();
+            // A comment the digest did not take is parsed as usual; the others come in the
+            // order the listing gives them, after it.
+            let listing = vec![comment(9, "a person's comment")];
             let fresh = digested.fresh(listing, &trust(trusted)).unwrap();
-            let want: Vec<String> = (bodies.iter().enumerate())
-                .map(|(i, body)| Slot::of(comment(i as u64, body), trusted, None).unwrap())
-                .chain([Slot::of(comment(9, "a person's comment"), trusted, None).unwrap()])
-                .map(|slot| shown(slot, None))
+            let want: Vec<String> = [Slot::of(comment(9, "a person's comment"), trusted, None)]
+                .into_iter()
+                .chain(
+                    (bodies.iter().enumerate().rev())
+                        .map(|(i, body)| Slot::of(comment(i as u64, body), trusted, None)),
+                )
+                .map(|slot| shown(slot.unwrap(), None))
                 .collect();
             let mut walked = Vec::new();
             fresh
@@ -462,8 +489,7 @@ mod tests {
             &bodies.iter().map(String::as_str).collect::<Vec<_>>(),
         );
         let spill = digested.data().unwrap().expect("the data spilled");
-        let listing = (0..bodies.len() as u64).rev().map(left).collect();
-        let mut fresh = digested.fresh(listing, &Trust::Everyone).unwrap();
+        let mut fresh = digested.fresh(Vec::new(), &Trust::Everyone).unwrap();
         fresh.sort_dedupe();
         let path = dir.path().join("t.mirror");
         let header = super::super::disk::Header {
