@@ -448,6 +448,28 @@ mod tests {
     }
 
     #[test]
+    fn only_the_comments_the_listing_holds_are_the_read_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let digested = Digested::spilling(dir.path());
+        let digest = digested.digest();
+        for i in 0..3 {
+            digest.apply(&mut comment(i, &record(&format!("subtask_{i}_complete"))));
+        }
+        // Comment 1 was another issue's, or of a list read again: the listing left it out.
+        digest.listed(vec![2, 0], None);
+        digested.data().unwrap();
+        let mut fresh = digested.fresh(Vec::new(), &Trust::Everyone).unwrap();
+        fresh.sort_dedupe();
+        let ids: Vec<u64> = (fresh.into_slots().unwrap().iter()).map(|s| s.i).collect();
+        assert_eq!(ids, [0, 2]);
+        // A listed comment the digest never took is an error, never a comment dropped.
+        let digested = Digested::spilling(dir.path());
+        digested.digest().listed(vec![5], None);
+        digested.data().unwrap();
+        assert!(digested.fresh(Vec::new(), &Trust::Everyone).is_err());
+    }
+
+    #[test]
     fn a_spill_that_cannot_be_written_is_never_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("read-only");
