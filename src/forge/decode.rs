@@ -37,6 +37,7 @@ mod fields;
 use body::{Body, BodySeed};
 use fields::{Fields, Key, Name, UserSeed, Want};
 
+use super::handoff::Handed;
 use super::models::{Comment, CommentList, UnreadableComment};
 use crate::store::Skip;
 
@@ -373,7 +374,7 @@ impl State<'_> {
     }
 
     /// Keeps a readable comment, counting its body toward the listing's cap.
-    fn keep(&mut self, mut comment: Comment, issue: Option<u64>) -> Result<(), ()> {
+    fn keep(&mut self, comment: Comment, issue: Option<u64>) -> Result<(), ()> {
         let len = comment.body.len();
         if self.filter.counts(issue) {
             self.kept = self.kept.saturating_add(len);
@@ -387,10 +388,14 @@ impl State<'_> {
         } else {
             self.kept_other += len;
         }
-        if let Some(digest) = &self.filter.digest {
-            digest.apply(comment.id.0, &mut comment.body);
+        let Some(digest) = &self.filter.digest else {
+            self.out.comments.push(comment);
+            return Ok(());
+        };
+        match super::handoff::hand(digest, comment) {
+            Handed::Taken(taken) => self.out.taken.push(taken),
+            Handed::Left(comment) => self.out.comments.push(comment),
         }
-        self.out.comments.push(comment);
         Ok(())
     }
 

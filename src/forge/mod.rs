@@ -32,6 +32,7 @@ mod clock;
 mod create;
 mod decode;
 mod error;
+mod handoff;
 mod http;
 mod instance;
 mod lineage;

@@ -219,6 +219,19 @@ pub struct CommentList {
     /// Why the list may lack comments of the session thread (read through the head's own list
     /// in place of the repository-wide one), when it may.
     pub partial: Option<String>,
+    /// The comments the reader's digest took whole as they were decoded (`forge/handoff.rs`),
+    /// in the server's order: what the list still needs of each to place it. Only a read with a
+    /// digest (the crate's own read cache) has any.
+    pub(crate) taken: Vec<Taken>,
+}
+
+/// A comment the reader's digest took whole as it was decoded: its id, its issue when its
+/// address names one, and when it last changed (a listing's next cursor is the newest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Taken {
+    pub id: CommentId,
+    pub issue: Option<u64>,
+    pub updated_at: DateTime<Utc>,
 }
 
 impl CommentList {

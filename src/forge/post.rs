@@ -20,7 +20,7 @@ use super::ForgeThread;
 use super::decode::Filter;
 use super::error::ForgeError;
 use super::http::ForgeClient;
-use super::models::{Comment, CommentList, IssueNumber, UnreadableComment};
+use super::models::{Comment, CommentList, IssueNumber, Taken, UnreadableComment};
 use super::retry::{RetryPolicy, retry_after};
 use crate::store::{self, Effort, Keep, Listing};
 
@@ -234,7 +234,11 @@ impl ForgeThread {
             }
             other => other?,
         };
-        let mut listing = Self::into_listing(list);
+        let (mut listing, taken) = Self::listing_of(list);
+        if let Some(digest) = &keep.digest {
+            let newest = taken.iter().map(|t| t.updated_at).max();
+            digest.listed(taken.into_iter().map(|t| t.id.0).collect(), newest);
+        }
         listing.warnings.extend(self.take_notices());
         Ok(listing)
     }
@@ -258,9 +262,15 @@ impl ForgeThread {
             .unwrap_or_else(|_| Keep::all())
     }
 
-    /// A decoded comment list as the store's listing: comments, and the unreadable ones as
-    /// rejects.
-    pub(super) fn into_listing(mut list: CommentList) -> Listing {
+    /// A decoded comment list read without a digest (which takes no comment) as the store's
+    /// listing: comments, and the unreadable ones as rejects.
+    pub(super) fn into_listing(list: CommentList) -> Listing {
+        Self::listing_of(list).0
+    }
+
+    /// A decoded comment list as the store's listing, and the comments the reader's digest
+    /// took whole (for [`crate::store::Digest::listed`]), each once.
+    pub(super) fn listing_of(mut list: CommentList) -> (Listing, Vec<Taken>) {
         // `since` is inclusive, so incremental readers see a comment twice; dedupe by id here.
         let mut seen = HashSet::new();
         // The decoded list gives its memory back as the listing grows (a long thread's two
@@ -268,6 +278,8 @@ impl ForgeThread {
         let comments = crate::store::map_shrinking(std::mem::take(&mut list.comments), |c| {
             seen.insert(c.id).then(|| Self::to_comment(c))
         });
+        let mut taken = std::mem::take(&mut list.taken);
+        taken.retain(|t| seen.insert(t.id));
         let rejects = std::mem::take(&mut list.unreadable)
             .into_iter()
             .filter(|u| u.id.is_none_or(|id| seen.insert(id)))
@@ -280,12 +292,13 @@ impl ForgeThread {
                 unreadable(u)
             })
             .collect();
-        Listing {
+        let listing = Listing {
             comments,
             incomplete: list.partial.is_some(),
             warnings: list.partial.into_iter().collect(),
             rejects,
-        }
+        };
+        (listing, taken)
     }
 }
 

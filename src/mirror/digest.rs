@@ -1,62 +1,145 @@
 //! What the mirror makes of each comment as a listing streams in ([`crate::store::Digest`]): the
-//! body is parsed on the decoding thread while the rest of the answer downloads, and a record's
-//! data goes straight to a spill file beside the mirror, so a cold read holds each comment's
-//! header, not its body or its data: peak memory follows the number of comments times a header,
-//! not the thread's size.
+//! body is parsed on the decoding thread while the rest of the answer downloads, a record's data
+//! goes straight to a spill file beside the mirror, and the comment's slot (its header, author,
+//! times and address, the data's place in the spill) to a second one. So a cold read holds a few
+//! bytes per comment (where its slot is), not its body, data or header: the slots are read back
+//! one at a time when the base is written and the summary folded (`fresh.rs`).
 //!
-//! The spill is unlinked as soon as it is created (it lives while this process holds it open),
-//! so nothing is left behind by a crash; the base written from a full read copies the data out of
-//! it, and an incremental read takes its few records back in memory before the delta is saved
-//! (the delta keeps its data inline).
+//! The spills are unlinked as soon as they are created (they live while this process holds them
+//! open), so nothing is left behind by a crash; the base written from a full read copies the data
+//! out of the data spill, and an incremental read takes its few records back in memory before the
+//! delta is saved (the delta keeps its data inline). Without a spill (none can be made, or a
+//! write to it failed) the slots are held in memory, as they are made.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::files::Data;
+use super::fresh::{Fresh, Item};
 use super::slot::{Blob, Body, Slot};
-use crate::scan::Verifier;
+use crate::scan::{Trust, Verifier};
 use crate::store::{Comment, Digest};
 
-/// The bodies one listing's digest made, by comment id, and the spill their data went to.
+/// The slots one listing's digest made, by comment id, and the spills they went to.
 #[derive(Clone, Default)]
 pub(super) struct Digested(Arc<Mutex<Made>>);
 
 #[derive(Default)]
 struct Made {
-    bodies: HashMap<u64, Result<Body, String>>,
+    slots: HashMap<u64, Kept>,
+    /// The records' data.
     spill: Option<Spill>,
+    /// The slots, as JSON.
+    slot_spill: Option<Spill>,
+    /// The slot spill, open for reading once the listing is done ([`Digested::data`]).
+    spilled: Option<Arc<Data>>,
+    /// The authors of the spilled slots (a thread has few).
+    authors: BTreeSet<String>,
+    /// The comments taken whole that the listing holds, by id ([`Digest::listed`]).
+    listed: Vec<u64>,
     /// The reader's signature check, when it has keys.
     verify: Option<Arc<Verifier>>,
 }
 
+/// A slot the digest made: held, or where it was spilled (offset, length, and whether it is a
+/// validly signed record).
+enum Kept {
+    Held(Box<Result<Slot, String>>),
+    At(u64, u32, bool),
+}
+
 struct Spill {
     file: BufWriter<File>,
-    /// Where the next record's data goes.
+    /// Where the next write goes.
     len: u64,
     /// A write failed: the spill is not read back (and later records stay in memory).
     broken: bool,
 }
 
-impl Digested {
-    /// A digested listing whose records' data spills into a new file in `dir` (when one can be
-    /// made there; else the data stays in memory).
-    pub fn spilling(dir: &Path) -> Digested {
-        Digested::into(spill_file(dir))
+impl Spill {
+    fn new(file: File) -> Spill {
+        Spill {
+            file: BufWriter::with_capacity(256 * 1024, file),
+            len: 0,
+            broken: false,
+        }
     }
 
-    /// A digested listing whose records' data spills into `file`.
-    fn into(file: Option<File>) -> Digested {
+    /// Appends `bytes`: where they went, `None` when the spill is broken.
+    fn put(&mut self, bytes: &[u8]) -> Option<(u64, u64)> {
+        if self.broken {
+            return None;
+        }
+        match self.file.write_all(bytes) {
+            Ok(()) => {
+                let len = bytes.len() as u64;
+                self.len += len;
+                Some((self.len - len, len))
+            }
+            Err(e) => {
+                tracing::debug!("cannot spill the read cache's data ({e}); keeping it in memory");
+                self.broken = true;
+                None
+            }
+        }
+    }
+
+    /// Moves a record's data from memory to the end of the spill.
+    fn take(&mut self, blob: &mut Blob) {
+        let Blob::In(raw) = blob else {
+            return;
+        };
+        if let Some((off, len)) = self.put(raw.get().as_bytes()) {
+            *blob = Blob::At(off, len);
+        }
+    }
+
+    /// The spill, open for reading; `None` when nothing went to it.
+    fn finish(self) -> Result<Option<Arc<Data>>, String> {
+        if self.broken {
+            return Err("a write to the read cache's spill failed".into());
+        }
+        let len = self.len;
+        let file = self.file.into_inner().map_err(|e| e.error().to_string())?;
+        Ok((len > 0).then(|| Arc::new(Data::whole(file))))
+    }
+}
+
+impl Made {
+    /// Keeps `slot`: spilled when its data is (so it reads back whole from the two spills),
+    /// else held.
+    fn keep(&mut self, slot: Slot) -> Kept {
+        let inline = matches!(&slot.b, Body::R(_, Blob::In(_)));
+        if let (false, Some(spill)) = (inline, self.slot_spill.as_mut())
+            && let Ok(json) = serde_json::to_vec(&slot)
+            && let Some((off, len)) = spill.put(&json)
+            && let Ok(len) = u32::try_from(len)
+        {
+            if !self.authors.contains(&slot.a) {
+                self.authors.insert(slot.a.clone());
+            }
+            return Kept::At(off, len, slot.signed());
+        }
+        Kept::Held(Box::new(Ok(slot)))
+    }
+}
+
+impl Digested {
+    /// A digested listing whose records' data and slots spill into new files in `dir` (when
+    /// they can be made there; else they stay in memory).
+    pub fn spilling(dir: &Path) -> Digested {
+        Digested::into(spill_file(dir), spill_file(dir))
+    }
+
+    /// A digested listing whose records' data spills into `file`, and its slots into `slots`.
+    fn into(file: Option<File>, slots: Option<File>) -> Digested {
         let made = Made {
-            bodies: HashMap::new(),
-            verify: None,
-            spill: file.map(|file| Spill {
-                file: BufWriter::with_capacity(256 * 1024, file),
-                len: 0,
-                broken: false,
-            }),
+            spill: file.map(Spill::new),
+            slot_spill: slots.map(Spill::new),
+            ..Made::default()
         };
         Digested(Arc::new(Mutex::new(made)))
     }
@@ -69,87 +152,153 @@ impl Digested {
         self
     }
 
-    /// The digest to hand the store: it takes each kept body and keeps what [`Body::of`] makes
-    /// of it (as for a trusted author: a store keeps only those), a record's data in the spill.
+    /// The digest to hand the store: it takes each kept comment whole and keeps the slot
+    /// [`Body::of`] makes of it (as for a trusted author: a store keeps only those; the
+    /// reader's trust is applied when the slot is taken out), a record's data in the spill.
     pub fn digest(&self) -> Digest {
         let made = self.clone();
-        Digest::new(move |id, body| {
-            // Poisoned: the body stays where it is, and is read as usual.
+        let take = move |c: &mut Comment| {
+            // Poisoned: the comment stays where it is, and is read as usual.
             let Ok(mut made) = made.0.lock() else {
-                return;
+                return false;
             };
-            let mut body = Body::of(std::mem::take(body), true, made.verify.as_deref())
+            let body = Body::of(std::mem::take(&mut c.body), true, made.verify.as_deref())
                 .map_err(|e| e.to_string());
-            if let (Ok(Body::R(_, blob)), Some(spill)) = (&mut body, made.spill.as_mut()) {
-                spill.take(blob);
+            let comment = Comment {
+                id: c.id,
+                author: std::mem::take(&mut c.author),
+                created_at: c.created_at,
+                updated_at: c.updated_at,
+                url: c.url.take(),
+                body: String::new(),
+            };
+            let kept = match body {
+                Ok(mut body) => {
+                    if let (Body::R(_, blob), Some(spill)) = (&mut body, made.spill.as_mut()) {
+                        spill.take(blob);
+                    }
+                    made.keep(Slot::holding(comment, body))
+                }
+                Err(e) => Kept::Held(Box::new(Err(e))),
+            };
+            made.slots.insert(c.id, kept);
+            true
+        };
+        let made = self.clone();
+        let listed = move |ids| {
+            if let Ok(mut made) = made.0.lock() {
+                made.listed = ids;
             }
-            made.bodies.insert(id, body);
-        })
+        };
+        Digest::whole(take, listed)
     }
 
-    /// `comment` as a slot: from what the digest made of it when it took the body, else parsed
-    /// now.
-    pub fn slot(&self, comment: Comment, trusted: bool) -> Result<Slot, String> {
-        let (made, verify) = match self.0.lock() {
-            Ok(mut m) => {
-                let made = match comment.body.is_empty() {
-                    true => m.bodies.remove(&comment.id),
-                    false => None,
-                };
-                // The table gives its memory back as the slots take the bodies out of it.
-                if m.bodies.capacity() >= 1024 && m.bodies.len() < m.bodies.capacity() / 4 {
-                    m.bodies.shrink_to_fit();
+    /// What the digest made of comment `id`, when it took it (or its body).
+    fn made(&self, id: u64) -> Option<Kept> {
+        let mut m = self.0.lock().ok()?;
+        let made = m.slots.remove(&id);
+        // The table gives its memory back as the slots are taken out of it.
+        if m.slots.capacity() >= 1024 && m.slots.len() < m.slots.capacity() / 4 {
+            m.slots.shrink_to_fit();
+        }
+        made
+    }
+
+    /// `comment` (a comment of the listing) as an item of the read's slots, trusted as `trust`
+    /// says: from what the digest made of it when it took its body, else parsed now.
+    fn slot(&self, comment: Comment, trust: &Trust) -> Result<Item, String> {
+        let made = match comment.body.is_empty() {
+            true => self.made(comment.id),
+            false => None,
+        };
+        let Some(made) = made else {
+            let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
+            let trusted = trust.allows(&comment.author);
+            let slot = Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string())?;
+            return Ok(Item::Held(Box::new(slot)));
+        };
+        Digested::item(comment.id, made, trust)
+    }
+
+    /// What the digest made of comment `id` as an item of the read's slots, trusted as `trust`
+    /// says.
+    fn item(id: u64, made: Kept, trust: &Trust) -> Result<Item, String> {
+        let slot = match made {
+            Kept::Held(made) => {
+                let mut slot = (*made)?;
+                if !trust.allows(&slot.a) {
+                    slot.b = slot.b.distrusted();
                 }
-                (made, m.verify.clone())
+                slot
+            }
+            Kept::At(off, len, signed) => {
+                return Ok(Item::At {
+                    i: id,
+                    off,
+                    len,
+                    signed,
+                });
+            }
+        };
+        Ok(Item::Held(Box::new(slot)))
+    }
+
+    /// The listing's `comments` and the comments it holds that the digest took whole, as the
+    /// read's slots (in that order), trusted as `trust` says. The listing gives its memory back
+    /// as they are made.
+    pub fn fresh(&self, comments: Vec<Comment>, trust: &Trust) -> Result<Fresh, String> {
+        let mut failed = None;
+        let mut items = crate::store::map_shrinking(comments, |c| match self.slot(c, trust) {
+            Ok(item) => Some(item),
+            Err(e) => {
+                failed.get_or_insert(e);
+                None
+            }
+        });
+        let listed = match self.0.lock() {
+            Ok(mut m) => std::mem::take(&mut m.listed),
+            Err(_) => Vec::new(),
+        };
+        items.reserve_exact(listed.len());
+        for id in listed {
+            let item = match self.made(id) {
+                Some(made) => Digested::item(id, made, trust),
+                None => Err("a comment the read cache took is gone".to_string()),
+            };
+            match item {
+                Ok(item) => items.push(item),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let (spilled, distrust) = match self.0.lock() {
+            Ok(m) => {
+                let all = m.authors.iter().all(|a| trust.allows(a));
+                (m.spilled.clone(), (!all).then(|| trust.clone()))
             }
             Err(_) => (None, None),
         };
-        let Some(made) = made else {
-            return Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string());
-        };
-        let b = made?;
-        Ok(Slot::holding(
-            comment,
-            if trusted { b } else { b.distrusted() },
-        ))
+        Ok(Fresh::new(items, spilled, distrust))
     }
 
-    /// The spill, for reading the data of the slots made from it (`None` when nothing spilled).
-    /// The digest spills no more after this. An error when the spill cannot be read back (its
-    /// last writes failed): the slots that point into it are lost, so the listing must be read
-    /// again (without a spill).
+    /// The data spill, for reading the data of the slots made from it (`None` when nothing
+    /// spilled). The digest spills no more after this. An error when a spill cannot be read
+    /// back (its last writes failed): the slots that point into it are lost, so the listing
+    /// must be read again (without a spill).
     pub fn data(&self) -> Result<Option<Arc<Data>>, String> {
-        let Some(spill) = self.0.lock().ok().and_then(|mut m| m.spill.take()) else {
+        let Ok(mut made) = self.0.lock() else {
             return Ok(None);
         };
-        if spill.broken {
-            return Err("a write to the read cache's spill failed".into());
+        if let Some(slots) = made.slot_spill.take() {
+            made.spilled = slots.finish()?;
         }
-        let file = spill.file.into_inner().map_err(|e| e.error().to_string())?;
-        Ok((spill.len > 0).then(|| Arc::new(Data::whole(file))))
-    }
-}
-
-impl Spill {
-    /// Moves a record's data from memory to the end of the spill.
-    fn take(&mut self, blob: &mut Blob) {
-        let Blob::In(raw) = blob else {
-            return;
-        };
-        if self.broken {
-            return;
-        }
-        let bytes = raw.get().as_bytes();
-        match self.file.write_all(bytes) {
-            Ok(()) => {
-                let len = bytes.len() as u64;
-                *blob = Blob::At(self.len, len);
-                self.len += len;
-            }
-            Err(e) => {
-                tracing::debug!("cannot spill the read cache's data ({e}); keeping it in memory");
-                self.broken = true;
-            }
+        match made.spill.take() {
+            Some(spill) => spill.finish(),
+            None => Ok(None),
         }
     }
 }
@@ -198,6 +347,7 @@ pub(super) fn inline(slots: &mut [Slot], data: &Data) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mirror::slots::Slots;
     use chrono::DateTime;
 
     fn comment(id: u64, body: &str) -> Comment {
@@ -205,9 +355,16 @@ mod tests {
             id,
             author: "ca-bot".into(),
             created_at: DateTime::UNIX_EPOCH,
-            updated_at: DateTime::UNIX_EPOCH,
-            url: None,
+            updated_at: DateTime::from_timestamp(id as i64, 0).unwrap(),
+            url: Some(format!("https://forge/o/r/issues/1#issuecomment-{id}")),
             body: body.into(),
+        }
+    }
+
+    fn trust(trusted: bool) -> Trust {
+        match trusted {
+            true => Trust::Everyone,
+            false => Trust::Only(["someone-else".to_string()].into()),
         }
     }
 
@@ -228,8 +385,20 @@ mod tests {
         serde_json::to_string(&slot).unwrap()
     }
 
+    /// Hands `bodies` to `digested`'s digest as comments 0, 1, …, and says the listing holds
+    /// them (in the reverse order).
+    fn digest_all(digested: &Digested, bodies: &[&str]) {
+        let digest = digested.digest();
+        for (i, body) in bodies.iter().enumerate() {
+            let mut c = comment(i as u64, body);
+            assert!(digest.apply(&mut c), "the digest takes the comment whole");
+            assert!(c.body.is_empty() && c.author.is_empty() && c.url.is_none());
+        }
+        digest.listed((0..bodies.len() as u64).rev().collect(), None);
+    }
+
     #[test]
-    fn a_digested_body_makes_the_slot_a_parse_after_the_listing_makes() {
+    fn a_digested_comment_makes_the_slot_a_parse_after_the_listing_makes() {
         let one = record("clone_complete");
         let two = record("subtask_1_complete");
         let bodies = [
@@ -244,29 +413,60 @@ mod tests {
                 true => Digested::spilling(dir.path()),
                 false => Digested::default(),
             };
-            let digest = digested.digest();
-            for (i, body) in bodies.iter().enumerate() {
-                let mut taken = body.to_string();
-                digest.apply(i as u64, &mut taken);
-                assert!(taken.is_empty(), "the digest takes the body");
-            }
+            digest_all(&digested, &bodies);
             let data = digested.data().unwrap();
             assert_eq!(data.is_some(), spill, "the records' data is in the spill");
-            for (i, body) in bodies.iter().enumerate() {
-                let made = digested.slot(comment(i as u64, ""), trusted).unwrap();
-                let parsed = Slot::of(comment(i as u64, body), trusted, None).unwrap();
-                assert_eq!(
-                    shown(made, data.as_deref()),
-                    shown(parsed, None),
-                    "{body:?}, trusted: {trusted}, spill: {spill}"
-                );
-            }
-            // A body the digest did not take is parsed as usual.
-            let kept = digested.slot(comment(9, "a person's comment"), trusted);
-            assert!(matches!(kept.unwrap().b, Body::N));
+            // A comment the digest did not take is parsed as usual; the others come in the
+            // order the listing gives them, after it.
+            let listing = vec![comment(9, "a person's comment")];
+            let fresh = digested.fresh(listing, &trust(trusted)).unwrap();
+            let want: Vec<String> = [Slot::of(comment(9, "a person's comment"), trusted, None)]
+                .into_iter()
+                .chain(
+                    (bodies.iter().enumerate().rev())
+                        .map(|(i, body)| Slot::of(comment(i as u64, body), trusted, None)),
+                )
+                .map(|slot| shown(slot.unwrap(), None))
+                .collect();
+            let mut walked = Vec::new();
+            fresh
+                .each(&mut |slot| {
+                    walked.push(shown(slot.clone(), data.as_deref()));
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(walked, want, "trusted: {trusted}, spill: {spill}");
+            let third = fresh.nth(3).unwrap().into_owned();
+            assert_eq!(shown(third, data.as_deref()), want[3]);
+            let made: Vec<String> = (fresh.into_slots().unwrap().into_iter())
+                .map(|slot| shown(slot, data.as_deref()))
+                .collect();
+            assert_eq!(made, want, "trusted: {trusted}, spill: {spill}");
         }
         // The spills are unlinked at once: nothing is left in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn only_the_comments_the_listing_holds_are_the_read_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let digested = Digested::spilling(dir.path());
+        let digest = digested.digest();
+        for i in 0..3 {
+            digest.apply(&mut comment(i, &record(&format!("subtask_{i}_complete"))));
+        }
+        // Comment 1 was another issue's, or of a list read again: the listing left it out.
+        digest.listed(vec![2, 0], None);
+        digested.data().unwrap();
+        let mut fresh = digested.fresh(Vec::new(), &Trust::Everyone).unwrap();
+        fresh.sort_dedupe();
+        let ids: Vec<u64> = (fresh.into_slots().unwrap().iter()).map(|s| s.i).collect();
+        assert_eq!(ids, [0, 2]);
+        // A listed comment the digest never took is an error, never a comment dropped.
+        let digested = Digested::spilling(dir.path());
+        digested.digest().listed(vec![5], None);
+        digested.data().unwrap();
+        assert!(digested.fresh(Vec::new(), &Trust::Everyone).is_err());
     }
 
     #[test]
@@ -274,20 +474,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("read-only");
         std::fs::write(&path, "").unwrap();
-        // Every write to it fails (once the buffer is flushed).
-        let digested = Digested::into(Some(File::open(&path).unwrap()));
-        let digest = digested.digest();
-        for i in 0..2000 {
-            digest.apply(i, &mut record(&format!("subtask_{i}_complete")));
+        // Every write to it fails (once the buffer is flushed): the data's spill, or the slots'.
+        for (data, slots) in [(true, false), (false, true)] {
+            let broken = || Some(File::open(&path).unwrap());
+            let digested =
+                Digested::into(data.then(broken).flatten(), slots.then(broken).flatten());
+            let bodies: Vec<String> = (0..2000)
+                .map(|i| match slots {
+                    true => format!("a person's comment {i}"),
+                    false => record(&format!("subtask_{i}_complete")),
+                })
+                .collect();
+            digest_all(
+                &digested,
+                &bodies.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+            assert!(
+                digested.data().is_err(),
+                "the caller reads the listing again"
+            );
         }
-        assert!(
-            digested.data().is_err(),
-            "the caller reads the listing again"
-        );
     }
 
     #[test]
-    fn a_base_written_from_spilled_slots_reads_back_as_parsed() {
+    fn a_base_and_summary_made_from_spilled_slots_read_back_as_parsed() {
         let bodies: Vec<String> = (0..5)
             .map(|i| match i {
                 2 => "a person's comment".to_string(),
@@ -296,14 +506,13 @@ mod tests {
             .collect();
         let dir = tempfile::tempdir().unwrap();
         let digested = Digested::spilling(dir.path());
-        let digest = digested.digest();
-        for (i, body) in bodies.iter().enumerate() {
-            digest.apply(i as u64, &mut body.clone());
-        }
+        digest_all(
+            &digested,
+            &bodies.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
         let spill = digested.data().unwrap().expect("the data spilled");
-        let slots: Vec<Slot> = (0..bodies.len())
-            .map(|i| digested.slot(comment(i as u64, ""), true).unwrap())
-            .collect();
+        let mut fresh = digested.fresh(Vec::new(), &Trust::Everyone).unwrap();
+        fresh.sort_dedupe();
         let path = dir.path().join("t.mirror");
         let header = super::super::disk::Header {
             schema: super::super::disk::SCHEMA,
@@ -317,15 +526,32 @@ mod tests {
             index_len: 0,
             signing: None,
         };
-        super::super::disk::write_base(&path, header, &slots, Some(&spill)).unwrap();
+        super::super::disk::write_base(&path, header, &fresh, Some(&spill)).unwrap();
         let super::super::disk::Found::Ok((_, read, data)) = super::super::disk::load_base(&path)
         else {
             panic!("the base reads back");
         };
         assert_eq!(read.len(), bodies.len());
-        for (slot, body) in read.into_iter().zip(&bodies) {
+        for (slot, body) in read.iter().zip(&bodies) {
             let parsed = Slot::of(comment(slot.i, body), true, None).unwrap();
-            assert_eq!(shown(slot, Some(&data)), shown(parsed, None), "{body:?}");
+            assert_eq!(
+                shown(slot.clone(), Some(&data)),
+                shown(parsed, None),
+                "{body:?}"
+            );
         }
+        // The summary of the spilled slots is the summary of the same slots in memory.
+        use super::super::summary::Summary;
+        let (spilled, mut spilled_ids) =
+            Summary::of(&fresh, Some(&spill), &Trust::Everyone).unwrap();
+        let (held, mut held_ids) = Summary::of(&read, Some(&data), &Trust::Everyone).unwrap();
+        spilled_ids.sort_unstable();
+        held_ids.sort_unstable();
+        assert_eq!(
+            serde_json::to_string(&spilled).unwrap(),
+            serde_json::to_string(&held).unwrap()
+        );
+        assert_eq!(spilled_ids, held_ids);
+        assert_eq!(spilled.table.len(), 1, "one key: the pair's checkpoints");
     }
 }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
+use super::slots::Slots;
 use super::summary::Summary;
 use crate::fsutil::NotOurs;
 use crate::store::Cursor;
@@ -203,32 +204,13 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
 }
 
 /// Writes a base holding `slots` (whose data is inline or in `old`), atomically.
-pub(super) fn write_base(
+pub(super) fn write_base<S: Slots + ?Sized>(
     path: &Path,
     mut header: Header,
-    slots: &[Slot],
+    slots: &S,
     old: Option<&Data>,
 ) -> Result<(), String> {
     let gone = "a record's data is in a base that is gone";
-    let mut offset = 0u64;
-    let mut index = Vec::with_capacity(slots.len());
-    for slot in slots {
-        let at = match &slot.b {
-            Body::R(_, blob) => {
-                let len = match blob {
-                    Blob::In(raw) => raw.get().len() as u64,
-                    Blob::At(_, len) => {
-                        old.ok_or(gone)?;
-                        *len
-                    }
-                };
-                offset += len;
-                Some((offset - len, len))
-            }
-            _ => None,
-        };
-        index.push(Indexed { slot, at });
-    }
     // The index is written from the slots as they are, each record's data at its new place:
     // no copy of the slots is made, and its text is never held whole, nor made twice. The
     // header line goes first with the widest index length a `u64` has, and is written again
@@ -241,46 +223,69 @@ pub(super) fn write_base(
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    // The data area is written record by record from the slots: never copied whole.
     crate::fsutil::write_atomic_with(path, true, |w| {
         w.write_all(&line)?;
+        // What the data area holds, in order: runs of data already on disk (records that
+        // follow each other there, as a spill holds them, are one read, not one each) and the
+        // slots whose data is inline.
+        let mut plan: Vec<Piece> = Vec::new();
+        let mut offset = 0u64;
         let mut counted = Counted(&mut *w, 0);
-        serde_json::to_writer(&mut counted, &index)?;
-        header.index_len = counted.1;
-        // Data already on disk is copied in runs: records that follow each other there (a
-        // spill holds them in thread order) are one read, not one each.
-        let mut run: Option<(u64, u64)> = None;
-        let copy = |w: &mut dyn Write, (from, to): (u64, u64)| -> std::io::Result<()> {
-            let old = old.ok_or_else(|| std::io::Error::other(gone))?;
-            let mut at = from;
-            while at < to {
-                let len = (to - at).min(1 << 20);
-                w.write_all(&old.bytes(at, len).map_err(std::io::Error::other)?)?;
-                at += len;
-            }
-            Ok(())
-        };
-        for slot in slots {
-            match &slot.b {
-                Body::R(_, Blob::In(raw)) => {
-                    if let Some(r) = run.take() {
-                        copy(w, r)?;
+        // The index as `serde_json` writes a list: `[`, the slots separated by `,`, `]`.
+        counted.write_all(b"[")?;
+        let mut n = 0usize;
+        slots
+            .each(&mut |slot| {
+                let at = match &slot.b {
+                    Body::R(_, blob) => {
+                        let len = match blob {
+                            Blob::In(raw) => {
+                                plan.push(Piece::Inline(n));
+                                raw.get().len() as u64
+                            }
+                            Blob::At(off, len) => {
+                                old.ok_or(gone)?;
+                                match plan.last_mut() {
+                                    Some(Piece::Run(_, to)) if *to == *off => *to += len,
+                                    _ => plan.push(Piece::Run(*off, off + len)),
+                                }
+                                *len
+                            }
+                        };
+                        offset += len;
+                        Some((offset - len, len))
                     }
-                    w.write_all(raw.get().as_bytes())?;
+                    _ => None,
+                };
+                if n > 0 {
+                    counted.write_all(b",").map_err(|e| e.to_string())?;
                 }
-                Body::R(_, Blob::At(off, len)) => match &mut run {
-                    Some((_, to)) if *to == *off => *to += len,
-                    _ => {
-                        if let Some(r) = run.replace((*off, off + len)) {
-                            copy(w, r)?;
-                        }
+                serde_json::to_writer(&mut counted, &Indexed { slot, at })
+                    .map_err(|e| e.to_string())?;
+                n += 1;
+                Ok(())
+            })
+            .map_err(std::io::Error::other)?;
+        counted.write_all(b"]")?;
+        header.index_len = counted.1;
+        for piece in plan {
+            match piece {
+                Piece::Run(from, to) => {
+                    let old = old.ok_or_else(|| std::io::Error::other(gone))?;
+                    let mut at = from;
+                    while at < to {
+                        let len = (to - at).min(1 << 20);
+                        w.write_all(&old.bytes(at, len).map_err(std::io::Error::other)?)?;
+                        at += len;
                     }
-                },
-                _ => {}
+                }
+                Piece::Inline(n) => {
+                    let slot = slots.nth(n).map_err(std::io::Error::other)?;
+                    if let Body::R(_, Blob::In(raw)) = &slot.b {
+                        w.write_all(raw.get().as_bytes())?;
+                    }
+                }
             }
-        }
-        if let Some(r) = run {
-            copy(w, r)?;
         }
         let mut line = serde_json::to_vec(&header)?;
         // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`.
@@ -289,6 +294,14 @@ pub(super) fn write_base(
         w.write_all(&line)
     })
     .map_err(|e| e.to_string())
+}
+
+/// A part of a base's data area.
+enum Piece {
+    /// The bytes `from..to` of the data already on disk.
+    Run(u64, u64),
+    /// The inline data of slot `n`.
+    Inline(usize),
 }
 
 /// A writer that passes what it writes on, counting the bytes.

@@ -47,6 +47,19 @@ impl Data {
         serde_json::from_slice(&buf).map_err(|e| format!("its data does not read: {e}"))
     }
 
+    /// Up to `max` raw bytes from `offset` on (fewer at the end of the file).
+    pub(super) fn chunk(&self, offset: u64, max: usize) -> Result<Vec<u8>, String> {
+        let mut buf = Vec::with_capacity(max);
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| "a reader panicked".to_string())?;
+        file.seek(SeekFrom::Start(self.start + offset))
+            .and_then(|_| (&mut *file).take(max as u64).read_to_end(&mut buf))
+            .map_err(|e| format!("cannot read its data: {e}"))?;
+        Ok(buf)
+    }
+
     /// The raw bytes at `(offset, len)`.
     pub(super) fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];

@@ -23,12 +23,14 @@
 mod digest;
 mod disk;
 mod files;
+mod fresh;
 mod head;
 mod merge;
 mod offline;
 mod read;
 mod sig;
 mod slot;
+mod slots;
 mod summary;
 mod view;
 mod warm;

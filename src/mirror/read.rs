@@ -9,7 +9,7 @@ use chrono::Utc;
 use super::digest::{self, Digested};
 use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
 use super::files;
-use super::merge::{merge, sort_dedupe, unchanged};
+use super::merge::{merge, unchanged};
 use super::slot::{Blob, Body, Slot};
 use super::summary::{IdIndex, Summary, checked, summarize};
 use super::warm::{Asked, Warm};
@@ -166,21 +166,9 @@ impl Mirror {
             incomplete,
         } = listing;
         // The listing gives its memory back as the slots are made: the two are never held
-        // whole together (the peak of a cold read, issue #44).
-        let mut failed = None;
-        let mut fresh = crate::store::map_shrinking(comments, |c| {
-            let trusted = trust.allows(&c.author);
-            match digested.slot(c, trusted) {
-                Ok(slot) => Some(slot),
-                Err(e) => {
-                    failed.get_or_insert(e);
-                    None
-                }
-            }
-        });
-        if let Some(e) = failed {
-            return Err(StoreError::Task(e));
-        }
+        // whole together, and the slots the digest spilled stay on disk until they are written
+        // (the peak of a cold read, issue #44).
+        let mut fresh = digested.fresh(comments, &trust).map_err(StoreError::Task)?;
         let mut extra: Vec<Unreadable> = Vec::new();
         for r in rejects {
             match r.id {
@@ -188,10 +176,10 @@ impl Mirror {
                 None => extra.push(r),
             }
         }
-        // Every body is out of the digest now: its table (3 MB at 50k) goes before the summary.
+        // Every slot is out of the digest now: its table goes before the summary.
         drop(keep);
         drop(digested);
-        sort_dedupe(&mut fresh);
+        fresh.sort_dedupe();
 
         let mut answer: Option<Answered> = None;
         let (slots, data, kept_warnings) = if full {
@@ -240,6 +228,7 @@ impl Mirror {
                 drop(spilled);
                 (Vec::new(), None, (Vec::new(), false))
             } else {
+                let fresh = fresh.into_slots().map_err(StoreError::Task)?;
                 (fresh, spilled, (Vec::new(), false))
             }
         } else {
@@ -252,6 +241,7 @@ impl Mirror {
                 cursor: header.cursor.clone(),
                 ..DeltaFile::default()
             });
+            let mut fresh = fresh.into_slots().map_err(StoreError::Task)?;
             if let Some(spill) = &spilled {
                 // The delta keeps its data inline: the spill is gone with this process.
                 digest::inline(&mut fresh, spill).map_err(StoreError::Task)?;

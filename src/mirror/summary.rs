@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 
 use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
+use super::slots::Slots;
 use crate::format::{Kind, ParseError, parse};
 use crate::fsutil::NotOurs;
 use crate::scan::{Parsed, Trust, classify};
@@ -146,19 +147,30 @@ impl Summary {
     /// accepted record `Id` (for the id index): folded one slot at a time (`fold.rs`), holding
     /// only each key's candidates for newest; the whole thread is classified only when the fold
     /// cannot be exact.
-    pub fn of(
-        slots: &[Slot],
+    pub fn of<S: Slots + ?Sized>(
+        slots: &S,
         data: Option<&Data>,
         trust: &Trust,
     ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
-        let first_signed = super::slot::first_signed(slots);
+        let first_signed = slots.first_signed()?;
         let mut fold = Fold::new(data, trust, first_signed);
-        for (n, slot) in slots.iter().enumerate() {
+        // The slots updated in the newest second so far (the tail is among them).
+        let mut newest: Option<(i64, Vec<Slot>)> = None;
+        let mut n = 0;
+        slots.each(&mut |slot| {
             fold.add(n, slot)?;
-        }
+            n += 1;
+            let second = slot.u.0.timestamp();
+            match &mut newest {
+                Some((top, _)) if second < *top => {}
+                Some((top, tail)) if second == *top => tail.push(slot.clone()),
+                _ => newest = Some((second, vec![slot.clone()])),
+            }
+            Ok(())
+        })?;
         let Some((picked, latest)) = fold.newest() else {
             tracing::debug!("a record carried from a second already folded: summarizing it whole");
-            return Summary::of_whole(slots, data, trust);
+            return Summary::of_whole(&slots.whole()?, data, trust);
         };
         let Fold {
             ids,
@@ -168,19 +180,20 @@ impl Summary {
             ..
         } = fold;
         for (agent, session, n) in latest {
-            if let Role::Record(_, Some(id)) = role(&slots[n], trust, first_signed) {
+            if let Role::Record(_, Some(id)) = role(&*slots.nth(n)?, trust, first_signed) {
                 lines.add(&agent, &session, None, Some(&id));
             }
         }
         let table = picked
             .into_iter()
-            .map(|n| inline(&slots[n], data))
+            .map(|n| inline(&*slots.nth(n)?, data))
             .collect::<Result<Vec<_>, _>>()?;
+        let tail = newest.map_or(Vec::new(), |(_, tail)| tail);
         let summary = Summary {
-            max_id: slots.last().map_or(0, |s| s.i),
+            max_id: slots.last_id().unwrap_or(0),
             table,
             rejected,
-            tail: tail_of(slots.iter(), data)?,
+            tail: tail_of(tail.iter(), data)?,
             recent: Vec::new(),
             lines: lines.finish(),
             lined: true,
@@ -274,10 +287,10 @@ impl Summary {
 /// when `delta` is `None` (a new base) or when this generation has none: `delta` are the slots
 /// kept beside the base, whose record `Id`s the summary lists itself. `None` when it cannot be
 /// built (logged): the next `latest` or `resume` then reads the whole mirror again.
-pub(super) fn summarize(
+pub(super) fn summarize<S: Slots + ?Sized>(
     files: &Files,
     generation: &str,
-    slots: &[Slot],
+    slots: &S,
     data: Option<&Data>,
     trust: &Trust,
     delta: Option<&[Slot]>,

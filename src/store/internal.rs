@@ -159,11 +159,14 @@ pub(crate) async fn list_delta_since<T: Thread + ?Sized>(
         _ => None,
     };
     let listing = thread.list_keeping(since, effort, keep).await?;
+    // The comments the reader's digest took whole are not in the listing: it says when the
+    // newest of them changed.
     let newest = listing
         .comments
         .iter()
         .map(|c| c.updated_at)
         .chain(listing.rejects.iter().filter_map(|r| r.updated_at))
+        .chain(keep.digest.as_ref().and_then(Digest::newest_listed))
         .max();
     let cursor = match (newest, since) {
         (Some(n), Some(s)) => Some(Cursor::Since(n.max(s))),

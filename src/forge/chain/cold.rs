@@ -113,11 +113,13 @@ impl ForgeThread {
         };
         list.seen += others.seen;
         list.comments.extend(others.comments);
+        list.taken.extend(others.taken);
         list.unreadable.extend(others.unreadable);
         list.deferred.extend(others.deferred);
         self.keep_members(c, n, &mut list, (since, keep)).await?;
         // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
         list.comments.sort_unstable_by_key(|x| x.id.0);
+        list.taken.sort_unstable_by_key(|x| x.id.0);
         Ok(list)
     }
 
@@ -236,6 +238,7 @@ impl ForgeThread {
             let other = other?;
             list.seen += other.seen;
             list.comments.extend(other.comments);
+            list.taken.extend(other.taken);
             list.unreadable.extend(other.unreadable);
         }
         Ok(list)

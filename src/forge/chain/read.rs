@@ -48,6 +48,7 @@ impl ForgeThread {
         self.keep_members(c, n, &mut list, (t, keep)).await?;
         // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
         list.comments.sort_unstable_by_key(|x| x.id.0);
+        list.taken.sort_unstable_by_key(|x| x.id.0);
         Ok(list)
     }
 
@@ -91,6 +92,7 @@ impl ForgeThread {
         (since, keep): (DateTime<Utc>, &Keep),
     ) -> Result<(), ForgeError> {
         let mut issues: BTreeSet<u64> = list.comments.iter().filter_map(comment_issue).collect();
+        issues.extend(list.taken.iter().filter_map(|x| x.issue));
         issues.extend(list.unreadable.iter().filter_map(unreadable_issue));
         issues.extend(list.deferred.iter().copied());
         let mut members = BTreeSet::new();
@@ -110,6 +112,8 @@ impl ForgeThread {
         );
         list.comments
             .retain(|x| comment_issue(x).is_some_and(|n| members.contains(&n)));
+        list.taken
+            .retain(|x| x.issue.is_some_and(|n| members.contains(&n)));
         list.unreadable
             .retain(|x| unreadable_issue(x).is_some_and(|n| members.contains(&n)));
         for n in std::mem::take(&mut list.deferred) {
@@ -126,16 +130,21 @@ impl ForgeThread {
                 )
                 .await?;
             list.comments.retain(|x| comment_issue(x) != Some(n));
+            list.taken.retain(|x| x.issue != Some(n));
             list.unreadable.retain(|x| unreadable_issue(x) != Some(n));
             list.comments.extend(own.comments);
+            list.taken.extend(own.taken);
             list.unreadable.extend(own.unreadable);
         }
         let tidied = self.cached().tidied;
-        for x in &list.comments {
-            let Some(n) = comment_issue(x).filter(|n| *n != head.0) else {
+        let placed = (list.comments.iter())
+            .map(|x| (x.id.0, comment_issue(x)))
+            .chain(list.taken.iter().map(|x| (x.id.0, x.issue)));
+        for (id, issue) in placed {
+            let Some(n) = issue.filter(|n| *n != head.0) else {
                 continue;
             };
-            if tidied.get(&n).is_none_or(|upto| x.id.0 > *upto) {
+            if tidied.get(&n).is_none_or(|upto| id > *upto) {
                 self.note_stray(IssueNumber(n), false, false);
             }
         }

@@ -452,3 +452,49 @@ async fn a_cached_head_s_lists_are_asked_with_its_recheck() {
     );
     assert_eq!(phases(&reader).await, ["clone_complete", "after_rotation"]);
 }
+
+/// The thread's own author's record on an issue that is not a member (another title, no label),
+/// which the repository-wide list holds beside the rotated members' late posts when the read
+/// could not learn beforehand which issues are members (the issue search failed): the list's
+/// members-only rule leaves it out, as it does for the comments the read cache takes whole as
+/// they are decoded (`forge/handoff.rs`).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trusted_record_on_another_issue_is_never_read_through_the_wide_list() {
+    let fake = FakeForge::start().await;
+    rotated_twice_with_late_posts(&fake).await;
+    let other = fake.add_issue("Release 2.0 discussion", &[], false);
+    let elsewhere = forgestate::format::Renderer::embedded()
+        .unwrap()
+        .render(&cp("posted_elsewhere"))
+        .unwrap();
+    fake.add_comment(other, "ca-bot", &elsewhere);
+    // The search for the issues updated since the head was created fails: no verdict is known
+    // before the repository-wide list is read.
+    Mock::given(method("GET"))
+        .and(path_regex(r"^/api/v1/repos/[^/]+/[^/]+/issues$"))
+        .and(|r: &wiremock::Request| r.url.query_pairs().any(|(k, _)| k == "since"))
+        .respond_with(ResponseTemplate::new(400))
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let before = fake.requests().await.len();
+    let (c, _dir) = fresh(&fake);
+    assert_eq!(
+        c.resume("w", "s").await.unwrap().resume.phase,
+        "subtask_1_complete"
+    );
+    let lists = downloads(&fake, before).await;
+    assert!(
+        lists.iter().any(|l| l.contains(&format!("{WIDE}?since="))),
+        "read through the repository-wide list: {lists:?}"
+    );
+    assert_eq!(
+        phases(&c).await,
+        [
+            "clone_complete",
+            "clone_complete",
+            "subtask_1_complete",
+            "subtask_2_complete"
+        ]
+    );
+}

@@ -1,0 +1,185 @@
+//! A full read's slots as the read goes on with them: each comment the digest made a slot of as
+//! it was decoded (`digest.rs`) is a few bytes here (its id and where its slot was spilled), read
+//! back from the spill one at a time when the base is written and the summary folded; the few
+//! others (unreadable comments, a slot the spill could not take) are held. So a cold read of a
+//! long thread never holds its slots all at once, unless an answer needs the whole thread.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::files::Data;
+use super::slot::Slot;
+use super::slots::Slots;
+use crate::scan::Trust;
+
+/// One slot of a full read.
+pub(super) enum Item {
+    /// In memory.
+    Held(Box<Slot>),
+    /// Spilled: comment `i`'s slot is the JSON at `(off, len)` of the slot spill; `signed`
+    /// when it is a validly signed record.
+    At {
+        i: u64,
+        off: u64,
+        len: u32,
+        signed: bool,
+    },
+}
+
+impl Item {
+    fn id(&self) -> u64 {
+        match self {
+            Item::Held(slot) => slot.i,
+            Item::At { i, .. } => *i,
+        }
+    }
+}
+
+/// A full read's slots, in the listing's order until [`Fresh::sort_dedupe`].
+pub(super) struct Fresh {
+    items: Vec<Item>,
+    /// The slot spill the [`Item::At`] are in.
+    spill: Option<Arc<Data>>,
+    /// Set when some spilled slot's author is one the read does not trust: such a slot is
+    /// read back as that author's ([`super::slot::Body::distrusted`]).
+    distrust: Option<Trust>,
+}
+
+/// How much of the slot spill is read at once.
+const WINDOW: usize = 256 * 1024;
+
+impl Fresh {
+    /// Slots `items`, the spilled ones in `spill`; `distrust` as [`Fresh::distrust`] says.
+    pub(super) fn new(items: Vec<Item>, spill: Option<Arc<Data>>, distrust: Option<Trust>) -> Self {
+        Fresh {
+            items,
+            spill,
+            distrust,
+        }
+    }
+
+    pub(super) fn push(&mut self, slot: Slot) {
+        self.items.push(Item::Held(Box::new(slot)));
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sorts by comment id, keeping the last copy of an id (as `merge::sort_dedupe`).
+    pub(super) fn sort_dedupe(&mut self) {
+        self.items.reverse();
+        self.items.sort_by_key(Item::id);
+        self.items.dedup_by_key(|item| item.id());
+    }
+
+    /// Every slot, in memory.
+    pub(super) fn into_slots(self) -> Result<Vec<Slot>, String> {
+        let mut window = Window::default();
+        let mut slots = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            slots.push(self.read(item, &mut window)?.into_owned());
+        }
+        Ok(slots)
+    }
+
+    /// The slot `item` is, read through `window` when spilled.
+    fn read<'a>(&self, item: &'a Item, window: &mut Window) -> Result<Cow<'a, Slot>, String> {
+        let (off, len) = match item {
+            Item::Held(slot) => return Ok(Cow::Borrowed(slot)),
+            Item::At { off, len, .. } => (*off, *len as usize),
+        };
+        let spill = self
+            .spill
+            .as_deref()
+            .ok_or("a spilled slot without its spill")?;
+        let bytes = window.get(spill, off, len)?;
+        let mut slot: Slot = serde_json::from_slice(bytes)
+            .map_err(|e| format!("a spilled slot does not read: {e}"))?;
+        if let Some(trust) = &self.distrust
+            && !trust.allows(&slot.a)
+        {
+            slot.b = slot.b.distrusted();
+        }
+        Ok(Cow::Owned(slot))
+    }
+}
+
+/// The part of the slot spill last read: slots are read back in the order they were spilled,
+/// so one read serves many.
+#[derive(Default)]
+struct Window {
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl Window {
+    fn get(&mut self, spill: &Data, off: u64, len: usize) -> Result<&[u8], String> {
+        let end = off
+            .checked_add(len as u64)
+            .ok_or("a spilled slot past the end")?;
+        let held = off >= self.start && end <= self.start + self.buf.len() as u64;
+        if !held {
+            self.buf = spill.chunk(off, WINDOW.max(len))?;
+            self.start = off;
+            if self.buf.len() < len {
+                return Err("the slot spill is cut short".into());
+            }
+        }
+        let from = usize::try_from(off - self.start).map_err(|e| e.to_string())?;
+        Ok(&self.buf[from..from + len])
+    }
+}
+
+impl Slots for Fresh {
+    fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String> {
+        let mut window = Window::default();
+        for item in &self.items {
+            f(&*self.read(item, &mut window)?)?;
+        }
+        Ok(())
+    }
+
+    fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String> {
+        let item = self
+            .items
+            .get(n)
+            .ok_or_else(|| format!("no slot {n} among {}", self.items.len()))?;
+        self.read(item, &mut Window::default())
+    }
+
+    fn last_id(&self) -> Option<u64> {
+        self.items.last().map(Item::id)
+    }
+
+    fn first_signed(&self) -> Result<Option<u64>, String> {
+        if self.distrust.is_some() {
+            // Whose records are believed is decided as each slot is read back.
+            let mut first = None;
+            self.each(&mut |slot| {
+                if slot.signed() {
+                    first = Some(first.map_or(slot.i, |f: u64| f.min(slot.i)));
+                }
+                Ok(())
+            })?;
+            return Ok(first);
+        }
+        Ok(self
+            .items
+            .iter()
+            .filter(|item| match item {
+                Item::Held(slot) => slot.signed(),
+                Item::At { signed, .. } => *signed,
+            })
+            .map(Item::id)
+            .min())
+    }
+
+    fn whole(&self) -> Result<Cow<'_, [Slot]>, String> {
+        let mut window = Window::default();
+        let slots = (self.items.iter())
+            .map(|item| self.read(item, &mut window).map(Cow::into_owned))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Cow::Owned(slots))
+    }
+}

@@ -1,0 +1,72 @@
+//! A thread's slots in comment id order, wherever they are: a list in memory, or a full read's
+//! slots spilled to disk as they were decoded (`fresh.rs`). Writing a base (`disk.rs`) and
+//! summarizing it (`summary.rs`) go through them once, in order, and read back only the few
+//! they pick.
+
+use std::borrow::Cow;
+
+use super::slot::Slot;
+
+/// Slots in comment id order, gone through one at a time.
+pub(super) trait Slots {
+    /// Calls `f` with each slot, in order; the first error stops the walk.
+    fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String>;
+
+    /// The slot at `n`.
+    fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String>;
+
+    /// The comment id of the last slot.
+    fn last_id(&self) -> Option<u64>;
+
+    /// The comment id of the first validly signed record (see [`super::slot::first_signed`]).
+    fn first_signed(&self) -> Result<Option<u64>, String>;
+
+    /// Every slot at once (the rare summary that needs the whole thread).
+    fn whole(&self) -> Result<Cow<'_, [Slot]>, String>;
+}
+
+impl Slots for [Slot] {
+    fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String> {
+        self.iter().try_for_each(f)
+    }
+
+    fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String> {
+        self.get(n)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| format!("no slot {n} among {}", self.len()))
+    }
+
+    fn last_id(&self) -> Option<u64> {
+        self.last().map(|s| s.i)
+    }
+
+    fn first_signed(&self) -> Result<Option<u64>, String> {
+        Ok(super::slot::first_signed(self))
+    }
+
+    fn whole(&self) -> Result<Cow<'_, [Slot]>, String> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl Slots for Vec<Slot> {
+    fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String> {
+        self.as_slice().each(f)
+    }
+
+    fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String> {
+        self.as_slice().nth(n)
+    }
+
+    fn last_id(&self) -> Option<u64> {
+        self.as_slice().last_id()
+    }
+
+    fn first_signed(&self) -> Result<Option<u64>, String> {
+        self.as_slice().first_signed()
+    }
+
+    fn whole(&self) -> Result<Cow<'_, [Slot]>, String> {
+        self.as_slice().whole()
+    }
+}
