@@ -23,6 +23,49 @@ const SCALAR_STOP: [bool; 256] = {
     t
 };
 
+/// Eight copies of a byte, for the word-at-a-time search.
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// Whether `word` holds a byte of `b`'s value: the lowest set bit of the answer is at the first
+/// one (in little-endian order), higher ones may be false.
+fn holds(word: u64, b: u8) -> u64 {
+    let x = word ^ splat(b);
+    x.wrapping_sub(splat(1)) & !x & splat(0x80)
+}
+
+/// The index of the first quote or backslash in `bytes` at or after `from` (or `bytes.len()`),
+/// eight bytes at a time.
+fn string_stop(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let found = holds(word, b'"') | holds(word, b'\\');
+        if found != 0 {
+            return from + found.trailing_zeros() as usize / 8;
+        }
+        from += 8;
+    }
+    while from < bytes.len() && !STRING_STOP[bytes[from] as usize] {
+        from += 1;
+    }
+    from
+}
+
+/// Whether `bytes` hold a line break, eight bytes at a time.
+pub(super) fn has_break(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut found = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        found |= holds(u64::from_le_bytes(word), b'\n');
+    }
+    found != 0 || chunks.remainder().contains(&b'\n')
+}
+
 /// Where the scan of one value is, between two pieces of it.
 #[derive(Debug)]
 pub(super) struct Scan {
@@ -79,9 +122,7 @@ impl Scan {
         }
         while i < bytes.len() {
             if self.in_string {
-                while i < bytes.len() && !STRING_STOP[bytes[i] as usize] {
-                    i += 1;
-                }
+                i = string_stop(bytes, i);
                 match bytes.get(i) {
                     None => return None,
                     Some(b'\\') if i + 1 < bytes.len() => i += 2,
@@ -163,6 +204,29 @@ mod tests {
             for step in 1..8 {
                 assert_eq!(end(text, step), None, "{text} by {step}");
             }
+        }
+    }
+
+    #[test]
+    fn the_word_search_finds_the_first_stop_and_every_break() {
+        let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        for at in 0..text.len() {
+            for stop in [b'"', b'\\'] {
+                let mut bytes = text.to_vec();
+                bytes[at] = stop;
+                // A later stop, and bytes the borrow of the search could confuse.
+                bytes.push(b'"');
+                bytes[..at].iter_mut().for_each(|b| *b = 0x01);
+                for from in 0..=at {
+                    assert_eq!(string_stop(&bytes, from), at, "{at} from {from}");
+                }
+                assert_eq!(string_stop(&bytes, at + 1), bytes.len() - 1);
+            }
+            let mut bytes = text.to_vec();
+            assert!(!has_break(&bytes[..at]));
+            bytes[at] = b'\n';
+            assert!(has_break(&bytes), "{at}");
+            assert!(!has_break(&bytes[at + 1..]), "{at}");
         }
     }
 

@@ -19,6 +19,10 @@ pub(super) struct Pos {
 
 impl Pos {
     fn pass(&mut self, bytes: &[u8]) {
+        if !super::scan::has_break(bytes) {
+            self.column += bytes.len();
+            return;
+        }
         match bytes.iter().rposition(|&b| b == b'\n') {
             Some(last) => {
                 self.breaks += bytes[..=last].iter().filter(|&&b| b == b'\n').count();
