@@ -23,8 +23,9 @@ use super::scan::Scan;
 use super::source::{Lead, Replay, Source};
 use super::{Element, State};
 
-/// The nesting of an element from which the whole answer's reader refuses it: its limit is 128
-/// levels, the array itself being one.
+/// The nesting of an element from which the whole answer's reader may refuse it (its limit is
+/// 128 levels of what it reads, the array itself being one; the slice reader, given the element
+/// alone, would allow one more): such an element is read by that reader.
 const DEEP: u32 = 127;
 
 /// What a decode did, for the tests.
