@@ -2,9 +2,9 @@
 //! will use.
 //!
 //! The per-issue comment list is one unpaginated JSON array, so a long thread is one large
-//! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`) and
-//! builds each comment from its fields, so the raw answer is never held: only one element's small
-//! fields at a time, plus the comments kept. A comment whose author [`Filter`] does not keep has
+//! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`), finds
+//! each element's end and builds each comment from its fields (`decode/split.rs`), so the raw
+//! answer is never held: only one element's bytes at a time, plus the comments kept. A comment whose author [`Filter`] does not keep has
 //! its body skipped unread (the author comes before the body in Forgejo's field order; when a
 //! server sends them the other way round, the body is held until its element ends, up to the
 //! body cap), and a body over the cap is measured and dropped. Both come back as unreadable
@@ -33,6 +33,9 @@ macro_rules! odd_scalars {
 
 mod body;
 mod fields;
+mod scan;
+mod source;
+mod split;
 
 use body::{Body, BodySeed};
 use fields::{Fields, Key, Name, UserSeed, Want};
@@ -130,6 +133,25 @@ pub(crate) enum Failed {
 
 /// Decodes a JSON array of comments from `reader`, keeping what `filter` keeps.
 pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
+    decode_holding(reader, filter, hold(filter)).0
+}
+
+/// The most of one element the splitter holds before the streaming reader takes it over: a body
+/// the filter may keep, with room for its escapes and the other fields.
+fn hold(filter: &Filter) -> usize {
+    filter
+        .max_body
+        .saturating_mul(2)
+        .saturating_add(64 * 1024)
+        .clamp(1 << 20, 8 << 20)
+}
+
+/// [`decode_list`], holding at most about `hold` bytes of one element.
+fn decode_holding<R: Read>(
+    reader: R,
+    filter: &Filter,
+    hold: usize,
+) -> (Result<CommentList, Failed>, split::Split) {
     let mut state = State {
         filter,
         kept: 0,
@@ -137,15 +159,13 @@ pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<Comment
         over: false,
         out: CommentList::default(),
     };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let done = ListSeed(&mut state)
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    match done {
+    let (done, split) = split::run(reader, &mut state, hold);
+    let list = match done {
         Ok(()) => Ok(state.out),
         Err(_) if state.over => Err(Failed::OverCap),
         Err(e) => Err(Failed::Json(e)),
-    }
+    };
+    (list, split)
 }
 
 struct State<'f> {
@@ -159,31 +179,6 @@ struct State<'f> {
 
 /// The key serde_json uses (with `arbitrary_precision`) to hand a number over as a map.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
-
-struct ListSeed<'s, 'f>(&'s mut State<'f>);
-
-impl<'de> DeserializeSeed<'de> for ListSeed<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ListSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of comments")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Element(&mut *self.0))?.is_some() {
-            self.0.out.seen += 1;
-        }
-        Ok(())
-    }
-}
 
 /// One element of the array: usually a comment object.
 struct Element<'s, 'f>(&'s mut State<'f>);

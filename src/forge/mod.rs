@@ -72,12 +72,11 @@ use crate::store::{
 };
 
 /// Decodes a comment list answer held in `bytes` as a cold read decodes one arriving (every
-/// author kept, read through a buffered reader as the HTTP body is): the readable comments and
-/// the unreadable elements. For the benchmarks (`benches/throughput.rs`), not an API.
+/// author kept, read in pieces as the HTTP body is): the readable comments and the unreadable
+/// elements. For the benchmarks (`benches/throughput.rs`), not an API.
 #[doc(hidden)]
 pub fn decode_comment_list(bytes: &[u8]) -> Result<(usize, usize), String> {
-    let reader = std::io::BufReader::with_capacity(64 * 1024, bytes);
-    match decode::decode_list(reader, &decode::Filter::all()) {
+    match decode::decode_list(bytes, &decode::Filter::all()) {
         Ok(list) => Ok((list.comments.len(), list.unreadable.len())),
         Err(decode::Failed::Json(e)) => Err(e.to_string()),
         Err(decode::Failed::OverCap) => Err("over the cap".into()),

@@ -76,11 +76,49 @@ impl Scalar for String {
 
 impl Scalar for DateTime<Utc> {
     fn from_str(s: &str) -> Option<DateTime<Utc>> {
-        // What chrono's `Deserialize` accepts.
-        s.parse::<DateTime<FixedOffset>>()
-            .ok()
-            .map(|t| t.with_timezone(&Utc))
+        // What chrono's `Deserialize` accepts; the shape Forgejo writes read on a short path.
+        plain_time(s).or_else(|| {
+            s.parse::<DateTime<FixedOffset>>()
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+        })
     }
+}
+
+/// A time written exactly `YYYY-MM-DDTHH:MM:SS` then `Z` or `±HH:MM` (no fraction, no leap
+/// second, an offset under a day), read without chrono's general parser: the time chrono reads
+/// from it. `None` for any other text, which chrono's parser then decides.
+fn plain_time(s: &str) -> Option<DateTime<Utc>> {
+    use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+    let b = s.as_bytes();
+    let digits = |from: usize, len: usize| -> Option<u32> {
+        b.get(from..from + len)?.iter().try_fold(0, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(at(4, b'-') && at(7, b'-') && at(10, b'T') && at(13, b':') && at(16, b':')) {
+        return None;
+    }
+    let offset = match b.get(19..)? {
+        b"Z" => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let (hours, minutes) = (digits(20, 2)?, digits(23, 2)?);
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let secs = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+            if *sign == b'-' { -secs } else { secs }
+        }
+        _ => return None,
+    };
+    let year = i32::try_from(digits(0, 4)?).ok()?;
+    let date = NaiveDate::from_ymd_opt(year, digits(5, 2)?, digits(8, 2)?)?;
+    let time = NaiveTime::from_hms_opt(digits(11, 2)?, digits(14, 2)?, digits(17, 2)?)?;
+    FixedOffset::east_opt(offset)?
+        .from_local_datetime(&NaiveDateTime::new(date, time))
+        .single()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 impl Scalar for Option<DateTime<Utc>> {
@@ -486,5 +524,57 @@ impl Fields {
             obj.insert("updated_at".into(), into_value(t, time));
         }
         obj
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_time_is_the_time_chrono_reads_and_any_other_is_left_to_chrono() {
+        let chrono = |s: &str| {
+            s.parse::<DateTime<FixedOffset>>()
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+        };
+        let plain = [
+            "2026-07-14T09:47:31Z",
+            "2026-07-14T09:48:00+00:00",
+            "2026-07-01T00:00:00+02:00",
+            "2026-07-01T00:00:00-00:00",
+            "0000-01-01T00:00:00+23:59",
+            "9999-12-31T23:59:59-23:59",
+            "2024-02-29T12:00:00-05:30",
+        ];
+        for s in plain {
+            assert!(plain_time(s).is_some(), "{s}");
+            assert_eq!(plain_time(s), chrono(s), "{s}");
+        }
+        let other = [
+            "2026-07-14T09:47:31.5Z",
+            "2026-07-14T09:47:60Z",
+            "2026-07-14t09:47:31Z",
+            "2026-07-14 09:47:31Z",
+            "2026-07-14T09:47:31z",
+            "2026-07-14T09:47:31UTC",
+            "2026-07-14T09:47:31+24:00",
+            "2026-07-14T09:47:31+05:60",
+            "2026-07-14T09:47:31+0500",
+            "2026-07-14T09:47:31",
+            "2026-07-14T09:47:31Z ",
+            "2023-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-07-14T24:00:00Z",
+            "+2026-07-14T09:47:31Z",
+            "2026-7-14T09:47:31Z",
+            "2026-07-14T09:4a:31Z",
+            "",
+            "yesterday",
+        ];
+        for s in other {
+            assert_eq!(plain_time(s), None, "{s}");
+            assert_eq!(DateTime::<Utc>::from_str(s), chrono(s), "{s}");
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! commenter the reader does not trust posts costs time to skip, never memory, and never fails
 //! the read.
 
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
@@ -89,7 +89,8 @@ impl ForgeClient {
                 pace,
                 head: Vec::new(),
             };
-            let list = decode_list(BufReader::with_capacity(64 * 1024, &mut reader), &filter);
+            // The decoder reads in large pieces into its own buffer.
+            let list = decode_list(&mut reader, &filter);
             (
                 list,
                 reader.failed,

@@ -1,0 +1,229 @@
+//! The driving loop of the list's decode: the answer read in pieces, each element's end found by
+//! a byte scan ([`Scan`]) and the element handed whole to serde_json's slice reader (three to
+//! four times its byte-at-a-time reader), one element held at a time.
+//!
+//! Whatever the splitter is not sure of goes back to serde_json's streaming reader, fed the
+//! bytes from the last mark on, placed where they are in the whole answer ([`Replay`]), so an
+//! error is worded and placed exactly as reading the whole answer with it says it:
+//! - an answer that does not open an array, a separator or an end that is not one (a list cut
+//!   short, a trailing comma, trailing bytes): the rest of the answer is read by that reader;
+//! - an element serde_json's slice reader refuses (read again by the streaming reader: the error
+//!   it gives is the one to report), or one nested as deep as the reader's limit;
+//! - an element longer than the most the splitter holds (an untrusted author's huge comment):
+//!   read by the streaming reader, nothing held, and the splitter carries on after it (only a
+//!   number or a word, which that reader must look past, sends the rest of the list there).
+
+use std::cell::Cell;
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
+
+use super::scan::Scan;
+use super::source::{Lead, Replay, Source};
+use super::{Element, State};
+
+/// The nesting of an element from which the whole answer's reader may refuse it (its limit is
+/// 128 levels of what it reads, the array itself being one; the slice reader, given the element
+/// alone, would allow one more): such an element is read by that reader.
+const DEEP: u32 = 127;
+
+/// What a decode did, for the tests.
+#[derive(Debug, Default)]
+pub(super) struct Split {
+    /// The most bytes the read buffer held.
+    pub peak: usize,
+    /// The elements read through the slice reader.
+    pub sliced: usize,
+}
+
+/// How much of the rest a fallback reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The next element, then the splitter carries on.
+    One,
+    /// Everything to the answer's end.
+    Rest,
+}
+
+/// Decodes the JSON array from `reader` into `state`, holding at most about `hold` bytes of an
+/// element (plus one read) before handing it to the streaming reader.
+pub(super) fn run<R: Read>(
+    reader: R,
+    state: &mut State,
+    hold: usize,
+) -> (Result<(), serde_json::Error>, Split) {
+    let mut split = Split::default();
+    let mut source = Source::new(reader);
+    let done = drive(&mut source, state, hold, &mut split);
+    split.peak = source.peak;
+    (done, split)
+}
+
+fn drive<R: Read>(
+    source: &mut Source<R>,
+    state: &mut State,
+    hold: usize,
+    split: &mut Split,
+) -> Result<(), serde_json::Error> {
+    macro_rules! read {
+        ($e:expr, $lead:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(e) => {
+                    source.failed = Some(e);
+                    return fallback(source, $lead, Mode::Rest, state).map(drop);
+                }
+            }
+        };
+    }
+    match read!(source.skip_space(0, true), Lead::Start) {
+        Some((_, b'[')) => {}
+        _ => return fallback(source, Lead::Start, Mode::Rest, state).map(drop),
+    }
+    // The mark stays on the opening bracket, or the place after the last element.
+    let mut lead = Lead::Start;
+    let mut next = source.marked() + 1;
+    loop {
+        let Some((start, first)) = read!(source.skip_space(next, false), lead) else {
+            return fallback(source, lead, Mode::Rest, state).map(drop);
+        };
+        if first == b']' {
+            if lead != Lead::Start {
+                // A trailing comma.
+                return fallback(source, lead, Mode::Rest, state).map(drop);
+            }
+            source.mark(start + 1);
+            break;
+        }
+        let mut scan = Scan::new(first);
+        let mut from = start + 1;
+        let end = loop {
+            if let Some(end) = scan.feed(source.bytes(start, source.end()), from - start) {
+                break Some(start + end);
+            }
+            from = source.end();
+            if source.held() > hold {
+                break None;
+            }
+            if !read!(source.more(), lead) {
+                break None;
+            }
+        };
+        let sliced = match end {
+            Some(end) if scan.deepest < DEEP => {
+                slice(source.bytes(start, end), scan.closed_kind(), state).map(|()| end)
+            }
+            _ => None,
+        };
+        match sliced {
+            Some(end) => {
+                split.sliced += 1;
+                state.out.seen += 1;
+                source.mark(end);
+            }
+            None if state.over => {
+                return Err(de::Error::custom("the kept comments are over the cap"));
+            }
+            None if scan.closed_kind() => {
+                if !fallback(source, lead, Mode::One, state)? {
+                    return Ok(());
+                }
+            }
+            None => return fallback(source, lead, Mode::Rest, state).map(drop),
+        }
+        lead = Lead::Value;
+        match read!(source.skip_space(source.marked(), true), lead) {
+            Some((at, b',')) => next = at + 1,
+            Some((at, b']')) => {
+                source.mark(at + 1);
+                break;
+            }
+            _ => return fallback(source, lead, Mode::Rest, state).map(drop),
+        }
+    }
+    match read!(source.skip_space(source.marked(), true), Lead::List) {
+        None => Ok(()),
+        Some(_) => fallback(source, Lead::List, Mode::Rest, state).map(drop),
+    }
+}
+
+/// Decodes one whole element through the slice reader: `None` when it refuses it (or the kept
+/// bodies pass the cap: `state.over` says so), the state unchanged then unless over the cap. A
+/// number or a word is checked whole first, as its decode files it before the reader can see
+/// what follows it.
+fn slice(bytes: &[u8], closed: bool, state: &mut State) -> Option<()> {
+    if !closed {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        <IgnoredAny as de::Deserialize>::deserialize(&mut de)
+            .and_then(|_| de.end())
+            .ok()?;
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Element(state)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .ok()
+}
+
+/// Reads on with serde_json's streaming reader from the source's mark, as `lead` says the whole
+/// answer's reader stood there: the next element (`Mode::One`, `Ok(true)` when the splitter may
+/// carry on after it) or the rest of the answer (`Ok(false)`).
+fn fallback<R: Read>(
+    source: &mut Source<R>,
+    lead: Lead,
+    mode: Mode,
+    state: &mut State,
+) -> Result<bool, serde_json::Error> {
+    let close = Cell::new(false);
+    let mut de = serde_json::Deserializer::from_reader(Replay::new(lead, source, &close));
+    if lead == Lead::List {
+        <IgnoredAny as de::Deserialize>::deserialize(&mut de)?;
+        return de.end().map(|()| false);
+    }
+    let tail = Tail {
+        state,
+        after_value: lead == Lead::Value,
+        close: (mode == Mode::One).then_some(&close),
+    };
+    de::Deserializer::deserialize_seq(&mut de, tail)?;
+    if close.get() {
+        return Ok(true);
+    }
+    de.end().map(|()| false)
+}
+
+/// The elements of the array from the mark on, read by the streaming reader.
+pub(super) struct Tail<'s, 'f, 'c> {
+    pub state: &'s mut State<'f>,
+    /// The reader was given `[0` first: one value to pass over.
+    pub after_value: bool,
+    /// Set after one element, to end the array there.
+    pub close: Option<&'c Cell<bool>>,
+}
+
+impl<'de> Visitor<'de> for Tail<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of comments")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.after_value {
+            seq.next_element::<IgnoredAny>()?;
+        }
+        while seq.next_element_seed(Element(&mut *self.state))?.is_some() {
+            self.state.out.seen += 1;
+            if let Some(close) = self.close {
+                close.set(true);
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "split_tests.rs"]
+mod tests;
