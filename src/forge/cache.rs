@@ -3,7 +3,8 @@
 //! cached on disk: a machine may switch tokens, and trust must follow the token in use.)
 //!
 //! Losing or corrupting the cache costs requests, never data: every problem here is logged and
-//! treated as an empty cache. It holds no secret. Writes are atomic (`fsutil::write_atomic`).
+//! treated as an empty cache. It holds no secret. Writes are by rename; only this machine's rotation work is fsynced
+//! ([`CacheEntry::work`]).
 //!
 //! Whoever can write the cache chooses where records are posted (the issue number) and what
 //! `resume` answers (the read cache), so the cache directory must be ours and writable by no one
@@ -73,6 +74,31 @@ pub struct CacheEntry {
     pub version: Option<String>,
 }
 
+impl CacheEntry {
+    /// This machine's unfinished rotation work: what only this file remembers, so a change to
+    /// it is written durably.
+    #[allow(clippy::type_complexity)]
+    pub fn work(
+        &self,
+    ) -> (
+        &BTreeSet<u64>,
+        &BTreeMap<u64, u64>,
+        &BTreeSet<u64>,
+        &BTreeSet<u64>,
+        &BTreeSet<u64>,
+    ) {
+        let CacheEntry {
+            reopened,
+            tidied,
+            rotating,
+            untidied,
+            left,
+            ..
+        } = self;
+        (reopened, tidied, rotating, untidied, left)
+    }
+}
+
 /// A cache file, or none (then nothing is remembered).
 #[derive(Debug, Clone)]
 pub struct DiskCache {
@@ -105,9 +131,11 @@ impl DiskCache {
         }
     }
 
-    pub fn store(&self, entry: &CacheEntry) {
+    /// Writes `entry` by rename; `durable` adds the fsyncs (`fsutil::write_atomic`), else it is
+    /// a hint a crash may lose (`fsutil::write_hint`).
+    pub fn store(&self, entry: &CacheEntry, durable: bool) {
         let Some(path) = &self.path else { return };
-        if let Err(e) = write_atomic(path, entry) {
+        if let Err(e) = write(path, entry, durable) {
             tracing::warn!(
                 "cannot update cache {}: {e}; forgestate will re-discover next time",
                 path.display()
@@ -130,11 +158,14 @@ pub fn store_key(url: &str, owner: &str, repo: &str) -> String {
         .collect()
 }
 
-fn write_atomic(path: &Path, entry: &CacheEntry) -> std::io::Result<()> {
+fn write(path: &Path, entry: &CacheEntry, durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::fsutil::make_private_dir(dir, RISK)?;
     let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
-    crate::fsutil::write_atomic(path, &bytes, true)
+    match durable {
+        true => crate::fsutil::write_atomic(path, &bytes, true),
+        false => crate::fsutil::write_hint(path, &bytes, true),
+    }
 }
 
 /// The largest issue-number cache file read (it holds a few short fields).
@@ -175,4 +206,44 @@ pub fn usable_dir(dir: &Path) -> Option<PathBuf> {
         );
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CacheEntry;
+
+    /// What a process discovers is a hint; this machine's rotation work is what a crash must
+    /// not lose, so only a change to it is written with fsyncs.
+    #[test]
+    fn only_rotation_work_is_durable() {
+        let base = CacheEntry::default();
+        let mut found = base.clone();
+        found.issue = Some(7);
+        found.version = Some("15.0.3".into());
+        found.page_size = Some(50);
+        found.members.insert(7, true);
+        found.opened = Some((7, chrono::Utc::now(), None));
+        assert_eq!(found.work(), base.work());
+        for change in [
+            |e: &mut CacheEntry| {
+                e.rotating.insert(8);
+            },
+            |e: &mut CacheEntry| {
+                e.left.insert(6);
+            },
+            |e: &mut CacheEntry| {
+                e.untidied.insert(6);
+            },
+            |e: &mut CacheEntry| {
+                e.reopened.insert(5);
+            },
+            |e: &mut CacheEntry| {
+                e.tidied.insert(6, 40);
+            },
+        ] {
+            let mut worked = found.clone();
+            change(&mut worked);
+            assert_ne!(worked.work(), found.work());
+        }
+    }
 }

@@ -188,10 +188,17 @@ impl ForgeThread {
         self.state.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// Updates the cache, on disk only when something changed, and durably only when this
+    /// machine's own rotation work changed ([`CacheEntry::work`]): what it discovers (the issue,
+    /// the instance's version and page size, members) a lost write only costs a request to find
+    /// again, so a cold read does not wait on one fsync per discovery.
     fn remember(&self, update: impl FnOnce(&mut CacheEntry)) {
         if let Ok(mut state) = self.state.lock() {
+            let before = state.clone();
             update(&mut state);
-            self.cache.store(&state);
+            if *state != before {
+                self.cache.store(&state, state.work() != before.work());
+            }
         }
     }
 

@@ -210,9 +210,16 @@ impl Mirror {
             } else {
                 let spill = spilled.as_deref();
                 self.save(|files| {
-                    disk::write_base(&files.base, header, &fresh, spill)?;
-                    delta.sum = summarize(files, &delta.generation, &fresh, spill, &trust, None)
-                        .map(|sum| sum.checked_at(count));
+                    // The base and the summary each read the slots back on their own: on two
+                    // cores, side by side (readers match the two files by their generation).
+                    let (based, sum) = std::thread::scope(|scope| {
+                        let base =
+                            scope.spawn(|| disk::write_base(&files.base, header, &fresh, spill));
+                        let sum = summarize(files, &delta.generation, &fresh, spill, &trust, None);
+                        (base.join(), sum)
+                    });
+                    based.map_err(|_| "the base's writer failed".to_string())??;
+                    delta.sum = sum.map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &delta)
                 });
             }
