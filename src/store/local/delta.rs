@@ -86,8 +86,15 @@ impl LocalThread {
         let offset = start + consumed;
         let tail = tail_hash(&mut file, offset).map_err(io("cannot read"))?;
         drop(file);
+        let listing = read_lines(&path, &bytes, None);
+        if start > 0 && !listing.warnings.is_empty() {
+            // An odd line after the cursor (a torn last line, or one sealed by an append since):
+            // the whole file is read instead, so its warnings name the file's own line numbers
+            // and replace what the last full read said (a torn line may be a corrupt one now).
+            return self.delta_blocking(None);
+        }
         Ok(Delta {
-            listing: read_lines(&path, &bytes, None),
+            listing,
             cursor: Some(Cursor::Offset {
                 identity,
                 offset,

@@ -4,3 +4,4 @@ mod both_backends_agree;
 mod killed_writers;
 mod killed_writers_harness;
 mod local;
+mod torn_then_sealed;
