@@ -90,6 +90,8 @@ pub enum Fault {
     StatusRetryAfter(u16, u64),
     /// Do the work, then answer only after this delay (past the client's timeout).
     CommitThenDelay(Duration),
+    /// Do the work, then answer 500 (counted as a `fail_rate` failure on a committed post).
+    CommitThenFail,
     /// Do the work twice, as if a concurrent client had sent the same request just before this
     /// one (a racing label or issue create); answer the second.
     Twice,
@@ -132,7 +134,8 @@ pub struct State {
     /// This fraction of requests fails with a 5xx; half of the failing comment posts are
     /// committed first (the ambiguous case).
     pub fail_rate: f64,
-    /// How many failures `fail_rate` caused, and how many of them were committed posts.
+    /// How many failures `fail_rate` and injected faults caused, and how many of them were
+    /// committed posts.
     pub failed: u32,
     pub committed_then_failed: u32,
     /// Every answer comes this much later (after the work is done): a slow forge.

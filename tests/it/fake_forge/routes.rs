@@ -42,8 +42,16 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
     } else {
         None
     };
+    if let Some(Fault::CommitThenFail) = fault {
+        s.failed += 1;
+        s.committed_then_failed += 1;
+        commit_then_fail = true;
+    }
     match fault {
-        Some(Fault::Status(code)) => return error(s, code, "injected failure"),
+        Some(Fault::Status(code)) => {
+            s.failed += 1;
+            return error(s, code, "injected failure");
+        }
         Some(Fault::StatusRetryAfter(code, secs)) => {
             return error(s, code, "").insert_header("Retry-After", secs.to_string().as_str());
         }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use forgestate::format::parse;
 use serde_json::Value;
 
-use fake_forge::FakeForge;
+use fake_forge::{FakeForge, Fault};
 use harness::*;
 
 /// Kills aimed at each stage.
@@ -246,6 +246,18 @@ async fn sixteen_writers_and_two_flushers_against_a_flaky_forge_post_each_record
     let out = command(&fake.uri(), d, "init").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     fake.state().fail_rate = 0.3;
+    // The first posts fail for certain, two of them after committing: how many random failures
+    // land depends on the machine's load (a writer that spools early sends less), and the
+    // run must meet both kinds whatever the load.
+    for fault in [
+        Fault::CommitThenFail,
+        Fault::Status(502),
+        Fault::CommitThenFail,
+        Fault::Status(502),
+        Fault::Status(502),
+    ] {
+        fake.inject("/comments", fault);
+    }
 
     let uri = fake.uri();
     let results: Vec<(bool, Output)> = std::thread::scope(|s| {
