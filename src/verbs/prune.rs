@@ -127,8 +127,8 @@ impl super::cli::Command for Prune {
     }
 }
 
-#[cfg(feature = "cli")]
 /// What was (or would be) deleted, a line each, and what stays.
+#[cfg(feature = "cli")]
 fn plan_text(a: &PruneRequest, plan: &PruneAnswer) -> String {
     use chrono::SecondsFormat;
     let verb = if a.yes { "deleted" } else { "would delete" };

@@ -226,8 +226,8 @@ impl super::cli::Command for ResumeVerb {
     }
 }
 
-#[cfg(feature = "cli")]
 /// `resume` as text: the resume point, where it comes from, the handoff and the data.
+#[cfg(feature = "cli")]
 fn resume_text(
     r: &ResumeAnswer,
     agent: &str,

@@ -178,9 +178,9 @@ impl SaveAnswer {
     }
 }
 
-#[cfg(feature = "cli")]
 /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
 /// comment's address.
+#[cfg(feature = "cli")]
 fn posted_text(a: &SaveAnswer) -> String {
     let kind = a.record.kind().name();
     let id = a.id.as_deref().unwrap_or("(no id)");
