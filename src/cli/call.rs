@@ -271,36 +271,33 @@ fn salvaged_id(line: &[u8]) -> Option<Value> {
 /// parses as the CLI parses `--data` (with that flag's limit and errors), as the MCP server hands
 /// on a tool's arguments.
 fn deep(line: &[u8]) -> Option<Value> {
-    use serde_json::value::RawValue;
-    use std::collections::BTreeMap;
-    let top: BTreeMap<String, &RawValue> = serde_json::from_slice(line).ok()?;
-    let mut map = Map::new();
-    for (key, raw) in top {
-        let value = match (key.as_str(), serde_json::from_str::<Value>(raw.get())) {
-            (_, Ok(value)) => value,
-            ("args", Err(_)) => raw_args(raw.get())?,
-            (_, Err(_)) => return None,
-        };
-        map.insert(key, value);
-    }
-    Some(Value::Object(map))
+    by_field(std::str::from_utf8(line).ok()?, |key, raw| {
+        match (key, serde_json::from_str::<Value>(raw)) {
+            (_, Ok(value)) => Some(value),
+            ("args", Err(_)) => raw_args(raw),
+            (_, Err(_)) => None,
+        }
+    })
 }
 
 /// A request's arguments nested past serde_json's 128 levels: each argument too deep to read as
 /// a value, or holding a key twice, is handed on as its JSON text (see [`deep`]).
 fn raw_args(text: &str) -> Option<Value> {
-    use serde_json::value::RawValue;
-    use std::collections::BTreeMap;
-    let args: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    let mut parsed = Map::new();
-    for (name, raw) in args {
-        let value = match serde_json::from_str(raw.get()) {
-            Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
-            _ => Value::String(raw.get().to_string()),
-        };
-        parsed.insert(name, value);
-    }
-    Some(Value::Object(parsed))
+    by_field(text, |_, raw| match serde_json::from_str(raw) {
+        Ok(value) if verbs::input::repeated_key(raw).is_none() => Some(value),
+        _ => Some(Value::String(raw.to_string())),
+    })
+}
+
+/// The JSON object `text`, each field's JSON text read by `field` (`None` fails it whole).
+fn by_field(text: &str, field: impl Fn(&str, &str) -> Option<Value>) -> Option<Value> {
+    let fields: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+        serde_json::from_str(text).ok()?;
+    let map = fields
+        .into_iter()
+        .map(|(key, raw)| Some((key.clone(), field(&key, raw.get())?)));
+    map.collect::<Option<Map<String, Value>>>()
+        .map(Value::Object)
 }
 
 /// Runs `verb` on `args` over the opened store.

@@ -26,13 +26,14 @@ where
     ) -> fmt::Result {
         let level = *event.metadata().level();
         let name = match level {
-            Level::ERROR => "error",
-            Level::WARN => "warning",
-            Level::INFO => "info",
-            Level::DEBUG => "debug",
-            Level::TRACE => "trace",
+            Level::WARN => "warning".to_string(),
+            level => level.as_str().to_ascii_lowercase(),
         };
-        write!(writer, "{}", table::prefix(name, writer.has_ansi_escapes()))?;
+        write!(
+            writer,
+            "{}",
+            table::prefix(&name, writer.has_ansi_escapes())
+        )?;
         if level >= Level::DEBUG {
             // Timing matters when reading retries and backoff.
             write!(writer, "{} ", chrono::Utc::now().format("%H:%M:%S%.3f"))?;

@@ -52,7 +52,7 @@ pub(super) async fn table(cli: &Cli, verb: &TableVerb) -> Result<u8, Failure> {
         cli,
         matches: &verb.matches,
     };
-    match verbs::visit(&verb.name, visit) {
+    match verbs::visit(&verb.name, visit).flatten() {
         Some(ran) => ran.await,
         None => Err(Error::usage(format!("unrecognized verb '{}'", verb.name)).into()),
     }
@@ -65,18 +65,18 @@ struct Visitor<'a> {
 }
 
 impl<'a> Visit for Visitor<'a> {
-    type Out = Pin<Box<dyn Future<Output = Result<u8, Failure>> + 'a>>;
+    type Out = Option<Pin<Box<dyn Future<Output = Result<u8, Failure>> + 'a>>>;
 
     fn visit<V: Command + 'static>(self) -> Self::Out {
-        Box::pin(command::<V>(self.cli, self.matches))
+        Some(Box::pin(command::<V>(self.cli, self.matches)))
     }
 
     fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
-        Box::pin(machine::<V>(self.cli, self.matches))
+        Some(Box::pin(machine::<V>(self.cli, self.matches)))
     }
 
     fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
-        Box::pin(stream::<V>(self.cli, self.matches))
+        Some(Box::pin(stream::<V>(self.cli, self.matches)))
     }
 }
 

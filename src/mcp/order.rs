@@ -28,24 +28,11 @@ pub struct Order {
 struct State {
     /// Tickets taken on arrival and not yet claimed by the server, by JSON-RPC id (as JSON text).
     tickets: HashMap<String, (Key, u64)>,
-    queues: HashMap<Key, Queue>,
-}
-
-#[derive(Debug, Default)]
-struct Queue {
+    /// Each session's queue: its tickets not yet done, claimed or not, in arrival order. The
+    /// first one's call runs; a ticket dropped before its turn simply leaves the queue.
+    queues: HashMap<Key, BTreeSet<u64>>,
+    /// The number of tickets taken so far (the next ticket).
     issued: u64,
-    serving: u64,
-    /// Tickets dropped before their turn came.
-    gone: BTreeSet<u64>,
-}
-
-impl Queue {
-    fn advance(&mut self) {
-        self.serving += 1;
-        while self.gone.remove(&self.serving) {
-            self.serving += 1;
-        }
-    }
 }
 
 /// A call's place in its session's queue; dropping it gives the turn on.
@@ -64,9 +51,9 @@ impl Order {
             return;
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let queue = state.queues.entry(key.clone()).or_default();
-        let ticket = queue.issued;
-        queue.issued += 1;
+        let ticket = state.issued;
+        state.issued += 1;
+        state.queues.entry(key.clone()).or_default().insert(ticket);
         // An id sent twice: the earlier ticket will never be claimed.
         if let Some((old_key, old)) = state.tickets.insert(id, (key, ticket)) {
             state.drop_ticket(&old_key, old);
@@ -89,16 +76,19 @@ impl Order {
             let moved = self.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
-            if self.serving(&turn.key) >= turn.ticket {
+            if self
+                .first(&turn.key)
+                .is_none_or(|first| first >= turn.ticket)
+            {
                 return Some(turn);
             }
             moved.await;
         }
     }
 
-    fn serving(&self, key: &Key) -> u64 {
+    fn first(&self, key: &Key) -> Option<u64> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.queues.get(key).map_or(u64::MAX, |q| q.serving)
+        state.queues.get(key)?.first().copied()
     }
 }
 
@@ -119,16 +109,11 @@ fn ticket_of(line: &[u8]) -> Option<(String, Key)> {
 
 impl State {
     fn drop_ticket(&mut self, key: &Key, ticket: u64) {
-        let Some(queue) = self.queues.get_mut(key) else {
-            return;
-        };
-        if queue.serving == ticket {
-            queue.advance();
-        } else if ticket > queue.serving {
-            queue.gone.insert(ticket);
-        }
-        if queue.serving >= queue.issued {
-            self.queues.remove(key);
+        if let Some(queue) = self.queues.get_mut(key) {
+            queue.remove(&ticket);
+            if queue.is_empty() {
+                self.queues.remove(key);
+            }
         }
     }
 }

@@ -197,35 +197,27 @@ fn with_intent(
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use serde_json::{Map, Value};
-
-    use super::{Checkpoint, CheckpointFlags, CheckpointRequest};
-    use crate::error::Result;
-    use crate::verbs::cli::{Command, MakeRequest, Printer};
-    use crate::verbs::{SaveAnswer, input};
-
-    impl MakeRequest<CheckpointRequest> for CheckpointFlags {
-        /// The request, its `data` read from `--data` (inline or `-`), `--data-file` and `--set`.
-        fn request(&self) -> Result<CheckpointRequest> {
-            let text = input::read_text(self.data.as_deref(), self.data_file.as_deref())?;
-            let mut data = match text {
-                Some(text) => input::json_object("--data", &text)?,
-                None => Map::new(),
-            };
-            input::apply_sets(&mut data, &self.set)?;
-            Ok(CheckpointRequest {
-                data: Value::Object(data),
-                ..self.request.clone()
-            })
-        }
+impl super::cli::MakeRequest<CheckpointRequest> for CheckpointFlags {
+    /// The request, its `data` read from `--data` (inline or `-`), `--data-file` and `--set`.
+    fn request(&self) -> Result<CheckpointRequest> {
+        let text = input::read_text(self.data.as_deref(), self.data_file.as_deref())?;
+        let mut data = match text {
+            Some(text) => input::json_object("--data", &text)?,
+            None => Map::new(),
+        };
+        input::apply_sets(&mut data, &self.set)?;
+        Ok(CheckpointRequest {
+            data: Value::Object(data),
+            ..self.request.clone()
+        })
     }
+}
 
-    impl Command for Checkpoint {
-        type Flags = CheckpointFlags;
+#[cfg(feature = "cli")]
+impl super::cli::Command for Checkpoint {
+    type Flags = CheckpointFlags;
 
-        fn show(_: &CheckpointRequest, answer: SaveAnswer, p: &impl Printer) -> u8 {
-            answer.show(p)
-        }
+    fn show(_: &CheckpointRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        answer.show(p)
     }
 }

@@ -173,15 +173,19 @@ pub trait Streams: Verb + Sized {
 }
 
 /// What the binary does with a verb of the table, given its type.
-pub trait Visit {
-    /// What visiting gives.
-    type Out;
+pub trait Visit: Sized {
+    /// What visiting gives (by default nothing, for a verb of a kind the visitor does not run).
+    type Out: Default;
     /// Visits `V`, a verb the library runs.
     fn visit<V: Command + 'static>(self) -> Self::Out;
     /// Visits `V`, a verb run over this machine's configuration.
-    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out;
+    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
+        Self::Out::default()
+    }
     /// Visits `V`, a verb whose answer is a stream of events.
-    fn visit_stream<V: Streams + 'static>(self) -> Self::Out;
+    fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
+        Self::Out::default()
+    }
 }
 
 /// The answer of the verb named `name` on the JSON `args` with no store opened, for a verb that
@@ -191,12 +195,6 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
     struct Alone(Value);
     impl Visit for Alone {
         type Out = Option<Result<Value>>;
-        fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
-            None
-        }
-        fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
-            None
-        }
         fn visit<V: Command + 'static>(self) -> Self::Out {
             if V::SPEC.opens_store {
                 return None;
@@ -224,12 +222,6 @@ pub async fn shown<P: Printer + Sync>(
     type Ran<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
     impl<'a, P: Printer + Sync> Visit for Shown<'a, P> {
         type Out = Option<Ran<'a>>;
-        fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
-            None
-        }
-        fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
-            None
-        }
         fn visit<V: Command + 'static>(self) -> Self::Out {
             let Shown(ctx, args, p) = self;
             Some(Box::pin(async move {

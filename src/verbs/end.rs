@@ -77,16 +77,10 @@ pub fn check_reason(arg: &str, reason: &str) -> Result<()> {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{End, EndRequest};
+impl super::cli::Command for End {
+    type Flags = EndRequest;
 
-    use crate::verbs::SaveAnswer;
-
-    impl crate::verbs::cli::Command for End {
-        type Flags = EndRequest;
-
-        fn show(_: &EndRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            answer.show(p)
-        }
+    fn show(_: &EndRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        answer.show(p)
     }
 }

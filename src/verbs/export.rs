@@ -49,22 +49,16 @@ impl Run for Export {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Export, ExportRequest};
+impl super::cli::Command for Export {
+    type Flags = ExportRequest;
 
-    use crate::Exported;
-
-    impl crate::verbs::cli::Command for Export {
-        type Flags = ExportRequest;
-
-        fn show(_: &ExportRequest, answer: Exported, p: &impl crate::verbs::cli::Printer) -> u8 {
-            p.warn(&answer.warnings);
-            p.answer(&answer, |a| {
-                format!(
-                    "exported {} record(s) to {}: {} written, {} already there",
-                    a.records, a.to, a.written, a.already
-                )
-            })
-        }
+    fn show(_: &ExportRequest, answer: Exported, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        p.answer(&answer, |a| {
+            format!(
+                "exported {} record(s) to {}: {} written, {} already there",
+                a.records, a.to, a.written, a.already
+            )
+        })
     }
 }

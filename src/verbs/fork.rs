@@ -78,28 +78,22 @@ impl Run for Fork {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Fork, ForkRequest};
+impl super::cli::Command for Fork {
+    type Flags = ForkRequest;
 
-    use crate::verbs::SaveAnswer;
-
-    impl crate::verbs::cli::Command for Fork {
-        type Flags = ForkRequest;
-
-        /// The line naming what was forked into what (not with `--json` or `--quiet`), then the save.
-        fn show(a: &ForkRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            if !p.quiet() && !p.json_mode() {
-                let record = &answer.record;
-                p.note(&format!(
-                    "forked session {} at record {} ({}, phase {}) into session {}",
-                    a.session,
-                    record.parent.as_deref().unwrap_or("?"),
-                    record.agent,
-                    record.phase().unwrap_or("-"),
-                    a.new_session
-                ));
-            }
-            answer.show(p)
+    /// The line naming what was forked into what (not with `--json` or `--quiet`), then the save.
+    fn show(a: &ForkRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        if !p.quiet() && !p.json_mode() {
+            let record = &answer.record;
+            p.note(&format!(
+                "forked session {} at record {} ({}, phase {}) into session {}",
+                a.session,
+                record.parent.as_deref().unwrap_or("?"),
+                record.agent,
+                record.phase().unwrap_or("-"),
+                a.new_session
+            ));
         }
+        answer.show(p)
     }
 }

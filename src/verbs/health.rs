@@ -100,31 +100,23 @@ impl Run for Health {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Health, HealthFlags, HealthRequest};
-    use crate::error::Result;
-
-    use crate::verbs::{SaveAnswer, input};
-
-    use serde_json::Value;
-
-    impl crate::verbs::cli::MakeRequest<HealthRequest> for HealthFlags {
-        /// The request, its `metrics` the text of `--metrics` (inline or `-`; the verb parses it, as
-        /// it does a JSON string from MCP).
-        fn request(&self) -> Result<HealthRequest> {
-            let metrics = input::read_text(self.metrics.as_deref(), None)?;
-            Ok(HealthRequest {
-                metrics: metrics.map_or_else(crate::format::empty_object, Value::String),
-                ..self.request.clone()
-            })
-        }
+impl super::cli::MakeRequest<HealthRequest> for HealthFlags {
+    /// The request, its `metrics` the text of `--metrics` (inline or `-`; the verb parses it, as
+    /// it does a JSON string from MCP).
+    fn request(&self) -> Result<HealthRequest> {
+        let metrics = input::read_text(self.metrics.as_deref(), None)?;
+        Ok(HealthRequest {
+            metrics: metrics.map_or_else(crate::format::empty_object, Value::String),
+            ..self.request.clone()
+        })
     }
+}
 
-    impl crate::verbs::cli::Command for Health {
-        type Flags = HealthFlags;
+#[cfg(feature = "cli")]
+impl super::cli::Command for Health {
+    type Flags = HealthFlags;
 
-        fn show(_: &HealthRequest, answer: SaveAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            answer.show(p)
-        }
+    fn show(_: &HealthRequest, answer: SaveAnswer, p: &impl super::cli::Printer) -> u8 {
+        answer.show(p)
     }
 }

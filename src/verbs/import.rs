@@ -49,36 +49,30 @@ impl Run for Import {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Import, ImportRequest};
+impl super::cli::Command for Import {
+    type Flags = ImportRequest;
 
-    use crate::Imported;
-
-    impl crate::verbs::cli::Command for Import {
-        type Flags = ImportRequest;
-
-        /// The counts; exit 75 when an outage stopped it (run it again).
-        fn show(_: &ImportRequest, answer: Imported, p: &impl crate::verbs::cli::Printer) -> u8 {
-            p.warn(&answer.warnings);
-            if !p.quiet() {
-                for why in &answer.refused {
-                    p.note(&format!("warning: not imported: {why}"));
-                }
+    /// The counts; exit 75 when an outage stopped it (run it again).
+    fn show(_: &ImportRequest, answer: Imported, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        if !p.quiet() {
+            for why in &answer.refused {
+                p.note(&format!("warning: not imported: {why}"));
             }
-            p.answer(&answer, |a| {
-                format!(
-                    "imported {} of {} record(s) into {}: {} already there, {} spooled, {} refused, \
-                     {} left",
-                    a.posted,
-                    a.records,
-                    a.to,
-                    a.already,
-                    a.spooled,
-                    a.refused.len(),
-                    a.left
-                )
-            });
-            if answer.spooled > 0 { 75 } else { 0 }
         }
+        p.answer(&answer, |a| {
+            format!(
+                "imported {} of {} record(s) into {}: {} already there, {} spooled, {} refused, \
+                 {} left",
+                a.posted,
+                a.records,
+                a.to,
+                a.already,
+                a.spooled,
+                a.refused.len(),
+                a.left
+            )
+        });
+        if answer.spooled > 0 { 75 } else { 0 }
     }
 }

@@ -65,24 +65,17 @@ impl Run for LatestVerb {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{LatestAnswer, LatestRequest, LatestVerb};
+impl super::cli::Command for LatestVerb {
+    type Flags = LatestRequest;
 
-    use crate::verbs::cli::record::entry_text;
-    use crate::verbs::cli::{Command, Printer};
-
-    impl Command for LatestVerb {
-        type Flags = LatestRequest;
-
-        fn show(_: &LatestRequest, answer: LatestAnswer, p: &impl Printer) -> u8 {
-            p.warn(&answer.warnings);
-            match (&answer.record, p.json_mode()) {
-                (_, true) => p.json(&answer),
-                (Some(e), false) => p.out(&entry_text(e, p)),
-                // On stderr, so `forgestate latest | wc -l` counts records.
-                (None, false) => p.note("no matching record found"),
-            }
-            0
+    fn show(_: &LatestRequest, answer: LatestAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        match (&answer.record, p.json_mode()) {
+            (_, true) => p.json(&answer),
+            (Some(e), false) => p.out(&super::cli::record::entry_text(e, p)),
+            // On stderr, so `forgestate latest | wc -l` counts records.
+            (None, false) => p.note("no matching record found"),
         }
+        0
     }
 }

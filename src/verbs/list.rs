@@ -122,53 +122,32 @@ impl Run for ListVerb {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{ListAnswer, ListRequest, ListVerb};
+impl super::cli::Command for ListVerb {
+    type Flags = ListRequest;
 
-    use crate::format::format_time;
-
-    use crate::verbs::cli::record::what;
-    use crate::verbs::cli::{Command, Printer, table};
-
-    impl Command for ListVerb {
-        type Flags = ListRequest;
-
-        fn show(a: &ListRequest, scan: ListAnswer, p: &impl Printer) -> u8 {
-            p.warn(&scan.warnings);
-            if p.json_mode() {
-                p.json(&scan);
-                return 0;
-            }
-            let rejected = scan.invalid.as_deref().unwrap_or_default();
-            if scan.records.is_empty() && rejected.is_empty() {
-                // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
-                p.note("no matching records");
-                return 0;
-            }
-            let (layout, now) = (p.layout(), chrono::Utc::now());
-            let time = |t: &chrono::DateTime<chrono::Utc>| match layout {
-                table::Layout::Piped => format_time(t),
-                _ => table::relative_age(*t, now),
-            };
-            let text = table_text(&scan, a.invalid, layout, p.color(), time);
-            p.out(text.trim_end());
-            0
+    fn show(a: &ListRequest, scan: ListAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&scan.warnings);
+        if p.json_mode() {
+            p.json(&scan);
+            return 0;
         }
-    }
-
-    /// `list` as a table: the comment id, the store's time of the comment (`time`: RFC 3339 when
-    /// piped, an age at a terminal), kind, agent, session and detail.
-    fn table_text(
-        scan: &ListAnswer,
-        with_invalid: bool,
-        layout: table::Layout,
-        color: bool,
-        time: impl Fn(&chrono::DateTime<chrono::Utc>) -> String,
-    ) -> String {
+        let rejected = scan.invalid.as_deref().unwrap_or_default();
+        if scan.records.is_empty() && rejected.is_empty() {
+            // On stderr, so `forgestate list | wc -l` is 0 when nothing matches.
+            p.note("no matching records");
+            return 0;
+        }
+        // The comment id, the store's time of the comment (RFC 3339 when piped, an age at a
+        // terminal), kind, agent, session and detail.
+        let (layout, now) = (p.layout(), chrono::Utc::now());
+        let time = |t: &chrono::DateTime<chrono::Utc>| match layout {
+            super::cli::table::Layout::Piped => crate::format::format_time(t),
+            _ => super::cli::table::relative_age(*t, now),
+        };
         let mut rows: Vec<Vec<String>> = Vec::new();
         for e in &scan.records {
             let r = &e.record;
-            let mut detail = what(e);
+            let mut detail = super::cli::record::what(e);
             if e.comment.edited {
                 detail.push_str(" (edited)");
             } else if e.comment.pending {
@@ -185,7 +164,7 @@ mod cli {
                 detail,
             ]);
         }
-        if with_invalid {
+        if a.invalid {
             for rej in scan.invalid.iter().flatten() {
                 rows.push(vec![
                     rej.comment.id.map_or_else(String::new, |id| id.to_string()),
@@ -197,7 +176,7 @@ mod cli {
                 ]);
             }
         }
-        use table::{text, whole};
+        use super::cli::table::{text, whole};
         let header = [
             whole("ID"),
             text("POSTED"),
@@ -206,77 +185,8 @@ mod cli {
             whole("SESSION"),
             text("DETAIL"),
         ];
-        table::lay_out(&header, &rows, layout, color)
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-        use crate::format::Record;
-        use crate::scan::{CommentInfo, Entry};
-        use chrono::{DateTime, Duration, TimeZone, Utc};
-        use serde_json::json;
-
-        /// A checkpoint of session `s1` in comment `id`, posted (by the store's clock) `at`.
-        fn entry(id: u64, agent: &str, phase: &str, at: DateTime<Utc>) -> Entry {
-            let mut record = Record::checkpoint(agent, "s1", phase, json!({})).unwrap();
-            record.time = Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
-            let comment = CommentInfo::at(Some(id), "bot", at);
-            let fenced = false;
-            Entry {
-                record,
-                fenced,
-                comment,
-            }
-        }
-
-        fn answer(records: Vec<Entry>) -> ListAnswer {
-            let (invalid, warnings) = (None, Vec::new());
-            ListAnswer {
-                records,
-                invalid,
-                offline: false,
-                complete: true,
-                warnings,
-            }
-        }
-
-        #[test]
-        fn the_terminal_table_has_a_header_aligned_columns_and_ages() {
-            let now = Utc::now();
-            let scan = answer(vec![
-                entry(
-                    7,
-                    "implementation-worker",
-                    "clone_complete",
-                    now - Duration::seconds(190),
-                ),
-                entry(1234, "w", "pr_created", now - Duration::seconds(2)),
-            ]);
-            let text = table_text(&scan, false, table::Layout::Terminal(200), false, |t| {
-                table::relative_age(*t, now)
-            });
-            let lines: Vec<&str> = text.lines().collect();
-            assert_eq!(lines.len(), 3, "{text}");
-            assert!(lines[0].starts_with("ID    POSTED    KIND"), "{text}");
-            let first = "7     3m ago    checkpoint  implementation-worker  s1";
-            assert!(lines[1].starts_with(first), "{text}");
-            let second = "1234  just now  checkpoint  w                      s1";
-            assert!(lines[2].starts_with(second), "{text}");
-            let col = |l: &str| l.find("phase=");
-            assert_eq!(col(lines[1]), col(lines[2]), "{text}");
-            assert_eq!(col(lines[1]), lines[0].find("DETAIL"), "{text}");
-        }
-
-        #[test]
-        fn piped_list_is_tab_separated_with_the_stores_time_not_the_time_line() {
-            let stored = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
-            let scan = answer(vec![entry(7, "w", "clone_complete", stored)]);
-            let text = table_text(&scan, false, table::Layout::Piped, false, format_time);
-            assert_eq!(
-                text,
-                "7\t2026-12-01T10:00:00.000000Z\tcheckpoint\tw\ts1\tphase=clone_complete\n"
-            );
-        }
+        let text = super::cli::table::lay_out(&header, &rows, layout, p.color());
+        p.out(text.trim_end());
+        0
     }
 }

@@ -63,37 +63,33 @@ pub struct ParseFlags {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Parse, ParseAnswer, ParseFlags, ParseRequest};
-    use crate::error::Result;
+impl super::cli::MakeRequest<ParseRequest> for ParseFlags {
+    fn request(&self) -> Result<ParseRequest> {
+        let file = self.file.clone().unwrap_or_else(|| "-".into());
+        let body = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
+        Ok(ParseRequest { body })
+    }
+}
 
-    impl crate::verbs::cli::MakeRequest<ParseRequest> for ParseFlags {
-        fn request(&self) -> Result<ParseRequest> {
-            let file = self.file.clone().unwrap_or_else(|| "-".into());
-            let body = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
-            Ok(ParseRequest { body })
-        }
+#[cfg(feature = "cli")]
+impl super::cli::Command for Parse {
+    type Flags = ParseFlags;
+
+    /// The record as JSON, with or without `--json`.
+    fn show(_: &ParseRequest, answer: ParseAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.json(&answer);
+        0
     }
 
-    impl crate::verbs::cli::Command for Parse {
-        type Flags = ParseFlags;
-
-        /// The record as JSON, with or without `--json`.
-        fn show(_: &ParseRequest, answer: ParseAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            p.json(&answer);
-            0
-        }
-
-        fn alone(request: &ParseRequest) -> Option<Result<ParseAnswer>> {
-            Some(
-                crate::format::parse(&request.body)
-                    .map(|record| ParseAnswer {
-                        // Answered like every record a read answers (docs/redaction.md), with the
-                        // default rules: this face opens no configuration.
-                        record: crate::format::Redactor::default().read(record),
-                    })
-                    .map_err(Into::into),
-            )
-        }
+    fn alone(request: &ParseRequest) -> Option<Result<ParseAnswer>> {
+        Some(
+            crate::format::parse(&request.body)
+                .map(|record| ParseAnswer {
+                    // Answered like every record a read answers (docs/redaction.md), with the
+                    // default rules: this face opens no configuration.
+                    record: crate::format::Redactor::default().read(record),
+                })
+                .map_err(Into::into),
+        )
     }
 }

@@ -17,13 +17,7 @@ pub(super) fn request(schema: &mut Map<String, Value>) {
     strip_formats(schema);
     let required: Vec<String> = schema
         .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .and_then(|r| serde_json::from_value(r.clone()).ok())
         .unwrap_or_default();
     if let Some(Value::Object(props)) = schema.get_mut("properties") {
         for (name, prop) in props.iter_mut() {

@@ -20,11 +20,6 @@ pub fn positional(verb: &str, request: &serde_json::Map<String, serde_json::Valu
     }
     request
         .get("required")
-        .and_then(|r| r.as_array())
-        .map(|r| {
-            r.iter()
-                .filter_map(|n| n.as_str().map(str::to_string))
-                .collect()
-        })
+        .and_then(|r| serde_json::from_value(r.clone()).ok())
         .unwrap_or_default()
 }

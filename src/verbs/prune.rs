@@ -118,61 +118,58 @@ impl Run for Prune {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Prune, PruneAnswer, PruneRequest};
+impl super::cli::Command for Prune {
+    type Flags = PruneRequest;
 
-    impl crate::verbs::cli::Command for Prune {
-        type Flags = PruneRequest;
-
-        /// The plan: what was (or would be) deleted, and what stays.
-        fn show(a: &PruneRequest, plan: PruneAnswer, p: &impl crate::verbs::cli::Printer) -> u8 {
-            p.answer(&plan, |plan| plan_text(a, plan))
-        }
+    /// The plan: what was (or would be) deleted, and what stays.
+    fn show(a: &PruneRequest, plan: PruneAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.answer(&plan, |plan| plan_text(a, plan))
     }
+}
 
-    /// What was (or would be) deleted, a line each, and what stays.
-    fn plan_text(a: &PruneRequest, plan: &PruneAnswer) -> String {
-        use chrono::SecondsFormat;
-        let verb = if a.yes { "deleted" } else { "would delete" };
-        let why = match a.ids.is_empty() {
-            true => format!(
-                "keeping the newest {} per agent, session and kind",
-                plan.keep
-            ),
-            false => format!("of the {} record id(s) given", a.ids.len()),
-        };
-        let mut text = format!(
-            "{verb} {} record(s) by {} ({why})",
-            plan.delete.len(),
-            plan.author,
-        );
-        for d in &plan.delete {
-            text.push_str(&format!(
-                "\n  comment {}  {}  {}  {}  {}  {}",
-                d.comment_id,
-                d.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-                d.agent,
-                d.session,
-                d.kind,
-                d.what
-            ));
-        }
-        text.push_str(&format!("\nkept: {} record(s)", plan.kept));
-        if plan.kept_other_authors > 0 {
-            text.push_str(&format!(
-                "; {} older record(s) by other authors left alone",
-                plan.kept_other_authors
-            ));
-        }
-        if !plan.missing.is_empty() {
-            text.push_str(&format!(
-                "\n{} of them were already gone",
-                plan.missing.len()
-            ));
-        }
-        if !a.yes && !plan.delete.is_empty() {
-            text.push_str("\nrun again with --yes to delete them");
-        }
-        text
+/// What was (or would be) deleted, a line each, and what stays.
+#[cfg(feature = "cli")]
+fn plan_text(a: &PruneRequest, plan: &PruneAnswer) -> String {
+    use chrono::SecondsFormat;
+    let verb = if a.yes { "deleted" } else { "would delete" };
+    let why = match a.ids.is_empty() {
+        true => format!(
+            "keeping the newest {} per agent, session and kind",
+            plan.keep
+        ),
+        false => format!("of the {} record id(s) given", a.ids.len()),
+    };
+    let mut text = format!(
+        "{verb} {} record(s) by {} ({why})",
+        plan.delete.len(),
+        plan.author,
+    );
+    for d in &plan.delete {
+        text.push_str(&format!(
+            "\n  comment {}  {}  {}  {}  {}  {}",
+            d.comment_id,
+            d.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            d.agent,
+            d.session,
+            d.kind,
+            d.what
+        ));
     }
+    text.push_str(&format!("\nkept: {} record(s)", plan.kept));
+    if plan.kept_other_authors > 0 {
+        text.push_str(&format!(
+            "; {} older record(s) by other authors left alone",
+            plan.kept_other_authors
+        ));
+    }
+    if !plan.missing.is_empty() {
+        text.push_str(&format!(
+            "\n{} of them were already gone",
+            plan.missing.len()
+        ));
+    }
+    if !a.yes && !plan.delete.is_empty() {
+        text.push_str("\nrun again with --yes to delete them");
+    }
+    text
 }

@@ -65,26 +65,20 @@ impl Run for Publish {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Publish, PublishRequest};
+impl super::cli::Command for Publish {
+    type Flags = PublishRequest;
 
-    use crate::Published;
-
-    impl crate::verbs::cli::Command for Publish {
-        type Flags = PublishRequest;
-
-        fn show(_: &PublishRequest, answer: Published, p: &impl crate::verbs::cli::Printer) -> u8 {
-            p.warn(&answer.warnings);
-            p.answer(&answer, |a| {
-                let what = match a.written {
-                    true => "published",
-                    false => "unchanged, not written:",
-                };
-                format!(
-                    "status table {what} {} row(s) in session issue #{} ({})",
-                    a.rows, a.issue, a.url
-                )
-            })
-        }
+    fn show(_: &PublishRequest, answer: Published, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        p.answer(&answer, |a| {
+            let what = match a.written {
+                true => "published",
+                false => "unchanged, not written:",
+            };
+            format!(
+                "status table {what} {} row(s) in session issue #{} ({})",
+                a.rows, a.issue, a.url
+            )
+        })
     }
 }

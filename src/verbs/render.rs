@@ -139,36 +139,28 @@ pub struct RenderFlags {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Render, RenderAnswer, RenderFlags, RenderRequest};
-    use crate::error::{Error, Result};
-
-    impl crate::verbs::cli::MakeRequest<RenderRequest> for RenderFlags {
-        /// The record read as `call` and MCP read it (a number sent as text included): only the
-        /// wording of a mismatch is the CLI's, the record file being data.
-        fn request(&self) -> Result<RenderRequest> {
-            let file = self.file.clone().unwrap_or_else(|| "-".into());
-            let text = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
-            let wrong = |e: serde_json::Error| {
-                Error::data(
-                    "the record to render",
-                    format!("not a JSON object with \"agent\", \"session\" and \"phase\": {e}"),
-                )
-            };
-            let value = serde_json::from_str(&text).map_err(wrong)?;
-            crate::verbs::decode::<Render>(value).map_err(wrong)
-        }
+impl super::cli::MakeRequest<RenderRequest> for RenderFlags {
+    /// The record read as `call` and MCP read it (a number sent as text included): only the
+    /// wording of a mismatch is the CLI's, the record file being data.
+    fn request(&self) -> Result<RenderRequest> {
+        let file = self.file.clone().unwrap_or_else(|| "-".into());
+        let text = crate::verbs::input::read_text(None, Some(&file))?.unwrap_or_default();
+        let wrong = |e: serde_json::Error| {
+            Error::data(
+                "the record to render",
+                format!("not a JSON object with \"agent\", \"session\" and \"phase\": {e}"),
+            )
+        };
+        let value = serde_json::from_str(&text).map_err(wrong)?;
+        crate::verbs::decode::<Render>(value).map_err(wrong)
     }
+}
 
-    impl crate::verbs::cli::Command for Render {
-        type Flags = RenderFlags;
+#[cfg(feature = "cli")]
+impl super::cli::Command for Render {
+    type Flags = RenderFlags;
 
-        fn show(
-            _: &RenderRequest,
-            answer: RenderAnswer,
-            p: &impl crate::verbs::cli::Printer,
-        ) -> u8 {
-            p.answer(&answer, |a| a.body.clone())
-        }
+    fn show(_: &RenderRequest, answer: RenderAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.answer(&answer, |a| a.body.clone())
     }
 }

@@ -217,80 +217,79 @@ impl ResumeAnswer {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{ResumeAnswer, ResumeRequest, ResumeVerb};
+impl super::cli::Command for ResumeVerb {
+    type Flags = ResumeRequest;
 
-    use crate::verbs::cli::record::{place, pretty, when};
-    use crate::verbs::cli::{Command, Printer};
+    fn show(a: &ResumeRequest, answer: ResumeAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.warn(&answer.warnings);
+        p.answer(&answer, |r| resume_text(r, &a.agent, &a.session, p))
+    }
+}
 
-    impl Command for ResumeVerb {
-        type Flags = ResumeRequest;
-
-        fn show(a: &ResumeRequest, answer: ResumeAnswer, p: &impl Printer) -> u8 {
-            p.warn(&answer.warnings);
-            p.answer(&answer, |r| resume_text(r, &a.agent, &a.session, p))
+/// `resume` as text: the resume point, where it comes from, the handoff and the data.
+#[cfg(feature = "cli")]
+fn resume_text(
+    r: &ResumeAnswer,
+    agent: &str,
+    session: &str,
+    p: &impl super::cli::Printer,
+) -> String {
+    let from = match &r.checkpoint {
+        Some(e) => format!(
+            "checkpoint {} ({}, {})",
+            e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
+            super::cli::record::place(e),
+            super::cli::record::when(&e.record.time, p)
+        ),
+        None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
+    };
+    let offline = if r.offline {
+        "\noffline:      the forge could not be read; answered from this machine's read cache and outbox"
+    } else {
+        ""
+    };
+    let point = if r.unmapped {
+        format!(
+            "{} (the default: phase {} is not in the resume map of {agent})",
+            r.resume_point, r.phase
+        )
+    } else {
+        r.resume_point.clone()
+    };
+    let mut handoff = String::new();
+    if let Some(next) = &r.next {
+        handoff.push_str(&format!("\nnext:         {next}"));
+    }
+    for b in &r.blockers {
+        handoff.push_str(&format!("\nblocker:      {b}"));
+    }
+    if let Some(end) = &r.ended {
+        handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
+        if let Some(note) = &end.note {
+            handoff.push_str(&format!(" ({note})"));
         }
     }
-
-    /// `resume` as text: the resume point, where it comes from, the handoff and the data.
-    fn resume_text(r: &ResumeAnswer, agent: &str, session: &str, p: &impl Printer) -> String {
-        let from = match &r.checkpoint {
-            Some(e) => format!(
-                "checkpoint {} ({}, {})",
-                e.record.id.as_deref().unwrap_or("(version 1.0, no id)"),
-                place(e),
-                when(&e.record.time, p)
-            ),
-            None => format!("no checkpoint for agent {agent} in session {session}: fresh start"),
-        };
-        let offline = if r.offline {
-            "\noffline:      the forge could not be read; answered from this machine's read cache and outbox"
-        } else {
-            ""
-        };
-        let point = if r.unmapped {
-            format!(
-                "{} (the default: phase {} is not in the resume map of {agent})",
-                r.resume_point, r.phase
-            )
-        } else {
-            r.resume_point.clone()
-        };
-        let mut handoff = String::new();
-        if let Some(next) = &r.next {
-            handoff.push_str(&format!("\nnext:         {next}"));
-        }
-        for b in &r.blockers {
-            handoff.push_str(&format!("\nblocker:      {b}"));
-        }
-        if let Some(end) = &r.ended {
-            handoff.push_str(&format!("\nended:        {} at {}", end.reason, end.at));
-            if let Some(note) = &end.note {
-                handoff.push_str(&format!(" ({note})"));
-            }
-        }
-        if let Some(end) = &r.reopened {
-            let (reason, at) = (&end.reason, &end.at);
-            handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
-        }
-        if let Some(intent) = &r.pending_intent {
-            handoff.push_str(&format!(
-                "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
-                intent.name, intent.at
-            ));
-        }
-        match r.context_drift {
-            Some(true) => handoff.push_str(
-                "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
-                 recorded no Context-Hash); re-read it before going on",
-            ),
-            Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
-            None => {}
-        }
-        p.printable(&format!(
-            "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
-            r.phase,
-            pretty(&r.data)
-        ))
+    if let Some(end) = &r.reopened {
+        let (reason, at) = (&end.reason, &end.at);
+        handoff.push_str(&format!("\nreopened:     after an end ({reason}) at {at}"));
     }
+    if let Some(intent) = &r.pending_intent {
+        handoff.push_str(&format!(
+            "\nintent:       PENDING {} (since {}): check whether it happened before doing it again",
+            intent.name, intent.at
+        ));
+    }
+    match r.context_drift {
+        Some(true) => handoff.push_str(
+            "\ncontext:      DRIFTED: the context file changed since this checkpoint (or it \
+             recorded no Context-Hash); re-read it before going on",
+        ),
+        Some(false) => handoff.push_str("\ncontext:      unchanged since this checkpoint"),
+        None => {}
+    }
+    p.printable(&format!(
+        "resume point: {point}\nphase:        {}\nfrom:         {from}{offline}{handoff}\ndata:\n{}",
+        r.phase,
+        super::cli::record::pretty(&r.data)
+    ))
 }

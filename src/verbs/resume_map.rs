@@ -68,27 +68,19 @@ impl Run for ResumeMapVerb {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{ResumeMapAnswer, ResumeMapRequest, ResumeMapVerb};
+impl super::cli::Command for ResumeMapVerb {
+    type Flags = ResumeMapRequest;
 
-    impl crate::verbs::cli::Command for ResumeMapVerb {
-        type Flags = ResumeMapRequest;
-
-        /// `phase -> point` lines, then the default.
-        fn show(
-            _: &ResumeMapRequest,
-            map: ResumeMapAnswer,
-            p: &impl crate::verbs::cli::Printer,
-        ) -> u8 {
-            p.answer(&map, |map| {
-                let mut text: Vec<String> = map
-                    .phases
-                    .iter()
-                    .map(|(phase, point)| format!("{phase} -> {point}"))
-                    .collect();
-                text.push(format!("(any other phase) -> {}", map.default));
-                text.join("\n")
-            })
-        }
+    /// `phase -> point` lines, then the default.
+    fn show(_: &ResumeMapRequest, map: ResumeMapAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.answer(&map, |map| {
+            let mut text: Vec<String> = map
+                .phases
+                .iter()
+                .map(|(phase, point)| format!("{phase} -> {point}"))
+                .collect();
+            text.push(format!("(any other phase) -> {}", map.default));
+            text.join("\n")
+        })
     }
 }

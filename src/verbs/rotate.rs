@@ -81,22 +81,17 @@ pub(super) fn rotation_text(r: &Rotation) -> String {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Rotate, RotateRequest, not_carried, rotation_text};
-    use crate::Rotation;
+impl super::cli::Command for Rotate {
+    type Flags = RotateRequest;
 
-    impl crate::verbs::cli::Command for Rotate {
-        type Flags = RotateRequest;
-
-        /// What the rotation did, and what it could not carry (not with `--quiet`).
-        fn show(_: &RotateRequest, report: Rotation, p: &impl crate::verbs::cli::Printer) -> u8 {
-            let code = p.answer(&report, rotation_text);
-            if !p.quiet() && !p.json_mode() {
-                for why in &report.skipped {
-                    p.note(&format!("warning: {}", not_carried(why, report.from)));
-                }
+    /// What the rotation did, and what it could not carry (not with `--quiet`).
+    fn show(_: &RotateRequest, report: Rotation, p: &impl super::cli::Printer) -> u8 {
+        let code = p.answer(&report, rotation_text);
+        if !p.quiet() && !p.json_mode() {
+            for why in &report.skipped {
+                p.note(&format!("warning: {}", not_carried(why, report.from)));
             }
-            code
         }
+        code
     }
 }

@@ -144,60 +144,57 @@ pub fn spooled_strict(kind: &str, id: Option<&str>) -> String {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{SaveAnswer, spooled_strict};
-
-    impl SaveAnswer {
-        /// Shows a save on the command line: posted (with what its automatic rotation did), or
-        /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
-        /// carrying the error).
-        pub fn show(self, p: &impl crate::verbs::cli::Printer) -> u8 {
-            if self.posted {
-                if let Some(report) = self.rotation.as_ref().filter(|_| !p.quiet()) {
-                    p.note(&crate::verbs::rotate::rotation_text(report));
-                }
-                p.warn(&self.warnings);
-                return p.answer(&self, posted_text);
+impl SaveAnswer {
+    /// Shows a save on the command line: posted (with what its automatic rotation did), or
+    /// spooled to the outbox, which `--strict` makes a failure (exit 75, the JSON answer
+    /// carrying the error).
+    pub fn show(self, p: &impl super::cli::Printer) -> u8 {
+        if self.posted {
+            if let Some(report) = self.rotation.as_ref().filter(|_| !p.quiet()) {
+                p.note(&crate::verbs::rotate::rotation_text(report));
             }
-            // A cause only fixing something can cure is an error line (the first warning says what
-            // to fix), shown even with --quiet.
-            if !p.quiet() || self.permanent {
-                for (i, w) in self.warnings.iter().enumerate() {
-                    let level = match self.permanent && i == 0 {
-                        true => "error",
-                        false => "warning",
-                    };
-                    p.note(&format!("{level}: {w}"));
-                }
-            }
-            let code = if p.strict() { 75 } else { 0 };
-            if p.json_mode() && code != 0 {
-                let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
-                p.json_failed(&self, code, &message);
-            } else if p.json_mode() {
-                p.json(&self);
-            }
-            code
+            p.warn(&self.warnings);
+            return p.answer(&self, posted_text);
         }
+        // A cause only fixing something can cure is an error line (the first warning says what
+        // to fix), shown even with --quiet.
+        if !p.quiet() || self.permanent {
+            for (i, w) in self.warnings.iter().enumerate() {
+                let level = match self.permanent && i == 0 {
+                    true => "error",
+                    false => "warning",
+                };
+                p.note(&format!("{level}: {w}"));
+            }
+        }
+        let code = if p.strict() { 75 } else { 0 };
+        if p.json_mode() && code != 0 {
+            let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
+            p.json_failed(&self, code, &message);
+        } else if p.json_mode() {
+            p.json(&self);
+        }
+        code
     }
+}
 
-    /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
-    /// comment's address.
-    fn posted_text(a: &SaveAnswer) -> String {
-        let kind = a.record.kind().name();
-        let id = a.id.as_deref().unwrap_or("(no id)");
-        let mut line = format!(
-            "{kind} {id} saved as comment {} in {}",
-            a.comment_id
-                .map_or_else(|| "?".to_string(), |c| c.to_string()),
-            a.store.as_deref().unwrap_or("the store")
-        );
-        if let Some(n) = a.record.redacted {
-            line.push_str(&format!(" ({n} secret value(s) redacted)"));
-        }
-        if let Some(url) = &a.url {
-            line.push_str(&format!("\n{url}"));
-        }
-        line
+/// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
+/// comment's address.
+#[cfg(feature = "cli")]
+fn posted_text(a: &SaveAnswer) -> String {
+    let kind = a.record.kind().name();
+    let id = a.id.as_deref().unwrap_or("(no id)");
+    let mut line = format!(
+        "{kind} {id} saved as comment {} in {}",
+        a.comment_id
+            .map_or_else(|| "?".to_string(), |c| c.to_string()),
+        a.store.as_deref().unwrap_or("the store")
+    );
+    if let Some(n) = a.record.redacted {
+        line.push_str(&format!(" ({n} secret value(s) redacted)"));
     }
+    if let Some(url) = &a.url {
+        line.push_str(&format!("\n{url}"));
+    }
+    line
 }

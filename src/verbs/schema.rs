@@ -119,25 +119,16 @@ impl Verb for Schema {
 }
 
 #[cfg(feature = "cli")]
-mod cli {
-    use super::{Schema, SchemaAnswer, SchemaRequest};
-    use crate::error::Result;
+impl super::cli::Command for Schema {
+    type Flags = SchemaRequest;
 
-    impl crate::verbs::cli::Command for Schema {
-        type Flags = SchemaRequest;
+    /// The table as JSON, with or without `--json`.
+    fn show(_: &SchemaRequest, answer: SchemaAnswer, p: &impl super::cli::Printer) -> u8 {
+        p.page(&answer);
+        0
+    }
 
-        /// The table as JSON, with or without `--json`.
-        fn show(
-            _: &SchemaRequest,
-            answer: SchemaAnswer,
-            p: &impl crate::verbs::cli::Printer,
-        ) -> u8 {
-            p.page(&answer);
-            0
-        }
-
-        fn alone(_: &SchemaRequest) -> Option<Result<SchemaAnswer>> {
-            Some(Ok(SchemaAnswer::new()))
-        }
+    fn alone(_: &SchemaRequest) -> Option<Result<SchemaAnswer>> {
+        Some(Ok(SchemaAnswer::new()))
     }
 }

@@ -154,15 +154,7 @@ pub fn lay_out(columns: &[Column], rows: &[Vec<String>], layout: Layout, color: 
 /// phase, a comment an issue writer edited) can neither add a column, send escape sequences to
 /// the reader's terminal, nor reorder the row.
 fn plain(cell: &str) -> String {
-    cell.chars()
-        .map(|c| {
-            if c.is_control() || crate::format::is_invisible(c) {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    super::printable(cell).replace(['\n', '\t'], " ")
 }
 
 /// The column widths that fit in `max`, as gh's tables fit: free-text columns give way first,

@@ -9,6 +9,7 @@ mod help;
 mod human_output;
 mod init;
 mod json_errors;
+mod list_table;
 mod local_store;
 mod look_alike_names;
 mod progress;
