@@ -15,38 +15,18 @@ use serde::Serialize;
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides};
 use forgestate::report::StatusPolicy;
-use forgestate::verbs::cli::{Command, MakeRequest, OnMachine, Streams, Visit};
-use forgestate::verbs::{self, Context, Spec};
+use forgestate::verbs::cli::{CliVerb, Visit, refused};
+use forgestate::verbs::{self, Spec};
 use forgestate::{Client, Error};
 
 use super::args::{Cli, TableVerb};
 use super::errors::ErrorBody;
 use super::failure::Failure;
-use super::open::{Writer, load, opened};
+use super::open::{Writer, opened};
 use super::output;
 
-/// The configured store, opened, and the `[status]` policy: what a verb runs with; and the
-/// line naming the default store, shown once the request passed its checks.
-fn open(cli: &Cli) -> Result<(Client<AnyThread>, StatusPolicy, Option<String>), Failure> {
-    let config = load(cli)?;
-    let policy = config.status_policy()?;
-    let (client, note) = opened(cli, &config, Writer::Machine)?;
-    Ok((client, policy, note))
-}
-
-/// Whether the request itself was refused (a usage or data error): the default store's line is
-/// then not shown.
-fn refused<T>(result: &forgestate::Result<T>) -> bool {
-    result.as_ref().err().is_some_and(|e| {
-        matches!(
-            e.category(),
-            forgestate::Category::Usage | forgestate::Category::Data
-        )
-    })
-}
-
-/// Runs a verb of the table: clap's flags into the verb's request, the request through the
-/// library's call, the answer shown by the verb's own [`Command::show`].
+/// Runs a verb of the table: clap's flags into the verb's, and the verb's one run over what the
+/// command line lends, which shows its answer.
 pub(super) async fn table(cli: &Cli, verb: &TableVerb) -> Result<u8, Failure> {
     let visit = Visitor {
         cli,
@@ -67,100 +47,35 @@ struct Visitor<'a> {
 impl<'a> Visit for Visitor<'a> {
     type Out = Option<Pin<Box<dyn Future<Output = Result<u8, Failure>> + 'a>>>;
 
-    fn visit<V: Command + 'static>(self) -> Self::Out {
-        Some(Box::pin(command::<V>(self.cli, self.matches)))
-    }
-
-    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
-        Some(Box::pin(machine::<V>(self.cli, self.matches)))
-    }
-
-    fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
-        Some(Box::pin(stream::<V>(self.cli, self.matches)))
+    fn visit<V: CliVerb + 'static>(self) -> Self::Out {
+        Some(Box::pin(run::<V>(self.cli, self.matches)))
     }
 }
 
-/// The verb's flags as clap parsed them.
-fn flags_of<F: FromArgMatches>(spec: &Spec, matches: &clap::ArgMatches) -> Result<F, Error> {
-    F::from_arg_matches(matches).map_err(|e| Error::usage(format!("{}: {e}", spec.name)))
-}
-
-/// Runs `V`, a stream, over the configured store until it stops; the default store's line
-/// comes last, as the stream has no end to show it before.
-async fn stream<V: Streams>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
-    let (client, policy, note) = open(cli)?;
-    let ctx = Context {
-        client: &client,
-        policy: &policy,
-    };
-    let ran = V::run(&flags, &ctx, &Printer::new(cli)).await;
-    if let Some(note) = note.filter(|_| !refused(&ran)) {
-        output::note(&note);
-    }
-    ran.map_err(|e| flagged(&V::SPEC, e).into())
-}
-
-/// Runs `V` over this machine's configuration: its flags, then its run, which shows the answer.
-async fn machine<V: OnMachine>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
-    let printer = Printer::new(cli);
-    Ok(V::run(&flags, &Lent(cli), &printer).await?)
-}
-
-/// What the command line lends a verb run over this machine's configuration.
-struct Lent<'a>(&'a Cli);
-
-impl verbs::cli::Host for Lent<'_> {
-    fn overrides(&self) -> forgestate::Result<Overrides> {
-        super::open::overrides(self.0).map_err(|f| Error::usage(f.message))
-    }
-
-    fn with_remote(&self, config: Config) -> Config {
-        super::open::with_remote(config)
-    }
-
-    fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
-        super::open::open(self.0, config, Writer::Machine)
-    }
-}
-
-/// Runs `V`: its request from its flags (checked before the store is opened), then the verb
-/// over the configured store (or alone, for a verb that opens none), its answer shown.
-async fn command<V: Command>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
-    let flags: V::Flags = flags_of(&V::SPEC, matches)?;
-    let request = flags.request().map_err(|e| flagged(&V::SPEC, e))?;
-    let printer = Printer::new(cli);
-    if !V::SPEC.opens_store
-        && let Some(answer) = V::alone(&request)
-    {
-        let answer = answer.map_err(|e| flagged(&V::SPEC, e))?;
-        return Ok(V::show(&request, answer, &printer));
-    }
-    let (client, policy, note) = open(cli)?;
-    printer.note.set(note);
-    let ctx = Context {
-        client: &client,
-        policy: &policy,
-    };
-    let ran = V::call(&ctx, &flags, request, &printer).await;
+/// Runs `V` on its flags as clap parsed them; the line naming a default store, held until the
+/// first output, is shown at the end if nothing was, unless the request was refused.
+async fn run<V: CliVerb>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
+    let flags = V::Flags::from_arg_matches(matches)
+        .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
+    let face = Face::new(cli);
+    let ran = V::run_cli(&flags, &face, &face).await;
     if !refused(&ran) {
-        printer.flush_note();
+        face.flush_note();
     }
     ran.map_err(|e| flagged(&V::SPEC, e).into())
 }
 
-/// The CLI's output for a verb's [`Command::show`]; the default store's line goes first, before
-/// anything the verb prints.
-struct Printer<'a> {
+/// What the command line lends a verb, and where its output goes: the default store's line
+/// goes first, before anything the verb prints.
+struct Face<'a> {
     cli: &'a Cli,
     note: std::cell::Cell<Option<String>>,
 }
 
-impl<'a> Printer<'a> {
-    fn new(cli: &'a Cli) -> Printer<'a> {
+impl<'a> Face<'a> {
+    fn new(cli: &'a Cli) -> Face<'a> {
         let note = std::cell::Cell::new(None);
-        Printer { cli, note }
+        Face { cli, note }
     }
 
     fn flush_note(&self) {
@@ -170,7 +85,33 @@ impl<'a> Printer<'a> {
     }
 }
 
-impl verbs::cli::Printer for Printer<'_> {
+impl verbs::cli::Host for Face<'_> {
+    fn overrides(&self) -> forgestate::Result<Overrides> {
+        super::open::overrides(self.cli).map_err(|f| Error::usage(f.message))
+    }
+
+    fn with_remote(&self, config: Config) -> Config {
+        super::open::with_remote(config)
+    }
+
+    fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
+        super::open::open(self.cli, config, Writer::Machine)
+    }
+
+    fn store(&self) -> forgestate::Result<(Client<AnyThread>, StatusPolicy)> {
+        let config = verbs::cli::Host::config(self)?;
+        let policy = config.status_policy()?;
+        let (client, note) = opened(self.cli, &config, Writer::Machine)?;
+        self.note.set(note);
+        Ok((client, policy))
+    }
+
+    fn take_note(&self) -> Option<String> {
+        self.note.take()
+    }
+}
+
+impl verbs::cli::Printer for Face<'_> {
     fn json_mode(&self) -> bool {
         self.cli.json
     }

@@ -4,8 +4,9 @@
 //! face, and its answer is shown by the verb's own [`Command::show`]: the one rendering of the
 //! answer, which the MCP server also shows on a printer capturing the text ([`shown`]).
 //!
-//! The binary supplies the [`Printer`] (where text and JSON go, and how the terminal is) and
-//! a [`Visit`] that it runs every verb with; it names no verb.
+//! Every verb, of whichever kind, is a [`CliVerb`]: its flags, and a run over what the binary
+//! lends ([`Host`]: the configuration, the store) that shows its answer on the binary's
+//! [`Printer`]. The binary runs each through that one path, by a [`Visit`]; it names no verb.
 
 pub(crate) mod record;
 pub mod table;
@@ -19,6 +20,7 @@ use serde_json::Value;
 use super::{Run, Verb};
 use crate::config::{Config, Overrides};
 use crate::error::Result;
+use crate::report::StatusPolicy;
 
 /// What a verb's text is printed with: the binary's output, and what the command line asked for.
 /// By default text, neither quiet nor strict, on a pipe and uncoloured.
@@ -126,8 +128,44 @@ pub trait Command: Run<Request: Clone> + Sized {
     }
 }
 
-/// What the binary lends a verb that works on this machine rather than on one opened store
-/// (`flush`, `outbox`, `doctor`): the configuration its command line makes, and the store it
+/// A verb on the command line, of any kind: its flags, and its run over what the binary lends,
+/// which shows the answer. A verb the library runs is one through its [`Command`]; the others
+/// implement it themselves: `flush`, `outbox` and `doctor` work on this machine's configuration
+/// rather than one opened store, and `watch` shows a stream of events until Ctrl-C or SIGTERM.
+pub trait CliVerb: Verb + Sized {
+    /// Its flags.
+    type Flags: Args + Send + Sync;
+
+    /// Runs the verb on `flags` over what `host` lends, showing its answer on `p`; the exit code.
+    fn run_cli(
+        flags: &Self::Flags,
+        host: &impl Host,
+        p: &impl Printer,
+    ) -> impl Future<Output = Result<u8>>;
+}
+
+impl<V: Command> CliVerb for V {
+    type Flags = V::Flags;
+
+    /// The request made from the flags (checked before the store is opened), then the verb run
+    /// alone or over the configured store, its answer shown.
+    async fn run_cli(flags: &V::Flags, host: &impl Host, p: &impl Printer) -> Result<u8> {
+        let request = flags.request()?;
+        if !V::SPEC.opens_store
+            && let Some(answer) = V::alone(&request)
+        {
+            return Ok(V::show(&request, answer?, p));
+        }
+        let (client, policy) = host.store()?;
+        let ctx = super::Context {
+            client: &client,
+            policy: &policy,
+        };
+        V::call(&ctx, flags, request, p).await
+    }
+}
+
+/// What the binary lends a verb: the configuration its command line makes, and the store it
 /// opens.
 pub trait Host {
     /// The global flags as the configuration's top layer.
@@ -137,6 +175,11 @@ pub trait Host {
     /// Opens the store `config` names as every command of the binary does (the machine's
     /// writer, the progress shown, the line naming a default store on its first use).
     fn open(&self, config: &Config) -> Result<crate::Client<crate::backend::AnyThread>>;
+    /// The configured store, opened, and the `[status]` policy; the line naming a default store
+    /// is held until the verb's first output, and not shown if the request is [`refused`].
+    fn store(&self) -> Result<(crate::Client<crate::backend::AnyThread>, StatusPolicy)>;
+    /// Takes back the line [`store`](Host::store) held, for a verb to show it itself.
+    fn take_note(&self) -> Option<String>;
     /// The configuration: the file, the environment and the global flags, the git remote
     /// filling the gaps.
     fn config(&self) -> Result<Config> {
@@ -144,47 +187,26 @@ pub trait Host {
     }
 }
 
-/// A verb the CLI runs over this machine's configuration, not one opened store (`flush`,
-/// `outbox`, `doctor`): its flags, and the run that shows its answer.
-pub trait OnMachine: Verb + Sized {
-    /// Its flags.
-    type Flags: Args + Send + Sync;
-
-    /// Runs the verb over what `host` lends and shows its answer; the exit code.
-    fn run(
-        flags: &Self::Flags,
-        host: &impl Host,
-        p: &impl Printer,
-    ) -> impl Future<Output = Result<u8>>;
-}
-
-/// A verb whose answer is a stream of events (`watch`): on the command line it runs over the
-/// opened store until Ctrl-C or SIGTERM, and shows each event as it comes.
-pub trait Streams: Verb + Sized {
-    /// Its flags.
-    type Flags: Args + Send + Sync;
-
-    /// Runs the verb over `ctx` until stopped, showing each event; the exit code.
-    fn run(
-        flags: &Self::Flags,
-        ctx: &super::Context<'_>,
-        p: &impl Printer,
-    ) -> impl Future<Output = Result<u8>>;
+/// Whether the request itself was refused (a usage or data error): the line naming the default
+/// store is then not shown.
+pub fn refused<T>(result: &Result<T>) -> bool {
+    result
+        .as_ref()
+        .err()
+        .is_some_and(|e| matches!(e.category(), crate::Category::Usage | crate::Category::Data))
 }
 
 /// What the binary does with a verb of the table, given its type.
 pub trait Visit: Sized {
-    /// What visiting gives (by default nothing, for a verb of a kind the visitor does not run).
+    /// What visiting gives (by default nothing, for a verb the visitor does not run).
     type Out: Default;
-    /// Visits `V`, a verb the library runs.
-    fn visit<V: Command + 'static>(self) -> Self::Out;
-    /// Visits `V`, a verb run over this machine's configuration.
-    fn visit_machine<V: OnMachine + 'static>(self) -> Self::Out {
+    /// Visits `V`, any verb of the table.
+    fn visit<V: CliVerb + 'static>(self) -> Self::Out {
         Self::Out::default()
     }
-    /// Visits `V`, a verb whose answer is a stream of events.
-    fn visit_stream<V: Streams + 'static>(self) -> Self::Out {
-        Self::Out::default()
+    /// Visits `V`, a verb the library runs; by default as any verb.
+    fn visit_library<V: Command + 'static>(self) -> Self::Out {
+        self.visit::<V>()
     }
 }
 
@@ -195,7 +217,7 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
     struct Alone(Value);
     impl Visit for Alone {
         type Out = Option<Result<Value>>;
-        fn visit<V: Command + 'static>(self) -> Self::Out {
+        fn visit_library<V: Command + 'static>(self) -> Self::Out {
             if V::SPEC.opens_store {
                 return None;
             }
@@ -222,7 +244,7 @@ pub async fn shown<P: Printer + Sync>(
     type Ran<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
     impl<'a, P: Printer + Sync> Visit for Shown<'a, P> {
         type Out = Option<Ran<'a>>;
-        fn visit<V: Command + 'static>(self) -> Self::Out {
+        fn visit_library<V: Command + 'static>(self) -> Self::Out {
             let Shown(ctx, args, p) = self;
             Some(Box::pin(async move {
                 let request = super::request_of::<V>(args)?;
@@ -258,13 +280,7 @@ pub fn commands() -> Vec<Subcommand> {
     struct Of;
     impl Visit for Of {
         type Out = Subcommand;
-        fn visit<V: Command + 'static>(self) -> Subcommand {
-            subcommand::<V::Flags>(&V::SPEC)
-        }
-        fn visit_machine<V: OnMachine + 'static>(self) -> Subcommand {
-            subcommand::<V::Flags>(&V::SPEC)
-        }
-        fn visit_stream<V: Streams + 'static>(self) -> Subcommand {
+        fn visit<V: CliVerb + 'static>(self) -> Subcommand {
             subcommand::<V::Flags>(&V::SPEC)
         }
     }

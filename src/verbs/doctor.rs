@@ -50,18 +50,18 @@ mod cli {
     use crate::config::Config;
     use crate::doctor::{Status, config_failed};
     use crate::error::Result;
-    use crate::verbs::cli::{Host, OnMachine, Printer};
+    use crate::verbs::cli::{CliVerb, Host, Printer};
 
     const GREEN: &str = "\x1b[32m";
     const RED: &str = "\x1b[31m";
     const YELLOW: &str = "\x1b[33m";
     const RESET: &str = "\x1b[0m";
 
-    impl OnMachine for Doctor {
+    impl CliVerb for Doctor {
         type Flags = DoctorRequest;
 
         /// One line per check; exit 1 when a check fails.
-        async fn run(_: &DoctorRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+        async fn run_cli(_: &DoctorRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
             let report = match Config::load(host.overrides()?) {
                 Err(e) => config_failed(&e),
                 Ok(config) => crate::doctor::run(&host.with_remote(config)).await,

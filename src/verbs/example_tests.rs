@@ -171,7 +171,7 @@ struct Runner<'a> {
 impl<'a> super::cli::Visit for Runner<'a> {
     type Out = Option<std::pin::Pin<Box<dyn Future<Output = Result<serde_json::Value>> + 'a>>>;
 
-    fn visit<V: super::cli::Command + 'static>(self) -> Self::Out {
+    fn visit_library<V: super::cli::Command + 'static>(self) -> Self::Out {
         use clap::FromArgMatches;
         Some(Box::pin(async move {
             let flags = V::Flags::from_arg_matches(self.matches)

@@ -1,5 +1,5 @@
 //! `flush`: this machine's outboxes posted, in order, exactly once; the CLI runs it over the
-//! configuration ([`OnMachine`](super::cli::OnMachine)): this outbox, every outbox with
+//! configuration ([`CliVerb`](super::cli::CliVerb)): this outbox, every outbox with
 //! `--all`, another one with `--from`.
 
 use std::path::PathBuf;
@@ -147,14 +147,14 @@ mod cli {
     use crate::config::Overrides;
     use crate::durable::{Outbox, survey};
     use crate::error::{Error, Result};
-    use crate::verbs::cli::{Host, OnMachine, Printer};
+    use crate::verbs::cli::{CliVerb, Host, Printer};
 
-    impl OnMachine for Flush {
+    impl CliVerb for Flush {
         type Flags = FlushRequest;
 
         /// `forgestate flush [--all | --from DIR]`: each outbox flushed and shown; when any
         /// still holds records, the exit code of the first one's error.
-        async fn run(a: &FlushRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+        async fn run_cli(a: &FlushRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
             let done = match (&a.from, a.all) {
                 (_, true) => every_outbox(host).await?,
                 (Some(dir), false) => {

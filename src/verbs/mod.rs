@@ -544,7 +544,7 @@ impl Runs {
 /// The table: every verb in the order `--help` lists them. The library runs each, except those
 /// marked: `streams` answers with a stream of events, which each face runs itself (`watch`);
 /// `host` works on this machine's configuration and outboxes rather than one opened store, and
-/// the CLI runs it by its module's [`cli::OnMachine`] over what the binary lends (`flush`,
+/// the CLI runs it by its module's own [`cli::CliVerb`] over what the binary lends (`flush`,
 /// `outbox`, `doctor`).
 macro_rules! verbs {
     ($($(#[$cfg:meta])* $verb:ty $(: $how:ident)?),* $(,)?) => {
@@ -606,13 +606,10 @@ macro_rules! verbs {
         None
     };
     (@visit $verb:ty, $visitor:ident) => {
+        Some($visitor.visit_library::<$verb>())
+    };
+    (@visit $verb:ty: $how:ident, $visitor:ident) => {
         Some($visitor.visit::<$verb>())
-    };
-    (@visit $verb:ty: host, $visitor:ident) => {
-        Some($visitor.visit_machine::<$verb>())
-    };
-    (@visit $verb:ty: streams, $visitor:ident) => {
-        Some($visitor.visit_stream::<$verb>())
     };
     (@runs $verb:ty) => {
         Runs::Library

@@ -1,5 +1,5 @@
 //! `outbox`: what waits in this machine's outboxes; the CLI runs it over the configuration
-//! ([`OnMachine`](super::cli::OnMachine)).
+//! ([`CliVerb`](super::cli::CliVerb)).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -47,13 +47,13 @@ mod cli {
     use super::{OutboxAnswer, OutboxRequest, Outboxes};
     use crate::durable::{OutboxSummary, survey};
     use crate::error::Result;
-    use crate::verbs::cli::{Host, OnMachine, Printer};
+    use crate::verbs::cli::{CliVerb, Host, Printer};
 
-    impl OnMachine for Outboxes {
+    impl CliVerb for Outboxes {
         type Flags = OutboxRequest;
 
         /// Every outbox on this machine, one block each.
-        async fn run(_: &OutboxRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+        async fn run_cli(_: &OutboxRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
             let outboxes = survey(&host.config()?.outbox_roots());
             Ok(p.answer(&OutboxAnswer { outboxes }, |a| {
                 match a.outboxes.is_empty() {

@@ -112,21 +112,34 @@ mod cli {
     use crate::error::{Error, Result};
     use crate::format::Payload;
     use crate::verbs::Context;
-    use crate::verbs::cli::{Printer, Streams};
+    use crate::verbs::cli::{CliVerb, Host, Printer, refused};
 
-    impl Streams for Watch {
+    impl CliVerb for Watch {
         type Flags = WatchRequest;
 
-        /// Follows the thread until Ctrl-C or SIGTERM (exit 0), a line per event.
-        async fn run(flags: &WatchRequest, ctx: &Context<'_>, p: &impl Printer) -> Result<u8> {
-            // Listen before the first read, so a signal that comes right after "watching" is
-            // caught.
-            let stop = stop_signal().map_err(|e| {
-                Error::io("cannot listen for Ctrl-C and SIGTERM in", "this process", e)
-            })?;
-            Watch::stream(ctx, flags.clone(), stop, |e| print(e, p)).await?;
-            Ok(0)
+        /// Follows the thread until Ctrl-C or SIGTERM (exit 0), a line per event; the line
+        /// naming a default store comes last, as the stream has no end to show it before.
+        async fn run_cli(flags: &WatchRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
+            let (client, policy) = host.store()?;
+            let note = host.take_note();
+            let ctx = Context {
+                client: &client,
+                policy: &policy,
+            };
+            let ran = watch(&ctx, flags, p).await;
+            if let Some(note) = note.filter(|_| !refused(&ran)) {
+                p.note(&note);
+            }
+            ran
         }
+    }
+
+    async fn watch(ctx: &Context<'_>, flags: &WatchRequest, p: &impl Printer) -> Result<u8> {
+        // Listen before the first read, so a signal that comes right after "watching" is caught.
+        let stop = stop_signal()
+            .map_err(|e| Error::io("cannot listen for Ctrl-C and SIGTERM in", "this process", e))?;
+        Watch::stream(ctx, flags.clone(), stop, |e| print(e, p)).await?;
+        Ok(0)
     }
 
     /// Completes on Ctrl-C (SIGINT) or SIGTERM. The handlers are installed now, not on first
