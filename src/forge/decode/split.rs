@@ -249,10 +249,16 @@ pub(super) fn slice(
             .and_then(|_| de.end())
             .ok()?;
     }
+    let element = Element { filter, deferred };
+    // Text checked once is read as text: serde_json checks no string of it again.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let piece = element.deserialize(&mut de).ok()?;
+        return de.end().ok().map(|()| piece);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let piece = Element { filter, deferred }.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(piece)
+    let piece = element.deserialize(&mut de).ok()?;
+    de.end().ok().map(|()| piece)
 }
 
 /// [`slice`] on a worker: every body read, the element dropped in its turn when its issue was
