@@ -136,7 +136,7 @@ pub(crate) enum Failed {
 
 /// Decodes a JSON array of comments from `reader`, keeping what `filter` keeps.
 pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
-    let plan = pool::Plan::for_machine(split::alone);
+    let plan = pool::Plan::for_machine(split::slice);
     decode_holding(reader, filter, hold(filter), plan).0
 }
 

@@ -8,9 +8,10 @@
 //! and its bytes stay in the source from the mark on, so an element a worker's slice reader
 //! refuses is read again there by the streaming reader, exactly as without workers (everything
 //! after it is dropped and split again). A worker that panics fails the decode; none hangs it.
-//! On a machine with one core the elements are decoded and filed in their turn, no thread.
+//! On a machine with one core (or when no thread can be made) the elements are decoded and
+//! filed in their turn, no thread.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, mpsc};
@@ -19,11 +20,12 @@ use std::thread::Scope;
 use serde::de::Error as _;
 
 use super::source::{Lead, Source};
-use super::split::Split;
 use super::{Filter, Piece, State};
 
-/// What decodes one whole element on its own: `None` when the slice reader refuses it.
-pub(super) type Work = fn(&[u8], bool, &Filter) -> Option<Piece>;
+/// What decodes one whole element (its bytes, whether it is of a closed kind, the filter, and
+/// the issues deferred so far when it is decoded in its turn): `None` when the slice reader
+/// refuses it.
+pub(super) type Work = fn(&[u8], bool, &Filter, Option<&BTreeSet<u64>>) -> Option<Piece>;
 
 /// How the elements are decoded: on how many workers, in batches of about how many bytes, with
 /// at most about how many bytes in flight.
@@ -107,6 +109,8 @@ pub(super) struct Feed<'f> {
     early: BTreeMap<u64, Made>,
     /// The bytes of the batches sent and not filed.
     flying: usize,
+    /// The elements filed (for the tests).
+    pub filed: usize,
 }
 
 impl<'f> Feed<'f> {
@@ -127,6 +131,7 @@ impl<'f> Feed<'f> {
             seq: 0,
             early: BTreeMap::new(),
             flying: 0,
+            filed: 0,
         };
         if plan.workers == 0 {
             return feed;
@@ -134,9 +139,10 @@ impl<'f> Feed<'f> {
         let (jobs, queue) = mpsc::channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
         let (done, results) = mpsc::channel();
+        let mut started = 0;
         for _ in 0..plan.workers {
             let (queue, done) = (Arc::clone(&queue), done.clone());
-            scope.spawn(move || {
+            let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 loop {
                     // The queue's lock is held only to take a job; a poisoned one stops.
                     let job = match queue.lock() {
@@ -153,6 +159,11 @@ impl<'f> Feed<'f> {
                     }
                 }
             });
+            started += usize::from(worker.is_ok());
+        }
+        if started == 0 {
+            // No thread could be made: each element in its turn.
+            return feed;
         }
         feed.jobs = Some(jobs);
         feed.results = Some(results);
@@ -172,14 +183,13 @@ impl<'f> Feed<'f> {
         span: Span,
         source: &mut Source<R>,
         state: &mut State,
-        split: &mut Split,
     ) -> Result<Option<Refused>, serde_json::Error> {
         if self.jobs.is_none() {
             let bytes = source.bytes(span.start, span.end);
             let deferred = Some(&state.out.deferred);
-            let piece = super::split::slice(bytes, span.closed, self.filter, deferred);
+            let piece = (self.plan.work)(bytes, span.closed, self.filter, deferred);
             return match piece {
-                Some(piece) => file(piece, span, source, state, split).map(|()| None),
+                Some(piece) => file(piece, span, source, state, &mut self.filed).map(|()| None),
                 None => Ok(Some(refused(span))),
             };
         }
@@ -191,7 +201,7 @@ impl<'f> Feed<'f> {
         if to >= self.plan.batch {
             self.flush();
         }
-        self.collect(false, source, state, split)
+        self.collect(false, source, state)
     }
 
     /// Sends the batch being filled (before the splitter waits for the reader).
@@ -217,10 +227,9 @@ impl<'f> Feed<'f> {
         &mut self,
         source: &mut Source<R>,
         state: &mut State,
-        split: &mut Split,
     ) -> Result<Option<Refused>, serde_json::Error> {
         self.flush();
-        self.collect(true, source, state, split)
+        self.collect(true, source, state)
     }
 
     /// Files the batches made, in order: all of them with `all`, else those made by now (and
@@ -230,7 +239,6 @@ impl<'f> Feed<'f> {
         all: bool,
         source: &mut Source<R>,
         state: &mut State,
-        split: &mut Split,
     ) -> Result<Option<Refused>, serde_json::Error> {
         let Some(results) = &self.results else {
             return Ok(None);
@@ -269,7 +277,7 @@ impl<'f> Feed<'f> {
             };
             for (piece, span) in pieces.into_iter().zip(&spans) {
                 match piece {
-                    Some(piece) => file(piece, *span, source, state, split)?,
+                    Some(piece) => file(piece, *span, source, state, &mut self.filed)?,
                     None => {
                         self.drop_rest();
                         return Ok(Some(refused(*span)));
@@ -291,20 +299,20 @@ impl<'f> Feed<'f> {
     }
 }
 
-/// Files a piece in its turn, the mark after it.
+/// Files a piece in its turn, the mark after it, counting it in `filed`.
 fn file<R: Read>(
     piece: Piece,
     span: Span,
     source: &mut Source<R>,
     state: &mut State,
-    split: &mut Split,
+    filed: &mut usize,
 ) -> Result<(), serde_json::Error> {
     if state.apply(piece).is_err() {
         return Err(serde_json::Error::custom(
             "the kept comments are over the cap",
         ));
     }
-    split.sliced += 1;
+    *filed += 1;
     source.mark(span.end);
     Ok(())
 }
@@ -328,7 +336,7 @@ fn decode(job: &Job, filter: &Filter, work: Work) -> Vec<Option<Piece>> {
         let piece = job
             .bytes
             .get(from..to)
-            .and_then(|b| work(b, closed, filter));
+            .and_then(|b| work(b, closed, filter, None));
         let refused = piece.is_none();
         made.push(piece);
         if refused {

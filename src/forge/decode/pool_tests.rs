@@ -2,11 +2,12 @@
 //! the list is filed in its order and decodes, or fails, as the whole answer's reader says; a
 //! worker that panics fails the decode without a hang.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::super::pool::Plan;
 use super::super::{Filter, Piece};
-use super::alone;
+use super::slice;
 use super::tests::{INLINE, Outcome, PLANS, answer, comment, split_by, trusting, whole};
 
 /// Workers, a batch an element, and room for the whole list in flight.
@@ -44,7 +45,7 @@ fn the_list_is_filed_in_its_order_whichever_batch_is_made_first() {
         .collect();
     let (text, _) = answer(&items);
     let filter = trusting(&["ca-bot"], 1 << 20);
-    let Outcome::List(list) = same_by(&text, &filter, &[workers(4, alone)]) else {
+    let Outcome::List(list) = same_by(&text, &filter, &[workers(4, slice)]) else {
         panic!("not a list")
     };
     assert_eq!(list.seen, 300);
@@ -64,7 +65,7 @@ fn kept_bodies_over_the_cap_fail_the_list_on_workers_too() {
     let mut filter = Filter::all();
     filter.max_kept = 245;
     assert_eq!(
-        same_by(&text, &filter, &[workers(2, alone)]),
+        same_by(&text, &filter, &[workers(2, slice)]),
         Outcome::OverCap
     );
 }
@@ -72,9 +73,14 @@ fn kept_bodies_over_the_cap_fail_the_list_on_workers_too() {
 /// Set once the element marked `late-broken` has been decoded.
 static LATE_DONE: AtomicBool = AtomicBool::new(false);
 
-/// [`alone`], but the element marked `early-slow` waits until the one marked `late-broken` has
+/// [`slice`], but the element marked `early-slow` waits until the one marked `late-broken` has
 /// been decoded by another worker (or a while has passed, so a broken test cannot hang).
-fn early_waits_for_late(bytes: &[u8], closed: bool, filter: &Filter) -> Option<Piece> {
+fn early_waits_for_late(
+    bytes: &[u8],
+    closed: bool,
+    filter: &Filter,
+    deferred: Option<&BTreeSet<u64>>,
+) -> Option<Piece> {
     let text = String::from_utf8_lossy(bytes);
     if text.contains("early-slow") {
         for _ in 0..20_000 {
@@ -84,7 +90,7 @@ fn early_waits_for_late(bytes: &[u8], closed: bool, filter: &Filter) -> Option<P
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
-    let piece = alone(bytes, closed, filter);
+    let piece = slice(bytes, closed, filter, deferred);
     if text.contains("late-broken") {
         LATE_DONE.store(true, Ordering::SeqCst);
     }
@@ -128,13 +134,18 @@ fn the_first_error_in_list_order_wins_though_a_later_batch_fails_first() {
     }
 }
 
-/// [`alone`], panicking on the element whose body is `boom` (or on every element).
-fn boom(bytes: &[u8], closed: bool, filter: &Filter) -> Option<Piece> {
+/// [`slice`], panicking on the element whose body is `boom` (or on every element).
+fn boom(
+    bytes: &[u8],
+    closed: bool,
+    filter: &Filter,
+    deferred: Option<&BTreeSet<u64>>,
+) -> Option<Piece> {
     let text = String::from_utf8_lossy(bytes);
     if text.contains("\"boom\"") || text.contains("\"all-boom\"") {
         panic!("a worker's bug");
     }
-    alone(bytes, closed, filter)
+    slice(bytes, closed, filter, deferred)
 }
 
 #[test]
@@ -167,7 +178,7 @@ fn a_worker_that_panics_fails_the_decode_and_never_hangs_it() {
 
 #[test]
 fn one_core_decodes_in_turn_and_more_take_two_to_four_workers() {
-    let of = |cores| Plan::for_cores(cores, alone).workers;
+    let of = |cores| Plan::for_cores(cores, slice).workers;
     assert_eq!(of(1), 0);
     assert_eq!(of(2), 2);
     assert_eq!(of(3), 3);
@@ -189,7 +200,7 @@ fn a_huge_skipped_element_among_batches_is_passed_over_and_the_rest_filed_in_ord
     let filter = trusting(&["ca-bot"], 1 << 20);
     let want = Outcome::of(whole(text.as_bytes(), &filter));
     let hold = 64 * 1024;
-    for plan in [workers(2, alone), workers(3, alone)] {
+    for plan in [workers(2, slice), workers(3, slice)] {
         for sizes in [&[1 << 20][..], &[16 * 1024, 3, 1000]] {
             let (got, split) = split_by(text.as_bytes(), sizes, &filter, hold, plan);
             assert_eq!(got, want);
@@ -210,7 +221,7 @@ fn a_list_cut_short_on_workers_is_the_whole_answer_s_error() {
     let items: Vec<String> = (0..30).map(|i| comment(i, "ca-bot", "mine")).collect();
     let (text, _) = answer(&items);
     for cut in (0..text.len()).step_by(97).chain([text.len() - 1]) {
-        let out = same_by(&text[..cut], &Filter::all(), &[workers(2, alone)]);
+        let out = same_by(&text[..cut], &Filter::all(), &[workers(2, slice)]);
         assert!(matches!(out, Outcome::Error(_)), "cut at {cut}: {out:?}");
     }
 }

@@ -66,7 +66,9 @@ pub(super) fn run<R: Read>(
     let filter = state.filter;
     let done = std::thread::scope(|scope| {
         let mut feed = Feed::start(scope, filter, plan);
-        drive(&mut source, state, hold, &mut split, &mut feed)
+        let done = drive(&mut source, state, hold, &mut feed);
+        split.sliced = feed.filed;
+        done
     });
     split.peak = source.peak;
     (done, split)
@@ -76,7 +78,6 @@ fn drive<R: Read>(
     source: &mut Source<R>,
     state: &mut State,
     hold: usize,
-    split: &mut Split,
     feed: &mut Feed,
 ) -> Result<(), serde_json::Error> {
     match source.skip_space(0, true) {
@@ -97,7 +98,7 @@ fn drive<R: Read>(
     // streaming reader, and the list goes on after it.
     macro_rules! settle {
         ($list:lifetime) => {
-            if let Some(refused) = feed.settle(source, state, split)? {
+            if let Some(refused) = feed.settle(source, state)? {
                 if !resume(source, refused, state)? {
                     return Ok(());
                 }
@@ -186,7 +187,7 @@ fn drive<R: Read>(
                 lead,
                 closed: scan.closed_kind(),
             };
-            if let Some(refused) = feed.push(span, source, state, split)? {
+            if let Some(refused) = feed.push(span, source, state)? {
                 if !resume(source, refused, state)? {
                     return Ok(());
                 }
@@ -259,12 +260,6 @@ pub(super) fn slice(
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let piece = element.deserialize(&mut de).ok()?;
     de.end().ok().map(|()| piece)
-}
-
-/// [`slice`] on a worker: every body read, the element dropped in its turn when its issue was
-/// deferred by then.
-pub(super) fn alone(bytes: &[u8], closed: bool, filter: &Filter) -> Option<Piece> {
-    slice(bytes, closed, filter, None)
 }
 
 /// Reads on with serde_json's streaming reader from the source's mark, as `lead` says the whole

@@ -85,7 +85,7 @@ pub(super) const INLINE: Plan = Plan {
     workers: 0,
     batch: 1 << 20,
     in_flight: 1 << 20,
-    work: super::alone,
+    work: super::slice,
 };
 
 /// The ways elements are decoded: in their turn; on two workers, a batch an element, little in
@@ -96,13 +96,13 @@ pub(super) const PLANS: [Plan; 3] = [
         workers: 2,
         batch: 1,
         in_flight: 4096,
-        work: super::alone,
+        work: super::slice,
     },
     Plan {
         workers: 3,
         batch: 600,
         in_flight: 4096,
-        work: super::alone,
+        work: super::slice,
     },
 ];
 
