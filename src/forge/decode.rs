@@ -4,10 +4,12 @@
 //! The per-issue comment list is one unpaginated JSON array, so a long thread is one large
 //! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`), finds
 //! each element's end and builds each comment from its fields (`decode/split.rs`), so the raw
-//! answer is never held: only one element's bytes at a time, plus the comments kept. A comment whose author [`Filter`] does not keep has
-//! its body skipped unread (the author comes before the body in Forgejo's field order; when a
-//! server sends them the other way round, the body is held until its element ends, up to the
-//! body cap), and a body over the cap is measured and dropped. Both come back as unreadable
+//! answer is never held: only a few elements' bytes at a time, plus the comments kept. The
+//! elements are decoded on a few worker threads and filed in list order (`decode/pool.rs`). A
+//! comment whose author [`Filter`] does not keep has its body skipped unread (the author comes
+//! before the body in Forgejo's field order; when a server sends them the other way round, the
+//! body is held until its element ends, up to the body cap), and a body over the cap is
+//! measured and dropped. Both come back as unreadable
 //! comments marked [`Skip`], with their id, author and times. One odd element is one unreadable
 //! comment, exactly as [`CommentList::decode`] decides it. No IO of its own, no format knowledge.
 
@@ -33,6 +35,7 @@ macro_rules! odd_scalars {
 
 mod body;
 mod fields;
+mod pool;
 mod scan;
 mod source;
 mod split;
@@ -133,7 +136,8 @@ pub(crate) enum Failed {
 
 /// Decodes a JSON array of comments from `reader`, keeping what `filter` keeps.
 pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
-    decode_holding(reader, filter, hold(filter)).0
+    let plan = pool::Plan::for_machine(split::slice);
+    decode_holding(reader, filter, hold(filter), plan).0
 }
 
 /// The most of one element the splitter holds before the streaming reader takes it over: a body
@@ -151,6 +155,7 @@ fn decode_holding<R: Read>(
     reader: R,
     filter: &Filter,
     hold: usize,
+    plan: pool::Plan,
 ) -> (Result<CommentList, Failed>, split::Split) {
     let mut state = State {
         filter,
@@ -159,7 +164,7 @@ fn decode_holding<R: Read>(
         over: false,
         out: CommentList::default(),
     };
-    let (done, split) = split::run(reader, &mut state, hold);
+    let (done, split) = split::run(reader, &mut state, hold, plan);
     let list = match done {
         Ok(()) => Ok(state.out),
         Err(_) if state.over => Err(Failed::OverCap),
@@ -180,36 +185,78 @@ struct State<'f> {
 /// The key serde_json uses (with `arbitrary_precision`) to hand a number over as a map.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// One element of the array: usually a comment object.
-struct Element<'s, 'f>(&'s mut State<'f>);
-
-impl<'de> DeserializeSeed<'de> for Element<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
+/// What one element comes to before the order-dependent part ([`State::apply`]): made on its
+/// own, from the element's bytes and the filter alone, so a worker thread can make it
+/// (`decode/pool.rs`).
+pub(super) struct Piece {
+    /// The issue the element's `body` was read on, as the fields before it said (its last
+    /// `body`, when it had one): a body on an issue deferred by then drops the element, as a
+    /// body skipped unread would have.
+    body_issue: Option<Option<u64>>,
+    filed: Filed,
 }
 
-impl Element<'_, '_> {
-    /// An element that is not an object: unreadable, said as the list decoder says it.
-    fn odd(self, item: Value) {
-        if let Err(odd) = Comment::classify(&item) {
-            self.0.out.unreadable.push(*odd);
+/// What an element files.
+enum Filed {
+    Nothing,
+    Unreadable(UnreadableComment),
+    Keep(Keep),
+}
+
+/// A readable comment, to keep unless the listing's cap says otherwise.
+struct Keep {
+    comment: Comment,
+    issue: Option<u64>,
+    /// The body's length (the digest may have taken the body ahead).
+    len: usize,
+    /// What the digest's prepared part made of the body.
+    made: Option<crate::store::Made>,
+}
+
+impl Piece {
+    fn of(filed: Filed) -> Piece {
+        Piece {
+            body_issue: None,
+            filed,
         }
     }
 }
 
-impl<'de> Visitor<'de> for Element<'_, '_> {
-    type Value = ();
+/// One element of the array: usually a comment object. With `deferred` (the issues deferred so
+/// far, when the element is read in its turn) a body on one of them is skipped unread; without,
+/// it is read and the element dropped in its turn ([`State::apply`]).
+pub(super) struct Element<'f> {
+    pub filter: &'f Filter,
+    pub deferred: Option<&'f BTreeSet<u64>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_> {
+    type Value = Piece;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Piece, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// An element that is not an object: unreadable, said as the list decoder says it.
+fn odd(item: Value) -> Piece {
+    Piece::of(match Comment::classify(&item) {
+        Err(odd) => Filed::Unreadable(*odd),
+        Ok(_) => Filed::Nothing,
+    })
+}
+
+impl<'de> Visitor<'de> for Element<'_> {
+    type Value = Piece;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a comment")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Piece, A::Error> {
         let mut fields = Fields::default();
         let mut body = Body::Missing;
+        let mut body_issue = None;
         while let Some(key) = map.next_key_seed(Name(Key::of))? {
             match key {
                 Key::Number => {
@@ -218,8 +265,7 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
                         .as_str()
                         .and_then(|n| n.parse::<serde_json::Number>().ok())
                         .map_or(Value::Null, Value::Number);
-                    self.odd(n);
-                    return Ok(());
+                    return Ok(odd(n));
                 }
                 Key::Id => fields.id = Some(map.next_value_seed(Want::new())?),
                 Key::HtmlUrl => fields.html_url = Some(map.next_value_seed(Want::new())?),
@@ -231,146 +277,183 @@ impl<'de> Visitor<'de> for Element<'_, '_> {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Key::Body => {
+                    let issue = fields.issue();
+                    body_issue = Some(issue);
+                    let deferred = self
+                        .deferred
+                        .is_some_and(|d| issue.is_some_and(|n| d.contains(&n)));
                     body = match fields.login() {
-                        _ if self.0.filter.drops(fields.issue_url())
-                            || self.0.deferred(&fields) =>
-                        {
+                        _ if self.filter.drops(fields.issue_url()) || deferred => {
                             map.next_value::<IgnoredAny>()?;
                             Body::Dropped
                         }
-                        Some(author) if !self.0.filter.keeps(author) => {
+                        Some(author) if !self.filter.keeps(author) => {
                             map.next_value::<IgnoredAny>()?;
                             Body::Skipped(Skip::Untrusted, None)
                         }
-                        _ => map.next_value_seed(BodySeed(self.0.filter.max_body))?,
+                        _ => map.next_value_seed(BodySeed(self.filter.max_body))?,
                     };
                 }
             }
         }
-        let state = self.0;
-        match state.finish(fields, body) {
-            Ok(()) => Ok(()),
-            Err(()) => {
-                state.over = true;
-                Err(de::Error::custom("the kept comments are over the cap"))
-            }
-        }
+        Ok(Piece {
+            body_issue,
+            filed: finish(self.filter, fields, body),
+        })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Piece, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        self.odd(Value::Array(Vec::new()));
-        Ok(())
+        Ok(odd(Value::Array(Vec::new())))
     }
 
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.odd(Value::String(String::new()));
-        Ok(())
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Piece, E> {
+        Ok(odd(Value::String(String::new())))
     }
 
-    odd_scalars!((), Element::odd);
+    odd_scalars!(Piece, |_, v| odd(v));
 
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.odd(Value::Null);
-        Ok(())
+    fn visit_unit<E: de::Error>(self) -> Result<Piece, E> {
+        Ok(odd(Value::Null))
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+    fn visit_none<E: de::Error>(self) -> Result<Piece, E> {
         self.visit_unit()
     }
 }
 
+/// What one comment object files.
+///
+/// A comment whose fields all came typed is built from them; any other element takes the
+/// lenient path, its fields as a JSON object, so it is worded as it always was.
+fn finish(filter: &Filter, fields: Fields, body: Body) -> Filed {
+    if filter.drops(fields.issue_url()) {
+        return Filed::Nothing;
+    }
+    let issue = fields.issue();
+    let (text, odd_body) = match body {
+        Body::Dropped => return Filed::Nothing,
+        Body::Missing => (None, None),
+        Body::Odd(v) => (None, Some(v)),
+        Body::Kept(text) => (Some(text), None),
+        Body::Skipped(skip, head) => {
+            let mut odd = skipped(fields.into_map(), skip);
+            odd.head = head;
+            return Filed::Unreadable(odd);
+        }
+    };
+    let text = match text {
+        Some(text) if fields.readable() => text,
+        text => return lenient(filter, fields, text, odd_body, issue),
+    };
+    if !filter.keeps(fields.login().unwrap_or("")) {
+        // The body came before the poster: it was held for this element only.
+        return Filed::Unreadable(skipped(fields.into_map(), Skip::Untrusted));
+    }
+    let mut comment = match fields.comment() {
+        Ok(comment) => comment,
+        Err(fields) => return lenient(filter, *fields, Some(text), odd_body, issue),
+    };
+    comment.body = text;
+    keeping(filter, comment, issue)
+}
+
+/// An element whose fields did not all come typed: decided as [`Comment::classify`] decides a
+/// JSON object.
+fn lenient(
+    filter: &Filter,
+    fields: Fields,
+    text: Option<String>,
+    odd_body: Option<Value>,
+    issue: Option<u64>,
+) -> Filed {
+    let mut obj = fields.into_map();
+    match (&text, odd_body) {
+        (Some(_), _) => {
+            obj.insert("body".into(), Value::String(String::new()));
+        }
+        (None, Some(v)) => {
+            obj.insert("body".into(), v);
+        }
+        (None, None) => {}
+    }
+    let item = Value::Object(obj);
+    let mut comment = match Comment::classify(&item) {
+        Ok(c) => c,
+        Err(odd) => return Filed::Unreadable(*odd),
+    };
+    let author = comment.user.as_ref().map_or("", |u| u.login.as_str());
+    if !filter.keeps(author) {
+        // The body came before the poster: it was held for this element only.
+        let Value::Object(fields) = item else {
+            return Filed::Nothing;
+        };
+        return Filed::Unreadable(skipped(fields, Skip::Untrusted));
+    }
+    comment.body = text.unwrap_or_default();
+    keeping(filter, comment, issue)
+}
+
+/// A readable comment to keep, its body made ready for the digest when it has a prepared part.
+fn keeping(filter: &Filter, mut comment: Comment, issue: Option<u64>) -> Filed {
+    let len = comment.body.len();
+    let made = (filter.digest.as_ref()).and_then(|d| d.prepare(&mut comment.body));
+    Filed::Keep(Keep {
+        comment,
+        issue,
+        len,
+        made,
+    })
+}
+
+/// A comment skipped unread, or unkept.
+fn skipped(fields: Map<String, Value>, skip: Skip) -> UnreadableComment {
+    let mut odd = UnreadableComment::salvage(&Value::Object(fields));
+    odd.reason = match skip {
+        Skip::Untrusted => "posted by an author who is not trusted; skipped unread".into(),
+        Skip::TooLarge { len, cap } => {
+            format!("the body is {len} bytes, over the {cap}-byte cap; skipped")
+        }
+    };
+    odd.skipped = Some(skip);
+    tracing::trace!(comment = ?odd.id, "{}", odd.reason);
+    odd
+}
+
 impl State<'_> {
-    /// Whether the element is on an issue already deferred.
-    fn deferred(&self, fields: &Fields) -> bool {
-        !self.out.deferred.is_empty()
-            && fields
-                .issue()
-                .is_some_and(|n| self.out.deferred.contains(&n))
-    }
-
-    /// Files one comment object. `Err` when keeping it would pass the listing's cap.
-    ///
-    /// A comment whose fields all came typed is built from them; any other element takes the
-    /// lenient path, its fields as a JSON object, so it is worded as it always was.
-    fn finish(&mut self, fields: Fields, body: Body) -> Result<(), ()> {
-        if self.filter.drops(fields.issue_url()) {
-            return Ok(());
-        }
-        let issue = fields.issue();
-        let (text, odd_body) = match body {
-            Body::Dropped => return Ok(()),
-            Body::Missing => (None, None),
-            Body::Odd(v) => (None, Some(v)),
-            Body::Kept(text) => (Some(text), None),
-            Body::Skipped(skip, head) => {
-                self.skip(fields.into_map(), skip);
-                if let Some(odd) = self.out.unreadable.last_mut() {
-                    odd.head = head;
+    /// Files one element in its turn. `Err` when keeping it would pass the listing's cap (the
+    /// state says so).
+    pub(super) fn apply(&mut self, piece: Piece) -> Result<(), ()> {
+        self.out.seen += 1;
+        let deferred = piece
+            .body_issue
+            .flatten()
+            .is_some_and(|n| self.out.deferred.contains(&n));
+        match piece.filed {
+            _ if deferred => Ok(()),
+            Filed::Nothing => Ok(()),
+            Filed::Unreadable(odd) => {
+                self.out.unreadable.push(odd);
+                Ok(())
+            }
+            Filed::Keep(keep) => match self.keep(keep) {
+                Ok(()) => Ok(()),
+                Err(()) => {
+                    self.over = true;
+                    Err(())
                 }
-                return Ok(());
-            }
-        };
-        let text = match text {
-            Some(text) if fields.readable() => text,
-            text => return self.lenient(fields, text, odd_body, issue),
-        };
-        if !self.filter.keeps(fields.login().unwrap_or("")) {
-            // The body came before the poster: it was held for this element only.
-            self.skip(fields.into_map(), Skip::Untrusted);
-            return Ok(());
+            },
         }
-        let mut comment = match fields.comment() {
-            Ok(comment) => comment,
-            Err(fields) => return self.lenient(*fields, Some(text), odd_body, issue),
-        };
-        comment.body = text;
-        self.keep(comment, issue)
-    }
-
-    /// An element whose fields did not all come typed: decided as [`Comment::classify`] decides
-    /// a JSON object.
-    fn lenient(
-        &mut self,
-        fields: Fields,
-        text: Option<String>,
-        odd_body: Option<Value>,
-        issue: Option<u64>,
-    ) -> Result<(), ()> {
-        let mut obj = fields.into_map();
-        match (&text, odd_body) {
-            (Some(_), _) => {
-                obj.insert("body".into(), Value::String(String::new()));
-            }
-            (None, Some(v)) => {
-                obj.insert("body".into(), v);
-            }
-            (None, None) => {}
-        }
-        let item = Value::Object(obj);
-        let mut comment = match Comment::classify(&item) {
-            Ok(c) => c,
-            Err(odd) => {
-                self.out.unreadable.push(*odd);
-                return Ok(());
-            }
-        };
-        let author = comment.user.as_ref().map_or("", |u| u.login.as_str());
-        if !self.filter.keeps(author) {
-            // The body came before the poster: it was held for this element only.
-            let Value::Object(fields) = item else {
-                return Ok(());
-            };
-            self.skip(fields, Skip::Untrusted);
-            return Ok(());
-        }
-        comment.body = text.unwrap_or_default();
-        self.keep(comment, issue)
     }
 
     /// Keeps a readable comment, counting its body toward the listing's cap.
-    fn keep(&mut self, comment: Comment, issue: Option<u64>) -> Result<(), ()> {
-        let len = comment.body.len();
+    fn keep(&mut self, keep: Keep) -> Result<(), ()> {
+        let Keep {
+            comment,
+            issue,
+            len,
+            made,
+        } = keep;
         if self.filter.counts(issue) {
             self.kept = self.kept.saturating_add(len);
             if self.kept > self.filter.max_kept {
@@ -387,24 +470,11 @@ impl State<'_> {
             self.out.comments.push(comment);
             return Ok(());
         };
-        match super::handoff::hand(digest, comment) {
+        match super::handoff::hand(digest, comment, made) {
             Handed::Taken(taken) => self.out.taken.push(taken),
             Handed::Left(comment) => self.out.comments.push(comment),
         }
         Ok(())
-    }
-
-    fn skip(&mut self, fields: Map<String, Value>, skip: Skip) {
-        let mut odd = UnreadableComment::salvage(&Value::Object(fields));
-        odd.reason = match skip {
-            Skip::Untrusted => "posted by an author who is not trusted; skipped unread".into(),
-            Skip::TooLarge { len, cap } => {
-                format!("the body is {len} bytes, over the {cap}-byte cap; skipped")
-            }
-        };
-        odd.skipped = Some(skip);
-        tracing::trace!(comment = ?odd.id, "{}", odd.reason);
-        self.out.unreadable.push(odd);
     }
 }
 

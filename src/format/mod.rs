@@ -27,7 +27,7 @@ pub use gate::{GateError, outbound};
 pub use glob::{glob_matches, key_matches};
 pub use identity::Identity;
 pub use names::{LookAlike, nfc};
-pub use parse::{ParseError, marker_in_head, marker_line, parse};
+pub use parse::{ParseError, marker_in_head, marker_line, parse, parse_keeping_data};
 pub(crate) use record::ser_time;
 pub use record::{
     BuildError, Kind, Payload, Record, SEED_VERSION, WRITE_VERSION, context_hash, empty_object,

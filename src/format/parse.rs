@@ -10,6 +10,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use thiserror::Error;
 
 use super::record::{Kind, Payload, Record, SEED_VERSION};
@@ -141,6 +142,18 @@ const BLOCKER: &str = "Blocker";
 
 /// Parses one comment body. Never panics, whatever the input.
 pub fn parse(body: &str) -> Result<Record, ParseError> {
+    parse_with(body, false).map(|(record, _)| record)
+}
+
+/// Parses one comment body as [`parse`] does (the same records, the same errors), but keeps a
+/// checkpoint's data or a health record's metrics as its JSON text, `null` in the record in
+/// its place: for a reader that reads the data of few of the records it parses.
+pub fn parse_keeping_data(body: &str) -> Result<(Record, Option<Box<RawValue>>), ParseError> {
+    parse_with(body, true)
+}
+
+/// [`parse`], with the data as text when `text` says so and the kind has data.
+fn parse_with(body: &str, text: bool) -> Result<(Record, Option<Box<RawValue>>), ParseError> {
     if body.len() > HARD_MAX_BODY_BYTES {
         return Err(ParseError::TooLarge {
             len: body.len(),
@@ -152,7 +165,10 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
     let block = json_block(body).ok_or(ParseError::NoJsonBlock)?;
     let mut headers = Headers::default();
     headers.read(&body[headers_start..block.fence_start])?;
-    let value = first_json_value(body, &block)?;
+    let (value, raw) = match kind {
+        Kind::Checkpoint | Kind::Health if text => first_json_text(body, &block)?,
+        _ => (first_json_value(body, &block)?, None),
+    };
 
     let version = headers
         .take("Version")
@@ -228,7 +244,7 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
             }
         }
     };
-    Ok(Record {
+    let record = Record {
         version,
         id,
         seq,
@@ -247,7 +263,8 @@ pub fn parse(body: &str) -> Result<Record, ParseError> {
         session,
         time,
         payload,
-    })
+    };
+    Ok((record, raw))
 }
 
 /// The kind and agent named on a body's marker line, when it has one, whether or not the rest
@@ -390,6 +407,26 @@ fn markdown_json_block(body: &str) -> Option<JsonBlock> {
         }
     }
     found
+}
+
+/// The first complete JSON value in the block as its text, `null` in its place, when serde_json
+/// reads the text as a value: it refuses a lone surrogate (`\u` escape) and nesting past its
+/// limit, which its reader of text lets through; any other value, and any error, as
+/// [`first_json_value`] says it.
+fn first_json_text(
+    body: &str,
+    block: &JsonBlock,
+) -> Result<(Value, Option<Box<RawValue>>), ParseError> {
+    let content = block.content.as_bytes();
+    let shallow = content.iter().filter(|&&b| b == b'[' || b == b'{').count() < 100;
+    if shallow && !block.content.contains("\\u") {
+        let mut stream =
+            serde_json::Deserializer::from_str(&block.content).into_iter::<Box<RawValue>>();
+        if let Some(Ok(raw)) = stream.next() {
+            return Ok((Value::Null, Some(raw)));
+        }
+    }
+    first_json_value(body, block).map(|value| (value, None))
 }
 
 /// The first complete JSON value in the block; whatever follows it is ignored.
@@ -541,6 +578,77 @@ mod tests {
             "```json\n\0\n```",
         ] {
             same(odd);
+        }
+    }
+
+    /// The data kept as text is the data the whole parse reads, and the record and errors are
+    /// the same: forgestate's own bodies, and data it would never write (a lone surrogate and
+    /// nesting that serde_json's value reader refuses, spacing, repeated keys, trailing text).
+    #[test]
+    fn the_data_kept_as_text_is_what_the_parse_reads() {
+        use super::{Payload, parse, parse_keeping_data};
+        use serde_json::{Value, json};
+        let renderer = crate::format::render::Renderer::embedded().unwrap();
+        let datas = [
+            json!({}),
+            json!({"step": 3, "b": [1, 2.5, -0, 1e3, 12345678901234567890u64], "a": null}),
+            json!({"note": "a ``` fence, \"quotes\", \\ and \n breaks \u{1} é 🦀", "x": {"y": [[]]}}),
+        ];
+        let mut bodies = Vec::new();
+        for data in &datas {
+            let record = crate::format::Record::checkpoint("w", "s1", "p", data.clone()).unwrap();
+            bodies.push((renderer.render(&record).unwrap(), true));
+            let health = crate::format::Record::health("w", "s1", "ok", data.clone(), None);
+            bodies.push((renderer.render(&health.unwrap()).unwrap(), true));
+        }
+        let own = bodies[3].0.clone();
+        let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+        let odd_data = [
+            r#"{"s": "\ud800"}"#.to_string(),
+            r#"{"s": "\u00e9\uD83E\uDD80"}"#.to_string(),
+            deep,
+            format!("{}1{}", "[".repeat(99), "]".repeat(99)),
+            "{ \"a\" : [ 1 ,\t2 ] ,\r\n \"a\": \"x y\" }  trailing words".to_string(),
+            r#"{"a": 1,}"#.to_string(),
+            r#"{"a" 1}"#.to_string(),
+            "[1, 01]".to_string(),
+            "{\"a\": \"\u{1}\"}".to_string(),
+            "1 2".to_string(),
+            "{} {".to_string(),
+            "".to_string(),
+        ];
+        let (open, close) = (
+            own.find("```json\n").unwrap() + 8,
+            own.rfind("\n```").unwrap(),
+        );
+        for data in &odd_data {
+            bodies.push((format!("{}{data}{}", &own[..open], &own[close..]), false));
+        }
+        bodies.push(("[END] w\nSession: s1\nTime: 2026-01-01T00:00:00Z\nReason: done\n```json\n{\"note\": \"bye\"}\n```\n".to_string(), false));
+        for (body, ours) in &bodies {
+            let (whole, kept) = (parse(body), parse_keeping_data(body));
+            let (whole, (mut record, text)) = match (whole, kept) {
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{body}");
+                    continue;
+                }
+                (Ok(a), Ok(b)) => (a, b),
+                (a, b) => panic!("{body}: {a:?} against {b:?}"),
+            };
+            // Forgestate's own data is kept as text (but for a `\u` escape, read as a value).
+            assert!(text.is_some() || !ours || body.contains("\\u"), "{body}");
+            if let Some(text) = text {
+                assert_eq!(record.data(), &Value::Null);
+                let data: Value = serde_json::from_str(text.get()).unwrap();
+                assert_eq!(&data, whole.data(), "{body}");
+                match &mut record.payload {
+                    Payload::Checkpoint { data: d, .. } | Payload::Health { metrics: d, .. } => {
+                        *d = data
+                    }
+                    _ => panic!("data kept of a record without"),
+                }
+            }
+            assert_eq!(record, whole, "{body}");
         }
     }
 }

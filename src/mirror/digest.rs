@@ -23,6 +23,9 @@ use super::slot::{Blob, Body, Slot};
 use crate::scan::{Trust, Verifier};
 use crate::store::{Comment, Digest};
 
+/// A body as the digest parses it.
+type Parsed = Result<Body, String>;
+
 /// The slots one listing's digest made, by comment id, and the spills they went to.
 #[derive(Clone, Default)]
 pub(super) struct Digested(Arc<Mutex<Made>>);
@@ -154,35 +157,20 @@ impl Digested {
 
     /// The digest to hand the store: it takes each kept comment whole and keeps the slot
     /// [`Body::of`] makes of it (as for a trusted author: a store keeps only those; the
-    /// reader's trust is applied when the slot is taken out), a record's data in the spill.
+    /// reader's trust is applied when the slot is taken out), a record's data in the spill. The
+    /// body's parse is its prepared part ([`Digest::preparing`]): a store may do it on another
+    /// thread, ahead of the comment's turn; the spills are written in the comments' order.
     pub fn digest(&self) -> Digest {
+        let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
         let made = self.clone();
         let take = move |c: &mut Comment| {
             // Poisoned: the comment stays where it is, and is read as usual.
-            let Ok(mut made) = made.0.lock() else {
+            if made.0.is_poisoned() {
                 return false;
-            };
-            let body = Body::of(std::mem::take(&mut c.body), true, made.verify.as_deref())
+            }
+            let body = Body::of(std::mem::take(&mut c.body), true, verify.as_deref())
                 .map_err(|e| e.to_string());
-            let comment = Comment {
-                id: c.id,
-                author: std::mem::take(&mut c.author),
-                created_at: c.created_at,
-                updated_at: c.updated_at,
-                url: c.url.take(),
-                body: String::new(),
-            };
-            let kept = match body {
-                Ok(mut body) => {
-                    if let (Body::R(_, blob), Some(spill)) = (&mut body, made.spill.as_mut()) {
-                        spill.take(blob);
-                    }
-                    made.keep(Slot::holding(comment, body))
-                }
-                Err(e) => Kept::Held(Box::new(Err(e))),
-            };
-            made.slots.insert(c.id, kept);
-            true
+            made.file(c, body)
         };
         let made = self.clone();
         let listed = move |ids| {
@@ -190,7 +178,45 @@ impl Digested {
                 made.listed = ids;
             }
         };
-        Digest::whole(take, listed)
+        let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
+        let prepare = move |body: String| -> crate::store::Made {
+            Box::new(Body::of(body, true, verify.as_deref()).map_err(|e| e.to_string()))
+        };
+        let made = self.clone();
+        let take_made =
+            move |c: &mut Comment, body: crate::store::Made| match body.downcast::<Parsed>() {
+                Ok(body) => made.file(c, *body),
+                // Never: the body was made by `prepare` above.
+                Err(_) => false,
+            };
+        Digest::whole(take, listed).preparing(prepare, take_made)
+    }
+
+    /// Files comment `c` (its body taken, and parsed as `body`): its record's data to the
+    /// spill, its slot kept. `false` when the digest cannot take it (poisoned).
+    fn file(&self, c: &mut Comment, body: Parsed) -> bool {
+        let Ok(mut made) = self.0.lock() else {
+            return false;
+        };
+        let comment = Comment {
+            id: c.id,
+            author: std::mem::take(&mut c.author),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            url: c.url.take(),
+            body: String::new(),
+        };
+        let kept = match body {
+            Ok(mut body) => {
+                if let (Body::R(_, blob), Some(spill)) = (&mut body, made.spill.as_mut()) {
+                    spill.take(blob);
+                }
+                made.keep(Slot::holding(comment, body))
+            }
+            Err(e) => Kept::Held(Box::new(Err(e))),
+        };
+        made.slots.insert(c.id, kept);
+        true
     }
 
     /// What the digest made of comment `id`, when it took it (or its body).

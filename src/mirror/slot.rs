@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 pub(super) use super::head::{Head, Stamp};
 use super::sig::Sig;
-use crate::format::{ParseError, parse};
+use crate::format::{ParseError, parse_keeping_data};
 use crate::scan::{Checked, CommentInfo, Verifier};
 use crate::store::{Comment, Skip, Unreadable};
 
@@ -60,7 +60,8 @@ impl Body {
         trusted: bool,
         verify: Option<&Verifier>,
     ) -> Result<Body, serde_json::Error> {
-        Ok(match parse(&body) {
+        // The data is kept as its text: only the records an answer needs are parsed further.
+        Ok(match parse_keeping_data(&body) {
             Err(ParseError::NoMarker) => Body::N,
             Err(ParseError::TooLarge { .. })
                 if crate::format::marker_in_head(&body) == Some(None) =>
@@ -69,13 +70,14 @@ impl Body {
             }
             _ if !trusted => Body::S,
             Err(_) => Body::I(body),
-            Ok(record) => {
+            Ok((record, text)) => {
                 let (mut head, data) = Head::split(record);
                 head.z = verify.map(|v| Sig::of(v.check(&body)));
-                Body::R(
-                    Box::new(head),
-                    Blob::In(serde_json::value::to_raw_value(&data)?),
-                )
+                let data = match text {
+                    Some(text) => text,
+                    None => serde_json::value::to_raw_value(&data)?,
+                };
+                Body::R(Box::new(head), Blob::In(data))
             }
         })
     }

@@ -50,6 +50,10 @@ pub(super) struct Source<R> {
     pub failed: Option<io::Error>,
     /// The most bytes the buffer held.
     pub peak: usize,
+    /// Room kept beyond a read when the buffer grows, so that bytes held from the mark on for
+    /// long (the elements in flight) move only once in that many bytes read; `0`: they move
+    /// with each read.
+    pub slack: usize,
 }
 
 impl<R: Read> Source<R> {
@@ -63,6 +67,7 @@ impl<R: Read> Source<R> {
             at: Pos::default(),
             failed: None,
             peak: 0,
+            slack: 0,
         }
     }
 
@@ -83,9 +88,14 @@ impl<R: Read> Source<R> {
         &self.buf[from - self.base..to - self.base]
     }
 
-    /// How many bytes are held from the mark on.
-    pub fn held(&self) -> usize {
-        self.end() - self.mark
+    /// Whether the bytes read from answer offset `from` on (not before the mark) are all JSON
+    /// whitespace: the next byte that is not must be read.
+    pub fn only_space(&self, from: usize) -> bool {
+        let read = &self.buf[..self.filled];
+        (read.get(from.saturating_sub(self.base)..)).is_none_or(|rest| {
+            rest.iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        })
     }
 
     /// The answer offset of the mark.
@@ -109,13 +119,13 @@ impl<R: Read> Source<R> {
     /// Reads more of the answer, dropping what is before the mark first. `Ok(false)` at its end.
     pub fn more(&mut self) -> io::Result<bool> {
         let drop = self.mark - self.base;
-        if drop > 0 {
+        if drop > 0 && (self.slack == 0 || self.buf.len() - self.filled < READ / 2) {
             self.buf.copy_within(drop..self.filled, 0);
             self.filled -= drop;
             self.base = self.mark;
         }
         if self.buf.len() - self.filled < READ / 2 {
-            self.buf.resize(self.filled + READ, 0);
+            self.buf.resize(self.filled + READ + self.slack, 0);
         }
         let read = loop {
             match self.reader.read(&mut self.buf[self.filled..]) {

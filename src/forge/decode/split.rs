@@ -14,14 +14,16 @@
 //!   number or a word, which that reader must look past, sends the rest of the list there).
 
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::io::Read;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 
+use super::pool::{Feed, Plan, Refused, Span};
 use super::scan::Scan;
 use super::source::{Lead, Replay, Source};
-use super::{Element, State};
+use super::{Element, Filter, Piece, State};
 
 /// The nesting of an element from which the whole answer's reader may refuse it (its limit is
 /// 128 levels of what it reads, the array itself being one; the slice reader, given the element
@@ -47,15 +49,27 @@ enum Mode {
 }
 
 /// Decodes the JSON array from `reader` into `state`, holding at most about `hold` bytes of an
-/// element (plus one read) before handing it to the streaming reader.
+/// element (plus one read) before handing it to the streaming reader, the elements decoded as
+/// `plan` says.
 pub(super) fn run<R: Read>(
     reader: R,
     state: &mut State,
     hold: usize,
+    plan: Plan,
 ) -> (Result<(), serde_json::Error>, Split) {
     let mut split = Split::default();
     let mut source = Source::new(reader);
-    let done = drive(&mut source, state, hold, &mut split);
+    if plan.workers > 0 {
+        // The bytes in flight stay in the source: room for them, so they move seldom.
+        source.slack = plan.in_flight;
+    }
+    let filter = state.filter;
+    let done = std::thread::scope(|scope| {
+        let mut feed = Feed::start(scope, filter, plan);
+        let done = drive(&mut source, state, hold, &mut feed);
+        split.sliced = feed.filed;
+        done
+    });
     split.peak = source.peak;
     (done, split)
 }
@@ -64,31 +78,79 @@ fn drive<R: Read>(
     source: &mut Source<R>,
     state: &mut State,
     hold: usize,
-    split: &mut Split,
+    feed: &mut Feed,
 ) -> Result<(), serde_json::Error> {
+    match source.skip_space(0, true) {
+        Ok(Some((_, b'['))) => {}
+        Ok(_) => return fallback(source, Lead::Start, Mode::Rest, state).map(drop),
+        Err(e) => {
+            source.failed = Some(e);
+            return fallback(source, Lead::Start, Mode::Rest, state).map(drop);
+        }
+    }
+    // `pos` is past the last element split (or the opening bracket), `lead` how the whole
+    // answer's reader stood there, `from` where the mark was when the element was read without
+    // workers (its separator, or the bracket): what counts toward `hold`.
+    let mut lead = Lead::Start;
+    let mut pos = source.marked() + 1;
+    let mut from = source.marked();
+    // Files what is in flight; an element the slice reader refused is read again by the
+    // streaming reader, and the list goes on after it.
+    macro_rules! settle {
+        ($list:lifetime) => {
+            if let Some(refused) = feed.settle(source, state)? {
+                if !resume(source, refused, state)? {
+                    return Ok(());
+                }
+                pos = source.marked();
+                from = pos;
+                lead = Lead::Value;
+                continue $list;
+            }
+        };
+    }
     macro_rules! read {
-        ($e:expr, $lead:expr) => {
+        ($list:lifetime, $e:expr) => {
             match $e {
                 Ok(v) => v,
                 Err(e) => {
                     source.failed = Some(e);
-                    return fallback(source, $lead, Mode::Rest, state).map(drop);
+                    settle!($list);
+                    return fallback(source, lead, Mode::Rest, state).map(drop);
                 }
             }
         };
     }
-    match read!(source.skip_space(0, true), Lead::Start) {
-        Some((_, b'[')) => {}
-        _ => return fallback(source, Lead::Start, Mode::Rest, state).map(drop),
-    }
-    // The mark stays on the opening bracket, or the place after the last element.
-    let mut lead = Lead::Start;
-    let mut next = source.marked() + 1;
-    loop {
-        let Some((start, first)) = read!(source.skip_space(next, false), lead) else {
+    'list: loop {
+        if lead == Lead::Value {
+            if source.only_space(pos) {
+                feed.flush();
+            }
+            match read!('list, source.skip_space(pos, false)) {
+                Some((at, b',')) => {
+                    pos = at + 1;
+                    from = at;
+                }
+                Some((at, b']')) => {
+                    settle!('list);
+                    source.mark(at + 1);
+                    break;
+                }
+                _ => {
+                    settle!('list);
+                    return fallback(source, lead, Mode::Rest, state).map(drop);
+                }
+            }
+        }
+        if source.only_space(pos) {
+            feed.flush();
+        }
+        let Some((start, first)) = read!('list, source.skip_space(pos, false)) else {
+            settle!('list);
             return fallback(source, lead, Mode::Rest, state).map(drop);
         };
         if first == b']' {
+            settle!('list);
             if lead != Lead::Start {
                 // A trailing comma.
                 return fallback(source, lead, Mode::Rest, state).map(drop);
@@ -97,73 +159,107 @@ fn drive<R: Read>(
             break;
         }
         let mut scan = Scan::new(first);
-        let mut from = start + 1;
+        let mut at = start + 1;
         let end = loop {
-            if let Some(end) = scan.feed(source.bytes(start, source.end()), from - start) {
+            if let Some(end) = scan.feed(source.bytes(start, source.end()), at - start) {
                 break Some(start + end);
             }
-            from = source.end();
-            if source.held() > hold {
+            at = source.end();
+            if at - from > hold {
                 break None;
             }
-            if !read!(source.more(), lead) {
+            if at - start > feed.batch() {
+                // A long element: what is before it is filed first, so the source holds little
+                // more than it.
+                settle!('list);
+            }
+            feed.flush();
+            if !read!('list, source.more()) {
                 break None;
             }
         };
-        let sliced = match end {
-            Some(end) if scan.deepest < DEEP => {
-                slice(source.bytes(start, end), scan.closed_kind(), state).map(|()| end)
-            }
-            _ => None,
-        };
-        match sliced {
-            Some(end) => {
-                split.sliced += 1;
-                state.out.seen += 1;
-                source.mark(end);
-            }
-            None if state.over => {
-                return Err(de::Error::custom("the kept comments are over the cap"));
-            }
-            None if scan.closed_kind() => {
-                if !fallback(source, lead, Mode::One, state)? {
+        if let Some(end) = end
+            && scan.deepest < DEEP
+        {
+            let span = Span {
+                start,
+                end,
+                lead,
+                closed: scan.closed_kind(),
+            };
+            if let Some(refused) = feed.push(span, source, state)? {
+                if !resume(source, refused, state)? {
                     return Ok(());
                 }
+                pos = source.marked();
+            } else {
+                pos = end;
             }
-            None => return fallback(source, lead, Mode::Rest, state).map(drop),
+            from = pos;
+            lead = Lead::Value;
+            continue;
         }
+        settle!('list);
+        let refused = Refused {
+            lead,
+            closed: scan.closed_kind(),
+        };
+        if !resume(source, refused, state)? {
+            return Ok(());
+        }
+        pos = source.marked();
+        from = pos;
         lead = Lead::Value;
-        match read!(source.skip_space(source.marked(), true), lead) {
-            Some((at, b',')) => next = at + 1,
-            Some((at, b']')) => {
-                source.mark(at + 1);
-                break;
-            }
-            _ => return fallback(source, lead, Mode::Rest, state).map(drop),
-        }
     }
-    match read!(source.skip_space(source.marked(), true), Lead::List) {
-        None => Ok(()),
-        Some(_) => fallback(source, Lead::List, Mode::Rest, state).map(drop),
+    match source.skip_space(source.marked(), true) {
+        Ok(None) => Ok(()),
+        Ok(Some(_)) => fallback(source, Lead::List, Mode::Rest, state).map(drop),
+        Err(e) => {
+            source.failed = Some(e);
+            fallback(source, Lead::List, Mode::Rest, state).map(drop)
+        }
     }
 }
 
-/// Decodes one whole element through the slice reader: `None` when it refuses it (or the kept
-/// bodies pass the cap: `state.over` says so), the state unchanged then unless over the cap. A
-/// number or a word is checked whole first, as its decode files it before the reader can see
-/// what follows it.
-fn slice(bytes: &[u8], closed: bool, state: &mut State) -> Option<()> {
+/// Reads an element the splitter could not take (the mark before it) with the streaming reader:
+/// one of a closed kind, then the splitter carries on (`Ok(true)`, unless the list ended there);
+/// any other, the rest of the answer with it (`Ok(false)`).
+fn resume<R: Read>(
+    source: &mut Source<R>,
+    refused: Refused,
+    state: &mut State,
+) -> Result<bool, serde_json::Error> {
+    match refused.closed {
+        true => fallback(source, refused.lead, Mode::One, state),
+        false => fallback(source, refused.lead, Mode::Rest, state).map(|_| false),
+    }
+}
+
+/// Decodes one whole element through the slice reader: `None` when it refuses it. A number or a
+/// word is checked whole first, as its decode files it before the reader can see what follows
+/// it. With `deferred`, a body on one of those issues is skipped unread ([`Element`]).
+pub(super) fn slice(
+    bytes: &[u8],
+    closed: bool,
+    filter: &Filter,
+    deferred: Option<&BTreeSet<u64>>,
+) -> Option<Piece> {
     if !closed {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         <IgnoredAny as de::Deserialize>::deserialize(&mut de)
             .and_then(|_| de.end())
             .ok()?;
     }
+    let element = Element { filter, deferred };
+    // Text checked once is read as text: serde_json checks no string of it again.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let piece = element.deserialize(&mut de).ok()?;
+        return de.end().ok().map(|()| piece);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    Element(state)
-        .deserialize(&mut de)
-        .and_then(|()| de.end())
-        .ok()
+    let piece = element.deserialize(&mut de).ok()?;
+    de.end().ok().map(|()| piece)
 }
 
 /// Reads on with serde_json's streaming reader from the source's mark, as `lead` says the whole
@@ -213,8 +309,18 @@ impl<'de> Visitor<'de> for Tail<'_, '_, '_> {
         if self.after_value {
             seq.next_element::<IgnoredAny>()?;
         }
-        while seq.next_element_seed(Element(&mut *self.state))?.is_some() {
-            self.state.out.seen += 1;
+        let filter = self.state.filter;
+        loop {
+            let element = Element {
+                filter,
+                deferred: Some(&self.state.out.deferred),
+            };
+            let Some(piece) = seq.next_element_seed(element)? else {
+                break;
+            };
+            if self.state.apply(piece).is_err() {
+                return Err(de::Error::custom("the kept comments are over the cap"));
+            }
             if let Some(close) = self.close {
                 close.set(true);
                 break;
@@ -227,3 +333,7 @@ impl<'de> Visitor<'de> for Tail<'_, '_, '_> {
 #[cfg(test)]
 #[path = "split_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod pool_tests;

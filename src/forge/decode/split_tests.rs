@@ -6,12 +6,13 @@ use std::io::{self, Read};
 
 use serde_json::{Value, json};
 
+use super::super::pool::Plan;
 use super::super::{Failed, Filter, State, decode_holding};
 use super::{Split, Tail};
 use crate::forge::models::CommentList;
 
 /// The decode as it was before the splitter: the whole answer through serde_json's reader.
-fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
+pub(super) fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
     let mut state = State {
         filter,
         kept: 0,
@@ -33,7 +34,7 @@ fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
     }
 }
 
-fn trusting(logins: &[&str], max_body: usize) -> Filter {
+pub(super) fn trusting(logins: &[&str], max_body: usize) -> Filter {
     let mut filter = Filter::all();
     filter.authors = Some(logins.iter().map(|l| l.to_string()).collect());
     filter.max_body = max_body;
@@ -59,25 +60,62 @@ impl Read for Trickle<'_> {
 }
 
 fn split(text: &[u8], sizes: &[usize], filter: &Filter, hold: usize) -> (Outcome, Split) {
+    split_by(text, sizes, filter, hold, INLINE)
+}
+
+/// [`split`], the elements decoded as `plan` says.
+pub(super) fn split_by(
+    text: &[u8],
+    sizes: &[usize],
+    filter: &Filter,
+    hold: usize,
+    plan: Plan,
+) -> (Outcome, Split) {
     let reader = Trickle {
         text,
         sizes,
         turn: 0,
     };
-    let (list, split) = decode_holding(reader, filter, hold);
+    let (list, split) = decode_holding(reader, filter, hold, plan);
     (Outcome::of(list), split)
 }
 
+/// Each element decoded and filed in its turn, no worker (as on one core).
+pub(super) const INLINE: Plan = Plan {
+    workers: 0,
+    batch: 1 << 20,
+    in_flight: 1 << 20,
+    work: super::slice,
+};
+
+/// The ways elements are decoded: in their turn; on two workers, a batch an element, little in
+/// flight; on three, batches of a few elements.
+pub(super) const PLANS: [Plan; 3] = [
+    INLINE,
+    Plan {
+        workers: 2,
+        batch: 1,
+        in_flight: 4096,
+        work: super::slice,
+    },
+    Plan {
+        workers: 3,
+        batch: 600,
+        in_flight: 4096,
+        work: super::slice,
+    },
+];
+
 /// A decode's outcome, comparable.
 #[derive(Debug, PartialEq)]
-enum Outcome {
+pub(super) enum Outcome {
     List(CommentList),
     Error(String),
     OverCap,
 }
 
 impl Outcome {
-    fn of(list: Result<CommentList, Failed>) -> Outcome {
+    pub(super) fn of(list: Result<CommentList, Failed>) -> Outcome {
         match list {
             Ok(list) => Outcome::List(list),
             Err(Failed::Json(e)) => Outcome::Error(e.to_string()),
@@ -92,15 +130,18 @@ const SIZES: &[&[usize]] = &[&[1 << 20], &[1], &[2], &[3, 1], &[7, 5, 1, 6, 2, 4
 /// Asserts that `text` decodes as the whole answer's reader decodes it, however it arrives.
 fn same(text: &[u8], filter: &Filter) -> Outcome {
     let want = Outcome::of(whole(text, filter));
-    for sizes in SIZES {
-        for hold in [1 << 20, 16] {
-            let (got, _) = split(text, sizes, filter, hold);
-            assert_eq!(
-                got,
-                want,
-                "{:?} by {sizes:?}, holding {hold}",
-                String::from_utf8_lossy(text)
-            );
+    for (i, plan) in PLANS.into_iter().enumerate() {
+        // On workers, the bytes all at once and a few at a time.
+        for sizes in SIZES.iter().filter(|s| i == 0 || s.len() == 2 || s[0] > 1) {
+            for hold in [1 << 20, 16] {
+                let (got, _) = split_by(text, sizes, filter, hold, plan);
+                assert_eq!(
+                    got,
+                    want,
+                    "{:?} by {sizes:?}, holding {hold}, {plan:?}",
+                    String::from_utf8_lossy(text)
+                );
+            }
         }
     }
     want
@@ -108,7 +149,7 @@ fn same(text: &[u8], filter: &Filter) -> Outcome {
 
 /// A comment as Forgejo sends it, the poster before the body, with brackets and nesting in the
 /// fields forgestate does not read.
-fn comment(id: u64, login: &str, body: &str) -> String {
+pub(super) fn comment(id: u64, login: &str, body: &str) -> String {
     let fields = [
         ("id", json!(id)),
         (
@@ -129,7 +170,7 @@ fn comment(id: u64, login: &str, body: &str) -> String {
 }
 
 /// Comments as one answer, and as the values the whole-list decoder takes.
-fn answer(items: &[String]) -> (String, Vec<Value>) {
+pub(super) fn answer(items: &[String]) -> (String, Vec<Value>) {
     let values = items
         .iter()
         .map(|c| serde_json::from_str(c).unwrap())
@@ -329,12 +370,17 @@ fn a_huge_untrusted_comment_is_passed_over_unheld_and_the_split_carries_on() {
     assert!(text.len() > 4 << 20);
     let filter = trusting(&["ca-bot"], 1 << 20);
     let want = Outcome::of(whole(text.as_bytes(), &filter));
-    for sizes in [&[1 << 20][..], &[16 * 1024, 3, 1000]] {
-        let (got, split) = split(text.as_bytes(), sizes, &filter, hold);
+    for (sizes, plan) in [&[1 << 20][..], &[16 * 1024, 3, 1000]]
+        .into_iter()
+        .flat_map(|sizes| PLANS.map(|plan| (sizes, plan)))
+    {
+        let (got, split) = split_by(text.as_bytes(), sizes, &filter, hold, plan);
         assert_eq!(got, want);
+        // On workers, the buffer keeps room for what is in flight.
+        let slack = if plan.workers > 0 { plan.in_flight } else { 0 };
         assert!(
-            split.peak <= hold + 2 * super::super::source::READ,
-            "held {} bytes",
+            split.peak <= hold + 2 * super::super::source::READ + slack,
+            "held {} bytes, {plan:?}",
             split.peak
         );
         assert_eq!(
@@ -360,9 +406,13 @@ fn a_trusted_body_far_over_the_cap_is_measured_and_the_split_carries_on() {
     ];
     let (text, _) = answer(&items);
     let filter = trusting(&["ca-bot"], 1000);
-    let (got, split) = split(text.as_bytes(), &[1 << 20], &filter, hold);
-    assert_eq!(got, Outcome::of(whole(text.as_bytes(), &filter)));
-    assert_eq!(split.sliced, 2);
+    let want = Outcome::of(whole(text.as_bytes(), &filter));
+    for plan in PLANS {
+        let (got, split) = split_by(text.as_bytes(), &[1 << 20], &filter, hold, plan);
+        assert_eq!(got, want, "{plan:?}");
+        assert_eq!(split.sliced, 2, "{plan:?}");
+    }
+    let got = want;
     let Outcome::List(list) = got else {
         panic!("not a list")
     };
@@ -403,8 +453,11 @@ fn a_reader_that_fails_fails_the_decode_as_before() {
         text: text.as_bytes(),
         ok,
     };
-    for ok in (0..text.len()).step_by(11) {
-        let (list, _) = decode_holding(failing(ok), &Filter::all(), 1 << 20);
+    for (ok, plan) in (0..text.len())
+        .step_by(11)
+        .flat_map(|ok| PLANS.map(|plan| (ok, plan)))
+    {
+        let (list, _) = decode_holding(failing(ok), &Filter::all(), 1 << 20, plan);
         let got = Outcome::of(list);
         let want = Outcome::of(whole(failing(ok), &Filter::all()));
         assert_eq!(got, want, "after {ok}");
