@@ -47,8 +47,8 @@ async fn a_read_never_makes_the_machines_writer_and_the_first_write_does() {
     let fresh = client.resume("w", "s").await.unwrap();
     assert!(fresh.resume.checkpoint.is_none());
     assert!(!file.exists(), "a read made the machine's writer");
-    let record = forgestate::format::Record::checkpoint("w", "s", "a", serde_json::json!({}))
-        .unwrap();
+    let record =
+        forgestate::format::Record::checkpoint("w", "s", "a", serde_json::json!({})).unwrap();
     let posted = client.save(record).await.posted().unwrap();
     let kept = std::fs::read_to_string(&file).unwrap();
     assert_eq!(posted.record.writer.as_deref(), Some(kept.trim()));
