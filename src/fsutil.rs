@@ -40,7 +40,9 @@ pub(crate) fn write_by_rename(
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let tmp = temp_name(path);
     let result = (|| {
-        let mut out = io::BufWriter::new(new_file(&tmp, private)?);
+        // A large buffer: a mirror's base is megabytes of small writes (8 KiB would be a
+        // system call every 8 KiB).
+        let mut out = io::BufWriter::with_capacity(256 * 1024, new_file(&tmp, private)?);
         write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
         if durable {
