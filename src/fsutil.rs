@@ -3,7 +3,8 @@
 //! The atomic-write contract (used by the outbox, the forge cache and the dead letters): write a
 //! dot-named temp file in the target's directory, fsync it, rename it over the target, then fsync
 //! the directory. A crash leaves the old file or the new one, plus at worst a stray temp file that
-//! readers ignore (its name starts with a dot).
+//! readers ignore (its name starts with a dot). Hints (the lineage files, the forge cache's
+//! discoveries, the read cache stamped with its boot: `mirror/boot.rs`) skip the two fsyncs.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -24,15 +25,35 @@ pub(crate) fn write_atomic_with(
     private: bool,
     write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_by_rename(path, private, true, write)
+}
+
+/// What `write` writes, to a temp file renamed over `path`; with `durable`, the temp file is
+/// fsynced before the rename and the directory after it ([`write_atomic`]), else neither
+/// ([`write_hint`]).
+pub(crate) fn write_by_rename(
+    path: &Path,
+    private: bool,
+    durable: bool,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let tmp = temp_name(path);
     let result = (|| {
-        let mut out = io::BufWriter::new(new_file(&tmp, private)?);
+        // A large buffer: a mirror's base is megabytes of small writes (8 KiB would be a
+        // system call every 8 KiB).
+        let mut out = io::BufWriter::with_capacity(256 * 1024, new_file(&tmp, private)?);
         write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
+        drop(file);
         std::fs::rename(&tmp, path)?;
-        sync_dir(dir)
+        match durable {
+            true => sync_dir(dir),
+            false => Ok(()),
+        }
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

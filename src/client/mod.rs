@@ -154,7 +154,7 @@ pub struct Client<T> {
     /// record's `Parent:` (see `sessions.rs`).
     known: known::Known,
     /// The writer this client names on every record it writes (`Writer:`, see `writer.rs`).
-    writer: String,
+    writer: writer::Who,
     /// Every checkpoint reads its session first and refuses a fenced writer (`check_owner`).
     check_owner: bool,
     /// Whether this client has said that the store's clocks disagree (said once per client:
@@ -176,7 +176,7 @@ impl<T: Thread> Client<T> {
             require_signatures: false,
             dashboard: Default::default(),
             known: known::Known::default(),
-            writer: writer::fresh(),
+            writer: writer::Who::Named(writer::fresh()),
             check_owner: false,
             clock_warned: std::sync::atomic::AtomicBool::new(false),
         }
@@ -244,7 +244,7 @@ impl<T: Thread> Client<T> {
     /// fencing rule (`crate::scan::fence`) judges records by it: after another writer takes
     /// the session over, this writer's records of it are fenced and its reads fail.
     pub fn with_writer(mut self, writer: impl Into<String>) -> Client<T> {
-        self.writer = writer.into();
+        self.writer = writer::Who::Named(writer.into());
         self
     }
 
@@ -255,13 +255,14 @@ impl<T: Thread> Client<T> {
     }
 
     /// Write as the writer kept in this client's lineage directory (one per machine's state
-    /// directory: what the CLI does), made there on first use; without a lineage directory the
-    /// writer stays as it is.
-    pub fn with_kept_writer(self) -> Client<T> {
-        match self.known.dir().map(writer::kept_in) {
-            Some(writer) => self.with_writer(writer),
-            None => self,
+    /// directory: what the CLI does), made there on first use (the first write, or
+    /// [`Client::writer`]: a read only reads it); without a lineage directory the writer stays
+    /// as it is.
+    pub fn with_kept_writer(mut self) -> Client<T> {
+        if let Some(dir) = self.known.dir() {
+            self.writer = writer::Who::kept_in(dir.to_path_buf());
         }
+        self
     }
 
     /// Make every checkpoint read its session first (one warm request) and post nothing when
@@ -276,9 +277,15 @@ impl<T: Thread> Client<T> {
         self.check_owner
     }
 
-    /// The writer this client names on the records it writes.
+    /// The writer this client names on the records it writes (the machine's is made now, when
+    /// it has none yet).
     pub fn writer(&self) -> &str {
-        &self.writer
+        self.writer.writing()
+    }
+
+    /// The writer a read judges fencing for: [`Client::writer`], but never made by a read.
+    pub(crate) fn reading_writer(&self) -> &str {
+        self.writer.reading()
     }
 
     /// The keys records are signed (the first) and checked with.
@@ -439,7 +446,7 @@ impl<T: Thread> Client<T> {
             record.parent = self.known.get(&record.agent, &record.session);
         }
         if record.writer.is_none() {
-            record.writer = Some(self.writer.clone());
+            record.writer = Some(self.writer().to_string());
         }
         record
     }

@@ -40,7 +40,7 @@ impl<T: Thread> Client<T> {
         let mut all = self.follow_links(all, |e| filter.matches(e)).await?;
         crate::scan::fence(&mut all.entries);
         if let Some((agent, session)) = exact {
-            refuse_fenced(&all.entries, agent, session, &self.writer)?;
+            refuse_fenced(&all.entries, agent, session, self.reading_writer())?;
         }
         let offline = all.offline;
         let record = all
@@ -100,7 +100,7 @@ impl<T: Thread> Client<T> {
     /// with the closest names ("did you mean"). Warns of comments newer than the answer that
     /// could not be read.
     pub async fn resume(&self, agent: &str, session: &str) -> Result<Resumed> {
-        self.resume_checked(agent, session, Some(&self.writer))
+        self.resume_checked(agent, session, Some(self.reading_writer()))
             .await
     }
 

@@ -175,7 +175,7 @@ impl<T: Thread> Client<T> {
             Some(_) => Seen::of(&entries),
             None => None,
         };
-        let writer = record.writer.as_deref().unwrap_or(&self.writer);
+        let writer = record.writer.as_deref().unwrap_or_else(|| self.writer());
         super::takeover::refuse_fenced(&entries, &record.agent, &record.session, writer)?;
         // Fenced records are not the session's: never the newest, never merged from.
         let entries: Vec<Entry> = entries.into_iter().filter(|e| !e.fenced).collect();

@@ -62,9 +62,9 @@ impl<T: Thread> Client<T> {
                 ),
             });
         }
-        let owner = writer.unwrap_or(&self.writer);
+        let owner = writer.unwrap_or(self.writer());
         let from = resumed.session.latest_id.clone();
-        let by = Some(self.writer.clone());
+        let by = Some(self.writer().to_string());
         let record = Record::takeover(&agent, &session, owner, from.clone(), by)?.with_parent(from);
         let outcome = match self.save_as_written(record).await {
             Outcome::Failed(e) => return Err(e),

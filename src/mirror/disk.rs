@@ -9,9 +9,11 @@
 //!   token it belongs to, with the salt). It names the base generation it extends; a delta for
 //!   another generation contributes only its salt and login.
 //!
-//! Both are written atomically (`fsutil::write_atomic`), so readers see an old file or a new one,
-//! never a mix; two processes writing at once cost at worst a larger next `since` read. A file
-//! another account owns, or may write, is never read (`Found::Foreign`): it could say anything.
+//! Both are written by rename, so readers see an old file or a new one, never a mix; two
+//! processes writing at once cost at worst a larger next `since` read. They are not fsynced where
+//! the machine names its boot: each is stamped with it, and one of another boot is rebuilt, never
+//! read (`boot.rs`). A file another account owns, or may write, is never read
+//! (`Found::Foreign`): it could say anything.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -72,6 +74,35 @@ pub(super) struct DeltaFile {
     /// (`summary.rs`); missing in files written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sum: Option<Summary>,
+    /// The boot that wrote the file unsynced (`boot.rs`); stamped as it is written.
+    #[serde(default, skip_serializing)]
+    pub boot: Option<String>,
+}
+
+/// A file's fields and the boot that writes it unsynced (`boot.rs`): the stamp every file of
+/// the mirror is written with.
+#[derive(Serialize)]
+struct Stamped<'a, T> {
+    #[serde(flatten)]
+    file: &'a T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    boot: Option<&'static str>,
+}
+
+impl<'a, T> Stamped<'a, T> {
+    fn now(file: &'a T) -> Stamped<'a, T> {
+        Stamped {
+            file,
+            boot: super::boot::this(),
+        }
+    }
+}
+
+/// Just a file's boot stamp.
+#[derive(Deserialize)]
+struct BootOnly {
+    #[serde(default)]
+    boot: Option<String>,
 }
 
 /// Just the schema, to tell an old file from a corrupt one.
@@ -96,7 +127,7 @@ pub(super) fn foreign(path: &std::path::Path) {
 pub(super) enum Found<T> {
     /// Nothing there.
     Missing,
-    /// Written by another schema version.
+    /// Written by another schema version, or unsynced in another boot of the machine.
     Outdated,
     /// Another account owns it, or may write it: whatever it says, it is not ours to trust.
     Foreign,
@@ -128,6 +159,9 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
         Ok(h) => h,
         Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
     };
+    if !this_boots(&line) {
+        return Found::Outdated;
+    }
     let Ok(index_len) = usize::try_from(header.index_len) else {
         return Found::Corrupt("its index is too large".into());
     };
@@ -161,6 +195,12 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     Found::Ok((header, slots, data))
 }
 
+/// Whether a header line's file may be read in this boot (`boot.rs`); a stamp that does not
+/// read is no stamp of this boot.
+fn this_boots(line: &[u8]) -> bool {
+    serde_json::from_slice::<BootOnly>(line).is_ok_and(|b| super::boot::readable(b.boot.as_deref()))
+}
+
 /// Reads the base's header line alone (a warm read through the summary needs nothing else).
 pub(super) fn load_header(path: &Path) -> Found<Header> {
     let file = match crate::fsutil::open_private(path) {
@@ -175,6 +215,7 @@ pub(super) fn load_header(path: &Path) -> Found<Header> {
     }
     match serde_json::from_slice::<SchemaOnly>(&line) {
         Ok(s) if s.schema != SCHEMA => Found::Outdated,
+        Ok(_) if !this_boots(&line) => Found::Outdated,
         Ok(_) => match serde_json::from_slice(&line) {
             Ok(h) => Found::Ok(h),
             Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
@@ -194,7 +235,7 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     // Parsed once (a warm read's largest file); only a file that does not read as ours is
     // parsed again, for its schema.
     match serde_json::from_slice::<DeltaFile>(&bytes) {
-        Ok(d) if d.schema == SCHEMA => Found::Ok(d),
+        Ok(d) if d.schema == SCHEMA && super::boot::readable(d.boot.as_deref()) => Found::Ok(d),
         Ok(_) => Found::Outdated,
         Err(e) => match serde_json::from_slice::<SchemaOnly>(&bytes) {
             Ok(s) if s.schema != SCHEMA => Found::Outdated,
@@ -203,7 +244,7 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     }
 }
 
-/// Writes a base holding `slots` (whose data is inline or in `old`), atomically.
+/// Writes a base holding `slots` (whose data is inline or in `old`), by rename (`boot.rs`).
 pub(super) fn write_base<S: Slots + ?Sized>(
     path: &Path,
     mut header: Header,
@@ -217,13 +258,13 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     // over itself once the index is measured, padded with spaces (JSON's whitespace) to the
     // same width.
     header.index_len = u64::MAX;
-    let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
     let width = line.len();
     line.push(b'\n');
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    crate::fsutil::write_atomic_with(path, true, |w| {
+    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| {
         w.write_all(&line)?;
         // What the data area holds, in order: runs of data already on disk (records that
         // follow each other there, as a spill holds them, are one read, not one each) and the
@@ -287,7 +328,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 }
             }
         }
-        let mut line = serde_json::to_vec(&header)?;
+        let mut line = serde_json::to_vec(&Stamped::now(&header))?;
         // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`.
         line.resize(width, b' ');
         w.seek(SeekFrom::Start(0))?;
@@ -366,17 +407,14 @@ impl Serialize for Indexed<'_> {
     }
 }
 
-/// Writes the delta, atomically.
+/// Writes the delta, by rename (`boot.rs`).
 pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> {
-    let bytes = serde_json::to_vec(delta).map_err(|e| e.to_string())?;
-    write(path, &bytes)
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let bytes = serde_json::to_vec(&Stamped::now(delta)).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    crate::fsutil::write_atomic(path, bytes, true).map_err(|e| e.to_string())
+    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| w.write_all(&bytes))
+        .map_err(|e| e.to_string())
 }
 
 /// Removes both files (a mirror that cannot be kept consistent).

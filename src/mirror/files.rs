@@ -2,8 +2,8 @@
 //! records an answer needs. A leaf under `disk.rs`, `summary.rs`, `view.rs` and `digest.rs`.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+#[cfg(not(unix))]
 use std::sync::Mutex;
 
 use serde_json::Value;
@@ -17,28 +17,32 @@ pub(super) struct Files {
     pub ids: PathBuf,
 }
 
-/// The base's data area, open for reading the records an answer needs.
+/// The base's data area, open for reading the records an answer needs. Readers on several
+/// threads (the base's writer and the summary, side by side) read it at once: each read names
+/// its offset (`pread` on Unix), with no shared cursor to take turns on.
 #[derive(Debug)]
 pub(super) struct Data {
-    file: Mutex<File>,
+    file: File,
     start: u64,
+    /// Where a read must move the file's one cursor (not Unix), reads take turns.
+    #[cfg(not(unix))]
+    turn: Mutex<()>,
 }
 
 impl Data {
     /// The data area of `file`, starting `start` bytes in (after a base's header and index).
     pub(super) fn at(file: File, start: u64) -> Data {
         Data {
-            file: Mutex::new(file),
+            file,
             start,
+            #[cfg(not(unix))]
+            turn: Mutex::new(()),
         }
     }
 
     /// A file of records' data alone (a spill, `digest.rs`), its offsets from its first byte.
     pub(super) fn whole(file: File) -> Data {
-        Data {
-            file: Mutex::new(file),
-            start: 0,
-        }
+        Data::at(file, 0)
     }
 
     /// The JSON value at `(offset, len)`.
@@ -49,27 +53,53 @@ impl Data {
 
     /// Up to `max` raw bytes from `offset` on (fewer at the end of the file).
     pub(super) fn chunk(&self, offset: u64, max: usize) -> Result<Vec<u8>, String> {
-        let mut buf = Vec::with_capacity(max);
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| "a reader panicked".to_string())?;
-        file.seek(SeekFrom::Start(self.start + offset))
-            .and_then(|_| (&mut *file).take(max as u64).read_to_end(&mut buf))
-            .map_err(|e| format!("cannot read its data: {e}"))?;
+        let mut buf = vec![0; max];
+        let mut got = 0;
+        while got < max {
+            match self.read_at(&mut buf[got..], offset + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("cannot read its data: {e}")),
+            }
+        }
+        buf.truncate(got);
         Ok(buf)
     }
 
     /// The raw bytes at `(offset, len)`.
     pub(super) fn bytes(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
-        let mut buf = vec![0; usize::try_from(len).map_err(|e| e.to_string())?];
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| "a reader panicked".to_string())?;
-        file.seek(SeekFrom::Start(self.start + offset))
-            .and_then(|_| file.read_exact(&mut buf))
-            .map_err(|e| format!("cannot read its data: {e}"))?;
+        let len = usize::try_from(len).map_err(|e| e.to_string())?;
+        let buf = self.chunk(offset, len)?;
+        if buf.len() < len {
+            return Err("cannot read its data: the file is cut short".into());
+        }
         Ok(buf)
+    }
+
+    /// Reads into `buf` from `offset` of the data area.
+    #[cfg(unix)]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        let at = self
+            .start
+            .checked_add(offset)
+            .ok_or_else(|| std::io::Error::other("an offset past the end"))?;
+        std::os::unix::fs::FileExt::read_at(&self.file, buf, at)
+    }
+
+    /// Reads into `buf` from `offset` of the data area.
+    #[cfg(not(unix))]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        let at = self
+            .start
+            .checked_add(offset)
+            .ok_or_else(|| std::io::Error::other("an offset past the end"))?;
+        let _turn = self
+            .turn
+            .lock()
+            .map_err(|_| std::io::Error::other("a reader panicked"))?;
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(at))?;
+        file.read(buf)
     }
 }

@@ -78,13 +78,18 @@ impl Fresh {
         let mut window = Window::default();
         let mut slots = Vec::with_capacity(self.items.len());
         for item in &self.items {
-            slots.push(self.read(item, &mut window)?.into_owned());
+            slots.push(self.read(item, Some(&mut window))?.into_owned());
         }
         Ok(slots)
     }
 
-    /// The slot `item` is, read through `window` when spilled.
-    fn read<'a>(&self, item: &'a Item, window: &mut Window) -> Result<Cow<'a, Slot>, String> {
+    /// The slot `item` is, read through `window` when spilled; without one (a slot picked
+    /// alone), just its own bytes are read.
+    fn read<'a>(
+        &self,
+        item: &'a Item,
+        window: Option<&mut Window>,
+    ) -> Result<Cow<'a, Slot>, String> {
         let (off, len) = match item {
             Item::Held(slot) => return Ok(Cow::Borrowed(slot)),
             Item::At { off, len, .. } => (*off, *len as usize),
@@ -93,7 +98,14 @@ impl Fresh {
             .spill
             .as_deref()
             .ok_or("a spilled slot without its spill")?;
-        let bytes = window.get(spill, off, len)?;
+        let alone;
+        let bytes = match window {
+            Some(window) => window.get(spill, off, len)?,
+            None => {
+                alone = spill.bytes(off, len as u64)?;
+                &alone[..]
+            }
+        };
         let mut slot: Slot = serde_json::from_slice(bytes)
             .map_err(|e| format!("a spilled slot does not read: {e}"))?;
         if let Some(trust) = &self.distrust
@@ -135,7 +147,7 @@ impl Slots for Fresh {
     fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String> {
         let mut window = Window::default();
         for item in &self.items {
-            f(&*self.read(item, &mut window)?)?;
+            f(&*self.read(item, Some(&mut window))?)?;
         }
         Ok(())
     }
@@ -145,7 +157,7 @@ impl Slots for Fresh {
             .items
             .get(n)
             .ok_or_else(|| format!("no slot {n} among {}", self.items.len()))?;
-        self.read(item, &mut Window::default())
+        self.read(item, None)
     }
 
     fn last_id(&self) -> Option<u64> {
@@ -178,7 +190,7 @@ impl Slots for Fresh {
     fn whole(&self) -> Result<Cow<'_, [Slot]>, String> {
         let mut window = Window::default();
         let slots = (self.items.iter())
-            .map(|item| self.read(item, &mut window).map(Cow::into_owned))
+            .map(|item| self.read(item, Some(&mut window)).map(Cow::into_owned))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Cow::Owned(slots))
     }

@@ -20,6 +20,7 @@
 //! `read.rs`, and the answer built from the mirror in `view.rs`; `offline.rs` answers from the
 //! mirror as it is when the forge cannot be read.
 
+mod boot;
 mod digest;
 mod disk;
 mod files;

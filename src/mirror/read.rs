@@ -203,6 +203,7 @@ impl Mirror {
                 login,
                 slots: Vec::new(),
                 sum: None,
+                boot: None,
             };
             if fresh.is_empty() {
                 // Nothing worth keeping (and a read must not create a store's directory).

@@ -348,7 +348,8 @@ pub(super) fn id_key(id: &str) -> IdKey {
     key
 }
 
-/// Writes the id index of base `generation`, holding `ids`, atomically.
+/// Writes the id index of base `generation`, holding `ids`, by rename: unsynced where the base
+/// is stamped with its boot (`boot.rs`), since only a base readable in this boot names it.
 pub(super) fn write_ids(
     path: &Path,
     generation: &str,
@@ -365,7 +366,10 @@ pub(super) fn write_ids(
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }
-    crate::fsutil::write_atomic(path, &bytes, true).map_err(|e| e.to_string())
+    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| {
+        std::io::Write::write_all(w, &bytes)
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// The id index of one base generation, open for lookups.

@@ -159,13 +159,11 @@ impl Run for ResumeVerb {
                 };
                 (taken.resumed, id)
             }
-            false => {
-                let writer = writer.unwrap_or(ctx.client.writer());
-                (
-                    ctx.client.resume_as(&r.agent, &r.session, writer).await?,
-                    None,
-                )
-            }
+            // Without a writer named, as the client's: a read never makes the machine's.
+            false => match writer {
+                Some(w) => (ctx.client.resume_as(&r.agent, &r.session, w).await?, None),
+                None => (ctx.client.resume(&r.agent, &r.session).await?, None),
+            },
         };
         if let Some(bytes) = &context {
             answer.resume.check_context(bytes);

@@ -5,4 +5,5 @@ mod read_cache;
 mod recreated_forge;
 mod signed;
 mod summary;
+mod unsynced;
 mod warm_writes;
