@@ -30,6 +30,7 @@ use super::models::{Issue, IssueNumber};
 mod cold;
 mod elect;
 mod read;
+mod unfinished;
 
 /// How long before the head was created a cold read looks for other members' comments: a
 /// rotation reads the old issue, then creates the successor, and a post in between (or in the

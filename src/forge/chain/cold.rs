@@ -9,7 +9,7 @@ use std::task::Poll;
 use chrono::{DateTime, Utc};
 
 use super::MARGIN;
-use super::read::{Wide, usable};
+use super::read::{Wide, comment_issue, unreadable_issue, usable};
 use crate::forge::ForgeThread;
 use crate::forge::error::ForgeError;
 use crate::forge::http::ForgeClient;
@@ -92,9 +92,10 @@ impl ForgeThread {
             self.plan(c, n, since),
             c.comments_keeping(repo, n, None, self.filter(keep))
         );
-        let (plan, mut list) = (plan?, head?);
-        let others = match plan {
-            Plan::Own { strays } => self.read_strays(c, since, &strays, keep).await?,
+        let ((plan, walk), mut list) = (plan?, head?);
+        let whole = self.unfinished(c, n, walk.as_deref()).await?;
+        let mut others = match plan {
+            Plan::Own { strays } => self.read_strays(c, Some(since), &strays, keep).await?,
             Plan::Wide { strays } => {
                 let wide = c
                     .repo_comments_keeping(repo, since, self.dropping_head(keep, n))
@@ -102,20 +103,31 @@ impl ForgeThread {
                 match (usable(wide, n)?, strays) {
                     (Wide::List(wide), _) => wide,
                     (Wide::Partial(_), Some(strays)) => {
-                        self.read_strays(c, since, &strays, keep).await?
+                        self.read_strays(c, Some(since), &strays, keep).await?
                     }
                     (Wide::Partial(why), None) => {
                         list.partial = Some(why);
-                        return Ok(list);
+                        CommentList::default()
                     }
                 }
             }
         };
-        list.seen += others.seen;
-        list.comments.extend(others.comments);
-        list.taken.extend(others.taken);
-        list.unreadable.extend(others.unreadable);
-        list.deferred.extend(others.deferred);
+        if list.partial.is_some() && whole.is_empty() {
+            return Ok(list);
+        }
+        if !whole.is_empty() {
+            // Read whole, the posts since the margin with the rest: drop them from the lists
+            // read since then.
+            let whole_read =
+                |issue: Option<u64>| issue.is_some_and(|i| whole.contains(&IssueNumber(i)));
+            others.comments.retain(|x| !whole_read(comment_issue(x)));
+            others.taken.retain(|x| !whole_read(x.issue));
+            others
+                .unreadable
+                .retain(|x| !whole_read(unreadable_issue(x)));
+            merge(&mut others, self.read_strays(c, None, &whole, keep).await?);
+        }
+        merge(&mut list, others);
         self.keep_members(c, n, &mut list, (since, keep)).await?;
         // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
         list.comments.sort_unstable_by_key(|x| x.id.0);
@@ -123,12 +135,14 @@ impl ForgeThread {
         Ok(list)
     }
 
+    /// How to read the members other than the head `n`, and the issues updated since `since`
+    /// when they were listed (what tells an unfinished rotation, `unfinished.rs`).
     async fn plan(
         &self,
         c: &ForgeClient,
         n: IssueNumber,
         since: DateTime<Utc>,
-    ) -> Result<Plan, ForgeError> {
+    ) -> Result<(Plan, Option<Vec<Issue>>), ForgeError> {
         let repo = &self.settings.repo;
         let limit = self.known_page_size();
         let (wide, found) = tokio::join!(
@@ -151,12 +165,12 @@ impl ForgeThread {
                     "more than {SEARCH_PAGES} pages of issues were updated since the session \
                      issue {n} was created: reading the repository-wide comment list"
                 );
-                return Ok(Plan::Wide { strays: None });
+                return Ok((Plan::Wide { strays: None }, None));
             }
             Err(e) if e.is_transient() => return Err(e),
             Err(e) => {
                 tracing::debug!("cannot list the issues updated since {n} was created: {e}");
-                return Ok(Plan::Wide { strays: None });
+                return Ok((Plan::Wide { strays: None }, None));
             }
         };
         let mut head = None;
@@ -173,7 +187,7 @@ impl ForgeThread {
         let Some(count) = head else {
             // The head was updated when it was created, so the list holds it: a server whose
             // `since` did not filter as documented, whose list is not to be relied on.
-            return Ok(Plan::Wide { strays: None });
+            return Ok((Plan::Wide { strays: None }, None));
         };
         let sizes = Sizes {
             head: u64::try_from(count).unwrap_or(0),
@@ -194,13 +208,14 @@ impl ForgeThread {
             }
         );
         let strays = sizes.strays.into_iter().map(|(n, _)| n).collect();
-        Ok(if own {
+        let plan = if own {
             Plan::Own { strays }
         } else {
             Plan::Wide {
                 strays: Some(strays),
             }
-        })
+        };
+        Ok((plan, Some(walk)))
     }
 
     /// Whether an issue a list answered is a member (a verdict known already, else judged from
@@ -220,26 +235,22 @@ impl ForgeThread {
         Ok(member)
     }
 
-    /// The strays' own lists since the margin, all at once, as one list.
+    /// The strays' own lists since the margin (`None`: whole), all at once, as one list.
     async fn read_strays(
         &self,
         c: &ForgeClient,
-        since: DateTime<Utc>,
+        since: Option<DateTime<Utc>>,
         strays: &[IssueNumber],
         keep: &Keep,
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
         let lists = all(strays
             .iter()
-            .map(|s| c.comments_keeping(repo, *s, Some(since), self.filter(keep)))
+            .map(|s| c.comments_keeping(repo, *s, since, self.filter(keep)))
             .collect());
         let mut list = CommentList::default();
         for other in lists.await {
-            let other = other?;
-            list.seen += other.seen;
-            list.comments.extend(other.comments);
-            list.taken.extend(other.taken);
-            list.unreadable.extend(other.unreadable);
+            merge(&mut list, other?);
         }
         Ok(list)
     }
@@ -255,6 +266,15 @@ impl ForgeThread {
         filter.drop_issues.insert(head.0);
         Ok(filter)
     }
+}
+
+/// Adds the comments of `other` to `list`.
+fn merge(list: &mut CommentList, other: CommentList) {
+    list.seen += other.seen;
+    list.comments.extend(other.comments);
+    list.taken.extend(other.taken);
+    list.unreadable.extend(other.unreadable);
+    list.deferred.extend(other.deferred);
 }
 
 /// Runs the futures at once; their outputs, in order.

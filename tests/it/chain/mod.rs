@@ -4,6 +4,7 @@ mod deep_sessions;
 mod edited_carry;
 mod first_posting;
 mod idless_counted_once;
+mod killed_rotation_reads;
 mod one_carrier;
 mod one_thread;
 mod races;
