@@ -9,7 +9,8 @@
 //! the cursor (`GET /repos/{o}/{r}/issues/comments?since=`, §3.10), which sees a late post on any
 //! member; a cold read (`chain/cold.rs`) takes the head's own list whole and the other members'
 //! posts since a margin before the head was created, through their own lists or the
-//! repository-wide list since then, whichever costs less. Records are merged by comment id here and by record `Id`
+//! repository-wide list since then, whichever costs less, and whole the open old issues of
+//! rotations not finished (`chain/unfinished.rs`). Records are merged by comment id here and by record `Id`
 //! in `scan.rs`, so a record posted to the wrong member is still read once.
 //!
 //! A verdict per issue number (member or not) costs one `GET` once and is remembered in memory
