@@ -30,11 +30,8 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::line::{Line, read_line};
+use crate::face::line::{Line, MAX_LINE, read_line};
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
-
-/// The longest request line read (a record is capped far below this).
-const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// The opened store and the configured policies, or why there are none.
 type Opened = Result<(Client<AnyThread>, StatusPolicy), Failure>;

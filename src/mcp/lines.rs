@@ -24,12 +24,9 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use super::order::Order;
-use crate::face::line::{Line, read_line};
+use crate::face::line::{Line, MAX_LINE, read_line};
 use crate::face::top_level_id;
 use judge::{INVALID_REQUEST, Verdict, error, judge};
-
-/// The longest line handed on (rmcp's own limit).
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// The tasks that move lines; see [`Pump::finish`].
 pub struct Pump {

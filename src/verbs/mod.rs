@@ -465,6 +465,7 @@ fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
             V::SPEC.name
         )));
     }
+    input::name_lengths(&args)?;
     decode::<V>(args.clone()).map_err(|e| {
         let field = culprit::<V>(&args, &e.to_string())
             .map(|k| format!("`{k}`"))

@@ -15,7 +15,7 @@ fn deep(levels: usize) -> String {
 }
 
 /// `forgestate --store st call VERB` with `request` on stdin: exit code and document.
-fn one(bin: &Bin, verb: &str, request: &str) -> (Option<i32>, Value) {
+pub(super) fn one(bin: &Bin, verb: &str, request: &str) -> (Option<i32>, Value) {
     let out = bin
         .clone()
         .stdin(request)
@@ -25,7 +25,7 @@ fn one(bin: &Bin, verb: &str, request: &str) -> (Option<i32>, Value) {
 }
 
 /// The answer lines of `forgestate --store st call --lines` over `lines`.
-fn lines(bin: &Bin, lines: &[String]) -> Vec<Value> {
+pub(super) fn lines(bin: &Bin, lines: &[String]) -> Vec<Value> {
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let out = bin
         .clone()
@@ -38,7 +38,7 @@ fn lines(bin: &Bin, lines: &[String]) -> Vec<Value> {
 }
 
 /// The answers of `forgestate --store st mcp` to these `tools/call` lines, by id.
-fn mcp(bin: &Bin, calls: &[String]) -> Vec<Value> {
+pub(super) fn mcp(bin: &Bin, calls: &[String]) -> Vec<Value> {
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let ready = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let mut child = bin
@@ -69,14 +69,14 @@ fn mcp(bin: &Bin, calls: &[String]) -> Vec<Value> {
         .collect()
 }
 
-fn tool_call(id: usize, name: &str, arguments: &str) -> String {
+pub(super) fn tool_call(id: usize, name: &str, arguments: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
     )
 }
 
 /// The error object of an MCP tool's failed answer (its second text, the error document).
-fn mcp_error(answer: &Value) -> Value {
+pub(super) fn mcp_error(answer: &Value) -> Value {
     let text = answer["result"]["content"][1]["text"].as_str();
     match answer["result"]["isError"] == true {
         true => {

@@ -3,5 +3,6 @@
 
 mod deep_arguments;
 mod drifts;
+mod name_cap;
 mod table;
 mod text;
