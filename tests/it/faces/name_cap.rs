@@ -3,6 +3,7 @@
 //! on every face: a 16 MB `agent` glob cost seconds and gigabytes and answered "cannot reach the
 //! forge" (75) once the wait budget was spent; it is a usage error (64) at once.
 
+use forgestate::verbs;
 use serde_json::json;
 
 use super::deep_arguments::{lines, mcp, mcp_error, one, tool_call};
@@ -56,34 +57,44 @@ fn a_name_or_glob_over_the_cap_is_a_usage_error_on_every_face() {
     let fine = bin.run(&args(&["--store", "st", "list", "--agent", &at_cap]));
     assert_eq!(fine.status.code(), Some(0), "{}", stderr(&fine));
 
-    // `call`, `call --lines` and MCP.
-    for (verb, request) in [
-        ("list", json!({"agent": over})),
-        ("list", json!({"agent": huge})),
-        ("latest", json!({"phase": over})),
-        ("status", json!({"session": huge})),
-        ("prune", json!({"session": over})),
-        ("fork", json!({"session": "s1", "new_session": over})),
-        (
-            "checkpoint",
-            json!({"agent": "w", "session": "s1", "phase": over}),
-        ),
-    ] {
-        let (code, doc) = one(&bin, verb, &request.to_string());
-        assert_eq!(code, Some(64), "call {verb}: {doc}");
-        let line = json!({"id": 1, "verb": verb, "args": request}).to_string();
-        let answer = &lines(&bin, &[line])[0];
-        assert_eq!(answer["error"]["code"], 64, "call --lines {verb}");
-        let message = answer["error"]["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("characters long; the limit is 200"),
-            "{message}"
-        );
-        if verb != "prune" && verb != "fork" {
-            let answer = &mcp(&bin, &[tool_call(1, verb, &request.to_string())])[0];
-            assert_eq!(mcp_error(answer)["code"], 64, "MCP {verb}");
+    // `call`, `call --lines` and MCP: every name field of every verb the library runs.
+    let mut asked = 0;
+    for spec in verbs::table() {
+        if verbs::runs(spec.name) != Some(verbs::Runs::Library) {
+            continue;
+        }
+        let request = (spec.request)();
+        let fields = request.get("properties").and_then(|p| p.as_object());
+        let named = verbs::input::NAME_FIELDS
+            .iter()
+            .filter(|f| fields.is_some_and(|p| p.contains_key(**f)));
+        for (n, field) in named.enumerate() {
+            let long = if n % 2 == 0 { &over } else { &huge };
+            let request = json!({*field: long});
+            let verb = spec.name;
+            let (code, doc) = one(&bin, verb, &request.to_string());
+            assert_eq!(code, Some(64), "call {verb} {field}: {doc}");
+            let line = json!({"id": 1, "verb": verb, "args": request}).to_string();
+            let answer = &lines(&bin, &[line])[0];
+            assert_eq!(answer["error"]["code"], 64, "call --lines {verb} {field}");
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.starts_with(&format!("{field} is ")), "{message}");
+            assert!(
+                message.contains("characters long; the limit is 200"),
+                "{message}"
+            );
+            if spec.on(verbs::Face::Mcp) {
+                let answer = &mcp(&bin, &[tool_call(1, verb, &request.to_string())])[0];
+                assert_eq!(
+                    mcp_error(answer)["code"],
+                    64,
+                    "MCP {verb} {field}: {answer}"
+                );
+            }
+            asked += 1;
         }
     }
+    assert!(asked >= 15, "too few name fields found: {asked}");
     let (code, doc) = one(&bin, "list", &json!({"agent": at_cap}).to_string());
     assert_eq!((code, &doc["records"]), (Some(0), &json!([])), "{doc}");
 }
