@@ -155,11 +155,11 @@ pub fn json_flag(text: &str) -> std::result::Result<Value, String> {
 /// seconds. Zero is taken, as `call` and MCP take it (`--stalled-after 0`: every session is
 /// stalled at once); a fraction of a second is not.
 pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {
-    if let Ok(secs) = text.trim().parse::<u64>() {
+    if let Ok(secs) = text.parse::<u64>() {
         return Ok(secs);
     }
     match humantime::parse_duration(text) {
-        Ok(d) if d.subsec_nanos() == 0 => Ok(d.as_secs()),
+        Ok(d) if d.subsec_nanos() == 0 && text.trim() == text => Ok(d.as_secs()),
         _ => Err(format!(
             "{text:?} is not a duration in whole seconds; write it as 90s, 10m or 2h"
         )),

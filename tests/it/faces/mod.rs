@@ -4,5 +4,6 @@
 mod deep_arguments;
 mod drifts;
 mod name_cap;
+mod number_text_and_missing_field;
 mod table;
 mod text;
