@@ -88,7 +88,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
 
 /// The one request on stdin (nothing: `{}`), read as `--lines` reads a line: at most
 /// [`MAX_LINE`] bytes, as UTF-8 (bad bytes are bad data, as the CLI says of `--data -`), and
-/// arguments nested too deep to read as values handed on as their JSON text.
+/// arguments nested too deep to read as values handed on as [`crate::face::deep`] says.
 fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin()
