@@ -14,8 +14,10 @@
 //! Every verb the library runs is callable (not only those of the Python face). `--strict` works
 //! as on the CLI: a save that spooled is an error (75) whose line also carries the answer.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::io::BufReader;
 
@@ -28,11 +30,8 @@ use super::args::{CallArgs, Cli};
 use super::errors::{ErrorBody, print_doc};
 use super::failure::Failure;
 use super::output;
-use crate::face::line::{Line, read_line};
+use crate::face::line::{Line, MAX_LINE, read_line};
 use crate::face::{EX_DATAERR, EX_IOERR, EX_TEMPFAIL, EX_USAGE, did_you_mean};
-
-/// The longest request line read (a record is capped far below this).
-const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// The opened store and the configured policies, or why there are none.
 type Opened = Result<(Client<AnyThread>, StatusPolicy), Failure>;
@@ -89,7 +88,7 @@ async fn one(cli: &Cli, verb: &str) -> Result<u8, Failure> {
 
 /// The one request on stdin (nothing: `{}`), read as `--lines` reads a line: at most
 /// [`MAX_LINE`] bytes, as UTF-8 (bad bytes are bad data, as the CLI says of `--data -`), and
-/// arguments nested too deep to read as values handed on as their JSON text.
+/// arguments nested too deep to read as values handed on as [`crate::face::deep`] says.
 fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin()
@@ -124,13 +123,13 @@ fn stdin_request(verb: &str) -> Result<Value, ErrorBody> {
     };
     let args = match serde_json::from_str::<Value>(&text) {
         Ok(args) => args,
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            raw_args(&text).ok_or_else(|| not_json(e))?
-        }
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => raw_args(verb, &text)
+            .ok_or_else(|| not_json(e))?
+            .map_err(|message| usage(&message))?,
         Err(e) => return Err(not_json(e)),
     };
     match verbs::input::repeated_key(&text) {
-        Some(r) => Err(ErrorBody::new(EX_DATAERR, &r.describe("the request"))),
+        Some(r) => Err(usage(&r.describe("the request"))),
         None => Ok(args),
     }
 }
@@ -212,9 +211,9 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
     };
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            deep(line).ok_or_else(|| not_json(e))?
-        }
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => deep(line)
+            .ok_or_else(|| not_json(e))?
+            .map_err(|message| (salvaged_id(line), usage(&message)))?,
         Err(e) => return Err(not_json(e)),
     };
     let Value::Object(mut map) = value else {
@@ -228,7 +227,7 @@ fn request(line: &[u8]) -> Result<(Option<Value>, String, Value), (Option<Value>
         .ok()
         .and_then(verbs::input::repeated_key)
     {
-        let body = ErrorBody::new(EX_DATAERR, &r.describe("the request line"));
+        let body = usage(&r.describe("the request line"));
         return Err((id, body));
     }
     let fail = |message: String| Err((id.clone(), usage(&message)));
@@ -266,38 +265,51 @@ fn salvaged_id(line: &[u8]) -> Option<Value> {
     Some(crate::face::top_level_id(line)).filter(|id| !id.is_null())
 }
 
-/// A request line nested past serde_json's 128 levels, read level by level: an argument too
-/// deep to read as a value, or holding a key twice, is handed on as its JSON text, which the verb
-/// parses as the CLI parses `--data` (with that flag's limit and errors), as the MCP server hands
-/// on a tool's arguments.
-fn deep(line: &[u8]) -> Option<Value> {
-    by_field(std::str::from_utf8(line).ok()?, |key, raw| {
-        match (key, serde_json::from_str::<Value>(raw)) {
-            (_, Ok(value)) => Some(value),
-            ("args", Err(_)) => raw_args(raw),
-            (_, Err(_)) => None,
-        }
-    })
+/// A request line nested past serde_json's 128 levels, read level by level: its arguments as
+/// [`raw_args`] reads them; `Err` with the usage message of an argument no verb can take.
+fn deep(line: &[u8]) -> Option<Result<Value, String>> {
+    let fields = fields(std::str::from_utf8(line).ok()?)?;
+    let verb = fields
+        .get("verb")
+        .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        .unwrap_or_default();
+    let mut map = Map::new();
+    for (key, raw) in fields {
+        let value = match (key.as_str(), serde_json::from_str::<Value>(raw.get())) {
+            (_, Ok(value)) => value,
+            ("args", Err(_)) => match raw_args(&verb, raw.get())? {
+                Ok(args) => args,
+                Err(message) => return Some(Err(message)),
+            },
+            (_, Err(_)) => return None,
+        };
+        map.insert(key, value);
+    }
+    Some(Ok(Value::Object(map)))
 }
 
 /// A request's arguments nested past serde_json's 128 levels: each argument too deep to read as
-/// a value, or holding a key twice, is handed on as its JSON text (see [`deep`]).
-fn raw_args(text: &str) -> Option<Value> {
-    by_field(text, |_, raw| match serde_json::from_str(raw) {
-        Ok(value) if verbs::input::repeated_key(raw).is_none() => Some(value),
-        _ => Some(Value::String(raw.to_string())),
-    })
+/// a value, or holding a key twice, is handed on as [`crate::face::deep::argument`] says (JSON
+/// text to a field taking an object's text, which the verb parses as the CLI parses `--data`,
+/// with that flag's limit and errors, as the MCP server hands on a tool's arguments).
+fn raw_args(verb: &str, text: &str) -> Option<Result<Value, String>> {
+    let mut map = Map::new();
+    for (key, raw) in fields(text)? {
+        let value = match serde_json::from_str(raw.get()) {
+            Ok(value) if verbs::input::repeated_key(raw.get()).is_none() => value,
+            _ => match crate::face::deep::argument(verb, &key, raw.get()) {
+                Ok(value) => value,
+                Err(message) => return Some(Err(message)),
+            },
+        };
+        map.insert(key, value);
+    }
+    Some(Ok(Value::Object(map)))
 }
 
-/// The JSON object `text`, each field's JSON text read by `field` (`None` fails it whole).
-fn by_field(text: &str, field: impl Fn(&str, &str) -> Option<Value>) -> Option<Value> {
-    let fields: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
-        serde_json::from_str(text).ok()?;
-    let map = fields
-        .into_iter()
-        .map(|(key, raw)| Some((key.clone(), field(&key, raw.get())?)));
-    map.collect::<Option<Map<String, Value>>>()
-        .map(Value::Object)
+/// The fields of the JSON object `text`, each as its JSON text.
+fn fields(text: &str) -> Option<BTreeMap<String, &RawValue>> {
+    serde_json::from_str(text).ok()
 }
 
 /// Runs `verb` on `args` over the opened store.

@@ -128,14 +128,16 @@ pub fn write_failed() -> Option<&'static str> {
 }
 
 /// A human message on stderr, prefixed like every forgestate message. A text that starts with
-/// `error: ` or `warning: ` gets that level's prefix (coloured when stderr may be).
+/// `error: ` or `warning: ` gets that level's prefix (coloured when stderr may be). Scrubbed
+/// and made printable (`face::scrub::printable`): a warning may quote a record's agent, session,
+/// phase or a reason, whose escapes must not reach the terminal.
 pub fn note(text: &str) {
     for level in ["error", "warning"] {
         if let Some(rest) = text.strip_prefix(level).and_then(|t| t.strip_prefix(": ")) {
             return leveled(level, rest);
         }
     }
-    let text = crate::face::scrub::scrub(text);
+    let text = crate::face::scrub::printable(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "forgestate: {text}")).ok();
 }
 
@@ -146,7 +148,7 @@ pub fn error(text: &str) {
 
 fn leveled(level: &str, text: &str) {
     let prefix = table::prefix(level, terminal::stderr_color());
-    let text = crate::face::scrub::scrub(text);
+    let text = crate::face::scrub::printable(text);
     super::progress::suspend(|| writeln!(std::io::stderr().lock(), "{prefix}{text}")).ok();
 }
 

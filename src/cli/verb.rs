@@ -55,6 +55,7 @@ impl<'a> Visit for Visitor<'a> {
 /// Runs `V` on its flags as clap parsed them; the line naming a default store, held until the
 /// first output, is shown at the end if nothing was, unless the request was refused.
 async fn run<V: CliVerb>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Failure> {
+    names_fit(matches).map_err(|e| Failure::from(flagged(&V::SPEC, e)))?;
     let flags = V::Flags::from_arg_matches(matches)
         .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
     let face = Face::new(cli);
@@ -63,6 +64,20 @@ async fn run<V: CliVerb>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Fa
         face.flush_note();
     }
     ran.map_err(|e| flagged(&V::SPEC, e).into())
+}
+
+/// Every name or glob flag (`--agent`, `--session`, `--phase`, ...) within the one limit every
+/// face keeps ([`verbs::input::name_length`]), before anything is opened.
+fn names_fit(matches: &clap::ArgMatches) -> forgestate::Result<()> {
+    for field in verbs::input::NAME_FIELDS {
+        let Ok(Some(values)) = matches.try_get_raw(field) else {
+            continue;
+        };
+        for value in values {
+            verbs::input::name_length(field, &value.to_string_lossy())?;
+        }
+    }
+    Ok(())
 }
 
 /// What the command line lends a verb, and where its output goes: the default store's line

@@ -4,6 +4,10 @@
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
+/// The longest line either face reads (an MCP message, a `call --lines` request, `call`'s one
+/// request on stdin): rmcp's own limit. A record is capped far below it (1 MiB).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
 /// One line as read: whole, or over the limit (its first `max` bytes kept).
 pub enum Line {
     /// The line.

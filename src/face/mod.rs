@@ -3,6 +3,7 @@
 //! capped reading of an input line, and the scrubber every line that leaves the process passes
 //! through. Neither face imports the other.
 
+pub mod deep;
 pub mod line;
 pub mod scrub;
 

@@ -8,8 +8,10 @@
 //! - JSON that is not a JSON-RPC 2.0 message (a batch, no `method`, a wrong `jsonrpc`): `-32600`;
 //! - a line over [`MAX_LINE`]: `-32600`, the rest of the line skipped, the server stays up;
 //! - a `tools/call` whose arguments nest too deeply for rmcp to parse the message: each such
-//!   argument is handed on as JSON text, which the verb parses with the CLI's own parser, so the
-//!   nesting limit is the CLI's (`data` of 127 levels is taken, 128 is refused with `isError`);
+//!   argument is handed on as `face::deep` says: `data` (and `metrics`) as JSON text, which the
+//!   verb parses with the CLI's own parser, so the nesting limit is the CLI's (`data` of 127
+//!   levels is taken, 128 is refused with `isError`); any other argument as its first levels,
+//!   refused as the same value shallow is;
 //! - everything else goes to rmcp unchanged.
 //!
 //! Only one task writes stdout: rmcp's answers and these go through one channel, line by line.
@@ -24,12 +26,9 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use super::order::Order;
-use crate::face::line::{Line, read_line};
+use crate::face::line::{Line, MAX_LINE, read_line};
 use crate::face::top_level_id;
 use judge::{INVALID_REQUEST, Verdict, error, judge};
-
-/// The longest line handed on (rmcp's own limit).
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// The tasks that move lines; see [`Pump::finish`].
 pub struct Pump {

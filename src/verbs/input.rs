@@ -56,9 +56,42 @@ pub fn object(what: &str, value: Value) -> Result<Map<String, Value>> {
     }
 }
 
-/// A filter argument must be a valid glob (`*`, `?`, `[abc]`); `[[]` matches `[`. A NUL is
-/// refused as bad data: no name holds one, and no command line can pass one.
+/// The request fields that name an agent, a session or a phase (or match them, as a glob): each
+/// is at most [`crate::format::MAX_FIELD_CHARS`] characters on every face, checked before any
+/// IO, so a huge glob costs nothing (it cost seconds and gigabytes, and the wait budget).
+pub const NAME_FIELDS: &[&str] = &["agent", "session", "phase", "new_session", "writer"];
+
+/// A name or glob given in a request (`what`, one of [`NAME_FIELDS`]) longer than any record's
+/// name can be is a usage error.
+pub fn name_length(what: &str, value: &str) -> Result<()> {
+    let limit = crate::format::MAX_FIELD_CHARS;
+    // Counted only as far as the limit: the value may be megabytes long.
+    match value.chars().nth(limit) {
+        None => Ok(()),
+        Some(_) => Err(Error::usage(format!(
+            "{what} is {} characters long; the limit is {limit}",
+            value.chars().count()
+        ))),
+    }
+}
+
+/// Every [`NAME_FIELDS`] argument of a JSON request checked by [`name_length`].
+pub fn name_lengths(args: &Value) -> Result<()> {
+    for field in NAME_FIELDS {
+        if let Some(value) = args.get(field).and_then(Value::as_str) {
+            name_length(field, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// A filter argument must be a valid glob (`*`, `?`, `[abc]`) no longer than a name
+/// ([`name_length`]); `[[]` matches `[`. A NUL is refused as bad data: no name holds one, and no
+/// command line can pass one.
 pub fn check_glob(what: &str, value: Option<&str>) -> Result<()> {
+    if let Some(value) = value {
+        name_length(what, value)?;
+    }
     if value.is_some_and(|v| v.contains('\0')) {
         return Err(Error::invalid(format!(
             "{what} holds a NUL character, which no agent or session name can; pass the name \
@@ -122,11 +155,11 @@ pub fn json_flag(text: &str) -> std::result::Result<Value, String> {
 /// seconds. Zero is taken, as `call` and MCP take it (`--stalled-after 0`: every session is
 /// stalled at once); a fraction of a second is not.
 pub fn duration_flag(text: &str) -> std::result::Result<u64, String> {
-    if let Ok(secs) = text.trim().parse::<u64>() {
+    if let Ok(secs) = text.parse::<u64>() {
         return Ok(secs);
     }
     match humantime::parse_duration(text) {
-        Ok(d) if d.subsec_nanos() == 0 => Ok(d.as_secs()),
+        Ok(d) if d.subsec_nanos() == 0 && text.trim() == text => Ok(d.as_secs()),
         _ => Err(format!(
             "{text:?} is not a duration in whole seconds; write it as 90s, 10m or 2h"
         )),

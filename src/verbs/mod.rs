@@ -465,6 +465,7 @@ fn request_of<V: Verb>(args: Value) -> Result<V::Request> {
             V::SPEC.name
         )));
     }
+    input::name_lengths(&args)?;
     decode::<V>(args.clone()).map_err(|e| {
         let field = culprit::<V>(&args, &e.to_string())
             .map(|k| format!("`{k}`"))
@@ -498,9 +499,13 @@ fn unknown_argument(args: &Value, schema: &Map<String, Value>) -> Option<String>
 /// The argument a decoding error (`error`) is about, which serde names only when it is missing
 /// or unknown: the one that fails alone with that error.
 fn culprit<V: Verb>(args: &Value, error: &str) -> Option<String> {
+    // serde names a missing field itself; any argument given fails alone with it too.
     let Value::Object(map) = args else {
         return None;
     };
+    if error.starts_with("missing field") {
+        return None;
+    }
     map.iter()
         .find(|(key, value)| {
             let alone = Value::Object([((*key).clone(), (*value).clone())].into_iter().collect());

@@ -99,7 +99,11 @@ pub(super) fn lenient(args: Value, schema: &Map<String, Value>) -> Value {
         let Some(prop) = props.get(name) else {
             continue;
         };
-        let text = text.trim();
+        // Surrounding whitespace is refused, as the CLI's flags refuse it (`--limit " 1"`).
+        if text.trim() != text {
+            continue;
+        }
+        let text = text.as_str();
         if typed(prop, "integer") {
             if let Ok(n) = text.parse::<u64>() {
                 *value = Value::from(n);

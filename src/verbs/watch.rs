@@ -185,10 +185,10 @@ mod cli {
                         .comment
                         .created_at
                         .to_rfc3339_opts(SecondsFormat::Secs, true),
-                    r.agent,
-                    r.session,
+                    p.printable(&r.agent),
+                    p.printable(&r.session),
                     r.kind().name(),
-                    what
+                    p.printable(what)
                 ));
             }
             _ if p.quiet() => {}

@@ -196,12 +196,23 @@ fn deep(text: &str) -> Verdict {
             let why = format!("Invalid params: {}", inside.describe("arguments"));
             return Verdict::Answer(error(id, INVALID_PARAMS, &why));
         }
-        let value = match depth(raw.get().as_bytes()) > ARGUMENT_DEPTH {
-            // The verb parses it as the CLI parses `--data`, with the same limit.
-            true => Value::String(raw.get().to_string()),
-            false => match serde_json::from_str(raw.get()) {
-                Ok(v) => v,
-                Err(_) => Value::String(raw.get().to_string()),
+        let parsed = match depth(raw.get().as_bytes()) > ARGUMENT_DEPTH {
+            true => None,
+            false => serde_json::from_str(raw.get()).ok(),
+        };
+        // Too deep for rmcp: JSON text to a field taking an object's text (the verb parses it
+        // as the CLI parses `--data`, with the same limit), refused for any other.
+        let value = match parsed {
+            Some(value) => value,
+            None => match crate::face::deep::argument(&call.name, &key, raw.get()) {
+                Ok(value) => value,
+                Err(why) => {
+                    return Verdict::Answer(error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("Invalid params: {why}"),
+                    ));
+                }
             },
         };
         arguments.insert(key, value);

@@ -354,7 +354,7 @@ fn data_as_deep_as_the_cli_takes_it_is_saved_over_lines_and_deeper_is_a_data_err
         "{message}"
     );
     assert_eq!(answers[1]["id"], 3);
-    assert_eq!(answers[1]["error"]["code"], 65, "{}", answers[1]);
+    assert_eq!(answers[1]["error"]["code"], 64, "{}", answers[1]);
     assert!(
         answers[1]["error"]["message"]
             .as_str()

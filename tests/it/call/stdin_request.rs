@@ -76,28 +76,28 @@ fn data_nested_too_deep_is_bad_data_on_every_face() {
     assert_eq!(answer["error"]["code"], 65);
 }
 
-/// A request past the `--lines` limit (64 MiB) is refused unread rather than taken whole into
+/// A request past the `--lines` limit (16 MiB, MCP's too) is refused unread rather than taken whole into
 /// memory (`call list < /dev/zero` grew until the allocator gave up, exit 74).
 #[test]
 fn stdin_is_read_only_up_to_the_line_limit() {
     let dir = tempfile::tempdir().unwrap();
     let out = Bin::new(dir.path())
-        .stdin(vec![b' '; (64 << 20) + 1])
+        .stdin(vec![b' '; (16 << 20) + 1])
         .run(&words("--store st call list"));
     let doc = json_of(&stdout(&out));
     assert_eq!(out.status.code(), Some(65), "{doc}");
     assert_eq!(
         doc["error"]["message"],
-        "the request on stdin is over 64 MiB; nothing in it was run"
+        "the request on stdin is over 16 MiB; nothing in it was run"
     );
 }
 
-/// `call --lines` answers a line past its limit (64 MiB) with bad data, skips the rest of it
+/// `call --lines` answers a line past its limit (16 MiB, as MCP) with bad data, skips the rest of it
 /// unread, and goes on with the next line.
 #[test]
 fn a_request_line_past_the_limit_is_answered_and_the_next_one_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut input = vec![b' '; (64 << 20) + 1];
+    let mut input = vec![b' '; (16 << 20) + 1];
     input.extend_from_slice(b"\n{\"verb\": \"list\", \"id\": 2}\n");
     let out = Bin::new(dir.path())
         .stdin(input)
@@ -108,7 +108,7 @@ fn a_request_line_past_the_limit_is_answered_and_the_next_one_runs() {
     assert_eq!(answers[0]["error"]["code"], 65, "{answers:?}");
     assert_eq!(
         answers[0]["error"]["message"],
-        "the request line is over 64 MiB; nothing in it was run"
+        "the request line is over 16 MiB; nothing in it was run"
     );
     assert_eq!(answers[1]["id"], 2, "{answers:?}");
     assert!(answers[1]["answer"]["records"].is_array(), "{answers:?}");

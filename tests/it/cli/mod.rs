@@ -2,6 +2,7 @@
 
 mod against_forge;
 mod completions;
+mod escapes_in_watch_and_warnings;
 mod exit_codes;
 mod first_hour;
 mod flags_and_fields;

@@ -1,7 +1,8 @@
 //! A key given twice in one JSON object (issue #29, hole 13) is refused wherever JSON text comes
-//! in on the command line: `--data`, `--data-file`, `--data -`, and `forgestate call` (one shot
-//! and `--lines`, the Python package's way in), with exit 65 naming the key; nothing is saved.
-//! (MCP's side is in `mcp::every_line_answered`.)
+//! in on the command line: `--data`, `--data-file`, `--data -` (bad data, exit 65), and
+//! `forgestate call` (one shot and `--lines`, the Python package's way in), whose request is a
+//! usage error (64) as an unknown key is, and as MCP answers both (-32602); the key is named and
+//! nothing is saved. (MCP's side is in `mcp::every_line_answered`.)
 
 use crate::common;
 
@@ -70,9 +71,10 @@ fn call_refuses_a_key_twice_in_its_request() {
         .clone()
         .stdin(request)
         .run(&args(&["--store", "st", "call", "checkpoint"]));
-    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(doc["error"]["code"], 65, "{doc}");
+    assert_eq!(doc["error"]["code"], 64, "{doc}");
+    assert_eq!(doc["error"]["category"], "usage", "{doc}");
     let message = doc["error"]["message"].as_str().unwrap();
     assert!(
         message.starts_with("the request has the key \"n\" twice (in data);"),
@@ -95,7 +97,7 @@ fn call_refuses_a_key_twice_in_its_request() {
         .collect();
     assert_eq!(answers.len(), 2, "{answers:?}");
     assert_eq!(answers[0]["id"], 1);
-    assert_eq!(answers[0]["error"]["code"], 65, "{}", answers[0]);
+    assert_eq!(answers[0]["error"]["code"], 64, "{}", answers[0]);
     let message = answers[0]["error"]["message"].as_str().unwrap();
     assert!(
         message.starts_with("the request line has the key \"agent\" twice (in args);"),

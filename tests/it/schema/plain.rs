@@ -63,8 +63,15 @@ fn optional_properties_lose_null_and_formats() {
 
 #[test]
 fn numeric_strings_are_read_as_numbers_for_integer_properties_only() {
-    let list = decode::<ListVerb>(json!({"limit": " 1", "invalid": "true", "agent": "7"}))
+    let list = decode::<ListVerb>(json!({"limit": "1", "invalid": "true", "agent": "7"}))
         .expect("read leniently");
+    for spaced in [" 1", "1 ", "\t1"] {
+        assert!(
+            decode::<ListVerb>(json!({"limit": spaced})).is_err(),
+            "spaces around a number are refused, as the CLI's --limit refuses them: {spaced:?}"
+        );
+    }
+    assert!(decode::<ListVerb>(json!({"invalid": " true"})).is_err());
     assert_eq!(list.limit, Some(1));
     assert!(list.invalid);
     assert_eq!(
