@@ -129,6 +129,10 @@ pub enum Cursor {
         /// the same clock tick apart (then an unchanged-looking file is read again).
         #[serde(default)]
         racy: bool,
+        /// The largest id the lines before `offset` were read under (`None` in cursors written
+        /// before it was kept: the file is then read again from the start).
+        #[serde(default)]
+        max_id: Option<u64>,
     },
 }
 

@@ -4,8 +4,9 @@
 //! 1. take an exclusive advisory lock on the file (`flock`), so writers from any number of
 //!    processes are serialised and lines never interleave;
 //! 2. find the largest id in the file (the last valid line, and every id before it, since a
-//!    merged or hand-edited file may be out of order) and take the next one with checked
-//!    arithmetic, so a new record always sorts after every existing one;
+//!    merged or hand-edited file may be out of order, and as readers number a file whose ids
+//!    repeat: [`ids`]) and take the next one with checked arithmetic, so a new record always
+//!    sorts after every existing one;
 //! 3. write the new line with one `write_all` in append mode, then `fdatasync`.
 //!
 //! A guarded append ([`Thread::append_guarded`], a compare-and-set) reads the comments after a
@@ -33,9 +34,11 @@ use super::{
 mod delete;
 mod delta;
 mod file;
+mod ids;
 mod kept;
 
 use file::{LineWarnings, next_id, open_regular};
+use ids::Placed;
 
 /// The file inside the store directory.
 pub const THREAD_FILE: &str = "thread.jsonl";
@@ -226,10 +229,22 @@ impl LocalThread {
 }
 
 /// The comments in `bytes` (whole lines of a thread file), with `since` applied, and warnings
-/// for lines that do not read (a torn last line, corrupt or out-of-order lines).
+/// for lines that do not read (a torn last line, corrupt, out-of-order or repeated lines).
 fn read_lines(path: &Path, bytes: &[u8], since: Option<DateTime<Utc>>) -> Listing {
+    read_lines_after(path, bytes, since, None).0
+}
+
+/// [`read_lines`] for the lines after others whose largest id (as read) was `max`; also the
+/// largest id as read after these lines. Ids are given by [`ids::Numbering`].
+fn read_lines_after(
+    path: &Path,
+    bytes: &[u8],
+    since: Option<DateTime<Utc>>,
+    max: Option<u64>,
+) -> (Listing, Option<u64>) {
     let mut listing = Listing::default();
     let mut odd = LineWarnings::new(path);
+    let mut numbering = ids::Numbering::after(max);
     let ends_clean = bytes.last().is_none_or(|&b| b == b'\n');
     let mut segments = bytes.split(|&b| b == b'\n').enumerate().peekable();
     while let Some((index, segment)) = segments.next() {
@@ -238,11 +253,26 @@ fn read_lines(path: &Path, bytes: &[u8], since: Option<DateTime<Utc>>) -> Listin
             continue;
         }
         match serde_json::from_slice::<Line>(segment) {
-            Ok(line) => {
-                if let Some(prev) = listing.comments.last()
-                    && line.id <= prev.id
-                {
-                    odd.out_of_order(index + 1, line.id, prev.id);
+            Ok(mut line) => {
+                let number = index + 1;
+                let before = numbering.max();
+                match numbering.place(number, line.id, segment) {
+                    Placed::Own { ordered: true, .. } => {}
+                    Placed::Own { ordered: false, id } => {
+                        odd.out_of_order(number, id, before.unwrap_or_default())
+                    }
+                    Placed::Copy { of } => {
+                        odd.copy(number, of);
+                        continue;
+                    }
+                    Placed::Renumbered { id, of } => {
+                        odd.repeat(number, line.id, of, Some(id));
+                        line.id = id;
+                    }
+                    Placed::NoIdLeft { of } => {
+                        odd.repeat(number, line.id, of, None);
+                        continue;
+                    }
                 }
                 let keep = since.is_none_or(|s| line.updated_at.timestamp() >= s.timestamp());
                 if keep {
@@ -258,7 +288,7 @@ fn read_lines(path: &Path, bytes: &[u8], since: Option<DateTime<Utc>>) -> Listin
         }
     }
     listing.warnings.splice(0..0, odd.finish());
-    listing
+    (listing, numbering.max())
 }
 
 impl Line {

@@ -15,6 +15,7 @@ use std::fs::OpenOptions;
 use std::io::{self, Read};
 
 use super::file;
+use super::ids::{Numbering, Placed};
 use super::{Deleted, Line, LocalThread, StoreError};
 
 impl LocalThread {
@@ -40,28 +41,43 @@ impl LocalThread {
         // The lock is held until `locked` is dropped, after the rename.
         let mut bytes = Vec::new();
         locked.read_to_end(&mut bytes).map_err(io("cannot read"))?;
-        let max_id = bytes.split(|&b| b == b'\n').filter_map(line_id).max();
+        // Each line's id as a reader numbers it (`ids`): a repeated id is written back as the id
+        // it is read under, so removing a line never gives another one a new id.
+        let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        let mut numbering = Numbering::after(None);
+        let placed: Vec<Option<(Line, Placed)>> = segments
+            .iter()
+            .enumerate()
+            .map(|(i, segment)| {
+                let line = serde_json::from_slice::<Line>(segment).ok()?;
+                let placed = numbering.place(i + 1, line.id, segment);
+                Some((line, placed))
+            })
+            .collect();
         // The newest line stays, emptied, so the next append still takes the id after it.
-        let hole = max_id.filter(|m| wanted.contains(m));
+        let hole = numbering.max().filter(|m| wanted.contains(m));
         let mut kept = Vec::with_capacity(bytes.len());
         let mut deleted = Vec::new();
-        let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         let last = segments.len().saturating_sub(1);
-        for (i, segment) in segments.into_iter().enumerate() {
-            let line = match line_id(segment).filter(|id| wanted.contains(id)) {
-                Some(id) if Some(id) == hole => match emptied(segment) {
-                    Some(line) => {
-                        deleted.push(id);
-                        Cow::Owned(line)
-                    }
-                    // A line whose id reads but whose fields do not: kept as it is.
-                    None => Cow::Borrowed(segment),
-                },
-                Some(id) => {
+        let encode = |e: serde_json::Error| io("cannot encode a line for")(e.into());
+        for (i, (segment, placed)) in segments.iter().zip(placed).enumerate() {
+            let line: Cow<[u8]> = match placed {
+                // A copy of a line kept, or not: the line itself stands for it.
+                Some((_, Placed::Copy { .. })) => continue,
+                Some((line, Placed::Own { id, .. } | Placed::Renumbered { id, .. }))
+                    if wanted.contains(&id) =>
+                {
                     deleted.push(id);
-                    continue;
+                    match Some(id) == hole {
+                        true => Cow::Owned(written(line, id, true).map_err(encode)?),
+                        false => continue,
+                    }
                 }
-                None => Cow::Borrowed(segment),
+                Some((line, Placed::Renumbered { id, .. })) => {
+                    Cow::Owned(written(line, id, false).map_err(encode)?)
+                }
+                // Its own id, or a line that does not read, or one no id was left for: as it is.
+                _ => Cow::Borrowed(*segment),
             };
             kept.extend_from_slice(&line);
             if i < last {
@@ -87,16 +103,13 @@ impl LocalThread {
     }
 }
 
-/// `segment` with an empty body (same id, author and times), for the newest line's deletion.
-fn emptied(segment: &[u8]) -> Option<Vec<u8>> {
-    let mut line = serde_json::from_slice::<Line>(segment).ok()?;
-    line.body.clear();
-    serde_json::to_vec(&line).ok()
-}
-
-/// The id of a complete line; `None` for a torn or corrupt one (which is kept as it is).
-fn line_id(segment: &[u8]) -> Option<u64> {
-    serde_json::from_slice::<Line>(segment).ok().map(|l| l.id)
+/// `line` as written back under `id`, its body emptied when `empty` (the newest line's deletion).
+fn written(mut line: Line, id: u64, empty: bool) -> serde_json::Result<Vec<u8>> {
+    line.id = id;
+    if empty {
+        line.body.clear();
+    }
+    serde_json::to_vec(&line)
 }
 
 /// Whether the thread file is readable by its owner only (the rewrite keeps it so).

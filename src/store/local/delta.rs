@@ -22,7 +22,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
 
 use super::file::open_regular;
-use super::{LocalThread, read_lines};
+use super::{LocalThread, read_lines_after};
 use crate::store::{Cursor, Delta, StoreError};
 
 /// How many bytes before the offset are hashed.
@@ -61,17 +61,20 @@ impl LocalThread {
                 len: known_len,
                 mtime_ns: known_mtime,
                 racy,
+                max_id,
             }) if known == identity
+                && (offset == 0 || max_id.is_some())
                 && known_mtime != 0
                 && offset <= len
                 && known_len <= len
                 && (len > known_len || (mtime_ns == known_mtime && !racy))
                 && tail_hash(&mut file, offset).map_err(io("cannot read"))? == tail =>
             {
-                offset
+                (offset, max_id)
             }
-            _ => 0,
+            _ => (0, None),
         };
+        let (start, max_before) = start;
         // Taken after the metadata: a write after the `stat` has a later time than this.
         let racy = now_ns().is_none_or(|now| now - mtime_ns < RACY_NS);
         file.seek(SeekFrom::Start(start))
@@ -86,9 +89,10 @@ impl LocalThread {
         let offset = start + consumed;
         let tail = tail_hash(&mut file, offset).map_err(io("cannot read"))?;
         drop(file);
-        let listing = read_lines(&path, &bytes, None);
+        let (listing, max_id) = read_lines_after(&path, &bytes, None, max_before);
         if start > 0 && !listing.warnings.is_empty() {
-            // An odd line after the cursor (a torn last line, or one sealed by an append since):
+            // An odd line after the cursor (a torn last line, or one sealed by an append since,
+            // or an id not above every one before, which only the whole file can number):
             // the whole file is read instead, so its warnings name the file's own line numbers
             // and replace what the last full read said (a torn line may be a corrupt one now).
             return self.delta_blocking(None);
@@ -102,6 +106,7 @@ impl LocalThread {
                 len,
                 mtime_ns,
                 racy,
+                max_id,
             }),
             full: start == 0,
             location,
@@ -170,6 +175,7 @@ mod tests {
             tail,
             len,
             mtime_ns,
+            max_id,
             ..
         } = cursor.clone()
         else {
@@ -182,6 +188,7 @@ mod tests {
             len,
             mtime_ns: mtime_ns + mtime_shift,
             racy: racy_now,
+            max_id,
         }
     }
 

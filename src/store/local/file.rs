@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::Line;
+use super::ids::Numbering;
 
 /// How far back we read at a time when looking for the last line.
 const TAIL_CHUNK: u64 = 64 * 1024;
@@ -205,6 +206,9 @@ pub(super) fn tail(file: &mut File, len: u64) -> io::Result<Tail> {
         });
     };
     let (mut max_id, mut max_at) = (last.id, start);
+    // Whether every id is above the one before: otherwise an id may repeat, and the lines are
+    // numbered as a reader numbers them (`ids`), so a new record's id is above those too.
+    let (mut ordered, mut prev) = (true, None);
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::with_capacity(256 * 1024, file.by_ref().take(start));
     let (mut buf, mut offset) = (Vec::new(), 0u64);
@@ -214,12 +218,19 @@ pub(super) fn tail(file: &mut File, len: u64) -> io::Result<Tail> {
         if n == 0 {
             break;
         }
-        if let Some(id) = line_id(&buf)
-            && id > max_id
-        {
-            (max_id, max_at) = (id, offset);
+        if let Some(id) = line_id(&buf) {
+            ordered &= prev.is_none_or(|p| id > p);
+            prev = Some(id);
+            if id > max_id {
+                (max_id, max_at) = (id, offset);
+            }
         }
         offset += n as u64;
+    }
+    ordered &= prev.is_none_or(|p| last.id > p);
+    if !ordered {
+        let bytes = read_range(file, 0, end)?;
+        max_id = max_id.max(numbered_max(&bytes).unwrap_or(0));
     }
     let mut created_at = last.created_at;
     if max_at != start {
@@ -233,6 +244,17 @@ pub(super) fn tail(file: &mut File, len: u64) -> io::Result<Tail> {
         created_at: Some(created_at),
         ends_clean,
     })
+}
+
+/// The largest id the lines of `bytes` are read under ([`Numbering`]).
+fn numbered_max(bytes: &[u8]) -> Option<u64> {
+    let mut numbering = Numbering::after(None);
+    for (index, segment) in bytes.split(|&b| b == b'\n').enumerate() {
+        if let Ok(line) = serde_json::from_slice::<Line>(segment) {
+            numbering.place(index + 1, line.id, segment);
+        }
+    }
+    numbering.max()
 }
 
 /// The id of one line, cheaply: the prefix this store writes (`{"id":N,`) is read directly, and
@@ -314,6 +336,10 @@ pub(super) struct LineWarnings<'a> {
     corrupt_count: usize,
     disorder: Option<String>,
     disorder_count: usize,
+    repeat: Option<String>,
+    repeat_count: usize,
+    copy: Option<String>,
+    copy_count: usize,
 }
 
 impl<'a> LineWarnings<'a> {
@@ -324,6 +350,10 @@ impl<'a> LineWarnings<'a> {
             corrupt_count: 0,
             disorder: None,
             disorder_count: 0,
+            repeat: None,
+            repeat_count: 0,
+            copy: None,
+            copy_count: 0,
         }
     }
 
@@ -339,6 +369,26 @@ impl<'a> LineWarnings<'a> {
         self.disorder_count += 1;
         self.disorder
             .get_or_insert_with(|| format!("line {number} has id {id} after id {prev}"));
+    }
+
+    /// Line `number` repeats the id `id` of line `of` with other content, and is read as `read_as`
+    /// (`None`: no id was left, and it is skipped).
+    pub fn repeat(&mut self, number: usize, id: u64, of: usize, read_as: Option<u64>) {
+        self.repeat_count += 1;
+        self.repeat.get_or_insert_with(|| match read_as {
+            Some(new) => format!("line {number} repeats id {id} of line {of}, read as id {new}"),
+            None => format!(
+                "line {number} repeats id {id} of line {of} and is skipped: no id is left above \
+                 the largest; renumber the \"id\" of each line in ascending order from 1"
+            ),
+        });
+    }
+
+    /// Line `number` is a copy of line `of` (same id, same bytes).
+    pub fn copy(&mut self, number: usize, of: usize) {
+        self.copy_count += 1;
+        self.copy
+            .get_or_insert_with(|| format!("line {number} is a copy of line {of}"));
     }
 
     /// The warnings: at most one per kind.
@@ -358,6 +408,29 @@ impl<'a> LineWarnings<'a> {
             (n, Some(first)) => out.push(format!(
                 "{path}: {n} lines have an id not above the line before (the first: {first}); \
                  {fix}"
+            )),
+            _ => {}
+        }
+        let fix = "the file was merged or edited by hand; no record is lost: the later line is \
+                   a record of its own, read under the id after the largest before it, and new \
+                   records are numbered after it; `list --invalid` and `history` show both, and \
+                   setting that line's \"id\" in the file to the id it is read as settles it";
+        match (self.repeat_count, self.repeat) {
+            (1, Some(first)) => out.push(format!(
+                "{path}: {first}: two records with other content had the same id; {fix}"
+            )),
+            (n, Some(first)) => out.push(format!(
+                "{path}: {n} lines repeat an earlier line's id with other content (the first: \
+                 {first}); {fix}"
+            )),
+            _ => {}
+        }
+        let fix = "the same record twice, as merging a store with a copy of itself leaves; each \
+                   is read once";
+        match (self.copy_count, self.copy) {
+            (1, Some(first)) => out.push(format!("{path}: {first}; {fix}")),
+            (n, Some(first)) => out.push(format!(
+                "{path}: {n} lines are copies of earlier lines (the first: {first}); {fix}"
             )),
             _ => {}
         }

@@ -205,7 +205,10 @@ fn an_append_after_a_merged_file_gets_an_id_above_every_existing_one() {
     std::fs::write(&path, text).unwrap();
     let store = LocalThread::new(dir.path(), "me");
     let new = store.append_blocking("new").unwrap();
-    assert_eq!(new.id, 10, "the largest id plus one, not the last line's");
+    assert_eq!(
+        new.id, 11,
+        "above the largest id, and above the 10 the repeated 9 is read as; not the last line's"
+    );
     assert!(
         new.created_at
             >= "2026-11-29T08:00:00Z"
@@ -229,6 +232,80 @@ fn an_append_after_a_merged_file_gets_an_id_above_every_existing_one() {
     )
     .unwrap();
     assert_eq!(store.append_blocking("z").unwrap().id, 71);
+}
+
+#[test]
+fn a_repeated_id_loses_no_record_and_warm_and_cold_reads_and_appends_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(THREAD_FILE);
+    // Two stores merged by `cat`, each with ids 1 and 2, the second sharing the first record.
+    let text = [(1, "a"), (2, "a2"), (1, "a"), (2, "b2"), (3, "b3")]
+        .map(|(id, body)| hand_line(id, body))
+        .concat();
+    std::fs::write(&path, text).unwrap();
+    let store = LocalThread::new(dir.path(), "me");
+    let read = |listing: &forgestate::store::Listing| {
+        let mut pairs: Vec<(u64, String)> = listing
+            .comments
+            .iter()
+            .map(|c| (c.id, c.body.clone()))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let cold = store.list_blocking(None).unwrap();
+    let want = |extra: &[(u64, &str)]| {
+        let mut want: Vec<(u64, String)> = [(1, "a"), (2, "a2"), (3, "b2"), (4, "b3")]
+            .iter()
+            .chain(extra)
+            .map(|&(id, b)| (id, b.to_string()))
+            .collect();
+        want.sort();
+        want
+    };
+    assert_eq!(
+        read(&cold),
+        want(&[]),
+        "the copy read once, the conflicts renumbered"
+    );
+    let warnings = cold.warnings.join("\n");
+    assert!(
+        warnings.contains("line 4 repeats id 2 of line 2, read as id 3")
+            && warnings.contains("2 lines repeat")
+            && warnings.contains("line 3 is a copy of line 1"),
+        "{warnings}"
+    );
+    // A warm read continues from a cursor; an append takes an id above the renumbered ones.
+    let first = store.delta_blocking(None).unwrap();
+    assert_eq!(read(&first.listing), want(&[]));
+    let new = store.append_blocking("new").unwrap();
+    assert_eq!(new.id, 5, "never the id a repeated line is read under");
+    let warm = store.delta_blocking(first.cursor.as_ref()).unwrap();
+    assert!(!warm.full, "an append after the cursor is read alone");
+    assert_eq!(read(&warm.listing), vec![(5, "new".to_string())]);
+    // A hand-appended line reusing an id is a record of its own too, warm or cold.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, hand_line(1, "late").as_bytes()).unwrap();
+    let warm = store.delta_blocking(warm.cursor.as_ref()).unwrap();
+    let cold = store.list_blocking(None).unwrap();
+    assert!(
+        warm.full,
+        "an id not above the cursor's makes the whole file read again"
+    );
+    let all = want(&[(5, "new"), (6, "late")]);
+    assert_eq!((read(&warm.listing), read(&cold)), (all.clone(), all));
+    assert_eq!(store.append_blocking("after").unwrap().id, 7);
+    // A delete writes the ids lines are read under into the file: nothing shifts.
+    let deleted = store.delete_blocking(&[2]).unwrap();
+    assert_eq!(deleted.deleted, vec![2]);
+    let after = store.list_blocking(None).unwrap();
+    let mut all = want(&[(5, "new"), (6, "late"), (7, "after")]);
+    all.retain(|(id, _)| *id != 2);
+    assert_eq!(read(&after), all);
+    assert!(after.warnings.is_empty(), "{:?}", after.warnings);
 }
 
 #[test]

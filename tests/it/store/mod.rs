@@ -4,4 +4,5 @@ mod both_backends_agree;
 mod killed_writers;
 mod killed_writers_harness;
 mod local;
+mod merged;
 mod torn_then_sealed;
