@@ -4,8 +4,9 @@
 //! The per-issue comment list is one unpaginated JSON array, so a long thread is one large
 //! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`), finds
 //! each element's end and builds each comment from its fields (`decode/split.rs`), so the raw
-//! answer is never held: only a few elements' bytes at a time, plus the comments kept. The
-//! elements are decoded on a few worker threads and filed in list order (`decode/pool.rs`). A
+//! answer is never held: only a few elements' bytes at a time, plus the comments kept. On four
+//! cores or more the elements are decoded on worker threads and filed in list order
+//! (`decode/pool.rs`); below that, in turn. A
 //! comment whose author [`Filter`] does not keep has its body skipped unread (the author comes
 //! before the body in Forgejo's field order; when a server sends them the other way round, the
 //! body is held until its element ends, up to the body cap), and a body over the cap is

@@ -38,6 +38,12 @@ pub(super) struct Plan {
     pub work: Work,
 }
 
+/// The fewest cores on which elements decode on workers. On 2 cores a cold 10k `resume`
+/// measured 0.28-0.29 s with two workers against 0.26 s in turn (docs/benchmarks.md, eighth
+/// round): the hand-offs cost more than the second core gave while the runtime and the
+/// download share it.
+pub const POOL_FROM_CORES: usize = 4;
+
 impl Plan {
     /// The plan for this machine.
     pub fn for_machine(work: Work) -> Plan {
@@ -45,12 +51,13 @@ impl Plan {
         Plan::for_cores(cores, work)
     }
 
-    /// The plan for `cores` cores: a worker a core, two to four; none on one core.
+    /// The plan for `cores` cores: none below [`POOL_FROM_CORES`], else a worker a core, up to
+    /// four.
     pub fn for_cores(cores: usize, work: Work) -> Plan {
         Plan {
             workers: match cores {
-                1 => 0,
-                n => n.clamp(2, 4),
+                n if n < POOL_FROM_CORES => 0,
+                n => n.min(4),
             },
             batch: 256 * 1024,
             in_flight: 1 << 20,
