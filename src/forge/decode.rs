@@ -158,13 +158,7 @@ fn decode_holding<R: Read>(
     hold: usize,
     plan: pool::Plan,
 ) -> (Result<CommentList, Failed>, split::Split) {
-    let mut state = State {
-        filter,
-        kept: 0,
-        kept_other: 0,
-        over: false,
-        out: CommentList::default(),
-    };
+    let mut state = State::new(filter);
     let (done, split) = split::run(reader, &mut state, hold, plan);
     let list = match done {
         Ok(()) => Ok(state.out),
@@ -181,6 +175,19 @@ struct State<'f> {
     kept_other: usize,
     over: bool,
     out: CommentList,
+}
+
+impl<'f> State<'f> {
+    /// Nothing decoded yet, keeping what `filter` keeps.
+    fn new(filter: &'f Filter) -> State<'f> {
+        State {
+            filter,
+            kept: 0,
+            kept_other: 0,
+            over: false,
+            out: CommentList::default(),
+        }
+    }
 }
 
 /// The key serde_json uses (with `arbitrary_precision`) to hand a number over as a map.

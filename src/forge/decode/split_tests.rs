@@ -13,13 +13,7 @@ use crate::forge::models::CommentList;
 
 /// The decode as it was before the splitter: the whole answer through serde_json's reader.
 pub(super) fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
-    let mut state = State {
-        filter,
-        kept: 0,
-        kept_other: 0,
-        over: false,
-        out: CommentList::default(),
-    };
+    let mut state = State::new(filter);
     let mut de = serde_json::Deserializer::from_reader(reader);
     let tail = Tail {
         state: &mut state,
