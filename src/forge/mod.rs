@@ -123,6 +123,8 @@ pub struct ForgeThread {
     settings: ForgeSettings,
     cache: DiskCache,
     state: Mutex<CacheEntry>,
+    /// The state holds discoveries not written yet ([`ForgeThread::remember`]).
+    unwritten: std::sync::atomic::AtomicBool,
     /// The token's login, once known (in memory only).
     login: Mutex<Option<String>>,
     /// Held while the login is asked, so that reads started together ask it once.
@@ -158,6 +160,7 @@ impl ForgeThread {
             settings,
             cache,
             state,
+            unwritten: std::sync::atomic::AtomicBool::new(false),
             login: Mutex::new(None),
             asking_login: tokio::sync::Mutex::new(()),
             version_logged: std::sync::atomic::AtomicBool::new(false),
@@ -188,17 +191,37 @@ impl ForgeThread {
         self.state.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    /// Updates the cache, on disk only when something changed, and durably only when this
-    /// machine's own rotation work changed ([`CacheEntry::work`]): what it discovers (the issue,
-    /// the instance's version and page size, members) a lost write only costs a request to find
-    /// again, so a cold read does not wait on one fsync per discovery.
+    /// Updates the cache. This machine's own rotation work ([`CacheEntry::work`]) is written
+    /// at once, durably. What a read discovers (the issue, the instance's version and page size,
+    /// members) waits for [`ForgeThread::write_discoveries`] at the end of the operation: a cold
+    /// read makes several discoveries before its list, and one write each (a rename over the
+    /// file, which ext4 flushes) held that list back. A lost discovery only costs a request to
+    /// make it again.
     fn remember(&self, update: impl FnOnce(&mut CacheEntry)) {
+        use std::sync::atomic::Ordering;
         if let Ok(mut state) = self.state.lock() {
             let before = state.clone();
             update(&mut state);
-            if *state != before {
-                self.cache.store(&state, state.work() != before.work());
+            if *state == before {
+                return;
             }
+            if state.work() != before.work() {
+                self.unwritten.store(false, Ordering::Relaxed);
+                self.cache.store(&state, true);
+            } else {
+                self.unwritten.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Writes the discoveries [`ForgeThread::remember`] holds, if any: at the end of each of the
+    /// store's operations, whether it succeeded or not, and when the thread is dropped.
+    fn write_discoveries(&self) {
+        use std::sync::atomic::Ordering;
+        if let Ok(state) = self.state.lock()
+            && self.unwritten.swap(false, Ordering::Relaxed)
+        {
+            self.cache.store(&state, false);
         }
     }
 
@@ -255,6 +278,14 @@ impl From<ForgeError> for StoreError {
     }
 }
 
+impl Drop for ForgeThread {
+    /// Discoveries made outside the store's operations (a library caller's own use) are not
+    /// lost with the thread.
+    fn drop(&mut self) {
+        self.write_discoveries();
+    }
+}
+
 impl crate::store::sealed::Sealed for ForgeThread {}
 
 impl Thread for ForgeThread {
@@ -278,7 +309,9 @@ impl Thread for ForgeThread {
     }
 
     async fn append_with(&self, body: &str, effort: Effort) -> Result<store::Comment, StoreError> {
-        Ok(self.post(body, effort).await?)
+        let posted = self.post(body, effort).await;
+        self.write_discoveries();
+        Ok(posted?)
     }
 
     async fn list_with(
@@ -286,7 +319,9 @@ impl Thread for ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        Ok(self.read(since, effort, &Keep::all()).await?)
+        let read = self.read(since, effort, &Keep::all()).await;
+        self.write_discoveries();
+        Ok(read?)
     }
 
     async fn list_keeping(
@@ -295,11 +330,15 @@ impl Thread for ForgeThread {
         effort: Effort,
         keep: &Keep,
     ) -> Result<Listing, StoreError> {
-        Ok(self.read(since, effort, keep).await?)
+        let read = self.read(since, effort, keep).await;
+        self.write_discoveries();
+        Ok(read?)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {
-        Ok(self.login().await?)
+        let login = self.login().await;
+        self.write_discoveries();
+        Ok(login?)
     }
 
     fn now(&self) -> DateTime<Utc> {
@@ -338,19 +377,27 @@ impl Thread for ForgeThread {
     }
 
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
-        Ok(self.predecessor_at(hops).await?)
+        let found = self.predecessor_at(hops).await;
+        self.write_discoveries();
+        Ok(found?)
     }
 
     async fn prepare_write(&self) -> Result<(), StoreError> {
-        self.issue_for(&self.client, true).await?;
+        let found = self.issue_for(&self.client, true).await;
+        self.write_discoveries();
+        found?;
         Ok(())
     }
 
     async fn init(&self) -> Result<Init, StoreError> {
         // Check the token first: without `read:user` no record could ever be trusted, and a
         // bad token or a missing repository should not get as far as creating anything.
-        self.login().await?;
-        let (issue, created) = self.find_or_create_issue().await?;
+        let found = match self.login().await {
+            Ok(_) => self.find_or_create_issue().await,
+            Err(e) => Err(e),
+        };
+        self.write_discoveries();
+        let (issue, created) = found?;
         Ok(Init {
             location: issue.html_url,
             created,

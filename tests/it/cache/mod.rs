@@ -1,5 +1,6 @@
 //! The read cache: warm reads, the summary, private cache directories.
 
+mod discoveries;
 mod privacy;
 mod read_cache;
 mod recreated_forge;
