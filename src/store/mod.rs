@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
-pub(crate) use digest::{Digest, Made};
+pub(crate) use digest::Digest;
 pub(crate) use internal::{CommentCount, Cursor, Delta, Effort, Keep, Predecessor};
 pub use local::{LocalThread, THREAD_FILE};
 pub(crate) use shrinking::map_shrinking;
