@@ -637,7 +637,8 @@ mod tests {
     #[test]
     fn header_lines_are_read_as_lines_and_their_first_colon_say() {
         use super::{BLOCKER, HEADERS, Headers, ParseError};
-        fn reference(text: &str) -> Result<(Vec<(&'static str, String)>, Vec<String>), ParseError> {
+        type Read = (Vec<(&'static str, String)>, Vec<String>);
+        fn reference(text: &str) -> Result<Read, ParseError> {
             let (mut values, mut blockers) = (Vec::new(), Vec::new());
             for line in text.lines() {
                 let Some((key, value)) = line.split_once(':') else {

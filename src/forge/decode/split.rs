@@ -1,6 +1,8 @@
-//! The driving loop of the list's decode: the answer read in pieces, each element's end found by
-//! a byte scan ([`Scan`]) and the element handed whole to serde_json's slice reader (three to
-//! four times its byte-at-a-time reader), one element held at a time.
+//! The driving loop of the list's decode: the answer read in pieces, each element handed whole
+//! to serde_json's slice reader (three to four times its byte-at-a-time reader), one element
+//! held at a time. An object already read whole is decoded in place, where the reader stops
+//! saying where it ends ([`in_place`]: one pass over its bytes); any other element, or one not
+//! yet read whole, has its end found first by a byte scan ([`Scan`]).
 //!
 //! Whatever the splitter is not sure of goes back to serde_json's streaming reader, fed the
 //! bytes from the last mark on, placed where they are in the whole answer ([`Replay`]), so an
@@ -81,6 +83,8 @@ fn drive<R: Read>(
     let mut lead = Lead::Start;
     let mut pos = source.marked() + 1;
     let mut from = source.marked();
+    // About how long the last element was, for the next one's read in place.
+    let mut last_len = 4096;
     macro_rules! read {
         ($e:expr) => {
             match $e {
@@ -117,6 +121,20 @@ fn drive<R: Read>(
             source.mark(start + 1);
             break;
         }
+        if first == b'{'
+            && let Some((piece, end)) = in_place(source, start, 2 * last_len + 1024, state)
+        {
+            if state.apply(piece).is_err() {
+                return Err(de::Error::custom("the kept comments are over the cap"));
+            }
+            split.sliced += 1;
+            last_len = end - start;
+            source.mark(end);
+            pos = end;
+            from = pos;
+            lead = Lead::Value;
+            continue;
+        }
         let mut scan = Scan::new(first);
         let mut at = start + 1;
         let end = loop {
@@ -146,6 +164,7 @@ fn drive<R: Read>(
                     return Err(de::Error::custom("the kept comments are over the cap"));
                 }
                 split.sliced += 1;
+                last_len = end - start;
                 source.mark(end);
                 pos = end;
             }
@@ -170,6 +189,36 @@ fn drive<R: Read>(
             fallback(source, Lead::List, Mode::Rest, state).map(drop)
         }
     }
+}
+
+/// Decodes the object starting at answer offset `start` straight from the bytes read, as the
+/// slice reader decodes it given exactly its bytes (it stops on the object's closing brace),
+/// and where it ends: one pass over the element, no scan for its end first. Only the first
+/// `window` bytes are taken (checked as UTF-8 once, read as text). `None` when the object does
+/// not end within them (the splitter reads on), when the reader refuses it (the splitter
+/// decides, as for any element), or when it may be nested as deep as the whole answer's reader
+/// refuses (it has that many brackets; the scan measures its depth).
+fn in_place<R: Read>(
+    source: &Source<R>,
+    start: usize,
+    window: usize,
+    state: &State,
+) -> Option<(Piece, usize)> {
+    let bytes = source.bytes(start, source.end().min(start.saturating_add(window)));
+    // Cut short of a character (the window's end, or a byte that is not UTF-8): the text before.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let element = Element {
+        filter: state.filter,
+        deferred: &state.out.deferred,
+    };
+    let piece = element.deserialize(&mut de).ok()?;
+    let len = de.into_iter::<IgnoredAny>().byte_offset();
+    let brackets = memchr::memchr2_iter(b'{', b'[', text.as_bytes().get(..len)?);
+    (brackets.take(DEEP as usize).count() < DEEP as usize).then_some((piece, start + len))
 }
 
 /// Decodes one whole element through the slice reader: `None` when it refuses it. A number or a

@@ -305,6 +305,27 @@ fn nesting_up_to_the_reader_s_limit_is_decided_as_the_whole_answer_s_reader_deci
 }
 
 #[test]
+fn an_object_read_in_place_is_decided_as_the_whole_answer_s_reader_decides() {
+    // Brackets in a string (as many as the depth rule counts: the scan decides then),
+    // characters of several bytes across the read window's end, and lengths far from the last.
+    let items = [
+        comment(1, "ca-bot", &"{[".repeat(200)),
+        comment(2, "ca-bot", &"é🦀".repeat(3000)),
+        comment(3, "ca-bot", "x"),
+        comment(4, "ca-bot", &"é".repeat(9000)),
+        comment(5, "ca-bot", "🦀"),
+    ];
+    let (text, _) = answer(&items);
+    let Outcome::List(list) = same(text.as_bytes(), &Filter::all()) else {
+        panic!("not a list")
+    };
+    assert_eq!(list.comments.len(), 5);
+    assert_eq!(list.comments[1].body, "é🦀".repeat(3000));
+    let (_, split) = split(text.as_bytes(), &[1 << 20], &Filter::all(), 1 << 20);
+    assert_eq!(split.sliced, 5, "every element through a slice reader");
+}
+
+#[test]
 fn kept_bodies_over_the_listing_cap_fail_the_listing_however_read() {
     let items: Vec<String> = (0..4).map(|i| comment(i, "ca-bot", "0123456789")).collect();
     let (text, _) = answer(&items);
