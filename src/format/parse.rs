@@ -443,7 +443,7 @@ fn first_json_text(
     block: &JsonBlock,
 ) -> Result<(Value, Option<Box<RawValue>>), ParseError> {
     let content = block.content.as_bytes();
-    let shallow = content.iter().filter(|&&b| b == b'[' || b == b'{').count() < 100;
+    let shallow = memchr::memchr2_iter(b'[', b'{', content).take(100).count() < 100;
     if shallow && !has_u_escape(content) {
         let mut stream =
             serde_json::Deserializer::from_str(&block.content).into_iter::<Box<RawValue>>();
