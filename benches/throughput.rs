@@ -1,7 +1,9 @@
 //! Throughput figures for the hot paths, printed rather than asserted (speed targets live here,
 //! not in unit tests): render, parse, a thread scan, and local-store appends and reads.
 //!
-//! Run with `cargo bench --bench throughput`.
+//! Run with `cargo bench --bench throughput`. With `FORGESTATE_DECODE_LIST=FILE` (a comment list
+//! answer saved from a forge, e.g. `curl` of the scenario's `--serve 10000` list) it prints only
+//! the decode's figures, of that list.
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +22,11 @@ fn per_op(label: &str, n: usize, elapsed: Duration) {
 }
 
 fn main() {
+    if let Some(file) = std::env::var_os("FORGESTATE_DECODE_LIST") {
+        let bytes = std::fs::read(&file).expect("reads the list");
+        decode_list_figures(&bytes);
+        return;
+    }
     let renderer = Renderer::embedded().expect("embedded templates compile");
     let record = Record::checkpoint(
         "implementation-worker",
@@ -156,7 +163,15 @@ fn decode_figures(renderer: &Renderer) {
         })
         .collect();
     let bytes = serde_json::to_vec(&items).expect("serializes");
-    let n = items.len();
+    decode_list_figures(&bytes);
+}
+
+/// A list answer decoded by forgestate and by serde_json into a typed struct of the fields
+/// forgestate reads; then the record parse of each body (what a cold read adds per comment).
+fn decode_list_figures(bytes: &[u8]) {
+    let bytes = bytes.to_vec();
+    let typed: Vec<Typed> = serde_json::from_slice(&bytes).expect("decodes");
+    let n = typed.len();
     println!("a {n}-comment list of {:.1} MB:", bytes.len() as f64 / 1e6);
     let rounds = 5;
     let start = Instant::now();
@@ -200,4 +215,17 @@ fn decode_figures(renderer: &Renderer) {
         n * rounds,
         start.elapsed(),
     );
+    let start = Instant::now();
+    let mut records = 0;
+    for _ in 0..rounds {
+        for comment in &typed {
+            records += usize::from(forgestate::format::parse_keeping_data(&comment.body).is_ok());
+        }
+    }
+    per_op(
+        "  each body's record parse, data as text (per comment)",
+        n * rounds,
+        start.elapsed(),
+    );
+    std::hint::black_box(records);
 }

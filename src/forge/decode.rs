@@ -4,9 +4,7 @@
 //! The per-issue comment list is one unpaginated JSON array, so a long thread is one large
 //! answer. [`decode_list`] reads it from any [`Read`] (the HTTP body, in `http/stream.rs`), finds
 //! each element's end and builds each comment from its fields (`decode/split.rs`), so the raw
-//! answer is never held: only a few elements' bytes at a time, plus the comments kept. On four
-//! cores or more the elements are decoded on worker threads and filed in list order
-//! (`decode/pool.rs`); below that, in turn. A
+//! answer is never held: only one element's bytes at a time, plus the comments kept. A
 //! comment whose author [`Filter`] does not keep has its body skipped unread (the author comes
 //! before the body in Forgejo's field order; when a server sends them the other way round, the
 //! body is held until its element ends, up to the body cap), and a body over the cap is
@@ -36,7 +34,6 @@ macro_rules! odd_scalars {
 
 mod body;
 mod fields;
-mod pool;
 mod scan;
 mod source;
 mod split;
@@ -137,8 +134,7 @@ pub(crate) enum Failed {
 
 /// Decodes a JSON array of comments from `reader`, keeping what `filter` keeps.
 pub(crate) fn decode_list<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
-    let plan = pool::Plan::for_machine(split::slice);
-    decode_holding(reader, filter, hold(filter), plan).0
+    decode_holding(reader, filter, hold(filter)).0
 }
 
 /// The most of one element the splitter holds before the streaming reader takes it over: a body
@@ -156,10 +152,9 @@ fn decode_holding<R: Read>(
     reader: R,
     filter: &Filter,
     hold: usize,
-    plan: pool::Plan,
 ) -> (Result<CommentList, Failed>, split::Split) {
     let mut state = State::new(filter);
-    let (done, split) = split::run(reader, &mut state, hold, plan);
+    let (done, split) = split::run(reader, &mut state, hold);
     let list = match done {
         Ok(()) => Ok(state.out),
         Err(_) if state.over => Err(Failed::OverCap),
@@ -193,49 +188,25 @@ impl<'f> State<'f> {
 /// The key serde_json uses (with `arbitrary_precision`) to hand a number over as a map.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// What one element comes to before the order-dependent part ([`State::apply`]): made on its
-/// own, from the element's bytes and the filter alone, so a worker thread can make it
-/// (`decode/pool.rs`).
-pub(super) struct Piece {
-    /// The issue the element's `body` was read on, as the fields before it said (its last
-    /// `body`, when it had one): a body on an issue deferred by then drops the element, as a
-    /// body skipped unread would have.
-    body_issue: Option<Option<u64>>,
-    filed: Filed,
-}
-
-/// What an element files.
-enum Filed {
+/// What one element comes to, before the part that depends on the elements before it (the
+/// listing's cap, [`State::apply`]): what it files.
+pub(super) enum Piece {
     Nothing,
     Unreadable(UnreadableComment),
     Keep(Keep),
 }
 
 /// A readable comment, to keep unless the listing's cap says otherwise.
-struct Keep {
+pub(super) struct Keep {
     comment: Comment,
     issue: Option<u64>,
-    /// The body's length (the digest may have taken the body ahead).
-    len: usize,
-    /// What the digest's prepared part made of the body.
-    made: Option<crate::store::Made>,
 }
 
-impl Piece {
-    fn of(filed: Filed) -> Piece {
-        Piece {
-            body_issue: None,
-            filed,
-        }
-    }
-}
-
-/// One element of the array: usually a comment object. With `deferred` (the issues deferred so
-/// far, when the element is read in its turn) a body on one of them is skipped unread; without,
-/// it is read and the element dropped in its turn ([`State::apply`]).
+/// One element of the array: usually a comment object. A body on one of the issues `deferred`
+/// so far is skipped unread, and the element dropped.
 pub(super) struct Element<'f> {
     pub filter: &'f Filter,
-    pub deferred: Option<&'f BTreeSet<u64>>,
+    pub deferred: &'f BTreeSet<u64>,
 }
 
 impl<'de> DeserializeSeed<'de> for Element<'_> {
@@ -248,10 +219,10 @@ impl<'de> DeserializeSeed<'de> for Element<'_> {
 
 /// An element that is not an object: unreadable, said as the list decoder says it.
 fn odd(item: Value) -> Piece {
-    Piece::of(match Comment::classify(&item) {
-        Err(odd) => Filed::Unreadable(*odd),
-        Ok(_) => Filed::Nothing,
-    })
+    match Comment::classify(&item) {
+        Err(odd) => Piece::Unreadable(*odd),
+        Ok(_) => Piece::Nothing,
+    }
 }
 
 impl<'de> Visitor<'de> for Element<'_> {
@@ -264,7 +235,6 @@ impl<'de> Visitor<'de> for Element<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Piece, A::Error> {
         let mut fields = Fields::default();
         let mut body = Body::Missing;
-        let mut body_issue = None;
         while let Some(key) = map.next_key_seed(Name(Key::of))? {
             match key {
                 Key::Number => {
@@ -286,10 +256,7 @@ impl<'de> Visitor<'de> for Element<'_> {
                 }
                 Key::Body => {
                     let issue = fields.issue();
-                    body_issue = Some(issue);
-                    let deferred = self
-                        .deferred
-                        .is_some_and(|d| issue.is_some_and(|n| d.contains(&n)));
+                    let deferred = issue.is_some_and(|n| self.deferred.contains(&n));
                     body = match fields.login() {
                         _ if self.filter.drops(fields.issue_url()) || deferred => {
                             map.next_value::<IgnoredAny>()?;
@@ -304,10 +271,7 @@ impl<'de> Visitor<'de> for Element<'_> {
                 }
             }
         }
-        Ok(Piece {
-            body_issue,
-            filed: finish(self.filter, fields, body),
-        })
+        Ok(finish(self.filter, fields, body))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Piece, A::Error> {
@@ -334,20 +298,20 @@ impl<'de> Visitor<'de> for Element<'_> {
 ///
 /// A comment whose fields all came typed is built from them; any other element takes the
 /// lenient path, its fields as a JSON object, so it is worded as it always was.
-fn finish(filter: &Filter, fields: Fields, body: Body) -> Filed {
+fn finish(filter: &Filter, fields: Fields, body: Body) -> Piece {
     if filter.drops(fields.issue_url()) {
-        return Filed::Nothing;
+        return Piece::Nothing;
     }
     let issue = fields.issue();
     let (text, odd_body) = match body {
-        Body::Dropped => return Filed::Nothing,
+        Body::Dropped => return Piece::Nothing,
         Body::Missing => (None, None),
         Body::Odd(v) => (None, Some(v)),
         Body::Kept(text) => (Some(text), None),
         Body::Skipped(skip, head) => {
             let mut odd = skipped(fields.into_map(), skip);
             odd.head = head;
-            return Filed::Unreadable(odd);
+            return Piece::Unreadable(odd);
         }
     };
     let text = match text {
@@ -356,14 +320,14 @@ fn finish(filter: &Filter, fields: Fields, body: Body) -> Filed {
     };
     if !filter.keeps(fields.login().unwrap_or("")) {
         // The body came before the poster: it was held for this element only.
-        return Filed::Unreadable(skipped(fields.into_map(), Skip::Untrusted));
+        return Piece::Unreadable(skipped(fields.into_map(), Skip::Untrusted));
     }
     let mut comment = match fields.comment() {
         Ok(comment) => comment,
         Err(fields) => return lenient(filter, *fields, Some(text), odd_body, issue),
     };
     comment.body = text;
-    keeping(filter, comment, issue)
+    keeping(comment, issue)
 }
 
 /// An element whose fields did not all come typed: decided as [`Comment::classify`] decides a
@@ -374,7 +338,7 @@ fn lenient(
     text: Option<String>,
     odd_body: Option<Value>,
     issue: Option<u64>,
-) -> Filed {
+) -> Piece {
     let mut obj = fields.into_map();
     match (&text, odd_body) {
         (Some(_), _) => {
@@ -388,30 +352,23 @@ fn lenient(
     let item = Value::Object(obj);
     let mut comment = match Comment::classify(&item) {
         Ok(c) => c,
-        Err(odd) => return Filed::Unreadable(*odd),
+        Err(odd) => return Piece::Unreadable(*odd),
     };
     let author = comment.user.as_ref().map_or("", |u| u.login.as_str());
     if !filter.keeps(author) {
         // The body came before the poster: it was held for this element only.
         let Value::Object(fields) = item else {
-            return Filed::Nothing;
+            return Piece::Nothing;
         };
-        return Filed::Unreadable(skipped(fields, Skip::Untrusted));
+        return Piece::Unreadable(skipped(fields, Skip::Untrusted));
     }
     comment.body = text.unwrap_or_default();
-    keeping(filter, comment, issue)
+    keeping(comment, issue)
 }
 
-/// A readable comment to keep, its body made ready for the digest when it has a prepared part.
-fn keeping(filter: &Filter, mut comment: Comment, issue: Option<u64>) -> Filed {
-    let len = comment.body.len();
-    let made = (filter.digest.as_ref()).and_then(|d| d.prepare(&mut comment.body));
-    Filed::Keep(Keep {
-        comment,
-        issue,
-        len,
-        made,
-    })
+/// A readable comment to keep.
+fn keeping(comment: Comment, issue: Option<u64>) -> Piece {
+    Piece::Keep(Keep { comment, issue })
 }
 
 /// A comment skipped unread, or unkept.
@@ -433,18 +390,13 @@ impl State<'_> {
     /// state says so).
     pub(super) fn apply(&mut self, piece: Piece) -> Result<(), ()> {
         self.out.seen += 1;
-        let deferred = piece
-            .body_issue
-            .flatten()
-            .is_some_and(|n| self.out.deferred.contains(&n));
-        match piece.filed {
-            _ if deferred => Ok(()),
-            Filed::Nothing => Ok(()),
-            Filed::Unreadable(odd) => {
+        match piece {
+            Piece::Nothing => Ok(()),
+            Piece::Unreadable(odd) => {
                 self.out.unreadable.push(odd);
                 Ok(())
             }
-            Filed::Keep(keep) => match self.keep(keep) {
+            Piece::Keep(keep) => match self.keep(keep) {
                 Ok(()) => Ok(()),
                 Err(()) => {
                     self.over = true;
@@ -456,12 +408,8 @@ impl State<'_> {
 
     /// Keeps a readable comment, counting its body toward the listing's cap.
     fn keep(&mut self, keep: Keep) -> Result<(), ()> {
-        let Keep {
-            comment,
-            issue,
-            len,
-            made,
-        } = keep;
+        let Keep { comment, issue } = keep;
+        let len = comment.body.len();
         if self.filter.counts(issue) {
             self.kept = self.kept.saturating_add(len);
             if self.kept > self.filter.max_kept {
@@ -478,7 +426,7 @@ impl State<'_> {
             self.out.comments.push(comment);
             return Ok(());
         };
-        match super::handoff::hand(digest, comment, made) {
+        match super::handoff::hand(digest, comment) {
             Handed::Taken(taken) => self.out.taken.push(taken),
             Handed::Left(comment) => self.out.comments.push(comment),
         }

@@ -4,7 +4,7 @@
 //! comment.
 
 use super::models::{Comment, Taken, User};
-use crate::store::{self, Digest, Made, issue_in_url};
+use crate::store::{self, Digest, issue_in_url};
 
 /// What became of a comment handed to the digest.
 #[derive(Debug, PartialEq)]
@@ -15,9 +15,8 @@ pub(super) enum Handed {
     Left(Comment),
 }
 
-/// Hands `comment` to `digest`, with what the digest's prepared part made of its body when it
-/// did (the comment's body is empty then).
-pub(super) fn hand(digest: &Digest, comment: Comment, made: Option<Made>) -> Handed {
+/// Hands `comment` to `digest`.
+pub(super) fn hand(digest: &Digest, comment: Comment) -> Handed {
     let Comment {
         id,
         html_url,
@@ -44,11 +43,7 @@ pub(super) fn hand(digest: &Digest, comment: Comment, made: Option<Made>) -> Han
         url: Some(html_url),
         body,
     };
-    let taken = match made {
-        Some(made) => digest.apply_made(&mut handed, made),
-        None => digest.apply(&mut handed),
-    };
-    if taken {
+    if digest.apply(&mut handed) {
         return Handed::Taken(Taken {
             id,
             issue,
@@ -116,14 +111,14 @@ mod tests {
                 updated_at: chrono::DateTime::UNIX_EPOCH,
             };
             assert_eq!(want.issue, Some(12));
-            assert_eq!(hand(&whole, comment(issue_url), None), Handed::Taken(want));
+            assert_eq!(hand(&whole, comment(issue_url)), Handed::Taken(want));
         }
     }
 
     #[test]
     fn a_comment_whose_body_alone_was_taken_keeps_the_rest() {
         let bodies = Digest::new(|_, body| body.clear());
-        let left = hand(&bodies, comment("https://forge/o/r/issues/12"), None);
+        let left = hand(&bodies, comment("https://forge/o/r/issues/12"));
         let mut want = comment("https://forge/o/r/issues/12");
         want.body.clear();
         assert_eq!(left, Handed::Left(want));

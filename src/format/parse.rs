@@ -8,6 +8,8 @@
 //! in any letter case, unknown future versions, and the seed's *unclosed* fence (its templates lost
 //! the closing ```` ``` ````), where we take the first complete JSON value and ignore the rest.
 
+use std::borrow::Cow;
+
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -277,7 +279,7 @@ pub fn marker_line(body: &str) -> Option<(Kind, String)> {
 /// Reads the marker line. Returns the kind, the agent and where the header lines begin.
 fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
     let mut offset = 0;
-    for line in body.split_inclusive('\n') {
+    for line in lines(body) {
         offset += line.len();
         let text = line.trim_end();
         if text.is_empty() {
@@ -300,19 +302,36 @@ fn marker(body: &str) -> Result<(Kind, String, usize), ParseError> {
     Err(ParseError::NoMarker)
 }
 
+/// The lines of `text`, each with its line break, as `text.split_inclusive('\n')` cuts them.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut breaks = memchr::memchr_iter(b'\n', text.as_bytes());
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = breaks.next().map_or(text.len(), |at| at + 1);
+        // A line break (ASCII) is never inside a character.
+        let line = &text[start..end];
+        start = end;
+        Some(line)
+    })
+}
+
 /// Where the first fenced `json` block sits in the body.
-struct JsonBlock {
+struct JsonBlock<'b> {
     /// Byte offset of the opening fence line.
     fence_start: usize,
     /// Byte offset where the block's content starts (for line numbers in errors).
     content_start: usize,
-    /// The block's content as markdown sees it (de-indented, up to the closing fence or the end).
-    content: String,
+    /// The block's content as markdown sees it (de-indented, up to the closing fence or the end):
+    /// the body's own lines when they are the same text.
+    content: Cow<'b, str>,
 }
 
 /// The first fenced `json` block: by [`plain_json_block`] when the body is plain enough for a
 /// line scan to be sure, else as pulldown-cmark reads the markdown.
-fn json_block(body: &str) -> Option<JsonBlock> {
+fn json_block(body: &str) -> Option<JsonBlock<'_>> {
     plain_json_block(body).or_else(|| markdown_json_block(body))
 }
 
@@ -322,19 +341,19 @@ fn json_block(body: &str) -> Option<JsonBlock> {
 /// there is no such line): the markdown decides then. A fence opened at the line's start holds
 /// its lines as written, up to a closing fence (three or more backticks, at most three spaces
 /// in, nothing after) or the body's end.
-fn plain_json_block(body: &str) -> Option<JsonBlock> {
+fn plain_json_block(body: &str) -> Option<JsonBlock<'_>> {
     // Markdown rewrites these (line endings, NUL), so positions in its text could differ.
-    if body.contains(['\r', '\0']) {
+    if memchr::memchr2(b'\r', b'\0', body.as_bytes()).is_some() {
         return None;
     }
     let mut at = 0;
-    for line in body.split_inclusive('\n') {
+    for line in lines(body) {
         let text = line.strip_suffix('\n').unwrap_or(line);
         if text == "```json" {
             let content_start = at + line.len();
             let rest = &body[content_start..];
             let mut end = 0;
-            for inner in rest.split_inclusive('\n') {
+            for inner in lines(rest) {
                 if closes_fence(inner) {
                     break;
                 }
@@ -343,7 +362,7 @@ fn plain_json_block(body: &str) -> Option<JsonBlock> {
             return Some(JsonBlock {
                 fence_start: at,
                 content_start,
-                content: rest[..end].to_string(),
+                content: Cow::Borrowed(&rest[..end]),
             });
         }
         let opens_nothing = text.bytes().next().is_none_or(|b| {
@@ -374,6 +393,12 @@ fn plain_json_block(body: &str) -> Option<JsonBlock> {
 
 /// Whether `line` closes a fence of three backticks.
 fn closes_fence(line: &str) -> bool {
+    // Most lines are the block's JSON: a backtick must follow at most three spaces.
+    let bytes = line.as_bytes();
+    let indent = bytes.iter().take(3).take_while(|&&b| b == b' ').count();
+    if bytes.get(indent) != Some(&b'`') {
+        return false;
+    }
     let text = line.trim_end_matches('\n');
     let fence = text.trim_start_matches(' ');
     text.len() - fence.len() <= 3
@@ -384,7 +409,7 @@ fn closes_fence(line: &str) -> bool {
             .is_empty()
 }
 
-fn markdown_json_block(body: &str) -> Option<JsonBlock> {
+fn markdown_json_block(body: &str) -> Option<JsonBlock<'_>> {
     let mut found: Option<JsonBlock> = None;
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match (&mut found, event) {
@@ -397,11 +422,11 @@ fn markdown_json_block(body: &str) -> Option<JsonBlock> {
                     found = Some(JsonBlock {
                         fence_start: range.start,
                         content_start,
-                        content: String::new(),
+                        content: Cow::Owned(String::new()),
                     });
                 }
             }
-            (Some(block), Event::Text(text)) => block.content.push_str(&text),
+            (Some(block), Event::Text(text)) => block.content.to_mut().push_str(&text),
             (Some(_), Event::End(TagEnd::CodeBlock)) => break,
             _ => {}
         }
@@ -418,8 +443,8 @@ fn first_json_text(
     block: &JsonBlock,
 ) -> Result<(Value, Option<Box<RawValue>>), ParseError> {
     let content = block.content.as_bytes();
-    let shallow = content.iter().filter(|&&b| b == b'[' || b == b'{').count() < 100;
-    if shallow && !block.content.contains("\\u") {
+    let shallow = memchr::memchr2_iter(b'[', b'{', content).take(100).count() < 100;
+    if shallow && !has_u_escape(content) {
         let mut stream =
             serde_json::Deserializer::from_str(&block.content).into_iter::<Box<RawValue>>();
         if let Some(Ok(raw)) = stream.next() {
@@ -427,6 +452,11 @@ fn first_json_text(
         }
     }
     first_json_value(body, block).map(|value| (value, None))
+}
+
+/// Whether `text` holds a backslash followed by `u` (a `\u` escape, or what reads as one).
+fn has_u_escape(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', text).any(|at| text.get(at + 1) == Some(&b'u'))
 }
 
 /// The first complete JSON value in the block; whatever follows it is ignored.
@@ -455,34 +485,52 @@ fn first_json_value(body: &str, block: &JsonBlock) -> Result<Value, ParseError> 
 }
 
 /// Known header values found so far, by canonical name.
-#[derive(Default)]
 struct Headers {
     values: Vec<(&'static str, String)>,
     blockers: Vec<String>,
 }
 
-impl Headers {
-    fn read(&mut self, text: &str) -> Result<(), ParseError> {
-        for line in text.lines() {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            let key = key.trim();
-            if key.eq_ignore_ascii_case(BLOCKER) {
-                let value = value.trim();
-                if !value.is_empty() {
-                    self.blockers.push(value.to_string());
-                }
-                continue;
-            }
-            let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
-                continue; // unknown or future header lines are ignored
-            };
-            if self.values.iter().any(|(n, _)| n == name) {
-                return Err(ParseError::DuplicateField { header: name });
-            }
-            self.values.push((name, value.trim().to_string()));
+impl Default for Headers {
+    fn default() -> Headers {
+        Headers {
+            // A record has about eight.
+            values: Vec::with_capacity(12),
+            blockers: Vec::new(),
         }
+    }
+}
+
+impl Headers {
+    /// Reads the `Key: value` lines of `text`: each line (as [`str::lines`] cuts them) split at
+    /// its first colon; lines without one are not headers.
+    fn read(&mut self, text: &str) -> Result<(), ParseError> {
+        for line in lines(text) {
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            // The colon (ASCII) is never inside a character.
+            if let Some(colon) = line.bytes().position(|b| b == b':') {
+                self.line(&line[..colon], &line[colon + 1..])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One header line, cut at its first colon: a trailing `\r` is in `value` (trimmed).
+    fn line(&mut self, key: &str, value: &str) -> Result<(), ParseError> {
+        let key = key.trim();
+        if key.eq_ignore_ascii_case(BLOCKER) {
+            let value = value.trim();
+            if !value.is_empty() {
+                self.blockers.push(value.to_string());
+            }
+            return Ok(());
+        }
+        let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
+            return Ok(()); // unknown or future header lines are ignored
+        };
+        if self.values.iter().any(|(n, _)| n == name) {
+            return Err(ParseError::DuplicateField { header: name });
+        }
+        self.values.push((name, value.trim().to_string()));
         Ok(())
     }
 
@@ -506,7 +554,9 @@ mod tests {
     use super::{JsonBlock, markdown_json_block, plain_json_block};
 
     fn same(body: &str) {
-        let key = |b: Option<JsonBlock>| b.map(|b| (b.fence_start, b.content_start, b.content));
+        let key = |b: Option<JsonBlock>| {
+            b.map(|b| (b.fence_start, b.content_start, b.content.into_owned()))
+        };
         if let Some(plain) = key(plain_json_block(body)) {
             let markdown = key(markdown_json_block(body));
             assert_eq!(Some(plain), markdown, "{body:?}");
@@ -579,6 +629,75 @@ mod tests {
         ] {
             same(odd);
         }
+    }
+
+    /// The header lines are read as `str::lines` and `split_once(':')` read them: the same
+    /// values, blockers and errors, whatever the line endings, colons and spacing; and the
+    /// lines are cut as `split_inclusive('\n')` cuts them.
+    #[test]
+    fn header_lines_are_read_as_lines_and_their_first_colon_say() {
+        use super::{BLOCKER, HEADERS, Headers, ParseError};
+        type Read = (Vec<(&'static str, String)>, Vec<String>);
+        fn reference(text: &str) -> Result<Read, ParseError> {
+            let (mut values, mut blockers) = (Vec::new(), Vec::new());
+            for line in text.lines() {
+                let Some((key, value)) = line.split_once(':') else {
+                    continue;
+                };
+                let key = key.trim();
+                if key.eq_ignore_ascii_case(BLOCKER) {
+                    let value = value.trim();
+                    if !value.is_empty() {
+                        blockers.push(value.to_string());
+                    }
+                    continue;
+                }
+                let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(key)) else {
+                    continue;
+                };
+                if values.iter().any(|(n, _)| n == name) {
+                    return Err(ParseError::DuplicateField { header: name });
+                }
+                values.push((*name, value.trim().to_string()));
+            }
+            Ok((values, blockers))
+        }
+        let pieces = [
+            "Session: s1",
+            "session :s2\r",
+            "Time:2026-01-01T00:00:00Z:extra",
+            "Blocker: a",
+            "BLOCKER:",
+            "\u{a0}Phase\u{3000}: p \u{a0}",
+            "Phase\r: q",
+            "no colon here",
+            ":",
+            "",
+            "\r",
+            "Next check: 5m\r\r",
+            "Ünknown: x",
+        ];
+        let mut count = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for sep in ["\n", "\r\n"] {
+                        for end in ["", "\n", "\r", "\r\n"] {
+                            let text = format!("{a}{sep}{b}{sep}{c}{end}");
+                            let mut headers = Headers::default();
+                            let got = headers
+                                .read(&text)
+                                .map(|()| (headers.values, headers.blockers));
+                            assert_eq!(got, reference(&text), "{text:?}");
+                            let cut: Vec<&str> = super::lines(&text).collect();
+                            assert_eq!(cut, text.split_inclusive('\n').collect::<Vec<_>>());
+                            count += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(count > 10_000);
     }
 
     /// The data kept as text is the data the whole parse reads, and the record and errors are

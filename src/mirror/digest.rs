@@ -157,9 +157,8 @@ impl Digested {
 
     /// The digest to hand the store: it takes each kept comment whole and keeps the slot
     /// [`Body::of`] makes of it (as for a trusted author: a store keeps only those; the
-    /// reader's trust is applied when the slot is taken out), a record's data in the spill. The
-    /// body's parse is its prepared part ([`Digest::preparing`]): a store may do it on another
-    /// thread, ahead of the comment's turn; the spills are written in the comments' order.
+    /// reader's trust is applied when the slot is taken out), a record's data in the spill, in
+    /// the comments' order.
     pub fn digest(&self) -> Digest {
         let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
         let made = self.clone();
@@ -178,18 +177,7 @@ impl Digested {
                 made.listed = ids;
             }
         };
-        let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
-        let prepare = move |body: String| -> crate::store::Made {
-            Box::new(Body::of(body, true, verify.as_deref()).map_err(|e| e.to_string()))
-        };
-        let made = self.clone();
-        let take_made =
-            move |c: &mut Comment, body: crate::store::Made| match body.downcast::<Parsed>() {
-                Ok(body) => made.file(c, *body),
-                // Never: the body was made by `prepare` above.
-                Err(_) => false,
-            };
-        Digest::whole(take, listed).preparing(prepare, take_made)
+        Digest::whole(take, listed)
     }
 
     /// Files comment `c` (its body taken, and parsed as `body`): its record's data to the

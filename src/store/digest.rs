@@ -23,18 +23,7 @@ pub struct Digest {
     /// When the newest comment the listing holds of those taken whole last changed: the
     /// listing's next cursor counts it ([`super::internal`]'s `list_delta_since`).
     newest: std::sync::Arc<std::sync::Mutex<Option<DateTime<Utc>>>>,
-    /// The digest's costly part, done ahead (see [`Digest::preparing`]).
-    prepared: Option<(std::sync::Arc<PrepareFn>, std::sync::Arc<TakeMadeFn>)>,
 }
-
-/// What a digest's [`Digest::prepare`] made of a body, handed back with its comment.
-pub type Made = Box<dyn std::any::Any + Send>;
-
-/// What makes a [`Made`] of a body, on any thread.
-type PrepareFn = dyn Fn(String) -> Made + Send + Sync;
-
-/// What takes a comment whose body was prepared: `true` when it took it whole.
-type TakeMadeFn = dyn Fn(&mut Comment, Made) -> bool + Send + Sync;
 
 /// What takes each comment in a [`Digest`]: it may take the comment; `true` when it took it
 /// whole.
@@ -53,7 +42,6 @@ impl Digest {
             }),
             listed: std::sync::Arc::new(|_| {}),
             newest: Default::default(),
-            prepared: None,
         }
     }
 
@@ -68,36 +56,6 @@ impl Digest {
             take: std::sync::Arc::new(take),
             listed: std::sync::Arc::new(listed),
             newest: Default::default(),
-            prepared: None,
-        }
-    }
-
-    /// This digest, its costly part split off: `prepare` makes what the digest needs of a body
-    /// (it must be pure: a store may call it on any thread, ahead of the comment's turn, and drop
-    /// what it made unused), and `take` files a comment whose body was made so, as the digest's
-    /// own take would have filed it with its body.
-    pub fn preparing(
-        mut self,
-        prepare: impl Fn(String) -> Made + Send + Sync + 'static,
-        take: impl Fn(&mut Comment, Made) -> bool + Send + Sync + 'static,
-    ) -> Digest {
-        self.prepared = Some((std::sync::Arc::new(prepare), std::sync::Arc::new(take)));
-        self
-    }
-
-    /// What the digest makes of `body` ahead of its comment's turn (the body is taken), when it
-    /// has such a step ([`Digest::preparing`]); `None` leaves the body as it is.
-    pub fn prepare(&self, body: &mut String) -> Option<Made> {
-        let (prepare, _) = self.prepared.as_ref()?;
-        Some(prepare(std::mem::take(body)))
-    }
-
-    /// Hands the reader a comment whose body [`Digest::prepare`] made `made` of; `true` when it
-    /// took it whole.
-    pub fn apply_made(&self, comment: &mut Comment, made: Made) -> bool {
-        match &self.prepared {
-            Some((_, take)) => take(comment, made),
-            None => false,
         }
     }
 

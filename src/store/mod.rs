@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
-pub(crate) use digest::{Digest, Made};
+pub(crate) use digest::Digest;
 pub(crate) use internal::{CommentCount, Cursor, Delta, Effort, Keep, Predecessor};
 pub use local::{LocalThread, THREAD_FILE};
 pub(crate) use shrinking::map_shrinking;
@@ -358,12 +358,19 @@ pub trait Thread: sealed::Sealed + Send + Sync + 'static {
 /// The issue number in a forge comment's or issue's web URL ([`Comment::url`],
 /// `…/issues/12#issuecomment-3`), when it is on an issue (a pull request's is `…/pulls/…`).
 pub fn issue_in_url(url: &str) -> Option<u64> {
-    let at = url.rfind("/issues/")?;
-    let rest = &url[at + "/issues/".len()..];
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let after = rest[digits.len()..].chars().next();
-    if !matches!(after, None | Some('#' | '/' | '?')) {
+    // Read on every comment of a listing: bytes, no copy.
+    const ISSUES: &[u8] = b"/issues/";
+    let bytes = url.as_bytes();
+    let at = bytes.windows(ISSUES.len()).rposition(|w| w == ISSUES)?;
+    let rest = &bytes[at + ISSUES.len()..];
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if !matches!(rest.get(digits), None | Some(b'#' | b'/' | b'?')) {
         return None;
     }
-    digits.parse().ok()
+    rest[..digits]
+        .iter()
+        .try_fold(0u64, |n, &d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+        .filter(|_| digits > 0)
 }

@@ -45,6 +45,10 @@ pub(super) trait Scalar: Sized {
     fn from_number(_: &str) -> Option<Self> {
         None
     }
+    /// From a JSON number that is a `u64`: what [`Scalar::from_number`] makes of its text.
+    fn from_u64(_: u64) -> Option<Self> {
+        None
+    }
     /// From `null`.
     fn from_null() -> Option<Self> {
         None
@@ -52,6 +56,9 @@ pub(super) trait Scalar: Sized {
 }
 
 impl Scalar for u64 {
+    fn from_u64(n: u64) -> Option<u64> {
+        Some(n)
+    }
     fn from_number(text: &str) -> Option<u64> {
         // As serde reads a `u64` from a JSON value: an integer, or a non-negative `i64`.
         text.parse::<u64>()
@@ -61,6 +68,9 @@ impl Scalar for u64 {
 }
 
 impl Scalar for i64 {
+    fn from_u64(n: u64) -> Option<i64> {
+        i64::try_from(n).ok()
+    }
     fn from_number(text: &str) -> Option<i64> {
         text.parse::<i64>()
             .ok()
@@ -177,7 +187,11 @@ impl<'de, T: Scalar> Visitor<'de> for Want<T> {
     }
 
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<Got<T>, E> {
-        Ok(Want::number(&n.to_string()))
+        // An id, on every comment: no text made of it when it is what is wanted.
+        match T::from_u64(n) {
+            Some(t) => Ok(Got::Ok(t)),
+            None => Ok(Want::number(&n.to_string())),
+        }
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Got<T>, E> {
@@ -530,6 +544,22 @@ impl Fields {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_u64_reads_as_its_text_reads() {
+        for n in [0, 1, 42, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+            let text = n.to_string();
+            assert_eq!(u64::from_u64(n), u64::from_number(&text), "{n}");
+            assert_eq!(i64::from_u64(n), i64::from_number(&text), "{n}");
+            assert_eq!(String::from_u64(n), String::from_number(&text), "{n}");
+            let times = (
+                DateTime::<Utc>::from_u64(n),
+                DateTime::<Utc>::from_number(&text),
+            );
+            assert_eq!(times.0, times.1, "{n}");
+        }
+        assert_eq!(i64::from_u64(u64::MAX), None);
+    }
 
     #[test]
     fn a_plain_time_is_the_time_chrono_reads_and_any_other_is_left_to_chrono() {

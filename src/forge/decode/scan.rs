@@ -54,16 +54,9 @@ fn string_stop(bytes: &[u8], mut from: usize) -> usize {
     from
 }
 
-/// Whether `bytes` hold a line break, eight bytes at a time.
+/// Whether `bytes` hold a line break.
 pub(super) fn has_break(bytes: &[u8]) -> bool {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut found = 0;
-    for chunk in &mut chunks {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        found |= holds(u64::from_le_bytes(word), b'\n');
-    }
-    found != 0 || chunks.remainder().contains(&b'\n')
+    memchr::memchr(b'\n', bytes).is_some()
 }
 
 /// Where the scan of one value is, between two pieces of it.

@@ -50,10 +50,6 @@ pub(super) struct Source<R> {
     pub failed: Option<io::Error>,
     /// The most bytes the buffer held.
     pub peak: usize,
-    /// Room kept beyond a read when the buffer grows, so that bytes held from the mark on for
-    /// long (the elements in flight) move only once in that many bytes read; `0`: they move
-    /// with each read.
-    pub slack: usize,
 }
 
 impl<R: Read> Source<R> {
@@ -67,7 +63,6 @@ impl<R: Read> Source<R> {
             at: Pos::default(),
             failed: None,
             peak: 0,
-            slack: 0,
         }
     }
 
@@ -86,16 +81,6 @@ impl<R: Read> Source<R> {
     /// The bytes read, from answer offset `from` to `to` (both read and not dropped).
     pub fn bytes(&self, from: usize, to: usize) -> &[u8] {
         &self.buf[from - self.base..to - self.base]
-    }
-
-    /// Whether the bytes read from answer offset `from` on (not before the mark) are all JSON
-    /// whitespace: the next byte that is not must be read.
-    pub fn only_space(&self, from: usize) -> bool {
-        let read = &self.buf[..self.filled];
-        (read.get(from.saturating_sub(self.base)..)).is_none_or(|rest| {
-            rest.iter()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        })
     }
 
     /// The answer offset of the mark.
@@ -119,13 +104,13 @@ impl<R: Read> Source<R> {
     /// Reads more of the answer, dropping what is before the mark first. `Ok(false)` at its end.
     pub fn more(&mut self) -> io::Result<bool> {
         let drop = self.mark - self.base;
-        if drop > 0 && (self.slack == 0 || self.buf.len() - self.filled < READ / 2) {
+        if drop > 0 {
             self.buf.copy_within(drop..self.filled, 0);
             self.filled -= drop;
             self.base = self.mark;
         }
         if self.buf.len() - self.filled < READ / 2 {
-            self.buf.resize(self.filled + READ + self.slack, 0);
+            self.buf.resize(self.filled + READ, 0);
         }
         let read = loop {
             match self.reader.read(&mut self.buf[self.filled..]) {

@@ -1,6 +1,8 @@
-//! The driving loop of the list's decode: the answer read in pieces, each element's end found by
-//! a byte scan ([`Scan`]) and the element handed whole to serde_json's slice reader (three to
-//! four times its byte-at-a-time reader), one element held at a time.
+//! The driving loop of the list's decode: the answer read in pieces, each element handed whole
+//! to serde_json's slice reader (three to four times its byte-at-a-time reader), one element
+//! held at a time. An object already read whole is decoded in place, where the reader stops
+//! saying where it ends ([`in_place`]: one pass over its bytes); any other element, or one not
+//! yet read whole, has its end found first by a byte scan ([`Scan`]).
 //!
 //! Whatever the splitter is not sure of goes back to serde_json's streaming reader, fed the
 //! bytes from the last mark on, placed where they are in the whole answer ([`Replay`]), so an
@@ -20,7 +22,6 @@ use std::io::Read;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 
-use super::pool::{Feed, Plan, Refused, Span};
 use super::scan::Scan;
 use super::source::{Lead, Replay, Source};
 use super::{Element, Filter, Piece, State};
@@ -49,27 +50,15 @@ enum Mode {
 }
 
 /// Decodes the JSON array from `reader` into `state`, holding at most about `hold` bytes of an
-/// element (plus one read) before handing it to the streaming reader, the elements decoded as
-/// `plan` says.
+/// element (plus one read) before handing it to the streaming reader.
 pub(super) fn run<R: Read>(
     reader: R,
     state: &mut State,
     hold: usize,
-    plan: Plan,
 ) -> (Result<(), serde_json::Error>, Split) {
     let mut split = Split::default();
     let mut source = Source::new(reader);
-    if plan.workers > 0 {
-        // The bytes in flight stay in the source: room for them, so they move seldom.
-        source.slack = plan.in_flight;
-    }
-    let filter = state.filter;
-    let done = std::thread::scope(|scope| {
-        let mut feed = Feed::start(scope, filter, plan);
-        let done = drive(&mut source, state, hold, &mut feed);
-        split.sliced = feed.filed;
-        done
-    });
+    let done = drive(&mut source, state, hold, &mut split);
     split.peak = source.peak;
     (done, split)
 }
@@ -78,7 +67,7 @@ fn drive<R: Read>(
     source: &mut Source<R>,
     state: &mut State,
     hold: usize,
-    feed: &mut Feed,
+    split: &mut Split,
 ) -> Result<(), serde_json::Error> {
     match source.skip_space(0, true) {
         Ok(Some((_, b'['))) => {}
@@ -89,74 +78,62 @@ fn drive<R: Read>(
         }
     }
     // `pos` is past the last element split (or the opening bracket), `lead` how the whole
-    // answer's reader stood there, `from` where the mark was when the element was read without
-    // workers (its separator, or the bracket): what counts toward `hold`.
+    // answer's reader stood there, `from` where the element's separator (or the bracket) is:
+    // what counts toward `hold`.
     let mut lead = Lead::Start;
     let mut pos = source.marked() + 1;
     let mut from = source.marked();
-    // Files what is in flight; an element the slice reader refused is read again by the
-    // streaming reader, and the list goes on after it.
-    macro_rules! settle {
-        ($list:lifetime) => {
-            if let Some(refused) = feed.settle(source, state)? {
-                if !resume(source, refused, state)? {
-                    return Ok(());
-                }
-                pos = source.marked();
-                from = pos;
-                lead = Lead::Value;
-                continue $list;
-            }
-        };
-    }
+    // About how long the last element was, for the next one's read in place.
+    let mut last_len = 4096;
     macro_rules! read {
-        ($list:lifetime, $e:expr) => {
+        ($e:expr) => {
             match $e {
                 Ok(v) => v,
                 Err(e) => {
                     source.failed = Some(e);
-                    settle!($list);
                     return fallback(source, lead, Mode::Rest, state).map(drop);
                 }
             }
         };
     }
-    'list: loop {
+    loop {
         if lead == Lead::Value {
-            if source.only_space(pos) {
-                feed.flush();
-            }
-            match read!('list, source.skip_space(pos, false)) {
+            match read!(source.skip_space(pos, false)) {
                 Some((at, b',')) => {
                     pos = at + 1;
                     from = at;
                 }
                 Some((at, b']')) => {
-                    settle!('list);
                     source.mark(at + 1);
                     break;
                 }
-                _ => {
-                    settle!('list);
-                    return fallback(source, lead, Mode::Rest, state).map(drop);
-                }
+                _ => return fallback(source, lead, Mode::Rest, state).map(drop),
             }
         }
-        if source.only_space(pos) {
-            feed.flush();
-        }
-        let Some((start, first)) = read!('list, source.skip_space(pos, false)) else {
-            settle!('list);
+        let Some((start, first)) = read!(source.skip_space(pos, false)) else {
             return fallback(source, lead, Mode::Rest, state).map(drop);
         };
         if first == b']' {
-            settle!('list);
             if lead != Lead::Start {
                 // A trailing comma.
                 return fallback(source, lead, Mode::Rest, state).map(drop);
             }
             source.mark(start + 1);
             break;
+        }
+        if first == b'{'
+            && let Some((piece, end)) = in_place(source, start, 2 * last_len + 1024, state)
+        {
+            if state.apply(piece).is_err() {
+                return Err(de::Error::custom("the kept comments are over the cap"));
+            }
+            split.sliced += 1;
+            last_len = end - start;
+            source.mark(end);
+            pos = end;
+            from = pos;
+            lead = Lead::Value;
+            continue;
         }
         let mut scan = Scan::new(first);
         let mut at = start + 1;
@@ -168,46 +145,39 @@ fn drive<R: Read>(
             if at - from > hold {
                 break None;
             }
-            if at - start > feed.batch() {
-                // A long element: what is before it is filed first, so the source holds little
-                // more than it.
-                settle!('list);
-            }
-            feed.flush();
-            if !read!('list, source.more()) {
+            if !read!(source.more()) {
                 break None;
             }
         };
-        if let Some(end) = end
-            && scan.deepest < DEEP
-        {
-            let span = Span {
-                start,
-                end,
-                lead,
-                closed: scan.closed_kind(),
-            };
-            if let Some(refused) = feed.push(span, source, state)? {
-                if !resume(source, refused, state)? {
+        let closed = scan.closed_kind();
+        let sliced = match end {
+            Some(end) if scan.deepest < DEEP => {
+                let deferred = &state.out.deferred;
+                slice(source.bytes(start, end), closed, state.filter, deferred)
+                    .map(|piece| (piece, end))
+            }
+            _ => None,
+        };
+        match sliced {
+            Some((piece, end)) => {
+                if state.apply(piece).is_err() {
+                    return Err(de::Error::custom("the kept comments are over the cap"));
+                }
+                split.sliced += 1;
+                last_len = end - start;
+                source.mark(end);
+                pos = end;
+            }
+            // Read again by the streaming reader: one of a closed kind, then the splitter
+            // carries on after it; any other, the rest of the answer with it.
+            None if closed => {
+                if !fallback(source, lead, Mode::One, state)? {
                     return Ok(());
                 }
                 pos = source.marked();
-            } else {
-                pos = end;
             }
-            from = pos;
-            lead = Lead::Value;
-            continue;
+            None => return fallback(source, lead, Mode::Rest, state).map(drop),
         }
-        settle!('list);
-        let refused = Refused {
-            lead,
-            closed: scan.closed_kind(),
-        };
-        if !resume(source, refused, state)? {
-            return Ok(());
-        }
-        pos = source.marked();
         from = pos;
         lead = Lead::Value;
     }
@@ -221,29 +191,40 @@ fn drive<R: Read>(
     }
 }
 
-/// Reads an element the splitter could not take (the mark before it) with the streaming reader:
-/// one of a closed kind, then the splitter carries on (`Ok(true)`, unless the list ended there);
-/// any other, the rest of the answer with it (`Ok(false)`).
-fn resume<R: Read>(
-    source: &mut Source<R>,
-    refused: Refused,
-    state: &mut State,
-) -> Result<bool, serde_json::Error> {
-    match refused.closed {
-        true => fallback(source, refused.lead, Mode::One, state),
-        false => fallback(source, refused.lead, Mode::Rest, state).map(|_| false),
-    }
+/// Decodes the object starting at answer offset `start` straight from the bytes read, as the
+/// slice reader decodes it given exactly its bytes (it stops on the object's closing brace),
+/// and where it ends: one pass over the element, no scan for its end first. Only the first
+/// `window` bytes are taken (checked as UTF-8 once, read as text). `None` when the object does
+/// not end within them (the splitter reads on), when the reader refuses it (the splitter
+/// decides, as for any element), or when it may be nested as deep as the whole answer's reader
+/// refuses (it has that many brackets; the scan measures its depth).
+fn in_place<R: Read>(
+    source: &Source<R>,
+    start: usize,
+    window: usize,
+    state: &State,
+) -> Option<(Piece, usize)> {
+    let bytes = source.bytes(start, source.end().min(start.saturating_add(window)));
+    // Cut short of a character (the window's end, or a byte that is not UTF-8): the text before.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let element = Element {
+        filter: state.filter,
+        deferred: &state.out.deferred,
+    };
+    let piece = element.deserialize(&mut de).ok()?;
+    let len = de.into_iter::<IgnoredAny>().byte_offset();
+    let brackets = memchr::memchr2_iter(b'{', b'[', text.as_bytes().get(..len)?);
+    (brackets.take(DEEP as usize).count() < DEEP as usize).then_some((piece, start + len))
 }
 
 /// Decodes one whole element through the slice reader: `None` when it refuses it. A number or a
 /// word is checked whole first, as its decode files it before the reader can see what follows
-/// it. With `deferred`, a body on one of those issues is skipped unread ([`Element`]).
-pub(super) fn slice(
-    bytes: &[u8],
-    closed: bool,
-    filter: &Filter,
-    deferred: Option<&BTreeSet<u64>>,
-) -> Option<Piece> {
+/// it. A body on an issue of `deferred` is skipped unread ([`Element`]).
+fn slice(bytes: &[u8], closed: bool, filter: &Filter, deferred: &BTreeSet<u64>) -> Option<Piece> {
     if !closed {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         <IgnoredAny as de::Deserialize>::deserialize(&mut de)
@@ -313,7 +294,7 @@ impl<'de> Visitor<'de> for Tail<'_, '_, '_> {
         loop {
             let element = Element {
                 filter,
-                deferred: Some(&self.state.out.deferred),
+                deferred: &self.state.out.deferred,
             };
             let Some(piece) = seq.next_element_seed(element)? else {
                 break;
@@ -333,7 +314,3 @@ impl<'de> Visitor<'de> for Tail<'_, '_, '_> {
 #[cfg(test)]
 #[path = "split_tests.rs"]
 mod tests;
-
-#[cfg(test)]
-#[path = "pool_tests.rs"]
-mod pool_tests;

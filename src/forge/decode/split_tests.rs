@@ -6,13 +6,12 @@ use std::io::{self, Read};
 
 use serde_json::{Value, json};
 
-use super::super::pool::Plan;
 use super::super::{Failed, Filter, State, decode_holding};
 use super::{Split, Tail};
 use crate::forge::models::CommentList;
 
 /// The decode as it was before the splitter: the whole answer through serde_json's reader.
-pub(super) fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
+fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, Failed> {
     let mut state = State::new(filter);
     let mut de = serde_json::Deserializer::from_reader(reader);
     let tail = Tail {
@@ -28,7 +27,7 @@ pub(super) fn whole<R: Read>(reader: R, filter: &Filter) -> Result<CommentList, 
     }
 }
 
-pub(super) fn trusting(logins: &[&str], max_body: usize) -> Filter {
+fn trusting(logins: &[&str], max_body: usize) -> Filter {
     let mut filter = Filter::all();
     filter.authors = Some(logins.iter().map(|l| l.to_string()).collect());
     filter.max_body = max_body;
@@ -54,62 +53,25 @@ impl Read for Trickle<'_> {
 }
 
 fn split(text: &[u8], sizes: &[usize], filter: &Filter, hold: usize) -> (Outcome, Split) {
-    split_by(text, sizes, filter, hold, INLINE)
-}
-
-/// [`split`], the elements decoded as `plan` says.
-pub(super) fn split_by(
-    text: &[u8],
-    sizes: &[usize],
-    filter: &Filter,
-    hold: usize,
-    plan: Plan,
-) -> (Outcome, Split) {
     let reader = Trickle {
         text,
         sizes,
         turn: 0,
     };
-    let (list, split) = decode_holding(reader, filter, hold, plan);
+    let (list, split) = decode_holding(reader, filter, hold);
     (Outcome::of(list), split)
 }
 
-/// Each element decoded and filed in its turn, no worker (as on one core).
-pub(super) const INLINE: Plan = Plan {
-    workers: 0,
-    batch: 1 << 20,
-    in_flight: 1 << 20,
-    work: super::slice,
-};
-
-/// The ways elements are decoded: in their turn; on two workers, a batch an element, little in
-/// flight; on three, batches of a few elements.
-pub(super) const PLANS: [Plan; 3] = [
-    INLINE,
-    Plan {
-        workers: 2,
-        batch: 1,
-        in_flight: 4096,
-        work: super::slice,
-    },
-    Plan {
-        workers: 3,
-        batch: 600,
-        in_flight: 4096,
-        work: super::slice,
-    },
-];
-
 /// A decode's outcome, comparable.
 #[derive(Debug, PartialEq)]
-pub(super) enum Outcome {
+enum Outcome {
     List(CommentList),
     Error(String),
     OverCap,
 }
 
 impl Outcome {
-    pub(super) fn of(list: Result<CommentList, Failed>) -> Outcome {
+    fn of(list: Result<CommentList, Failed>) -> Outcome {
         match list {
             Ok(list) => Outcome::List(list),
             Err(Failed::Json(e)) => Outcome::Error(e.to_string()),
@@ -124,18 +86,15 @@ const SIZES: &[&[usize]] = &[&[1 << 20], &[1], &[2], &[3, 1], &[7, 5, 1, 6, 2, 4
 /// Asserts that `text` decodes as the whole answer's reader decodes it, however it arrives.
 fn same(text: &[u8], filter: &Filter) -> Outcome {
     let want = Outcome::of(whole(text, filter));
-    for (i, plan) in PLANS.into_iter().enumerate() {
-        // On workers, the bytes all at once and a few at a time.
-        for sizes in SIZES.iter().filter(|s| i == 0 || s.len() == 2 || s[0] > 1) {
-            for hold in [1 << 20, 16] {
-                let (got, _) = split_by(text, sizes, filter, hold, plan);
-                assert_eq!(
-                    got,
-                    want,
-                    "{:?} by {sizes:?}, holding {hold}, {plan:?}",
-                    String::from_utf8_lossy(text)
-                );
-            }
+    for sizes in SIZES {
+        for hold in [1 << 20, 16] {
+            let (got, _) = split(text, sizes, filter, hold);
+            assert_eq!(
+                got,
+                want,
+                "{:?} by {sizes:?}, holding {hold}",
+                String::from_utf8_lossy(text)
+            );
         }
     }
     want
@@ -143,7 +102,7 @@ fn same(text: &[u8], filter: &Filter) -> Outcome {
 
 /// A comment as Forgejo sends it, the poster before the body, with brackets and nesting in the
 /// fields forgestate does not read.
-pub(super) fn comment(id: u64, login: &str, body: &str) -> String {
+fn comment(id: u64, login: &str, body: &str) -> String {
     let fields = [
         ("id", json!(id)),
         (
@@ -164,7 +123,7 @@ pub(super) fn comment(id: u64, login: &str, body: &str) -> String {
 }
 
 /// Comments as one answer, and as the values the whole-list decoder takes.
-pub(super) fn answer(items: &[String]) -> (String, Vec<Value>) {
+fn answer(items: &[String]) -> (String, Vec<Value>) {
     let values = items
         .iter()
         .map(|c| serde_json::from_str(c).unwrap())
@@ -346,6 +305,27 @@ fn nesting_up_to_the_reader_s_limit_is_decided_as_the_whole_answer_s_reader_deci
 }
 
 #[test]
+fn an_object_read_in_place_is_decided_as_the_whole_answer_s_reader_decides() {
+    // Brackets in a string (as many as the depth rule counts: the scan decides then),
+    // characters of several bytes across the read window's end, and lengths far from the last.
+    let items = [
+        comment(1, "ca-bot", &"{[".repeat(200)),
+        comment(2, "ca-bot", &"é🦀".repeat(3000)),
+        comment(3, "ca-bot", "x"),
+        comment(4, "ca-bot", &"é".repeat(9000)),
+        comment(5, "ca-bot", "🦀"),
+    ];
+    let (text, _) = answer(&items);
+    let Outcome::List(list) = same(text.as_bytes(), &Filter::all()) else {
+        panic!("not a list")
+    };
+    assert_eq!(list.comments.len(), 5);
+    assert_eq!(list.comments[1].body, "é🦀".repeat(3000));
+    let (_, split) = split(text.as_bytes(), &[1 << 20], &Filter::all(), 1 << 20);
+    assert_eq!(split.sliced, 5, "every element through a slice reader");
+}
+
+#[test]
 fn kept_bodies_over_the_listing_cap_fail_the_listing_however_read() {
     let items: Vec<String> = (0..4).map(|i| comment(i, "ca-bot", "0123456789")).collect();
     let (text, _) = answer(&items);
@@ -364,17 +344,12 @@ fn a_huge_untrusted_comment_is_passed_over_unheld_and_the_split_carries_on() {
     assert!(text.len() > 4 << 20);
     let filter = trusting(&["ca-bot"], 1 << 20);
     let want = Outcome::of(whole(text.as_bytes(), &filter));
-    for (sizes, plan) in [&[1 << 20][..], &[16 * 1024, 3, 1000]]
-        .into_iter()
-        .flat_map(|sizes| PLANS.map(|plan| (sizes, plan)))
-    {
-        let (got, split) = split_by(text.as_bytes(), sizes, &filter, hold, plan);
+    for sizes in [&[1 << 20][..], &[16 * 1024, 3, 1000]] {
+        let (got, split) = split(text.as_bytes(), sizes, &filter, hold);
         assert_eq!(got, want);
-        // On workers, the buffer keeps room for what is in flight.
-        let slack = if plan.workers > 0 { plan.in_flight } else { 0 };
         assert!(
-            split.peak <= hold + 2 * super::super::source::READ + slack,
-            "held {} bytes, {plan:?}",
+            split.peak <= hold + 2 * super::super::source::READ,
+            "held {} bytes",
             split.peak
         );
         assert_eq!(
@@ -400,13 +375,9 @@ fn a_trusted_body_far_over_the_cap_is_measured_and_the_split_carries_on() {
     ];
     let (text, _) = answer(&items);
     let filter = trusting(&["ca-bot"], 1000);
-    let want = Outcome::of(whole(text.as_bytes(), &filter));
-    for plan in PLANS {
-        let (got, split) = split_by(text.as_bytes(), &[1 << 20], &filter, hold, plan);
-        assert_eq!(got, want, "{plan:?}");
-        assert_eq!(split.sliced, 2, "{plan:?}");
-    }
-    let got = want;
+    let (got, split) = split(text.as_bytes(), &[1 << 20], &filter, hold);
+    assert_eq!(got, Outcome::of(whole(text.as_bytes(), &filter)));
+    assert_eq!(split.sliced, 2);
     let Outcome::List(list) = got else {
         panic!("not a list")
     };
@@ -447,11 +418,8 @@ fn a_reader_that_fails_fails_the_decode_as_before() {
         text: text.as_bytes(),
         ok,
     };
-    for (ok, plan) in (0..text.len())
-        .step_by(11)
-        .flat_map(|ok| PLANS.map(|plan| (ok, plan)))
-    {
-        let (list, _) = decode_holding(failing(ok), &Filter::all(), 1 << 20, plan);
+    for ok in (0..text.len()).step_by(11) {
+        let (list, _) = decode_holding(failing(ok), &Filter::all(), 1 << 20);
         let got = Outcome::of(list);
         let want = Outcome::of(whole(failing(ok), &Filter::all()));
         assert_eq!(got, want, "after {ok}");

@@ -36,12 +36,15 @@ pub(super) fn time_header(
 /// Accepts `1`, `1.0`, `2.0`, `3.1.4`…; returns the major number. Future majors are read
 /// best-effort; anything that is not a version number is refused.
 pub(super) fn version_major(version: &str) -> Result<u64, ParseError> {
-    let parts: Vec<&str> = version.split('.').collect();
-    let numeric = parts.len() <= 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()));
-    let major = parts.first().and_then(|p| p.parse::<u64>().ok());
+    let mut parts = 0;
+    let numeric = version.split('.').all(|p| {
+        parts += 1;
+        parts <= 3 && !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit())
+    });
+    let major = version
+        .split('.')
+        .next()
+        .and_then(|p| p.parse::<u64>().ok());
     match major {
         Some(m) if numeric && m >= 1 => Ok(m),
         _ => Err(ParseError::UnsupportedVersion(clip(version))),
@@ -72,5 +75,52 @@ pub(super) fn clip(text: &str) -> String {
     match text.char_indices().nth(MAX) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The major version is read as splitting the text at its dots (into at most three runs of
+    /// one to nine digits) says: the same numbers and refusals.
+    #[test]
+    fn the_major_version_is_what_the_dotted_parts_say() {
+        let reference = |version: &str| {
+            let parts: Vec<&str> = version.split('.').collect();
+            let numeric = parts.len() <= 3
+                && parts.iter().all(|p| {
+                    !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit())
+                });
+            match parts.first().and_then(|p| p.parse::<u64>().ok()) {
+                Some(m) if numeric && m >= 1 => Ok(m),
+                _ => Err(ParseError::UnsupportedVersion(clip(version))),
+            }
+        };
+        for version in [
+            "1",
+            "1.0",
+            "2.0",
+            "3.1.4",
+            "3.1.4.1",
+            "0",
+            "0.1",
+            "01.0",
+            "1.",
+            ".1",
+            "",
+            "1..0",
+            "123456789",
+            "1234567890",
+            "1.1234567890",
+            "+1",
+            "1.a",
+            "٣.0",
+            "2.0 ",
+            "10.20.30",
+        ] {
+            assert_eq!(version_major(version), reference(version), "{version:?}");
+        }
+        assert_eq!(version_major("3.1.4"), Ok(3));
     }
 }

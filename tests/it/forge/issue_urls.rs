@@ -11,4 +11,18 @@ fn the_issue_is_read_from_a_web_url() {
     assert_eq!(issue_in_url("https://forge.example/o/r/issues/7x"), None);
     assert_eq!(issue_in_url(""), None);
     assert_eq!(issue_in_url("/issues/99999999999999999999999"), None);
+    assert_eq!(issue_in_url("/issues/18446744073709551615"), Some(u64::MAX));
+    assert_eq!(issue_in_url("/issues/18446744073709551616"), None);
+    assert_eq!(issue_in_url("/issues/007?x=1"), Some(7));
+    assert_eq!(issue_in_url("/issues/12/"), Some(12));
+    assert_eq!(issue_in_url("/issues/"), None);
+    assert_eq!(issue_in_url("/issues/#3"), None);
+    assert_eq!(
+        issue_in_url("/issues/3/issues/4#5"),
+        Some(4),
+        "the last /issues/ counts"
+    );
+    assert_eq!(issue_in_url("/issues/4é"), None);
+    assert_eq!(issue_in_url("/issues/\u{0664}"), None, "ASCII digits only");
+    assert_eq!(issue_in_url("/issues/é/issues"), None);
 }
