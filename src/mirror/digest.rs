@@ -3,7 +3,9 @@
 //! goes straight to a spill file beside the mirror, and the comment's slot (its header, author,
 //! times and address, the data's place in the spill) to a second one. So a cold read holds a few
 //! bytes per comment (where its slot is), not its body, data or header: the slots are read back
-//! one at a time when the base is written and the summary folded (`fresh.rs`).
+//! one at a time when the base is written (`fresh.rs`). The summary is folded as each slot is
+//! made, while its data is still in memory (`summary/stream.rs`); the read summarizes the slots
+//! read back only when that fold cannot stand for them.
 //!
 //! The spills are unlinked as soon as they are created (they live while this process holds them
 //! open), so nothing is left behind by a crash; the base written from a full read copies the data
@@ -20,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use super::files::Data;
 use super::fresh::{Fresh, Item};
 use super::slot::{Blob, Body, Slot};
+use super::summary::Streamed;
 use crate::scan::{Trust, Verifier};
 use crate::store::{Comment, Digest};
 
@@ -45,6 +48,10 @@ struct Made {
     listed: Vec<u64>,
     /// The reader's signature check, when it has keys.
     verify: Option<Arc<Verifier>>,
+    /// The summary, folded as the slots are made ([`Streamed`]).
+    stream: Streamed,
+    /// A slot could not be folded: the summary is made from the slots read back.
+    unstreamed: bool,
 }
 
 /// A slot the digest made: held, or where it was spilled (offset, length, and whether it is a
@@ -207,11 +214,19 @@ impl Digested {
             body: String::new(),
         };
         let kept = match body {
-            Ok(mut body) => {
-                if let (Body::R(_, blob), Some(spill)) = (&mut body, made.spill.as_mut()) {
+            Ok(body) => {
+                let mut slot = Slot::holding(comment, body);
+                // Folded while its data is in memory; its tail copy as the read reads it back.
+                if !made.unstreamed && made.stream.fold(&slot).is_err() {
+                    made.unstreamed = true;
+                }
+                if let (Body::R(_, blob), Some(spill)) = (&mut slot.b, made.spill.as_mut()) {
                     spill.take(blob);
                 }
-                made.keep(Slot::holding(comment, body))
+                if !made.unstreamed {
+                    made.stream.tail(&slot);
+                }
+                made.keep(slot)
             }
             Err(e) => Kept::Held(Box::new(Err(e))),
         };
@@ -232,7 +247,8 @@ impl Digested {
 
     /// `comment` (a comment of the listing) as an item of the read's slots, trusted as `trust`
     /// says: from what the digest made of it when it took its body, else parsed now.
-    fn slot(&self, comment: Comment, trust: &Trust) -> Result<Item, String> {
+    /// `true` with it when the digest made it.
+    fn slot(&self, comment: Comment, trust: &Trust) -> Result<(Item, bool), String> {
         let made = match comment.body.is_empty() {
             true => self.made(comment.id),
             false => None,
@@ -241,9 +257,9 @@ impl Digested {
             let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
             let trusted = trust.allows(&comment.author);
             let slot = Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string())?;
-            return Ok(Item::Held(Box::new(slot)));
+            return Ok((Item::Held(Box::new(slot)), false));
         };
-        Digested::item(comment.id, made, trust)
+        Ok((Digested::item(comment.id, made, trust)?, true))
     }
 
     /// What the digest made of comment `id` as an item of the read's slots, trusted as `trust`
@@ -271,11 +287,16 @@ impl Digested {
 
     /// The listing's `comments` and the comments it holds that the digest took whole, as the
     /// read's slots (in that order), trusted as `trust` says. The listing gives its memory back
-    /// as they are made.
+    /// as they are made. The summary folded as the digest made them goes with them, when every
+    /// slot is one the digest made.
     pub fn fresh(&self, comments: Vec<Comment>, trust: &Trust) -> Result<Fresh, String> {
         let mut failed = None;
+        let mut all_made = true;
         let mut items = crate::store::map_shrinking(comments, |c| match self.slot(c, trust) {
-            Ok(item) => Some(item),
+            Ok((item, made)) => {
+                all_made &= made;
+                Some(item)
+            }
             Err(e) => {
                 failed.get_or_insert(e);
                 None
@@ -301,14 +322,17 @@ impl Digested {
         if let Some(e) = failed {
             return Err(e);
         }
-        let (spilled, distrust) = match self.0.lock() {
-            Ok(m) => {
+        let (spilled, distrust, stream) = match self.0.lock() {
+            Ok(mut m) => {
                 let all = m.authors.iter().all(|a| trust.allows(a));
-                (m.spilled.clone(), (!all).then(|| trust.clone()))
+                let stream = std::mem::take(&mut m.stream);
+                let stream =
+                    (all_made && !m.unstreamed && stream.holds_under(trust)).then_some(stream);
+                (m.spilled.clone(), (!all).then(|| trust.clone()), stream)
             }
-            Err(_) => (None, None),
+            Err(_) => (None, None, None),
         };
-        Ok(Fresh::new(items, spilled, distrust))
+        Ok(Fresh::new(items, spilled, distrust).streamed(stream))
     }
 
     /// The data spill, for reading the data of the slots made from it (`None` when nothing

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::files::Data;
 use super::slot::Slot;
 use super::slots::Slots;
+use super::summary::Streamed;
 use crate::scan::Trust;
 
 /// One slot of a full read.
@@ -43,6 +44,11 @@ pub(super) struct Fresh {
     /// Set when some spilled slot's author is one the read does not trust: such a slot is
     /// read back as that author's ([`super::slot::Body::distrusted`]).
     distrust: Option<Trust>,
+    /// The summary the digest folded as it made these slots, while it may stand for theirs:
+    /// dropped when a slot is pushed, or when the sorted slots are not the ones it folded.
+    stream: Option<Streamed>,
+    /// Sorted by comment id, with no repeats.
+    sorted: bool,
 }
 
 /// How much of the slot spill is read at once.
@@ -55,11 +61,35 @@ impl Fresh {
             items,
             spill,
             distrust,
+            stream: None,
+            sorted: false,
         }
     }
 
+    /// These slots, with the summary `stream` folded from them as they were made (in their
+    /// order, each as it reads back).
+    pub(super) fn streamed(mut self, stream: Option<Streamed>) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Adds a slot the digest did not make (an unreadable comment): the summary it folded
+    /// takes it in, as long as it holds no record.
     pub(super) fn push(&mut self, slot: Slot) {
+        if let Some(stream) = &mut self.stream
+            && !stream.extra(&slot)
+        {
+            self.stream = None;
+        }
         self.items.push(Item::Held(Box::new(slot)));
+    }
+
+    /// The summary folded as the slots were made, when it stands for these slots, sorted
+    /// ([`Fresh::sort_dedupe`]): they are exactly the ones it folded (each once, in ascending
+    /// comment id order) and the ones pushed.
+    pub(super) fn take_stream(&mut self) -> Option<Streamed> {
+        let mut stream = self.stream.take()?;
+        (self.sorted && stream.place(self.items.iter().map(Item::id))).then_some(stream)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -71,6 +101,7 @@ impl Fresh {
         self.items.reverse();
         self.items.sort_by_key(Item::id);
         self.items.dedup_by_key(|item| item.id());
+        self.sorted = true;
     }
 
     /// Every slot, in memory.

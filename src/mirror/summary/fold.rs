@@ -104,6 +104,17 @@ impl<'a> Fold<'a> {
         }
     }
 
+    /// Comment `id` holds a validly signed record: the thread's first, when none was folded
+    /// before it (slots come in comment id order).
+    pub(super) fn signed(&mut self, id: u64) {
+        self.first_signed.get_or_insert(id);
+    }
+
+    /// The comment id of the thread's first validly signed record, as far as the fold knows.
+    pub(super) fn first_signed(&self) -> Option<u64> {
+        self.first_signed
+    }
+
     /// Folds in slot `n` of the thread; slots come in comment id order (slots out of it make
     /// the fold inexact: the places of originals are decided in that order).
     pub(super) fn add(&mut self, n: usize, slot: &Slot) -> Result<(), String> {
@@ -222,7 +233,7 @@ impl<'a> Fold<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use chrono::{DateTime, Duration, Utc};
     use serde_json::json;
 
@@ -258,6 +269,13 @@ mod tests {
     /// the comment order within a second, forks, a takeover, duplicate `Id`s, records without
     /// an `Id` posted twice, a clock that steps back, people's comments and broken records.
     fn thread(n: u64, seed: u64, carry_old: bool) -> Vec<Slot> {
+        (comments(n, seed, carry_old).into_iter())
+            .map(|c| Slot::of(c, true, None).expect("a slot"))
+            .collect()
+    }
+
+    /// The comments of [`thread`], by `ca-bot`, in comment id order.
+    pub(in crate::mirror::summary) fn comments(n: u64, seed: u64, carry_old: bool) -> Vec<Comment> {
         let renderer = Renderer::embedded().expect("the embedded templates");
         let mut rng = Lcg(seed);
         let mut slots = Vec::new();
@@ -271,7 +289,7 @@ mod tests {
         let mut queued: Option<(DateTime<Utc>, String)> = None;
         while i < n {
             if let Some((created, body)) = queued.take() {
-                slots.push(slot(1000 + i, created, created, body));
+                slots.push(comment(1000 + i, created, created, body));
                 i += 1;
                 continue;
             }
@@ -340,7 +358,7 @@ mod tests {
                     posted.push((first.clone(), early));
                     posted.push((second_record.clone(), late));
                     queued = Some((late, renderer.render(&second_record).expect("a record")));
-                    slots.push(slot(
+                    slots.push(comment(
                         1000 + i,
                         early,
                         early,
@@ -407,14 +425,14 @@ mod tests {
                 }
             };
             let updated = created + Duration::seconds(i64::from(rng.below(20) == 0));
-            slots.push(slot(1000 + i, created, updated, body));
+            slots.push(comment(1000 + i, created, updated, body));
             i += 1;
         }
         slots
     }
 
-    fn slot(id: u64, created: DateTime<Utc>, updated: DateTime<Utc>, body: String) -> Slot {
-        let comment = Comment {
+    fn comment(id: u64, created: DateTime<Utc>, updated: DateTime<Utc>, body: String) -> Comment {
+        Comment {
             id,
             author: "ca-bot".into(),
             created_at: created,
@@ -424,8 +442,7 @@ mod tests {
                 1 + id / 4000
             )),
             body,
-        };
-        Slot::of(comment, true, None).expect("a slot")
+        }
     }
 
     fn both(slots: &[Slot], trust: &Trust) -> (String, String) {
