@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::files::Data;
-use super::fresh::{Fresh, Item};
+use super::fresh::{Fresh, Item, Spot};
 use super::slot::{Blob, Body, Slot};
 use super::summary::Streamed;
 use crate::scan::{Trust, Verifier};
@@ -54,11 +54,10 @@ struct Made {
     unstreamed: bool,
 }
 
-/// A slot the digest made: held, or where it was spilled (offset, length, and whether it is a
-/// validly signed record).
+/// A slot the digest made: held, or where it was spilled.
 enum Kept {
     Held(Box<Result<Slot, String>>),
-    At(u64, u32, bool),
+    At(Spot),
 }
 
 struct Spill {
@@ -122,8 +121,13 @@ impl Made {
     /// Keeps `slot`: spilled when its data is (so it reads back whole from the two spills),
     /// else held.
     fn keep(&mut self, slot: Slot) -> Kept {
-        let inline = matches!(&slot.b, Body::R(_, Blob::In(_)));
-        if let (false, Some(spill)) = (inline, self.slot_spill.as_mut())
+        // Where its record's data is in the data spill (a body's length fits a `u32`).
+        let data = match &slot.b {
+            Body::R(_, Blob::At(data, len)) => u32::try_from(*len).ok().map(|len| (*data, len)),
+            Body::R(_, Blob::In(_)) => None,
+            _ => Some((0, 0)),
+        };
+        if let (Some((data, data_len)), Some(spill)) = (data, self.slot_spill.as_mut())
             && let Ok(json) = serde_json::to_vec(&slot)
             && let Some((off, len)) = spill.put(&json)
             && let Ok(len) = u32::try_from(len)
@@ -131,7 +135,13 @@ impl Made {
             if !self.authors.contains(&slot.a) {
                 self.authors.insert(slot.a.clone());
             }
-            return Kept::At(off, len, slot.signed());
+            return Kept::At(Spot {
+                off,
+                len,
+                data,
+                data_len,
+                signed: slot.signed(),
+            });
         }
         Kept::Held(Box::new(Ok(slot)))
     }
@@ -273,14 +283,7 @@ impl Digested {
                 }
                 slot
             }
-            Kept::At(off, len, signed) => {
-                return Ok(Item::At {
-                    i: id,
-                    off,
-                    len,
-                    signed,
-                });
-            }
+            Kept::At(at) => return Ok(Item::At { i: id, at }),
         };
         Ok(Item::Held(Box::new(slot)))
     }
@@ -603,5 +606,80 @@ mod tests {
         );
         assert_eq!(spilled_ids, held_ids);
         assert_eq!(spilled.table.len(), 1, "one key: the pair's checkpoints");
+    }
+
+    #[test]
+    fn a_base_written_from_the_spilled_slots_bytes_is_the_base_written_from_the_slots() {
+        use super::super::disk::{Found, Header, SCHEMA, load_base, write_base};
+        let header = Header {
+            schema: SCHEMA,
+            generation: "g".into(),
+            location: "here".into(),
+            trust: None,
+            synced_at: chrono::Utc::now(),
+            cursor: None,
+            warnings: Vec::new(),
+            incomplete: false,
+            index_len: 0,
+            signing: None,
+        };
+        let bodies: Vec<String> = (0..600)
+            .map(|i| match i % 5 {
+                2 => format!("a person's comment {i}"),
+                4 if i % 3 == 0 => "[CHECKPOINT] not json".to_string(),
+                _ => record(&format!("subtask_{i}_complete")),
+            })
+            .collect();
+        // 0: every slot spilled in order; 1: a record parsed after the listing, its data held
+        // (the data of each record after it moves); 2: an author the reader does not trust;
+        // 3: unreadable comments pushed among them.
+        for case in 0..4 {
+            let dir = tempfile::tempdir().unwrap();
+            let digested = Digested::spilling(dir.path());
+            let digest = digested.digest();
+            let mut listed = Vec::new();
+            let mut after = Vec::new();
+            for (i, body) in bodies.iter().enumerate() {
+                let mut c = comment(i as u64, body);
+                if case == 1 && i == 300 {
+                    after.push(c);
+                    continue;
+                }
+                assert!(digest.apply(&mut c));
+                listed.push(i as u64);
+            }
+            digest.listed(listed, None);
+            let data = digested.data().unwrap();
+            let mut fresh = digested.fresh(after, &trust(case != 2)).unwrap();
+            if case == 3 {
+                for id in [7, 201, 599] {
+                    let mut slot = Slot::of(comment(id, ""), true, None).unwrap();
+                    slot.b = Body::U("it does not read".into());
+                    fresh.push(slot);
+                }
+            }
+            fresh.sort_dedupe();
+            let held = fresh.whole().unwrap().into_owned();
+            let (from_spill, from_slots) = (dir.path().join("a"), dir.path().join("b"));
+            write_base(&from_spill, header.clone(), &fresh, data.as_deref()).unwrap();
+            write_base(&from_slots, header.clone(), &held, data.as_deref()).unwrap();
+            let (a, b) = (
+                std::fs::read(&from_spill).unwrap(),
+                std::fs::read(&from_slots).unwrap(),
+            );
+            assert!(a == b, "case {case}: the same base, byte for byte");
+            // And it reads back as the slots it was written from.
+            let Found::Ok((_, read, base)) = load_base(&from_spill) else {
+                panic!("the base reads back");
+            };
+            assert_eq!(read.len(), held.len());
+            for (got, want) in read.into_iter().zip(held) {
+                assert_eq!(
+                    shown(got, Some(&base)),
+                    shown(want, data.as_deref()),
+                    "{case}"
+                );
+            }
+        }
     }
 }

@@ -1,15 +1,17 @@
 //! A full read's slots as the read goes on with them: each comment the digest made a slot of as
 //! it was decoded (`digest.rs`) is a few bytes here (its id and where its slot was spilled), read
-//! back from the spill one at a time when the base is written and the summary folded; the few
-//! others (unreadable comments, a slot the spill could not take) are held. So a cold read of a
-//! long thread never holds its slots all at once, unless an answer needs the whole thread.
+//! back from the spill one at a time when the base is written (its JSON copied as it is, where
+//! its record's data keeps its offset: `Slots::walk`) and, when the digest's fold cannot stand
+//! for them, the summary folded; the few others (unreadable comments, a slot the spill could not
+//! take) are held. So a cold read of a long thread never holds its slots all at once, unless an
+//! answer needs the whole thread.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::files::Data;
 use super::slot::Slot;
-use super::slots::Slots;
+use super::slots::{Slots, Walked};
 use super::summary::Streamed;
 use crate::scan::Trust;
 
@@ -17,14 +19,24 @@ use crate::scan::Trust;
 pub(super) enum Item {
     /// In memory.
     Held(Box<Slot>),
-    /// Spilled: comment `i`'s slot is the JSON at `(off, len)` of the slot spill; `signed`
-    /// when it is a validly signed record.
-    At {
-        i: u64,
-        off: u64,
-        len: u32,
-        signed: bool,
-    },
+    /// Spilled: comment `i`'s slot is at `at`.
+    At { i: u64, at: Spot },
+}
+
+/// Where a spilled slot is.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Spot {
+    /// Its JSON's offset in the slot spill.
+    pub off: u64,
+    /// Its record's data's offset in the data spill (see `data_len`).
+    pub data: u64,
+    /// Its JSON's length.
+    pub len: u32,
+    /// Its record's data's length; 0 when the slot holds no record (a record's data is never
+    /// empty).
+    pub data_len: u32,
+    /// Whether it is a validly signed record.
+    pub signed: bool,
 }
 
 impl Item {
@@ -123,7 +135,7 @@ impl Fresh {
     ) -> Result<Cow<'a, Slot>, String> {
         let (off, len) = match item {
             Item::Held(slot) => return Ok(Cow::Borrowed(slot)),
-            Item::At { off, len, .. } => (*off, *len as usize),
+            Item::At { at, .. } => (at.off, at.len as usize),
         };
         let spill = self
             .spill
@@ -183,6 +195,27 @@ impl Slots for Fresh {
         Ok(())
     }
 
+    fn walk(&self, f: &mut dyn FnMut(Walked<'_>) -> Result<(), String>) -> Result<(), String> {
+        if self.distrust.is_some() {
+            // Some slot reads back otherwise than it was spilled.
+            return self.each(&mut |slot| f(Walked::Slot(slot)));
+        }
+        let mut window = Window::default();
+        for item in &self.items {
+            match item {
+                Item::Held(slot) => f(Walked::Slot(slot))?,
+                Item::At { at, .. } => {
+                    let spill =
+                        (self.spill.as_deref()).ok_or("a spilled slot without its spill")?;
+                    let json = window.get(spill, at.off, at.len as usize)?;
+                    let data = (at.data_len > 0).then_some((at.data, u64::from(at.data_len)));
+                    f(Walked::Spilled { json, data })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String> {
         let item = self
             .items
@@ -212,7 +245,7 @@ impl Slots for Fresh {
             .iter()
             .filter(|item| match item {
                 Item::Held(slot) => slot.signed(),
-                Item::At { signed, .. } => *signed,
+                Item::At { at, .. } => at.signed,
             })
             .map(Item::id)
             .min())
