@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -86,10 +86,13 @@ pub(super) fn checked(count: Option<crate::store::CommentCount>) -> Option<Check
     count.map(|c| (c.issue, c.count, c.at.timestamp_millis()))
 }
 
+/// A record's (agent, session, kind): the summary's table keeps the newest of each.
+pub(super) type RecordKey = (Arc<str>, Arc<str>, Kind);
+
 /// What a slot means to the summary.
 pub(super) enum Role {
     /// An accepted record of this (agent, session, kind), with its record `Id`.
-    Record((String, String, Kind), Option<String>),
+    Record(RecordKey, Option<String>),
     /// Not a record, or an untrusted author's: nothing for an answer.
     Ignored,
     /// May make an answer stale.
@@ -112,12 +115,14 @@ pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Rol
     match &slot.b {
         Body::R(..) if slot.refused(first_signed) => Role::Stale,
         Body::R(head, _) => {
-            let shell = head.record(serde_json::Value::Null);
-            let kind = shell.kind();
-            Role::Record((shell.agent, shell.session, kind), head.id.clone())
+            let key = (head.agent().clone(), head.session().clone(), head.kind());
+            Role::Record(key, head.id.clone())
         }
         Body::I(body) => match parse(body) {
-            Ok(r) => Role::Record((r.agent.clone(), r.session.clone(), r.kind()), r.id),
+            Ok(r) => Role::Record(
+                (r.agent.as_str().into(), r.session.as_str().into(), r.kind()),
+                r.id,
+            ),
             Err(ParseError::NoMarker) => Role::Ignored,
             Err(_) => Role::Stale,
         },
@@ -194,7 +199,7 @@ impl Summary {
             (info, outcome)
         });
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
-        let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
+        let mut newest: std::collections::HashMap<RecordKey, usize> =
             std::collections::HashMap::new();
         let mut ids: Vec<[u8; ID_BYTES]> = Vec::with_capacity(accepted.len());
         let mut lines = Lines::default();

@@ -16,6 +16,8 @@
 //! key of each `Id` the id index writes anyway, not the `Id`s.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -30,9 +32,9 @@ use crate::scan::{Place, Posting, Trust, place, sort_keyed};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
     /// The table's key: (agent, session, kind).
-    Kind(String, String, Kind),
+    Kind(Arc<str>, Arc<str>, Kind),
     /// A pair's newest record with an `Id` (its lineage line's `latest`).
-    Pair(String, String),
+    Pair(Arc<str>, Arc<str>),
 }
 
 /// One accepted record kept as a candidate.
@@ -50,7 +52,7 @@ pub(super) struct Fold<'a> {
     trust: &'a Trust,
     first_signed: Option<u64>,
     /// The accepted records' `Id`s, as the id index keeps them.
-    pub(super) ids: HashSet<IdKey>,
+    pub(super) ids: HashSet<IdKey, BuildHasherDefault<Prefix>>,
     /// The accepted records without an `Id`, by what makes their copies the same record.
     same: HashSet<[u8; 32]>,
     /// The latest first posting among the originals so far (`scan/order.rs`).
@@ -73,9 +75,30 @@ pub(super) struct Fold<'a> {
     pub(super) rejected: Vec<Slot>,
 }
 
+/// Hashes an [`IdKey`] (already a SHA-256 prefix) by folding its words: no hashing again for
+/// each record `Id` of the thread.
+#[derive(Default)]
+pub(super) struct Prefix(u64);
+
+impl Hasher for Prefix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Whatever is written (a key's length, then its bytes) is folded in, eight bytes at a
+        // time: the key's bytes are already evenly spread.
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+}
+
 /// What the fold found: the slot index of each key's newest record, by comment id, and each
 /// (agent, session)'s newest record with an `Id`, by slot index.
-pub(super) type Newest = (Vec<usize>, Vec<(String, String, usize)>);
+pub(super) type Newest = (Vec<usize>, Vec<(Arc<str>, Arc<str>, usize)>);
 
 /// The fold tidies its kept records when they pass this many (and twice what it kept after the
 /// last tidy).
@@ -88,7 +111,7 @@ impl<'a> Fold<'a> {
             data,
             trust,
             first_signed,
-            ids: HashSet::new(),
+            ids: HashSet::default(),
             same: HashSet::new(),
             latest_original: None,
             seconds: BTreeMap::new(),
@@ -166,8 +189,13 @@ impl<'a> Fold<'a> {
             return Ok(());
         }
         for key in std::iter::once(&kind).chain(&pair) {
-            let top = self.tops.entry(key.clone()).or_insert(second);
-            *top = (*top).max(second);
+            // Looked up first: a key is copied once, not once a record.
+            match self.tops.get_mut(key) {
+                Some(top) => *top = (*top).max(second),
+                None => {
+                    self.tops.insert(key.clone(), second);
+                }
+            }
         }
         self.seconds
             .entry(second)
