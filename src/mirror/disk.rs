@@ -338,15 +338,24 @@ pub(super) fn write_base<S: Slots + ?Sized>(
             .map_err(std::io::Error::other)?;
         counted.write_all(b"]")?;
         header.index_len = counted.1;
+        // One buffer for every run, allocated once.
+        let mut buf = Vec::new();
         for piece in plan {
             match piece {
                 Piece::Run(from, to) => {
                     let old = old.ok_or_else(|| std::io::Error::other(gone))?;
                     let mut at = from;
                     while at < to {
-                        let len = (to - at).min(1 << 20);
-                        w.write_all(&old.bytes(at, len).map_err(std::io::Error::other)?)?;
-                        at += len;
+                        let len = (to - at).min(1 << 20) as usize;
+                        old.chunk_into(at, len, &mut buf)
+                            .map_err(std::io::Error::other)?;
+                        if buf.len() < len {
+                            return Err(std::io::Error::other(
+                                "cannot read its data: the file is cut short",
+                            ));
+                        }
+                        w.write_all(&buf)?;
+                        at += len as u64;
                     }
                 }
                 Piece::Inline(n) => {

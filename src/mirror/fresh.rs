@@ -175,7 +175,7 @@ impl Window {
             .ok_or("a spilled slot past the end")?;
         let held = off >= self.start && end <= self.start + self.buf.len() as u64;
         if !held {
-            self.buf = spill.chunk(off, WINDOW.max(len))?;
+            spill.chunk_into(off, WINDOW.max(len), &mut self.buf)?;
             self.start = off;
             if self.buf.len() < len {
                 return Err("the slot spill is cut short".into());
