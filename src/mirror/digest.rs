@@ -121,13 +121,8 @@ impl Made {
     /// Keeps `slot`: spilled when its data is (so it reads back whole from the two spills),
     /// else held.
     fn keep(&mut self, slot: Slot) -> Kept {
-        // Where its record's data is in the data spill (a body's length fits a `u32`).
-        let data = match &slot.b {
-            Body::R(_, Blob::At(data, len)) => u32::try_from(*len).ok().map(|len| (*data, len)),
-            Body::R(_, Blob::In(_)) => None,
-            _ => Some((0, 0)),
-        };
-        if let (Some((data, data_len)), Some(spill)) = (data, self.slot_spill.as_mut())
+        let inline = matches!(&slot.b, Body::R(_, Blob::In(_)));
+        if let (false, Some(spill)) = (inline, self.slot_spill.as_mut())
             && let Ok(json) = serde_json::to_vec(&slot)
             && let Some((off, len)) = spill.put(&json)
             && let Ok(len) = u32::try_from(len)
@@ -138,9 +133,8 @@ impl Made {
             return Kept::At(Spot {
                 off,
                 len,
-                data,
-                data_len,
                 signed: slot.signed(),
+                record: matches!(slot.b, Body::R(..)),
             });
         }
         Kept::Held(Box::new(Ok(slot)))

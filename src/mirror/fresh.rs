@@ -28,15 +28,31 @@ pub(super) enum Item {
 pub(super) struct Spot {
     /// Its JSON's offset in the slot spill.
     pub off: u64,
-    /// Its record's data's offset in the data spill (see `data_len`).
-    pub data: u64,
     /// Its JSON's length.
     pub len: u32,
-    /// Its record's data's length; 0 when the slot holds no record (a record's data is never
-    /// empty).
-    pub data_len: u32,
     /// Whether it is a validly signed record.
     pub signed: bool,
+    /// Whether it is a record (its data in the data spill, where its JSON says: [`data_at`]).
+    pub record: bool,
+}
+
+/// Where the data of the record a spilled slot's JSON holds is in the data spill. A slot's last
+/// field is its body, `"b":{"R":[head,{"At":[offset,length]}]}` as `serde_json` writes a
+/// spilled record's, so its JSON ends `{"At":[<offset>,<length>]}]}}`; `None` when it does not.
+fn data_at(json: &[u8]) -> Option<(u64, u64)> {
+    fn number(digits: &[u8]) -> Option<u64> {
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    }
+    let rest = json.strip_suffix(b"]}]}}")?;
+    let comma = rest.iter().rposition(|&b| b == b',')?;
+    let len = number(&rest[comma + 1..])?;
+    let rest = &rest[..comma];
+    let open = rest.iter().rposition(|&b| b == b'[')?;
+    let off = number(&rest[open + 1..])?;
+    rest[..open].ends_with(b"{\"At\":").then_some((off, len))
 }
 
 impl Item {
@@ -208,8 +224,19 @@ impl Slots for Fresh {
                     let spill =
                         (self.spill.as_deref()).ok_or("a spilled slot without its spill")?;
                     let json = window.get(spill, at.off, at.len as usize)?;
-                    let data = (at.data_len > 0).then_some((at.data, u64::from(at.data_len)));
-                    f(Walked::Spilled { json, data })?;
+                    match (at.record, data_at(json)) {
+                        (false, _) => f(Walked::Spilled { json, data: None })?,
+                        (true, Some(data)) => f(Walked::Spilled {
+                            json,
+                            data: Some(data),
+                        })?,
+                        // Never (a record is spilled only with its data spilled): read as is.
+                        (true, None) => {
+                            let slot: Slot = serde_json::from_slice(json)
+                                .map_err(|e| format!("a spilled slot does not read: {e}"))?;
+                            f(Walked::Slot(&slot))?;
+                        }
+                    }
                 }
             }
         }
@@ -257,5 +284,53 @@ impl Slots for Fresh {
             .map(|item| self.read(item, Some(&mut window)).map(Cow::into_owned))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Cow::Owned(slots))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mirror::slot::{Blob, Body};
+
+    #[test]
+    fn a_spilled_record_names_its_data_at_the_end_of_its_json() {
+        // A header whose strings look like the end of a spilled record's JSON.
+        let mut record = crate::format::Record::checkpoint(
+            "w",
+            "s",
+            "p",
+            serde_json::json!({"x": "{\"At\":[3,4]}]}}"}),
+        )
+        .expect("a record");
+        record.next = Some("{\"At\":[5,6]}]}}".into());
+        let body = crate::format::Renderer::embedded()
+            .and_then(|r| r.render(&record))
+            .expect("a rendered record");
+        let comment = crate::store::Comment {
+            id: 7,
+            author: "{\"At\":[8,9]}]}}".into(),
+            created_at: chrono::DateTime::UNIX_EPOCH,
+            updated_at: chrono::DateTime::UNIX_EPOCH,
+            url: None,
+            body,
+        };
+        let mut slot = Slot::of(comment, true, None).expect("a slot");
+        let Body::R(_, blob) = &mut slot.b else {
+            panic!("a record");
+        };
+        *blob = Blob::At(123_456_789_012, 77);
+        let json = serde_json::to_vec(&slot).expect("json");
+        assert_eq!(data_at(&json), Some((123_456_789_012, 77)));
+        // Anything else names no data.
+        slot.b = Body::U("{\"At\":[1,2]}]}}".into());
+        assert_eq!(data_at(&serde_json::to_vec(&slot).expect("json")), None);
+        for odd in [
+            &b"{\"At\":[+1,2]}]}}"[..],
+            b"{\"At\":[1,]}]}}",
+            b"[1,2]}]}}",
+            b"",
+        ] {
+            assert_eq!(data_at(odd), None, "{}", String::from_utf8_lossy(odd));
+        }
     }
 }

@@ -105,8 +105,9 @@ pub(super) fn parent_of(slot: &Slot) -> Option<String> {
     lineage(slot).and_then(|(_, _, parent, _)| parent)
 }
 
-/// One pair's newest `Id`, and how many of its records name each parent (by [`short`]).
-type PairLine = (Option<String>, std::collections::HashMap<u64, u32>);
+/// One pair's newest `Id`, the parents its records name (by [`short`]), and whether one was
+/// named twice.
+type PairLine = (Option<String>, std::collections::HashSet<u64>, bool);
 
 /// A record `Id` as a 64-bit hash: a long thread's parents are counted without a copy of each.
 /// Two `Id`s of one hash only make a line look forked, which the whole read then answers.
@@ -120,8 +121,7 @@ fn short(id: &str) -> u64 {
 /// The lines of every pair, built from the accepted records in thread order (the whole read).
 #[derive(Default)]
 pub(super) struct Lines {
-    /// Per pair (by agent, then session): the newest `Id`, and how many records name each
-    /// parent.
+    /// Per pair (by agent, then session): its line so far.
     pairs: BTreeMap<String, BTreeMap<String, PairLine>>,
 }
 
@@ -143,11 +143,11 @@ impl Lines {
         if !sessions.contains_key(session) {
             sessions.insert(session.to_string(), PairLine::default());
         }
-        let Some((latest, parents)) = sessions.get_mut(session) else {
+        let Some((latest, parents, twice)) = sessions.get_mut(session) else {
             return;
         };
         if let Some(parent) = parent {
-            *parents.entry(short(&parent)).or_default() += 1;
+            *twice |= !parents.insert(short(&parent));
         }
         if let Some(id) = id {
             *latest = Some(id.to_string());
@@ -160,11 +160,8 @@ impl Lines {
                 let agent = std::iter::repeat(agent);
                 agent.zip(sessions)
             })
-            .map(|(agent, (session, (latest, parents)))| {
-                let forked = parents.values().any(|&n| n > 1)
-                    || latest
-                        .as_ref()
-                        .is_some_and(|l| parents.contains_key(&short(l)));
+            .map(|(agent, (session, (latest, parents, twice)))| {
+                let forked = twice || latest.as_ref().is_some_and(|l| parents.contains(&short(l)));
                 Line {
                     agent,
                     session,
