@@ -197,9 +197,10 @@ impl<'a> Fold<'a> {
                 }
             }
         }
+        // Most seconds hold one record: a new one's list starts with room for one, not four.
         self.seconds
             .entry(second)
-            .or_default()
+            .or_insert_with(|| Vec::with_capacity(1))
             .push((at, posting, Entry { n, kind, pair }));
         self.kept += 1;
         if self.kept > self.tidy_at {
