@@ -13,11 +13,13 @@
 //! delta is saved (the delta keeps its data inline). Without a spill (none can be made, or a
 //! write to it failed) the slots are held in memory, as they are made.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+mod filed;
 
 use super::files::Data;
 use super::fresh::{Fresh, Item, Spot};
@@ -35,7 +37,7 @@ pub(super) struct Digested(Arc<Mutex<Made>>);
 
 #[derive(Default)]
 struct Made {
-    slots: HashMap<u64, Kept>,
+    slots: filed::Filed<Kept>,
     /// The records' data.
     spill: Option<Spill>,
     /// The slots, as JSON.
@@ -241,12 +243,7 @@ impl Digested {
     /// What the digest made of comment `id`, when it took it (or its body).
     fn made(&self, id: u64) -> Option<Kept> {
         let mut m = self.0.lock().ok()?;
-        let made = m.slots.remove(&id);
-        // The table gives its memory back as the slots are taken out of it.
-        if m.slots.capacity() >= 1024 && m.slots.len() < m.slots.capacity() / 4 {
-            m.slots.shrink_to_fit();
-        }
-        made
+        m.slots.remove(id)
     }
 
     /// `comment` (a comment of the listing) as an item of the read's slots, trusted as `trust`
@@ -302,6 +299,25 @@ impl Digested {
         let listed = match self.0.lock() {
             Ok(mut m) => std::mem::take(&mut m.listed),
             Err(_) => Vec::new(),
+        };
+        // The usual case: the listing holds the comments the digest took, in the order taken,
+        // and their slots become the items where they are.
+        let in_order = (self.0.lock().ok()).and_then(|mut m| m.slots.take_in_order(&listed));
+        let listed = match in_order {
+            Some(made) => {
+                let made = (made.into_iter())
+                    .map(|(id, kept)| Digested::item(id, kept, trust))
+                    .collect::<Result<Vec<_>, _>>();
+                match made {
+                    Ok(made) if items.is_empty() => items = made,
+                    Ok(made) => items.extend(made),
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+                Vec::new()
+            }
+            None => listed,
         };
         items.reserve_exact(listed.len());
         for id in listed {

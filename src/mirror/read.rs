@@ -212,8 +212,9 @@ impl Mirror {
                 let spill = spilled.as_deref();
                 let stream = fresh.take_stream();
                 self.save(|files| {
-                    // The base and the summary each read the slots back on their own: on two
-                    // cores, side by side (readers match the two files by their generation).
+                    // The base (copying the spilled slots) and the summary (finishing the fold
+                    // the digest made, or reading the slots back when it cannot stand for them)
+                    // side by side, on two cores (readers match the files by their generation).
                     let (based, sum) = std::thread::scope(|scope| {
                         let base =
                             scope.spawn(|| disk::write_base(&files.base, header, &fresh, spill));
