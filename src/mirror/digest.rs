@@ -3,7 +3,9 @@
 //! goes straight to a spill file beside the mirror, and the comment's slot (its header, author,
 //! times and address, the data's place in the spill) to a second one. So a cold read holds a few
 //! bytes per comment (where its slot is), not its body, data or header: the slots are read back
-//! one at a time when the base is written and the summary folded (`fresh.rs`).
+//! one at a time when the base is written (`fresh.rs`). The summary is folded as each slot is
+//! made, while its data is still in memory (`summary/stream.rs`); the read summarizes the slots
+//! read back only when that fold cannot stand for them.
 //!
 //! The spills are unlinked as soon as they are created (they live while this process holds them
 //! open), so nothing is left behind by a crash; the base written from a full read copies the data
@@ -11,15 +13,18 @@
 //! delta is saved (the delta keeps its data inline). Without a spill (none can be made, or a
 //! write to it failed) the slots are held in memory, as they are made.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+mod filed;
+
 use super::files::Data;
-use super::fresh::{Fresh, Item};
+use super::fresh::{Fresh, Item, Spot};
 use super::slot::{Blob, Body, Slot};
+use super::summary::Streamed;
 use crate::scan::{Trust, Verifier};
 use crate::store::{Comment, Digest};
 
@@ -32,7 +37,7 @@ pub(super) struct Digested(Arc<Mutex<Made>>);
 
 #[derive(Default)]
 struct Made {
-    slots: HashMap<u64, Kept>,
+    slots: filed::Filed<Kept>,
     /// The records' data.
     spill: Option<Spill>,
     /// The slots, as JSON.
@@ -45,13 +50,16 @@ struct Made {
     listed: Vec<u64>,
     /// The reader's signature check, when it has keys.
     verify: Option<Arc<Verifier>>,
+    /// The summary, folded as the slots are made ([`Streamed`]).
+    stream: Streamed,
+    /// A slot could not be folded: the summary is made from the slots read back.
+    unstreamed: bool,
 }
 
-/// A slot the digest made: held, or where it was spilled (offset, length, and whether it is a
-/// validly signed record).
+/// A slot the digest made: held, or where it was spilled.
 enum Kept {
     Held(Box<Result<Slot, String>>),
-    At(u64, u32, bool),
+    At(Spot),
 }
 
 struct Spill {
@@ -124,7 +132,12 @@ impl Made {
             if !self.authors.contains(&slot.a) {
                 self.authors.insert(slot.a.clone());
             }
-            return Kept::At(off, len, slot.signed());
+            return Kept::At(Spot {
+                off,
+                len,
+                signed: slot.signed(),
+                record: matches!(slot.b, Body::R(..)),
+            });
         }
         Kept::Held(Box::new(Ok(slot)))
     }
@@ -195,11 +208,19 @@ impl Digested {
             body: String::new(),
         };
         let kept = match body {
-            Ok(mut body) => {
-                if let (Body::R(_, blob), Some(spill)) = (&mut body, made.spill.as_mut()) {
+            Ok(body) => {
+                let mut slot = Slot::holding(comment, body);
+                // Folded while its data is in memory; its tail copy as the read reads it back.
+                if !made.unstreamed && made.stream.fold(&slot).is_err() {
+                    made.unstreamed = true;
+                }
+                if let (Body::R(_, blob), Some(spill)) = (&mut slot.b, made.spill.as_mut()) {
                     spill.take(blob);
                 }
-                made.keep(Slot::holding(comment, body))
+                if !made.unstreamed {
+                    made.stream.tail(&slot);
+                }
+                made.keep(slot)
             }
             Err(e) => Kept::Held(Box::new(Err(e))),
         };
@@ -210,17 +231,13 @@ impl Digested {
     /// What the digest made of comment `id`, when it took it (or its body).
     fn made(&self, id: u64) -> Option<Kept> {
         let mut m = self.0.lock().ok()?;
-        let made = m.slots.remove(&id);
-        // The table gives its memory back as the slots are taken out of it.
-        if m.slots.capacity() >= 1024 && m.slots.len() < m.slots.capacity() / 4 {
-            m.slots.shrink_to_fit();
-        }
-        made
+        m.slots.remove(id)
     }
 
     /// `comment` (a comment of the listing) as an item of the read's slots, trusted as `trust`
     /// says: from what the digest made of it when it took its body, else parsed now.
-    fn slot(&self, comment: Comment, trust: &Trust) -> Result<Item, String> {
+    /// `true` with it when the digest made it.
+    fn slot(&self, comment: Comment, trust: &Trust) -> Result<(Item, bool), String> {
         let made = match comment.body.is_empty() {
             true => self.made(comment.id),
             false => None,
@@ -229,9 +246,9 @@ impl Digested {
             let verify = self.0.lock().ok().and_then(|m| m.verify.clone());
             let trusted = trust.allows(&comment.author);
             let slot = Slot::of(comment, trusted, verify.as_deref()).map_err(|e| e.to_string())?;
-            return Ok(Item::Held(Box::new(slot)));
+            return Ok((Item::Held(Box::new(slot)), false));
         };
-        Digested::item(comment.id, made, trust)
+        Ok((Digested::item(comment.id, made, trust)?, true))
     }
 
     /// What the digest made of comment `id` as an item of the read's slots, trusted as `trust`
@@ -245,25 +262,23 @@ impl Digested {
                 }
                 slot
             }
-            Kept::At(off, len, signed) => {
-                return Ok(Item::At {
-                    i: id,
-                    off,
-                    len,
-                    signed,
-                });
-            }
+            Kept::At(at) => return Ok(Item::At { i: id, at }),
         };
         Ok(Item::Held(Box::new(slot)))
     }
 
     /// The listing's `comments` and the comments it holds that the digest took whole, as the
     /// read's slots (in that order), trusted as `trust` says. The listing gives its memory back
-    /// as they are made.
+    /// as they are made. The summary folded as the digest made them goes with them, when every
+    /// slot is one the digest made.
     pub fn fresh(&self, comments: Vec<Comment>, trust: &Trust) -> Result<Fresh, String> {
         let mut failed = None;
+        let mut all_made = true;
         let mut items = crate::store::map_shrinking(comments, |c| match self.slot(c, trust) {
-            Ok(item) => Some(item),
+            Ok((item, made)) => {
+                all_made &= made;
+                Some(item)
+            }
             Err(e) => {
                 failed.get_or_insert(e);
                 None
@@ -272,6 +287,25 @@ impl Digested {
         let listed = match self.0.lock() {
             Ok(mut m) => std::mem::take(&mut m.listed),
             Err(_) => Vec::new(),
+        };
+        // The usual case: the listing holds the comments the digest took, in the order taken,
+        // and their slots become the items where they are.
+        let in_order = (self.0.lock().ok()).and_then(|mut m| m.slots.take_in_order(&listed));
+        let listed = match in_order {
+            Some(made) => {
+                let made = (made.into_iter())
+                    .map(|(id, kept)| Digested::item(id, kept, trust))
+                    .collect::<Result<Vec<_>, _>>();
+                match made {
+                    Ok(made) if items.is_empty() => items = made,
+                    Ok(made) => items.extend(made),
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+                Vec::new()
+            }
+            None => listed,
         };
         items.reserve_exact(listed.len());
         for id in listed {
@@ -289,14 +323,17 @@ impl Digested {
         if let Some(e) = failed {
             return Err(e);
         }
-        let (spilled, distrust) = match self.0.lock() {
-            Ok(m) => {
+        let (spilled, distrust, stream) = match self.0.lock() {
+            Ok(mut m) => {
                 let all = m.authors.iter().all(|a| trust.allows(a));
-                (m.spilled.clone(), (!all).then(|| trust.clone()))
+                let stream = std::mem::take(&mut m.stream);
+                let stream =
+                    (all_made && !m.unstreamed && stream.holds_under(trust)).then_some(stream);
+                (m.spilled.clone(), (!all).then(|| trust.clone()), stream)
             }
-            Err(_) => (None, None),
+            Err(_) => (None, None, None),
         };
-        Ok(Fresh::new(items, spilled, distrust))
+        Ok(Fresh::new(items, spilled, distrust).streamed(stream))
     }
 
     /// The data spill, for reading the data of the slots made from it (`None` when nothing
@@ -567,5 +604,80 @@ mod tests {
         );
         assert_eq!(spilled_ids, held_ids);
         assert_eq!(spilled.table.len(), 1, "one key: the pair's checkpoints");
+    }
+
+    #[test]
+    fn a_base_written_from_the_spilled_slots_bytes_is_the_base_written_from_the_slots() {
+        use super::super::disk::{Found, Header, SCHEMA, load_base, write_base};
+        let header = Header {
+            schema: SCHEMA,
+            generation: "g".into(),
+            location: "here".into(),
+            trust: None,
+            synced_at: chrono::Utc::now(),
+            cursor: None,
+            warnings: Vec::new(),
+            incomplete: false,
+            index_len: 0,
+            signing: None,
+        };
+        let bodies: Vec<String> = (0..600)
+            .map(|i| match i % 5 {
+                2 => format!("a person's comment {i}"),
+                4 if i % 3 == 0 => "[CHECKPOINT] not json".to_string(),
+                _ => record(&format!("subtask_{i}_complete")),
+            })
+            .collect();
+        // 0: every slot spilled in order; 1: a record parsed after the listing, its data held
+        // (the data of each record after it moves); 2: an author the reader does not trust;
+        // 3: unreadable comments pushed among them.
+        for case in 0..4 {
+            let dir = tempfile::tempdir().unwrap();
+            let digested = Digested::spilling(dir.path());
+            let digest = digested.digest();
+            let mut listed = Vec::new();
+            let mut after = Vec::new();
+            for (i, body) in bodies.iter().enumerate() {
+                let mut c = comment(i as u64, body);
+                if case == 1 && i == 300 {
+                    after.push(c);
+                    continue;
+                }
+                assert!(digest.apply(&mut c));
+                listed.push(i as u64);
+            }
+            digest.listed(listed, None);
+            let data = digested.data().unwrap();
+            let mut fresh = digested.fresh(after, &trust(case != 2)).unwrap();
+            if case == 3 {
+                for id in [7, 201, 599] {
+                    let mut slot = Slot::of(comment(id, ""), true, None).unwrap();
+                    slot.b = Body::U("it does not read".into());
+                    fresh.push(slot);
+                }
+            }
+            fresh.sort_dedupe();
+            let held = fresh.whole().unwrap().into_owned();
+            let (from_spill, from_slots) = (dir.path().join("a"), dir.path().join("b"));
+            write_base(&from_spill, header.clone(), &fresh, data.as_deref()).unwrap();
+            write_base(&from_slots, header.clone(), &held, data.as_deref()).unwrap();
+            let (a, b) = (
+                std::fs::read(&from_spill).unwrap(),
+                std::fs::read(&from_slots).unwrap(),
+            );
+            assert!(a == b, "case {case}: the same base, byte for byte");
+            // And it reads back as the slots it was written from.
+            let Found::Ok((_, read, base)) = load_base(&from_spill) else {
+                panic!("the base reads back");
+            };
+            assert_eq!(read.len(), held.len());
+            for (got, want) in read.into_iter().zip(held) {
+                assert_eq!(
+                    shown(got, Some(&base)),
+                    shown(want, data.as_deref()),
+                    "{case}"
+                );
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
-use super::slots::Slots;
+use super::slots::{Slots, Walked};
 use super::summary::Summary;
 use crate::fsutil::NotOurs;
 use crate::store::Cursor;
@@ -276,7 +276,36 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         counted.write_all(b"[")?;
         let mut n = 0usize;
         slots
-            .each(&mut |slot| {
+            .walk(&mut |walked| {
+                let spilled;
+                let slot = match walked {
+                    Walked::Slot(slot) => slot,
+                    // A slot spilled as it reads back, its record's data (if any) where the data
+                    // area will hold it: its JSON is what `Indexed` writes of it (the data
+                    // spill's offsets are the data area's), copied as it is.
+                    Walked::Spilled { json, data } if data.is_none_or(|(off, _)| off == offset) => {
+                        if let Some((off, len)) = data {
+                            old.ok_or(gone)?;
+                            match plan.last_mut() {
+                                Some(Piece::Run(_, to)) if *to == off => *to += len,
+                                _ => plan.push(Piece::Run(off, off + len)),
+                            }
+                            offset += len;
+                        }
+                        if n > 0 {
+                            counted.write_all(b",").map_err(|e| e.to_string())?;
+                        }
+                        counted.write_all(json).map_err(|e| e.to_string())?;
+                        n += 1;
+                        return Ok(());
+                    }
+                    // Its data moves: the slot is written with its new place.
+                    Walked::Spilled { json, .. } => {
+                        spilled = serde_json::from_slice::<Slot>(json)
+                            .map_err(|e| format!("a spilled slot does not read: {e}"))?;
+                        &spilled
+                    }
+                };
                 let at = match &slot.b {
                     Body::R(_, blob) => {
                         let len = match blob {
@@ -309,15 +338,24 @@ pub(super) fn write_base<S: Slots + ?Sized>(
             .map_err(std::io::Error::other)?;
         counted.write_all(b"]")?;
         header.index_len = counted.1;
+        // One buffer for every run, allocated once.
+        let mut buf = Vec::new();
         for piece in plan {
             match piece {
                 Piece::Run(from, to) => {
                     let old = old.ok_or_else(|| std::io::Error::other(gone))?;
                     let mut at = from;
                     while at < to {
-                        let len = (to - at).min(1 << 20);
-                        w.write_all(&old.bytes(at, len).map_err(std::io::Error::other)?)?;
-                        at += len;
+                        let len = (to - at).min(1 << 20) as usize;
+                        old.chunk_into(at, len, &mut buf)
+                            .map_err(std::io::Error::other)?;
+                        if buf.len() < len {
+                            return Err(std::io::Error::other(
+                                "cannot read its data: the file is cut short",
+                            ));
+                        }
+                        w.write_all(&buf)?;
+                        at += len as u64;
                     }
                 }
                 Piece::Inline(n) => {

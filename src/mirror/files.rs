@@ -53,18 +53,35 @@ impl Data {
 
     /// Up to `max` raw bytes from `offset` on (fewer at the end of the file).
     pub(super) fn chunk(&self, offset: u64, max: usize) -> Result<Vec<u8>, String> {
-        let mut buf = vec![0; max];
+        let mut buf = Vec::new();
+        self.chunk_into(offset, max, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// [`Data::chunk`] into `buf`, in place of what it held: a buffer read into again and again
+    /// is allocated (and its pages faulted in) once.
+    pub(super) fn chunk_into(
+        &self,
+        offset: u64,
+        max: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        buf.clear();
+        buf.resize(max, 0);
         let mut got = 0;
         while got < max {
             match self.read_at(&mut buf[got..], offset + got as u64) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("cannot read its data: {e}")),
+                Err(e) => {
+                    buf.clear();
+                    return Err(format!("cannot read its data: {e}"));
+                }
             }
         }
         buf.truncate(got);
-        Ok(buf)
+        Ok(())
     }
 
     /// The raw bytes at `(offset, len)`.

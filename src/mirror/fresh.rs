@@ -1,29 +1,58 @@
 //! A full read's slots as the read goes on with them: each comment the digest made a slot of as
 //! it was decoded (`digest.rs`) is a few bytes here (its id and where its slot was spilled), read
-//! back from the spill one at a time when the base is written and the summary folded; the few
-//! others (unreadable comments, a slot the spill could not take) are held. So a cold read of a
-//! long thread never holds its slots all at once, unless an answer needs the whole thread.
+//! back from the spill one at a time when the base is written (its JSON copied as it is, where
+//! its record's data keeps its offset: `Slots::walk`) and, when the digest's fold cannot stand
+//! for them, the summary folded; the few others (unreadable comments, a slot the spill could not
+//! take) are held. So a cold read of a long thread never holds its slots all at once, unless an
+//! answer needs the whole thread.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::files::Data;
 use super::slot::Slot;
-use super::slots::Slots;
+use super::slots::{Slots, Walked};
+use super::summary::Streamed;
 use crate::scan::Trust;
 
 /// One slot of a full read.
 pub(super) enum Item {
     /// In memory.
     Held(Box<Slot>),
-    /// Spilled: comment `i`'s slot is the JSON at `(off, len)` of the slot spill; `signed`
-    /// when it is a validly signed record.
-    At {
-        i: u64,
-        off: u64,
-        len: u32,
-        signed: bool,
-    },
+    /// Spilled: comment `i`'s slot is at `at`.
+    At { i: u64, at: Spot },
+}
+
+/// Where a spilled slot is.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Spot {
+    /// Its JSON's offset in the slot spill.
+    pub off: u64,
+    /// Its JSON's length.
+    pub len: u32,
+    /// Whether it is a validly signed record.
+    pub signed: bool,
+    /// Whether it is a record (its data in the data spill, where its JSON says: [`data_at`]).
+    pub record: bool,
+}
+
+/// Where the data of the record a spilled slot's JSON holds is in the data spill. A slot's last
+/// field is its body, `"b":{"R":[head,{"At":[offset,length]}]}` as `serde_json` writes a
+/// spilled record's, so its JSON ends `{"At":[<offset>,<length>]}]}}`; `None` when it does not.
+fn data_at(json: &[u8]) -> Option<(u64, u64)> {
+    fn number(digits: &[u8]) -> Option<u64> {
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    }
+    let rest = json.strip_suffix(b"]}]}}")?;
+    let comma = rest.iter().rposition(|&b| b == b',')?;
+    let len = number(&rest[comma + 1..])?;
+    let rest = &rest[..comma];
+    let open = rest.iter().rposition(|&b| b == b'[')?;
+    let off = number(&rest[open + 1..])?;
+    rest[..open].ends_with(b"{\"At\":").then_some((off, len))
 }
 
 impl Item {
@@ -43,6 +72,11 @@ pub(super) struct Fresh {
     /// Set when some spilled slot's author is one the read does not trust: such a slot is
     /// read back as that author's ([`super::slot::Body::distrusted`]).
     distrust: Option<Trust>,
+    /// The summary the digest folded as it made these slots, while it may stand for theirs:
+    /// dropped when a slot is pushed, or when the sorted slots are not the ones it folded.
+    stream: Option<Streamed>,
+    /// Sorted by comment id, with no repeats.
+    sorted: bool,
 }
 
 /// How much of the slot spill is read at once.
@@ -55,11 +89,35 @@ impl Fresh {
             items,
             spill,
             distrust,
+            stream: None,
+            sorted: false,
         }
     }
 
+    /// These slots, with the summary `stream` folded from them as they were made (in their
+    /// order, each as it reads back).
+    pub(super) fn streamed(mut self, stream: Option<Streamed>) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Adds a slot the digest did not make (an unreadable comment): the summary it folded
+    /// takes it in, as long as it holds no record.
     pub(super) fn push(&mut self, slot: Slot) {
+        if let Some(stream) = &mut self.stream
+            && !stream.extra(&slot)
+        {
+            self.stream = None;
+        }
         self.items.push(Item::Held(Box::new(slot)));
+    }
+
+    /// The summary folded as the slots were made, when it stands for these slots, sorted
+    /// ([`Fresh::sort_dedupe`]): they are exactly the ones it folded (each once, in ascending
+    /// comment id order) and the ones pushed.
+    pub(super) fn take_stream(&mut self) -> Option<Streamed> {
+        let mut stream = self.stream.take()?;
+        (self.sorted && stream.place(self.items.iter().map(Item::id))).then_some(stream)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -71,6 +129,7 @@ impl Fresh {
         self.items.reverse();
         self.items.sort_by_key(Item::id);
         self.items.dedup_by_key(|item| item.id());
+        self.sorted = true;
     }
 
     /// Every slot, in memory.
@@ -92,7 +151,7 @@ impl Fresh {
     ) -> Result<Cow<'a, Slot>, String> {
         let (off, len) = match item {
             Item::Held(slot) => return Ok(Cow::Borrowed(slot)),
-            Item::At { off, len, .. } => (*off, *len as usize),
+            Item::At { at, .. } => (at.off, at.len as usize),
         };
         let spill = self
             .spill
@@ -132,7 +191,7 @@ impl Window {
             .ok_or("a spilled slot past the end")?;
         let held = off >= self.start && end <= self.start + self.buf.len() as u64;
         if !held {
-            self.buf = spill.chunk(off, WINDOW.max(len))?;
+            spill.chunk_into(off, WINDOW.max(len), &mut self.buf)?;
             self.start = off;
             if self.buf.len() < len {
                 return Err("the slot spill is cut short".into());
@@ -148,6 +207,38 @@ impl Slots for Fresh {
         let mut window = Window::default();
         for item in &self.items {
             f(&*self.read(item, Some(&mut window))?)?;
+        }
+        Ok(())
+    }
+
+    fn walk(&self, f: &mut dyn FnMut(Walked<'_>) -> Result<(), String>) -> Result<(), String> {
+        if self.distrust.is_some() {
+            // Some slot reads back otherwise than it was spilled.
+            return self.each(&mut |slot| f(Walked::Slot(slot)));
+        }
+        let mut window = Window::default();
+        for item in &self.items {
+            match item {
+                Item::Held(slot) => f(Walked::Slot(slot))?,
+                Item::At { at, .. } => {
+                    let spill =
+                        (self.spill.as_deref()).ok_or("a spilled slot without its spill")?;
+                    let json = window.get(spill, at.off, at.len as usize)?;
+                    match (at.record, data_at(json)) {
+                        (false, _) => f(Walked::Spilled { json, data: None })?,
+                        (true, Some(data)) => f(Walked::Spilled {
+                            json,
+                            data: Some(data),
+                        })?,
+                        // Never (a record is spilled only with its data spilled): read as is.
+                        (true, None) => {
+                            let slot: Slot = serde_json::from_slice(json)
+                                .map_err(|e| format!("a spilled slot does not read: {e}"))?;
+                            f(Walked::Slot(&slot))?;
+                        }
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -181,7 +272,7 @@ impl Slots for Fresh {
             .iter()
             .filter(|item| match item {
                 Item::Held(slot) => slot.signed(),
-                Item::At { signed, .. } => *signed,
+                Item::At { at, .. } => at.signed,
             })
             .map(Item::id)
             .min())
@@ -193,5 +284,53 @@ impl Slots for Fresh {
             .map(|item| self.read(item, Some(&mut window)).map(Cow::into_owned))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Cow::Owned(slots))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mirror::slot::{Blob, Body};
+
+    #[test]
+    fn a_spilled_record_names_its_data_at_the_end_of_its_json() {
+        // A header whose strings look like the end of a spilled record's JSON.
+        let mut record = crate::format::Record::checkpoint(
+            "w",
+            "s",
+            "p",
+            serde_json::json!({"x": "{\"At\":[3,4]}]}}"}),
+        )
+        .expect("a record");
+        record.next = Some("{\"At\":[5,6]}]}}".into());
+        let body = crate::format::Renderer::embedded()
+            .and_then(|r| r.render(&record))
+            .expect("a rendered record");
+        let comment = crate::store::Comment {
+            id: 7,
+            author: "{\"At\":[8,9]}]}}".into(),
+            created_at: chrono::DateTime::UNIX_EPOCH,
+            updated_at: chrono::DateTime::UNIX_EPOCH,
+            url: None,
+            body,
+        };
+        let mut slot = Slot::of(comment, true, None).expect("a slot");
+        let Body::R(_, blob) = &mut slot.b else {
+            panic!("a record");
+        };
+        *blob = Blob::At(123_456_789_012, 77);
+        let json = serde_json::to_vec(&slot).expect("json");
+        assert_eq!(data_at(&json), Some((123_456_789_012, 77)));
+        // Anything else names no data.
+        slot.b = Body::U("{\"At\":[1,2]}]}}".into());
+        assert_eq!(data_at(&serde_json::to_vec(&slot).expect("json")), None);
+        for odd in [
+            &b"{\"At\":[+1,2]}]}}"[..],
+            b"{\"At\":[1,]}]}}",
+            b"[1,2]}]}}",
+            b"",
+        ] {
+            assert_eq!(data_at(odd), None, "{}", String::from_utf8_lossy(odd));
+        }
     }
 }

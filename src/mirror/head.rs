@@ -286,7 +286,27 @@ impl Head {
 
     /// The record's kind and agent, as its marker line names them.
     pub fn marker(&self) -> (Kind, String) {
-        (self.record(Value::Null).kind(), self.g.to_string())
+        (self.kind(), self.g.to_string())
+    }
+
+    /// The record's kind (as [`Record::kind`] says it), without making the record.
+    pub fn kind(&self) -> Kind {
+        match self.k {
+            KindHead::C(..) => Kind::Checkpoint,
+            KindHead::H(..) => Kind::Health,
+            KindHead::E(..) => Kind::End,
+            KindHead::T(..) => Kind::Takeover,
+        }
+    }
+
+    /// The record's agent (shared: `head/recent.rs`).
+    pub fn agent(&self) -> &Arc<str> {
+        &self.g
+    }
+
+    /// The record's session (shared).
+    pub fn session(&self) -> &Arc<str> {
+        &self.s
     }
 
     /// A record as its header and its data (or metrics).

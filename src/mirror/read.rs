@@ -210,13 +210,23 @@ impl Mirror {
                 disk::remove(&self.files);
             } else {
                 let spill = spilled.as_deref();
+                let stream = fresh.take_stream();
                 self.save(|files| {
-                    // The base and the summary each read the slots back on their own: on two
-                    // cores, side by side (readers match the two files by their generation).
+                    // The base (copying the spilled slots) and the summary (finishing the fold
+                    // the digest made, or reading the slots back when it cannot stand for them)
+                    // side by side, on two cores (readers match the files by their generation).
                     let (based, sum) = std::thread::scope(|scope| {
                         let base =
                             scope.spawn(|| disk::write_base(&files.base, header, &fresh, spill));
-                        let sum = summarize(files, &delta.generation, &fresh, spill, &trust, None);
+                        let sum = summarize(
+                            files,
+                            &delta.generation,
+                            &fresh,
+                            spill,
+                            &trust,
+                            None,
+                            stream,
+                        );
                         (base.join(), sum)
                     });
                     based.map_err(|_| "the base's writer failed".to_string())??;
@@ -284,16 +294,18 @@ impl Mirror {
                 self.save(|files| {
                     disk::write_base(&files.base, header, &folded, Some(&data))?;
                     let generation = kept.generation.clone();
-                    kept.sum = summarize(files, &generation, &folded, Some(&data), &trust, None)
-                        .map(|sum| sum.checked_at(count));
+                    kept.sum =
+                        summarize(files, &generation, &folded, Some(&data), &trust, None, None)
+                            .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             } else if !changed.is_empty() || moved || learned || unsummed || recount {
                 self.save(|files| {
                     let generation = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
-                    kept.sum = summarize(files, &generation, &slots, Some(&data), &trust, delta)
-                        .map(|sum| sum.checked_at(count));
+                    kept.sum =
+                        summarize(files, &generation, &slots, Some(&data), &trust, delta, None)
+                            .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             }

@@ -7,10 +7,27 @@ use std::borrow::Cow;
 
 use super::slot::Slot;
 
+/// A slot as [`Slots::walk`] meets it.
+pub(super) enum Walked<'a> {
+    /// The slot.
+    Slot(&'a Slot),
+    /// The slot as the JSON it was spilled as (it reads back as it is, trusted as it is), its
+    /// record's data at `data` (offset, length) of the data spill; `None`: it holds no record.
+    Spilled {
+        json: &'a [u8],
+        data: Option<(u64, u64)>,
+    },
+}
+
 /// Slots in comment id order, gone through one at a time.
 pub(super) trait Slots {
     /// Calls `f` with each slot, in order; the first error stops the walk.
     fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String>;
+
+    /// [`Slots::each`], giving a slot spilled as it reads back as its JSON, unread.
+    fn walk(&self, f: &mut dyn FnMut(Walked<'_>) -> Result<(), String>) -> Result<(), String> {
+        self.each(&mut |slot| f(Walked::Slot(slot)))
+    }
 
     /// The slot at `n`.
     fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String>;

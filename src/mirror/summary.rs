@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -30,10 +30,12 @@ use crate::scan::{Parsed, Trust, classify};
 
 mod fold;
 mod lines;
+mod stream;
 
-use fold::Fold;
 pub(in crate::mirror) use lines::Line;
 use lines::{Lines, parent_of};
+pub(in crate::mirror) use stream::Streamed;
+use stream::{Extra, Folding};
 
 /// Bytes per entry of the id index.
 const ID_BYTES: usize = 16;
@@ -84,10 +86,13 @@ pub(super) fn checked(count: Option<crate::store::CommentCount>) -> Option<Check
     count.map(|c| (c.issue, c.count, c.at.timestamp_millis()))
 }
 
+/// A record's (agent, session, kind): the summary's table keeps the newest of each.
+pub(super) type RecordKey = (Arc<str>, Arc<str>, Kind);
+
 /// What a slot means to the summary.
 pub(super) enum Role {
     /// An accepted record of this (agent, session, kind), with its record `Id`.
-    Record((String, String, Kind), Option<String>),
+    Record(RecordKey, Option<String>),
     /// Not a record, or an untrusted author's: nothing for an answer.
     Ignored,
     /// May make an answer stale.
@@ -110,12 +115,14 @@ pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Rol
     match &slot.b {
         Body::R(..) if slot.refused(first_signed) => Role::Stale,
         Body::R(head, _) => {
-            let shell = head.record(serde_json::Value::Null);
-            let kind = shell.kind();
-            Role::Record((shell.agent, shell.session, kind), head.id.clone())
+            let key = (head.agent().clone(), head.session().clone(), head.kind());
+            Role::Record(key, head.id.clone())
         }
         Body::I(body) => match parse(body) {
-            Ok(r) => Role::Record((r.agent.clone(), r.session.clone(), r.kind()), r.id),
+            Ok(r) => Role::Record(
+                (r.agent.as_str().into(), r.session.as_str().into(), r.kind()),
+                r.id,
+            ),
             Err(ParseError::NoMarker) => Role::Ignored,
             Err(_) => Role::Stale,
         },
@@ -153,55 +160,21 @@ impl Summary {
         trust: &Trust,
     ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
         let first_signed = slots.first_signed()?;
-        let mut fold = Fold::new(data, trust, first_signed);
-        // The slots updated in the newest second so far (the tail is among them).
-        let mut newest: Option<(i64, Vec<Slot>)> = None;
-        let mut n = 0;
+        let mut folding = Folding::new(data, trust, first_signed);
         slots.each(&mut |slot| {
-            fold.add(n, slot)?;
-            n += 1;
-            let second = slot.u.0.timestamp();
-            match &mut newest {
-                Some((top, _)) if second < *top => {}
-                Some((top, tail)) if second == *top => tail.push(slot.clone()),
-                _ => newest = Some((second, vec![slot.clone()])),
-            }
+            folding.fold(slot)?;
+            folding.tail(slot);
             Ok(())
         })?;
-        let Some((picked, latest)) = fold.newest() else {
-            tracing::debug!("a record carried from a second already folded: summarizing it whole");
-            return Summary::of_whole(&slots.whole()?, data, trust);
-        };
-        let Fold {
-            ids,
-            mut lines,
-            unsigned,
-            rejected,
-            ..
-        } = fold;
-        for (agent, session, n) in latest {
-            if let Role::Record(_, Some(id)) = role(&*slots.nth(n)?, trust, first_signed) {
-                lines.add(&agent, &session, None, Some(&id));
+        match folding.finish(slots, data, trust, &Extra::default())? {
+            Some(made) => Ok(made),
+            None => {
+                tracing::debug!(
+                    "a record carried from a second already folded: summarizing it whole"
+                );
+                Summary::of_whole(&slots.whole()?, data, trust)
             }
         }
-        let table = picked
-            .into_iter()
-            .map(|n| inline(&*slots.nth(n)?, data))
-            .collect::<Result<Vec<_>, _>>()?;
-        let tail = newest.map_or(Vec::new(), |(_, tail)| tail);
-        let summary = Summary {
-            max_id: slots.last_id().unwrap_or(0),
-            table,
-            rejected,
-            tail: tail_of(tail.iter(), data)?,
-            recent: Vec::new(),
-            lines: lines.finish(),
-            lined: true,
-            checked: None,
-            first_signed,
-            unsigned,
-        };
-        Ok((summary, ids.into_iter().collect()))
     }
 
     /// [`Summary::of`] by classifying the whole thread at once (`scan::classify`), the rule the
@@ -226,7 +199,7 @@ impl Summary {
             (info, outcome)
         });
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
-        let mut newest: std::collections::HashMap<(String, String, Kind), usize> =
+        let mut newest: std::collections::HashMap<RecordKey, usize> =
             std::collections::HashMap::new();
         let mut ids: Vec<[u8; ID_BYTES]> = Vec::with_capacity(accepted.len());
         let mut lines = Lines::default();
@@ -294,8 +267,14 @@ pub(super) fn summarize<S: Slots + ?Sized>(
     data: Option<&Data>,
     trust: &Trust,
     delta: Option<&[Slot]>,
+    stream: Option<Streamed>,
 ) -> Option<Summary> {
-    let built = Summary::of(slots, data, trust).and_then(|(mut sum, ids)| {
+    let streamed = match stream {
+        Some(stream) => stream.finish(slots, data, trust).transpose(),
+        None => None,
+    };
+    let built = streamed.unwrap_or_else(|| Summary::of(slots, data, trust));
+    let built = built.and_then(|(mut sum, ids)| {
         let indexed = delta.is_some() && IdIndex::open(&files.ids, generation).is_some();
         match delta {
             Some(kept) if indexed => {

@@ -16,6 +16,8 @@
 //! key of each `Id` the id index writes anyway, not the `Id`s.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -30,9 +32,9 @@ use crate::scan::{Place, Posting, Trust, place, sort_keyed};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
     /// The table's key: (agent, session, kind).
-    Kind(String, String, Kind),
+    Kind(Arc<str>, Arc<str>, Kind),
     /// A pair's newest record with an `Id` (its lineage line's `latest`).
-    Pair(String, String),
+    Pair(Arc<str>, Arc<str>),
 }
 
 /// One accepted record kept as a candidate.
@@ -50,7 +52,7 @@ pub(super) struct Fold<'a> {
     trust: &'a Trust,
     first_signed: Option<u64>,
     /// The accepted records' `Id`s, as the id index keeps them.
-    pub(super) ids: HashSet<IdKey>,
+    pub(super) ids: HashSet<IdKey, BuildHasherDefault<Prefix>>,
     /// The accepted records without an `Id`, by what makes their copies the same record.
     same: HashSet<[u8; 32]>,
     /// The latest first posting among the originals so far (`scan/order.rs`).
@@ -73,9 +75,30 @@ pub(super) struct Fold<'a> {
     pub(super) rejected: Vec<Slot>,
 }
 
+/// Hashes an [`IdKey`] (already a SHA-256 prefix) by folding its words: no hashing again for
+/// each record `Id` of the thread.
+#[derive(Default)]
+pub(super) struct Prefix(u64);
+
+impl Hasher for Prefix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Whatever is written (a key's length, then its bytes) is folded in, eight bytes at a
+        // time: the key's bytes are already evenly spread.
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+}
+
 /// What the fold found: the slot index of each key's newest record, by comment id, and each
 /// (agent, session)'s newest record with an `Id`, by slot index.
-pub(super) type Newest = (Vec<usize>, Vec<(String, String, usize)>);
+pub(super) type Newest = (Vec<usize>, Vec<(Arc<str>, Arc<str>, usize)>);
 
 /// The fold tidies its kept records when they pass this many (and twice what it kept after the
 /// last tidy).
@@ -88,7 +111,7 @@ impl<'a> Fold<'a> {
             data,
             trust,
             first_signed,
-            ids: HashSet::new(),
+            ids: HashSet::default(),
             same: HashSet::new(),
             latest_original: None,
             seconds: BTreeMap::new(),
@@ -102,6 +125,17 @@ impl<'a> Fold<'a> {
             unsigned: 0,
             rejected: Vec::new(),
         }
+    }
+
+    /// Comment `id` holds a validly signed record: the thread's first, when none was folded
+    /// before it (slots come in comment id order).
+    pub(super) fn signed(&mut self, id: u64) {
+        self.first_signed.get_or_insert(id);
+    }
+
+    /// The comment id of the thread's first validly signed record, as far as the fold knows.
+    pub(super) fn first_signed(&self) -> Option<u64> {
+        self.first_signed
     }
 
     /// Folds in slot `n` of the thread; slots come in comment id order (slots out of it make
@@ -155,12 +189,18 @@ impl<'a> Fold<'a> {
             return Ok(());
         }
         for key in std::iter::once(&kind).chain(&pair) {
-            let top = self.tops.entry(key.clone()).or_insert(second);
-            *top = (*top).max(second);
+            // Looked up first: a key is copied once, not once a record.
+            match self.tops.get_mut(key) {
+                Some(top) => *top = (*top).max(second),
+                None => {
+                    self.tops.insert(key.clone(), second);
+                }
+            }
         }
+        // Most seconds hold one record: a new one's list starts with room for one, not four.
         self.seconds
             .entry(second)
-            .or_default()
+            .or_insert_with(|| Vec::with_capacity(1))
             .push((at, posting, Entry { n, kind, pair }));
         self.kept += 1;
         if self.kept > self.tidy_at {
@@ -222,7 +262,7 @@ impl<'a> Fold<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use chrono::{DateTime, Duration, Utc};
     use serde_json::json;
 
@@ -258,6 +298,13 @@ mod tests {
     /// the comment order within a second, forks, a takeover, duplicate `Id`s, records without
     /// an `Id` posted twice, a clock that steps back, people's comments and broken records.
     fn thread(n: u64, seed: u64, carry_old: bool) -> Vec<Slot> {
+        (comments(n, seed, carry_old).into_iter())
+            .map(|c| Slot::of(c, true, None).expect("a slot"))
+            .collect()
+    }
+
+    /// The comments of [`thread`], by `ca-bot`, in comment id order.
+    pub(in crate::mirror::summary) fn comments(n: u64, seed: u64, carry_old: bool) -> Vec<Comment> {
         let renderer = Renderer::embedded().expect("the embedded templates");
         let mut rng = Lcg(seed);
         let mut slots = Vec::new();
@@ -271,7 +318,7 @@ mod tests {
         let mut queued: Option<(DateTime<Utc>, String)> = None;
         while i < n {
             if let Some((created, body)) = queued.take() {
-                slots.push(slot(1000 + i, created, created, body));
+                slots.push(comment(1000 + i, created, created, body));
                 i += 1;
                 continue;
             }
@@ -340,7 +387,7 @@ mod tests {
                     posted.push((first.clone(), early));
                     posted.push((second_record.clone(), late));
                     queued = Some((late, renderer.render(&second_record).expect("a record")));
-                    slots.push(slot(
+                    slots.push(comment(
                         1000 + i,
                         early,
                         early,
@@ -407,14 +454,14 @@ mod tests {
                 }
             };
             let updated = created + Duration::seconds(i64::from(rng.below(20) == 0));
-            slots.push(slot(1000 + i, created, updated, body));
+            slots.push(comment(1000 + i, created, updated, body));
             i += 1;
         }
         slots
     }
 
-    fn slot(id: u64, created: DateTime<Utc>, updated: DateTime<Utc>, body: String) -> Slot {
-        let comment = Comment {
+    fn comment(id: u64, created: DateTime<Utc>, updated: DateTime<Utc>, body: String) -> Comment {
+        Comment {
             id,
             author: "ca-bot".into(),
             created_at: created,
@@ -424,8 +471,7 @@ mod tests {
                 1 + id / 4000
             )),
             body,
-        };
-        Slot::of(comment, true, None).expect("a slot")
+        }
     }
 
     fn both(slots: &[Slot], trust: &Trust) -> (String, String) {

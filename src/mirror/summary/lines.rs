@@ -2,6 +2,8 @@
 //! whether two of its records name one `Parent:`, so a warm `resume` answers a session's
 //! conflicts as the whole pair would, or leaves it to the whole read.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Role, Summary, role};
@@ -67,7 +69,7 @@ impl Summary {
             .table
             .iter()
             .filter_map(|s| match role(s, trust, self.first_signed) {
-                Role::Record((a, se, _), id) if a == agent && se == session => {
+                Role::Record((a, se, _), id) if &*a == agent && &*se == session => {
                     Some((s.place(), id))
                 }
                 _ => None,
@@ -85,10 +87,12 @@ impl Summary {
 /// A record slot's pair, `Parent:` and `Id`; `None` for a slot that is not a record.
 fn lineage(slot: &Slot) -> Option<(String, String, Option<String>, Option<String>)> {
     match &slot.b {
-        Body::R(head, _) => {
-            let shell = head.record(serde_json::Value::Null);
-            Some((shell.agent, shell.session, head.p.clone(), head.id.clone()))
-        }
+        Body::R(head, _) => Some((
+            head.agent().to_string(),
+            head.session().to_string(),
+            head.p.clone(),
+            head.id.clone(),
+        )),
         Body::I(body) => parse(body)
             .ok()
             .map(|r| (r.agent, r.session, r.parent, r.id)),
@@ -101,8 +105,9 @@ pub(super) fn parent_of(slot: &Slot) -> Option<String> {
     lineage(slot).and_then(|(_, _, parent, _)| parent)
 }
 
-/// One pair's newest `Id`, and how many of its records name each parent (by [`short`]).
-type PairLine = (Option<String>, std::collections::HashMap<u64, u32>);
+/// One pair's newest `Id`, the parents its records name (by [`short`]), and whether one was
+/// named twice.
+type PairLine = (Option<String>, std::collections::HashSet<u64>, bool);
 
 /// A record `Id` as a 64-bit hash: a long thread's parents are counted without a copy of each.
 /// Two `Id`s of one hash only make a line look forked, which the whole read then answers.
@@ -116,8 +121,8 @@ fn short(id: &str) -> u64 {
 /// The lines of every pair, built from the accepted records in thread order (the whole read).
 #[derive(Default)]
 pub(super) struct Lines {
-    /// Per pair: the newest `Id`, and how many records name each parent.
-    pairs: std::collections::BTreeMap<(String, String), PairLine>,
+    /// Per pair (by agent, then session): its line so far.
+    pairs: BTreeMap<String, BTreeMap<String, PairLine>>,
 }
 
 impl Lines {
@@ -128,12 +133,21 @@ impl Lines {
         parent: Option<String>,
         id: Option<&str>,
     ) {
-        let (latest, parents) = self
-            .pairs
-            .entry((agent.to_string(), session.to_string()))
-            .or_default();
+        // Looked up by reference: a pair's names are copied once, not once a record.
+        if !self.pairs.contains_key(agent) {
+            self.pairs.insert(agent.to_string(), BTreeMap::new());
+        }
+        let Some(sessions) = self.pairs.get_mut(agent) else {
+            return;
+        };
+        if !sessions.contains_key(session) {
+            sessions.insert(session.to_string(), PairLine::default());
+        }
+        let Some((latest, parents, twice)) = sessions.get_mut(session) else {
+            return;
+        };
         if let Some(parent) = parent {
-            *parents.entry(short(&parent)).or_default() += 1;
+            *twice |= !parents.insert(short(&parent));
         }
         if let Some(id) = id {
             *latest = Some(id.to_string());
@@ -141,13 +155,13 @@ impl Lines {
     }
 
     pub(super) fn finish(self) -> Vec<Line> {
-        self.pairs
-            .into_iter()
-            .map(|((agent, session), (latest, parents))| {
-                let forked = parents.values().any(|&n| n > 1)
-                    || latest
-                        .as_ref()
-                        .is_some_and(|l| parents.contains_key(&short(l)));
+        (self.pairs.into_iter())
+            .flat_map(|(agent, sessions)| {
+                let agent = std::iter::repeat(agent);
+                agent.zip(sessions)
+            })
+            .map(|(agent, (session, (latest, parents, twice)))| {
+                let forked = twice || latest.as_ref().is_some_and(|l| parents.contains(&short(l)));
                 Line {
                     agent,
                     session,
