@@ -7,7 +7,8 @@
 //! - the **delta** (`<key>.mirror-delta`), rewritten by warm reads that saw something new: the
 //!   comments changed since the base, the cursor, and the cached login (a salted hash of the
 //!   token it belongs to, with the salt). It names the base generation it extends; a delta for
-//!   another generation contributes only its salt and login.
+//!   another generation contributes only its salt and login. Its first line is the SHA-256 of
+//!   the rest: a warm `resume` answers from the delta alone, so a changed byte is caught.
 //!
 //! Both are written by rename, so readers see an old file or a new one, never a mix; two
 //! processes writing at once cost at worst a larger next `since` read. They are not fsynced where
@@ -29,7 +30,7 @@ use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
 /// The on-disk schema; another version is rebuilt, without a warning.
-pub(super) const SCHEMA: u32 = 3;
+pub(super) const SCHEMA: u32 = 4;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -224,7 +225,7 @@ pub(super) fn load_header(path: &Path) -> Found<Header> {
     }
 }
 
-/// Reads the delta.
+/// Reads the delta, checked against its checksum ([`write_delta`]).
 pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     let bytes = match crate::fsutil::read_private(path, u64::MAX) {
         Ok(b) => b,
@@ -232,16 +233,42 @@ pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
         Err(e) if NotOurs::is(&e) => return Found::Foreign,
         Err(e) => return Found::Corrupt(e.to_string()),
     };
+    let Some((sum, json)) = sealed(&bytes) else {
+        // No checksum: a file of an older schema, or one cut or written over.
+        return match serde_json::from_slice::<SchemaOnly>(&bytes) {
+            Ok(s) if s.schema != SCHEMA => Found::Outdated,
+            _ => Found::Corrupt("it has no checksum line".into()),
+        };
+    };
+    if sum != checksum(json).as_bytes() {
+        return Found::Corrupt("its checksum does not match: it was changed on disk".into());
+    }
     // Parsed once (a warm read's largest file); only a file that does not read as ours is
     // parsed again, for its schema.
-    match serde_json::from_slice::<DeltaFile>(&bytes) {
+    match serde_json::from_slice::<DeltaFile>(json) {
         Ok(d) if d.schema == SCHEMA && super::boot::readable(d.boot.as_deref()) => Found::Ok(d),
         Ok(_) => Found::Outdated,
-        Err(e) => match serde_json::from_slice::<SchemaOnly>(&bytes) {
+        Err(e) => match serde_json::from_slice::<SchemaOnly>(json) {
             Ok(s) if s.schema != SCHEMA => Found::Outdated,
             _ => Found::Corrupt(format!("it does not read: {e}")),
         },
     }
+}
+
+/// The checksum line and the JSON after it, when `bytes` starts with one.
+fn sealed(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let n = bytes.iter().position(|&b| b == b'\n')?;
+    let sum = &bytes[..n];
+    (n == SUM_HEX && sum.iter().all(u8::is_ascii_hexdigit)).then(|| (sum, &bytes[n + 1..]))
+}
+
+/// How long a checksum line is: SHA-256 in hex.
+const SUM_HEX: usize = 64;
+
+/// The checksum of `bytes`: SHA-256, in lower-case hex.
+fn checksum(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    super::hex(&sha2::Sha256::digest(bytes))
 }
 
 /// Writes a base holding `slots` (whose data is inline or in `old`), by rename (`boot.rs`).
@@ -445,9 +472,14 @@ impl Serialize for Indexed<'_> {
     }
 }
 
-/// Writes the delta, by rename (`boot.rs`).
+/// Writes the delta, by rename (`boot.rs`): a line holding the checksum of what follows, then
+/// the delta's JSON. A warm `resume` answers from the delta alone, so a byte of it changed on
+/// disk (by hand, or by the disk) is caught before it is believed, and the cache rebuilt.
 pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> {
-    let bytes = serde_json::to_vec(&Stamped::now(delta)).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(&Stamped::now(delta)).map_err(|e| e.to_string())?;
+    let mut bytes = checksum(&json).into_bytes();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&json);
     if let Some(dir) = path.parent() {
         crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
     }

@@ -8,3 +8,22 @@ mod signed;
 mod summary;
 mod unsynced;
 mod warm_writes;
+
+/// The read cache's delta file as its JSON text, without its checksum line.
+pub fn delta_json(path: &std::path::Path) -> String {
+    let text = String::from_utf8(std::fs::read(path).unwrap()).unwrap();
+    let (sum, json) = text.split_once('\n').expect("a checksum line");
+    assert_eq!(sum.len(), 64, "the delta starts with its checksum");
+    json.to_string()
+}
+
+/// Writes `json` as the delta file at `path`, sealed with its checksum as forgestate seals it:
+/// a test that plants a delta means it to be read.
+pub fn write_delta_json(path: &std::path::Path, json: &str) {
+    use sha2::Digest;
+    let sum: String = sha2::Sha256::digest(json.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(path, format!("{sum}\n{json}")).unwrap();
+}

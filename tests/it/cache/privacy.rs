@@ -94,12 +94,12 @@ fn plant_mirror(dir: &Path) -> [PathBuf; 2] {
     assert!(text.contains(TRUE_PHASE), "the mirror holds the record");
     std::fs::write(&base, text.replace(TRUE_PHASE, PLANTED_PHASE)).unwrap();
     let delta = named(dir, ".mirror-delta");
-    let mut d: Value = serde_json::from_slice(&std::fs::read(&delta).unwrap()).unwrap();
+    let mut d: Value = serde_json::from_str(&super::delta_json(&delta)).unwrap();
     d["cursor"] = serde_json::json!({"Since": "2099-01-01T00:00:00Z"});
     // The delta's summary (what a warm `resume` reads) holds the record too.
     let text = serde_json::to_string(&d).unwrap();
     assert!(text.contains(TRUE_PHASE), "the summary holds the record");
-    std::fs::write(&delta, text.replace(TRUE_PHASE, PLANTED_PHASE)).unwrap();
+    super::write_delta_json(&delta, &text.replace(TRUE_PHASE, PLANTED_PHASE));
     [base, delta]
 }
 

@@ -313,6 +313,90 @@ async fn a_corrupted_delta_file_is_rebuilt_with_one_warning_and_the_same_answer(
 }
 
 #[tokio::test]
+async fn a_byte_changed_in_the_delta_is_caught_before_a_warm_resume_believes_it() {
+    let fake = FakeForge::start().await;
+    fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let client = forge(&fake, BOT_TOKEN, dir.path());
+    client
+        .save(cp("clone_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    client.resume(W, "s1").await.unwrap();
+    client
+        .save(cp("subtask_2_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    // A warm read: the delta's summary now holds the newest checkpoint.
+    assert_eq!(
+        client.resume(W, "s1").await.unwrap().resume.phase,
+        "subtask_2_complete"
+    );
+    let delta = cache_files(dir.path())
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(".mirror-delta"))
+        .unwrap();
+    // One digit changed, as a bad sector or a stray edit would: the same length, valid JSON.
+    let text = String::from_utf8(std::fs::read(&delta).unwrap()).unwrap();
+    assert!(text.contains("subtask_2_complete"), "the summary holds it");
+    std::fs::write(
+        &delta,
+        text.replace("subtask_2_complete", "subtask_9_complete"),
+    )
+    .unwrap();
+
+    let fresh = forge(&fake, BOT_TOKEN, dir.path());
+    let resumed = fresh.resume(W, "s1").await.unwrap();
+    assert_eq!(resumed.resume.phase, "subtask_2_complete");
+    assert!(
+        resumed
+            .warnings
+            .iter()
+            .any(|w| w.contains("read cache") && w.contains("checksum")),
+        "{:?}",
+        resumed.warnings
+    );
+    // Rebuilt: the next warm read believes the cache again, without a warning.
+    let again = fresh.resume(W, "s1").await.unwrap();
+    assert_eq!(again.resume.phase, "subtask_2_complete");
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+}
+
+#[tokio::test]
+async fn a_delta_of_the_schema_before_checksums_is_rebuilt_without_a_warning() {
+    let fake = FakeForge::start().await;
+    fake_forge::session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let client = forge(&fake, BOT_TOKEN, dir.path());
+    client
+        .save(cp("clone_complete", json!({})))
+        .await
+        .posted()
+        .unwrap();
+    client.resume(W, "s1").await.unwrap();
+    let delta = cache_files(dir.path())
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(".mirror-delta"))
+        .unwrap();
+    // What the previous version wrote: the JSON alone, schema 3.
+    std::fs::write(
+        &delta,
+        br#"{"schema":3,"generation":"g","cursor":null,"salt":"","login":null,"slots":[]}"#,
+    )
+    .unwrap();
+    let resumed = forge(&fake, BOT_TOKEN, dir.path())
+        .resume(W, "s1")
+        .await
+        .unwrap();
+    assert_eq!(resumed.resume.phase, "clone_complete");
+    assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
+    let text = std::fs::read_to_string(&delta).unwrap();
+    assert_eq!(text.split_once('\n').map(|(sum, _)| sum.len()), Some(64));
+}
+
+#[tokio::test]
 async fn another_token_asks_the_forge_who_it_is_and_trust_follows_it() {
     let fake = FakeForge::start().await;
     fake_forge::session(&fake);

@@ -144,7 +144,11 @@ fn this_boot() -> String {
 #[cfg(target_os = "linux")]
 fn restamp(dir: &Path, suffix: &str, boot: &str, (from, to): (&str, &str)) {
     let path = file(dir, suffix);
-    let text = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+    let delta = suffix == ".mirror-delta";
+    let text = match delta {
+        true => super::delta_json(&path),
+        false => String::from_utf8(std::fs::read(&path).unwrap()).unwrap(),
+    };
     let stamp = format!(r#""boot":"{}""#, this_boot());
     assert!(
         text.contains(&stamp),
@@ -153,7 +157,10 @@ fn restamp(dir: &Path, suffix: &str, boot: &str, (from, to): (&str, &str)) {
     let text = text
         .replace(&stamp, &format!(r#""boot":"{boot}""#))
         .replace(from, to);
-    std::fs::write(&path, text).unwrap();
+    match delta {
+        true => super::write_delta_json(&path, &text),
+        false => std::fs::write(&path, text).unwrap(),
+    }
 }
 
 #[cfg(target_os = "linux")]
