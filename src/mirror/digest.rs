@@ -436,6 +436,22 @@ mod tests {
         serde_json::to_string(&slot).unwrap()
     }
 
+    /// A base's header for the tests' bases.
+    fn base_header() -> super::super::disk::Header {
+        super::super::disk::Header {
+            schema: super::super::disk::SCHEMA,
+            generation: "g".into(),
+            location: "here".into(),
+            trust: None,
+            synced_at: chrono::Utc::now(),
+            cursor: None,
+            warnings: Vec::new(),
+            incomplete: false,
+            index_len: 0,
+            signing: None,
+        }
+    }
+
     /// Hands `bodies` to `digested`'s digest as comments 0, 1, …, and says the listing holds
     /// them (in the reverse order).
     fn digest_all(digested: &Digested, bodies: &[&str]) {
@@ -565,18 +581,7 @@ mod tests {
         let mut fresh = digested.fresh(Vec::new(), &Trust::Everyone).unwrap();
         fresh.sort_dedupe();
         let path = dir.path().join("t.mirror");
-        let header = super::super::disk::Header {
-            schema: super::super::disk::SCHEMA,
-            generation: "g".into(),
-            location: "here".into(),
-            trust: None,
-            synced_at: chrono::Utc::now(),
-            cursor: None,
-            warnings: Vec::new(),
-            incomplete: false,
-            index_len: 0,
-            signing: None,
-        };
+        let header = base_header();
         super::super::disk::write_base(&path, header, &fresh, Some(&spill)).unwrap();
         let super::super::disk::Found::Ok((_, read, data)) = super::super::disk::load_base(&path)
         else {
@@ -608,19 +613,8 @@ mod tests {
 
     #[test]
     fn a_base_written_from_the_spilled_slots_bytes_is_the_base_written_from_the_slots() {
-        use super::super::disk::{Found, Header, SCHEMA, load_base, write_base};
-        let header = Header {
-            schema: SCHEMA,
-            generation: "g".into(),
-            location: "here".into(),
-            trust: None,
-            synced_at: chrono::Utc::now(),
-            cursor: None,
-            warnings: Vec::new(),
-            incomplete: false,
-            index_len: 0,
-            signing: None,
-        };
+        use super::super::disk::{Found, load_base, write_base};
+        let header = base_header();
         let bodies: Vec<String> = (0..600)
             .map(|i| match i % 5 {
                 2 => format!("a person's comment {i}"),

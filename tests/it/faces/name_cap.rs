@@ -7,24 +7,12 @@ use forgestate::verbs;
 use serde_json::json;
 
 use super::deep_arguments::{lines, mcp, mcp_error, one, tool_call};
-use crate::common::cli::{Bin, args, stderr};
+use crate::common::cli::{args, stderr};
 
 #[test]
 fn a_name_or_glob_over_the_cap_is_a_usage_error_on_every_face() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = Bin::new(dir.path());
-    let saved = bin.run(&args(&[
-        "--store",
-        "st",
-        "checkpoint",
-        "--agent",
-        "w",
-        "--session",
-        "s1",
-        "--phase",
-        "p",
-    ]));
-    assert_eq!(saved.status.code(), Some(0), "{}", stderr(&saved));
+    let bin = super::one_checkpoint(dir.path());
     let at_cap = "w".repeat(200);
     let over = "w".repeat(201);
     let huge = "*".repeat(4 << 20);

@@ -11,19 +11,7 @@ use crate::common::cli::{Bin, args, stderr};
 #[test]
 fn a_number_as_text_with_spaces_around_it_is_refused_on_every_face() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = Bin::new(dir.path());
-    let saved = bin.run(&args(&[
-        "--store",
-        "st",
-        "checkpoint",
-        "--agent",
-        "w",
-        "--session",
-        "s1",
-        "--phase",
-        "p",
-    ]));
-    assert_eq!(saved.status.code(), Some(0), "{}", stderr(&saved));
+    let bin = super::one_checkpoint(dir.path());
     for limit in [" 1", "2 ", "\t3"] {
         let cli = bin.run(&args(&["--store", "st", "list", "--limit", limit]));
         assert_eq!(cli.status.code(), Some(64), "CLI {limit:?}");
