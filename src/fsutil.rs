@@ -66,16 +66,7 @@ pub(crate) fn write_by_rename(
 /// still never see half a file; what is saved is the two fsyncs per write (several ms each on a
 /// virtual disk), which every checkpoint would pay.
 pub(crate) fn write_hint(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
-    let tmp = temp_name(path);
-    let result = (|| {
-        let mut file = new_file(&tmp, private)?;
-        file.write_all(bytes)?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    write_by_rename(path, private, false, |w| w.write_all(bytes))
 }
 
 /// A dot-named temp path beside `path`, unique within this machine.

@@ -697,16 +697,19 @@ pub struct Filter {
 impl Filter {
     /// Whether `e` passes the filter.
     pub fn matches(&self, e: &Entry) -> bool {
-        self.agent
-            .as_ref()
-            .is_none_or(|a| name_matches(a, &e.record.agent))
+        self.wants(e.record.kind(), &e.record.agent)
             && self
                 .session
                 .as_ref()
                 .is_none_or(|s| name_matches(s, &e.record.session))
-            && self.kind.is_none_or(|k| k == e.record.kind())
             && self
                 .since
                 .is_none_or(|t| e.comment.created_at.timestamp() >= t.timestamp())
+    }
+
+    /// Whether a record of `kind` by `agent` passes the kind and agent parts of the filter.
+    pub(crate) fn wants(&self, kind: Kind, agent: &str) -> bool {
+        self.kind.is_none_or(|k| k == kind)
+            && self.agent.as_ref().is_none_or(|a| name_matches(a, agent))
     }
 }

@@ -157,8 +157,7 @@ impl<T: Thread> Client<T> {
         if there.offline {
             return Err(Error::unavailable(
                 "the forge cannot be read, so which records it already holds is unknown; try \
-                 again when it answers (nothing was posted)"
-                    .to_string(),
+                 again when it answers (nothing was posted)",
             ));
         }
         // The one identity rule (`format/identity.rs`): by `Id`, or a seed record's content.

@@ -650,11 +650,7 @@ impl<T: Thread> Client<T> {
             return Err(offline_unknown("records matching this filter"));
         }
         let stale = reads::stale_warnings(&all, trust, all.entries.last(), |kind, agent| {
-            filter.kind.is_none_or(|k| k == kind)
-                && filter
-                    .agent
-                    .as_ref()
-                    .is_none_or(|a| crate::scan::name_matches(a, agent))
+            filter.wants(kind, agent)
         });
         all.warnings.extend(stale);
         if let Some(limit) = limit {

@@ -44,8 +44,7 @@ impl Client<AnyThread> {
         if status.offline {
             return Err(Error::unavailable(
                 "the forge cannot be read, so the status table cannot be computed; try again \
-                 when it is reachable"
-                    .to_string(),
+                 when it is reachable",
             ));
         }
         let timeline = timeline::gantt(&entries);

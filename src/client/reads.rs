@@ -11,7 +11,7 @@ use crate::format::{GLOB_CHARS, Kind};
 use crate::mirror::Keep;
 use crate::report::{conflict_warning, facts};
 use crate::resume::{Resume, did_you_mean};
-use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, name_matches, unread_newer};
+use crate::scan::{Entry, Filter, Scan, Trust, edited_warning, unread_newer};
 use crate::store::Thread;
 
 impl<T: Thread> Client<T> {
@@ -54,8 +54,7 @@ impl<T: Thread> Client<T> {
             return Err(offline_unknown("a matching record"));
         }
         let stale = stale_warnings(&all, trust.as_ref(), record.as_ref(), |kind, agent| {
-            filter.kind.is_none_or(|k| k == kind)
-                && filter.agent.as_ref().is_none_or(|a| name_matches(a, agent))
+            filter.wants(kind, agent)
         });
         all.warnings.extend(stale);
         Ok(Latest {

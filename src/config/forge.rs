@@ -174,18 +174,18 @@ impl ForgeEnv {
     /// Reads the forge settings from `env`; blank values count as unset.
     pub fn capture(env: &dyn Fn(&str) -> Option<String>) -> ForgeEnv {
         let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let cache_home = get("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".cache")))
-            .map(|d| d.join("forgestate"));
-        let state_home = get("XDG_STATE_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".local").join("state")))
-            .map(|d| d.join("forgestate"));
+        let xdg = |var: &str, under_home: &[&str]| {
+            get(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| {
+                    get("HOME").map(|h| under_home.iter().fold(PathBuf::from(h), |p, c| p.join(c)))
+                })
+                .map(|d| d.join("forgestate"))
+        };
         ForgeEnv {
-            state_home,
+            cache_home: xdg("XDG_CACHE_HOME", &[".cache"]),
+            state_home: xdg("XDG_STATE_HOME", &[".local", "state"]),
             url: get("FORGESTATE_URL"),
             owner: get("FORGESTATE_OWNER"),
             repo: get("FORGESTATE_REPO"),
@@ -195,7 +195,6 @@ impl ForgeEnv {
                 .map(|t| clean_token(&t).to_string())
                 .filter(|t| !t.is_empty())
                 .map(SecretString::from),
-            cache_home,
         }
     }
 }
@@ -216,7 +215,7 @@ fn token(
     over: &Overrides,
     base: &Path,
 ) -> Result<SecretString> {
-    let from_file = |path: &Path| -> Result<SecretString> {
+    let from_file = |path: &Path| -> Result<(SecretString, String)> {
         if path.is_dir() {
             return Err(Error::config(format!(
                 "the token file {} is a directory; name the file that holds the token (--token-file \
@@ -239,26 +238,19 @@ fn token(
                 path.display()
             )));
         }
-        Ok(SecretString::from(token.to_string()))
+        let from = format!("the token file {}", path.display());
+        Ok((SecretString::from(token.to_string()), from))
     };
     let (token, from) = if let Some(path) = &over.token_file {
-        (
-            from_file(path)?,
-            format!("the token file {}", path.display()),
-        )
+        from_file(path)?
     } else if let Some(token) = &env.token {
         (token.clone(), "$FORGESTATE_TOKEN".to_string())
     } else if let Some(path) = &file.token_file {
-        let path = base.join(path);
-        (
-            from_file(&path)?,
-            format!("the token file {}", path.display()),
-        )
+        from_file(&base.join(path))?
     } else {
         return Err(Error::config(
             "no forge token was given; set $FORGESTATE_TOKEN, pass --token-file FILE, or set [forge] token_file \
-             (tokens are never accepted as command-line values)"
-                .to_string(),
+             (tokens are never accepted as command-line values)",
         ));
     };
     let chars = token.expose_secret().chars().count();
@@ -322,69 +314,54 @@ pub fn forge_options(
             "the forge token contains whitespace; check $FORGESTATE_TOKEN or the token file",
         ));
     }
-    let secs = |v: Option<u64>, d: u64| Duration::from_secs(v.unwrap_or(d).max(1));
+    let d = ForgeOptions::new(url, owner, repo);
+    let secs = |v: Option<u64>, or: Duration| v.map_or(or, |v| Duration::from_secs(v.max(1)));
+    let or = |v: &Option<String>, or: String| v.clone().unwrap_or(or);
     Ok(ForgeOptions {
-        url,
-        owner,
-        repo,
         token: Some(token),
-        connect_timeout: secs(file.connect_timeout_secs, defaults::CONNECT_TIMEOUT_SECS),
-        request_timeout: secs(file.request_timeout_secs, defaults::REQUEST_TIMEOUT_SECS),
-        retry_budget: Duration::from_secs(
-            file.retry_budget_secs
-                .unwrap_or(defaults::RETRY_BUDGET_SECS),
-        ),
+        connect_timeout: secs(file.connect_timeout_secs, d.connect_timeout),
+        request_timeout: secs(file.request_timeout_secs, d.request_timeout),
+        retry_budget: file
+            .retry_budget_secs
+            .map_or(d.retry_budget, Duration::from_secs),
         wait: layered(
             "wait",
-            defaults::WAIT_SECS,
+            d.wait,
             over.wait,
             env.wait.as_deref(),
             file.wait.as_deref(),
         )?,
         patience: layered(
             "patience",
-            defaults::PATIENCE_SECS,
+            d.patience,
             over.patience,
             env.patience.as_deref(),
             file.patience.as_deref(),
         )?,
-        recheck_after: Duration::from_secs(file.recheck_secs.unwrap_or(defaults::RECHECK_SECS)),
-        quick_timeout: Duration::from_millis(
-            file.quick_timeout_ms
-                .unwrap_or(defaults::QUICK_TIMEOUT_MS)
-                .max(1),
-        ),
-        max_response_bytes: file
-            .max_response_mib
-            .unwrap_or(defaults::MAX_RESPONSE_MIB)
-            .max(1)
-            .saturating_mul(1024 * 1024),
+        recheck_after: file
+            .recheck_secs
+            .map_or(d.recheck_after, Duration::from_secs),
+        quick_timeout: file
+            .quick_timeout_ms
+            .map_or(d.quick_timeout, |v| Duration::from_millis(v.max(1))),
+        max_response_bytes: file.max_response_mib.map_or(d.max_response_bytes, |v| {
+            v.max(1).saturating_mul(1024 * 1024)
+        }),
         allow_insecure_http: over.allow_insecure_http
-            || file
-                .allow_insecure_http
-                .unwrap_or(defaults::ALLOW_INSECURE_HTTP),
-        auto_init: file.auto_init.unwrap_or(defaults::AUTO_INIT),
-        rotate_after: file.rotate_after.unwrap_or(defaults::ROTATE_AFTER),
-        carry_days: file.carry_days.unwrap_or(defaults::CARRY_DAYS),
-        title: file.title.clone().unwrap_or_else(|| defaults::TITLE.into()),
-        label: file.label.clone().unwrap_or_else(|| defaults::LABEL.into()),
-        label_color: file
-            .label_color
-            .clone()
-            .unwrap_or_else(|| defaults::LABEL_COLOR.into()),
-        label_description: file
-            .label_description
-            .clone()
-            .unwrap_or_else(|| defaults::LABEL_DESCRIPTION.into()),
+            || file.allow_insecure_http.unwrap_or(d.allow_insecure_http),
+        auto_init: file.auto_init.unwrap_or(d.auto_init),
+        rotate_after: file.rotate_after.unwrap_or(d.rotate_after),
+        carry_days: file.carry_days.unwrap_or(d.carry_days),
+        title: or(&file.title, d.title),
+        label: or(&file.label, d.label),
+        label_color: or(&file.label_color, d.label_color),
+        label_description: or(&file.label_description, d.label_description),
         drain: DrainPolicy {
-            budget: Duration::from_secs(
-                file.drain_budget_secs
-                    .unwrap_or(defaults::DRAIN_BUDGET_SECS),
-            ),
-            max_backoff: Duration::from_secs(
-                file.drain_max_backoff_secs
-                    .unwrap_or(defaults::DRAIN_MAX_BACKOFF_SECS),
-            ),
+            budget: file
+                .drain_budget_secs
+                .map_or(d.drain.budget, Duration::from_secs),
+            max_backoff: (file.drain_max_backoff_secs)
+                .map_or(d.drain.max_backoff, Duration::from_secs),
         },
         cache_dir: file
             .cache_dir
@@ -392,5 +369,6 @@ pub fn forge_options(
             .map(|d| base.join(d))
             .or_else(|| env.cache_home.clone()),
         outbox: outbox_root(file, env, base),
+        ..d
     })
 }

@@ -485,10 +485,9 @@ impl Config {
                 let key =
                     crate::format::SigningKey::new(secret.expose_secret()).ok_or_else(|| {
                         Error::config(
-                        "$FORGESTATE_SIGNING_KEY is set but empty; set it to the key, or unset \
-                         it to sign nothing"
-                            .to_string(),
-                    )
+                            "$FORGESTATE_SIGNING_KEY is set but empty; set it to the key, or unset \
+                         it to sign nothing",
+                        )
                     })?;
                 keys.push(key);
             }
@@ -507,8 +506,7 @@ impl Config {
         if keys.is_empty() && !self.file.signing.verify_key_files.is_empty() {
             return Err(Error::config(
                 "[signing] verify_key_files is set but there is no signing key; set \
-                 $FORGESTATE_SIGNING_KEY or [signing] key_file"
-                    .to_string(),
+                 $FORGESTATE_SIGNING_KEY or [signing] key_file",
             ));
         }
         Ok(keys)
@@ -535,8 +533,7 @@ impl Config {
             Some(state) if state.is_absolute() => Ok(state.join(crate::defaults::LOCAL_DIR)),
             _ => Err(Error::config(
                 "no place for the local store: neither $XDG_STATE_HOME nor $HOME is set to an \
-                 absolute path; pass --store DIR or set local.dir in the config file"
-                    .to_string(),
+                 absolute path; pass --store DIR or set local.dir in the config file",
             )),
         }
     }

@@ -27,11 +27,11 @@ pub fn parse_wait(text: &str, whence: &str) -> std::result::Result<Duration, Str
 }
 
 /// The setting `name` (`wait` or `patience`) in force: the flag (`--wait`, already checked),
-/// then `$FORGESTATE_WAIT`, then `[forge] wait`, then `default_secs` (3 s for the wait budget;
+/// then `$FORGESTATE_WAIT`, then `[forge] wait`, then `default` (3 s for the wait budget;
 /// the patience, how long a command without an answer of its own waits for the forge: 60 s).
 pub(super) fn layered(
     name: &str,
-    default_secs: u64,
+    default: Duration,
     flag: Option<Duration>,
     env: Option<&str>,
     file: Option<&str>,
@@ -45,6 +45,6 @@ pub(super) fn layered(
     }
     match file {
         Some(text) => parse_wait(text, &format!("[forge] {name}")).map_err(Error::config),
-        None => Ok(Duration::from_secs(default_secs)),
+        None => Ok(default),
     }
 }

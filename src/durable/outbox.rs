@@ -48,6 +48,19 @@ pub struct Spooled {
     pub unreadable: Option<String>,
 }
 
+impl Spooled {
+    /// The entry `name` at `path`, spooled when its name's sequence says.
+    fn at(path: PathBuf, name: &str, body: String, unreadable: Option<String>) -> Spooled {
+        let nanos = sequence(name).unwrap_or(0).min(i64::MAX as u64) as i64;
+        Spooled {
+            path,
+            spooled_at: DateTime::from_timestamp_nanos(nanos),
+            body,
+            unreadable,
+        }
+    }
+}
+
 /// An outbox directory (created on first use).
 #[derive(Debug, Clone)]
 pub struct Outbox {
@@ -132,13 +145,7 @@ impl Outbox {
                 }
                 Entry::Unreadable(why) => (String::new(), Some(why)),
             };
-            let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
-            out.push(Spooled {
-                path,
-                spooled_at: DateTime::from_timestamp_nanos(nanos),
-                body,
-                unreadable,
-            });
+            out.push(Spooled::at(path, &name, body, unreadable));
         }
         Ok(out)
     }
@@ -210,13 +217,7 @@ impl Outbox {
         for name in names {
             let path = landed.join(&name);
             if let Entry::Text(body) = read_entry(&path) {
-                let nanos = sequence(&name).unwrap_or(0).min(i64::MAX as u64) as i64;
-                out.push(Spooled {
-                    path,
-                    spooled_at: DateTime::from_timestamp_nanos(nanos),
-                    body,
-                    unreadable: None,
-                });
+                out.push(Spooled::at(path, &name, body, None));
             }
         }
         Ok(out)

@@ -198,11 +198,7 @@ impl LocalThread {
             }
             Err(e) => Err(e),
         }
-        .map_err(|source| StoreError::Io {
-            op: "cannot create",
-            path: path.clone(),
-            source,
-        })?;
+        .map_err(self.io_error("cannot create"))?;
         let _ = crate::fsutil::sync_dir(&self.dir);
         Ok(Init {
             location: path.display().to_string(),
