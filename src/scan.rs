@@ -314,7 +314,9 @@ pub fn scan_checked(
     let warnings = warnings
         .into_iter()
         .chain(signed::not_believed_warnings(&rejected))
-        .chain(signed::unsigned_warning(&entries))
+        .chain(unsigned_count_warning(
+            entries.iter().filter(|e| e.comment.unsigned).count(),
+        ))
         .collect();
     Scan {
         entries,

@@ -232,9 +232,7 @@ impl Client<AnyThread> {
     pub fn from_config(config: &Config) -> Result<Client<AnyThread>> {
         config.client().map(|(client, _)| client)
     }
-}
 
-impl Client<AnyThread> {
     /// Keeps this client's lineage on this machine (see [`Client::with_lineage_dir`]), where
     /// the CLI keeps it: for a forge, under `lineage/` in the machine's state directory
     /// `state_dir` (see [`Config::state_dir`]), one directory per forge, owner and repository

@@ -39,8 +39,8 @@ impl Known {
     /// Known ids kept in `dir` too (read on first use, written on every change).
     pub(super) fn in_dir(dir: PathBuf) -> Known {
         Known {
-            map: Mutex::default(),
             dir: Some(dir),
+            ..Known::default()
         }
     }
 

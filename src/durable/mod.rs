@@ -336,7 +336,11 @@ impl<T: Thread> Durable<T> {
         if let Some((_, c)) = report.posted.iter().find(|(p, _)| *p == path) {
             return Ok(Saved::Posted(c.clone()));
         }
-        if let Some(letter) = report.dead.iter().find(|d| same_name(&d.path, &path)) {
+        if let Some(letter) = report
+            .dead
+            .iter()
+            .find(|d| d.path.file_name() == path.file_name())
+        {
             return Err(refused(letter));
         }
         let cause = report
@@ -415,10 +419,6 @@ impl<T: Thread> Durable<T> {
 
 /// Why a flush may wait for the store (the wait rule: it has no answer without it).
 const FLUSHING: &str = "a flush has nothing to answer without the forge";
-
-fn same_name(a: &std::path::Path, b: &std::path::Path) -> bool {
-    a.file_name() == b.file_name()
-}
 
 fn refused(letter: &DeadLetter) -> Error {
     Error::data(

@@ -286,7 +286,7 @@ fn judge(
             Verdict::Completed,
             format!(
                 "phase {} resumes at {point}, a final point",
-                phase_or(&phase)
+                phase.as_deref().unwrap_or("-")
             ),
         ),
         _ if said("completed") => (Verdict::Completed, "health says Completed".to_string()),
@@ -336,8 +336,4 @@ fn ended_verdict(end: Option<&Ended>) -> (Verdict, String) {
         "completed" => (Verdict::Completed, format!("ended: completed at {at}")),
         reason => (Verdict::Ended, format!("ended: {reason} at {at}")),
     }
-}
-
-fn phase_or(phase: &Option<String>) -> &str {
-    phase.as_deref().unwrap_or("-")
 }

@@ -7,7 +7,7 @@
 //! [`CommentInfo::unsigned`] and summed up in one warning; an unsigned record posted after the
 //! first signed one is still refused (signing was on by then). Pure.
 
-use super::{CommentInfo, Entry, Rejected, Rejection};
+use super::{CommentInfo, Rejected, Rejection};
 use crate::format::{SigningKey, Verdict, verify};
 
 /// What a reader's signature check says of one record's body.
@@ -100,12 +100,7 @@ pub(crate) fn gated(
     }
 }
 
-/// The one warning for the believed records that carry no signature (`None` when none does).
-pub(crate) fn unsigned_warning(entries: &[Entry]) -> Option<String> {
-    unsigned_count_warning(entries.iter().filter(|e| e.comment.unsigned).count())
-}
-
-/// [`unsigned_warning`] for `n` such records.
+/// The one warning for `n` believed records that carry no signature (`None` when `n` is 0).
 pub(crate) fn unsigned_count_warning(n: usize) -> Option<String> {
     (n > 0).then(|| {
         format!(
