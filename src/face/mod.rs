@@ -230,22 +230,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn categories_follow_exit_codes() {
-        let pairs = [
-            (64, "usage"),
-            (65, "data"),
-            (74, "io"),
-            (75, "tempfail"),
-            (78, "config"),
-        ];
-        for (code, name) in pairs {
-            assert_eq!(category(code), name);
-        }
-        assert_eq!(exit_code(&Error::usage("x")), EX_USAGE);
-        assert_eq!(exit_code(&Error::invalid("x")), EX_DATAERR);
-    }
-
-    #[test]
     fn messages_fit_on_one_line() {
         let toml = "config file x.toml: TOML parse error at line 1, column 2\n  |\n1 | [locall]\n  |  \
                     ^^^^^^\nunknown field `locall`\n";
