@@ -204,10 +204,7 @@ impl ForgeBuilder {
                 ));
             }
         }
-        let renderer = match self.renderer {
-            Some(r) => r,
-            None => Renderer::embedded()?,
-        };
+        let renderer = self.renderer.map_or_else(Renderer::embedded, Ok)?;
         let issue_body = renderer.session_issue(&SessionIssue {
             owner: o.owner.clone(),
             repo: o.repo.clone(),

@@ -44,15 +44,12 @@ pub fn consistent(
     newest: Option<DateTime<Utc>>,
 ) -> Clock {
     let tolerance = Duration::seconds(FUTURE_TOLERANCE_SECS);
-    match newest {
-        Some(t) if t - now > tolerance => {
-            return Clock {
-                now: t,
-                ahead: Some(t - now),
-                date_ahead: None,
-            };
-        }
-        _ => {}
+    if let Some(t) = newest.filter(|t| *t - now > tolerance) {
+        return Clock {
+            now: t,
+            ahead: Some(t - now),
+            date_ahead: None,
+        };
     }
     // `Date` ahead of this machine: believed only when a stamp bears it out.
     let stamps_ahead_of_local = newest.is_some_and(|t| t - local > tolerance);
