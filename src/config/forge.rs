@@ -360,7 +360,8 @@ pub fn forge_options(
             budget: file
                 .drain_budget_secs
                 .map_or(d.drain.budget, Duration::from_secs),
-            max_backoff: (file.drain_max_backoff_secs)
+            max_backoff: file
+                .drain_max_backoff_secs
                 .map_or(d.drain.max_backoff, Duration::from_secs),
         },
         cache_dir: file
