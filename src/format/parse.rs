@@ -410,23 +410,30 @@ fn closes_fence(line: &str) -> bool {
 }
 
 fn markdown_json_block(body: &str) -> Option<JsonBlock<'_>> {
-    let mut found: Option<JsonBlock> = None;
+    let (range, content) = fenced_block(body, "json")?;
+    let content_start = body[range.clone()]
+        .find('\n')
+        .map_or(range.end, |i| range.start + i + 1);
+    Some(JsonBlock {
+        fence_start: range.start,
+        content_start,
+        content: Cow::Owned(content),
+    })
+}
+
+/// The first fenced code block of `body` whose info string's first word is `lang` (in any letter
+/// case), as markdown reads it: where the block lies, and its content.
+fn fenced_block(body: &str, lang: &str) -> Option<(std::ops::Range<usize>, String)> {
+    let mut found: Option<(std::ops::Range<usize>, String)> = None;
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match (&mut found, event) {
             (None, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
-                let lang = info.split_whitespace().next().unwrap_or("");
-                if lang.eq_ignore_ascii_case("json") {
-                    let content_start = body[range.clone()]
-                        .find('\n')
-                        .map_or(range.end, |i| range.start + i + 1);
-                    found = Some(JsonBlock {
-                        fence_start: range.start,
-                        content_start,
-                        content: Cow::Owned(String::new()),
-                    });
+                let first = info.split_whitespace().next().unwrap_or("");
+                if first.eq_ignore_ascii_case(lang) {
+                    found = Some((range, String::new()));
                 }
             }
-            (Some(block), Event::Text(text)) => block.content.to_mut().push_str(&text),
+            (Some((_, content)), Event::Text(text)) => content.push_str(&text),
             (Some(_), Event::End(TagEnd::CodeBlock)) => break,
             _ => {}
         }
