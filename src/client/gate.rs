@@ -11,7 +11,7 @@ use crate::store::Thread;
 impl<T: Thread> Client<T> {
     /// Hands the durability layer the out-gate over this client's redactor and renderer, so a
     /// flushed body passes the same checks as a saved one (see [`Client::outbound`]).
-    pub(super) fn regate(self) -> Client<T> {
+    pub(super) fn regate(mut self) -> Client<T> {
         let (redactor, renderer) = (self.redactor.clone(), self.renderer.clone());
         let gate = Validator::gate(move |body| {
             match crate::format::outbound(body, &redactor, &renderer) {
@@ -20,10 +20,8 @@ impl<T: Thread> Client<T> {
                 Err(e) => Err(format!("{e}; it was never posted")),
             }
         });
-        Client {
-            store: self.store.with_validator(gate),
-            ..self
-        }
+        self.store = self.store.with_validator(gate);
+        self
     }
 
     /// The out-gate: what `body` (a rendered record from anywhere: an outbox, an export, another

@@ -323,20 +323,16 @@ impl<T: Thread> Client<T> {
     }
 
     /// Spool records the store cannot take to this outbox, drained under `policy`.
-    pub fn with_outbox(self, outbox: Outbox, policy: DrainPolicy) -> Client<T> {
-        Client {
-            store: self.store.with_outbox(outbox, policy),
-            ..self
-        }
+    pub fn with_outbox(mut self, outbox: Outbox, policy: DrainPolicy) -> Client<T> {
+        self.store = self.store.with_outbox(outbox, policy);
+        self
     }
 
     /// Reports the progress of long work (a flush now; sync, prune and rotate through the same
     /// hook) to `progress`. See [`crate::progress`].
-    pub fn with_progress(self, progress: ProgressHook) -> Client<T> {
-        Client {
-            store: self.store.with_progress(progress),
-            ..self
-        }
+    pub fn with_progress(mut self, progress: ProgressHook) -> Client<T> {
+        self.store = self.store.with_progress(progress);
+        self
     }
 
     /// Where long work reports its progress.
