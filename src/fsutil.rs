@@ -1,10 +1,9 @@
 //! File-system helpers shared by every writer: one atomic write, one private directory.
 //!
-//! The atomic-write contract (used by the outbox, the forge cache and the dead letters): write a
-//! dot-named temp file in the target's directory, fsync it, rename it over the target, then fsync
-//! the directory. A crash leaves the old file or the new one, plus at worst a stray temp file that
-//! readers ignore (its name starts with a dot). Hints (the lineage files, the forge cache's
-//! discoveries, the read cache stamped with its boot: `mirror/boot.rs`) skip the two fsyncs.
+//! The atomic-write contract: write a dot-named temp file in the target's directory, fsync it,
+//! rename it over the target, then fsync the directory. A crash leaves the old file or the new
+//! one, plus at worst a stray temp file that readers ignore (its name starts with a dot). Hints,
+//! files a crash may lose (`write_hint`, `write_by_rename` without `durable`), skip the fsyncs.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

@@ -1,15 +1,13 @@
 //! The durable outbox: comment bodies that could not be posted yet, one file each, in order.
 //!
-//! Like a store, it knows nothing about the format; it keeps opaque bodies. Durability follows
-//! the atomic-write contract (`fsutil::write_atomic`): each body is written to a dot-named temp
-//! file in the same directory, fsynced, renamed to its final name, and the directory fsynced, so
-//! a crash leaves either a complete entry or a stray temp file that readers ignore. Names sort in spool order
-//! (a nanosecond sequence that never goes backwards, then the pid), so a new entry always goes
-//! behind the ones already waiting.
+//! Like a store, it knows nothing about the format; it keeps opaque bodies, each written by the
+//! atomic-write contract (`fsutil::write_atomic`), so a crash leaves a complete entry or a stray
+//! temp file that readers ignore. Names sort in spool order (a nanosecond sequence that never
+//! goes backwards, then the pid), so a new entry always goes behind the ones already waiting.
 //!
 //! Flushing takes an exclusive advisory lock on `.flush.lock`, so concurrent flushers never post
 //! the same entry twice and entries go out in order; a dead flusher's lock is released by the
-//! OS. An entry is deleted only after its post is confirmed.
+//! OS. An entry leaves the queue (for [`LANDED_DIR`]) only after its post is confirmed.
 
 use std::fs::{File, OpenOptions};
 use std::io;
