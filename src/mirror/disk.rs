@@ -80,6 +80,14 @@ pub(super) struct DeltaFile {
     pub boot: Option<String>,
 }
 
+impl DeltaFile {
+    /// Whether its slots are in comment-id order with their data inline, as a delta keeps them.
+    pub(super) fn in_order_inline(&self) -> bool {
+        self.slots.windows(2).all(|w| w[0].i < w[1].i)
+            && (self.slots.iter()).all(|s| !matches!(s.b, Body::R(_, Blob::At(..))))
+    }
+}
+
 /// A file's fields and the boot that writes it unsynced (`boot.rs`): the stamp every file of
 /// the mirror is written with.
 #[derive(Serialize)]

@@ -137,6 +137,22 @@ impl Mirror {
         &self.files.base
     }
 
+    /// The salt kept with a cached login (a fresh one when none is), the token's fingerprint
+    /// under it, and the login `cached` holds when it is this token's.
+    fn cached_login(
+        &self,
+        salt: Option<String>,
+        cached: &Option<(String, String)>,
+    ) -> (String, Option<String>, Option<String>) {
+        let salt = salt.filter(|s| !s.is_empty()).unwrap_or_else(random_hex);
+        let fingerprint = self.fingerprint(&salt);
+        let login = match (cached, &fingerprint) {
+            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
+            _ => None,
+        };
+        (salt, fingerprint, login)
+    }
+
     /// The salted fingerprint of the token in use, as hex; `None` without a token.
     fn fingerprint(&self, salt: &str) -> Option<String> {
         let token = self.token.as_ref()?;
@@ -146,6 +162,28 @@ impl Mirror {
         hash.update(token.expose_secret().as_bytes());
         Some(hex(&hash.finalize()))
     }
+}
+
+/// The login a read trusts besides the configured authors (`None`: it trusts everyone): the
+/// cached one, else `known` (asked earlier in this read), else the store's answer; and whether
+/// it was learned now, to be cached (with a token to fingerprint).
+async fn whose<T: crate::store::Thread>(
+    thread: &T,
+    cached: Option<String>,
+    known: Option<String>,
+    fingerprint: &Option<String>,
+) -> Result<(Option<String>, bool), crate::store::StoreError> {
+    if thread.trusts_everyone() {
+        return Ok((None, false));
+    }
+    if cached.is_some() {
+        return Ok((cached, false));
+    }
+    let login = match known {
+        Some(login) => login,
+        None => thread.whoami().await?,
+    };
+    Ok((Some(login), fingerprint.is_some()))
 }
 
 /// A fresh random salt (or generation name): 32 bytes of hex.

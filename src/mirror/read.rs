@@ -10,10 +10,10 @@ use super::digest::{self, Digested};
 use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
 use super::files;
 use super::merge::{merge, unchanged};
-use super::slot::{Blob, Body, Slot};
+use super::slot::Slot;
 use super::summary::{IdIndex, Summary, checked, summarize};
 use super::warm::{Asked, Warm};
-use super::{Mirror, View, random_hex, sig};
+use super::{Mirror, View, random_hex, sig, whose};
 use crate::scan::Verifier;
 use crate::store::{
     Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
@@ -45,12 +45,8 @@ impl Mirror {
         let signing = sig::name(verify);
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
-        let salt = loaded.salt.clone().unwrap_or_else(random_hex);
-        let fingerprint = self.fingerprint(&salt);
-        let cached_login = match (&loaded.login, &fingerprint) {
-            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
-            _ => None,
-        };
+        let (salt, fingerprint, cached_login) =
+            self.cached_login(loaded.salt.clone(), &loaded.login);
         let refresh = self
             .refresh
             .swap(false, std::sync::atomic::Ordering::Relaxed);
@@ -115,18 +111,7 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        let mut learned = false;
-        let login = match (thread.trusts_everyone(), cached_login, pre_login) {
-            (true, ..) => None,
-            (false, Some(login), _) => Some(login),
-            (false, None, pre) => {
-                learned = fingerprint.is_some();
-                Some(match pre {
-                    Some(login) => login,
-                    None => thread.whoami().await?,
-                })
-            }
-        };
+        let (login, learned) = whose(thread, cached_login, pre_login, &fingerprint).await?;
         let (trust, trust_list) = self.trusting(trusted, login);
         // Verdicts kept for other signing keys (or another `require_signatures`) are not ours.
         let same_trust = loaded
@@ -137,10 +122,7 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        let login = match (&fingerprint, self.login()) {
-            (Some(fp), Some(login)) => Some((fp.clone(), login)),
-            _ => None,
-        };
+        let login = fingerprint.clone().zip(self.login());
 
         let spilled = match digested.data() {
             Ok(spilled) => spilled,
@@ -322,21 +304,7 @@ impl Mirror {
             }
         }
         let incomplete = incomplete || kept_incomplete;
-        if let Some(a) = answer {
-            return Ok(View {
-                first_signed: a.first_signed,
-                slots: a.slots,
-                data: None,
-                trust,
-                warnings,
-                extra,
-                index: Some(a.index),
-                known: a.known,
-                incomplete,
-                unsigned: Some(a.unsigned),
-            });
-        }
-        Ok(View {
+        let view = View {
             first_signed: super::slot::first_signed(&slots),
             slots,
             data,
@@ -347,6 +315,17 @@ impl Mirror {
             known: Vec::new(),
             incomplete,
             unsigned: None,
+        };
+        Ok(match answer {
+            Some(a) => View {
+                first_signed: a.first_signed,
+                slots: a.slots,
+                index: Some(a.index),
+                known: a.known,
+                unsigned: Some(a.unsigned),
+                ..view
+            },
+            None => view,
         })
     }
 
@@ -378,12 +357,7 @@ impl Mirror {
                     .base
                     .as_ref()
                     .is_some_and(|(h, ..)| h.generation == delta.generation);
-                let ordered = delta.slots.windows(2).all(|w| w[0].i < w[1].i);
-                let inline = delta
-                    .slots
-                    .iter()
-                    .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
-                if extends && ordered && inline {
+                if extends && delta.in_order_inline() {
                     loaded.delta = Some(delta);
                 }
             }
