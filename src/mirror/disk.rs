@@ -146,31 +146,42 @@ pub(super) enum Found<T> {
     Ok(T),
 }
 
+/// What loading finds of a file that cannot be opened or read.
+fn unread<T>(e: std::io::Error) -> Found<T> {
+    match e {
+        e if e.kind() == std::io::ErrorKind::NotFound => Found::Missing,
+        e if NotOurs::is(&e) => Found::Foreign,
+        e => Found::Corrupt(e.to_string()),
+    }
+}
+
+/// Opens a base and reads its header line: the header, the reader after it and the line's
+/// length.
+fn open_base<T>(path: &Path) -> Result<(Header, BufReader<std::fs::File>, u64), Found<T>> {
+    let mut reader = BufReader::new(crate::fsutil::open_private(path).map_err(unread)?);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).map_err(unread)?;
+    let unread = |e: serde_json::Error| Found::Corrupt(format!("its header does not read: {e}"));
+    if serde_json::from_slice::<SchemaOnly>(&line)
+        .map_err(unread)?
+        .schema
+        != SCHEMA
+    {
+        return Err(Found::Outdated);
+    }
+    let header: Header = serde_json::from_slice(&line).map_err(unread)?;
+    if !this_boots(&line) {
+        return Err(Found::Outdated);
+    }
+    Ok((header, reader, line.len() as u64))
+}
+
 /// Reads the base: header, index, and the data area kept open.
 pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
-    let file = match crate::fsutil::open_private(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
+    let (header, mut reader, line) = match open_base(path) {
+        Ok(opened) => opened,
+        Err(found) => return found,
     };
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    if let Err(e) = reader.read_until(b'\n', &mut line) {
-        return Found::Corrupt(e.to_string());
-    }
-    match serde_json::from_slice::<SchemaOnly>(&line) {
-        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
-        Ok(_) => {}
-        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
-    }
-    let header: Header = match serde_json::from_slice(&line) {
-        Ok(h) => h,
-        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
-    };
-    if !this_boots(&line) {
-        return Found::Outdated;
-    }
     let Ok(index_len) = usize::try_from(header.index_len) else {
         return Found::Corrupt("its index is too large".into());
     };
@@ -182,7 +193,7 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
         Ok(s) => s,
         Err(e) => return Found::Corrupt(format!("its index does not read: {e}")),
     };
-    let start = line.len() as u64 + header.index_len;
+    let start = line + header.index_len;
     let file = reader.into_inner();
     let size = match file.metadata() {
         Ok(m) => m.len(),
@@ -212,24 +223,9 @@ fn this_boots(line: &[u8]) -> bool {
 
 /// Reads the base's header line alone (a warm read through the summary needs nothing else).
 pub(super) fn load_header(path: &Path) -> Found<Header> {
-    let file = match crate::fsutil::open_private(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
-    };
-    let mut line = Vec::new();
-    if let Err(e) = BufReader::new(file).read_until(b'\n', &mut line) {
-        return Found::Corrupt(e.to_string());
-    }
-    match serde_json::from_slice::<SchemaOnly>(&line) {
-        Ok(s) if s.schema != SCHEMA => Found::Outdated,
-        Ok(_) if !this_boots(&line) => Found::Outdated,
-        Ok(_) => match serde_json::from_slice(&line) {
-            Ok(h) => Found::Ok(h),
-            Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
-        },
-        Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
+    match open_base(path) {
+        Ok((header, ..)) => Found::Ok(header),
+        Err(found) => found,
     }
 }
 
@@ -237,9 +233,7 @@ pub(super) fn load_header(path: &Path) -> Found<Header> {
 pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     let bytes = match crate::fsutil::read_private(path, u64::MAX) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
+        Err(e) => return unread(e),
     };
     let Some((sum, json)) = sealed(&bytes) else {
         // No checksum: a file of an older schema, or one cut or written over.
