@@ -39,6 +39,17 @@ impl ForgeClient {
         self.list_comments(path, since, filter).await
     }
 
+    /// [`ForgeClient::comments_keeping`] keeping everything.
+    pub async fn comments(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<CommentList> {
+        let all = async { Ok(Filter::all()) };
+        self.comments_keeping(repo, n, since, all).await
+    }
+
     /// The plain comments of **every** issue and pull request of the repository updated at or
     /// after `since` (`GET /repos/{o}/{r}/issues/comments`, §3.10), in (created, id) order, as
     /// [`ForgeClient::comments_keeping`] decodes a list. Without `page` the server sends every
