@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use chrono::{DateTime, Duration, Utc};
 
 use super::ForgeThread;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber};
 mod cold;
@@ -80,11 +80,8 @@ impl ForgeThread {
             return Ok(known);
         }
         self.login_with(c).await?;
-        let member = match c.issue(&self.settings.repo, IssueNumber(n)).await {
-            Ok(issue) => self.is_member_issue(&issue),
-            Err(ForgeError::NotFound { .. }) => false,
-            Err(e) => return Err(e),
-        };
+        let issue = found(c.issue(&self.settings.repo, IssueNumber(n)).await)?;
+        let member = issue.is_some_and(|issue| self.is_member_issue(&issue));
         if member {
             tracing::info!("issue {n} belongs to the session thread (head: {head})");
         }

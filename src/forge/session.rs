@@ -4,7 +4,7 @@
 use chrono::Utc;
 
 use super::ForgeThread;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::lineage::linked;
 use super::models::{Issue, IssueNumber, IssueState, LabelId};
@@ -406,10 +406,8 @@ impl ForgeThread {
         else {
             return Ok(None);
         };
-        let found = match c.issue(repo, next).await {
-            Ok(found) => found,
-            Err(ForgeError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(found) = found(c.issue(repo, next).await)? else {
+            return Ok(None);
         };
         let back = found.pull_request.is_none()
             && linked(&found.body) == Some(issue.number)
