@@ -39,14 +39,10 @@ fn text(id: u64, login: &str, body: &str, user_first: bool) -> String {
 }
 
 fn trusting(logins: &[&str], max_body: usize) -> Filter {
-    Filter {
-        authors: Some(logins.iter().map(|l| l.to_string()).collect()),
-        max_body,
-        max_kept: usize::MAX,
-        drop_issues: Default::default(),
-        members: None,
-        digest: None,
-    }
+    let mut filter = Filter::all();
+    filter.authors = Some(logins.iter().map(|l| l.to_string()).collect());
+    filter.max_body = max_body;
+    filter
 }
 
 fn decode(text: &str, filter: &Filter) -> Result<CommentList, Failed> {

@@ -229,13 +229,11 @@ impl Summary {
             max_id: slots.last().map_or(0, |s| s.i),
             table,
             rejected,
-            tail: Vec::new(),
-            recent: Vec::new(),
             lines: lines.finish(),
             lined: true,
-            checked: None,
             first_signed,
             unsigned,
+            ..Summary::default()
         };
         summary.tail = tail_of(slots.iter(), data)?;
         Ok((summary, ids))

@@ -111,12 +111,11 @@ impl<'a> Folding<'a> {
             table,
             rejected,
             tail: tail_of(tail.iter().chain(&extra.slots), data)?,
-            recent: Vec::new(),
             lines: lines.finish(),
             lined: true,
-            checked: None,
             first_signed,
             unsigned,
+            ..Summary::default()
         };
         Ok(Some((summary, ids.into_iter().collect())))
     }
