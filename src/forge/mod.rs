@@ -324,7 +324,7 @@ impl Thread for ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        self.list_keeping(since, effort, &Keep::all()).await
+        self.done(self.read(since, effort, &Keep::all()).await)
     }
 
     async fn list_keeping(

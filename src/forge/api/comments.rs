@@ -40,14 +40,13 @@ impl ForgeClient {
     }
 
     /// [`ForgeClient::comments_keeping`] keeping everything.
-    pub async fn comments(
+    pub fn comments(
         &self,
         repo: &RepoRef,
         n: IssueNumber,
         since: Option<DateTime<Utc>>,
-    ) -> Result<CommentList> {
-        let all = async { Ok(Filter::all()) };
-        self.comments_keeping(repo, n, since, all).await
+    ) -> impl std::future::Future<Output = Result<CommentList>> {
+        self.comments_keeping(repo, n, since, async { Ok(Filter::all()) })
     }
 
     /// The plain comments of **every** issue and pull request of the repository updated at or
