@@ -272,36 +272,21 @@ impl Mirror {
                 };
                 kept.generation = header.generation.clone();
                 let folded = std::mem::take(&mut kept.slots);
-                let folded = merge(&base, &folded);
+                let whole = merge(&base, &folded);
                 self.save(|files| {
-                    disk::write_base(&files.base, header, folded.as_slice(), Some(&data))?;
+                    disk::write_base(&files.base, header, &*whole, Some(&data))?;
                     let generation = kept.generation.clone();
-                    kept.sum = summarize(
-                        files,
-                        &generation,
-                        folded.as_slice(),
-                        Some(&data),
-                        &trust,
-                        None,
-                        None,
-                    )
-                    .map(|sum| sum.checked_at(count));
+                    kept.sum =
+                        summarize(files, &generation, &*whole, Some(&data), &trust, None, None)
+                            .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             } else if !changed.is_empty() || moved || learned || unsummed || recount {
                 self.save(|files| {
-                    let generation = kept.generation.clone();
+                    let name = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
-                    kept.sum = summarize(
-                        files,
-                        &generation,
-                        slots.as_slice(),
-                        Some(&data),
-                        &trust,
-                        delta,
-                        None,
-                    )
-                    .map(|sum| sum.checked_at(count));
+                    kept.sum = summarize(files, &name, &*slots, Some(&data), &trust, delta, None)
+                        .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             }

@@ -464,7 +464,7 @@ mod tests {
         for slot in &slots {
             folding.fold(slot).expect("folded");
         }
-        let made = folding.finish(slots.as_slice(), None, &EVERYONE, &Extra::default());
+        let made = folding.finish(&*slots, None, &EVERYONE, &Extra::default());
         assert!(made.expect("no error").is_none(), "the fold is inexact");
     }
 
