@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::files::{Data, Files};
-use super::slot::{Blob, Body, Slot};
+use super::slot::{Blob, Body, Head, Slot, Stamp};
 use super::slots::{Slots, Walked};
 use super::summary::Summary;
 use crate::fsutil::NotOurs;
@@ -359,7 +359,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 if n > 0 {
                     counted.write_all(b",").map_err(|e| e.to_string())?;
                 }
-                serde_json::to_writer(&mut counted, &Indexed { slot, at })
+                serde_json::to_writer(&mut counted, &Indexed::of(slot, at))
                     .map_err(|e| e.to_string())?;
                 n += 1;
                 Ok(())
@@ -435,42 +435,35 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
-/// A slot as the base's index holds it: a record's data at `at` in the data area.
+/// A slot as the base's index holds it: its fields as [`Slot`] writes them, a record's data at
+/// its place in the data area.
+#[derive(Serialize)]
 struct Indexed<'a> {
-    slot: &'a Slot,
-    at: Option<(u64, u64)>,
+    i: u64,
+    a: &'a str,
+    c: Stamp,
+    u: Stamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    w: Option<&'a String>,
+    b: IndexedBody<'a>,
 }
 
-impl Serialize for Indexed<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeStruct, SerializeTupleVariant};
-        /// `Body::R(head, Blob::At(..))`, as `Body` serializes it.
-        struct RecordAt<'a>(&'a super::slot::Head, Blob);
-        impl Serialize for RecordAt<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut t = s.serialize_tuple_variant("Body", 0, "R", 2)?;
-                t.serialize_field(self.0)?;
-                t.serialize_field(&self.1)?;
-                t.end()
-            }
-        }
-        let slot = self.slot;
-        let mut m = s.serialize_struct("Slot", 6)?;
-        m.serialize_field("i", &slot.i)?;
-        m.serialize_field("a", &slot.a)?;
-        m.serialize_field("c", &slot.c)?;
-        m.serialize_field("u", &slot.u)?;
-        match &slot.w {
-            Some(w) => m.serialize_field("w", w)?,
-            None => m.skip_field("w")?,
-        }
-        match (&slot.b, self.at) {
-            (Body::R(head, _), Some((offset, len))) => {
-                m.serialize_field("b", &RecordAt(head, Blob::At(offset, len)))?
-            }
-            (b, _) => m.serialize_field("b", b)?,
-        }
-        m.end()
+/// [`Body`] as the index holds it: a record's data at `(offset, length)`, else as it is.
+#[derive(Serialize)]
+enum IndexedBody<'a> {
+    R(&'a Head, Blob),
+    #[serde(untagged)]
+    As(&'a Body),
+}
+
+impl<'a> Indexed<'a> {
+    fn of(slot: &'a Slot, at: Option<(u64, u64)>) -> Indexed<'a> {
+        let b = match (&slot.b, at) {
+            (Body::R(head, _), Some((off, len))) => IndexedBody::R(head, Blob::At(off, len)),
+            (b, _) => IndexedBody::As(b),
+        };
+        let (i, a, c, u, w) = (slot.i, &slot.a, slot.c, slot.u, slot.w.as_ref());
+        Indexed { i, a, c, u, w, b }
     }
 }
 
