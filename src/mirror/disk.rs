@@ -290,10 +290,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
     let width = line.len();
     line.push(b'\n');
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| {
+    write_file(path, |w| {
         w.write_all(&line)?;
         // What the data area holds, in order: runs of data already on disk (records that
         // follow each other there, as a spill holds them, are one read, not one each) and the
@@ -401,7 +398,18 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         w.seek(SeekFrom::Start(0))?;
         w.write_all(&line)
     })
-    .map_err(|e| e.to_string())
+}
+
+/// Writes the mirror file `path` by rename (`boot.rs`), in a private directory made first.
+pub(super) fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    crate::fsutil::write_by_rename(path, true, super::boot::durable(), write)
+        .map_err(|e| e.to_string())
 }
 
 /// A part of a base's data area.
@@ -475,11 +483,7 @@ pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> 
     let mut bytes = checksum(&json).into_bytes();
     bytes.push(b'\n');
     bytes.extend_from_slice(&json);
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| w.write_all(&bytes))
-        .map_err(|e| e.to_string())
+    write_file(path, |w| w.write_all(&bytes))
 }
 
 /// Removes both files (a mirror that cannot be kept consistent).
