@@ -290,7 +290,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
     let width = line.len();
     line.push(b'\n');
-    write_file(path, |w| {
+    super::boot::write_file(path, |w| {
         w.write_all(&line)?;
         // What the data area holds, in order: runs of data already on disk (records that
         // follow each other there, as a spill holds them, are one read, not one each) and the
@@ -400,18 +400,6 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     })
 }
 
-/// Writes the mirror file `path` by rename (`boot.rs`), in a private directory made first.
-pub(super) fn write_file(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), write)
-        .map_err(|e| e.to_string())
-}
-
 /// A part of a base's data area.
 enum Piece {
     /// The bytes `from..to` of the data already on disk.
@@ -483,7 +471,7 @@ pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> 
     let mut bytes = checksum(&json).into_bytes();
     bytes.push(b'\n');
     bytes.extend_from_slice(&json);
-    write_file(path, |w| w.write_all(&bytes))
+    super::boot::write_file(path, |w| w.write_all(&bytes))
 }
 
 /// Removes both files (a mirror that cannot be kept consistent).

@@ -340,7 +340,7 @@ pub(super) fn write_ids(
     for k in keys {
         bytes.extend_from_slice(&k);
     }
-    super::disk::write_file(path, |w| std::io::Write::write_all(w, &bytes))
+    super::boot::write_file(path, |w| std::io::Write::write_all(w, &bytes))
 }
 
 /// The id index of one base generation, open for lookups.
