@@ -13,7 +13,7 @@ use super::merge::{merge, unchanged};
 use super::slot::Slot;
 use super::summary::{IdIndex, Summary, checked, summarize};
 use super::warm::{Asked, Warm};
-use super::{Mirror, View, random_hex, sig, whose};
+use super::{Mirror, View, random_hex, sig};
 use crate::scan::Verifier;
 use crate::store::{
     Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread, Unreadable,
@@ -111,8 +111,9 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        let (login, learned) = whose(thread, cached_login, pre_login, &fingerprint).await?;
-        let (trust, trust_list) = self.trusting(trusted, login);
+        let (trust, trust_list, learned) = (self)
+            .trusting(thread, trusted, (cached_login, pre_login), &fingerprint)
+            .await?;
         // Verdicts kept for other signing keys (or another `require_signatures`) are not ours.
         let same_trust = loaded
             .base

@@ -10,7 +10,7 @@ use super::disk::{self, COMPACT_AFTER, Found, foreign};
 use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::Slot;
 use super::summary::{self, IdIndex, Role};
-use super::{Mirror, View, sig, whose};
+use super::{Mirror, View, sig};
 use crate::scan::Verifier;
 use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
 
@@ -127,8 +127,9 @@ impl Mirror {
             });
             return Ok(None);
         }
-        let (login, learned) = whose(thread, cached_login, None, &fingerprint).await?;
-        let (trust, trust_list) = self.trusting(trusted, login);
+        let (trust, trust_list, learned) = (self)
+            .trusting(thread, trusted, (cached_login, None), &fingerprint)
+            .await?;
         let asked = Asked {
             cursor: delta.cursor.clone(),
             delta: got,
