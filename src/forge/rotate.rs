@@ -145,12 +145,8 @@ impl ForgeThread {
             });
         }
         if lost_race {
-            tracing::warn!(
-                "another rotation created {} at the same time; closing our duplicate {}",
-                canonical.number,
-                created.number
-            );
-            self.close_duplicate(created.number, &canonical).await;
+            self.close_duplicate("rotation", created.number, &canonical)
+                .await;
         }
         Ok(Successor {
             issue: canonical,
