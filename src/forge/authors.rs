@@ -15,12 +15,11 @@ impl ForgeThread {
     /// per process (once for requests started together), so that
     /// [`ForgeThread::trusted_creator`] can tell the token's own issues.
     pub(super) async fn login_with(&self, c: &ForgeClient) -> Result<String, ForgeError> {
-        let known = || self.login.lock().ok().and_then(|l| l.clone());
-        if let Some(login) = known() {
+        if let Some(login) = self.known_login() {
             return Ok(login);
         }
         let _asking = self.asking_login.lock().await;
-        if let Some(login) = known() {
+        if let Some(login) = self.known_login() {
             return Ok(login);
         }
         let user = c.current_user().await?;
@@ -30,10 +29,15 @@ impl ForgeThread {
         Ok(user.login)
     }
 
+    /// The token's login, when this process knows it.
+    pub(super) fn known_login(&self) -> Option<String> {
+        self.login.lock().ok().and_then(|l| l.clone())
+    }
+
     /// Whether `login` is a trusted author: the token's own (when known), or a configured one.
     pub(super) fn trusted_login(&self, login: &str) -> bool {
-        let me = self.login.lock().ok().and_then(|l| l.clone());
-        me.as_deref() == Some(login) || self.settings.trusted_authors.iter().any(|a| a == login)
+        self.known_login().as_deref() == Some(login)
+            || self.settings.trusted_authors.iter().any(|a| a == login)
     }
 
     /// Whether a trusted author opened `issue`.

@@ -24,8 +24,7 @@ use std::sync::Mutex;
 use chrono::{DateTime, Duration, Utc};
 
 use super::ForgeThread;
-use super::decode::Filter;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::models::{Issue, IssueNumber};
 mod cold;
@@ -81,11 +80,8 @@ impl ForgeThread {
             return Ok(known);
         }
         self.login_with(c).await?;
-        let member = match c.issue(&self.settings.repo, IssueNumber(n)).await {
-            Ok(issue) => self.is_member_issue(&issue),
-            Err(ForgeError::NotFound { .. }) => false,
-            Err(e) => return Err(e),
-        };
+        let issue = found(c.issue(&self.settings.repo, IssueNumber(n)).await)?;
+        let member = issue.is_some_and(|issue| self.is_member_issue(&issue));
         if member {
             tracing::info!("issue {n} belongs to the session thread (head: {head})");
         }
@@ -114,7 +110,7 @@ impl ForgeThread {
     /// Whether `issue` was opened by the token's own account (as far as this process knows its
     /// login) with the session issue's body (after any `Previous session issue:` line).
     pub(super) fn ours(&self, issue: &Issue) -> bool {
-        let me = self.login.lock().ok().and_then(|l| l.clone());
+        let me = self.known_login();
         let body = issue.body.replace("\r\n", "\n");
         let ours = self.settings.issue_body.replace("\r\n", "\n");
         me.is_some_and(|me| issue.user.login == me)
@@ -127,8 +123,7 @@ impl ForgeThread {
             return Some(v);
         }
         let cached = self.cached();
-        let same = cached.title.as_ref() == Some(&self.settings.title)
-            && cached.label.as_ref() == Some(&self.settings.label);
+        let same = self.same_settings(&cached);
         let v = cached.members.get(&n).copied().filter(|_| same)?;
         if let Ok(mut chain) = self.chain.lock() {
             chain.verdicts.insert(n, v);
@@ -182,18 +177,12 @@ impl ForgeThread {
         if !self.cached().untidied.is_empty() {
             self.remember(|s| untidied = std::mem::take(&mut s.untidied));
         }
-        for n in untidied {
+        let untidied = untidied.into_iter().map(|n| (n, false));
+        for (n, open) in untidied.chain(reopened.into_iter().map(|n| (n, true))) {
             taken.entry(n).or_insert(Stray {
                 issue: IssueNumber(n),
-                open: false,
-                continued: false,
-            });
-        }
-        for n in reopened {
-            taken.entry(n).or_insert(Stray {
-                issue: IssueNumber(n),
-                open: true,
-                continued: true,
+                open,
+                continued: open,
             });
         }
         taken.into_values().collect()
@@ -268,11 +257,8 @@ impl ForgeThread {
         n: IssueNumber,
         since: DateTime<Utc>,
     ) -> Result<crate::store::Listing, ForgeError> {
-        let all = async { Ok(Filter::all()) };
-        let list = (self.client)
-            .comments_keeping(&self.settings.repo, n, Some(since), all)
-            .await?;
-        Ok(Self::into_listing(list))
+        let list = self.client.comments(&self.settings.repo, n, Some(since));
+        Ok(Self::into_listing(list.await?))
     }
 
     /// Closes the stray member `n` (a duplicate or a reopened old issue) with a note naming the

@@ -36,12 +36,8 @@ impl ForgeThread {
         let canonical =
             (self.elect(&self.client, all).await?.head).unwrap_or_else(|| created.clone());
         if canonical.number != created.number {
-            tracing::warn!(
-                "another init created {} at the same time; closing our duplicate {}",
-                canonical.number,
-                created.number
-            );
-            self.close_duplicate(created.number, &canonical).await;
+            self.close_duplicate("init", created.number, &canonical)
+                .await;
         }
         self.adopt(&canonical);
         let ours = canonical.number == created.number;
@@ -82,9 +78,14 @@ impl ForgeThread {
         Ok(created)
     }
 
-    /// Closes our duplicate of `canonical` with a note linking it. Best-effort: a duplicate left
-    /// open is only ignored by discovery (the lowest number wins), so a failure is logged.
-    pub(super) async fn close_duplicate(&self, ours: IssueNumber, canonical: &Issue) {
+    /// Closes our duplicate of `canonical`, which another `by` (an `init`, a rotation) created
+    /// at the same time, with a note linking it. Best-effort: a duplicate left open is only
+    /// ignored by discovery (the lowest number wins), so a failure is logged.
+    pub(super) async fn close_duplicate(&self, by: &str, ours: IssueNumber, canonical: &Issue) {
+        tracing::warn!(
+            "another {by} created {} at the same time; closing our duplicate {ours}",
+            canonical.number
+        );
         let repo = &self.settings.repo;
         let note = format!(
             "Closed as a duplicate of {}, which a concurrent `forgestate init` or `rotate` created first. \

@@ -39,14 +39,10 @@ fn text(id: u64, login: &str, body: &str, user_first: bool) -> String {
 }
 
 fn trusting(logins: &[&str], max_body: usize) -> Filter {
-    Filter {
-        authors: Some(logins.iter().map(|l| l.to_string()).collect()),
-        max_body,
-        max_kept: usize::MAX,
-        drop_issues: Default::default(),
-        members: None,
-        digest: None,
-    }
+    let mut filter = Filter::all();
+    filter.authors = Some(logins.iter().map(|l| l.to_string()).collect());
+    filter.max_body = max_body;
+    filter
 }
 
 fn decode(text: &str, filter: &Filter) -> Result<CommentList, Failed> {
@@ -143,22 +139,6 @@ fn kept_bodies_over_the_listing_cap_fail_the_listing() {
     assert!(matches!(decode(&list, &filter), Err(Failed::OverCap)));
     filter.max_kept = 120;
     assert_eq!(decode(&list, &filter).unwrap().comments.len(), 2);
-}
-
-#[test]
-fn an_answer_that_is_not_a_whole_array_is_an_error() {
-    let whole = format!("[{}]", text(1, "ca-bot", "mine", true));
-    for bad in [
-        &whole[..whole.len() - 1],
-        "{\"message\": \"no\"}",
-        "",
-        "[1] 2",
-    ] {
-        assert!(
-            matches!(decode(bad, &Filter::all()), Err(Failed::Json(_))),
-            "{bad:?}"
-        );
-    }
 }
 
 #[test]

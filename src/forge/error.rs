@@ -176,6 +176,15 @@ fn server(message: &str) -> String {
     }
 }
 
+/// What a request found: `None` for a 404.
+pub(crate) fn found<T>(result: Result<T, ForgeError>) -> Result<Option<T>, ForgeError> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(ForgeError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl ForgeError {
     /// The HTTP status, when the forge answered at all.
     pub fn status(&self) -> Option<u16> {

@@ -3,7 +3,7 @@
 //! process asks neither before its first list.
 
 use super::ForgeThread;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::retry::RetryPolicy;
 
@@ -47,11 +47,8 @@ impl ForgeThread {
         if let Some(n) = self.remembered_page_size() {
             return Ok(n);
         }
-        let n = match c.api_settings().await {
-            Ok(s) => s.max_response_items.max(1),
-            Err(ForgeError::NotFound { .. }) => FALLBACK_PAGE,
-            Err(e) => return Err(e),
-        };
+        let n =
+            found(c.api_settings().await)?.map_or(FALLBACK_PAGE, |s| s.max_response_items.max(1));
         self.remember(|s| s.page_size = Some(n));
         Ok(*self.page_size.get_or_init(|| n))
     }

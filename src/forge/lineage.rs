@@ -10,7 +10,7 @@
 use std::sync::Mutex;
 
 use super::ForgeThread;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::models::{Issue, IssueNumber, IssueState};
 use crate::store::Predecessor;
 
@@ -57,14 +57,10 @@ impl ForgeThread {
         };
         let keep = self.last_keep();
         let filter = self.filter(&keep);
-        let comments = match self
-            .client
-            .comments_keeping(&self.settings.repo, issue.number, None, filter)
-            .await
-        {
-            Ok(c) => c,
-            Err(ForgeError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let listed =
+            (self.client).comments_keeping(&self.settings.repo, issue.number, None, filter);
+        let Some(comments) = found(listed.await)? else {
+            return Ok(None);
         };
         let state = match issue.state {
             IssueState::Closed => "closed",
@@ -114,12 +110,10 @@ impl ForgeThread {
 
     /// The session issue that issue `n` links, when the link leads to one.
     async fn link_from(&self, n: IssueNumber) -> Result<Option<Issue>, ForgeError> {
-        let body = match self.client.issue(&self.settings.repo, n).await {
-            Ok(issue) => issue.body,
-            Err(ForgeError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(issue) = found(self.client.issue(&self.settings.repo, n).await)? else {
+            return Ok(None);
         };
-        self.linked_session(n, &body).await
+        self.linked_session(n, &issue.body).await
     }
 
     /// The session issue a body of issue `n` links, when the link leads to one.
@@ -132,13 +126,9 @@ impl ForgeThread {
         let Some(previous) = linked(body).filter(|p| *p < n) else {
             return Ok(None);
         };
-        let issue = match self.client.issue(repo, previous).await {
-            Ok(issue) => issue,
-            Err(ForgeError::NotFound { .. }) => {
-                tracing::info!("session issue {n} links {previous}, which is gone");
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
+        let Some(issue) = found(self.client.issue(repo, previous).await)? else {
+            tracing::info!("session issue {n} links {previous}, which is gone");
+            return Ok(None);
         };
         let session = self.has_session_marks(&issue);
         self.login().await?;

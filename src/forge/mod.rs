@@ -225,6 +225,13 @@ impl ForgeThread {
         }
     }
 
+    /// `result` as the store's, at the end of one of its operations: the discoveries are
+    /// written first, whatever the result.
+    fn done<T>(&self, result: Result<T, ForgeError>) -> Result<T, StoreError> {
+        self.write_discoveries();
+        Ok(result?)
+    }
+
     fn forget_issue(&self) {
         self.remember(|s| {
             s.issue = None;
@@ -309,9 +316,7 @@ impl Thread for ForgeThread {
     }
 
     async fn append_with(&self, body: &str, effort: Effort) -> Result<store::Comment, StoreError> {
-        let posted = self.post(body, effort).await;
-        self.write_discoveries();
-        Ok(posted?)
+        self.done(self.post(body, effort).await)
     }
 
     async fn list_with(
@@ -319,9 +324,7 @@ impl Thread for ForgeThread {
         since: Option<DateTime<Utc>>,
         effort: Effort,
     ) -> Result<Listing, StoreError> {
-        let read = self.read(since, effort, &Keep::all()).await;
-        self.write_discoveries();
-        Ok(read?)
+        self.done(self.read(since, effort, &Keep::all()).await)
     }
 
     async fn list_keeping(
@@ -330,15 +333,11 @@ impl Thread for ForgeThread {
         effort: Effort,
         keep: &Keep,
     ) -> Result<Listing, StoreError> {
-        let read = self.read(since, effort, keep).await;
-        self.write_discoveries();
-        Ok(read?)
+        self.done(self.read(since, effort, keep).await)
     }
 
     async fn whoami(&self) -> Result<String, StoreError> {
-        let login = self.login().await;
-        self.write_discoveries();
-        Ok(login?)
+        self.done(self.login().await)
     }
 
     fn now(&self) -> DateTime<Utc> {
@@ -377,16 +376,11 @@ impl Thread for ForgeThread {
     }
 
     async fn predecessor(&self, hops: usize) -> Result<Option<Predecessor>, StoreError> {
-        let found = self.predecessor_at(hops).await;
-        self.write_discoveries();
-        Ok(found?)
+        self.done(self.predecessor_at(hops).await)
     }
 
     async fn prepare_write(&self) -> Result<(), StoreError> {
-        let found = self.issue_for(&self.client, true).await;
-        self.write_discoveries();
-        found?;
-        Ok(())
+        self.done(self.issue_for(&self.client, true).await.map(drop))
     }
 
     async fn init(&self) -> Result<Init, StoreError> {
@@ -396,8 +390,7 @@ impl Thread for ForgeThread {
             Ok(_) => self.find_or_create_issue().await,
             Err(e) => Err(e),
         };
-        self.write_discoveries();
-        let (issue, created) = found?;
+        let (issue, created) = self.done(found)?;
         Ok(Init {
             location: issue.html_url,
             created,

@@ -101,19 +101,6 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_recorded_gitea_link_header() {
-        let h = headers(
-            "<https://gitea.com/api/v1/repos/gitea/test_repo/issues?limit=2&page=4&state=all&type=issues>; rel=\"next\",<https://gitea.com/api/v1/repos/gitea/test_repo/issues?limit=2&page=4&state=all&type=issues>; rel=\"last\",<https://gitea.com/api/v1/repos/gitea/test_repo/issues?limit=2&page=1&state=all&type=issues>; rel=\"first\",<https://gitea.com/api/v1/repos/gitea/test_repo/issues?limit=2&page=2&state=all&type=issues>; rel=\"prev\"",
-            "7",
-        );
-        assert!(link(&h, "next").unwrap().contains("page=4"));
-        assert!(link(&h, "prev").unwrap().contains("page=2"));
-        assert!(link(&h, "first").unwrap().contains("page=1"));
-        assert_eq!(total_count(&h), Some(7));
-        assert!(more_pages(&h, 6, 2));
-    }
-
-    #[test]
     fn last_page_has_no_next() {
         let h = headers(
             "<https://x/issues?page=1>; rel=\"first\",<https://x/issues?page=2>; rel=\"prev\"",
@@ -200,6 +187,9 @@ mod tests {
         let (h, body) = recorded("gitea.com--issues-list--page3-link-header.http");
         let items: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
         assert!(link(&h, "next").unwrap().contains("page=4"));
+        assert!(link(&h, "prev").unwrap().contains("page=2"));
+        assert!(link(&h, "first").unwrap().contains("page=1"));
+        assert!(more_pages(&h, 6, 2));
         let page = Page::new(items, &h, 3, 4);
         assert_eq!((page.next, page.total), (Some(4), Some(7)));
 

@@ -93,8 +93,7 @@ impl ForgeThread {
             cache: CachedIssue {
                 issue: cached.issue,
                 checked_at: cached.checked_at,
-                current: cached.title.as_ref() == Some(&s.title)
-                    && cached.label.as_ref() == Some(&s.label),
+                current: self.same_settings(&cached),
             },
             cache_dir: s.cache_dir.clone(),
         };

@@ -145,12 +145,8 @@ impl ForgeThread {
             });
         }
         if lost_race {
-            tracing::warn!(
-                "another rotation created {} at the same time; closing our duplicate {}",
-                canonical.number,
-                created.number
-            );
-            self.close_duplicate(created.number, &canonical).await;
+            self.close_duplicate("rotation", created.number, &canonical)
+                .await;
         }
         Ok(Successor {
             issue: canonical,
@@ -161,11 +157,8 @@ impl ForgeThread {
 
     /// Every comment of issue `n` (opaque bodies), as a store listing.
     pub async fn issue_comments(&self, n: IssueNumber) -> Result<Listing, ForgeError> {
-        let all = async { Ok(Filter::all()) };
-        let list = (self.client)
-            .comments_keeping(&self.settings.repo, n, None, all)
-            .await?;
-        Ok(Self::into_listing(list))
+        let list = self.client.comments(&self.settings.repo, n, None);
+        Ok(Self::into_listing(list.await?))
     }
 
     /// Every comment of the thread whose head is `n` (opaque bodies): its own and what the other

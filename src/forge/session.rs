@@ -4,7 +4,7 @@
 use chrono::Utc;
 
 use super::ForgeThread;
-use super::error::ForgeError;
+use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::lineage::linked;
 use super::models::{Issue, IssueNumber, IssueState, LabelId};
@@ -32,9 +32,16 @@ impl ForgeThread {
     /// The session issue the issue-number cache names, for these settings (not yet rechecked).
     pub(super) fn cached_head(&self) -> Option<IssueNumber> {
         let cached = self.cached();
-        let same_settings = cached.title.as_ref() == Some(&self.settings.title)
-            && cached.label.as_ref() == Some(&self.settings.label);
-        cached.issue.map(IssueNumber).filter(|_| same_settings)
+        cached
+            .issue
+            .map(IssueNumber)
+            .filter(|_| self.same_settings(&cached))
+    }
+
+    /// Whether `cached` was remembered under this thread's session title and label.
+    pub(super) fn same_settings(&self, cached: &super::CacheEntry) -> bool {
+        cached.title.as_ref() == Some(&self.settings.title)
+            && cached.label.as_ref() == Some(&self.settings.label)
     }
 
     async fn find_issue(
@@ -382,8 +389,7 @@ impl ForgeThread {
     async fn forwarded(&self, c: &ForgeClient, issue: &Issue) -> Result<Option<Issue>, ForgeError> {
         let repo = &self.settings.repo;
         let since = issue.closed_at.map(|t| t - super::chain::MARGIN);
-        let all = async { Ok(super::decode::Filter::all()) };
-        let notes = c.comments_keeping(repo, issue.number, since, all).await?;
+        let notes = c.comments(repo, issue.number, since).await?;
         self.login_with(c).await?;
         // Only a trusted author's closing note forwards: anyone may comment on a closed issue.
         let Some(next) = notes
@@ -400,10 +406,8 @@ impl ForgeThread {
         else {
             return Ok(None);
         };
-        let found = match c.issue(repo, next).await {
-            Ok(found) => found,
-            Err(ForgeError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(found) = found(c.issue(repo, next).await)? else {
+            return Ok(None);
         };
         let back = found.pull_request.is_none()
             && linked(&found.body) == Some(issue.number)

@@ -10,6 +10,18 @@
 
 use std::sync::OnceLock;
 
+/// Writes the mirror file `path` by rename, fsynced only where the boot is unknown, in a
+/// private directory made first.
+pub(super) fn write_file(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    crate::fsutil::write_by_rename(path, true, durable(), write).map_err(|e| e.to_string())
+}
+
 /// This boot's name, when the machine gives one.
 pub(super) fn this() -> Option<&'static str> {
     static BOOT: OnceLock<Option<String>> = OnceLock::new();

@@ -600,7 +600,7 @@ mod tests {
         use super::super::summary::Summary;
         let (spilled, mut spilled_ids) =
             Summary::of(&fresh, Some(&spill), &Trust::Everyone).unwrap();
-        let (held, mut held_ids) = Summary::of(&read, Some(&data), &Trust::Everyone).unwrap();
+        let (held, mut held_ids) = Summary::of(&*read, Some(&data), &Trust::Everyone).unwrap();
         spilled_ids.sort_unstable();
         held_ids.sort_unstable();
         assert_eq!(
@@ -654,7 +654,7 @@ mod tests {
             let held = fresh.whole().unwrap().into_owned();
             let (from_spill, from_slots) = (dir.path().join("a"), dir.path().join("b"));
             write_base(&from_spill, header.clone(), &fresh, data.as_deref()).unwrap();
-            write_base(&from_slots, header.clone(), &held, data.as_deref()).unwrap();
+            write_base(&from_slots, header.clone(), &*held, data.as_deref()).unwrap();
             let (a, b) = (
                 std::fs::read(&from_spill).unwrap(),
                 std::fs::read(&from_slots).unwrap(),

@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::files::{Data, Files};
-use super::slot::{Blob, Body, Slot};
+use super::slot::{Blob, Body, Head, Slot, Stamp};
 use super::slots::{Slots, Walked};
 use super::summary::Summary;
 use crate::fsutil::NotOurs;
@@ -78,6 +78,14 @@ pub(super) struct DeltaFile {
     /// The boot that wrote the file unsynced (`boot.rs`); stamped as it is written.
     #[serde(default, skip_serializing)]
     pub boot: Option<String>,
+}
+
+impl DeltaFile {
+    /// Whether its slots are in comment-id order with their data inline, as a delta keeps them.
+    pub(super) fn in_order_inline(&self) -> bool {
+        self.slots.windows(2).all(|w| w[0].i < w[1].i)
+            && (self.slots.iter()).all(|s| !matches!(s.b, Body::R(_, Blob::At(..))))
+    }
 }
 
 /// A file's fields and the boot that writes it unsynced (`boot.rs`): the stamp every file of
@@ -138,31 +146,42 @@ pub(super) enum Found<T> {
     Ok(T),
 }
 
+/// What loading finds of a file that cannot be opened or read.
+fn unread<T>(e: std::io::Error) -> Found<T> {
+    match e {
+        e if e.kind() == std::io::ErrorKind::NotFound => Found::Missing,
+        e if NotOurs::is(&e) => Found::Foreign,
+        e => Found::Corrupt(e.to_string()),
+    }
+}
+
+/// Opens a base and reads its header line: the header, the reader after it and the line's
+/// length.
+fn open_base<T>(path: &Path) -> Result<(Header, BufReader<std::fs::File>, u64), Found<T>> {
+    let mut reader = BufReader::new(crate::fsutil::open_private(path).map_err(unread)?);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).map_err(unread)?;
+    let unread = |e: serde_json::Error| Found::Corrupt(format!("its header does not read: {e}"));
+    if serde_json::from_slice::<SchemaOnly>(&line)
+        .map_err(unread)?
+        .schema
+        != SCHEMA
+    {
+        return Err(Found::Outdated);
+    }
+    let header: Header = serde_json::from_slice(&line).map_err(unread)?;
+    if !this_boots(&line) {
+        return Err(Found::Outdated);
+    }
+    Ok((header, reader, line.len() as u64))
+}
+
 /// Reads the base: header, index, and the data area kept open.
 pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
-    let file = match crate::fsutil::open_private(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
+    let (header, mut reader, line) = match open_base(path) {
+        Ok(opened) => opened,
+        Err(found) => return found,
     };
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    if let Err(e) = reader.read_until(b'\n', &mut line) {
-        return Found::Corrupt(e.to_string());
-    }
-    match serde_json::from_slice::<SchemaOnly>(&line) {
-        Ok(s) if s.schema != SCHEMA => return Found::Outdated,
-        Ok(_) => {}
-        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
-    }
-    let header: Header = match serde_json::from_slice(&line) {
-        Ok(h) => h,
-        Err(e) => return Found::Corrupt(format!("its header does not read: {e}")),
-    };
-    if !this_boots(&line) {
-        return Found::Outdated;
-    }
     let Ok(index_len) = usize::try_from(header.index_len) else {
         return Found::Corrupt("its index is too large".into());
     };
@@ -174,7 +193,7 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
         Ok(s) => s,
         Err(e) => return Found::Corrupt(format!("its index does not read: {e}")),
     };
-    let start = line.len() as u64 + header.index_len;
+    let start = line + header.index_len;
     let file = reader.into_inner();
     let size = match file.metadata() {
         Ok(m) => m.len(),
@@ -204,24 +223,9 @@ fn this_boots(line: &[u8]) -> bool {
 
 /// Reads the base's header line alone (a warm read through the summary needs nothing else).
 pub(super) fn load_header(path: &Path) -> Found<Header> {
-    let file = match crate::fsutil::open_private(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
-    };
-    let mut line = Vec::new();
-    if let Err(e) = BufReader::new(file).read_until(b'\n', &mut line) {
-        return Found::Corrupt(e.to_string());
-    }
-    match serde_json::from_slice::<SchemaOnly>(&line) {
-        Ok(s) if s.schema != SCHEMA => Found::Outdated,
-        Ok(_) if !this_boots(&line) => Found::Outdated,
-        Ok(_) => match serde_json::from_slice(&line) {
-            Ok(h) => Found::Ok(h),
-            Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
-        },
-        Err(e) => Found::Corrupt(format!("its header does not read: {e}")),
+    match open_base(path) {
+        Ok((header, ..)) => Found::Ok(header),
+        Err(found) => found,
     }
 }
 
@@ -229,9 +233,7 @@ pub(super) fn load_header(path: &Path) -> Found<Header> {
 pub(super) fn load_delta(path: &Path) -> Found<DeltaFile> {
     let bytes = match crate::fsutil::read_private(path, u64::MAX) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
-        Err(e) if NotOurs::is(&e) => return Found::Foreign,
-        Err(e) => return Found::Corrupt(e.to_string()),
+        Err(e) => return unread(e),
     };
     let Some((sum, json)) = sealed(&bytes) else {
         // No checksum: a file of an older schema, or one cut or written over.
@@ -288,10 +290,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
     let width = line.len();
     line.push(b'\n');
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| {
+    super::boot::write_file(path, |w| {
         w.write_all(&line)?;
         // What the data area holds, in order: runs of data already on disk (records that
         // follow each other there, as a spill holds them, are one read, not one each) and the
@@ -357,7 +356,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 if n > 0 {
                     counted.write_all(b",").map_err(|e| e.to_string())?;
                 }
-                serde_json::to_writer(&mut counted, &Indexed { slot, at })
+                serde_json::to_writer(&mut counted, &Indexed::of(slot, at))
                     .map_err(|e| e.to_string())?;
                 n += 1;
                 Ok(())
@@ -399,7 +398,6 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         w.seek(SeekFrom::Start(0))?;
         w.write_all(&line)
     })
-    .map_err(|e| e.to_string())
 }
 
 /// A part of a base's data area.
@@ -433,42 +431,35 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
-/// A slot as the base's index holds it: a record's data at `at` in the data area.
+/// A slot as the base's index holds it: its fields as [`Slot`] writes them, a record's data at
+/// its place in the data area.
+#[derive(Serialize)]
 struct Indexed<'a> {
-    slot: &'a Slot,
-    at: Option<(u64, u64)>,
+    i: u64,
+    a: &'a str,
+    c: Stamp,
+    u: Stamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    w: Option<&'a String>,
+    b: IndexedBody<'a>,
 }
 
-impl Serialize for Indexed<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeStruct, SerializeTupleVariant};
-        /// `Body::R(head, Blob::At(..))`, as `Body` serializes it.
-        struct RecordAt<'a>(&'a super::slot::Head, Blob);
-        impl Serialize for RecordAt<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut t = s.serialize_tuple_variant("Body", 0, "R", 2)?;
-                t.serialize_field(self.0)?;
-                t.serialize_field(&self.1)?;
-                t.end()
-            }
-        }
-        let slot = self.slot;
-        let mut m = s.serialize_struct("Slot", 6)?;
-        m.serialize_field("i", &slot.i)?;
-        m.serialize_field("a", &slot.a)?;
-        m.serialize_field("c", &slot.c)?;
-        m.serialize_field("u", &slot.u)?;
-        match &slot.w {
-            Some(w) => m.serialize_field("w", w)?,
-            None => m.skip_field("w")?,
-        }
-        match (&slot.b, self.at) {
-            (Body::R(head, _), Some((offset, len))) => {
-                m.serialize_field("b", &RecordAt(head, Blob::At(offset, len)))?
-            }
-            (b, _) => m.serialize_field("b", b)?,
-        }
-        m.end()
+/// [`Body`] as the index holds it: a record's data at `(offset, length)`, else as it is.
+#[derive(Serialize)]
+enum IndexedBody<'a> {
+    R(&'a Head, Blob),
+    #[serde(untagged)]
+    As(&'a Body),
+}
+
+impl<'a> Indexed<'a> {
+    fn of(slot: &'a Slot, at: Option<(u64, u64)>) -> Indexed<'a> {
+        let b = match (&slot.b, at) {
+            (Body::R(head, _), Some((off, len))) => IndexedBody::R(head, Blob::At(off, len)),
+            (b, _) => IndexedBody::As(b),
+        };
+        let (i, a, c, u, w) = (slot.i, &slot.a, slot.c, slot.u, slot.w.as_ref());
+        Indexed { i, a, c, u, w, b }
     }
 }
 
@@ -480,11 +471,7 @@ pub(super) fn write_delta(path: &Path, delta: &DeltaFile) -> Result<(), String> 
     let mut bytes = checksum(&json).into_bytes();
     bytes.push(b'\n');
     bytes.extend_from_slice(&json);
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| w.write_all(&bytes))
-        .map_err(|e| e.to_string())
+    super::boot::write_file(path, |w| w.write_all(&bytes))
 }
 
 /// Removes both files (a mirror that cannot be kept consistent).

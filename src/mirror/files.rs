@@ -95,28 +95,23 @@ impl Data {
     }
 
     /// Reads into `buf` from `offset` of the data area.
-    #[cfg(unix)]
     fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         let at = self
             .start
             .checked_add(offset)
             .ok_or_else(|| std::io::Error::other("an offset past the end"))?;
-        std::os::unix::fs::FileExt::read_at(&self.file, buf, at)
-    }
-
-    /// Reads into `buf` from `offset` of the data area.
-    #[cfg(not(unix))]
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        let at = self
-            .start
-            .checked_add(offset)
-            .ok_or_else(|| std::io::Error::other("an offset past the end"))?;
-        let _turn = self
-            .turn
-            .lock()
-            .map_err(|_| std::io::Error::other("a reader panicked"))?;
-        let mut file = &self.file;
-        file.seek(SeekFrom::Start(at))?;
-        file.read(buf)
+        #[cfg(unix)]
+        return std::os::unix::fs::FileExt::read_at(&self.file, buf, at);
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let _turn = self
+                .turn
+                .lock()
+                .map_err(|_| std::io::Error::other("a reader panicked"))?;
+            let mut file = &self.file;
+            file.seek(SeekFrom::Start(at))?;
+            file.read(buf)
+        }
     }
 }

@@ -80,89 +80,95 @@ enum KindHead {
     T(Option<String>, Option<String>),
 }
 
-/// [`KindHead`] as it is read from disk.
-#[derive(Deserialize)]
-enum KindWire {
-    C(String),
-    H(String, Option<String>),
-    E(String, Option<String>),
-    T(Option<String>, Option<String>),
+/// [`KindHead`] as it is on disk: read owned ([`KindWire`]), written borrowed ([`KindRef`]).
+#[derive(Serialize, Deserialize)]
+enum KindOf<S, O> {
+    C(S),
+    H(S, Option<O>),
+    E(S, Option<O>),
+    T(Option<O>, Option<O>),
 }
 
-/// [`KindHead`] as it is written, borrowed: the same layout as [`KindWire`].
-#[derive(Serialize)]
-enum KindRef<'a> {
-    C(&'a str),
-    H(&'a str, Option<&'a String>),
-    E(&'a str, Option<&'a String>),
-    T(Option<&'a String>, Option<&'a String>),
-}
+type KindWire = KindOf<String, String>;
+type KindRef<'a> = KindOf<&'a str, &'a String>;
 
 impl KindHead {
     fn of(wire: KindWire) -> KindHead {
         match wire {
-            KindWire::C(phase) => KindHead::C(shared(Field::Phase, phase)),
-            KindWire::H(status, next) => KindHead::H(shared(Field::Status, status), next),
-            KindWire::E(reason, note) => KindHead::E(reason, note),
-            KindWire::T(from, by) => KindHead::T(from, by),
+            KindOf::C(phase) => KindHead::C(shared(Field::Phase, phase)),
+            KindOf::H(status, next) => KindHead::H(shared(Field::Status, status), next),
+            KindOf::E(reason, note) => KindHead::E(reason, note),
+            KindOf::T(from, by) => KindHead::T(from, by),
         }
     }
 
     fn wire(&self) -> KindRef<'_> {
         match self {
-            KindHead::C(phase) => KindRef::C(phase),
-            KindHead::H(status, next) => KindRef::H(status, next.as_ref()),
-            KindHead::E(reason, note) => KindRef::E(reason, note.as_ref()),
-            KindHead::T(from, by) => KindRef::T(from.as_ref(), by.as_ref()),
+            KindHead::C(phase) => KindOf::C(phase),
+            KindHead::H(status, next) => KindOf::H(status, next.as_ref()),
+            KindHead::E(reason, note) => KindOf::E(reason, note.as_ref()),
+            KindHead::T(from, by) => KindOf::T(from.as_ref(), by.as_ref()),
         }
     }
 }
 
-/// A header as it is read from disk: one flat object.
-#[derive(Deserialize)]
-struct Wire {
-    v: String,
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
+/// A header as it is on disk, one flat object: read owned ([`Wire`]), written borrowed
+/// ([`WireRef`]), the same fields in the same order.
+#[derive(Serialize, Deserialize)]
+#[serde(bound(
+    deserialize = "S: Deserialize<'de>, O: Deserialize<'de>, X: Deserialize<'de>, \
+                   I: Deserialize<'de>, Z: Deserialize<'de>"
+))]
+struct WireOf<S, O, X: AsRef<[String]> + Default, I, Z> {
+    v: S,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<O>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     q: Option<u64>,
-    #[serde(default)]
-    p: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    p: Option<O>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     r: Option<u64>,
     /// The handoff's next step.
-    #[serde(default)]
-    n: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    n: Option<O>,
     /// The handoff's blockers.
-    #[serde(default)]
-    x: Vec<String>,
+    #[serde(default, skip_serializing_if = "no_items")]
+    x: X,
     /// The context hash.
-    #[serde(default)]
-    h: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    h: Option<O>,
     /// The session issue a rotation carried the record from.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     f: Option<u64>,
     /// When the record was first posted (`Posted-At:`), on a carried record.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     o: Option<Stamp>,
     /// When the comment a carried record came from had been edited (`Edited-At:`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     e: Option<Stamp>,
     /// The write-ahead intent, on a checkpoint (small: kept in the header).
-    #[serde(default)]
-    it: Option<Intent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    it: Option<I>,
     /// The intent a checkpoint confirms (`Done:`).
-    #[serde(default)]
-    d: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d: Option<O>,
     /// The writer (`Writer:`).
-    #[serde(default)]
-    w: Option<String>,
-    g: String,
-    s: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    w: Option<O>,
+    g: S,
+    s: S,
     t: Stamp,
-    k: KindWire,
-    #[serde(default)]
-    z: Option<Sig>,
+    k: KindOf<S, O>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    z: Option<Z>,
+}
+
+type Wire = WireOf<String, String, Vec<String>, Intent, Sig>;
+type WireRef<'a> = WireOf<&'a str, &'a String, &'a [String], &'a Intent, &'a Sig>;
+
+fn no_items<X: AsRef<[String]>>(x: &X) -> bool {
+    x.as_ref().is_empty()
 }
 
 impl From<Wire> for Head {
@@ -192,44 +198,6 @@ impl From<Wire> for Head {
             more: (more != More::default()).then(|| Box::new(more)),
         }
     }
-}
-
-/// A header as it is written: [`Wire`]'s fields, in its order, borrowed.
-#[derive(Serialize)]
-struct WireRef<'a> {
-    v: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    q: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    p: Option<&'a String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    r: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    n: Option<&'a String>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    x: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    h: Option<&'a String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    f: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    o: Option<Stamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    e: Option<Stamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    it: Option<&'a Intent>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    d: Option<&'a String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    w: Option<&'a String>,
-    g: &'a str,
-    s: &'a str,
-    t: Stamp,
-    k: KindRef<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    z: Option<&'a Sig>,
 }
 
 impl Serialize for Head {
@@ -312,14 +280,14 @@ impl Head {
     /// A record as its header and its data (or metrics).
     pub(super) fn split(record: Record) -> (Head, Value) {
         let (k, data) = match record.payload {
-            Payload::Checkpoint { phase, data } => (KindWire::C(phase), data),
+            Payload::Checkpoint { phase, data } => (KindOf::C(phase), data),
             Payload::Health {
                 status,
                 metrics,
                 next_check,
-            } => (KindWire::H(status, next_check), metrics),
-            Payload::End { reason, note } => (KindWire::E(reason, note), Value::Null),
-            Payload::Takeover { from, by } => (KindWire::T(from, by), Value::Null),
+            } => (KindOf::H(status, next_check), metrics),
+            Payload::End { reason, note } => (KindOf::E(reason, note), Value::Null),
+            Payload::Takeover { from, by } => (KindOf::T(from, by), Value::Null),
         };
         let head = Head::from(Wire {
             v: record.version,

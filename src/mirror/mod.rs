@@ -45,6 +45,9 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
+use crate::scan::Trust;
+use crate::store::{StoreError, Thread};
+
 pub(crate) use view::{Keep, View};
 pub(crate) use warm::Warm;
 
@@ -112,16 +115,25 @@ impl Mirror {
         self.login.lock().ok().and_then(|l| l.clone())
     }
 
-    /// Whom a read trusts: everyone (no `login`: the store trusts everyone), or the configured
-    /// `trusted` authors and the store's own `login`, remembered as the login this read trusted;
-    /// with that trust as the mirror's header writes it (`None` for everyone).
-    fn trusting(
+    /// Whom a read trusts: everyone (the store trusts everyone), or the configured `trusted`
+    /// authors and the store's own login (`cached`, else `known`, asked earlier in this read,
+    /// else the store's answer), remembered as the login this read trusted; with that trust as
+    /// the mirror's header writes it (`None` for everyone), and whether the login was learned
+    /// now, to be cached (with a token to fingerprint).
+    async fn trusting<T: Thread>(
         &self,
+        thread: &T,
         trusted: &BTreeSet<String>,
-        login: Option<String>,
-    ) -> (crate::scan::Trust, Option<Vec<String>>) {
-        let Some(login) = login else {
-            return (crate::scan::Trust::Everyone, None);
+        (cached, known): (Option<String>, Option<String>),
+        fingerprint: &Option<String>,
+    ) -> Result<(Trust, Option<Vec<String>>, bool), StoreError> {
+        if thread.trusts_everyone() {
+            return Ok((Trust::Everyone, None, false));
+        }
+        let learned = cached.is_none() && fingerprint.is_some();
+        let login = match cached.or(known) {
+            Some(login) => login,
+            None => thread.whoami().await?,
         };
         if let Ok(mut l) = self.login.lock() {
             *l = Some(login.clone());
@@ -129,12 +141,28 @@ impl Mirror {
         let mut set = trusted.clone();
         set.insert(login);
         let list = set.iter().cloned().collect();
-        (crate::scan::Trust::Only(set), Some(list))
+        Ok((Trust::Only(set), Some(list), learned))
     }
 
     /// The base file's path (for messages and tests).
     pub(crate) fn path(&self) -> &Path {
         &self.files.base
+    }
+
+    /// The salt kept with a cached login (a fresh one when none is), the token's fingerprint
+    /// under it, and the login `cached` holds when it is this token's.
+    fn cached_login(
+        &self,
+        salt: Option<String>,
+        cached: &Option<(String, String)>,
+    ) -> (String, Option<String>, Option<String>) {
+        let salt = salt.filter(|s| !s.is_empty()).unwrap_or_else(random_hex);
+        let fingerprint = self.fingerprint(&salt);
+        let login = match (cached, &fingerprint) {
+            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
+            _ => None,
+        };
+        (salt, fingerprint, login)
     }
 
     /// The salted fingerprint of the token in use, as hex; `None` without a token.

@@ -25,12 +25,7 @@ impl Mirror {
             tracing::debug!("the read cache was built for other signing keys");
             return None;
         }
-        let login = match (&loaded.salt, &loaded.login) {
-            (Some(salt), Some((fp, login))) if self.fingerprint(salt).as_ref() == Some(fp) => {
-                Some(login.clone())
-            }
-            _ => None,
-        };
+        let (_, _, login) = self.cached_login(loaded.salt.clone(), &loaded.login);
         let trust = match &header.trust {
             None => Trust::Everyone,
             Some(list) => {

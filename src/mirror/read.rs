@@ -10,7 +10,7 @@ use super::digest::{self, Digested};
 use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
 use super::files;
 use super::merge::{merge, unchanged};
-use super::slot::{Blob, Body, Slot};
+use super::slot::Slot;
 use super::summary::{IdIndex, Summary, checked, summarize};
 use super::warm::{Asked, Warm};
 use super::{Mirror, View, random_hex, sig};
@@ -45,12 +45,8 @@ impl Mirror {
         let signing = sig::name(verify);
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
-        let salt = loaded.salt.clone().unwrap_or_else(random_hex);
-        let fingerprint = self.fingerprint(&salt);
-        let cached_login = match (&loaded.login, &fingerprint) {
-            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
-            _ => None,
-        };
+        let (salt, fingerprint, cached_login) =
+            self.cached_login(loaded.salt.clone(), &loaded.login);
         let refresh = self
             .refresh
             .swap(false, std::sync::atomic::Ordering::Relaxed);
@@ -115,19 +111,9 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        let mut learned = false;
-        let login = match (thread.trusts_everyone(), cached_login, pre_login) {
-            (true, ..) => None,
-            (false, Some(login), _) => Some(login),
-            (false, None, pre) => {
-                learned = fingerprint.is_some();
-                Some(match pre {
-                    Some(login) => login,
-                    None => thread.whoami().await?,
-                })
-            }
-        };
-        let (trust, trust_list) = self.trusting(trusted, login);
+        let (trust, trust_list, learned) = (self)
+            .trusting(thread, trusted, (cached_login, pre_login), &fingerprint)
+            .await?;
         // Verdicts kept for other signing keys (or another `require_signatures`) are not ours.
         let same_trust = loaded
             .base
@@ -137,10 +123,7 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        let login = match (&fingerprint, self.login()) {
-            (Some(fp), Some(login)) => Some((fp.clone(), login)),
-            _ => None,
-        };
+        let login = fingerprint.clone().zip(self.login());
 
         let spilled = match digested.data() {
             Ok(spilled) => spilled,
@@ -290,22 +273,21 @@ impl Mirror {
                 };
                 kept.generation = header.generation.clone();
                 let folded = std::mem::take(&mut kept.slots);
-                let folded = merge(&base, &folded);
+                let whole = merge(&base, &folded);
                 self.save(|files| {
-                    disk::write_base(&files.base, header, &folded, Some(&data))?;
+                    disk::write_base(&files.base, header, &*whole, Some(&data))?;
                     let generation = kept.generation.clone();
                     kept.sum =
-                        summarize(files, &generation, &folded, Some(&data), &trust, None, None)
+                        summarize(files, &generation, &*whole, Some(&data), &trust, None, None)
                             .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             } else if !changed.is_empty() || moved || learned || unsummed || recount {
                 self.save(|files| {
-                    let generation = kept.generation.clone();
+                    let name = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
-                    kept.sum =
-                        summarize(files, &generation, &slots, Some(&data), &trust, delta, None)
-                            .map(|sum| sum.checked_at(count));
+                    kept.sum = summarize(files, &name, &*slots, Some(&data), &trust, delta, None)
+                        .map(|sum| sum.checked_at(count));
                     disk::write_delta(&files.delta, &kept)
                 });
             }
@@ -322,21 +304,7 @@ impl Mirror {
             }
         }
         let incomplete = incomplete || kept_incomplete;
-        if let Some(a) = answer {
-            return Ok(View {
-                first_signed: a.first_signed,
-                slots: a.slots,
-                data: None,
-                trust,
-                warnings,
-                extra,
-                index: Some(a.index),
-                known: a.known,
-                incomplete,
-                unsigned: Some(a.unsigned),
-            });
-        }
-        Ok(View {
+        let view = View {
             first_signed: super::slot::first_signed(&slots),
             slots,
             data,
@@ -347,6 +315,17 @@ impl Mirror {
             known: Vec::new(),
             incomplete,
             unsigned: None,
+        };
+        Ok(match answer {
+            Some(a) => View {
+                first_signed: a.first_signed,
+                slots: a.slots,
+                index: Some(a.index),
+                known: a.known,
+                unsigned: Some(a.unsigned),
+                ..view
+            },
+            None => view,
         })
     }
 
@@ -378,12 +357,7 @@ impl Mirror {
                     .base
                     .as_ref()
                     .is_some_and(|(h, ..)| h.generation == delta.generation);
-                let ordered = delta.slots.windows(2).all(|w| w[0].i < w[1].i);
-                let inline = delta
-                    .slots
-                    .iter()
-                    .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
-                if extends && ordered && inline {
+                if extends && delta.in_order_inline() {
                     loaded.delta = Some(delta);
                 }
             }

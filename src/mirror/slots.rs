@@ -65,25 +65,3 @@ impl Slots for [Slot] {
         Ok(Cow::Borrowed(self))
     }
 }
-
-impl Slots for Vec<Slot> {
-    fn each(&self, f: &mut dyn FnMut(&Slot) -> Result<(), String>) -> Result<(), String> {
-        self.as_slice().each(f)
-    }
-
-    fn nth(&self, n: usize) -> Result<Cow<'_, Slot>, String> {
-        self.as_slice().nth(n)
-    }
-
-    fn last_id(&self) -> Option<u64> {
-        self.as_slice().last_id()
-    }
-
-    fn first_signed(&self) -> Result<Option<u64>, String> {
-        self.as_slice().first_signed()
-    }
-
-    fn whole(&self) -> Result<Cow<'_, [Slot]>, String> {
-        self.as_slice().whole()
-    }
-}

@@ -229,13 +229,11 @@ impl Summary {
             max_id: slots.last().map_or(0, |s| s.i),
             table,
             rejected,
-            tail: Vec::new(),
-            recent: Vec::new(),
             lines: lines.finish(),
             lined: true,
-            checked: None,
             first_signed,
             unsigned,
+            ..Summary::default()
         };
         summary.tail = tail_of(slots.iter(), data)?;
         Ok((summary, ids))
@@ -342,13 +340,7 @@ pub(super) fn write_ids(
     for k in keys {
         bytes.extend_from_slice(&k);
     }
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_private_dir(dir).map_err(|e| e.to_string())?;
-    }
-    crate::fsutil::write_by_rename(path, true, super::boot::durable(), |w| {
-        std::io::Write::write_all(w, &bytes)
-    })
-    .map_err(|e| e.to_string())
+    super::boot::write_file(path, |w| std::io::Write::write_all(w, &bytes))
 }
 
 /// The id index of one base generation, open for lookups.

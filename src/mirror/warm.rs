@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 
 use super::disk::{self, COMPACT_AFTER, Found, foreign};
 use super::merge::{merge, sort_dedupe, unchanged};
-use super::slot::{Blob, Body, Slot};
+use super::slot::Slot;
 use super::summary::{self, IdIndex, Role};
-use super::{Mirror, View, random_hex, sig};
+use super::{Mirror, View, sig};
 use crate::scan::Verifier;
 use crate::store::{Cursor, Delta, Effort, Keep as StoreKeep, Listing, StoreError, Thread};
 
@@ -27,6 +27,7 @@ pub(crate) enum Warm<'a> {
 }
 
 /// What a warm read through the summary already asked the store.
+#[derive(Clone)]
 pub(super) struct Asked {
     /// The cursor it asked after.
     pub cursor: Option<Cursor>,
@@ -91,17 +92,11 @@ impl Mirror {
             Found::Ok(h) => h,
             _ => return Ok(None),
         };
-        let ordered = delta.slots.windows(2).all(|w| w[0].i < w[1].i);
-        let inline = delta
-            .slots
-            .iter()
-            .all(|s| !matches!(s.b, Body::R(_, Blob::At(..))));
         // Verdicts kept for other signing keys (or another `require_signatures`): the whole
         // read checks every record again.
         if header.generation != delta.generation
             || self.too_old(&header)
-            || !ordered
-            || !inline
+            || !delta.in_order_inline()
             || header.signing != sig::name(verify)
         {
             return Ok(None);
@@ -109,14 +104,8 @@ impl Mirror {
         let Some(index) = IdIndex::open(&self.files.ids, &header.generation) else {
             return Ok(None);
         };
-        let salt = Some(delta.salt.clone())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(random_hex);
-        let fingerprint = self.fingerprint(&salt);
-        let cached_login = match (&delta.login, &fingerprint) {
-            (Some((fp, login)), Some(mine)) if fp == mine => Some(login.clone()),
-            _ => None,
-        };
+        let (salt, fingerprint, cached_login) =
+            self.cached_login(Some(delta.salt.clone()), &delta.login);
         let keep = StoreKeep {
             digest: None,
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
@@ -138,16 +127,9 @@ impl Mirror {
             });
             return Ok(None);
         }
-        let mut learned = false;
-        let login = match (thread.trusts_everyone(), cached_login) {
-            (true, _) => None,
-            (false, Some(login)) => Some(login),
-            (false, None) => {
-                learned = fingerprint.is_some();
-                Some(thread.whoami().await?)
-            }
-        };
-        let (trust, trust_list) = self.trusting(trusted, login);
+        let (trust, trust_list, learned) = (self)
+            .trusting(thread, trusted, (cached_login, None), &fingerprint)
+            .await?;
         let asked = Asked {
             cursor: delta.cursor.clone(),
             delta: got,
@@ -157,16 +139,9 @@ impl Mirror {
             *pre = Some(asked);
             return Ok(None);
         }
-        let login = match (&fingerprint, self.login()) {
-            (Some(fp), Some(login)) => Some((fp.clone(), login)),
-            _ => None,
-        };
+        let login = fingerprint.clone().zip(self.login());
         // Kept until the summary is known to answer; the whole read reuses it otherwise.
-        *pre = Some(Asked {
-            cursor: asked.cursor.clone(),
-            delta: asked.delta.clone(),
-            login: asked.login.clone(),
-        });
+        *pre = Some(asked.clone());
         let Delta {
             listing, cursor, ..
         } = asked.delta;

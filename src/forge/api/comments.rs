@@ -39,6 +39,16 @@ impl ForgeClient {
         self.list_comments(path, since, filter).await
     }
 
+    /// [`ForgeClient::comments_keeping`] keeping everything.
+    pub fn comments(
+        &self,
+        repo: &RepoRef,
+        n: IssueNumber,
+        since: Option<DateTime<Utc>>,
+    ) -> impl std::future::Future<Output = Result<CommentList>> {
+        self.comments_keeping(repo, n, since, async { Ok(Filter::all()) })
+    }
+
     /// The plain comments of **every** issue and pull request of the repository updated at or
     /// after `since` (`GET /repos/{o}/{r}/issues/comments`, §3.10), in (created, id) order, as
     /// [`ForgeClient::comments_keeping`] decodes a list. Without `page` the server sends every

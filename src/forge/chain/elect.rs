@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::ForgeThread;
-use super::super::error::ForgeError;
+use super::super::error::{ForgeError, found};
 use super::super::http::ForgeClient;
 use super::super::lineage::linked;
 use super::super::models::{Issue, IssueNumber};
@@ -101,15 +101,11 @@ impl ForgeThread {
             return Ok(known.map(IssueNumber));
         }
         self.login_with(c).await?;
-        let link = match c.issue(&self.settings.repo, n).await {
-            Ok(issue) => {
-                let member = self.is_member_issue(&issue);
-                self.note_verdict(n.0, member);
-                member.then(|| predecessor(&issue)).flatten()
-            }
-            Err(ForgeError::NotFound { .. }) => None,
-            Err(e) => return Err(e),
-        };
+        let link = found(c.issue(&self.settings.repo, n).await)?.and_then(|issue| {
+            let member = self.is_member_issue(&issue);
+            self.note_verdict(n.0, member);
+            member.then(|| predecessor(&issue)).flatten()
+        });
         if let Ok(mut s) = self.chain.lock() {
             s.links.insert(n.0, link.map(|l| l.0));
         }

@@ -46,9 +46,6 @@ impl ForgeThread {
             }
         };
         self.keep_members(c, n, &mut list, (t, keep)).await?;
-        // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
-        list.comments.sort_unstable_by_key(|x| x.id.0);
-        list.taken.sort_unstable_by_key(|x| x.id.0);
         Ok(list)
     }
 
@@ -83,7 +80,8 @@ impl ForgeThread {
 
     /// Drops from `list` the comments of issues that are not members, reads on their own the
     /// members the list [deferred](CommentList::deferred) (since the list's `since`, as `keep`
-    /// keeps), and notes the members other than the head holding comments the head may lack.
+    /// keeps), notes the members other than the head holding comments the head may lack, and
+    /// sorts what is left by comment id.
     pub(super) async fn keep_members(
         &self,
         c: &ForgeClient,
@@ -148,6 +146,9 @@ impl ForgeThread {
                 self.note_stray(IssueNumber(n), false, false);
             }
         }
+        // Ids are unique: an unstable sort needs no scratch copy of the list (8 MB at 50k).
+        list.comments.sort_unstable_by_key(|x| x.id.0);
+        list.taken.sort_unstable_by_key(|x| x.id.0);
         Ok(())
     }
 }

@@ -14,7 +14,7 @@
 //! created, so a closed one is in that list. An old issue missing from it is asked once.
 
 use super::super::ForgeThread;
-use super::super::error::ForgeError;
+use super::super::error::{ForgeError, found};
 use super::super::http::ForgeClient;
 use super::super::lineage::linked;
 use super::super::models::{Issue, IssueNumber, IssueState};
@@ -71,10 +71,6 @@ impl ForgeThread {
             return Ok(Some(issue.clone()));
         }
         self.login_with(c).await?;
-        match c.issue(&self.settings.repo, n).await {
-            Ok(issue) => Ok(Some(issue)),
-            Err(ForgeError::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        found(c.issue(&self.settings.repo, n).await)
     }
 }

@@ -111,12 +111,11 @@ impl<'a> Folding<'a> {
             table,
             rejected,
             tail: tail_of(tail.iter().chain(&extra.slots), data)?,
-            recent: Vec::new(),
             lines: lines.finish(),
             lined: true,
-            checked: None,
             first_signed,
             unsigned,
+            ..Summary::default()
         };
         Ok(Some((summary, ids.into_iter().collect())))
     }
@@ -465,7 +464,7 @@ mod tests {
         for slot in &slots {
             folding.fold(slot).expect("folded");
         }
-        let made = folding.finish(&slots, None, &EVERYONE, &Extra::default());
+        let made = folding.finish(&*slots, None, &EVERYONE, &Extra::default());
         assert!(made.expect("no error").is_none(), "the fold is inexact");
     }
 
