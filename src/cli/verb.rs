@@ -58,7 +58,10 @@ async fn run<V: CliVerb>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Fa
     names_fit(matches).map_err(|e| Failure::from(flagged(&V::SPEC, e)))?;
     let flags = V::Flags::from_arg_matches(matches)
         .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
-    let face = Face::new(cli);
+    let face = Face {
+        cli,
+        note: std::cell::Cell::new(None),
+    };
     let ran = V::run_cli(&flags, &face, &face).await;
     if !refused(&ran) {
         face.flush_note();
@@ -87,12 +90,7 @@ struct Face<'a> {
     note: std::cell::Cell<Option<String>>,
 }
 
-impl<'a> Face<'a> {
-    fn new(cli: &'a Cli) -> Face<'a> {
-        let note = std::cell::Cell::new(None);
-        Face { cli, note }
-    }
-
+impl Face<'_> {
     fn flush_note(&self) {
         if let Some(note) = self.note.take() {
             output::note(&note);
