@@ -109,7 +109,7 @@ mod cli {
     use crate::error::{Error, Result};
     use crate::report::{StatusRow, Verdict};
     use crate::verbs::cli::{Command, Printer, table};
-    use crate::verbs::{Context, Publish, PublishRequest};
+    use crate::verbs::{Context, Publish};
 
     impl crate::verbs::cli::MakeRequest<StatusRequest> for StatusFlags {
         fn request(&self) -> Result<StatusRequest> {
@@ -137,10 +137,14 @@ mod cli {
             p: &impl Printer,
         ) -> Result<u8> {
             if flags.publish {
-                let request = PublishRequest {
-                    warn_after_secs: r.warn_after_secs,
-                    stalled_after_secs: r.stalled_after_secs,
-                };
+                // `publish`'s request read as every face reads it, from `status`'s thresholds
+                // (its type is named in its own file only).
+                let args = serde_json::json!({
+                    "warn_after_secs": r.warn_after_secs,
+                    "stalled_after_secs": r.stalled_after_secs,
+                });
+                let request = crate::verbs::decode::<Publish>(args)
+                    .map_err(|e| Error::usage(format!("--publish: {e}")))?;
                 return Publish::call(ctx, &request, request.clone(), p).await;
             }
             let answer = crate::verbs::run::<StatusVerb>(ctx, r.clone()).await?;
