@@ -147,14 +147,6 @@ impl verbs::cli::Printer for Face<'_> {
         output::json_line(value);
     }
 
-    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str) {
-        self.flush_note();
-        output::json(&Failed {
-            answer: value,
-            error: ErrorBody::new(code, message),
-        });
-    }
-
     fn page<T: Serialize>(&self, value: &T) {
         self.flush_note();
         output::json_page(value);
@@ -185,15 +177,6 @@ impl verbs::cli::Printer for Face<'_> {
     fn error_object(&self, e: &Error) -> verbs::FlushError {
         ErrorBody::new(super::errors::exit_code(e), &e.to_string()).into()
     }
-}
-
-/// An answer whose change stands but failed the caller (`--strict` and a spooled record): the
-/// answer's fields and the `error` object beside them.
-#[derive(Serialize)]
-struct Failed<'a, T> {
-    #[serde(flatten)]
-    answer: &'a T,
-    error: ErrorBody,
 }
 
 /// `e` with a leading request field name written as the flag that sets it.

@@ -62,10 +62,6 @@ impl Printer for Text {
         self.push(serde_json::to_string_pretty(value).unwrap_or_default());
     }
 
-    fn json_failed<T: Serialize>(&self, value: &T, _code: u8, _message: &str) {
-        self.json(value);
-    }
-
     fn json_line<T: Serialize>(&self, value: &T) {
         self.push(serde_json::to_string(value).unwrap_or_default());
     }

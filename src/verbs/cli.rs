@@ -39,9 +39,6 @@ pub trait Printer {
     }
     /// Prints `value` as the answer's JSON document.
     fn json<T: Serialize>(&self, value: &T);
-    /// Prints `value` as the answer's JSON document with an `error` object beside its fields
-    /// (exit code `code`, `message`): the answer of a change that stands but failed the caller.
-    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
     /// Prints `value` as one compact JSON line (NDJSON: an event of a stream).
     fn json_line<T: Serialize>(&self, value: &T);
     /// Prints forgestate's own JSON (it holds no record, so it need not be scrubbed).

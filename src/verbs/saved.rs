@@ -170,12 +170,26 @@ impl SaveAnswer {
         let code = if p.strict() { 75 } else { 0 };
         if p.json_mode() && code != 0 {
             let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
-            p.json_failed(&self, code, &message);
+            let error = p.error_object(&crate::Error::unavailable(message));
+            p.json(&Failed {
+                answer: &self,
+                error,
+            });
         } else if p.json_mode() {
             p.json(&self);
         }
         code
     }
+}
+
+/// A save `--strict` refused, as its JSON document: the answer's fields, and the `error` object
+/// beside them (the change stands, but failed the caller).
+#[cfg(feature = "cli")]
+#[derive(Serialize)]
+struct Failed<'a> {
+    #[serde(flatten)]
+    answer: &'a SaveAnswer,
+    error: super::FlushError,
 }
 
 /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the
