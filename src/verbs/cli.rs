@@ -218,11 +218,10 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
             if V::SPEC.opens_store {
                 return None;
             }
-            let request = match super::request_of::<V>(self.0) {
-                Ok(request) => request,
-                Err(e) => return Some(Err(e)),
-            };
-            Some(V::alone(&request)?.and_then(|a| super::answer_value::<V>(&a)))
+            match super::request_of::<V>(self.0) {
+                Ok(request) => Some(V::alone(&request)?.and_then(|a| super::answer_value::<V>(&a))),
+                Err(e) => Some(Err(e)),
+            }
         }
     }
     super::visit(name, Alone(args)).flatten()
