@@ -13,7 +13,7 @@ use clap::FromArgMatches;
 use serde::Serialize;
 
 use forgestate::backend::AnyThread;
-use forgestate::config::{Config, Overrides};
+use forgestate::config::Config;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::cli::{CliVerb, Visit, refused};
 use forgestate::verbs::{self, Spec};
@@ -99,12 +99,9 @@ impl Face<'_> {
 }
 
 impl verbs::cli::Host for Face<'_> {
-    fn overrides(&self) -> forgestate::Result<Overrides> {
-        super::open::overrides(self.cli).map_err(|f| Error::usage(f.message))
-    }
-
-    fn with_remote(&self, config: Config) -> Config {
-        super::open::with_remote(config)
+    fn config(&self) -> forgestate::Result<Config> {
+        let over = super::open::overrides(self.cli).map_err(|f| Error::usage(f.message))?;
+        Ok(super::open::with_remote(Config::load(over)?))
     }
 
     fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {

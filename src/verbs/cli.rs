@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Run, Verb};
-use crate::config::{Config, Overrides};
+use crate::config::Config;
 use crate::error::Result;
 use crate::report::StatusPolicy;
 
@@ -165,10 +165,6 @@ impl<V: Command> CliVerb for V {
 /// What the binary lends a verb: the configuration its command line makes, and the store it
 /// opens.
 pub trait Host {
-    /// The global flags as the configuration's top layer.
-    fn overrides(&self) -> Result<Overrides>;
-    /// `config` with the working directory's git remote filling the gaps of its overrides.
-    fn with_remote(&self, config: Config) -> Config;
     /// Opens the store `config` names as every command of the binary does (the machine's
     /// writer, the progress shown, the line naming a default store on its first use).
     fn open(&self, config: &Config) -> Result<crate::Client<crate::backend::AnyThread>>;
@@ -178,10 +174,8 @@ pub trait Host {
     /// Takes back the line [`store`](Host::store) held, for a verb to show it itself.
     fn take_note(&self) -> Option<String>;
     /// The configuration: the file, the environment and the global flags, the git remote
-    /// filling the gaps.
-    fn config(&self) -> Result<Config> {
-        Ok(self.with_remote(Config::load(self.overrides()?)?))
-    }
+    /// filling the gaps. A flag that cannot be one of its layers is a usage error.
+    fn config(&self) -> Result<Config>;
 }
 
 /// Whether the request itself was refused (a usage or data error): the line naming the default
