@@ -100,8 +100,7 @@ impl Face<'_> {
 
 impl verbs::cli::Host for Face<'_> {
     fn config(&self) -> forgestate::Result<Config> {
-        let over = super::open::overrides(self.cli).map_err(|f| Error::usage(f.message))?;
-        Ok(super::open::with_remote(Config::load(over)?))
+        super::open::load(self.cli)
     }
 
     fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
