@@ -43,7 +43,6 @@ enum Reply {
     Failed(ErrorBody, Option<Value>),
 }
 
-/// Runs `forgestate call`.
 pub async fn call(cli: &Cli, a: &CallArgs) -> Result<u8, Failure> {
     match (&a.verb, a.lines) {
         (Some(verb), false) => one(cli, verb).await,
@@ -307,12 +306,10 @@ fn raw_args(verb: &str, text: &str) -> Option<Result<Value, String>> {
     Some(Ok(Value::Object(map)))
 }
 
-/// The fields of the JSON object `text`, each as its JSON text.
 fn fields(text: &str) -> Option<BTreeMap<String, &RawValue>> {
     serde_json::from_str(text).ok()
 }
 
-/// Runs `verb` on `args` over the opened store.
 async fn run(cli: &Cli, opened: &Opened, verb: &str, args: Value) -> Reply {
     let Some(spec) = verbs::spec(verb) else {
         return Reply::Failed(unknown(verb), None);

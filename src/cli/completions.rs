@@ -14,7 +14,6 @@ struct ScriptDoc<'a> {
     script: &'a str,
 }
 
-/// Prints the completion script for `a.shell` on stdout.
 pub fn completions(cli: &Cli, a: &CompletionsArgs) -> Result<u8, Failure> {
     let shell = clap_complete::Shell::from(a.shell);
     let script = script(shell)?;
@@ -29,7 +28,6 @@ pub fn completions(cli: &Cli, a: &CompletionsArgs) -> Result<u8, Failure> {
     Ok(0)
 }
 
-/// The completion script for `shell`, as text.
 pub fn script(shell: clap_complete::Shell) -> Result<String, Failure> {
     let mut cmd = super::errors::command(clap::ColorChoice::Never);
     let mut buf = Vec::new();

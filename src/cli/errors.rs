@@ -117,12 +117,11 @@ pub fn parse_args() -> Result<Cli, u8> {
         _ => ColorChoice::Auto,
     };
     let mut cmd = command(color);
-    let argv_copy = argv.clone();
     if is_help_globals(&cmd, &argv) {
         output::page(help::globals_page(&cmd).to_string().trim_end());
         return Err(0);
     }
-    let e = match cmd.try_get_matches_from_mut(argv).and_then(|m| {
+    let e = match cmd.try_get_matches_from_mut(&argv).and_then(|m| {
         Cli::from_arg_matches(&m).map(|cli| (cli, m.subcommand_name().map(str::to_string)))
     }) {
         Ok((mut cli, verb)) => {
@@ -159,10 +158,8 @@ pub fn parse_args() -> Result<Cli, u8> {
                 verbs.join(", ")
             )
         }
-        ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument
-            if json_word(&argv_copy).is_some() =>
-        {
-            let (verb, word) = json_word(&argv_copy).unwrap_or_default();
+        ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument if json_word(&argv).is_some() => {
+            let (verb, word) = json_word(&argv).unwrap_or_default();
             format!(
                 "unexpected argument '{word}' after --json; did you mean `--json={word}`? \
                  (--json takes its fields after an equals sign; `forgestate {verb} --json` \

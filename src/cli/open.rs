@@ -1,19 +1,18 @@
 //! Loading the configuration with the command line laid over it, and opening the store it
 //! names, with the notes the user should see.
 
-use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::config::{Config, Overrides, StoreSettings};
 use forgestate::report::StatusPolicy;
 use forgestate::store::THREAD_FILE;
+use forgestate::{Client, Error};
 
 use super::args::Cli;
 use super::failure::Failure;
 use super::{output, progress, remote};
-use crate::face::EX_USAGE;
 
 /// The global flags as the configuration's top layer, with `--repo owner/name` split.
-pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
+pub(crate) fn overrides(cli: &Cli) -> forgestate::Result<Overrides> {
     let mut over = Overrides {
         config: cli.config.clone(),
         store: cli.store.clone(),
@@ -25,26 +24,21 @@ pub(crate) fn overrides(cli: &Cli) -> Result<Overrides, Failure> {
         wait: cli.wait,
         patience: cli.patience,
     };
-    remote::split_repo(&mut over).map_err(|message| Failure::new(EX_USAGE, message))?;
+    remote::split_repo(&mut over).map_err(Error::usage)?;
     Ok(over)
 }
 
 /// Loads the configuration with the global flags laid over it and, where nothing else sets
 /// them, the forge coordinates of the working directory's git remote `origin`.
-pub(crate) fn load(cli: &Cli) -> Result<Config, Failure> {
-    Ok(with_remote(Config::load(overrides(cli)?)?))
-}
-
-/// `config` with the forge coordinates of the working directory's git remote `origin` filling
-/// the gaps of its overrides.
-pub(crate) fn with_remote(config: Config) -> Config {
-    match std::env::current_dir() {
+pub(crate) fn load(cli: &Cli) -> forgestate::Result<Config> {
+    let config = Config::load(overrides(cli)?)?;
+    Ok(match std::env::current_dir() {
         Ok(cwd) => {
             let over = remote::infer(&config, &cwd);
             config.with_overrides(over)
         }
         Err(_) => config,
-    }
+    })
 }
 
 /// The configured store, opened, and the `[status]` policy, for `mcp` and `call`: a client kept

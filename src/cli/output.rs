@@ -85,12 +85,10 @@ fn document<T: Serialize>(value: &T, encode: fn(&T) -> serde_json::Result<String
 
 static SELECT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// Why `--json=FIELDS` or `--jq` could not select from the answer, if it could not.
 pub fn select_failed() -> Option<&'static str> {
     SELECT_FAILED.get().map(String::as_str)
 }
 
-/// Whether a JSON document was already printed.
 pub fn printed() -> bool {
     PRINTED.load(Ordering::Relaxed)
 }
@@ -122,7 +120,6 @@ fn write(text: &str) {
 /// Set when stdout could not be written (other than a closed pipe): the answer was lost.
 static WRITE_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// Why stdout could not be written, if it could not.
 pub fn write_failed() -> Option<&'static str> {
     WRITE_FAILED.get().map(String::as_str)
 }

@@ -38,12 +38,10 @@ pub fn set_color(choice: Option<ColorArg>) {
     COLOR.store(u8::from(out) | (u8::from(err) << 1), Ordering::Relaxed);
 }
 
-/// Whether stdout may be coloured.
 pub fn stdout_color() -> bool {
     COLOR.load(Ordering::Relaxed) & 1 != 0
 }
 
-/// Whether stderr may be coloured.
 pub fn stderr_color() -> bool {
     COLOR.load(Ordering::Relaxed) & 2 != 0
 }

@@ -13,7 +13,7 @@ use clap::FromArgMatches;
 use serde::Serialize;
 
 use forgestate::backend::AnyThread;
-use forgestate::config::{Config, Overrides};
+use forgestate::config::Config;
 use forgestate::report::StatusPolicy;
 use forgestate::verbs::cli::{CliVerb, Visit, refused};
 use forgestate::verbs::{self, Spec};
@@ -58,7 +58,10 @@ async fn run<V: CliVerb>(cli: &Cli, matches: &clap::ArgMatches) -> Result<u8, Fa
     names_fit(matches).map_err(|e| Failure::from(flagged(&V::SPEC, e)))?;
     let flags = V::Flags::from_arg_matches(matches)
         .map_err(|e| Error::usage(format!("{}: {e}", V::SPEC.name)))?;
-    let face = Face::new(cli);
+    let face = Face {
+        cli,
+        note: std::cell::Cell::new(None),
+    };
     let ran = V::run_cli(&flags, &face, &face).await;
     if !refused(&ran) {
         face.flush_note();
@@ -87,12 +90,7 @@ struct Face<'a> {
     note: std::cell::Cell<Option<String>>,
 }
 
-impl<'a> Face<'a> {
-    fn new(cli: &'a Cli) -> Face<'a> {
-        let note = std::cell::Cell::new(None);
-        Face { cli, note }
-    }
-
+impl Face<'_> {
     fn flush_note(&self) {
         if let Some(note) = self.note.take() {
             output::note(&note);
@@ -101,12 +99,8 @@ impl<'a> Face<'a> {
 }
 
 impl verbs::cli::Host for Face<'_> {
-    fn overrides(&self) -> forgestate::Result<Overrides> {
-        super::open::overrides(self.cli).map_err(|f| Error::usage(f.message))
-    }
-
-    fn with_remote(&self, config: Config) -> Config {
-        super::open::with_remote(config)
+    fn config(&self) -> forgestate::Result<Config> {
+        super::open::load(self.cli)
     }
 
     fn open(&self, config: &Config) -> forgestate::Result<Client<AnyThread>> {
@@ -149,14 +143,6 @@ impl verbs::cli::Printer for Face<'_> {
         output::json_line(value);
     }
 
-    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str) {
-        self.flush_note();
-        output::json(&Failed {
-            answer: value,
-            error: ErrorBody::new(code, message),
-        });
-    }
-
     fn page<T: Serialize>(&self, value: &T) {
         self.flush_note();
         output::json_page(value);
@@ -187,15 +173,6 @@ impl verbs::cli::Printer for Face<'_> {
     fn error_object(&self, e: &Error) -> verbs::FlushError {
         ErrorBody::new(super::errors::exit_code(e), &e.to_string()).into()
     }
-}
-
-/// An answer whose change stands but failed the caller (`--strict` and a spooled record): the
-/// answer's fields and the `error` object beside them.
-#[derive(Serialize)]
-struct Failed<'a, T> {
-    #[serde(flatten)]
-    answer: &'a T,
-    error: ErrorBody,
 }
 
 /// `e` with a leading request field name written as the flag that sets it.

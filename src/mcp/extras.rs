@@ -46,16 +46,14 @@ pub async fn read(server: &Server, uri: &str) -> Result<ReadResourceResponse, Er
     let mut args = Map::new();
     args.insert("agent".into(), Value::String(agent));
     args.insert("session".into(), Value::String(session));
-    let result = server.run("resume", args).await.ok_or_else(not_found)?;
-    let text = match (&result.structured_content, result.is_error) {
-        (Some(value), Some(false)) => value.to_string(),
-        _ => {
+    let text = match server.run("resume", args).await.ok_or_else(not_found)? {
+        Ok(result) => result.structured_content.unwrap_or_default().to_string(),
+        Err((code, message)) => {
             // The caller's mistake (a name no record can carry) is invalid params, as the tool
             // call says it with exit 64 or 65; anything else is the server's.
-            let first = result.content.first().and_then(|c| c.as_text());
-            let message = first.map(|t| t.text.clone()).unwrap_or_default();
-            return Err(match super::reply::failure_code(&result) {
-                Some(crate::face::EX_USAGE | crate::face::EX_DATAERR) => {
+            let message = crate::face::ErrorBody::new(code, &message).message;
+            return Err(match code {
+                crate::face::EX_USAGE | crate::face::EX_DATAERR => {
                     ErrorData::invalid_params(message, None)
                 }
                 _ => ErrorData::internal_error(message, None),

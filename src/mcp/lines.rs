@@ -15,7 +15,6 @@
 //! - everything else goes to rmcp unchanged.
 //!
 //! Only one task writes stdout: rmcp's answers and these go through one channel, line by line.
-//! `lines/judge.rs` judges each line.
 
 mod judge;
 

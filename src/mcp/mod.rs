@@ -28,8 +28,6 @@ pub async fn serve(
     client: Result<Client<AnyThread>, (u8, String)>,
     policy: StatusPolicy,
 ) -> Result<(), String> {
-    // Every line passes the line gate first, so each one gets an answer (see `lines.rs`).
-    // One client's calls for one session run in arrival order (see `order.rs`).
     let order = std::sync::Arc::new(order::Order::default());
     let (transport, pump) = lines::gate(tokio::io::stdin(), tokio::io::stdout(), order.clone());
     let server = server::Server::new(client, policy, order);

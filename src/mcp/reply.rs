@@ -45,18 +45,6 @@ pub fn failure(code: u8, message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text), ContentBlock::text(document)])
 }
 
-/// A library error as a tool failure, with the exit code of its category.
-pub fn error(e: &Error) -> CallToolResult {
-    failure(face::exit_code(e), &e.to_string())
-}
-
-/// The exit code a failed result carries in its error document (see [`failure`]).
-pub fn failure_code(result: &CallToolResult) -> Option<u8> {
-    let document = result.content.get(1)?.as_text()?;
-    let value: Value = serde_json::from_str(&document.text).ok()?;
-    u8::try_from(value["error"]["code"].as_u64()?).ok()
-}
-
 /// What the CLI would print for an answer in text, captured line by line in the order it is
 /// shown: the verb's `show` on a pipe, uncoloured, its notes (warnings, "no matching record
 /// found") as the verb words them, without the `forgestate: ` the CLI's stderr puts before them.
@@ -72,10 +60,6 @@ impl Text {
 impl Printer for Text {
     fn json<T: Serialize>(&self, value: &T) {
         self.push(serde_json::to_string_pretty(value).unwrap_or_default());
-    }
-
-    fn json_failed<T: Serialize>(&self, value: &T, _code: u8, _message: &str) {
-        self.json(value);
     }
 
     fn json_line<T: Serialize>(&self, value: &T) {

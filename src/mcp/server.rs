@@ -66,12 +66,16 @@ impl Server {
         }
     }
 
-    /// Runs the verb `name` on `args` as a tool call; with no client, the failure every call
-    /// answers with.
-    pub(super) async fn run(&self, name: &str, args: Map<String, Value>) -> Option<CallToolResult> {
+    /// Runs the verb `name` on `args` as a tool call: its result, or the exit code and message
+    /// of its failure (with no client, the failure every call answers with).
+    pub(super) async fn run(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+    ) -> Option<Result<CallToolResult, (u8, String)>> {
         let client = match self.client.as_ref() {
             Ok(client) => client,
-            Err((code, message)) => return Some(reply::failure(*code, message)),
+            Err((code, message)) => return Some(Err((*code, message.clone()))),
         };
         let ctx = Context {
             client,
@@ -80,8 +84,8 @@ impl Server {
         let text = reply::Text::default();
         let answer = verbs::cli::shown(&ctx, name, Value::Object(args), &text).await?;
         Some(match answer {
-            Ok(answer) => reply::answer(name, answer, text),
-            Err(e) => reply::error(&e),
+            Ok(answer) => Ok(reply::answer(name, answer, text)),
+            Err(e) => Err((crate::face::exit_code(&e), e.to_string())),
         })
     }
 }
@@ -146,7 +150,9 @@ impl ServerHandler for Server {
         }
         let args = request.arguments.clone().unwrap_or_default();
         match self.run(&request.name, args).await {
-            Some(result) => Ok(result.into()),
+            Some(result) => Ok(result
+                .unwrap_or_else(|(code, message)| reply::failure(code, &message))
+                .into()),
             None => Err(unknown()),
         }
     }

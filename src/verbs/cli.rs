@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Run, Verb};
-use crate::config::{Config, Overrides};
+use crate::config::Config;
 use crate::error::Result;
 use crate::report::StatusPolicy;
 
@@ -39,9 +39,6 @@ pub trait Printer {
     }
     /// Prints `value` as the answer's JSON document.
     fn json<T: Serialize>(&self, value: &T);
-    /// Prints `value` as the answer's JSON document with an `error` object beside its fields
-    /// (exit code `code`, `message`): the answer of a change that stands but failed the caller.
-    fn json_failed<T: Serialize>(&self, value: &T, code: u8, message: &str);
     /// Prints `value` as one compact JSON line (NDJSON: an event of a stream).
     fn json_line<T: Serialize>(&self, value: &T);
     /// Prints forgestate's own JSON (it holds no record, so it need not be scrubbed).
@@ -168,10 +165,6 @@ impl<V: Command> CliVerb for V {
 /// What the binary lends a verb: the configuration its command line makes, and the store it
 /// opens.
 pub trait Host {
-    /// The global flags as the configuration's top layer.
-    fn overrides(&self) -> Result<Overrides>;
-    /// `config` with the working directory's git remote filling the gaps of its overrides.
-    fn with_remote(&self, config: Config) -> Config;
     /// Opens the store `config` names as every command of the binary does (the machine's
     /// writer, the progress shown, the line naming a default store on its first use).
     fn open(&self, config: &Config) -> Result<crate::Client<crate::backend::AnyThread>>;
@@ -181,10 +174,8 @@ pub trait Host {
     /// Takes back the line [`store`](Host::store) held, for a verb to show it itself.
     fn take_note(&self) -> Option<String>;
     /// The configuration: the file, the environment and the global flags, the git remote
-    /// filling the gaps.
-    fn config(&self) -> Result<Config> {
-        Ok(self.with_remote(Config::load(self.overrides()?)?))
-    }
+    /// filling the gaps. A flag that cannot be one of its layers is a usage error.
+    fn config(&self) -> Result<Config>;
 }
 
 /// Whether the request itself was refused (a usage or data error): the line naming the default
@@ -221,11 +212,10 @@ pub fn alone(name: &str, args: Value) -> Option<Result<Value>> {
             if V::SPEC.opens_store {
                 return None;
             }
-            let request = match super::request_of::<V>(self.0) {
-                Ok(request) => request,
-                Err(e) => return Some(Err(e)),
-            };
-            Some(V::alone(&request)?.and_then(|a| super::answer_value::<V>(&a)))
+            match super::request_of::<V>(self.0) {
+                Ok(request) => Some(V::alone(&request)?.and_then(|a| super::answer_value::<V>(&a))),
+                Err(e) => Some(Err(e)),
+            }
         }
     }
     super::visit(name, Alone(args)).flatten()

@@ -47,7 +47,6 @@ impl Verb for Doctor {
 #[cfg(feature = "cli")]
 mod cli {
     use super::{Doctor, DoctorAnswer, DoctorRequest};
-    use crate::config::Config;
     use crate::doctor::{Status, config_failed};
     use crate::error::Result;
     use crate::verbs::cli::{CliVerb, Host, Printer};
@@ -62,9 +61,11 @@ mod cli {
 
         /// One line per check; exit 1 when a check fails.
         async fn run_cli(_: &DoctorRequest, host: &impl Host, p: &impl Printer) -> Result<u8> {
-            let report = match Config::load(host.overrides()?) {
+            let report = match host.config() {
+                // A global flag that is no setting (`--repo a/b/c`) is the command line's error.
+                Err(e) if e.category() == crate::Category::Usage => return Err(e),
                 Err(e) => config_failed(&e),
-                Ok(config) => crate::doctor::run(&host.with_remote(config)).await,
+                Ok(config) => crate::doctor::run(&config).await,
             };
             let answer = DoctorAnswer {
                 failed: report.failed(),

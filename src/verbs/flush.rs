@@ -179,14 +179,7 @@ mod cli {
                 .into_iter()
                 .map(|(dir, report)| {
                     let mut answer = FlushAnswer::new(dir, &report);
-                    let failure = match (report.error, report.busy) {
-                        (Some(e), _) if report.left > 0 => Some(e),
-                        (None, true) => Some(Error::unavailable(
-                            "another process is flushing this outbox; try again when it is done",
-                        )),
-                        _ => None,
-                    };
-                    if let Some(e) = failure {
+                    if let Err(e) = report.verdict() {
                         answer.error = Some(p.error_object(&e));
                         messages.push(e.to_string());
                     }

@@ -125,7 +125,7 @@ impl Run for ListVerb {
 impl super::cli::Command for ListVerb {
     type Flags = ListRequest;
 
-    fn show(a: &ListRequest, scan: ListAnswer, p: &impl super::cli::Printer) -> u8 {
+    fn show(_: &ListRequest, scan: ListAnswer, p: &impl super::cli::Printer) -> u8 {
         p.warn(&scan.warnings);
         if p.json_mode() {
             p.json(&scan);
@@ -164,17 +164,15 @@ impl super::cli::Command for ListVerb {
                 detail,
             ]);
         }
-        if a.invalid {
-            for rej in scan.invalid.iter().flatten() {
-                rows.push(vec![
-                    rej.comment.id.map_or_else(String::new, |id| id.to_string()),
-                    time(&rej.comment.created_at),
-                    "invalid".to_string(),
-                    format!("by {}", rej.comment.author),
-                    String::new(),
-                    format!("{}: {}", rej.code.code(), rej.reason),
-                ]);
-            }
+        for rej in rejected {
+            rows.push(vec![
+                rej.comment.id.map_or_else(String::new, |id| id.to_string()),
+                time(&rej.comment.created_at),
+                "invalid".to_string(),
+                format!("by {}", rej.comment.author),
+                String::new(),
+                format!("{}: {}", rej.code.code(), rej.reason),
+            ]);
         }
         use super::cli::table::{text, whole};
         let header = [

@@ -41,35 +41,13 @@ pub struct SaveAnswer {
 }
 
 impl SaveAnswer {
-    /// The answer of a save through `client`: [`SaveAnswer::new`], and for a spooled record a
-    /// warning saying where it waits and how many records wait with it, so an agent that stops
-    /// now leaves no silent backlog (every face shows the same warning).
+    /// The answer of a save through `client`, or the error of a record stored nowhere. A spooled
+    /// record's warning says where it waits and how many records wait with it, so an agent that
+    /// stops now leaves no silent backlog (every face shows the same warning).
     pub fn saved<T: crate::store::Thread>(
         client: &crate::Client<T>,
         outcome: Outcome,
     ) -> Result<SaveAnswer> {
-        let mut answer = SaveAnswer::new(outcome)?;
-        if let (Some(path), Some(cause)) = (&answer.spooled, &answer.cause) {
-            let waiting = client.outbox().map_or(1, |o| o.len().max(1));
-            let redacted = answer
-                .record
-                .redacted
-                .map(|n| format!(" ({n} secret value(s) redacted)"))
-                .unwrap_or_default();
-            answer.warnings.push(format!(
-                "{} {} spooled to {} ({cause}){redacted}; {waiting} record(s) wait in the \
-                 outbox: run `forgestate flush` to post them (the next forgestate command also \
-                 tries)",
-                answer.record.kind().name(),
-                answer.id.as_deref().unwrap_or("(no id)"),
-                path.display(),
-            ));
-        }
-        Ok(answer)
-    }
-
-    /// The answer for `outcome`, or the error of a record stored nowhere.
-    pub fn new(outcome: Outcome) -> Result<SaveAnswer> {
         match outcome {
             Outcome::Posted(p) => {
                 let mut warnings = Vec::new();
@@ -109,13 +87,26 @@ impl SaveAnswer {
                 cause,
             } => {
                 let permanent = !cause.retry_may_fix();
-                let warnings = match permanent {
-                    true => vec![format!(
+                let mut warnings = Vec::new();
+                if permanent {
+                    warnings.push(format!(
                         "{cause}; fix this, then run `forgestate flush`: flushing cannot succeed \
                          until it is fixed"
-                    )],
-                    false => Vec::new(),
-                };
+                    ));
+                }
+                let waiting = client.outbox().map_or(1, |o| o.len().max(1));
+                let redacted = record
+                    .redacted
+                    .map(|n| format!(" ({n} secret value(s) redacted)"))
+                    .unwrap_or_default();
+                warnings.push(format!(
+                    "{} {} spooled to {} ({cause}){redacted}; {waiting} record(s) wait in the \
+                     outbox: run `forgestate flush` to post them (the next forgestate command \
+                     also tries)",
+                    record.kind().name(),
+                    record.id.as_deref().unwrap_or("(no id)"),
+                    path.display(),
+                ));
                 Ok(SaveAnswer {
                     posted: false,
                     id: record.id.clone(),
@@ -170,12 +161,26 @@ impl SaveAnswer {
         let code = if p.strict() { 75 } else { 0 };
         if p.json_mode() && code != 0 {
             let message = spooled_strict(self.record.kind().name(), self.id.as_deref());
-            p.json_failed(&self, code, &message);
+            let error = p.error_object(&crate::Error::unavailable(message));
+            p.json(&Failed {
+                answer: &self,
+                error,
+            });
         } else if p.json_mode() {
             p.json(&self);
         }
         code
     }
+}
+
+/// A save `--strict` refused, as its JSON document: the answer's fields, and the `error` object
+/// beside them (the change stands, but failed the caller).
+#[cfg(feature = "cli")]
+#[derive(Serialize)]
+struct Failed<'a> {
+    #[serde(flatten)]
+    answer: &'a SaveAnswer,
+    error: super::FlushError,
 }
 
 /// `checkpoint 0193… saved as comment 12 in …`, with the count of redacted values, and the

@@ -137,15 +137,15 @@ mod cli {
             p: &impl Printer,
         ) -> Result<u8> {
             if flags.publish {
-                // `publish`'s request read as every face reads it, from `status`'s thresholds.
+                // `publish`'s request read as every face reads it, from `status`'s thresholds
+                // (its type is named in its own file only).
                 let args = serde_json::json!({
                     "warn_after_secs": r.warn_after_secs,
                     "stalled_after_secs": r.stalled_after_secs,
                 });
                 let request = crate::verbs::decode::<Publish>(args)
                     .map_err(|e| Error::usage(format!("--publish: {e}")))?;
-                let answer = crate::verbs::run::<Publish>(ctx, request.clone()).await?;
-                return Ok(Publish::show(&request, answer, p));
+                return Publish::call(ctx, &request, request.clone(), p).await;
             }
             let answer = crate::verbs::run::<StatusVerb>(ctx, r.clone()).await?;
             let (offline, stalled) = (answer.offline, answer.stalled);

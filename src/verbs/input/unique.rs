@@ -107,9 +107,6 @@ impl<'de> Visitor<'de> for Check<'_> {
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
     }
-    fn visit_none<E>(self) -> Result<(), E> {
-        Ok(())
-    }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0;

@@ -18,7 +18,6 @@ struct Shown(Layout, RefCell<String>);
 
 impl Printer for Shown {
     fn json<T: Serialize>(&self, _: &T) {}
-    fn json_failed<T: Serialize>(&self, _: &T, _: u8, _: &str) {}
     fn json_line<T: Serialize>(&self, _: &T) {}
     fn out(&self, text: &str) {
         self.1.borrow_mut().push_str(text);
