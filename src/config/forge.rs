@@ -223,7 +223,7 @@ fn token(
                 path.display()
             )));
         }
-        warn_if_shared(path);
+        check_token_file(path)?;
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::config(format!(
                 "cannot read the token file {}: {e}; name a readable UTF-8 file holding only the \
@@ -269,22 +269,45 @@ fn clean_token(raw: &str) -> &str {
     raw.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
-/// Warns when a file holding the token can be read by group or others.
-fn warn_if_shared(path: &Path) {
+/// Refuses a token file that someone else could write (writable by anyone, or owned by another
+/// user than this one or root): whoever writes it chooses whose records this machine trusts as
+/// its own. Warns when group or others may read it (a group-writable file too: with a umask of
+/// 002 a user's own group is often theirs alone).
+fn check_token_file(path: &Path) -> Result<()> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
-        if let Ok(meta) = std::fs::metadata(path) {
-            let mode = meta.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                tracing::warn!(
-                    "the token file {} is readable by group or others (mode {mode:o}); run: chmod 600 {}",
-                    path.display(),
-                    path.display()
-                );
-            }
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Ok(());
+        };
+        let mode = meta.permissions().mode() & 0o777;
+        let owner = meta.uid();
+        if mode & 0o002 != 0 {
+            return Err(Error::config(format!(
+                "the token file {} may be written by anyone (mode {mode:o}), who would choose \
+                 whose records this machine trusts; run: chmod 600 {}",
+                path.display(),
+                path.display()
+            )));
+        }
+        if owner != 0 && !crate::fsutil::owned_by_me(&meta) {
+            return Err(Error::config(format!(
+                "the token file {} is owned by another user (uid {owner}), who would choose whose \
+                 records this machine trusts; keep the token in a file of your own (chmod 600)",
+                path.display()
+            )));
+        }
+        if mode & 0o077 != 0 {
+            tracing::warn!(
+                "the token file {} is readable by group or others (mode {mode:o}); run: chmod 600 {}",
+                path.display(),
+                path.display()
+            );
         }
     }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// The outbox root: `[forge] outbox_dir`, else the XDG state dir. Each forge/owner/repo gets

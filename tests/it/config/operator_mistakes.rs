@@ -71,6 +71,47 @@ fn a_token_file_that_is_a_directory_says_to_name_the_file() {
     );
 }
 
+/// Whoever can write the token file chooses whose records this machine trusts as its own: a file
+/// anyone may write, or one owned by another user, is refused with the fix, and the token is
+/// never shown.
+#[cfg(unix)]
+#[test]
+fn a_token_file_someone_else_may_write_is_refused() {
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let dir = tempfile::tempdir().unwrap();
+    let tok = dir.path().join("tok");
+    let run = || {
+        bin(dir.path())
+            .env("FORGESTATE_URL", "https://forge.example.com")
+            .run(&words("latest --token-file tok"))
+    };
+    for mode in [0o666, 0o602] {
+        std::fs::write(&tok, TOKEN).unwrap();
+        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = run();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(78), "mode {mode:o}: {err}");
+        assert!(
+            err.contains("may be written by anyone") && err.contains("chmod 600"),
+            "mode {mode:o}: says neither what is wrong nor the fix: {err}"
+        );
+        assert!(
+            !err.contains(TOKEN),
+            "mode {mode:o}: the token is shown: {err}"
+        );
+    }
+    // Only root can give a file away; elsewhere the mode checks above stand alone.
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o600)).unwrap();
+        chown(&tok, Some(65534), None).unwrap();
+        let out = run();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(78), "{err}");
+        assert!(err.contains("owned by another user (uid 65534)"), "{err}");
+    }
+}
+
 #[test]
 fn a_forge_url_without_its_scheme_says_how_to_write_it() {
     let dir = tempfile::tempdir().unwrap();
