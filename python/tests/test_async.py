@@ -14,9 +14,10 @@ from forgestate import AsyncClient, Client, Conflict, ResumeAnswer
 W = "implementation-worker"
 
 
-async def with_heartbeat(work: Callable[[], Awaitable[Any]]) -> Tuple[Any, float, int]:
+async def with_heartbeat(
+        work: Callable[[], Awaitable[Any]]) -> Tuple[Any, float, int, float]:
     """``work``'s result, the longest gap between a heartbeat task's ticks (every 5 ms) while
-    it ran, and how many ticks there were."""
+    it ran, how many ticks there were, and how long the work took."""
     ticks: List[float] = []
     done = asyncio.Event()
 
@@ -28,13 +29,15 @@ async def with_heartbeat(work: Callable[[], Awaitable[Any]]) -> Tuple[Any, float
 
     beat = asyncio.create_task(heartbeat())
     await asyncio.sleep(0.02)
+    start = time.monotonic()
     try:
         result = await work()
     finally:
+        took = time.monotonic() - start
         done.set()
         await beat
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
-    return result, max(gaps), len(ticks)
+    return result, max(gaps), len(ticks), took
 
 
 def test_fifty_concurrent_resumes_never_block_the_loop(tmp_path):
@@ -44,24 +47,29 @@ def test_fifty_concurrent_resumes_never_block_the_loop(tmp_path):
         seed.checkpoint(W, f"s{i}", "subtask_1_complete", {"n": i})
     seed.close()
 
-    async def main() -> Tuple[Any, float, int]:
+    async def main() -> Tuple[Any, float, int, float]:
         async with AsyncClient.local(store) as c:
             return await with_heartbeat(
                 lambda: asyncio.gather(*[c.resume(W, f"s{i % 5}") for i in range(50)]))
 
-    answers, longest, ticks = asyncio.run(main())
+    answers, longest, ticks, took = asyncio.run(main())
     assert len(answers) == 50 and all(isinstance(a, ResumeAnswer) for a in answers)
     assert [a.data["n"] for a in answers] == [i % 5 for i in range(50)]
     assert ticks > 3, "the heartbeat ran while the resumes did"
-    assert longest < 0.05, f"the event loop was blocked for {longest * 1000:.0f} ms"
+    # A client that blocks the loop holds it for the whole batch; one that does not leaves only
+    # scheduling hiccups. Compared with the batch's own time, so a loaded machine (which slows
+    # both) does not fail it: timing itself belongs in the benchmarks.
+    assert longest < took / 2, (
+        f"the event loop was blocked for {longest * 1000:.0f} ms of the batch's "
+        f"{took * 1000:.0f} ms")
 
 
 def test_the_heartbeat_sees_a_blocked_loop():
     async def blocking() -> None:
         time.sleep(0.12)  # what a synchronous call on the loop does
 
-    _, longest, _ = asyncio.run(with_heartbeat(blocking))
-    assert longest >= 0.1
+    _, longest, _, took = asyncio.run(with_heartbeat(blocking))
+    assert longest >= 0.1 and longest >= took / 2
 
 
 def test_an_async_client_saves_resumes_and_raises_as_the_client_does(tmp_path):
