@@ -263,3 +263,34 @@ def test_the_resume_resource_and_the_prompt(drive: Callable[[Body], None]) -> No
             assert "session" in raised.value.error.message
 
     drive(body)
+
+
+def test_calls_sent_at_once_and_a_call_abandoned(drive: Callable[[Body], None]) -> None:
+    async def body(session: ClientSession) -> None:
+        results: Dict[int, mcp.types.CallToolResult] = {}
+
+        async def save(i: int) -> None:
+            args = {"agent": "w", "session": "s", "phase": f"p{i}", "data": {"i": i}}
+            results[i] = await call(session, "checkpoint", args)
+
+        async with anyio.create_task_group() as group:
+            for i in range(12):
+                group.start_soon(save, i)
+        assert sorted(results) == list(range(12))
+        for result in results.values():
+            assert answered(result)["posted"] is True
+        listed = answered(await call(session, "list", {"session": "s"}))
+        assert sorted(r["data"]["i"] for r in listed["records"]) == list(range(12))
+        # A call the client gives up on leaves the session answering the next one.
+        with anyio.move_on_after(0.001):
+            await session.call_tool("list", {"session": "s"})
+        resumed = answered(await call(session, "resume", {"agent": "w", "session": "s"}))
+        assert resumed["phase"] in {f"p{i}" for i in range(12)}
+        # A state too big to keep: a tool error that says so, not a broken session.
+        error = failed(await call(session, "checkpoint", {
+            "agent": "w", "session": "s", "phase": "big", "data": {"blob": "x" * 2_000_000}}))
+        assert "limit" in error["message"], error
+        again = answered(await call(session, "resume", {"agent": "w", "session": "s"}))
+        assert again["phase"] == resumed["phase"]
+
+    drive(body)
