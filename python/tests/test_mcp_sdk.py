@@ -294,3 +294,29 @@ def test_calls_sent_at_once_and_a_call_abandoned(drive: Callable[[Body], None]) 
         assert again["phase"] == resumed["phase"]
 
     drive(body)
+
+
+def test_the_sdks_default_client_takes_the_newest_era(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``mcp.Client`` as an application writes it (mode "auto": the discover probe, the
+    handshake only if the server does not answer it) lands in the per-request era."""
+    params = StdioServerParameters(
+        command=_run.find_binary(),
+        args=["mcp", "--store", str(tmp_path / "mcp-store")],
+        env=dict(os.environ),
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(SESSION_BUDGET):
+            async with mcp.Client(params, read_timeout_seconds=CALL_BUDGET) as client:
+                assert client.protocol_version == LATEST_MODERN_VERSION
+                args = {"agent": "w", "session": "s", "phase": "p1", "data": {"k": 1}}
+                assert answered(await client.call_tool("checkpoint", args))["posted"] is True
+                resumed = answered(await client.call_tool("resume", {"agent": "w", "session": "s"}))
+                assert (resumed["phase"], resumed["data"]) == ("p1", {"k": 1})
+
+    with caplog.at_level(logging.WARNING, logger="mcp"):
+        anyio.run(main)
+    warned = [r.getMessage() for r in caplog.records if r.name.startswith("mcp")]
+    assert warned == [], f"the SDK warned: {warned}"
