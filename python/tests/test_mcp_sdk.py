@@ -41,6 +41,9 @@ SESSION_BUDGET = 60
 CALL_BUDGET = 10
 #: JSON-RPC's invalid-params code.
 INVALID_PARAMS = -32602
+#: A resource that does not exist, per era: 2025-11-25's own code; 2026-07-28 retired it for
+#: invalid params.
+RESOURCE_NOT_FOUND = {"initialize": -32002, "discover": INVALID_PARAMS}
 
 Body = Callable[[ClientSession], Awaitable[None]]
 
@@ -228,7 +231,7 @@ def test_bad_calls_get_answers_the_sdk_reads(drive: Callable[[Body], None]) -> N
     drive(body)
 
 
-def test_the_resume_resource_and_the_prompt(drive: Callable[[Body], None]) -> None:
+def test_the_resume_resource_and_the_prompt(drive: Callable[[Body], None], era: str) -> None:
     async def body(session: ClientSession) -> None:
         answered(await call(session, "checkpoint", {
             "agent": "w", "session": "my session", "phase": "p1", "data": {"k": 1}}))
@@ -245,8 +248,9 @@ def test_the_resume_resource_and_the_prompt(drive: Callable[[Body], None]) -> No
             assert (doc["phase"], doc["data"]) == ("p1", {"k": 1})
             tools = {t.name: t for t in (await session.list_tools()).tools}
             jsonschema.validate(doc, tools["resume"].output_schema)
-            with pytest.raises(MCPError, match="forgestate://resume/AGENT/SESSION"):
+            with pytest.raises(MCPError, match="forgestate://resume/AGENT/SESSION") as raised:
                 await session.read_resource("forgestate://nowhere")
+            assert raised.value.error.code == RESOURCE_NOT_FOUND[era]
 
             prompts = (await session.list_prompts()).prompts
             assert [p.name for p in prompts] == ["resume-my-work"]
