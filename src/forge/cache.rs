@@ -72,6 +72,10 @@ pub struct CacheEntry {
     /// What `GET /version` answered (`-v` names the forge from it without asking again).
     #[serde(default)]
     pub version: Option<String>,
+    /// `(salt, fingerprint)` of the token the issue was last checked with: under another token
+    /// (another account, whose trust differs) the number is checked again before it is used.
+    #[serde(default)]
+    pub token: Option<(String, String)>,
 }
 
 impl CacheEntry {

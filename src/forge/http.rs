@@ -78,6 +78,13 @@ pub struct Raw {
 }
 
 impl ForgeClient {
+    /// The token's fingerprint under `salt` ([`crate::format::salted_fingerprint`]); `None`
+    /// without a token.
+    pub(crate) fn token_fingerprint(&self, salt: &str) -> Option<String> {
+        let token = self.token.as_ref()?;
+        Some(crate::format::salted_fingerprint(salt, token))
+    }
+
     /// The instance's web root, e.g. `https://forge.example.com/`.
     pub fn base(&self) -> &Url {
         &self.base

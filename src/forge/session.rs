@@ -29,13 +29,26 @@ impl ForgeThread {
         n
     }
 
-    /// The session issue the issue-number cache names, for these settings (not yet rechecked).
+    /// The session issue the issue-number cache names, for these settings and this token (not
+    /// yet rechecked).
     pub(super) fn cached_head(&self) -> Option<IssueNumber> {
         let cached = self.cached();
         cached
             .issue
             .map(IssueNumber)
-            .filter(|_| self.same_settings(&cached))
+            .filter(|_| self.same_settings(&cached) && self.same_token(&cached))
+    }
+
+    /// Whether `cached` was checked with the token in use. The issue's author was trusted under
+    /// that token's login: another account's token trusts other authors, so its first use checks
+    /// the issue again (as a cold read would), rather than read or post where it would not.
+    fn same_token(&self, cached: &super::CacheEntry) -> bool {
+        match &cached.token {
+            Some((salt, fingerprint)) => {
+                self.client.token_fingerprint(salt).as_ref() == Some(fingerprint)
+            }
+            None => self.client.token_fingerprint("").is_none(),
+        }
     }
 
     /// Whether `cached` was remembered under this thread's session title and label.
@@ -50,13 +63,19 @@ impl ForgeThread {
         for_write: bool,
     ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
-        if let Some(n) = self.cached_head() {
-            let fresh = cached.checked_at.is_some_and(|t| {
-                Utc::now()
-                    .signed_duration_since(t)
-                    .to_std()
-                    .is_ok_and(|age| age < self.settings.recheck_after)
-            });
+        let mine = self.same_token(&cached);
+        if let Some(n) = cached
+            .issue
+            .map(IssueNumber)
+            .filter(|_| self.same_settings(&cached))
+        {
+            let fresh = mine
+                && cached.checked_at.is_some_and(|t| {
+                    Utc::now()
+                        .signed_duration_since(t)
+                        .to_std()
+                        .is_ok_and(|age| age < self.settings.recheck_after)
+                });
             if fresh {
                 return Ok(n);
             }
@@ -160,6 +179,8 @@ impl ForgeThread {
             s.checked_at = Some(Utc::now());
             s.title = Some(self.settings.title.clone());
             s.label = Some(self.settings.label.clone());
+            let salt = uuid::Uuid::now_v7().simple().to_string();
+            s.token = self.client.token_fingerprint(&salt).map(|f| (salt, f));
         });
     }
 

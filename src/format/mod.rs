@@ -36,6 +36,7 @@ pub use record::{
 pub use redact::{DEFAULT_REDACT_KEYS, MIN_SECRET_CHARS, REDACTED, Redactor, redact};
 pub use render::{RenderError, Renderer, SessionIssue, TEMPLATE_NAMES, Templates};
 pub use session::{END_REASONS, Intent};
+pub(crate) use sign::salted_fingerprint;
 pub use sign::{
     SIGNATURE_ALGORITHM, SIGNATURE_HEADER, SigningKey, Verdict, canonical, sign, verify,
 };

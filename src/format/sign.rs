@@ -249,6 +249,17 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A secret's fingerprint under `salt`, as hex: SHA-256 of the salt, a zero byte and the secret.
+/// What a cache keeps to know whether it was written under the token in use, without keeping the
+/// token or an unsalted hash of it.
+pub(crate) fn salted_fingerprint(salt: &str, secret: &SecretString) -> String {
+    let mut hash = Sha256::new();
+    hash.update(salt.as_bytes());
+    hash.update([0]);
+    hash.update(secret.expose_secret().as_bytes());
+    hex(&hash.finalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

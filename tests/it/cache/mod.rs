@@ -6,6 +6,7 @@ mod read_cache;
 mod recreated_forge;
 mod signed;
 mod summary;
+mod token_switch;
 mod unsynced;
 mod warm_writes;
 
