@@ -45,6 +45,51 @@ pub fn fence(entries: &mut [Entry]) {
     }
 }
 
+/// Of the records `gone` marks for removal from `entries` (in the thread's order, fenced as
+/// read), unmarks the takeovers that must stay so that every record left is fenced exactly as
+/// it is now: deleting the takeover that fences a record would unfence it (and a reader would
+/// resume from it), and deleting the one a record's writer took the session with would fence
+/// it under an earlier takeover. Answers how many it unmarked. Judged by [`fenced_flags`] itself.
+pub fn keep_fencing(entries: &[Entry], gone: &mut [bool]) -> usize {
+    // The takeover each record is judged against: the pair's newest before it.
+    let mut newest: HashMap<(&str, &str), usize> = HashMap::new();
+    let judge: Vec<Option<usize>> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let pair = (e.record.agent.as_str(), e.record.session.as_str());
+            let before = newest.get(&pair).copied();
+            if e.record.new_owner().is_some() {
+                newest.insert(pair, i);
+            }
+            before
+        })
+        .collect();
+    let mut unmarked = 0;
+    loop {
+        let left: Vec<usize> = (0..entries.len())
+            .filter(|&i| !gone.get(i).copied().unwrap_or(false))
+            .collect();
+        let flags = fenced_flags(left.iter().map(|&i| &entries[i].record));
+        let mut changed = false;
+        for (&i, fenced) in left.iter().zip(flags) {
+            // A record judged differently has lost its judge (were it left, it would still be
+            // the pair's newest takeover before the record): the judge stays.
+            if fenced != entries[i].fenced
+                && let Some(slot) = judge[i].and_then(|t| gone.get_mut(t))
+                && *slot
+            {
+                *slot = false;
+                unmarked += 1;
+                changed = true;
+            }
+        }
+        if !changed {
+            return unmarked;
+        }
+    }
+}
+
 /// A session's newest takeover: who owns it, since when, from which record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Takeover {
