@@ -12,9 +12,10 @@
 //! thread; when a copy is not ours to delete, the record stays too.
 //!
 //! Only the records a reader believes count (the fencing rule, `crate::scan::fence`): a fenced
-//! record is never one of the newest `keep`, and is never deleted as old, and a `[TAKEOVER]`
-//! that decides whether a record left is fenced stays. So `resume` and `latest` answer the
-//! same after a prune, and `history` still marks fenced every fenced record.
+//! record is never one of the newest `keep`, and is never deleted as old; a `[TAKEOVER]` that
+//! decides whether a record left is fenced stays, and with `keep`, so does the newest record of
+//! a writer the session was taken from (how it learns so). So `resume` and `latest` answer the
+//! same after a prune, for every reader and writer.
 
 use std::collections::BTreeMap;
 
@@ -77,7 +78,7 @@ pub struct PrunePlan {
     /// The records to delete, oldest first.
     pub delete: Vec<Doomed>,
     /// Matching records that stay: the newest of each group (the records a reader believes,
-    /// not counting fenced ones), every fenced record, and the takeovers that fence them.
+    /// not counting fenced ones), every fenced record, and what the fencing rule needs.
     pub kept: usize,
     /// Older matching records that stay because another author posted them.
     pub kept_other_authors: usize,
@@ -169,7 +170,12 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
             gone[i] = true;
         }
     }
-    // A takeover that still decides whether a record left is fenced stays.
+    // What the fencing rule needs stays: with --keep, a record that tells a writer the session
+    // was taken from it (with --id the caller names what goes); a takeover that decides
+    // whether a record left is fenced.
+    if named.is_empty() {
+        out.kept += crate::scan::keep_displaced(&entries, &mut gone);
+    }
     out.kept += crate::scan::keep_fencing(&entries, &mut gone);
     for (e, gone) in entries.into_iter().zip(gone) {
         let Some(id) = e.comment.id.filter(|_| gone) else {

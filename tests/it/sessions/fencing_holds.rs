@@ -148,6 +148,41 @@ async fn prune_never_deletes_a_takeover_that_still_fences_a_record() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn prune_leaves_a_writer_the_session_was_taken_from_a_record_to_learn_it_by() {
+    for world in World::both().await {
+        let name = world.name();
+        ok(
+            &world,
+            Some("w-old"),
+            "checkpoint --agent t --session s --phase a --set v=1",
+        );
+        ok(
+            &world,
+            None,
+            "resume --agent t --session s --take-over --writer w-new",
+        );
+        ok(
+            &world,
+            Some("w-new"),
+            "checkpoint --agent t --session s --phase owner --set v=2",
+        );
+        let fenced = |when: &str| {
+            let out = run(&world, Some("w-old"), "resume --agent t --session s --json");
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(73), "{name}, {when}: {err}");
+            assert!(err.contains("fenced:"), "{name}, {when}: {err}");
+        };
+        fenced("before the prune");
+        // w-old's only record is older than the owner's, but it is how w-old learns (exit 73)
+        // that the session is not its own any more.
+        let dry = ok(&world, None, "prune --keep 1");
+        assert_eq!(planned(&dry), Vec::<u64>::new(), "{name}: {dry}");
+        ok(&world, None, "prune --keep 1 --yes");
+        fenced("after the prune");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn fork_starts_from_the_checkpoint_resume_answers_never_a_fenced_one() {
     for world in World::both().await {
         let name = world.name();

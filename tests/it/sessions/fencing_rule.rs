@@ -4,7 +4,9 @@
 
 use chrono::Utc;
 use forgestate::format::Record;
-use forgestate::scan::{CommentInfo, Entry, Takeover, fence, fenced_flags, keep_fencing};
+use forgestate::scan::{
+    CommentInfo, Entry, Takeover, fence, fenced_flags, keep_displaced, keep_fencing,
+};
 use serde_json::json;
 
 fn cp(session: &str, writer: Option<&str>) -> Record {
@@ -79,7 +81,7 @@ fn entries(records: Vec<Record>) -> Vec<Entry> {
 }
 
 #[test]
-fn a_takeover_that_decides_whether_a_record_left_is_fenced_is_never_removed() {
+fn what_the_fencing_rule_needs_is_never_removed() {
     let all = entries(vec![
         take("s", "b"),
         cp("s", Some("x")), // fenced by the first takeover alone
@@ -95,8 +97,21 @@ fn a_takeover_that_decides_whether_a_record_left_is_fenced_is_never_removed() {
     let mut gone = [true, false, true, false, false, true];
     assert_eq!(keep_fencing(&all, &mut gone), 2);
     assert_eq!(gone, [false, false, false, false, false, true]);
-    // With the records they fence gone too, the takeovers may go.
+    // With the records they fence gone too, the takeovers may go; but x, whose session c owns
+    // now, keeps its newest record (which tells x so), and with it the takeover fencing it.
     let mut gone = [true, true, true, true, false, true];
+    assert_eq!(keep_displaced(&all, &mut gone), 1);
+    assert_eq!(keep_fencing(&all, &mut gone), 1);
+    assert_eq!(gone, [false, false, true, true, false, true]);
+    // A writer of the session's owner, or one that names none, keeps nothing.
+    let all = entries(vec![
+        cp("s", Some("c")),
+        cp("s", None),
+        take("s", "c"),
+        cp("s", Some("c")),
+    ]);
+    let mut gone = [true, true, false, false];
+    assert_eq!(keep_displaced(&all, &mut gone), 0);
     assert_eq!(keep_fencing(&all, &mut gone), 0);
-    assert_eq!(gone, [true, true, true, true, false, true]);
+    assert_eq!(gone, [true, true, false, false]);
 }
