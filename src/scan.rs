@@ -9,7 +9,9 @@ mod fence;
 mod order;
 mod signed;
 
-pub use fence::{Takeover, fence, fenced_flags, fenced_out, fenced_warning, owners};
+pub use fence::{
+    Takeover, fence, fenced_flags, fenced_out, fenced_warning, keep_displaced, keep_fencing, owners,
+};
 pub use order::Place;
 pub(crate) use order::{Posting, sort_by_place, sort_keyed};
 pub use signed::Checked;

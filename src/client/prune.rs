@@ -10,6 +10,12 @@
 //! group always stays. A record's later copies (re-posts with the same `Id:`, which readers skip)
 //! go with it, newest first, so no copy is left to stand in for it at a newer place in the
 //! thread; when a copy is not ours to delete, the record stays too.
+//!
+//! Only the records a reader believes count (the fencing rule, `crate::scan::fence`): a fenced
+//! record is never one of the newest `keep`, and is never deleted as old; a `[TAKEOVER]` that
+//! decides whether a record left is fenced stays, and with `keep`, so does the newest record of
+//! a writer the session was taken from (how it learns so). So `resume` and `latest` answer the
+//! same after a prune, for every reader and writer.
 
 use std::collections::BTreeMap;
 
@@ -71,7 +77,8 @@ pub struct PrunePlan {
     pub author: String,
     /// The records to delete, oldest first.
     pub delete: Vec<Doomed>,
-    /// Matching records that stay: the newest of each group.
+    /// Matching records that stay: the newest of each group (the records a reader believes,
+    /// not counting fenced ones), every fenced record, and what the fencing rule needs.
     pub kept: usize,
     /// Older matching records that stay because another author posted them.
     pub kept_other_authors: usize,
@@ -105,15 +112,16 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
             copies.entry(first_comment).or_default().push(r.comment);
         }
     }
-    let mut groups: BTreeMap<(String, String, &'static str), Vec<Entry>> = BTreeMap::new();
-    for e in scan.entries {
-        if e.comment.id.is_some() && filter.matches(&e) {
+    let entries = scan.entries;
+    let mut groups: BTreeMap<(String, String, &'static str), Vec<usize>> = BTreeMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.comment.id.is_some() && filter.matches(e) {
             let key = (
                 e.record.agent.clone(),
                 e.record.session.clone(),
                 e.record.kind().name(),
             );
-            groups.entry(key).or_default().push(e);
+            groups.entry(key).or_default().push(i);
         }
     }
     let mut out = PrunePlan {
@@ -124,41 +132,63 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         kept_other_authors: 0,
     };
     let named: std::collections::BTreeSet<&str> = options.ids.iter().map(String::as_str).collect();
-    for (_, entries) in groups {
-        // The scan's entries are in the thread's order already: the oldest go first.
-        let older = entries.len().saturating_sub(options.keep);
-        let (doomed_entries, kept): (Vec<_>, Vec<_>) =
-            entries
-                .into_iter()
-                .enumerate()
-                .partition(|(i, e)| match named.is_empty() {
-                    true => *i < older,
-                    false => e.record.id.as_deref().is_some_and(|id| named.contains(id)),
-                });
-        out.kept += kept.len();
-        for (_, e) in doomed_entries {
+    let mut gone = vec![false; entries.len()];
+    for (_, group) in groups {
+        // Only records a reader believes count: the newest `keep` unfenced ones stay, and the
+        // older unfenced ones go, oldest first (the scan's entries are in the thread's order).
+        // A fenced record is never deleted as old: `resume` counts and names it, and `history`
+        // lists it, so every answer stays the same.
+        let believed = group.iter().filter(|&&i| !entries[i].fenced).count();
+        let mut older = believed.saturating_sub(options.keep);
+        for i in group {
+            let e = &entries[i];
+            let doomed = match named.is_empty() {
+                true if e.fenced || older == 0 => false,
+                true => {
+                    older -= 1;
+                    true
+                }
+                false => e.record.id.as_deref().is_some_and(|id| named.contains(id)),
+            };
+            if !doomed {
+                out.kept += 1;
+                continue;
+            }
             let Some(id) = e.comment.id.filter(|_| e.comment.author == out.author) else {
                 out.kept_other_authors += 1;
                 continue;
             };
-            let copies = copies.remove(&id).unwrap_or_default();
-            if copies
-                .iter()
-                .any(|c| c.id.is_none() || c.author != out.author)
-            {
+            if copies.get(&id).is_some_and(|copies| {
+                copies
+                    .iter()
+                    .any(|c| c.id.is_none() || c.author != out.author)
+            }) {
                 // A copy we may not delete would take the record's place: keep both.
                 out.kept_other_authors += 1;
                 continue;
             }
-            for c in copies {
-                let mut copy = e.clone();
-                copy.comment = c;
-                if let Some(copy_id) = copy.comment.id {
-                    out.delete.push(doomed(copy_id, copy));
-                }
-            }
-            out.delete.push(doomed(id, e));
+            gone[i] = true;
         }
+    }
+    // What the fencing rule needs stays: with --keep, a record that tells a writer the session
+    // was taken from it (with --id the caller names what goes); a takeover that decides
+    // whether a record left is fenced.
+    if named.is_empty() {
+        out.kept += crate::scan::keep_displaced(&entries, &mut gone);
+    }
+    out.kept += crate::scan::keep_fencing(&entries, &mut gone);
+    for (e, gone) in entries.into_iter().zip(gone) {
+        let Some(id) = e.comment.id.filter(|_| gone) else {
+            continue;
+        };
+        for c in copies.remove(&id).unwrap_or_default() {
+            let mut copy = e.clone();
+            copy.comment = c;
+            if let Some(copy_id) = copy.comment.id {
+                out.delete.push(doomed(copy_id, copy));
+            }
+        }
+        out.delete.push(doomed(id, e));
     }
     out.delete.sort_by_key(|d| d.comment_id);
     Ok(out)

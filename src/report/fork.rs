@@ -24,7 +24,8 @@ pub fn is_forced_fork(record: &Record) -> bool {
 }
 
 /// The checkpoint that starts `new_session`, from a checkpoint of `session` among `entries`:
-/// the record whose id is `at`, else the newest checkpoint (of `agent`, when given). The new
+/// the record whose id is `at` (refused when it is fenced), else the newest checkpoint (of
+/// `agent`, when given) a reader believes, the one `resume` answers from. The new
 /// record is written by the source's agent. With `force`, also into a session that already has
 /// records (refused otherwise): the new record's `next` then says which record it replaced, so
 /// the agent resuming that session and a person reading it see that its state was reset.
@@ -76,24 +77,42 @@ pub fn fork_over(
     let mine =
         |e: &&Entry| e.record.session == session && agent.is_none_or(|a| e.record.agent == a);
     let source = match at {
-        Some(id) => entries
-            .iter()
-            .filter(mine)
-            .find(|e| e.record.id.as_deref() == Some(id))
-            .ok_or_else(|| {
-                Error::data(
+        Some(id) => {
+            let source = entries
+                .iter()
+                .filter(mine)
+                .find(|e| e.record.id.as_deref() == Some(id))
+                .ok_or_else(|| {
+                    Error::data(
+                        "at",
+                        format!(
+                            "no record {id} in session {session}{by_agent}; `forgestate history \
+                             --session {session}` lists its record ids"
+                        ),
+                    )
+                })?;
+            if source.fenced {
+                return Err(Error::data(
                     "at",
                     format!(
-                        "no record {id} in session {session}{by_agent}; `forgestate history \
-                         --session {session}` lists its record ids"
+                        "record {id} is fenced: writer {} wrote it after agent {}'s session \
+                         {session} was taken over, so no reader resumes from it and a fork \
+                         would bring its state back; fork without --at to start from the \
+                         checkpoint resume answers from, or name a record that is not fenced \
+                         (`forgestate list --session {session} --json` marks the fenced ones)",
+                        source.record.writer.as_deref().unwrap_or("unknown"),
+                        source.record.agent,
                     ),
-                )
-            })?,
+                ));
+            }
+            source
+        }
         None => {
+            // The checkpoint `resume` answers from: the fencing rule applied (`scan::fence`).
             let checkpoints: Vec<&Entry> = entries
                 .iter()
                 .filter(mine)
-                .filter(|e| e.record.kind() == Kind::Checkpoint)
+                .filter(|e| !e.fenced && e.record.kind() == Kind::Checkpoint)
                 .collect();
             let mut agents: Vec<&str> = checkpoints
                 .iter()

@@ -10,7 +10,7 @@
 //! puts last owns the session, for every reader alike. Pure: the same records give the same
 //! answer on every store and every machine.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -42,6 +42,97 @@ pub fn fence(entries: &mut [Entry]) {
     let flags = fenced_flags(entries.iter().map(|e| &e.record));
     for (e, fenced) in entries.iter_mut().zip(flags) {
         e.fenced = fenced;
+    }
+}
+
+/// Of the records `gone` marks for removal from `entries` (in the thread's order), unmarks the
+/// newest record of each writer a session was taken from, when all of its records of the
+/// session would go: a writer learns that it lost the session from its own records there (see
+/// [`fenced_out`]), so without one its next read would answer instead of failing as fenced.
+/// Answers how many it unmarked. Before [`keep_fencing`]: the record kept may be fenced, and
+/// the takeover fencing it must stay then.
+pub fn keep_displaced(entries: &[Entry], gone: &mut [bool]) -> usize {
+    let mut unmarked = 0;
+    let owners: HashMap<(&str, &str), &str> = entries
+        .iter()
+        .filter_map(|e| {
+            let owner = e.record.new_owner()?;
+            Some(((e.record.agent.as_str(), e.record.session.as_str()), owner))
+        })
+        .collect();
+    let mut newest: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+    let mut left: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        let (agent, session) = (e.record.agent.as_str(), e.record.session.as_str());
+        let Some(writer) = e.record.writer.as_deref() else {
+            continue;
+        };
+        let displaced = owners
+            .get(&(agent, session))
+            .is_some_and(|owner| *owner != writer);
+        if e.record.new_owner().is_some() || !displaced {
+            continue;
+        }
+        newest.insert((agent, session, writer), i);
+        if !gone.get(i).copied().unwrap_or(false) {
+            left.insert((agent, session, writer));
+        }
+    }
+    for (key, i) in newest {
+        if !left.contains(&key)
+            && let Some(slot) = gone.get_mut(i)
+            && *slot
+        {
+            *slot = false;
+            unmarked += 1;
+        }
+    }
+    unmarked
+}
+
+/// Of the records `gone` marks for removal from `entries` (in the thread's order, fenced as
+/// read), unmarks the takeovers that must stay so that every record left is fenced exactly as
+/// it is now: deleting the takeover that fences a record would unfence it (and a reader would
+/// resume from it), and deleting the one a record's writer took the session with would fence
+/// it under an earlier takeover. Answers how many it unmarked. Judged by [`fenced_flags`]
+/// itself.
+pub fn keep_fencing(entries: &[Entry], gone: &mut [bool]) -> usize {
+    let mut unmarked = 0;
+    // The takeover each record is judged against: the pair's newest before it.
+    let mut latest: HashMap<(&str, &str), usize> = HashMap::new();
+    let judge: Vec<Option<usize>> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let pair = (e.record.agent.as_str(), e.record.session.as_str());
+            let before = latest.get(&pair).copied();
+            if e.record.new_owner().is_some() {
+                latest.insert(pair, i);
+            }
+            before
+        })
+        .collect();
+    loop {
+        let left: Vec<usize> = (0..entries.len())
+            .filter(|&i| !gone.get(i).copied().unwrap_or(false))
+            .collect();
+        let flags = fenced_flags(left.iter().map(|&i| &entries[i].record));
+        let mut changed = false;
+        for (&i, fenced) in left.iter().zip(flags) {
+            // A record judged differently has lost its judge (were it left, it would still be
+            // the pair's newest takeover before the record): the judge stays.
+            if fenced != entries[i].fenced
+                && let Some(slot) = judge[i].and_then(|t| gone.get_mut(t))
+                && *slot
+            {
+                *slot = false;
+                unmarked += 1;
+                changed = true;
+            }
+        }
+        if !changed {
+            return unmarked;
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod cli;
 mod compare_and_set;
+mod fencing_holds;
 mod fencing_rule;
 mod fork_carries_intent;
 mod fork_live;
