@@ -1944,16 +1944,18 @@ class Verbs:
         first checkpoint copies that checkpoint's phase and data, and its `Parent:` names the
         record it came from. Use it to retry a session from a known-good point, or to branch off
         an alternative approach without disturbing the original. `at` picks the record (default:
-        the session's newest checkpoint); `agent` picks whose checkpoint when several agents
-        work in the session. Returns the new checkpoint as `checkpoint` does.
+        the session's newest checkpoint not fenced, the one `resume` answers from); `agent`
+        picks whose checkpoint when several agents work in the session. Returns the new
+        checkpoint as `checkpoint` does.
 
         Parameters:
         - ``session``: The session to fork, exactly.
         - ``new_session``: The new session's name.
         - ``agent``: Fork this agent's checkpoint (needed when several agents checkpoint the
             session).
-        - ``at``: The record id of the checkpoint whose state to fork. Default: the session's
-            newest checkpoint.
+        - ``at``: The record id of the checkpoint whose state to fork (not a fenced one).
+            Default: the session's newest checkpoint that is not fenced, the one `resume`
+            answers from.
         - ``force``: Fork into `new_session` even though it already has records (refused
             otherwise): its agent then resumes from the forked state, and the new record's
             `next` names the record it replaced.
@@ -2522,16 +2524,18 @@ class AsyncVerbs:
         first checkpoint copies that checkpoint's phase and data, and its `Parent:` names the
         record it came from. Use it to retry a session from a known-good point, or to branch off
         an alternative approach without disturbing the original. `at` picks the record (default:
-        the session's newest checkpoint); `agent` picks whose checkpoint when several agents
-        work in the session. Returns the new checkpoint as `checkpoint` does.
+        the session's newest checkpoint not fenced, the one `resume` answers from); `agent`
+        picks whose checkpoint when several agents work in the session. Returns the new
+        checkpoint as `checkpoint` does.
 
         Parameters:
         - ``session``: The session to fork, exactly.
         - ``new_session``: The new session's name.
         - ``agent``: Fork this agent's checkpoint (needed when several agents checkpoint the
             session).
-        - ``at``: The record id of the checkpoint whose state to fork. Default: the session's
-            newest checkpoint.
+        - ``at``: The record id of the checkpoint whose state to fork (not a fenced one).
+            Default: the session's newest checkpoint that is not fenced, the one `resume`
+            answers from.
         - ``force``: Fork into `new_session` even though it already has records (refused
             otherwise): its agent then resumes from the forked state, and the new record's
             `next` names the record it replaced.

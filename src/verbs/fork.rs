@@ -15,8 +15,8 @@ pub struct ForkRequest {
     /// The session to fork, exactly.
     #[cfg_attr(feature = "cli", arg(long))]
     pub session: String,
-    /// The record id of the checkpoint whose state to fork. Default: the session's newest
-    /// checkpoint.
+    /// The record id of the checkpoint whose state to fork (not a fenced one). Default: the
+    /// session's newest checkpoint that is not fenced, the one `resume` answers from.
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long, value_name = "RECORD_ID"))]
     pub at: Option<String>,
@@ -48,9 +48,9 @@ impl Verb for Fork {
             session's first checkpoint copies that checkpoint's phase and data, and its `Parent:` \
             names the record it came from. Use it to retry a session from a known-good point, or \
             to branch off an alternative approach without disturbing the original. `at` picks \
-            the record (default: the session's newest checkpoint); `agent` picks whose \
-            checkpoint when several agents work in the session. Returns the new checkpoint as \
-            `checkpoint` does.",
+            the record (default: the session's newest checkpoint not fenced, the one `resume` \
+            answers from); `agent` picks whose checkpoint when several agents work in the \
+            session. Returns the new checkpoint as `checkpoint` does.",
         reads_thread: true,
         example: r#"{"session": "s1", "new_session": "s2", "force": true}"#,
         about: "Start a new session from the state of a checkpoint of another one (Parent: names it)",
