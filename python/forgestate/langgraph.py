@@ -177,6 +177,13 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
         if r.kind != "checkpoint" or not self._ours(r.agent):
             return False
+        if r.fenced:
+            # Posted by a saver after another took the thread over: no state of the thread
+            # (`get_tuple`, `list` and `keep_latest` never see it); deleting the thread
+            # deletes it too.
+            if r.id is not None:
+                index.fenced.setdefault(r.session, []).append(r.id)
+            return False
         doc = r.data.get(KEY) if isinstance(r.data, Mapping) else None
         if not isinstance(doc, Mapping) or doc.get("layout") != LAYOUT:
             return False
@@ -759,6 +766,8 @@ class _Index:
     bad_writes: Dict[Tuple[str, str, str], Tuple[Optional[str], str]] = field(default_factory=dict)
     #: record ids of each (thread, ns, checkpoint id): the checkpoint's and its writes'.
     records: Dict[Tuple[str, str, str], List[str]] = field(default_factory=dict)
+    #: thread -> record ids of this saver's fenced records (see ``ForgeStateSaver._index``).
+    fenced: Dict[str, List[str]] = field(default_factory=dict)
 
     def add(
         self, thread: str, record_id: Optional[str], agent: str, doc: Mapping[str, Any]
@@ -805,12 +814,13 @@ class _Index:
         return True
 
     def ids_of(self, thread: str, doomed: Any = None) -> List[str]:
-        """Record ids of ``thread``'s checkpoints and writes, all or where ``doomed(ns, cid)``."""
+        """Record ids of ``thread``'s checkpoints and writes, all (fenced ones too) or where
+        ``doomed(ns, cid)``."""
         out: List[str] = []
         for (t, ns, cid), ids in self.records.items():
             if t == thread and (doomed is None or doomed(ns, cid)):
                 out += ids
-        return out
+        return out + (self.fenced.get(thread, []) if doomed is None else [])
 
 
 # -- encoding --------------------------------------------------------------------------------

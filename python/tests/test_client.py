@@ -128,7 +128,8 @@ def test_an_unreachable_forge_raises_offline_when_nothing_is_known(fake_forge):
     assert r.offline and r.pending and r.phase == "subtask_1_complete"
 
 
-def test_the_token_is_handed_over_in_the_environment_and_never_shown(fake_forge, monkeypatch):
+def test_the_token_is_handed_over_in_the_environment_and_never_shown(fake_forge, monkeypatch,
+                                                                    tmp_path):
     monkeypatch.delenv("FORGESTATE_TOKEN")
     c = Client(url=fake_forge.url, repo=f"{fake_forge.owner}/{fake_forge.repo}",
                token=fake_forge.token)
@@ -136,10 +137,16 @@ def test_the_token_is_handed_over_in_the_environment_and_never_shown(fake_forge,
     saved = c.checkpoint(W, "s1", "clone_complete", {"note": f"leak {fake_forge.token}"})
     assert saved.posted
     assert fake_forge.token not in str(saved.record.data)
-    # An untrusted author's token posts, but its records never count for resume.
-    mallory = Client(url=fake_forge.url, repo=f"{fake_forge.owner}/{fake_forge.repo}",
-                     token=fake_forge.untrusted_token)
-    mallory.checkpoint(W, "s1", "pr_created", {"evil": True})
+    # An untrusted account, on a machine of its own, writes too, but its records never count
+    # for resume. (Its own machine: one account's outbox is posted by whichever token that
+    # account uses next, so a rotated token still posts what waits.)
+    with monkeypatch.context() as elsewhere:
+        for var in ("XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            elsewhere.setenv(var, str(tmp_path / "mallory" / var))
+        mallory = Client(url=fake_forge.url, repo=f"{fake_forge.owner}/{fake_forge.repo}",
+                         token=fake_forge.untrusted_token)
+        mallory.checkpoint(W, "s1", "pr_created", {"evil": True})
+        mallory.close()
     assert c.resume(W, "s1").phase == "clone_complete"
 
 

@@ -396,6 +396,13 @@ def test_write_ownership_capability(client: Client, tmp_path: Path) -> None:
             assert newest is not None and newest.checkpoint["channel_values"] == {"n": 2}
     finally:
         fresh_client.close()
+    # Nor is it the thread's state anywhere else: `list` leaves it out, and `keep_latest` keeps
+    # the owner's newest checkpoint rather than delete it for the fenced one.
+    listed = [c.checkpoint["channel_values"] for c in new.list(_config(thread))]
+    assert listed == [{"n": 2}, {"n": 1}], listed
+    new.prune([thread])
+    newest = new.get_tuple(_config(thread))
+    assert newest is not None and newest.checkpoint["channel_values"] == {"n": 2}
     # `[session] check_owner = true` in the configuration alone makes every put check.
     config = tmp_path / "check-owner.toml"
     config.write_text(Path(os.environ["FORGESTATE_CONFIG"]).read_text()
