@@ -3,7 +3,9 @@
 //! - the **base** (`<key>.mirror`), written at a full resync (and when the delta grows large): a
 //!   header line (JSON), then the index (a JSON array of slots: ids, authors, times, record
 //!   headers), then the data area, the records' data as raw JSON text. A read loads the header
-//!   and the index only, and reads the data of the records an answer needs;
+//!   and the index only, and reads the data of the records an answer needs. The header holds
+//!   the checksum of the index (checked as it loads), and each record's entry the checksum of
+//!   its data (checked as it is read): a byte changed on disk is never believed;
 //! - the **delta** (`<key>.mirror-delta`), rewritten by warm reads that saw something new: the
 //!   comments changed since the base, the cursor, and the cached login (a salted hash of the
 //!   token it belongs to, with the salt). It names the base generation it extends; a delta for
@@ -29,8 +31,9 @@ use super::summary::Summary;
 use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
-/// The on-disk schema; another version is rebuilt, without a warning.
-pub(super) const SCHEMA: u32 = 4;
+/// The on-disk schema; another version is rebuilt, without a warning. 5: the base's
+/// checksums.
+pub(super) const SCHEMA: u32 = 5;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -54,6 +57,8 @@ pub(super) struct Header {
     pub incomplete: bool,
     /// The index's length in bytes, after the header line.
     pub index_len: u64,
+    /// The checksum of the index's bytes ([`super::files::sum`]).
+    pub index_sum: u32,
     /// The signing keys (by [`crate::scan::Verifier::name`]) whose verdicts the slots keep;
     /// `None`: read without keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +194,9 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     if let Err(e) = reader.read_exact(&mut index) {
         return Found::Corrupt(format!("its index is cut short: {e}"));
     }
+    if super::files::sum(&index) != header.index_sum {
+        return Found::Corrupt("its index does not match its checksum: it was changed on disk".into());
+    }
     let slots: Vec<Slot> = match serde_json::from_slice(&index) {
         Ok(s) => s,
         Err(e) => return Found::Corrupt(format!("its index does not read: {e}")),
@@ -201,7 +209,7 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     };
     // Every record's data must lie inside the file, or the file was cut short.
     let inside = slots.iter().all(|s| match &s.b {
-        Body::R(_, Blob::At(off, len)) => off
+        Body::R(_, Blob::At(off, len, _)) => off
             .checked_add(*len)
             .and_then(|end| end.checked_add(start))
             .is_some_and(|end| end <= size),
@@ -284,9 +292,10 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     // The index is written from the slots as they are, each record's data at its new place:
     // no copy of the slots is made, and its text is never held whole, nor made twice. The
     // header line goes first with the widest index length a `u64` has, and is written again
-    // over itself once the index is measured, padded with spaces (JSON's whitespace) to the
-    // same width.
+    // over itself once the index is measured (and summed), padded with spaces (JSON's
+    // whitespace) to the same width.
     header.index_len = u64::MAX;
+    header.index_sum = u32::MAX;
     let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
     let width = line.len();
     line.push(b'\n');
@@ -297,7 +306,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         // slots whose data is inline.
         let mut plan: Vec<Piece> = Vec::new();
         let mut offset = 0u64;
-        let mut counted = Counted(&mut *w, 0);
+        let mut counted = Counted(&mut *w, 0, crc32fast::Hasher::new());
         // The index as `serde_json` writes a list: `[`, the slots separated by `,`, `]`.
         counted.write_all(b"[")?;
         let mut n = 0usize;
@@ -308,7 +317,8 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                     Walked::Slot(slot) => slot,
                     // A slot spilled as it reads back, its record's data (if any) where the data
                     // area will hold it: its JSON is what `Indexed` writes of it (the data
-                    // spill's offsets are the data area's), copied as it is.
+                    // spill's offsets are the data area's, its checksum taken as it spilled),
+                    // copied as it is.
                     Walked::Spilled { json, data } if data.is_none_or(|(off, _)| off == offset) => {
                         if let Some((off, len)) = data {
                             old.ok_or(gone)?;
@@ -334,22 +344,24 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 };
                 let at = match &slot.b {
                     Body::R(_, blob) => {
-                        let len = match blob {
+                        let (len, sum) = match blob {
                             Blob::In(raw) => {
                                 plan.push(Piece::Inline(n));
-                                raw.get().len() as u64
+                                let bytes = raw.get().as_bytes();
+                                (bytes.len() as u64, super::files::sum(bytes))
                             }
-                            Blob::At(off, len) => {
+                            // Copied as it is: its checksum goes with it.
+                            Blob::At(off, len, sum) => {
                                 old.ok_or(gone)?;
                                 match plan.last_mut() {
                                     Some(Piece::Run(_, to)) if *to == *off => *to += len,
                                     _ => plan.push(Piece::Run(*off, off + len)),
                                 }
-                                *len
+                                (*len, *sum)
                             }
                         };
                         offset += len;
-                        Some((offset - len, len))
+                        Some((offset - len, len, sum))
                     }
                     _ => None,
                 };
@@ -364,6 +376,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
             .map_err(std::io::Error::other)?;
         counted.write_all(b"]")?;
         header.index_len = counted.1;
+        header.index_sum = counted.2.finalize();
         // One buffer for every run, allocated once.
         let mut buf = Vec::new();
         for piece in plan {
@@ -408,13 +421,15 @@ enum Piece {
     Inline(usize),
 }
 
-/// A writer that passes what it writes on, counting the bytes.
-struct Counted<W>(W, u64);
+/// A writer that passes what it writes on, counting the bytes and summing them (the index's
+/// checksum, taken as it is written: its text is never held whole).
+struct Counted<W>(W, u64, crc32fast::Hasher);
 
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.0.write(buf)?;
         self.1 += n as u64;
+        self.2.update(&buf[..n]);
         Ok(n)
     }
 
@@ -423,6 +438,7 @@ impl<W: Write> Write for Counted<W> {
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         self.0.write_all(buf)?;
         self.1 += buf.len() as u64;
+        self.2.update(buf);
         Ok(())
     }
 
@@ -444,7 +460,8 @@ struct Indexed<'a> {
     b: IndexedBody<'a>,
 }
 
-/// [`Body`] as the index holds it: a record's data at `(offset, length)`, else as it is.
+/// [`Body`] as the index holds it: a record's data at `(offset, length, checksum)`, else as
+/// it is.
 #[derive(Serialize)]
 enum IndexedBody<'a> {
     R(&'a Head, Blob),
@@ -453,9 +470,11 @@ enum IndexedBody<'a> {
 }
 
 impl<'a> Indexed<'a> {
-    fn of(slot: &'a Slot, at: Option<(u64, u64)>) -> Indexed<'a> {
+    fn of(slot: &'a Slot, at: Option<(u64, u64, u32)>) -> Indexed<'a> {
         let b = match (&slot.b, at) {
-            (Body::R(head, _), Some((off, len))) => IndexedBody::R(head, Blob::At(off, len)),
+            (Body::R(head, _), Some((off, len, sum))) => {
+                IndexedBody::R(head, Blob::At(off, len, sum))
+            }
             (b, _) => IndexedBody::As(b),
         };
         let (i, a, c, u, w) = (slot.i, &slot.a, slot.c, slot.u, slot.w.as_ref());
