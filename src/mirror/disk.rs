@@ -3,9 +3,10 @@
 //! - the **base** (`<key>.mirror`), written at a full resync (and when the delta grows large): a
 //!   header line (JSON), then the index (a JSON array of slots: ids, authors, times, record
 //!   headers), then the data area, the records' data as raw JSON text. A read loads the header
-//!   and the index only, and reads the data of the records an answer needs. The header holds
-//!   the checksum of the index (checked as it loads), and each record's entry the checksum of
-//!   its data (checked as it is read): a byte changed on disk is never believed;
+//!   and the index only, and reads the data of the records an answer needs. The header line
+//!   ends with its own checksum and holds the index's (both checked as it loads), and each
+//!   record's entry holds the checksum of its data (checked as it is read): a byte changed on
+//!   disk is never believed;
 //! - the **delta** (`<key>.mirror-delta`), rewritten by warm reads that saw something new: the
 //!   comments changed since the base, the cursor, and the cached login (a salted hash of the
 //!   token it belongs to, with the salt). It names the base generation it extends; a delta for
@@ -174,6 +175,11 @@ fn open_base<T>(path: &Path) -> Result<(Header, BufReader<std::fs::File>, u64), 
     {
         return Err(Found::Outdated);
     }
+    if !sealed_line(&line) {
+        return Err(Found::Corrupt(
+            "its header does not match its checksum: it was changed on disk".into(),
+        ));
+    }
     let header: Header = serde_json::from_slice(&line).map_err(unread)?;
     if !this_boots(&line) {
         return Err(Found::Outdated);
@@ -195,7 +201,9 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
         return Found::Corrupt(format!("its index is cut short: {e}"));
     }
     if super::files::sum(&index) != header.index_sum {
-        return Found::Corrupt("its index does not match its checksum: it was changed on disk".into());
+        return Found::Corrupt(
+            "its index does not match its checksum: it was changed on disk".into(),
+        );
     }
     let slots: Vec<Slot> = match serde_json::from_slice(&index) {
         Ok(s) => s,
@@ -296,7 +304,8 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     // whitespace) to the same width.
     header.index_len = u64::MAX;
     header.index_sum = u32::MAX;
-    let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
+    let mut line = seal(json, true);
     let width = line.len();
     line.push(b'\n');
     super::boot::write_file(path, |w| {
@@ -405,12 +414,49 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 }
             }
         }
-        let mut line = serde_json::to_vec(&Stamped::now(&header))?;
-        // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`.
+        let mut line = seal(serde_json::to_vec(&Stamped::now(&header))?, false);
+        // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`, nor
+        // `u32` than `u32::MAX`.
         line.resize(width, b' ');
         w.seek(SeekFrom::Start(0))?;
         w.write_all(&line)
     })
+}
+
+/// The field a base's header line ends with: the checksum of the line's bytes before it.
+const LINE_SUM: &[u8] = b",\"line_sum\":";
+
+/// A header's JSON (an object) ending with [`LINE_SUM`], the checksum of what precedes it;
+/// `widest`: with the widest checksum instead, for the placeholder the header is later written
+/// over.
+fn seal(mut json: Vec<u8>, widest: bool) -> Vec<u8> {
+    // The closing brace, put back after the checksum.
+    json.pop();
+    let sum = match widest {
+        true => u32::MAX,
+        false => super::files::sum(&json),
+    };
+    json.extend_from_slice(LINE_SUM);
+    json.extend_from_slice(sum.to_string().as_bytes());
+    json.push(b'}');
+    json
+}
+
+/// Whether a header line (padded, and ending in a newline) ends with the checksum of the
+/// bytes before it ([`seal`]).
+fn sealed_line(line: &[u8]) -> bool {
+    let Some(body) = line.trim_ascii_end().strip_suffix(b"}") else {
+        return false;
+    };
+    let Some(at) = memchr::memmem::rfind(body, LINE_SUM) else {
+        return false;
+    };
+    let digits = &body[at + LINE_SUM.len()..];
+    digits.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| d.parse::<u32>().ok())
+            == Some(super::files::sum(&body[..at]))
 }
 
 /// A part of a base's data area.
@@ -501,5 +547,31 @@ pub(super) fn remove(files: &Files) {
         {
             tracing::warn!("cannot remove the read cache {}: {e}", path.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{seal, sealed_line};
+
+    #[test]
+    fn a_sealed_header_line_reads_and_any_byte_changed_in_it_does_not() {
+        let json = br#"{"schema":5,"cursor":{"Since":"2026-12-05T18:32:35Z"},"incomplete":false}"#;
+        // As the base holds it: padded with spaces, then its newline.
+        let mut line = seal(json.to_vec(), false);
+        line.resize(line.len() + 7, b' ');
+        line.push(b'\n');
+        assert!(sealed_line(&line));
+        let end = line.trim_ascii_end().len();
+        for at in 0..end {
+            let mut changed = line.clone();
+            changed[at] ^= 0x01;
+            assert!(!sealed_line(&changed), "byte {at} changed");
+        }
+        // The placeholder's checksum is the widest, and not the line's.
+        let placeholder = seal(json.to_vec(), true);
+        assert!(placeholder.len() >= seal(json.to_vec(), false).len());
+        assert!(!sealed_line(&placeholder));
+        assert!(!sealed_line(json), "a line without its checksum");
     }
 }

@@ -63,7 +63,9 @@ impl Data {
     pub(super) fn checked(&self, offset: u64, len: u64, sum: u32) -> Result<Vec<u8>, String> {
         let buf = self.bytes(offset, len)?;
         if self::sum(&buf) != sum {
-            return Err("a record's data does not match its checksum: it was changed on disk".into());
+            return Err(
+                "a record's data does not match its checksum: it was changed on disk".into(),
+            );
         }
         Ok(buf)
     }

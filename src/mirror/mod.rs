@@ -114,9 +114,15 @@ impl Mirror {
     /// does not match its checksum), so the next read rebuilds it: the warning that says so,
     /// worded as for a file that does not load (`read.rs`).
     pub(crate) fn discard_corrupt(&self, why: &str) -> String {
-        tracing::debug!("the read cache {} is unreadable: {why}", self.path().display());
+        tracing::debug!(
+            "the read cache {} is unreadable: {why}",
+            self.path().display()
+        );
         if let Err(e) = self.discard() {
-            tracing::warn!("cannot remove the read cache {}: {e}", self.path().display());
+            tracing::warn!(
+                "cannot remove the read cache {}: {e}",
+                self.path().display()
+            );
         }
         format!(
             "the read cache {} was unreadable ({why}); rebuilt it from the thread",
