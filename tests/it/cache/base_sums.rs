@@ -64,11 +64,10 @@ async fn thread(fake: &FakeForge, dir: &Path) -> PathBuf {
         fake.age(60);
     }
     client.list(&Filter::default(), None).await.unwrap();
-    let base = crate::common::files_under(dir)
+    crate::common::files_under(dir)
         .into_iter()
         .find(|p| p.to_string_lossy().ends_with(".mirror"))
-        .expect("a base");
-    base
+        .expect("a base")
 }
 
 /// Replaces `from` with `to` (the same length) in the file at `path`, where it appears once:
