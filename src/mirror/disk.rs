@@ -315,7 +315,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         // slots whose data is inline.
         let mut plan: Vec<Piece> = Vec::new();
         let mut offset = 0u64;
-        let mut counted = Counted(&mut *w, 0, crc32fast::Hasher::new());
+        let mut counted = Counted::new(&mut *w);
         // The index as `serde_json` writes a list: `[`, the slots separated by `,`, `]`.
         counted.write_all(b"[")?;
         let mut n = 0usize;
@@ -384,8 +384,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
             })
             .map_err(std::io::Error::other)?;
         counted.write_all(b"]")?;
-        header.index_len = counted.1;
-        header.index_sum = counted.2.finalize();
+        (header.index_len, header.index_sum) = counted.finish()?;
         // One buffer for every run, allocated once.
         let mut buf = Vec::new();
         for piece in plan {
@@ -467,29 +466,64 @@ enum Piece {
     Inline(usize),
 }
 
-/// A writer that passes what it writes on, counting the bytes and summing them (the index's
-/// checksum, taken as it is written: its text is never held whole).
-struct Counted<W>(W, u64, crc32fast::Hasher);
+/// A writer that passes what it writes on in chunks, counting the bytes and summing them (the
+/// index's checksum, taken as it is written: its text is never held whole). The index is
+/// thousands of small writes: summed one by one, they cost seven times what a chunk costs.
+/// A chunk is as large as the file's buffer (`fsutil::write_by_rename`), so it goes straight
+/// to the file: the bytes are copied once, here, as they were into that buffer before.
+struct Counted<W: Write> {
+    inner: W,
+    len: u64,
+    sum: crc32fast::Hasher,
+    held: Vec<u8>,
+}
+
+/// How much [`Counted`] holds before it passes it on.
+const CHUNK: usize = 256 * 1024;
+
+impl<W: Write> Counted<W> {
+    fn new(inner: W) -> Counted<W> {
+        Counted {
+            inner,
+            len: 0,
+            sum: crc32fast::Hasher::new(),
+            held: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    /// Sums what is held and passes it on.
+    fn pass(&mut self) -> std::io::Result<()> {
+        self.sum.update(&self.held);
+        self.inner.write_all(&self.held)?;
+        self.held.clear();
+        Ok(())
+    }
+
+    /// Passes on what is held: how many bytes were written, and their checksum.
+    fn finish(mut self) -> std::io::Result<(u64, u32)> {
+        self.pass()?;
+        Ok((self.len, self.sum.finalize()))
+    }
+}
 
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.0.write(buf)?;
-        self.1 += n as u64;
-        self.2.update(&buf[..n]);
-        Ok(n)
+        self.write_all(buf)?;
+        Ok(buf.len())
     }
 
-    /// Straight to the inner writer's own (a buffer's is one copy; the default loops on
-    /// `write`): the index is thousands of small writes.
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf)?;
-        self.1 += buf.len() as u64;
-        self.2.update(buf);
+        self.held.extend_from_slice(buf);
+        self.len += buf.len() as u64;
+        if self.held.len() >= CHUNK {
+            self.pass()?;
+        }
         Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
+        self.pass()?;
+        self.inner.flush()
     }
 }
 
