@@ -135,61 +135,73 @@ impl<T: Thread> Client<T> {
             Keep::Newest(_) => Warm::Newest,
             Keep::Pair(_, _, (agent, session)) => Warm::Pair(agent, session),
         };
-        let (view, read) = self
-            .store
-            .read_with(|thread, effort| async move {
-                mirror
-                    .read(thread, effort, trusted, verify, warm)
-                    .await
-                    .map_err(Error::from)
-            })
-            .await?;
-        let (view, offline, mut warnings) = match view {
-            Some(view) => (view, false, read.warnings),
-            None => match mirror.read_offline(trusted, verify) {
-                // The forge cannot be read: answer from this machine's copy of the thread.
-                Some(view) => {
-                    let warnings = read
-                        .warnings
-                        .into_iter()
-                        .map(|w| match w.strip_suffix(OUTBOX_ONLY) {
-                            Some(head) => format!(
-                                "{head}answering offline from this machine's read cache, \
-                                 outbox and own posts (records other machines posted since \
-                                 this machine last read the thread are missing)"
-                            ),
-                            None => w,
-                        })
-                        .collect();
-                    (view, true, warnings)
+        let mut rebuilt: Option<String> = None;
+        loop {
+            let (view, read) = self
+                .store
+                .read_with(|thread, effort| async move {
+                    mirror
+                        .read(thread, effort, trusted, verify, warm)
+                        .await
+                        .map_err(Error::from)
+                })
+                .await?;
+            let (view, offline, mut warnings) = match view {
+                Some(view) => (view, false, read.warnings),
+                None => match mirror.read_offline(trusted, verify) {
+                    // The forge cannot be read: answer from this machine's copy of the thread.
+                    Some(view) => {
+                        let warnings = read
+                            .warnings
+                            .into_iter()
+                            .map(|w| match w.strip_suffix(OUTBOX_ONLY) {
+                                Some(head) => format!(
+                                    "{head}answering offline from this machine's read cache, \
+                                     outbox and own posts (records other machines posted since \
+                                     this machine last read the thread are missing)"
+                                ),
+                                None => w,
+                            })
+                            .collect();
+                        (view, true, warnings)
+                    }
+                    None => {
+                        let mut out = Scan {
+                            offline: true,
+                            ..Scan::default()
+                        };
+                        out.warnings.extend(rebuilt);
+                        out.warnings.extend(read.warnings);
+                        self.settle_landed(&mut out, read.landed, |_| false);
+                        add_pending(&mut out, bodies(read.pending));
+                        return Ok((out, None));
+                    }
+                },
+            };
+            let trust = view.trust.clone();
+            let (mut out, held) = match view.scan(keep) {
+                Ok(found) => found,
+                // A record's data does not match its checksum (changed on disk), or the data area
+                // changed under this read: the mirror is dropped and the thread read through it
+                // again, which rebuilds it; the answer says so, once.
+                Err(why) if rebuilt.is_none() => {
+                    rebuilt = Some(mirror.discard_corrupt(&why));
+                    continue;
                 }
-                None => {
-                    let mut out = Scan {
-                        offline: true,
-                        ..Scan::default()
-                    };
-                    out.warnings.extend(read.warnings);
-                    self.settle_landed(&mut out, read.landed, |_| false);
-                    add_pending(&mut out, bodies(read.pending));
-                    return Ok((out, None));
+                Err(why) => {
+                    // The mirror changed under this read: answer without it, rebuild it next time.
+                    tracing::warn!("the read cache could not be used ({why}); reading the thread");
+                    mirror.refresh();
+                    return self.scan_listed().await;
                 }
-            },
-        };
-        let trust = view.trust.clone();
-        let (mut out, held) = match view.scan(keep) {
-            Ok(found) => found,
-            Err(why) => {
-                // The mirror changed under this read: answer without it, rebuild it next time.
-                tracing::warn!("the read cache could not be used ({why}); reading the thread");
-                mirror.refresh();
-                return self.scan_listed().await;
-            }
-        };
-        out.offline |= offline;
-        out.warnings.append(&mut warnings);
-        self.settle_landed(&mut out, read.landed, |id| held.holds(id));
-        add_pending_except(&mut out, bodies(read.pending), |id| held.holds(id));
-        Ok((out, Some(trust)))
+            };
+            out.offline |= offline;
+            out.warnings.extend(rebuilt);
+            out.warnings.append(&mut warnings);
+            self.settle_landed(&mut out, read.landed, |id| held.holds(id));
+            add_pending_except(&mut out, bodies(read.pending), |id| held.holds(id));
+            return Ok((out, Some(trust)));
+        }
     }
 
     /// [`Client::scan_unscrubbed`] without the cache: list the whole thread and scan it.

@@ -98,13 +98,15 @@ impl Spill {
         }
     }
 
-    /// Moves a record's data from memory to the end of the spill.
+    /// Moves a record's data from memory to the end of the spill, with its checksum (taken
+    /// here, on the decoding thread, while the bytes are in memory: a base copies it as it is).
     fn take(&mut self, blob: &mut Blob) {
         let Blob::In(raw) = blob else {
             return;
         };
-        if let Some((off, len)) = self.put(raw.get().as_bytes()) {
-            *blob = Blob::At(off, len);
+        let bytes = raw.get().as_bytes();
+        if let Some((off, len)) = self.put(bytes) {
+            *blob = Blob::At(off, len, super::files::sum(bytes));
         }
     }
 
@@ -384,10 +386,10 @@ fn spill_file(dir: &Path) -> Option<File> {
 pub(super) fn inline(slots: &mut [Slot], data: &Data) -> Result<(), String> {
     for slot in slots {
         if let Body::R(_, blob @ Blob::At(..)) = &mut slot.b {
-            let Blob::At(offset, len) = *blob else {
+            let Blob::At(offset, len, sum) = *blob else {
                 continue;
             };
-            let bytes = data.bytes(offset, len)?;
+            let bytes = data.checked(offset, len, sum)?;
             let raw = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
             *blob = Blob::In(raw);
         }
@@ -448,6 +450,7 @@ mod tests {
             warnings: Vec::new(),
             incomplete: false,
             index_len: 0,
+            index_sum: 0,
             signing: None,
         }
     }

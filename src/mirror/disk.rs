@@ -3,7 +3,10 @@
 //! - the **base** (`<key>.mirror`), written at a full resync (and when the delta grows large): a
 //!   header line (JSON), then the index (a JSON array of slots: ids, authors, times, record
 //!   headers), then the data area, the records' data as raw JSON text. A read loads the header
-//!   and the index only, and reads the data of the records an answer needs;
+//!   and the index only, and reads the data of the records an answer needs. The header line
+//!   ends with its own checksum and holds the index's (both checked as it loads), and each
+//!   record's entry holds the checksum of its data (checked as it is read): a byte changed on
+//!   disk is never believed;
 //! - the **delta** (`<key>.mirror-delta`), rewritten by warm reads that saw something new: the
 //!   comments changed since the base, the cursor, and the cached login (a salted hash of the
 //!   token it belongs to, with the salt). It names the base generation it extends; a delta for
@@ -29,8 +32,9 @@ use super::summary::Summary;
 use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
-/// The on-disk schema; another version is rebuilt, without a warning.
-pub(super) const SCHEMA: u32 = 4;
+/// The on-disk schema; another version is rebuilt, without a warning. 5: the base's
+/// checksums.
+pub(super) const SCHEMA: u32 = 5;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -54,6 +58,8 @@ pub(super) struct Header {
     pub incomplete: bool,
     /// The index's length in bytes, after the header line.
     pub index_len: u64,
+    /// The checksum of the index's bytes ([`super::files::sum`]).
+    pub index_sum: u32,
     /// The signing keys (by [`crate::scan::Verifier::name`]) whose verdicts the slots keep;
     /// `None`: read without keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,6 +175,11 @@ fn open_base<T>(path: &Path) -> Result<(Header, BufReader<std::fs::File>, u64), 
     {
         return Err(Found::Outdated);
     }
+    if !sealed_line(&line) {
+        return Err(Found::Corrupt(
+            "its header does not match its checksum: it was changed on disk".into(),
+        ));
+    }
     let header: Header = serde_json::from_slice(&line).map_err(unread)?;
     if !this_boots(&line) {
         return Err(Found::Outdated);
@@ -189,6 +200,11 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     if let Err(e) = reader.read_exact(&mut index) {
         return Found::Corrupt(format!("its index is cut short: {e}"));
     }
+    if super::files::sum(&index) != header.index_sum {
+        return Found::Corrupt(
+            "its index does not match its checksum: it was changed on disk".into(),
+        );
+    }
     let slots: Vec<Slot> = match serde_json::from_slice(&index) {
         Ok(s) => s,
         Err(e) => return Found::Corrupt(format!("its index does not read: {e}")),
@@ -201,7 +217,7 @@ pub(super) fn load_base(path: &Path) -> Found<(Header, Vec<Slot>, Data)> {
     };
     // Every record's data must lie inside the file, or the file was cut short.
     let inside = slots.iter().all(|s| match &s.b {
-        Body::R(_, Blob::At(off, len)) => off
+        Body::R(_, Blob::At(off, len, _)) => off
             .checked_add(*len)
             .and_then(|end| end.checked_add(start))
             .is_some_and(|end| end <= size),
@@ -284,10 +300,12 @@ pub(super) fn write_base<S: Slots + ?Sized>(
     // The index is written from the slots as they are, each record's data at its new place:
     // no copy of the slots is made, and its text is never held whole, nor made twice. The
     // header line goes first with the widest index length a `u64` has, and is written again
-    // over itself once the index is measured, padded with spaces (JSON's whitespace) to the
-    // same width.
+    // over itself once the index is measured (and summed), padded with spaces (JSON's
+    // whitespace) to the same width.
     header.index_len = u64::MAX;
-    let mut line = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
+    header.index_sum = u32::MAX;
+    let json = serde_json::to_vec(&Stamped::now(&header)).map_err(|e| e.to_string())?;
+    let mut line = seal(json, true);
     let width = line.len();
     line.push(b'\n');
     super::boot::write_file(path, |w| {
@@ -297,7 +315,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
         // slots whose data is inline.
         let mut plan: Vec<Piece> = Vec::new();
         let mut offset = 0u64;
-        let mut counted = Counted(&mut *w, 0);
+        let mut counted = Counted::new(&mut *w);
         // The index as `serde_json` writes a list: `[`, the slots separated by `,`, `]`.
         counted.write_all(b"[")?;
         let mut n = 0usize;
@@ -308,7 +326,8 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                     Walked::Slot(slot) => slot,
                     // A slot spilled as it reads back, its record's data (if any) where the data
                     // area will hold it: its JSON is what `Indexed` writes of it (the data
-                    // spill's offsets are the data area's), copied as it is.
+                    // spill's offsets are the data area's, its checksum taken as it spilled),
+                    // copied as it is.
                     Walked::Spilled { json, data } if data.is_none_or(|(off, _)| off == offset) => {
                         if let Some((off, len)) = data {
                             old.ok_or(gone)?;
@@ -334,22 +353,24 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 };
                 let at = match &slot.b {
                     Body::R(_, blob) => {
-                        let len = match blob {
+                        let (len, sum) = match blob {
                             Blob::In(raw) => {
                                 plan.push(Piece::Inline(n));
-                                raw.get().len() as u64
+                                let bytes = raw.get().as_bytes();
+                                (bytes.len() as u64, super::files::sum(bytes))
                             }
-                            Blob::At(off, len) => {
+                            // Copied as it is: its checksum goes with it.
+                            Blob::At(off, len, sum) => {
                                 old.ok_or(gone)?;
                                 match plan.last_mut() {
                                     Some(Piece::Run(_, to)) if *to == *off => *to += len,
                                     _ => plan.push(Piece::Run(*off, off + len)),
                                 }
-                                *len
+                                (*len, *sum)
                             }
                         };
                         offset += len;
-                        Some((offset - len, len))
+                        Some((offset - len, len, sum))
                     }
                     _ => None,
                 };
@@ -363,7 +384,7 @@ pub(super) fn write_base<S: Slots + ?Sized>(
             })
             .map_err(std::io::Error::other)?;
         counted.write_all(b"]")?;
-        header.index_len = counted.1;
+        (header.index_len, header.index_sum) = counted.finish()?;
         // One buffer for every run, allocated once.
         let mut buf = Vec::new();
         for piece in plan {
@@ -392,12 +413,49 @@ pub(super) fn write_base<S: Slots + ?Sized>(
                 }
             }
         }
-        let mut line = serde_json::to_vec(&Stamped::now(&header))?;
-        // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`.
+        let mut line = seal(serde_json::to_vec(&Stamped::now(&header))?, false);
+        // Never wider than the placeholder: no `u64` has more digits than `u64::MAX`, nor
+        // `u32` than `u32::MAX`.
         line.resize(width, b' ');
         w.seek(SeekFrom::Start(0))?;
         w.write_all(&line)
     })
+}
+
+/// The field a base's header line ends with: the checksum of the line's bytes before it.
+const LINE_SUM: &[u8] = b",\"line_sum\":";
+
+/// A header's JSON (an object) ending with [`LINE_SUM`], the checksum of what precedes it;
+/// `widest`: with the widest checksum instead, for the placeholder the header is later written
+/// over.
+fn seal(mut json: Vec<u8>, widest: bool) -> Vec<u8> {
+    // The closing brace, put back after the checksum.
+    json.pop();
+    let sum = match widest {
+        true => u32::MAX,
+        false => super::files::sum(&json),
+    };
+    json.extend_from_slice(LINE_SUM);
+    json.extend_from_slice(sum.to_string().as_bytes());
+    json.push(b'}');
+    json
+}
+
+/// Whether a header line (padded, and ending in a newline) ends with the checksum of the
+/// bytes before it ([`seal`]).
+fn sealed_line(line: &[u8]) -> bool {
+    let Some(body) = line.trim_ascii_end().strip_suffix(b"}") else {
+        return false;
+    };
+    let Some(at) = memchr::memmem::rfind(body, LINE_SUM) else {
+        return false;
+    };
+    let digits = &body[at + LINE_SUM.len()..];
+    digits.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| d.parse::<u32>().ok())
+            == Some(super::files::sum(&body[..at]))
 }
 
 /// A part of a base's data area.
@@ -408,26 +466,64 @@ enum Piece {
     Inline(usize),
 }
 
-/// A writer that passes what it writes on, counting the bytes.
-struct Counted<W>(W, u64);
+/// A writer that passes what it writes on in chunks, counting the bytes and summing them (the
+/// index's checksum, taken as it is written: its text is never held whole). The index is
+/// thousands of small writes: summed one by one, they cost seven times what a chunk costs.
+/// A chunk is as large as the file's buffer (`fsutil::write_by_rename`), so it goes straight
+/// to the file: the bytes are copied once, here, as they were into that buffer before.
+struct Counted<W: Write> {
+    inner: W,
+    len: u64,
+    sum: crc32fast::Hasher,
+    held: Vec<u8>,
+}
+
+/// How much [`Counted`] holds before it passes it on.
+const CHUNK: usize = 256 * 1024;
+
+impl<W: Write> Counted<W> {
+    fn new(inner: W) -> Counted<W> {
+        Counted {
+            inner,
+            len: 0,
+            sum: crc32fast::Hasher::new(),
+            held: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    /// Sums what is held and passes it on.
+    fn pass(&mut self) -> std::io::Result<()> {
+        self.sum.update(&self.held);
+        self.inner.write_all(&self.held)?;
+        self.held.clear();
+        Ok(())
+    }
+
+    /// Passes on what is held: how many bytes were written, and their checksum.
+    fn finish(mut self) -> std::io::Result<(u64, u32)> {
+        self.pass()?;
+        Ok((self.len, self.sum.finalize()))
+    }
+}
 
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.0.write(buf)?;
-        self.1 += n as u64;
-        Ok(n)
+        self.write_all(buf)?;
+        Ok(buf.len())
     }
 
-    /// Straight to the inner writer's own (a buffer's is one copy; the default loops on
-    /// `write`): the index is thousands of small writes.
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf)?;
-        self.1 += buf.len() as u64;
+        self.held.extend_from_slice(buf);
+        self.len += buf.len() as u64;
+        if self.held.len() >= CHUNK {
+            self.pass()?;
+        }
         Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
+        self.pass()?;
+        self.inner.flush()
     }
 }
 
@@ -444,7 +540,8 @@ struct Indexed<'a> {
     b: IndexedBody<'a>,
 }
 
-/// [`Body`] as the index holds it: a record's data at `(offset, length)`, else as it is.
+/// [`Body`] as the index holds it: a record's data at `(offset, length, checksum)`, else as
+/// it is.
 #[derive(Serialize)]
 enum IndexedBody<'a> {
     R(&'a Head, Blob),
@@ -453,9 +550,11 @@ enum IndexedBody<'a> {
 }
 
 impl<'a> Indexed<'a> {
-    fn of(slot: &'a Slot, at: Option<(u64, u64)>) -> Indexed<'a> {
+    fn of(slot: &'a Slot, at: Option<(u64, u64, u32)>) -> Indexed<'a> {
         let b = match (&slot.b, at) {
-            (Body::R(head, _), Some((off, len))) => IndexedBody::R(head, Blob::At(off, len)),
+            (Body::R(head, _), Some((off, len, sum))) => {
+                IndexedBody::R(head, Blob::At(off, len, sum))
+            }
             (b, _) => IndexedBody::As(b),
         };
         let (i, a, c, u, w) = (slot.i, &slot.a, slot.c, slot.u, slot.w.as_ref());
@@ -482,5 +581,31 @@ pub(super) fn remove(files: &Files) {
         {
             tracing::warn!("cannot remove the read cache {}: {e}", path.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{seal, sealed_line};
+
+    #[test]
+    fn a_sealed_header_line_reads_and_any_byte_changed_in_it_does_not() {
+        let json = br#"{"schema":5,"cursor":{"Since":"2026-12-05T18:32:35Z"},"incomplete":false}"#;
+        // As the base holds it: padded with spaces, then its newline.
+        let mut line = seal(json.to_vec(), false);
+        line.resize(line.len() + 7, b' ');
+        line.push(b'\n');
+        assert!(sealed_line(&line));
+        let end = line.trim_ascii_end().len();
+        for at in 0..end {
+            let mut changed = line.clone();
+            changed[at] ^= 0x01;
+            assert!(!sealed_line(&changed), "byte {at} changed");
+        }
+        // The placeholder's checksum is the widest, and not the line's.
+        let placeholder = seal(json.to_vec(), true);
+        assert!(placeholder.len() >= seal(json.to_vec(), false).len());
+        assert!(!sealed_line(&placeholder));
+        assert!(!sealed_line(json), "a line without its checksum");
     }
 }

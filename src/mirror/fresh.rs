@@ -37,8 +37,9 @@ pub(super) struct Spot {
 }
 
 /// Where the data of the record a spilled slot's JSON holds is in the data spill. A slot's last
-/// field is its body, `"b":{"R":[head,{"At":[offset,length]}]}` as `serde_json` writes a
-/// spilled record's, so its JSON ends `{"At":[<offset>,<length>]}]}}`; `None` when it does not.
+/// field is its body, `"b":{"R":[head,{"At":[offset,length,checksum]}]}` as `serde_json` writes
+/// a spilled record's, so its JSON ends `{"At":[<offset>,<length>,<checksum>]}]}}`; `None` when
+/// it does not. (The checksum goes with the JSON, copied as it is.)
 fn data_at(json: &[u8]) -> Option<(u64, u64)> {
     fn number(digits: &[u8]) -> Option<u64> {
         if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
@@ -47,6 +48,9 @@ fn data_at(json: &[u8]) -> Option<(u64, u64)> {
         std::str::from_utf8(digits).ok()?.parse().ok()
     }
     let rest = json.strip_suffix(b"]}]}}")?;
+    let comma = rest.iter().rposition(|&b| b == b',')?;
+    u32::try_from(number(&rest[comma + 1..])?).ok()?;
+    let rest = &rest[..comma];
     let comma = rest.iter().rposition(|&b| b == b',')?;
     let len = number(&rest[comma + 1..])?;
     let rest = &rest[..comma];
@@ -299,16 +303,16 @@ mod tests {
             "w",
             "s",
             "p",
-            serde_json::json!({"x": "{\"At\":[3,4]}]}}"}),
+            serde_json::json!({"x": "{\"At\":[3,4,1]}]}}"}),
         )
         .expect("a record");
-        record.next = Some("{\"At\":[5,6]}]}}".into());
+        record.next = Some("{\"At\":[5,6,1]}]}}".into());
         let body = crate::format::Renderer::embedded()
             .and_then(|r| r.render(&record))
             .expect("a rendered record");
         let comment = crate::store::Comment {
             id: 7,
-            author: "{\"At\":[8,9]}]}}".into(),
+            author: "{\"At\":[8,9,1]}]}}".into(),
             created_at: chrono::DateTime::UNIX_EPOCH,
             updated_at: chrono::DateTime::UNIX_EPOCH,
             url: None,
@@ -318,16 +322,19 @@ mod tests {
         let Body::R(_, blob) = &mut slot.b else {
             panic!("a record");
         };
-        *blob = Blob::At(123_456_789_012, 77);
+        *blob = Blob::At(123_456_789_012, 77, u32::MAX);
         let json = serde_json::to_vec(&slot).expect("json");
         assert_eq!(data_at(&json), Some((123_456_789_012, 77)));
         // Anything else names no data.
-        slot.b = Body::U("{\"At\":[1,2]}]}}".into());
+        slot.b = Body::U("{\"At\":[1,2,3]}]}}".into());
         assert_eq!(data_at(&serde_json::to_vec(&slot).expect("json")), None);
         for odd in [
-            &b"{\"At\":[+1,2]}]}}"[..],
-            b"{\"At\":[1,]}]}}",
-            b"[1,2]}]}}",
+            &b"{\"At\":[+1,2,3]}]}}"[..],
+            b"{\"At\":[1,,3]}]}}",
+            b"{\"At\":[1,2,]}]}}",
+            b"{\"At\":[1,2]}]}}",
+            b"{\"At\":[1,2,4294967296]}]}}",
+            b"[1,2,3]}]}}",
             b"",
         ] {
             assert_eq!(data_at(odd), None, "{}", String::from_utf8_lossy(odd));

@@ -45,7 +45,9 @@ pub(super) fn unchanged(held: &[Slot], new: &Slot, data: Option<&files::Data>) -
             let same_head = serde_json::to_string(h1).ok() == serde_json::to_string(h2).ok();
             let old_data = match b1 {
                 Blob::In(r) => serde_json::from_str(r.get()).ok(),
-                Blob::At(off, len) => data.and_then(|d| d.read(*off, *len).ok()),
+                // Data that does not read back (changed on disk: its checksum) is no copy of
+                // anything: the new copy replaces it.
+                Blob::At(off, len, sum) => data.and_then(|d| d.read(*off, *len, *sum).ok()),
             };
             let new_data: Option<serde_json::Value> = serde_json::from_str(raw.get()).ok();
             same_head && old_data.is_some() && old_data == new_data

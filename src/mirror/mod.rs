@@ -110,6 +110,26 @@ impl Mirror {
         Ok(())
     }
 
+    /// Drops a mirror found corrupt as an answer was built from it (`why`: a record's data
+    /// does not match its checksum), so the next read rebuilds it: the warning that says so,
+    /// worded as for a file that does not load (`read.rs`).
+    pub(crate) fn discard_corrupt(&self, why: &str) -> String {
+        tracing::debug!(
+            "the read cache {} is unreadable: {why}",
+            self.path().display()
+        );
+        if let Err(e) = self.discard() {
+            tracing::warn!(
+                "cannot remove the read cache {}: {e}",
+                self.path().display()
+            );
+        }
+        format!(
+            "the read cache {} was unreadable ({why}); rebuilt it from the thread",
+            self.path().display()
+        )
+    }
+
     /// The login the last read trusted, when it read one.
     pub(crate) fn login(&self) -> Option<String> {
         self.login.lock().ok().and_then(|l| l.clone())

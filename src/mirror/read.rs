@@ -176,6 +176,7 @@ impl Mirror {
                 warnings: listed.clone(),
                 incomplete,
                 index_len: 0,
+                index_sum: 0,
                 signing,
             };
             let mut delta = DeltaFile {

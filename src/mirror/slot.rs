@@ -95,8 +95,10 @@ impl Body {
 /// Where a record's data is: at an offset of the base file's data area, or inline.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) enum Blob {
-    /// `(offset, length)` in the base file's data area.
-    At(u64, u64),
+    /// `(offset, length, checksum)` in the base file's data area (or a spill): the checksum
+    /// ([`super::files::sum`]) of those bytes, checked as they are read back, so a byte
+    /// changed on disk is never believed.
+    At(u64, u64, u32),
     /// The data's JSON text.
     In(Box<RawValue>),
 }
@@ -165,20 +167,28 @@ impl Slot {
 
     /// [`Slot::posting`], with what makes a record without an `Id` the same record as its
     /// copies (`format/identity.rs`): its payload is read back for it (from `data` when the
-    /// base holds it). Such records are seed 003's, and few; one whose data cannot be read
-    /// back is left without it (it is then counted wherever it is, as before).
-    pub fn posting_in(&self, data: Option<&super::files::Data>) -> crate::scan::Posting {
+    /// base holds it). Such records are seed 003's, and few. Fails when the data cannot be
+    /// read back from `data` (gone, cut short, or changed on disk): a record never goes
+    /// without its sameness, counted twice or hiding another.
+    pub fn posting_in(
+        &self,
+        data: Option<&super::files::Data>,
+    ) -> Result<crate::scan::Posting, String> {
         let mut posting = self.posting();
         if let Body::R(head, blob) = &self.b
             && posting.id.is_none()
         {
             let value = match blob {
+                // Inline data was parsed as the record was: it reads.
                 Blob::In(raw) => serde_json::from_str(raw.get()).ok(),
-                Blob::At(off, len) => data.and_then(|d| d.read(*off, *len).ok()),
+                Blob::At(off, len, sum) => Some(
+                    data.ok_or("a record's data is in a base that is gone")?
+                        .read(*off, *len, *sum)?,
+                ),
             };
             posting.same = value.map(|v| head.record(v).sameness());
         }
-        posting
+        Ok(posting)
     }
 
     /// Where the record this slot holds stands in the thread's order.

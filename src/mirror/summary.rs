@@ -135,11 +135,11 @@ pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Rol
 pub(super) fn inline(slot: &Slot, data: Option<&Data>) -> Result<Slot, String> {
     let mut slot = slot.clone();
     if let Body::R(_, blob @ Blob::At(..)) = &mut slot.b {
-        let Blob::At(off, len) = *blob else {
+        let Blob::At(off, len, sum) = *blob else {
             return Err("a record's data moved".into());
         };
         let data = data.ok_or("a record's data is in a base that is gone")?;
-        let raw = String::from_utf8(data.bytes(off, len)?)
+        let raw = String::from_utf8(data.checked(off, len, sum)?)
             .map_err(|e| format!("a record's data is not text: {e}"))?;
         *blob = Blob::In(
             serde_json::value::RawValue::from_string(raw)
@@ -186,19 +186,30 @@ impl Summary {
     ) -> Result<(Summary, Vec<[u8; ID_BYTES]>), String> {
         // The one copy of trust and dedupe decides what is accepted.
         let first_signed = super::slot::first_signed(slots);
+        // A record whose data cannot be read back fails the summary (after the classify).
+        let mut failed = None;
         let parsed = slots.iter().enumerate().map(|(n, slot)| {
             // Trust is decided by `role` (classify trusts everyone here) and the order needs
             // no author or address: a long thread's are not copied.
             let mut info = slot.info_bare();
             slot.doubt(first_signed, &mut info);
             let outcome = match role(slot, trust, first_signed) {
-                Role::Record(..) => Parsed::Record(slot.posting_in(data), n),
+                Role::Record(..) => match slot.posting_in(data) {
+                    Ok(posting) => Parsed::Record(posting, n),
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                        Parsed::Skipped
+                    }
+                },
                 Role::Ignored => Parsed::NoMarker,
                 Role::Stale => Parsed::Skipped,
             };
             (info, outcome)
         });
         let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
+        if let Some(e) = failed {
+            return Err(e);
+        }
         let mut newest: std::collections::HashMap<RecordKey, usize> =
             std::collections::HashMap::new();
         let mut ids: Vec<[u8; ID_BYTES]> = Vec::with_capacity(accepted.len());

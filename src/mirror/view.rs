@@ -18,6 +18,7 @@ use crate::scan::{
 use crate::store::Unreadable;
 
 /// Which entries a scan builds.
+#[derive(Clone, Copy)]
 pub(crate) enum Keep<'a> {
     /// Every entry (`scan`, `list`).
     All,
@@ -94,6 +95,8 @@ impl View {
         // Each slot is classified as it is read, without its address (filled in below for the
         // comments an answer shows): a long thread's are not all copied at once.
         let first_signed = self.first_signed;
+        // A record whose data cannot be read back fails the scan (after the classify).
+        let mut failed = None;
         let parsed = self
             .slots
             .iter()
@@ -105,10 +108,13 @@ impl View {
                 };
                 let outcome = match &slot.b {
                     Body::R(head, blob) => match slot.doubt(first_signed, &mut info) {
-                        None => Parsed::Record(
-                            slot.posting_in(self.data.as_deref()),
-                            Src::Slot(head, blob),
-                        ),
+                        None => match slot.posting_in(self.data.as_deref()) {
+                            Ok(posting) => Parsed::Record(posting, Src::Slot(head, blob)),
+                            Err(e) => {
+                                failed.get_or_insert(e);
+                                Parsed::Skipped
+                            }
+                        },
                         Some(why) => Parsed::Refused(why, Some(head.marker())),
                     },
                     Body::N | Body::U(_) => Parsed::NoMarker,
@@ -135,6 +141,9 @@ impl View {
                 (info, outcome)
             });
         let (accepted, mut rejected) = classify(parsed, unreadable, &self.trust);
+        if let Some(e) = failed {
+            return Err(e);
+        }
         for r in &mut rejected {
             self.address(&mut r.comment);
         }
@@ -264,12 +273,12 @@ impl View {
             Src::Slot(head, Blob::In(raw)) => serde_json::from_str(raw.get())
                 .map(|data| head.record(data))
                 .map_err(|e| format!("a record's data does not read: {e}")),
-            Src::Slot(head, Blob::At(off, len)) => {
+            Src::Slot(head, Blob::At(off, len, sum)) => {
                 let data = self
                     .data
                     .as_ref()
                     .ok_or("a record's data is in a base that is gone")?;
-                Ok(head.record(data.read(*off, *len)?))
+                Ok(head.record(data.read(*off, *len, *sum)?))
             }
         }
     }

@@ -153,7 +153,7 @@ impl<'a> Fold<'a> {
             }
             Role::Record(key, id) => (key, id),
         };
-        let posting = slot.posting_in(self.data);
+        let posting = slot.posting_in(self.data)?;
         let first = match (&posting.id, posting.same) {
             (Some(id), _) => self.ids.insert(id_key(id)),
             (None, Some(same)) => self.same.insert(same),

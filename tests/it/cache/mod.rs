@@ -1,5 +1,6 @@
 //! The read cache: warm reads, the summary, private cache directories.
 
+mod base_sums;
 mod discoveries;
 mod privacy;
 mod read_cache;
