@@ -76,6 +76,10 @@ pub struct CacheEntry {
     /// (another account, whose trust differs) the number is checked again before it is used.
     #[serde(default)]
     pub token: Option<(String, String)>,
+    /// The forge, owner and repository the file was written for ([`store_key`]): a file moved or
+    /// copied under another forge's name is not believed.
+    #[serde(default)]
+    pub forge: Option<String>,
 }
 
 impl CacheEntry {
@@ -107,6 +111,8 @@ impl CacheEntry {
 #[derive(Debug, Clone)]
 pub struct DiskCache {
     path: Option<PathBuf>,
+    /// The forge, owner and repository it is for, as the file names them inside.
+    forge: String,
 }
 
 impl DiskCache {
@@ -115,6 +121,7 @@ impl DiskCache {
         let key = store_key(url, owner, repo);
         DiskCache {
             path: dir.map(|d| d.join(format!("{key}.json"))),
+            forge: format!("{url} {owner}/{repo}"),
         }
     }
 
@@ -123,10 +130,23 @@ impl DiskCache {
             return CacheEntry::default();
         };
         match crate::fsutil::read_private(path, MAX_CACHE_BYTES) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                tracing::warn!("ignoring unreadable cache {}: {e}", path.display());
-                CacheEntry::default()
-            }),
+            Ok(bytes) => match serde_json::from_slice::<CacheEntry>(&bytes) {
+                Ok(entry) if entry.forge.as_ref().is_some_and(|f| *f != self.forge) => {
+                    tracing::warn!(
+                        "ignoring cache {}: it was written for {}, not {} (moved or copied from \
+                         another forge's name); the session issue is looked up again",
+                        path.display(),
+                        entry.forge.unwrap_or_default(),
+                        self.forge
+                    );
+                    CacheEntry::default()
+                }
+                Ok(entry) => entry,
+                Err(e) => {
+                    tracing::warn!("ignoring unreadable cache {}: {e}", path.display());
+                    CacheEntry::default()
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => CacheEntry::default(),
             Err(e) => {
                 tracing::warn!("ignoring cache {}: {e}", path.display());
@@ -139,7 +159,11 @@ impl DiskCache {
     /// a hint a crash may lose (`fsutil::write_hint`).
     pub fn store(&self, entry: &CacheEntry, durable: bool) {
         let Some(path) = &self.path else { return };
-        if let Err(e) = write(path, entry, durable) {
+        let entry = CacheEntry {
+            forge: Some(self.forge.clone()),
+            ..entry.clone()
+        };
+        if let Err(e) = write(path, &entry, durable) {
             tracing::warn!(
                 "cannot update cache {}: {e}; forgestate will re-discover next time",
                 path.display()

@@ -7,6 +7,7 @@ mod read_cache;
 mod recreated_forge;
 mod signed;
 mod summary;
+mod swapped_files;
 mod token_switch;
 mod unsynced;
 mod warm_writes;
