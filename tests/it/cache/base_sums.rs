@@ -1,7 +1,8 @@
 //! The read cache's base (`<key>.mirror`) is checksummed: a byte changed on disk inside a
 //! record's data, in the index (a record's phase) or in the header line, is caught before a
-//! warm `list`, `status` or `history` believes it: the cache is rebuilt with one warning and the answer is the
-//! thread's. A base of the schema before the checksums is rebuilt without a warning.
+//! warm `list`, `status` or `history` believes it: the cache is rebuilt with one warning and the
+//! answer is the thread's. A base of the schema before the checksums is rebuilt without a
+//! warning.
 
 use crate::fake_forge;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,11 @@ fn uncached(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
         .build()
         .unwrap()
         .without_read_cache()
+}
+
+/// Every record `client` lists.
+async fn all(client: Client<AnyThread>) -> Scan {
+    client.list(&Filter::default(), None).await.unwrap()
 }
 
 /// What a list answered, comparable across clients.
@@ -93,12 +99,7 @@ async fn a_byte_changed_in_a_record_s_data_in_the_base_is_caught_before_a_warm_l
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
     let base = thread(&fake, dir.path()).await;
-    let truth = listed(
-        &uncached(&fake, dir.path())
-            .list(&Filter::default(), None)
-            .await
-            .unwrap(),
-    );
+    let truth = listed(&all(uncached(&fake, dir.path())).await);
     change(&base, "alpha-two", "alpha-twx");
 
     let client = cached(&fake, dir.path());
@@ -106,10 +107,7 @@ async fn a_byte_changed_in_a_record_s_data_in_the_base_is_caught_before_a_warm_l
     assert_eq!(listed(&warm), truth);
     rebuilt_once(&warm.warnings);
     // Rebuilt: the next warm read believes the cache again, without a warning.
-    let again = cached(&fake, dir.path())
-        .list(&Filter::default(), None)
-        .await
-        .unwrap();
+    let again = all(cached(&fake, dir.path())).await;
     assert_eq!(listed(&again), truth);
     assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     let text = std::fs::read_to_string(&base).unwrap();
@@ -121,19 +119,11 @@ async fn a_byte_changed_in_the_base_s_index_is_caught_before_a_warm_list() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
     let base = thread(&fake, dir.path()).await;
-    let truth = listed(
-        &uncached(&fake, dir.path())
-            .list(&Filter::default(), None)
-            .await
-            .unwrap(),
-    );
+    let truth = listed(&all(uncached(&fake, dir.path())).await);
     // A record's phase, in its header in the index.
     change(&base, "subtask_1_complete", "subtask_7_complete");
 
-    let warm = cached(&fake, dir.path())
-        .list(&Filter::default(), None)
-        .await
-        .unwrap();
+    let warm = all(cached(&fake, dir.path())).await;
     assert_eq!(listed(&warm), truth);
     rebuilt_once(&warm.warnings);
 }
@@ -143,18 +133,12 @@ async fn a_byte_changed_in_the_base_s_header_line_is_caught_before_a_warm_list()
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
     let base = thread(&fake, dir.path()).await;
-    let truth = uncached(&fake, dir.path())
-        .list(&Filter::default(), None)
-        .await
-        .unwrap();
+    let truth = all(uncached(&fake, dir.path())).await;
     assert!(!truth.incomplete);
     // Still JSON, the same length: a warm list would say it may have missed comments.
     change(&base, "\"incomplete\":false", "\"incomplete\":true ");
 
-    let warm = cached(&fake, dir.path())
-        .list(&Filter::default(), None)
-        .await
-        .unwrap();
+    let warm = all(cached(&fake, dir.path())).await;
     assert_eq!(listed(&warm), listed(&truth));
     assert!(
         !warm.incomplete,
@@ -201,12 +185,7 @@ async fn a_base_of_the_schema_before_checksums_is_rebuilt_without_a_warning() {
     let fake = FakeForge::start().await;
     let dir = tempfile::tempdir().unwrap();
     let base = thread(&fake, dir.path()).await;
-    let truth = listed(
-        &uncached(&fake, dir.path())
-            .list(&Filter::default(), None)
-            .await
-            .unwrap(),
-    );
+    let truth = listed(&all(uncached(&fake, dir.path())).await);
     // What the previous version wrote says schema 4.
     let text = std::fs::read_to_string(&base).unwrap();
     let (header, _) = text.split_once('\n').unwrap();
@@ -215,10 +194,7 @@ async fn a_base_of_the_schema_before_checksums_is_rebuilt_without_a_warning() {
     assert!(now > 4, "the schema moved past the base without checksums");
     change(&base, &format!("\"schema\":{now}"), "\"schema\":4");
 
-    let warm = cached(&fake, dir.path())
-        .list(&Filter::default(), None)
-        .await
-        .unwrap();
+    let warm = all(cached(&fake, dir.path())).await;
     assert_eq!(listed(&warm), truth);
     assert!(warm.warnings.is_empty(), "{:?}", warm.warnings);
     let text = std::fs::read_to_string(&base).unwrap();
