@@ -4,38 +4,20 @@
 //! answer is the thread's. A base of the schema before the checksums is rebuilt without a
 //! warning.
 
+use super::{cached, uncached};
 use crate::fake_forge;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use fake_forge::{BOT_TOKEN, FakeForge};
+use fake_forge::FakeForge;
 use forgestate::Client;
 use forgestate::backend::AnyThread;
 use forgestate::client::HistoryQuery;
 use forgestate::format::Record;
-use forgestate::mirror::ReadCache;
 use forgestate::report::StatusPolicy;
 use forgestate::scan::{Filter, Scan};
 use serde_json::{Value, json};
 
 const W: &str = "implementation-worker";
-
-fn cached(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, BOT_TOKEN, dir)
-        .read_cache(ReadCache {
-            enabled: true,
-            resync_after: Duration::from_secs(3600),
-        })
-        .build()
-        .unwrap()
-}
-
-fn uncached(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, BOT_TOKEN, dir)
-        .build()
-        .unwrap()
-        .without_read_cache()
-}
 
 /// Every record `client` lists.
 async fn all(client: Client<AnyThread>) -> Scan {

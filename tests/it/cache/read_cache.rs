@@ -4,6 +4,7 @@
 //! cached login follows the token in use; the local store's offset index notices a rewritten
 //! file, and an in-place edit of the same length.
 
+use super::{cached_as as forge, uncached_as as uncached};
 use crate::{common, fake_forge};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,23 +25,6 @@ fn cp(phase: &str, data: Value) -> Record {
 
 fn body(record: &Record) -> String {
     Renderer::embedded().unwrap().render(record).unwrap()
-}
-
-fn forge(fake: &FakeForge, token: &str, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, token, dir)
-        .read_cache(ReadCache {
-            enabled: true,
-            resync_after: Duration::from_secs(3600),
-        })
-        .build()
-        .unwrap()
-}
-
-fn uncached(fake: &FakeForge, token: &str, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, token, dir)
-        .build()
-        .unwrap()
-        .without_read_cache()
 }
 
 /// What a list answered, comparable across clients: entries and rejections with their comments.

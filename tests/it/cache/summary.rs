@@ -3,15 +3,13 @@
 //! still answers as an uncached read does when another machine writes, when a record `Id` comes
 //! back (a carried copy), when an older comment is edited, and on the local store.
 
+use super::{cached as forge, uncached};
 use crate::{common, fake_forge};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use fake_forge::{BOT_TOKEN, FakeForge};
+use fake_forge::FakeForge;
 use forgestate::Client;
-use forgestate::backend::AnyThread;
 use forgestate::format::{Kind, Record, Renderer};
-use forgestate::mirror::ReadCache;
 use forgestate::scan::Filter;
 use serde_json::{Value, json};
 
@@ -23,27 +21,6 @@ fn cp(phase: &str, data: Value) -> Record {
 
 fn body(record: &Record) -> String {
     Renderer::embedded().unwrap().render(record).unwrap()
-}
-
-fn cache() -> ReadCache {
-    ReadCache {
-        enabled: true,
-        resync_after: Duration::from_secs(3600),
-    }
-}
-
-fn forge(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, BOT_TOKEN, dir)
-        .read_cache(cache())
-        .build()
-        .unwrap()
-}
-
-fn uncached(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, BOT_TOKEN, dir)
-        .build()
-        .unwrap()
-        .without_read_cache()
 }
 
 fn base_file(dir: &Path) -> PathBuf {

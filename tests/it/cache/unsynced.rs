@@ -3,15 +3,12 @@
 //! (all a crash before the disk had it could leave: torn, empty or stale) is never read. The
 //! answer is right either way.
 
+use super::cached as forge;
 use crate::{common, fake_forge};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use fake_forge::{BOT_TOKEN, FakeForge};
-use forgestate::Client;
-use forgestate::backend::AnyThread;
+use fake_forge::FakeForge;
 use forgestate::format::Record;
-use forgestate::mirror::ReadCache;
 use forgestate::scan::Filter;
 use serde_json::{Value, json};
 
@@ -19,16 +16,6 @@ const W: &str = "implementation-worker";
 
 fn cp(phase: &str, data: Value) -> Record {
     Record::checkpoint(W, "s1", phase, data).unwrap()
-}
-
-fn forge(fake: &FakeForge, dir: &Path) -> Client<AnyThread> {
-    fake_forge::client(fake, BOT_TOKEN, dir)
-        .read_cache(ReadCache {
-            enabled: true,
-            resync_after: Duration::from_secs(3600),
-        })
-        .build()
-        .unwrap()
 }
 
 /// A forge whose thread holds three checkpoints, an hour apart (so a warm read's `since` asks
