@@ -13,7 +13,7 @@ use super::status::StatusRow;
 
 mod markers;
 
-use markers::{open_fence, span};
+use markers::{open_fence, orphan_span, span};
 
 /// The line that opens the table.
 pub const BEGIN: &str = "<!-- forgestate:status:begin (this table is rewritten by `forgestate status --publish`; edit outside the markers) -->";
@@ -67,11 +67,21 @@ pub fn table(rows: &[StatusRow], timeline: Option<&str>) -> String {
 /// the body has no real markers yet, put at the top, above the template and a blank line (where
 /// people look first, as Renovate's Dependency Dashboard). Everything outside the markers stays
 /// byte for byte. `None` when the result is `body` itself (nothing to write).
+/// A table whose end marker a person deleted is still the table, as far as its rendered blocks
+/// reach: it is replaced, not left behind as text under a new one.
 pub fn splice(body: &str, table: &str) -> Option<String> {
-    if span(body, BEGIN_PREFIX, END).is_none() && !body.trim().is_empty() {
-        return Some(format!("{table}\n\n{body}"));
-    }
-    splice_between(body, (BEGIN_PREFIX, END), table)
+    let out = match table_span(body) {
+        Some((start, end)) => format!("{}{table}{}", &body[..start], &body[end..]),
+        None if body.trim().is_empty() => table.to_string(),
+        None => format!("{table}\n\n{body}"),
+    };
+    (out != body).then_some(out)
+}
+
+/// Where the status table lies in `body`: between its markers, or, when a person deleted the
+/// end marker, from the begin marker to the end of the blocks the table is made of.
+fn table_span(body: &str) -> Option<(usize, usize)> {
+    span(body, BEGIN_PREFIX, END).or_else(|| orphan_span(body, BEGIN_PREFIX, END))
 }
 
 /// [`splice`] for any pair of markers: `block` (markers included) in place of the text from the
@@ -112,7 +122,7 @@ fn append(body: &str, markers: (&str, &str), table: &str) -> String {
 
 /// The table `body` holds between its markers, markers included, when it has one.
 pub fn current(body: &str) -> Option<&str> {
-    span(body, BEGIN_PREFIX, END).map(|(start, end)| &body[start..end])
+    table_span(body).map(|(start, end)| &body[start..end])
 }
 
 /// The owner cell: the writer that took the session over, and how many records it fenced.

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// Which marker a line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +32,104 @@ pub(super) fn span(body: &str, begin: &str, end: &str) -> Option<(usize, usize)>
         }
     }
     None
+}
+
+/// Where the table that the last real begin marker in `body` opens ends, when a person deleted
+/// its end marker: after the blocks [`super::table`] renders below that marker (the `Agents`
+/// heading, then the rows or the no-records line, then the phase heading and its diagram when
+/// they follow). `None` when no begin marker is left open or what follows it is not that shape:
+/// the text is then the person's, and kept.
+pub(super) fn orphan_span(body: &str, begin: &str, end: &str) -> Option<(usize, usize)> {
+    let start = match markers(body, begin, end).last() {
+        Some((Marker::Begin, at)) => *at,
+        _ => return None,
+    };
+    let rest = body.get(start..)?;
+    let blocks = top_level(rest, 5);
+    let heading = |b: Option<&Block>, text: &str| {
+        b.is_some_and(|b| matches!(b.kind, Kind::Heading3) && b.text.trim() == text)
+    };
+    let rows = |b: Option<&Block>| {
+        b.is_some_and(|b| match b.kind {
+            Kind::Table => true,
+            Kind::Paragraph => b.text.trim() == "No records yet.",
+            _ => false,
+        })
+    };
+    let marker = blocks
+        .first()
+        .is_some_and(|b| b.range.start == 0 && matches!(b.kind, Kind::Html));
+    if !(marker && heading(blocks.get(1), "Agents") && rows(blocks.get(2))) {
+        return None;
+    }
+    let last = if heading(blocks.get(3), "Phases in the last day")
+        && blocks.get(4).is_some_and(|b| matches!(b.kind, Kind::Code))
+    {
+        &blocks[4]
+    } else {
+        &blocks[2]
+    };
+    let tail = rest.get(..last.range.end)?.trim_end_matches(['\n', '\r']);
+    Some((start, start + tail.len()))
+}
+
+/// The kinds of top-level block the table is made of, and any other.
+enum Kind {
+    Html,
+    Heading3,
+    Table,
+    Paragraph,
+    Code,
+    Other,
+}
+
+/// A top-level block: its kind, where it lies, and its text.
+struct Block {
+    kind: Kind,
+    range: Range<usize>,
+    text: String,
+}
+
+/// The first `n` top-level blocks of `body`.
+fn top_level(body: &str, n: usize) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut depth = 0usize;
+    for (event, range) in parse(body) {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    if blocks.len() == n {
+                        break;
+                    }
+                    let kind = match tag {
+                        Tag::HtmlBlock => Kind::Html,
+                        Tag::Heading {
+                            level: HeadingLevel::H3,
+                            ..
+                        } => Kind::Heading3,
+                        Tag::Table(_) => Kind::Table,
+                        Tag::Paragraph => Kind::Paragraph,
+                        Tag::CodeBlock(CodeBlockKind::Fenced(_)) => Kind::Code,
+                        _ => Kind::Other,
+                    };
+                    blocks.push(Block {
+                        kind,
+                        range,
+                        text: String::new(),
+                    });
+                }
+                depth += 1;
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(b) = blocks.last_mut() {
+                    b.text.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    blocks
 }
 
 /// The fence (its run of backticks or tildes) of a code block `body` leaves open at its end,

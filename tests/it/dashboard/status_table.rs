@@ -284,3 +284,34 @@ async fn the_local_store_has_no_body_to_publish_to() {
     assert_eq!(e.category(), Category::Config, "{e}");
     assert!(e.to_string().contains("local store"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_whose_end_marker_a_person_deleted_is_replaced_on_the_next_publish() {
+    let fake = FakeForge::start().await;
+    let n = session(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let c = bot(&fake, dir.path());
+    let policy = StatusPolicy::default();
+    c.save(cp("a", "s1", "clone_complete"))
+        .await
+        .posted()
+        .unwrap();
+    c.publish_status(&policy).await.unwrap();
+    let cut = fake.issue_body(n).replace(dashboard::END, "");
+    fake.edit_issue_body(n, &format!("{cut}\nA person's note below.\n"));
+
+    c.save(cp("a", "s1", "subtask_1_complete"))
+        .await
+        .posted()
+        .unwrap();
+    let second = c.publish_status(&policy).await.unwrap();
+    assert!(second.written);
+    let body = fake.issue_body(n);
+    assert_eq!(body.matches(dashboard::BEGIN).count(), 1, "{body}");
+    assert_eq!(body.matches(dashboard::END).count(), 1, "{body}");
+    assert!(
+        !body.contains("| clone_complete |"),
+        "the old table stays: {body}"
+    );
+    assert!(body.contains("A person's note below."), "{body}");
+}

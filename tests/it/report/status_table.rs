@@ -168,3 +168,37 @@ fn cells_carry_no_images_links_or_mentions() {
         "&#33;&#91;x](http://evil/p.png) &#91;here](http://evil) &#64;admin"
     );
 }
+
+/// A real table for one pair at `phase`, with a phase diagram below it when `timeline`.
+fn rendered(phase: &str, timeline: bool) -> String {
+    let entry = Entry {
+        fenced: false,
+        record: Record::checkpoint("a", "s", phase, json!({})).unwrap(),
+        comment: CommentInfo::at(Some(1), "bot", Utc::now()),
+    };
+    let rows = status(
+        &[entry],
+        Utc::now(),
+        &StatusPolicy::default(),
+        &ResumeMap::default(),
+    );
+    let gantt = "```mermaid\ngantt\n    dateFormat X\n    section a · s\n    p : 0, 1\n```\n";
+    table(&rows, timeline.then_some(gantt))
+}
+
+#[test]
+fn a_table_whose_end_marker_a_person_deleted_is_replaced_not_left_as_text() {
+    for (timeline, old) in [
+        (false, rendered("old_phase", false)),
+        (true, rendered("old_phase", true)),
+        (false, table(&[], None)),
+    ] {
+        let cut = old.strip_suffix(END).unwrap().trim_end();
+        let body = format!("Intro\n\n{cut}\n\nA person's text after.\n");
+        let new = rendered("new_phase", timeline);
+        let out = splice(&body, &new).unwrap();
+        assert_eq!(out, format!("Intro\n\n{new}\n\nA person's text after.\n"));
+        assert_eq!(current(&body).map(|t| t.trim_end()), Some(cut));
+        assert_eq!(splice(&out, &new), None);
+    }
+}
