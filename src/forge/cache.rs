@@ -210,9 +210,33 @@ static WARNED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 /// `None` when it may (a directory not made yet is created private when first written).
 pub fn dir_problem(dir: &Path) -> Option<String> {
     match crate::fsutil::check_private_dir(dir, RISK) {
-        Ok(()) => None,
+        Ok(()) => not_writable(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => Some(e.to_string()),
+    }
+}
+
+/// Why our own directory `dir` cannot take cache files: its mode denies its owner writing or
+/// entering it (a `chmod 500`), so every write would fail, on every run. Read from the mode
+/// bits, so that the answer is the same for root, whom the kernel would let write.
+fn not_writable(dir: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir).ok()?.permissions().mode() & 0o7777;
+        (mode & 0o300 != 0o300).then(|| {
+            format!(
+                "{} is not writable by you (mode {mode:o}), so nothing can be cached there; run \
+                 `chmod 700 {}`",
+                dir.display(),
+                dir.display()
+            )
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
     }
 }
 

@@ -258,3 +258,29 @@ async fn a_cache_dir_or_cache_file_another_account_owns_is_not_trusted() {
     assert!(fake.comments_on(decoy).is_empty());
     assert_eq!(fake.comments_on(session).len(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cache_dir_its_owner_may_not_write_is_named_by_doctor_and_not_used() {
+    let fake = FakeForge::start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let home = d.join("home");
+    checkpoint(&fake, d, &home, TRUE_PHASE);
+    let dir = home.join("forgestate");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+
+    let out = run(&fake, d, &home, "doctor");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("cache"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("not used") && line.contains("not writable by you (mode 500)"),
+        "{text}"
+    );
+    let (phase, err) = resume_phase(&fake, d, &home);
+    assert_eq!(phase, TRUE_PHASE, "{err}");
+    assert_eq!(warnings_naming(&err, &dir), 1, "{err}");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
