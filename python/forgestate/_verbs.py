@@ -1087,11 +1087,14 @@ class Step:
     changes: Optional[List[Change]] = None
     #: The comment holding it (absent while it waits in this machine's outbox).
     comment_id: Optional[int] = None
+    #: Written by a writer after another one took the session over: every reader ignores it
+    #: (`resume` never answers from it). Printed only when set.
+    fenced: bool = False
     #: Set when `parent` is a record of another session: this record starts a fork.
     forked_from: Optional[Origin] = None
     #: The session issue holding that comment (`None` on the local store and while queued).
     issue: Optional[int] = None
-    #: `checkpoint` or `health`.
+    #: `checkpoint`, `health`, `end` or `takeover`.
     kind: str = ""
     #: Its position in the listed history, from 1.
     n: int = 0
@@ -1125,6 +1128,7 @@ class Step:
             blockers=doc.get("blockers") or [],
             changes=_many(Change, doc.get("changes"), None),
             comment_id=doc.get("comment_id"),
+            fenced=doc.get("fenced") is True,
             forked_from=_one(Origin, doc.get("forked_from")),
             issue=doc.get("issue"),
             kind=doc.get("kind") or "",

@@ -45,7 +45,7 @@ pub struct Step {
     pub comment_id: Option<u64>,
     /// The session issue holding that comment (`None` on the local store and while queued).
     pub issue: Option<u64>,
-    /// `checkpoint` or `health`.
+    /// `checkpoint`, `health`, `end` or `takeover`.
     pub kind: Kind,
     /// The agent that wrote it.
     pub agent: String,
@@ -73,6 +73,10 @@ pub struct Step {
     pub next: Option<String>,
     /// Handoff: the blockers.
     pub blockers: Vec<String>,
+    /// Written by a writer after another one took the session over: every reader ignores it
+    /// (`resume` never answers from it). Printed only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fenced: bool,
     /// With `diff`: for a checkpoint, the changes from the agent's previous checkpoint in this
     /// session (for the first, from the fork's origin, else from an empty object).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,6 +198,7 @@ pub fn history(
             forked_from,
             next: r.next.clone(),
             blockers: r.blockers.clone(),
+            fenced: e.fenced,
             changes,
         });
         previous = Some(posted);

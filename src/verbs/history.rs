@@ -163,7 +163,8 @@ mod cli {
             s.phase
                 .clone()
                 .or_else(|| s.status.clone())
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                + if s.fenced { " (fenced)" } else { "" },
             s.resume_point.clone().unwrap_or_else(|| "-".into()),
         ]
     }

@@ -148,6 +148,9 @@ impl super::cli::Command for ListVerb {
         for e in &scan.records {
             let r = &e.record;
             let mut detail = super::cli::record::what(e);
+            if e.fenced {
+                detail.push_str(" (fenced)");
+            }
             if e.comment.edited {
                 detail.push_str(" (edited)");
             } else if e.comment.pending {

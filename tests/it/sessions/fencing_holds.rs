@@ -243,3 +243,30 @@ async fn fork_at_a_fenced_record_is_refused_as_bad_data() {
         assert_eq!(world.records(), before, "{name}: nothing was posted");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn list_and_history_mark_the_fenced_record_as_text_and_json() {
+    for world in World::both().await {
+        let name = world.name();
+        let (_, late) = taken_over_with_a_late_write(&world);
+        for line in ["list --session s", "history --session s"] {
+            let out = run(&world, None, line);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let marked: Vec<&str> = text.lines().filter(|l| l.contains("(fenced)")).collect();
+            assert_eq!(marked.len(), 1, "{name} {line}: {text}");
+            assert!(
+                marked[0].contains("fenced (fenced)") || marked[0].contains("phase=fenced"),
+                "{name} {line}: the late record is the one marked: {text}"
+            );
+        }
+        let history = ok(&world, None, "history --session s");
+        let fenced: Vec<u64> = history["records"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .filter(|s| s["fenced"] == true)
+            .map(|s| s["comment_id"].as_u64().unwrap_or_default())
+            .collect();
+        assert_eq!(fenced, [late], "{name}: {history}");
+    }
+}
