@@ -34,7 +34,7 @@ pub struct RepoRef {
 }
 
 impl RepoRef {
-    fn path(&self, rest: &str) -> String {
+    pub(crate) fn path(&self, rest: &str) -> String {
         format!("repos/{}/{}/{rest}", self.owner, self.repo)
     }
 }

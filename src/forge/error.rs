@@ -159,6 +159,23 @@ pub enum ForgeError {
         /// What its `X-Total-Count` said.
         total: u64,
     },
+    /// The session issue's own list held fewer comments than the issue counts, read twice (the
+    /// list sends every plain comment in one answer, and the issue's `comments` counts them):
+    /// a server or proxy cut it short or served an old copy.
+    #[error(
+        "{call}: the forge listed {seen} comments, but the issue counts {count}; a server or \
+         proxy in front of it is cutting the list short or serving an old copy of it, and \
+         forgestate never answers from part of a thread: check the proxy's response size limits \
+         and caching, or report it"
+    )]
+    ShortList {
+        /// The request that came back short.
+        call: Call,
+        /// The elements the answer held.
+        seen: u64,
+        /// The issue's `comments`.
+        count: u64,
+    },
     /// The client could not be set up (a bad URL, refused settings); nothing was sent.
     #[error("{0}")]
     Setup(String),
@@ -232,6 +249,7 @@ impl ForgeError {
                 | ForgeError::TooLarge { .. }
                 | ForgeError::Decode { .. }
                 | ForgeError::Incomplete { .. }
+                | ForgeError::ShortList { .. }
                 | ForgeError::Tls { .. }
                 | ForgeError::Setup(_)
                 | ForgeError::NoSessionIssue(_)

@@ -11,7 +11,10 @@ use chrono::{DateTime, Utc};
 use super::MARGIN;
 use super::read::{Wide, comment_issue, unreadable_issue, usable};
 use crate::forge::ForgeThread;
-use crate::forge::error::ForgeError;
+use std::collections::BTreeSet;
+
+use crate::forge::decode::Filter;
+use crate::forge::error::{Call, ForgeError};
 use crate::forge::http::ForgeClient;
 use crate::forge::models::{CommentList, Issue, IssueNumber};
 use crate::store::Keep;
@@ -77,6 +80,7 @@ impl ForgeThread {
         keep: &Keep,
     ) -> Result<CommentList, ForgeError> {
         let repo = &self.settings.repo;
+        let mut counted = None;
         let opened = match self.cached().opened {
             Some((number, opened, _)) if number == n.0 => opened,
             _ => {
@@ -84,6 +88,7 @@ impl ForgeThread {
                 self.note_opened(&issue);
                 self.note_count(&issue);
                 self.warn_if_edited(&issue);
+                counted = Some(issue.comments);
                 issue.created_at
             }
         };
@@ -93,6 +98,13 @@ impl ForgeThread {
             c.comments_keeping(repo, n, None, self.filter(keep))
         );
         let ((plan, walk), mut list) = (plan?, head?);
+        let count = walk
+            .iter()
+            .flatten()
+            .find(|issue| issue.number == n)
+            .map(|issue| issue.comments)
+            .or(counted);
+        self.check_count(c, n, count, list.seen).await?;
         let whole = self.unfinished(c, n, walk.as_deref()).await?;
         let mut others = match plan {
             Plan::Own { strays } => self.read_strays(c, Some(since), &strays, keep).await?,
@@ -130,6 +142,46 @@ impl ForgeThread {
         merge(&mut list, others);
         self.keep_members(c, n, &mut list, (since, keep)).await?;
         Ok(list)
+    }
+
+    /// The head `n`'s list, which held `seen` elements, against the issue's comment `count`:
+    /// the list sends every plain comment in one answer and the count counts them (ENDPOINTS.md
+    /// §3.9, §4.2), so fewer is a list cut short (a proxy, an old copy) that its missing
+    /// `X-Total-Count` did not reveal. The count was asked with the list, so a comment posted
+    /// between the two answers is not a cut: the list is asked once more, after the count, and
+    /// counted only (every body skipped unread).
+    async fn check_count(
+        &self,
+        c: &ForgeClient,
+        n: IssueNumber,
+        count: Option<i64>,
+        seen: usize,
+    ) -> Result<(), ForgeError> {
+        let Some(count) = count.and_then(|count| u64::try_from(count).ok()) else {
+            return Ok(());
+        };
+        if count <= seen as u64 {
+            return Ok(());
+        }
+        let counting = Filter {
+            drop_issues: BTreeSet::from([n.0]),
+            ..Filter::all()
+        };
+        let repo = &self.settings.repo;
+        let again = c
+            .comments_keeping(repo, n, None, async { Ok(counting) })
+            .await?;
+        if count <= again.seen as u64 {
+            return Ok(());
+        }
+        Err(ForgeError::ShortList {
+            call: Call {
+                method: "GET",
+                path: repo.path(&format!("issues/{}/comments", n.0)),
+            },
+            seen: again.seen as u64,
+            count,
+        })
     }
 
     /// How to read the members other than the head `n`, and the issues updated since `since`

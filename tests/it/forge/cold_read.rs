@@ -268,3 +268,71 @@ async fn a_read_through_the_head_s_own_list_says_so_in_the_answer() {
         mcp.cancel().await.unwrap();
     }
 }
+
+/// An answer of `items` with no `X-Total-Count` (a proxy or cache that strips headers).
+fn headerless(items: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_raw(items.to_string(), "application/json;charset=utf-8")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_list_shorter_than_its_issue_s_count_is_an_error_never_a_stale_answer() {
+    // The newest comment dropped, then every comment, with no header to tell.
+    for shown in [2, 0] {
+        let fake = FakeForge::start().await;
+        let n = session(&fake);
+        saved(
+            &fake,
+            &["clone_complete", "subtask_1_complete", "subtask_2_complete"],
+        )
+        .await;
+        let dir = tempfile::tempdir().unwrap();
+        let warm = cold(&fake, dir.path());
+        assert_eq!(
+            warm.resume("w", "s").await.unwrap().resume.phase,
+            "subtask_2_complete"
+        );
+        let items = {
+            let s = fake.state();
+            let items: Vec<String> = s
+                .comments
+                .iter()
+                .filter(|c| c.issue == n)
+                .take(shown)
+                .map(|c| fake_forge::views::comment_text(&s, c))
+                .collect();
+            format!("[{}]", items.join(","))
+        };
+        Mock::given(method("GET"))
+            .and(path_regex(ONE_ISSUE))
+            .respond_with(headerless(&items))
+            .with_priority(1)
+            .mount(&fake.server)
+            .await;
+        let fresh = tempfile::tempdir().unwrap();
+        for (what, got) in [
+            ("cold", cold(&fake, fresh.path()).resume("w", "s").await),
+            ("refreshed", {
+                warm.refresh();
+                warm.resume("w", "s").await
+            }),
+        ] {
+            let err = match got {
+                Ok(got) => panic!("{what} {shown}: answered from part of the thread: {got:?}"),
+                Err(e) => e,
+            };
+            assert_eq!(
+                err.category(),
+                forgestate::Category::Config,
+                "{what}: {err}"
+            );
+            assert!(
+                err.to_string().contains("the issue counts 3"),
+                "{what}: {err}"
+            );
+        }
+        let out = Bin::new(fresh.path())
+            .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+            .line("resume --agent w --session s --json");
+        assert_eq!(out.status.code(), Some(78), "{}", stderr(&out));
+    }
+}
