@@ -103,6 +103,14 @@ fn plant_mirror(dir: &Path) -> [PathBuf; 2] {
     [base, delta]
 }
 
+/// `doctor`'s line about the cache.
+fn doctor_cache_line(fake: &FakeForge, cwd: &Path, cache_home: &Path) -> String {
+    let out = run(fake, cwd, cache_home, "doctor");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("cache"));
+    line.unwrap_or(&text).to_string()
+}
+
 fn warnings_naming(err: &str, dir: &Path) -> usize {
     let name = dir.display().to_string();
     err.lines()
@@ -172,15 +180,10 @@ async fn a_world_writable_cache_dir_with_planted_files_changes_nothing_with_one_
     );
 
     // doctor says why the cache is not used.
-    let out = run(&fake, d, &bad_home, "doctor");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text
-        .lines()
-        .find(|l| l.contains("cache"))
-        .unwrap_or_default();
+    let line = doctor_cache_line(&fake, d, &bad_home);
     assert!(
         line.contains("not used") && line.contains("writable by others"),
-        "{text}"
+        "{line}"
     );
 }
 
@@ -269,15 +272,10 @@ async fn a_cache_dir_its_owner_may_not_write_is_named_by_doctor_and_not_used() {
     let dir = home.join("forgestate");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
 
-    let out = run(&fake, d, &home, "doctor");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text
-        .lines()
-        .find(|l| l.contains("cache"))
-        .unwrap_or_default();
+    let line = doctor_cache_line(&fake, d, &home);
     assert!(
         line.contains("not used") && line.contains("not writable by you (mode 500)"),
-        "{text}"
+        "{line}"
     );
     let (phase, err) = resume_phase(&fake, d, &home);
     assert_eq!(phase, TRUE_PHASE, "{err}");

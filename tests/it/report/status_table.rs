@@ -13,18 +13,7 @@ use serde_json::json;
 fn cell(agent: &str) -> String {
     let mut record = Record::checkpoint("a", "s", "p", json!({})).unwrap();
     record.agent = agent.to_string();
-    let entry = Entry {
-        fenced: false,
-        record,
-        comment: CommentInfo::at(Some(1), "bot", Utc::now()),
-    };
-    let rows = status(
-        &[entry],
-        Utc::now(),
-        &StatusPolicy::default(),
-        &ResumeMap::default(),
-    );
-    let table = table(&rows, None);
+    let table = table(&rows_of(record), None);
     let row = table
         .lines()
         .skip_while(|l| !l.starts_with("|---"))
@@ -36,6 +25,21 @@ fn cell(agent: &str) -> String {
         .split_once(" | s | ")
         .unwrap();
     first.to_string()
+}
+
+/// The status rows of a thread holding `record` alone, posted now.
+fn rows_of(record: Record) -> Vec<forgestate::report::StatusRow> {
+    let entry = Entry {
+        fenced: false,
+        record,
+        comment: CommentInfo::at(Some(1), "bot", Utc::now()),
+    };
+    status(
+        &[entry],
+        Utc::now(),
+        &StatusPolicy::default(),
+        &ResumeMap::default(),
+    )
 }
 
 fn t(text: &str) -> String {
@@ -171,17 +175,7 @@ fn cells_carry_no_images_links_or_mentions() {
 
 /// A real table for one pair at `phase`, with a phase diagram below it when `timeline`.
 fn rendered(phase: &str, timeline: bool) -> String {
-    let entry = Entry {
-        fenced: false,
-        record: Record::checkpoint("a", "s", phase, json!({})).unwrap(),
-        comment: CommentInfo::at(Some(1), "bot", Utc::now()),
-    };
-    let rows = status(
-        &[entry],
-        Utc::now(),
-        &StatusPolicy::default(),
-        &ResumeMap::default(),
-    );
+    let rows = rows_of(Record::checkpoint("a", "s", phase, json!({})).unwrap());
     let gantt = "```mermaid\ngantt\n    dateFormat X\n    section a · s\n    p : 0, 1\n```\n";
     table(&rows, timeline.then_some(gantt))
 }
