@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import uuid
 from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +60,7 @@ except ImportError:  # older langgraph-checkpoint: the order writes were given i
 
 
 from .client import AsyncClient, Client
-from .errors import DataError, Offline, StorageError
+from .errors import DataError, Fenced, Offline, StorageError
 
 __all__ = ["ForgeStateSaver"]
 
@@ -82,13 +83,16 @@ _MAX_NAME = 200
 class ForgeStateSaver(BaseCheckpointSaver):
     """LangGraph's checkpointer over forgestate: ``ForgeStateSaver(forgestate.Client(...))``.
 
-    ``agent`` names the writer in the thread (default ``langgraph``). The saver is safe to use
+    ``agent`` names the writer in the thread (default ``langgraph``); ``writer`` the saver's
+    writer (default ``FORGESTATE_WRITER``, else one of its own): once another writer took a
+    thread over, its next read or ``put`` raises :class:`forgestate.Fenced` (docs/langgraph.md,
+    "Ownership"). The saver is safe to use
     from several threads (the client serialises its calls) and from asyncio: the ``a*`` methods
     run the same steps with an :class:`~forgestate.AsyncClient` of the same settings, so the
     event loop never waits on a call (no thread per call)."""
 
     def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None,
-                 check_owner: bool = False) -> None:
+                 check_owner: bool = False, writer: Optional[str] = None) -> None:
         super().__init__(serde=serde)
         if not isinstance(client, Client):
             raise TypeError("ForgeStateSaver needs a forgestate.Client")
@@ -102,12 +106,21 @@ class ForgeStateSaver(BaseCheckpointSaver):
         self.aclient = client._copy(AsyncClient)
         self.agent = agent
         self.writes_agent = f"{agent}.writes"
-        #: This saver's writer (the ``Writer:`` of every record it posts): one per saver, so two
-        #: savers on one thread are two writers, and :meth:`take_over` fences the other out.
-        self.writer = f"langgraph-{uuid.uuid4().hex[:16]}"
+        #: This saver's writer (the ``Writer:`` of every record it posts): ``writer``, else
+        #: ``FORGESTATE_WRITER`` (the writer a supervisor handed the thread to with ``resume
+        #: --take-over --writer NAME``), else one of its own, so two savers on one thread are two
+        #: writers and :meth:`take_over` fences the other out (docs/langgraph.md, "Ownership").
+        self.writer = (writer or os.environ.get("FORGESTATE_WRITER", "")).strip() or (
+            f"langgraph-{uuid.uuid4().hex[:16]}"
+        )
         #: Every ``put`` reads the thread first (one more request) and raises
-        #: :class:`forgestate.Fenced`, posting nothing, once another saver took the thread over.
+        #: :class:`forgestate.Fenced`, posting nothing, once another saver took the thread over
+        #: (without it, a ``put`` raises once a read of this saver saw the takeover).
         self.check_owner = check_owner
+        #: (thread, agent) -> the newest takeover this saver's reads saw: (owner, when, its id),
+        #: or ``None`` when a read of the pair found none. A ``put`` to a pair another writer
+        #: owns raises :class:`forgestate.Fenced` instead of posting what every reader ignores.
+        self._owners: Dict[Tuple[str, str], Optional[Tuple[str, str, str]]] = {}
         self._ready = False
 
     # -- names ---------------------------------------------------------------------------
@@ -175,6 +188,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     def _index(self, index: "_Index", r: Any) -> bool:
         """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
+        if r.kind == "takeover" and self._ours(r.agent) and r.writer:
+            # Thread order: the newest takeover of the pair is the last one seen.
+            self._owners[(r.session, r.agent)] = (r.writer, r.time, r.id or "")
+            return False
         if r.kind != "checkpoint" or not self._ours(r.agent):
             return False
         if r.fenced:
@@ -200,6 +217,38 @@ class ForgeStateSaver(BaseCheckpointSaver):
         index.add(r.session, r.id, r.agent, doc)
         return True
 
+    def _learn_owner(self, thread_id: str, agent: str, owner: Any) -> None:
+        """Keeps what a read of the pair said about its owner (a ``Takeover``, or none)."""
+        if owner is not None and owner.owner:
+            self._owners[(thread_id, agent)] = (owner.owner, owner.at, owner.record_id or "")
+        else:
+            self._owners[(thread_id, agent)] = None
+
+    def _refuse_fenced(self, thread_id: str, ns: str, agents: Sequence[str]) -> None:
+        """Raises :class:`forgestate.Fenced` when a read of this saver saw another writer take
+        one of ``agents``' pairs of the thread over: every reader would ignore what it posts."""
+        for agent in agents:
+            known = self._owners.get((thread_id, agent))
+            if known is not None and known[0] != self.writer:
+                owner, at, takeover = known
+                raise Fenced(
+                    f"fenced: thread {thread_id} was taken over by writer {owner} (at {at}, "
+                    f"takeover record {takeover}); this saver writes as {self.writer}, so every "
+                    f"reader would ignore its checkpoints, and nothing was posted. "
+                    f"{self._continue_hint(thread_id, ns, owner)}"
+                )
+
+    def _continue_hint(self, thread_id: str, ns: str, owner: Optional[str]) -> str:
+        ns_arg = f", {ns!r}" if ns else ""
+        as_owner = (
+            f"; or run it as the owner: ForgeStateSaver(client, writer={owner!r}) or "
+            f"FORGESTATE_WRITER={owner}" if owner else ""
+        )
+        return (
+            f"To continue the thread with this saver, take it over: "
+            f"saver.take_over({thread_id!r}{ns_arg}){as_owner}"
+        )
+
     def _newest(self, thread_id: str, ns: str) -> Steps:
         """The thread's newest checkpoint of ``ns`` and its pending writes from ``latest``
         answers (the read cache's summary: no scan of the thread), or ``None`` when that
@@ -210,7 +259,16 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if _GLOB & set(thread_id + agent):
             return None
         yield from self._init()
-        newest = (yield ("latest", dict(agent=agent, session=thread_id, kind="checkpoint"))).record
+        # `resume` answers the newest unfenced checkpoint as `latest` does, in the same one
+        # read, names the pair's owner when it was taken over, and refuses a writer that wrote
+        # to the pair before another took it over (a run would post only what readers ignore).
+        try:
+            resumed = yield ("resume", dict(agent=agent, session=thread_id, writer=self.writer))
+        except Fenced as e:
+            raise Fenced(f"{e.message}. {self._continue_hint(thread_id, ns, None)}",
+                         code=e.code, reason=e.reason) from e
+        self._learn_owner(thread_id, agent, resumed.owner)
+        newest = resumed.checkpoint
         if newest is None:
             return _Index()
         index = _Index()
@@ -519,6 +577,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         parent: Optional[str] = None,
         hidden: Sequence[Any] = (),
     ) -> Steps:
+        ns = doc["ns"]
+        self._refuse_fenced(thread_id, ns, [agent, self.agent_for(ns)])
         yield from self._init()
         yield from self._refuse_hidden_secrets(thread_id, hidden)
         doc["digest"] = _digest(doc)
@@ -527,6 +587,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
                                               data={KEY: doc}, id=record_id, parent=parent,
                                               writer=self.writer,
                                               check_owner=self.check_owner))
+        except Fenced as e:
+            # `check_owner`'s refusal: the CLI's words, and how to go on with a saver.
+            raise Fenced(f"{e.message}. {self._continue_hint(thread_id, ns, None)}",
+                         code=e.code, reason=e.reason) from e
         except DataError as e:
             if "byte limit" not in str(e):
                 raise
@@ -582,8 +646,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def take_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
         """Makes this saver the only writer of ``thread_id`` (namespace ``checkpoint_ns``): a
         ``[TAKEOVER]`` record for its checkpoints and one for its pending writes. From then on
-        every reader ignores what another saver posts to the thread, and that saver's next
-        ``put`` (with ``check_owner``) raises :class:`forgestate.Fenced`."""
+        every reader ignores what another saver posts to the thread, and that saver's next read
+        of it (``get_tuple``) or ``put`` raises :class:`forgestate.Fenced`."""
         self._drive(self._take_over(thread_id, checkpoint_ns))
 
     async def atake_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
@@ -592,8 +656,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def _take_over(self, thread_id: str, ns: str) -> Steps:
         yield from self._init()
         for agent in (self.agent_for(ns), self.writes_agent):
-            yield ("resume", dict(agent=agent, session=str(thread_id), take_over=True,
-                                  writer=self.writer))
+            taken = yield ("resume", dict(agent=agent, session=str(thread_id), take_over=True,
+                                          writer=self.writer))
+            self._learn_owner(str(thread_id), agent, taken.owner)
 
     def delete_thread(self, thread_id: str) -> None:
         """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""

@@ -385,10 +385,18 @@ def test_write_ownership_capability(client: Client, tmp_path: Path) -> None:
     # The async face too.
     with pytest.raises(Fenced):
         asyncio.run(old.aput(latest, _checkpoint({"n": 98}), {"source": "loop", "step": 3}, {}))
-    # Without check_owner the old saver's put still posts, and no reader, fresh or warm, resumes
-    # from it.
+    # Without check_owner the old saver, which read the thread since the takeover, refuses too
+    # (no second request): nothing is posted that every reader would ignore.
     old.check_owner = False
-    old.put(first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
+    posted = len(client.list(session=thread).records)
+    with pytest.raises(Fenced) as e:
+        old.put(first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
+    assert new.writer in str(e.value) and f"take_over({thread!r})" in str(e.value)
+    assert len(client.list(session=thread).records) == posted
+    # A saver of the old writer that has not read the thread since the takeover (the moment
+    # between a read and a put) still posts, and no reader, fresh or warm, resumes from it.
+    ForgeStateSaver(client, writer=old.writer).put(
+        first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
     fresh_client = client._copy()
     try:
         for reader in (new, ForgeStateSaver(fresh_client)):
