@@ -29,6 +29,7 @@ import json
 import logging
 import math
 import os
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         self.client = client
         #: The same settings for the ``a*`` methods: a child of its own, driven by asyncio.
         self.aclient = client._copy(AsyncClient)
-        self.agent = agent
+        self.agent = agent = unicodedata.normalize("NFC", agent)
         self.writes_agent = f"{agent}.writes"
         #: This saver's writer (the ``Writer:`` of every record it posts): ``writer``, else
         #: ``FORGESTATE_WRITER`` (the writer a supervisor handed the thread to with ``resume
@@ -344,8 +345,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def _get_tuple(self, config: RunnableConfig) -> Steps:
         """The checkpoint ``config`` names, or the thread's newest in its namespace (thread
         order, as every forgestate read: LangGraph's largest id whenever writers' clocks agree)."""
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         wanted = get_checkpoint_id(config)
         index = yield from self._newest(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {}) if index is not None else {}
@@ -375,8 +376,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         read of the namespace's chain instead of one read per ancestor."""
         if not channels:
             return {}
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         index = yield from self._chain(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {})
         wanted = get_checkpoint_id(config) or (next(reversed(found)) if found else None)
@@ -416,7 +417,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Checkpoints newest first (thread order): of ``config``'s thread (and namespace, when
         it names one), or of every thread; ``filter`` matches metadata, ``before`` keeps the
         checkpoints whose ids sort before its id (LangGraph's ids sort by creation time)."""
-        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        thread_id = _thread(config["configurable"]["thread_id"]) if config else None
         index = self._drive(self._read(thread_id))
         yield from self._listed(index, config, filter, before, limit)
 
@@ -428,7 +429,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         before: Optional[RunnableConfig] = None,
         limit: Optional[int] = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        thread_id = _thread(config["configurable"]["thread_id"]) if config else None
         index = await self._adrive(self._read(thread_id))
         for tup in self._listed(index, config, filter, before, limit):
             yield tup
@@ -442,6 +443,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         limit: Optional[int],
     ) -> Iterator[CheckpointTuple]:
         ns_wanted = config["configurable"].get("checkpoint_ns") if config else None
+        ns_wanted = _ns(ns_wanted) if ns_wanted is not None else None
         id_wanted = get_checkpoint_id(config) if config else None
         before_id = get_checkpoint_id(before) if before else None
         left = limit
@@ -491,8 +493,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> Steps:
         """Posts ``checkpoint`` as one ``[CHECKPOINT]`` record (one request to a forge)."""
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         parent = config["configurable"].get("checkpoint_id")
         rest = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         values = checkpoint.get("channel_values") or {}
@@ -546,8 +548,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ) -> Steps:
         if not writes:
             return
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         checkpoint_id = config["configurable"]["checkpoint_id"]
         hidden: List[Any] = []
         doc = {
@@ -654,11 +656,12 @@ class ForgeStateSaver(BaseCheckpointSaver):
         await self._adrive(self._take_over(thread_id, checkpoint_ns))
 
     def _take_over(self, thread_id: str, ns: str) -> Steps:
+        thread_id, ns = _thread(thread_id), _ns(ns)
         yield from self._init()
         for agent in (self.agent_for(ns), self.writes_agent):
-            taken = yield ("resume", dict(agent=agent, session=str(thread_id), take_over=True,
+            taken = yield ("resume", dict(agent=agent, session=thread_id, take_over=True,
                                           writer=self.writer))
-            self._learn_owner(str(thread_id), agent, taken.owner)
+            self._learn_owner(thread_id, agent, taken.owner)
 
     def delete_thread(self, thread_id: str) -> None:
         """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""
@@ -668,8 +671,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
         await self._adrive(self._delete_thread(thread_id))
 
     def _delete_thread(self, thread_id: str) -> Steps:
-        index = yield from self._read(str(thread_id))
-        yield from self._delete(index.ids_of(str(thread_id)), f"delete_thread({thread_id})")
+        thread_id = _thread(thread_id)
+        index = yield from self._read(thread_id)
+        yield from self._delete(index.ids_of(thread_id), f"delete_thread({thread_id})")
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``keep_latest`` keeps each namespace's newest checkpoint (and its writes);
@@ -683,16 +687,16 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}: use keep_latest or delete")
         doomed: List[str] = []
-        for tid in thread_ids:
-            index = yield from self._read(str(tid))
+        for tid in map(_thread, thread_ids):
+            index = yield from self._read(tid)
             if strategy == "delete":
-                doomed += index.ids_of(str(tid))
+                doomed += index.ids_of(tid)
                 continue
             keep = set()
             for (t, ns), found in index.checkpoints.items():
-                if t == str(tid) and found:
+                if t == tid and found:
                     keep |= {(ns, cid) for cid in self._kept_chain(found)}
-            doomed += index.ids_of(str(tid), lambda ns, cid: (ns, cid) not in keep)
+            doomed += index.ids_of(tid, lambda ns, cid: (ns, cid) not in keep)
         yield from self._delete(doomed, "prune")
 
     def _kept_chain(self, found: Mapping[str, "_Stored"]) -> List[str]:
@@ -750,7 +754,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Copies every checkpoint and write of the source thread to the target, each by
         forgestate's ``fork``: the copies keep their checkpoint ids, and ``history`` of the
         target shows each as forked from its source record."""
-        src, dst = str(source_thread_id), str(target_thread_id)
+        src, dst = _thread(source_thread_id), _thread(target_thread_id)
         if (yield from self._read(dst)).order.get(dst):
             raise DataError(
                 f"copy_thread: thread {dst} already holds checkpoints; a copy over them would "
@@ -889,6 +893,24 @@ class _Index:
 
 
 # -- encoding --------------------------------------------------------------------------------
+
+
+def _thread(thread_id: Any) -> str:
+    """A LangGraph thread id as the session name forgestate stores: NFC, as the CLI normalizes
+    every name (so ``"cafe\u0301"`` and ``"caf\u00e9"`` are one thread); one too long for a
+    name is a :class:`DataError` (docs/langgraph.md, "Names")."""
+    name = unicodedata.normalize("NFC", str(thread_id))
+    if len(name) > _MAX_NAME:
+        raise DataError(
+            f"thread_id {name[:40]!r}... is {len(name)} characters long; a forgestate session "
+            f"name (the thread id) is at most {_MAX_NAME}: use a shorter thread id, or a hash of it"
+        )
+    return name
+
+
+def _ns(checkpoint_ns: Any) -> str:
+    """A checkpoint namespace, NFC like every name (it names the namespace's agent)."""
+    return unicodedata.normalize("NFC", str(checkpoint_ns or ""))
 
 
 def _config(thread_id: str, ns: str, checkpoint_id: Optional[str]) -> RunnableConfig:
