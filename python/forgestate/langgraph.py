@@ -61,7 +61,7 @@ except ImportError:  # older langgraph-checkpoint: the order writes were given i
 
 
 from .client import AsyncClient, Client
-from .errors import DataError, Fenced, Offline, StorageError
+from .errors import ConfigError, DataError, Fenced, Offline, StorageError
 
 __all__ = ["ForgeStateSaver"]
 
@@ -79,6 +79,8 @@ _EXACT_INT = 2**53
 #: Characters a forgestate name may not hold (globs) and the longest name it takes.
 _GLOB = set("*?[]{}")
 _MAX_NAME = 200
+#: Verbs that never open the store (a ``ConfigError`` of theirs is never a missing issue).
+_NO_STORE = frozenset({"render", "parse"})
 
 
 class ForgeStateSaver(BaseCheckpointSaver):
@@ -122,6 +124,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         #: or ``None`` when a read of the pair found none. A ``put`` to a pair another writer
         #: owns raises :class:`forgestate.Fenced` instead of posting what every reader ignores.
         self._owners: Dict[Tuple[str, str], Optional[Tuple[str, str, str]]] = {}
+        #: A call of this saver reached the store: a ``ConfigError`` is no longer taken for a
+        #: repository with no session issue yet (see :meth:`_drive`).
         self._ready = False
 
     # -- names ---------------------------------------------------------------------------
@@ -150,18 +154,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- reading the thread --------------------------------------------------------------
 
-    def _init(self) -> Steps:
-        """Finds (or, on a forge, creates) the session issue once per saver, as ``forgestate
-        init`` does: a graph's first call is a read, and a new repository has no thread yet."""
-        if not self._ready:
-            try:
-                yield ("init", {})
-            except Offline:
-                # A forge down when the process starts: saves spool to the outbox and reads
-                # answer from this machine's copy, as every verb's do; init is asked again.
-                return
-            self._ready = True
-
     def _read(
         self,
         thread_id: Optional[str],
@@ -172,7 +164,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ) -> Steps:
         """This saver's records of ``thread_id`` (every thread when ``None``; ``agent`` and
         ``phase`` narrow the read), indexed in thread order."""
-        yield from self._init()
         records = (yield ("list", dict(agent=agent, session=thread_id, phase=phase))).records
         index = index if index is not None else _Index()
         for r in records:
@@ -259,7 +250,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
         agent = self.agent_for(ns)
         if _GLOB & set(thread_id + agent):
             return None
-        yield from self._init()
         # `resume` answers the newest unfenced checkpoint as `latest` does, in the same one
         # read, names the pair's owner when it was taken over, and refuses a writer that wrote
         # to the pair before another took it over (a run would post only what readers ignore).
@@ -581,7 +571,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ) -> Steps:
         ns = doc["ns"]
         self._refuse_fenced(thread_id, ns, [agent, self.agent_for(ns)])
-        yield from self._init()
         yield from self._refuse_hidden_secrets(thread_id, hidden)
         doc["digest"] = _digest(doc)
         try:
@@ -657,7 +646,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     def _take_over(self, thread_id: str, ns: str) -> Steps:
         thread_id, ns = _thread(thread_id), _ns(ns)
-        yield from self._init()
         for agent in (self.agent_for(ns), self.writes_agent):
             taken = yield ("resume", dict(agent=agent, session=thread_id, take_over=True,
                                           writer=self.writer))
@@ -767,14 +755,40 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- running the steps -------------------------------------------------------------------
 
+    def _reached(self, verb: str, answer: Any) -> None:
+        """Notes that a call reached the store (an answer from this machine's copy, or a record
+        spooled to the outbox, did not: the repository may still have no session issue)."""
+        if verb not in _NO_STORE and not getattr(answer, "offline", False) and not getattr(
+            answer, "spooled", None
+        ):
+            self._ready = True
+
+    def _first(self, verb: str) -> bool:
+        """Whether a :class:`ConfigError` of ``verb`` may be a repository with no session issue
+        yet: no call of this saver reached the store so far."""
+        return not self._ready and verb not in _NO_STORE
+
     def _drive(self, steps: Steps) -> Any:
         """Runs ``steps`` (a generator that yields each client call as ``(verb, arguments)``
-        and is sent its answer) with the client, and returns what it returns."""
+        and is sent its answer) with the client, and returns what it returns.
+
+        The saver's first call goes straight to the thread; only when it fails with a
+        :class:`ConfigError` (a new repository has no session issue yet) is ``init`` run, as
+        ``forgestate init`` (it finds or creates the issue), and the call asked again. So a
+        forge that is down when a process starts costs one wait, not ``init``'s and the
+        call's."""
         try:
             call = next(steps)
             while True:
                 try:
-                    answer = getattr(self.client, call[0])(**call[1])
+                    try:
+                        answer = getattr(self.client, call[0])(**call[1])
+                    except ConfigError:
+                        if not self._first(call[0]):
+                            raise
+                        self.client.init()
+                        answer = getattr(self.client, call[0])(**call[1])
+                    self._reached(call[0], answer)
                 except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
                     call = steps.throw(e)
                 else:
@@ -789,7 +803,14 @@ class ForgeStateSaver(BaseCheckpointSaver):
             call = next(steps)
             while True:
                 try:
-                    answer = await getattr(self.aclient, call[0])(**call[1])
+                    try:
+                        answer = await getattr(self.aclient, call[0])(**call[1])
+                    except ConfigError:
+                        if not self._first(call[0]):
+                            raise
+                        await self.aclient.init()
+                        answer = await getattr(self.aclient, call[0])(**call[1])
+                    self._reached(call[0], answer)
                 except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
                     call = steps.throw(e)
                 else:
