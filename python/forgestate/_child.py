@@ -60,7 +60,6 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
     args = {k: v for k, v in args.items() if v is not None}
     try:
         text = _run.dumps({"verb": verb, "args": args}, ensure_ascii=False, allow_nan=False)
-        _refuse_merged_keys(args)
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError as e:
         raise DataError(f"an argument is not valid Unicode text ({e.reason} at character "
@@ -75,46 +74,6 @@ def encode(verb: str, args: Mapping[str, Any]) -> bytes:
             except (TypeError, ValueError) as inner:
                 raise DataError(f"{name} cannot be written as JSON: {inner}") from inner
         raise DataError(f"the arguments of {verb} cannot be written as JSON: {e}") from e
-
-
-def _json_key(key: Any) -> Optional[str]:
-    """The object key JSON writes for a dict key, as ``json.dumps`` does (``None``: none)."""
-    if isinstance(key, str):
-        return key
-    if key is True or key is False or key is None:
-        return {True: "true", False: "false", None: "null"}[key]
-    if isinstance(key, int):
-        return int.__repr__(key)
-    if isinstance(key, float):
-        return float.__repr__(key)
-    return None
-
-
-def _refuse_merged_keys(args: Mapping[str, Any]) -> None:
-    """A :class:`DataError` naming the argument when two keys of one object become the same
-    JSON key (``1`` and ``"1"``, ``True`` and ``"true"``): JSON keys are text, so one value
-    would be lost. Objects whose keys are all strings (the usual case) are not looked into
-    further than their values."""
-    stack: List[Any] = [(name, value) for name, value in args.items()]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, Mapping):
-            if not all(type(k) is str for k in value):
-                seen: Dict[str, Any] = {}
-                for k in value:
-                    text = _json_key(k)
-                    if text is not None and text in seen:
-                        raise DataError(
-                            f'{path} has two keys that are the same JSON key "{text}" '
-                            f"({seen[text]!r} and {k!r}): JSON object keys are text, so one "
-                            "value would be lost; give each key once, as a string")
-                    if text is not None:
-                        seen.setdefault(text, k)
-            stack += [(f"{path}.{k}", v) for k, v in value.items()
-                      if isinstance(v, (Mapping, list, tuple))]
-        elif isinstance(value, (list, tuple)):
-            stack += [(f"{path}[{i}]", v) for i, v in enumerate(value)
-                      if isinstance(v, (Mapping, list, tuple))]
 
 
 def read(verb: str, text: bytes) -> Mapping[str, Any]:
