@@ -89,10 +89,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ``agent`` names the writer in the thread (default ``langgraph``); ``writer`` the saver's
     writer (default ``FORGESTATE_WRITER``, else one of its own): once another writer took a
     thread over, its next read or ``put`` raises :class:`forgestate.Fenced` (docs/langgraph.md,
-    "Ownership"). The saver is safe to use
-    from several threads (the client serialises its calls) and from asyncio: the ``a*`` methods
-    run the same steps with an :class:`~forgestate.AsyncClient` of the same settings, so the
-    event loop never waits on a call (no thread per call)."""
+    "Ownership"). The saver is safe to use from several threads (the client serialises its
+    calls) and from asyncio: the ``a*`` methods run the same steps with an
+    :class:`~forgestate.AsyncClient` of the same settings, so the event loop never waits on a
+    call (no thread per call)."""
 
     def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None,
                  check_owner: bool = False, writer: Optional[str] = None) -> None:
@@ -242,8 +242,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         )
 
     def _newest(self, thread_id: str, ns: str) -> Steps:
-        """The thread's newest checkpoint of ``ns`` and its pending writes from ``latest``
-        answers (the read cache's summary: no scan of the thread), or ``None`` when that
+        """The thread's newest checkpoint of ``ns`` and its pending writes from ``resume`` and
+        ``latest`` answers (the read cache's summary: no scan of the thread), or ``None`` when that
         shortcut does not apply (names holding glob characters, a newest record that is not
         restorable). Writes of a checkpoint come after it in the thread, so when the newest
         writes record is older than the checkpoint, it has none; otherwise they are listed."""

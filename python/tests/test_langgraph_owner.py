@@ -83,7 +83,8 @@ def test_after_a_cli_takeover_a_fresh_saver_raises_then_continues_once_it_takes_
         assert app.get_state(_cfg(thread)).next == ()
 
 
-def test_a_saver_that_is_the_new_owner_continues_without_a_takeover(local_store) -> None:
+def test_a_saver_that_is_the_new_owner_continues_without_a_takeover(local_store,
+                                                                     monkeypatch) -> None:
     """The supervisor's handoff: `resume --take-over --writer NAME`, and the worker's saver
     writes as NAME (``writer=`` or ``FORGESTATE_WRITER``)."""
     with Client(store=local_store) as client:
@@ -94,3 +95,6 @@ def test_a_saver_that_is_the_new_owner_continues_without_a_takeover(local_store)
         app = _graph(ForgeStateSaver(client, writer="worker-7"), ran)
         assert app.invoke(None, _cfg(thread)) == {"n": 2}
         assert ran == ["a", "b"]
+        monkeypatch.setenv("FORGESTATE_WRITER", "worker-7")
+        assert ForgeStateSaver(client).writer == "worker-7"
+        assert ForgeStateSaver(client, writer="other").writer == "other"
