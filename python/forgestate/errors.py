@@ -11,15 +11,10 @@ __all__ = ["ForgestateError", "UsageError", "DataError", "StorageError", "Confli
 
 
 class ForgestateError(Exception):
-    """Base class of every forgestate failure.
-
-    Attributes:
-        code: the command's exit code (64 usage, 65 data, 73 conflict, 74 IO, 75 try again
-            later, 78 configuration).
-        category: ``usage``, ``data``, ``conflict``, ``io``, ``tempfail`` or ``config``.
-        message: the one-line message the CLI prints.
-        reason: for a body that is not a record, the reason code (``no_marker``, ...).
-    """
+    """Base class of every forgestate failure: ``code``, the command's exit code (64 usage, 65
+    data, 73 conflict, 74 IO, 75 try again later, 78 configuration); ``category`` (``usage``,
+    ``data``, ``conflict``, ``io``, ``tempfail`` or ``config``); ``message``, the one-line message
+    the CLI prints; ``reason``, for a body that is not a record, its reason code (``no_marker``)."""
 
     code: int = 1
     category: str = "io"
@@ -89,12 +84,18 @@ _BY_CODE = {64: UsageError, 65: DataError, 73: Conflict, 74: StorageError, 75: O
 
 def error_for(code: int, message: str, reason: Optional[str] = None) -> ForgestateError:
     """The exception for an exit code (an unknown code is a :class:`StorageError`); a conflict
-    whose message starts with ``fenced:`` is :class:`Fenced`."""
+    whose message starts with ``fenced:`` is :class:`Fenced`; a key twice in an argument of the
+    request line Python wrote is a :class:`DataError` (two keys that JSON makes one: 1, "1")."""
     if code == 73 and message.startswith("fenced:"):
         return Fenced(message, code=code, reason=reason)
+    merged = code == 64 and _MERGED.match(message)
+    if merged:
+        code, message = 65, (f"{merged[2]} has two keys that are one JSON key {merged[1]} (JSON "
+                             "keys are text: 1 and \"1\" are one), so a value would be lost")
     return _BY_CODE.get(code, StorageError)(message, code=code, reason=reason)
 
 
+_MERGED = re.compile(r'the request line has the key ("(?:[^"\\]|\\.)*") twice \(in args\.(.+?)\);')
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?![\w-])")
 
 

@@ -28,6 +28,8 @@ import hashlib
 import json
 import logging
 import math
+import os
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +61,7 @@ except ImportError:  # older langgraph-checkpoint: the order writes were given i
 
 
 from .client import AsyncClient, Client
-from .errors import DataError, Offline, StorageError
+from .errors import ConfigError, DataError, Fenced, Offline, StorageError
 
 __all__ = ["ForgeStateSaver"]
 
@@ -77,18 +79,23 @@ _EXACT_INT = 2**53
 #: Characters a forgestate name may not hold (globs) and the longest name it takes.
 _GLOB = set("*?[]{}")
 _MAX_NAME = 200
+#: Verbs that never open the store (a ``ConfigError`` of theirs is never a missing issue).
+_NO_STORE = frozenset({"render", "parse"})
 
 
 class ForgeStateSaver(BaseCheckpointSaver):
     """LangGraph's checkpointer over forgestate: ``ForgeStateSaver(forgestate.Client(...))``.
 
-    ``agent`` names the writer in the thread (default ``langgraph``). The saver is safe to use
-    from several threads (the client serialises its calls) and from asyncio: the ``a*`` methods
-    run the same steps with an :class:`~forgestate.AsyncClient` of the same settings, so the
-    event loop never waits on a call (no thread per call)."""
+    ``agent`` names the writer in the thread (default ``langgraph``); ``writer`` the saver's
+    writer (default ``FORGESTATE_WRITER``, else one of its own): once another writer took a
+    thread over, its next read or ``put`` raises :class:`forgestate.Fenced` (docs/langgraph.md,
+    "Ownership"). The saver is safe to use from several threads (the client serialises its
+    calls) and from asyncio: the ``a*`` methods run the same steps with an
+    :class:`~forgestate.AsyncClient` of the same settings, so the event loop never waits on a
+    call (no thread per call)."""
 
     def __init__(self, client: Client, *, agent: str = "langgraph", serde: Any = None,
-                 check_owner: bool = False) -> None:
+                 check_owner: bool = False, writer: Optional[str] = None) -> None:
         super().__init__(serde=serde)
         if not isinstance(client, Client):
             raise TypeError("ForgeStateSaver needs a forgestate.Client")
@@ -100,14 +107,25 @@ class ForgeStateSaver(BaseCheckpointSaver):
         self.client = client
         #: The same settings for the ``a*`` methods: a child of its own, driven by asyncio.
         self.aclient = client._copy(AsyncClient)
-        self.agent = agent
+        self.agent = agent = unicodedata.normalize("NFC", agent)
         self.writes_agent = f"{agent}.writes"
-        #: This saver's writer (the ``Writer:`` of every record it posts): one per saver, so two
-        #: savers on one thread are two writers, and :meth:`take_over` fences the other out.
-        self.writer = f"langgraph-{uuid.uuid4().hex[:16]}"
+        #: This saver's writer (the ``Writer:`` of every record it posts): ``writer``, else
+        #: ``FORGESTATE_WRITER`` (the writer a supervisor handed the thread to with ``resume
+        #: --take-over --writer NAME``), else one of its own, so two savers on one thread are two
+        #: writers and :meth:`take_over` fences the other out (docs/langgraph.md, "Ownership").
+        self.writer = (writer or os.environ.get("FORGESTATE_WRITER", "")).strip() or (
+            f"langgraph-{uuid.uuid4().hex[:16]}"
+        )
         #: Every ``put`` reads the thread first (one more request) and raises
-        #: :class:`forgestate.Fenced`, posting nothing, once another saver took the thread over.
+        #: :class:`forgestate.Fenced`, posting nothing, once another saver took the thread over
+        #: (without it, a ``put`` raises once a read of this saver saw the takeover).
         self.check_owner = check_owner
+        #: (thread, agent) -> the newest takeover this saver's reads saw: (owner, when, its id),
+        #: or ``None`` when a read of the pair found none. A ``put`` to a pair another writer
+        #: owns raises :class:`forgestate.Fenced` instead of posting what every reader ignores.
+        self._owners: Dict[Tuple[str, str], Optional[Tuple[str, str, str]]] = {}
+        #: A call of this saver reached the store: a ``ConfigError`` is no longer taken for a
+        #: repository with no session issue yet (see :meth:`_drive`).
         self._ready = False
 
     # -- names ---------------------------------------------------------------------------
@@ -136,18 +154,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- reading the thread --------------------------------------------------------------
 
-    def _init(self) -> Steps:
-        """Finds (or, on a forge, creates) the session issue once per saver, as ``forgestate
-        init`` does: a graph's first call is a read, and a new repository has no thread yet."""
-        if not self._ready:
-            try:
-                yield ("init", {})
-            except Offline:
-                # A forge down when the process starts: saves spool to the outbox and reads
-                # answer from this machine's copy, as every verb's do; init is asked again.
-                return
-            self._ready = True
-
     def _read(
         self,
         thread_id: Optional[str],
@@ -158,7 +164,6 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ) -> Steps:
         """This saver's records of ``thread_id`` (every thread when ``None``; ``agent`` and
         ``phase`` narrow the read), indexed in thread order."""
-        yield from self._init()
         records = (yield ("list", dict(agent=agent, session=thread_id, phase=phase))).records
         index = index if index is not None else _Index()
         for r in records:
@@ -175,6 +180,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     def _index(self, index: "_Index", r: Any) -> bool:
         """Adds record ``r`` to ``index`` when it is one of this saver's; whether it was."""
+        if r.kind == "takeover" and self._ours(r.agent) and r.writer:
+            # Thread order: the newest takeover of the pair is the last one seen.
+            self._owners[(r.session, r.agent)] = (r.writer, r.time, r.id or "")
+            return False
         if r.kind != "checkpoint" or not self._ours(r.agent):
             return False
         if r.fenced:
@@ -200,17 +209,57 @@ class ForgeStateSaver(BaseCheckpointSaver):
         index.add(r.session, r.id, r.agent, doc)
         return True
 
+    def _learn_owner(self, thread_id: str, agent: str, owner: Any) -> None:
+        """Keeps what a read of the pair said about its owner (a ``Takeover``, or none)."""
+        if owner is not None and owner.owner:
+            self._owners[(thread_id, agent)] = (owner.owner, owner.at, owner.record_id or "")
+        else:
+            self._owners[(thread_id, agent)] = None
+
+    def _refuse_fenced(self, thread_id: str, ns: str, agents: Sequence[str]) -> None:
+        """Raises :class:`forgestate.Fenced` when a read of this saver saw another writer take
+        one of ``agents``' pairs of the thread over: every reader would ignore what it posts."""
+        for agent in agents:
+            known = self._owners.get((thread_id, agent))
+            if known is not None and known[0] != self.writer:
+                owner, at, takeover = known
+                raise Fenced(
+                    f"fenced: thread {thread_id} was taken over by writer {owner} (at {at}, "
+                    f"takeover record {takeover}); this saver writes as {self.writer}, so every "
+                    f"reader would ignore its checkpoints, and nothing was posted. "
+                    f"{self._continue_hint(thread_id, ns, owner)}"
+                )
+
+    def _continue_hint(self, thread_id: str, ns: str, owner: Optional[str]) -> str:
+        ns_arg = f", {ns!r}" if ns else ""
+        as_owner = (
+            f"; or run it as the owner: ForgeStateSaver(client, writer={owner!r}) or "
+            f"FORGESTATE_WRITER={owner}" if owner else ""
+        )
+        return (
+            f"To continue the thread with this saver, take it over: "
+            f"saver.take_over({thread_id!r}{ns_arg}){as_owner}"
+        )
+
     def _newest(self, thread_id: str, ns: str) -> Steps:
-        """The thread's newest checkpoint of ``ns`` and its pending writes from ``latest``
-        answers (the read cache's summary: no scan of the thread), or ``None`` when that
+        """The thread's newest checkpoint of ``ns`` and its pending writes from ``resume`` and
+        ``latest`` answers (the read cache's summary: no scan of the thread), or ``None`` when that
         shortcut does not apply (names holding glob characters, a newest record that is not
         restorable). Writes of a checkpoint come after it in the thread, so when the newest
         writes record is older than the checkpoint, it has none; otherwise they are listed."""
         agent = self.agent_for(ns)
         if _GLOB & set(thread_id + agent):
             return None
-        yield from self._init()
-        newest = (yield ("latest", dict(agent=agent, session=thread_id, kind="checkpoint"))).record
+        # `resume` answers the newest unfenced checkpoint as `latest` does, in the same one
+        # read, names the pair's owner when it was taken over, and refuses a writer that wrote
+        # to the pair before another took it over (a run would post only what readers ignore).
+        try:
+            resumed = yield ("resume", dict(agent=agent, session=thread_id, writer=self.writer))
+        except Fenced as e:
+            raise Fenced(f"{e.message}. {self._continue_hint(thread_id, ns, None)}",
+                         code=e.code, reason=e.reason) from e
+        self._learn_owner(thread_id, agent, resumed.owner)
+        newest = resumed.checkpoint
         if newest is None:
             return _Index()
         index = _Index()
@@ -286,8 +335,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def _get_tuple(self, config: RunnableConfig) -> Steps:
         """The checkpoint ``config`` names, or the thread's newest in its namespace (thread
         order, as every forgestate read: LangGraph's largest id whenever writers' clocks agree)."""
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         wanted = get_checkpoint_id(config)
         index = yield from self._newest(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {}) if index is not None else {}
@@ -317,8 +366,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         read of the namespace's chain instead of one read per ancestor."""
         if not channels:
             return {}
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         index = yield from self._chain(thread_id, ns)
         found = index.checkpoints.get((thread_id, ns), {})
         wanted = get_checkpoint_id(config) or (next(reversed(found)) if found else None)
@@ -358,7 +407,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Checkpoints newest first (thread order): of ``config``'s thread (and namespace, when
         it names one), or of every thread; ``filter`` matches metadata, ``before`` keeps the
         checkpoints whose ids sort before its id (LangGraph's ids sort by creation time)."""
-        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        thread_id = _thread(config["configurable"]["thread_id"]) if config else None
         index = self._drive(self._read(thread_id))
         yield from self._listed(index, config, filter, before, limit)
 
@@ -370,7 +419,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         before: Optional[RunnableConfig] = None,
         limit: Optional[int] = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        thread_id = str(config["configurable"]["thread_id"]) if config else None
+        thread_id = _thread(config["configurable"]["thread_id"]) if config else None
         index = await self._adrive(self._read(thread_id))
         for tup in self._listed(index, config, filter, before, limit):
             yield tup
@@ -384,6 +433,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         limit: Optional[int],
     ) -> Iterator[CheckpointTuple]:
         ns_wanted = config["configurable"].get("checkpoint_ns") if config else None
+        ns_wanted = _ns(ns_wanted) if ns_wanted is not None else None
         id_wanted = get_checkpoint_id(config) if config else None
         before_id = get_checkpoint_id(before) if before else None
         left = limit
@@ -433,8 +483,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> Steps:
         """Posts ``checkpoint`` as one ``[CHECKPOINT]`` record (one request to a forge)."""
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         parent = config["configurable"].get("checkpoint_id")
         rest = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         values = checkpoint.get("channel_values") or {}
@@ -488,8 +538,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
     ) -> Steps:
         if not writes:
             return
-        thread_id = str(config["configurable"]["thread_id"])
-        ns = str(config["configurable"].get("checkpoint_ns", "") or "")
+        thread_id = _thread(config["configurable"]["thread_id"])
+        ns = _ns(config["configurable"].get("checkpoint_ns"))
         checkpoint_id = config["configurable"]["checkpoint_id"]
         hidden: List[Any] = []
         doc = {
@@ -519,7 +569,8 @@ class ForgeStateSaver(BaseCheckpointSaver):
         parent: Optional[str] = None,
         hidden: Sequence[Any] = (),
     ) -> Steps:
-        yield from self._init()
+        ns = doc["ns"]
+        self._refuse_fenced(thread_id, ns, [agent, self.agent_for(ns)])
         yield from self._refuse_hidden_secrets(thread_id, hidden)
         doc["digest"] = _digest(doc)
         try:
@@ -527,6 +578,10 @@ class ForgeStateSaver(BaseCheckpointSaver):
                                               data={KEY: doc}, id=record_id, parent=parent,
                                               writer=self.writer,
                                               check_owner=self.check_owner))
+        except Fenced as e:
+            # `check_owner`'s refusal: the CLI's words, and how to go on with a saver.
+            raise Fenced(f"{e.message}. {self._continue_hint(thread_id, ns, None)}",
+                         code=e.code, reason=e.reason) from e
         except DataError as e:
             if "byte limit" not in str(e):
                 raise
@@ -582,18 +637,19 @@ class ForgeStateSaver(BaseCheckpointSaver):
     def take_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
         """Makes this saver the only writer of ``thread_id`` (namespace ``checkpoint_ns``): a
         ``[TAKEOVER]`` record for its checkpoints and one for its pending writes. From then on
-        every reader ignores what another saver posts to the thread, and that saver's next
-        ``put`` (with ``check_owner``) raises :class:`forgestate.Fenced`."""
+        every reader ignores what another saver posts to the thread, and that saver's next read
+        of it (``get_tuple``) or ``put`` raises :class:`forgestate.Fenced`."""
         self._drive(self._take_over(thread_id, checkpoint_ns))
 
     async def atake_over(self, thread_id: str, checkpoint_ns: str = "") -> None:
         await self._adrive(self._take_over(thread_id, checkpoint_ns))
 
     def _take_over(self, thread_id: str, ns: str) -> Steps:
-        yield from self._init()
+        thread_id, ns = _thread(thread_id), _ns(ns)
         for agent in (self.agent_for(ns), self.writes_agent):
-            yield ("resume", dict(agent=agent, session=str(thread_id), take_over=True,
-                                  writer=self.writer))
+            taken = yield ("resume", dict(agent=agent, session=thread_id, take_over=True,
+                                          writer=self.writer))
+            self._learn_owner(thread_id, agent, taken.owner)
 
     def delete_thread(self, thread_id: str) -> None:
         """Deletes every checkpoint and write of ``thread_id`` (forgestate ``prune``)."""
@@ -603,8 +659,9 @@ class ForgeStateSaver(BaseCheckpointSaver):
         await self._adrive(self._delete_thread(thread_id))
 
     def _delete_thread(self, thread_id: str) -> Steps:
-        index = yield from self._read(str(thread_id))
-        yield from self._delete(index.ids_of(str(thread_id)), f"delete_thread({thread_id})")
+        thread_id = _thread(thread_id)
+        index = yield from self._read(thread_id)
+        yield from self._delete(index.ids_of(thread_id), f"delete_thread({thread_id})")
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``keep_latest`` keeps each namespace's newest checkpoint (and its writes);
@@ -618,16 +675,16 @@ class ForgeStateSaver(BaseCheckpointSaver):
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}: use keep_latest or delete")
         doomed: List[str] = []
-        for tid in thread_ids:
-            index = yield from self._read(str(tid))
+        for tid in map(_thread, thread_ids):
+            index = yield from self._read(tid)
             if strategy == "delete":
-                doomed += index.ids_of(str(tid))
+                doomed += index.ids_of(tid)
                 continue
             keep = set()
             for (t, ns), found in index.checkpoints.items():
-                if t == str(tid) and found:
+                if t == tid and found:
                     keep |= {(ns, cid) for cid in self._kept_chain(found)}
-            doomed += index.ids_of(str(tid), lambda ns, cid: (ns, cid) not in keep)
+            doomed += index.ids_of(tid, lambda ns, cid: (ns, cid) not in keep)
         yield from self._delete(doomed, "prune")
 
     def _kept_chain(self, found: Mapping[str, "_Stored"]) -> List[str]:
@@ -685,7 +742,7 @@ class ForgeStateSaver(BaseCheckpointSaver):
         """Copies every checkpoint and write of the source thread to the target, each by
         forgestate's ``fork``: the copies keep their checkpoint ids, and ``history`` of the
         target shows each as forked from its source record."""
-        src, dst = str(source_thread_id), str(target_thread_id)
+        src, dst = _thread(source_thread_id), _thread(target_thread_id)
         if (yield from self._read(dst)).order.get(dst):
             raise DataError(
                 f"copy_thread: thread {dst} already holds checkpoints; a copy over them would "
@@ -698,14 +755,40 @@ class ForgeStateSaver(BaseCheckpointSaver):
 
     # -- running the steps -------------------------------------------------------------------
 
+    def _reached(self, verb: str, answer: Any) -> None:
+        """Notes that a call reached the store (an answer from this machine's copy, or a record
+        spooled to the outbox, did not: the repository may still have no session issue)."""
+        if verb not in _NO_STORE and not getattr(answer, "offline", False) and not getattr(
+            answer, "spooled", None
+        ):
+            self._ready = True
+
+    def _first(self, verb: str) -> bool:
+        """Whether a :class:`ConfigError` of ``verb`` may be a repository with no session issue
+        yet: no call of this saver reached the store so far."""
+        return not self._ready and verb not in _NO_STORE
+
     def _drive(self, steps: Steps) -> Any:
         """Runs ``steps`` (a generator that yields each client call as ``(verb, arguments)``
-        and is sent its answer) with the client, and returns what it returns."""
+        and is sent its answer) with the client, and returns what it returns.
+
+        The saver's first call goes straight to the thread; only when it fails with a
+        :class:`ConfigError` (a new repository has no session issue yet) is ``init`` run, as
+        ``forgestate init`` (it finds or creates the issue), and the call asked again. So a
+        forge that is down when a process starts costs one wait, not ``init``'s and the
+        call's."""
         try:
             call = next(steps)
             while True:
                 try:
-                    answer = getattr(self.client, call[0])(**call[1])
+                    try:
+                        answer = getattr(self.client, call[0])(**call[1])
+                    except ConfigError:
+                        if not self._first(call[0]):
+                            raise
+                        self.client.init()
+                        answer = getattr(self.client, call[0])(**call[1])
+                    self._reached(call[0], answer)
                 except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
                     call = steps.throw(e)
                 else:
@@ -720,7 +803,14 @@ class ForgeStateSaver(BaseCheckpointSaver):
             call = next(steps)
             while True:
                 try:
-                    answer = await getattr(self.aclient, call[0])(**call[1])
+                    try:
+                        answer = await getattr(self.aclient, call[0])(**call[1])
+                    except ConfigError:
+                        if not self._first(call[0]):
+                            raise
+                        await self.aclient.init()
+                        answer = await getattr(self.aclient, call[0])(**call[1])
+                    self._reached(call[0], answer)
                 except Exception as e:  # noqa: BLE001 - handed to the steps, which may catch it
                     call = steps.throw(e)
                 else:
@@ -824,6 +914,24 @@ class _Index:
 
 
 # -- encoding --------------------------------------------------------------------------------
+
+
+def _thread(thread_id: Any) -> str:
+    """A LangGraph thread id as the session name forgestate stores: NFC, as the CLI normalizes
+    every name (so ``"cafe\u0301"`` and ``"caf\u00e9"`` are one thread); one too long for a
+    name is a :class:`DataError` (docs/langgraph.md, "Names")."""
+    name = unicodedata.normalize("NFC", str(thread_id))
+    if len(name) > _MAX_NAME:
+        raise DataError(
+            f"thread_id {name[:40]!r}... is {len(name)} characters long; a forgestate session "
+            f"name (the thread id) is at most {_MAX_NAME}: use a shorter thread id, or a hash of it"
+        )
+    return name
+
+
+def _ns(checkpoint_ns: Any) -> str:
+    """A checkpoint namespace, NFC like every name (it names the namespace's agent)."""
+    return unicodedata.normalize("NFC", str(checkpoint_ns or ""))
 
 
 def _config(thread_id: str, ns: str, checkpoint_id: Optional[str]) -> RunnableConfig:

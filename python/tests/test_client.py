@@ -89,6 +89,22 @@ def test_a_refused_name_raises_data_error_and_writes_nothing(tmp_path):
     assert c.list().records == []
 
 
+@pytest.mark.parametrize(
+    "data, keys",
+    [({1: "int", "1": "str"}, "1"), ({True: "bool", "true": "str"}, "true"),
+     ({"outer": {None: 1, "null": 2}}, "null"), ({"list": [{1.5: "a", "1.5": "b"}]}, "1.5")],
+)
+def test_two_keys_that_are_one_json_key_are_a_data_error_about_the_data(tmp_path, data, keys):
+    """JSON keys are strings: Python's ``1`` and ``"1"`` would be one key, and one value lost.
+    It is the data's problem (DataError), named as such, not a request line's."""
+    c = Client.local(tmp_path)
+    with pytest.raises(DataError) as e:
+        c.checkpoint(W, "s", "p", data)
+    assert e.value.code == 65 and "request line" not in e.value.message, e.value.message
+    assert "data" in e.value.message and f'"{keys}"' in e.value.message, e.value.message
+    assert c.list().records == []
+
+
 def test_bad_config_raises_config_error(tmp_path):
     config = tmp_path / "bad.toml"
     config.write_text("[forge]\nno_such_key = 1\n")

@@ -261,6 +261,7 @@ def test_a_secret_inside_a_value_that_travels_in_base64_is_refused_before_postin
     with pytest.raises(DataError, match="not posted"):
         saver.put_writes(_config(thread, str(uuid.uuid4())),
                          [("msg", ("a tuple", "ghp_" + "b" * 36))], "task-1")
+    client.init()  # the saver never reached the store: a new repository may have no issue yet
     assert client.list(session=thread).records == []
 
 
@@ -385,10 +386,18 @@ def test_write_ownership_capability(client: Client, tmp_path: Path) -> None:
     # The async face too.
     with pytest.raises(Fenced):
         asyncio.run(old.aput(latest, _checkpoint({"n": 98}), {"source": "loop", "step": 3}, {}))
-    # Without check_owner the old saver's put still posts, and no reader, fresh or warm, resumes
-    # from it.
+    # Without check_owner the old saver, which read the thread since the takeover, refuses too
+    # (no second request): nothing is posted that every reader would ignore.
     old.check_owner = False
-    old.put(first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
+    posted = len(client.list(session=thread).records)
+    with pytest.raises(Fenced) as e:
+        old.put(first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
+    assert new.writer in str(e.value) and f"take_over({thread!r})" in str(e.value)
+    assert len(client.list(session=thread).records) == posted
+    # A saver of the old writer that has not read the thread since the takeover (the moment
+    # between a read and a put) still posts, and no reader, fresh or warm, resumes from it.
+    ForgeStateSaver(client, writer=old.writer).put(
+        first, _checkpoint({"n": 97}), {"source": "loop", "step": 3}, {})
     fresh_client = client._copy()
     try:
         for reader in (new, ForgeStateSaver(fresh_client)):
@@ -421,3 +430,31 @@ def test_write_ownership_capability(client: Client, tmp_path: Path) -> None:
         assert [c.checkpoint["channel_values"] for c in new.list(_config(other))] == [{"n": 1}]
     finally:
         checking.close()
+
+
+def test_a_first_call_with_the_forge_down_waits_once_not_twice(fake_forge) -> None:
+    """A saver's first read goes straight to the thread: no `init` before it waiting a budget of
+    its own (60 s with the default budgets, where `resume` gives up after 30). The calls are
+    counted, not timed; a new repository still gets its session issue (the first put above)."""
+    from forgestate import Offline
+
+    fake_forge.down()
+    with Client(repo=f"{fake_forge.owner}/{fake_forge.repo}") as client:
+        verbs = []
+        call = client._call
+
+        def counted(verb: str, args: Dict[str, Any]) -> Any:
+            verbs.append(verb)
+            return call(verb, args)
+
+        client._call = counted  # type: ignore[method-assign]
+        with pytest.raises(Offline):
+            ForgeStateSaver(client).get_tuple(_config(f"down-{uuid.uuid4()}"))
+        assert verbs == ["resume"], verbs
+    fake_forge.up()
+    with Client(repo=f"{fake_forge.owner}/{fake_forge.repo}") as client:
+        saver = ForgeStateSaver(client)  # a repository with no session issue yet: it is made
+        assert saver.get_tuple(_config("new")) is None
+        saved = saver.put(_config("new"), _checkpoint({"n": 1}), {"source": "loop", "step": 0},
+                          {"n": 1})
+        assert saver.get_tuple(saved).checkpoint["channel_values"] == {"n": 1}
