@@ -160,7 +160,9 @@ impl<'a> Fold<'a> {
             (None, None) => true,
         };
         if !first {
-            // A duplicate: the first copy is the record.
+            // A duplicate: the first copy is the record. Whether it says what the first says
+            // (a conflict, which answers warn of) only the whole thread can tell.
+            self.inexact = true;
             return Ok(());
         }
         let mut info = slot.info_bare();
