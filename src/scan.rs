@@ -390,6 +390,10 @@ pub(crate) enum Parsed<R> {
 /// none): it repeats a record by its kind, agent, session, time and payload.
 pub const NO_ID: &str = "(no Id: the same kind, agent, session, time and payload)";
 
+/// Whether a later copy of a record says something other than its first copy: the copy's kind
+/// and agent when it does (see [`classify`]).
+pub(crate) type Differs<'a, R> = dyn Fn(&R, &R) -> Option<(Kind, String)> + 'a;
+
 /// The one place trust and dedupe are decided, over comments in comment id order: a comment with
 /// no marker is rejected whoever posted it; then an untrusted author's comment is rejected; then
 /// an invalid body; then a record an earlier comment holds (by `Id`, or, without one, by its
@@ -402,7 +406,7 @@ pub(crate) fn classify<R>(
     parsed: impl IntoIterator<Item = (CommentInfo, Parsed<R>)>,
     unreadable_ones: Vec<Unreadable>,
     trust: &Trust,
-    differs: &dyn Fn(&R, &R) -> Option<(Kind, String)>,
+    differs: &Differs<'_, R>,
 ) -> (Vec<(CommentInfo, R)>, Vec<Rejected>) {
     let parsed = parsed.into_iter();
     // Sized up front: a long thread's keyed records are its largest allocation.
