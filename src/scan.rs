@@ -3,7 +3,8 @@
 //! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is the thread's
 //! order (`scan/order.rs`: by first posting on the store's clock, then lineage, then comment
 //! id), never the client clocks in `Time:` lines, and where two comments carry the same record
-//! `Id`, the first one (by comment id) wins.
+//! `Id`, the first one (by comment id) wins; a later one that says something else is a
+//! conflict, warned of (`scan/conflict.rs`).
 
 mod conflict;
 mod fence;
@@ -635,7 +636,8 @@ pub(crate) fn add_landed_except(
 
 /// Warnings for comments newer than `answer` (`None` when there is no answer) that might have
 /// been a newer answer but could not be read: invalid or unreadable comments of a trusted or
-/// unknown author, never untrusted ones or duplicates. When a comment's marker line names its
+/// unknown author, and a record `Id`'s later copy that says something other than the first
+/// ([`Rejection::Conflict`]); never untrusted ones or exact duplicates. When a comment's marker line names its
 /// kind and agent, it counts only if `wanted` accepts them. A comment whose id could not be read
 /// counts unless its posting time, read, is before the answer's comment's (the thread's order
 /// follows the comments' times); one posted before the answer counts too when the answer is a
