@@ -3,11 +3,16 @@
 //! Pure: takes a [`Listing`] a store produced, returns what it means. "Latest" is the thread's
 //! order (`scan/order.rs`: by first posting on the store's clock, then lineage, then comment
 //! id), never the client clocks in `Time:` lines, and where two comments carry the same record
-//! `Id`, the first one (by comment id) wins.
+//! `Id`, the first one (by comment id) wins; a later one that says something else is a
+//! conflict, warned of (`scan/conflict.rs`).
 
+mod conflict;
 mod fence;
 mod order;
 mod signed;
+
+pub use conflict::conflict_warnings;
+pub(crate) use conflict::differs;
 
 pub use fence::{
     Takeover, fence, fenced_flags, fenced_out, fenced_warning, keep_displaced, keep_fencing, owners,
@@ -163,6 +168,19 @@ pub enum Rejection {
         /// The comment that holds its first copy.
         first_comment: u64,
     },
+    /// Another comment already holds this record id, and says something else: one of the two
+    /// was edited after posting (a person set an `Id:` line to another record's, say). The
+    /// first one counts, as for a duplicate; readers warn.
+    #[error(
+        "holds record {record_id}, as comment {first_comment} does, but says something else (one \
+         of the two was edited after posting?); comment {first_comment} counts"
+    )]
+    Conflict {
+        /// The record id both comments hold.
+        record_id: String,
+        /// The comment that holds the record that counts.
+        first_comment: u64,
+    },
     /// A valid record by a trusted author that is not believed: with a signing key configured,
     /// its signature is missing or does not match its content.
     #[error("not believed: {reason}; answers come from the newest record whose signature is valid")]
@@ -187,6 +205,7 @@ impl Rejection {
             Rejection::Invalid(e) => e.code(),
             Rejection::Untrusted { .. } => "untrusted",
             Rejection::Duplicate { .. } => "duplicate",
+            Rejection::Conflict { .. } => "id_conflict",
             Rejection::Unreadable { .. } => "unreadable",
             Rejection::NotBelieved { .. } => "not_believed",
         }
@@ -304,7 +323,9 @@ pub fn scan_checked(
         };
         (info, outcome)
     });
-    let (entries, rejected) = classify(parsed, rejects, trust);
+    let (entries, rejected) = classify(parsed, rejects, trust, &|first: &Record, copy: &Record| {
+        conflict::differs(first, copy)
+    });
     let entries: Vec<Entry> = entries
         .into_iter()
         .map(|(comment, record)| Entry {
@@ -316,6 +337,7 @@ pub fn scan_checked(
     let warnings = warnings
         .into_iter()
         .chain(signed::not_believed_warnings(&rejected))
+        .chain(conflict_warnings(&rejected))
         .chain(unsigned_count_warning(
             entries.iter().filter(|e| e.comment.unsigned).count(),
         ))
@@ -369,16 +391,23 @@ pub(crate) enum Parsed<R> {
 /// none): it repeats a record by its kind, agent, session, time and payload.
 pub const NO_ID: &str = "(no Id: the same kind, agent, session, time and payload)";
 
+/// Whether a later copy of a record says something other than its first copy: the copy's kind
+/// and agent when it does (see [`classify`]).
+pub(crate) type Differs<'a, R> = dyn Fn(&R, &R) -> Option<(Kind, String)> + 'a;
+
 /// The one place trust and dedupe are decided, over comments in comment id order: a comment with
 /// no marker is rejected whoever posted it; then an untrusted author's comment is rejected; then
 /// an invalid body; then a record an earlier comment holds (by `Id`, or, without one, by its
-/// kind, agent, session, time and payload: [`Record::identity`]). Returns the accepted
-/// records in the thread's order ([`sort_by_place`]), and the rejections (with `unreadable` ones
-/// among them in id order).
+/// kind, agent, session, time and payload: [`Record::identity`]). A later copy that `differs`
+/// finds saying something other than the first is a [`Rejection::Conflict`], marked with the
+/// kind and agent `differs` answers (the copy's). Returns the accepted records in the thread's
+/// order ([`sort_by_place`]), and the rejections (with `unreadable` ones among them in id
+/// order).
 pub(crate) fn classify<R>(
     parsed: impl IntoIterator<Item = (CommentInfo, Parsed<R>)>,
     unreadable_ones: Vec<Unreadable>,
     trust: &Trust,
+    differs: &Differs<'_, R>,
 ) -> (Vec<(CommentInfo, R)>, Vec<Rejected>) {
     let parsed = parsed.into_iter();
     // Sized up front: a long thread's keyed records are its largest allocation.
@@ -386,7 +415,8 @@ pub(crate) fn classify<R>(
     let (low, high) = parsed.size_hint();
     let mut accepted = Vec::with_capacity(high.unwrap_or(low).min(1 << 22));
     let mut rejected = Vec::new();
-    let mut first_seen: HashMap<Identity, u64> = HashMap::new();
+    // Each record's first comment, and where that record is among `accepted`.
+    let mut first_seen: HashMap<Identity, (u64, usize)> = HashMap::new();
     for (info, outcome) in parsed {
         let mut marker = None;
         let rejection = match outcome {
@@ -414,16 +444,31 @@ pub(crate) fn classify<R>(
                     .as_ref()
                     .and_then(|key| first_seen.get(key).map(|&c| (key, c)))
                 {
-                    Some((key, first)) => Rejection::Duplicate {
-                        record_id: match key {
+                    Some((key, (first, at))) => {
+                        let record_id = match key {
                             Identity::Id(id) => id.clone(),
                             Identity::Same(_) => NO_ID.to_string(),
-                        },
-                        first_comment: first,
-                    },
+                        };
+                        let held: Option<&R> = accepted
+                            .get(at)
+                            .map(|(_, _, (_, r)): &(Place, Posting, (CommentInfo, R))| r);
+                        match held.and_then(|held| differs(held, &record)) {
+                            Some(m) => {
+                                marker = Some(m);
+                                Rejection::Conflict {
+                                    record_id,
+                                    first_comment: first,
+                                }
+                            }
+                            None => Rejection::Duplicate {
+                                record_id,
+                                first_comment: first,
+                            },
+                        }
+                    }
                     None => {
                         if let Some(key) = identity {
-                            first_seen.insert(key, info.id.unwrap_or_default());
+                            first_seen.insert(key, (info.id.unwrap_or_default(), accepted.len()));
                         }
                         // Keyed as it comes: the posting is moved into its key, not copied.
                         accepted.push((place(&info, &posting), posting, (info, record)));
@@ -591,7 +636,8 @@ pub(crate) fn add_landed_except(
 
 /// Warnings for comments newer than `answer` (`None` when there is no answer) that might have
 /// been a newer answer but could not be read: invalid or unreadable comments of a trusted or
-/// unknown author, never untrusted ones or duplicates. When a comment's marker line names its
+/// unknown author, and a record `Id`'s later copy that says something other than the first
+/// ([`Rejection::Conflict`]); never untrusted ones or exact duplicates. When a comment's marker line names its
 /// kind and agent, it counts only if `wanted` accepts them. A comment whose id could not be read
 /// counts unless its posting time, read, is before the answer's comment's (the thread's order
 /// follows the comments' times); one posted before the answer counts too when the answer is a
@@ -620,6 +666,9 @@ pub fn unread_newer(
             }
             // Already a warning of the scan's own, whichever answer it is newer than.
             Rejection::NotBelieved { .. } => false,
+            // Its first copy counts, but says something else: this one may have been the
+            // answer (its `Id:` taken by an older comment a person edited).
+            Rejection::Conflict { .. } => true,
             Rejection::Untrusted { .. } | Rejection::Duplicate { .. } => false,
         })
         .filter(|r| match answer {

@@ -104,11 +104,14 @@ pub async fn plan<T: Thread>(client: &Client<T>, options: &PruneOptions) -> Resu
         session: options.session.clone(),
         ..Filter::default()
     };
-    // Later copies of a record (a re-post with the same `Id:`): deleting the first copy alone
-    // would promote the next one to the record, in its newer place in the thread.
+    // Later copies of a record (a re-post with the same `Id:`, or a comment that says something
+    // else under it): deleting the first copy alone would promote the next one to the record,
+    // in its newer place in the thread.
     let mut copies: BTreeMap<u64, Vec<CommentInfo>> = BTreeMap::new();
     for r in scan.rejected {
-        if let Rejection::Duplicate { first_comment, .. } = r.code {
+        if let Rejection::Duplicate { first_comment, .. }
+        | Rejection::Conflict { first_comment, .. } = r.code
+        {
             copies.entry(first_comment).or_default().push(r.comment);
         }
     }

@@ -47,3 +47,20 @@ impl Record {
         h.finalize().into()
     }
 }
+
+impl Record {
+    /// Whether `other`, a record of the same [`Identity`], says what this one says: equal but
+    /// for the lines a copy adds (`Carried-From:`, `Posted-At:`, `Edited-At:`). Two comments
+    /// holding one `Id` that say different things mean one of them was edited (an `Id:` line
+    /// set to another record's, say); an exact copy (the outbox posting a record twice, a
+    /// carried copy) says the same.
+    pub fn says_the_same(&self, other: &Record) -> bool {
+        let bare = |r: &Record| Record {
+            carried_from: None,
+            posted_at: None,
+            edited_at: None,
+            ..r.clone()
+        };
+        bare(self) == bare(other)
+    }
+}

@@ -26,7 +26,9 @@ mod values;
 use intent::intent_data;
 use values::{carried_from, clip, time_header, version_major, whole_number};
 
+mod buried;
 mod head;
+use buried::buried_record;
 pub use head::marker_in_head;
 
 /// Why a comment body is not a record. Every rejection has one, so `list --invalid` can say it.
@@ -47,6 +49,20 @@ pub enum ParseError {
          or [TAKEOVER]"
     )]
     NoMarker,
+    /// A record below other text: the first non-blank line is not a marker, but a later line
+    /// starts with one and the body from there reads as a record (a person's note added above
+    /// a record, which seed 003's parser still reads). Not read as a record: a reader warns
+    /// when it is newer than its answer.
+    #[error(
+        "not read as a record: its {marker} line is line {line}, below other text (a note added \
+         above the record?); a record's marker must be its first non-blank line"
+    )]
+    MarkerNotFirst {
+        /// The marker (`[CHECKPOINT]`, ...).
+        marker: &'static str,
+        /// The marker line's number in the body (1-based).
+        line: usize,
+    },
     /// A required header line is missing.
     #[error("record has no {field} (expected {hint})")]
     MissingField {
@@ -103,6 +119,7 @@ impl ParseError {
         match self {
             ParseError::TooLarge { .. } => "too_large",
             ParseError::NoMarker => "no_marker",
+            ParseError::MarkerNotFirst { .. } => "marker_not_first",
             ParseError::MissingField { .. } => "missing_field",
             ParseError::DuplicateField { .. } => "duplicate_field",
             ParseError::BadField { .. } => "bad_field",
@@ -163,7 +180,10 @@ fn parse_with(body: &str, text: bool) -> Result<(Record, Option<Box<RawValue>>),
         });
     }
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
-    let (kind, agent, headers_start) = marker(body)?;
+    let (kind, agent, headers_start) = match marker(body) {
+        Err(ParseError::NoMarker) => return Err(near_miss(body)),
+        found => found?,
+    };
     let block = json_block(body).ok_or(ParseError::NoJsonBlock)?;
     let mut headers = Headers::default();
     headers.read(&body[headers_start..block.fence_start])?;
@@ -271,9 +291,33 @@ fn parse_with(body: &str, text: bool) -> Result<(Record, Option<Box<RawValue>>),
 
 /// The kind and agent named on a body's marker line, when it has one, whether or not the rest
 /// of the body reads as a record: a reader can tell whose record a broken comment meant to be.
+/// For a record below other text ([`ParseError::MarkerNotFirst`]), that record's marker line.
 pub fn marker_line(body: &str) -> Option<(Kind, String)> {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
-    marker(body).ok().map(|(kind, agent, _)| (kind, agent))
+    match marker(body) {
+        Ok((kind, agent, _)) => Some((kind, agent)),
+        Err(ParseError::NoMarker) => {
+            buried_record(body, reads).map(|(_, kind, agent)| (kind, agent))
+        }
+        Err(_) => None,
+    }
+}
+
+/// Whether `tail`, a body whose first non-blank line is a marker line, reads as a record.
+fn reads(tail: &str) -> bool {
+    parse_with(tail, false).is_ok()
+}
+
+/// Why `body`, whose first non-blank line is not a marker, is not a record: a record below
+/// other text ([`ParseError::MarkerNotFirst`]), or none at all.
+fn near_miss(body: &str) -> ParseError {
+    match buried_record(body, reads) {
+        Some((line, kind, _)) => ParseError::MarkerNotFirst {
+            marker: kind.marker(),
+            line,
+        },
+        None => ParseError::NoMarker,
+    }
 }
 
 /// Reads the marker line. Returns the kind, the agent and where the header lines begin.

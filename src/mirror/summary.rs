@@ -131,6 +131,17 @@ pub(super) fn role(slot: &Slot, trust: &Trust, first_signed: Option<u64>) -> Rol
     }
 }
 
+/// The whole record a slot holds (its data read from `data` when the base holds it).
+fn record_of(slot: &Slot, data: Option<&Data>) -> Result<crate::format::Record, String> {
+    match inline(slot, data)?.b {
+        Body::R(head, Blob::In(raw)) => serde_json::from_str(raw.get())
+            .map(|data| head.record(data))
+            .map_err(|e| format!("a record's data does not read: {e}")),
+        Body::I(body) => parse(&body).map_err(|e| e.to_string()),
+        _ => Err("not a record".into()),
+    }
+}
+
 /// A slot with its record's data inline (read from `data` when the base holds it).
 pub(super) fn inline(slot: &Slot, data: Option<&Data>) -> Result<Slot, String> {
     let mut slot = slot.clone();
@@ -206,9 +217,26 @@ impl Summary {
             };
             (info, outcome)
         });
-        let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone);
+        // A later copy of a record `Id` that says something else: answers must warn of it,
+        // which only a read of the whole mirror does (the summary keeps no duplicate).
+        let conflict = std::cell::Cell::new(false);
+        let differs = |&first: &usize, &copy: &usize| {
+            let (Ok(first), Ok(copy)) = (
+                record_of(&slots[first], data),
+                record_of(&slots[copy], data),
+            ) else {
+                return None;
+            };
+            let differs = crate::scan::differs(&first, &copy);
+            conflict.set(conflict.get() || differs.is_some());
+            differs
+        };
+        let (accepted, _) = classify(parsed, Vec::new(), &Trust::Everyone, &differs);
         if let Some(e) = failed {
             return Err(e);
+        }
+        if conflict.get() {
+            return Err("two comments hold one record Id and say different things".into());
         }
         let mut newest: std::collections::HashMap<RecordKey, usize> =
             std::collections::HashMap::new();

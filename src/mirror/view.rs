@@ -12,7 +12,7 @@ use super::slot::{Blob, Body, Head, Slot};
 use super::summary::{Held, IdIndex, IdKey, id_key};
 use crate::format::{ParseError, Record, marker_line, parse};
 use crate::scan::{
-    CommentInfo, Entry, Parsed, Scan, Trust, classify, not_believed_warnings,
+    CommentInfo, Entry, Parsed, Scan, Trust, classify, conflict_warnings, not_believed_warnings,
     unsigned_count_warning,
 };
 use crate::store::Unreadable;
@@ -140,7 +140,14 @@ impl View {
                 };
                 (info, outcome)
             });
-        let (accepted, mut rejected) = classify(parsed, unreadable, &self.trust);
+        // A later copy of a record `Id` that says something else is a conflict: both copies
+        // are built whole to tell (rare: duplicates are).
+        let differs = |first: &Src<'_>, copy: &Src<'_>| match (self.whole(first), self.whole(copy))
+        {
+            (Ok(first), Ok(copy)) => crate::scan::differs(&first, &copy),
+            _ => None,
+        };
+        let (accepted, mut rejected) = classify(parsed, unreadable, &self.trust, &differs);
         if let Some(e) = failed {
             return Err(e);
         }
@@ -153,6 +160,7 @@ impl View {
             .unwrap_or_else(|| accepted.iter().filter(|(c, _)| c.unsigned).count());
         let mut warnings = self.warnings.clone();
         warnings.extend(not_believed_warnings(&rejected));
+        warnings.extend(conflict_warnings(&rejected));
         warnings.extend(unsigned_count_warning(unsigned));
         let ids: HashSet<IdKey> = accepted
             .iter()
@@ -263,6 +271,14 @@ impl View {
         match src {
             Src::Slot(head, _) => head.record(Value::Null),
             Src::Parsed(r) => (**r).clone(),
+        }
+    }
+
+    /// The whole record, its source kept.
+    fn whole(&self, src: &Src<'_>) -> Result<Record, String> {
+        match src {
+            Src::Parsed(r) => Ok((**r).clone()),
+            Src::Slot(head, blob) => self.build(Src::Slot(head, blob)),
         }
     }
 

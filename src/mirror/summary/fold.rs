@@ -13,7 +13,9 @@
 //! thread (`Summary::of_whole`), so no answer is ever built from a guess.
 //!
 //! Dedupe (the first record of an `Id` counts, a later copy is a duplicate) keeps the 16-byte
-//! key of each `Id` the id index writes anyway, not the `Id`s.
+//! key of each `Id` the id index writes anyway, not the `Id`s. So a later copy cannot be told
+//! from a conflict (a copy that says something else, which answers warn of): a thread with a
+//! copy is summarized whole (`Summary::of_whole`), which tells them apart.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -160,7 +162,9 @@ impl<'a> Fold<'a> {
             (None, None) => true,
         };
         if !first {
-            // A duplicate: the first copy is the record.
+            // A duplicate: the first copy is the record. Whether it says what the first says
+            // (a conflict, which answers warn of) only the whole thread can tell.
+            self.inexact = true;
             return Ok(());
         }
         let mut info = slot.info_bare();

@@ -1,6 +1,8 @@
 //! Record format: seed fixtures, the exact v2 layout, leniency and every rejection reason.
 
-use forgestate::format::{Kind, ParseError, Payload, Record, Renderer, parse, parse_time};
+use forgestate::format::{
+    Kind, ParseError, Payload, Record, Renderer, marker_line, parse, parse_keeping_data, parse_time,
+};
 use serde_json::json;
 
 fn fixture(name: &str) -> String {
@@ -185,10 +187,52 @@ fn quoted_or_mentioned_markers_are_not_records() {
     let body = Renderer::embedded().unwrap().render(&sample()).unwrap();
     let quoted: String = body.lines().map(|l| format!("> {l}\n")).collect();
     assert_eq!(parse(&quoted), Err(ParseError::NoMarker));
-    let mention = format!("Why did this fail?\n\n{body}");
+    let mention = "Why did this fail?\n[CHECKPOINT] lines are the bot's.\n".to_string();
     assert_eq!(parse(&mention), Err(ParseError::NoMarker));
+    assert_eq!(marker_line(&mention), None);
+    let fenced = format!("Why did this fail?\n\n    {}", body.replace('\n', "\n    "));
+    assert_eq!(parse(&fenced), Err(ParseError::NoMarker));
     assert_eq!(parse(""), Err(ParseError::NoMarker));
     assert_eq!(parse(" [CHECKPOINT] a"), Err(ParseError::NoMarker));
+}
+
+/// A person's note added above a record (which seed 003's parser still reads) is not a record,
+/// but a near miss with its own reason, naming the record's marker line; the marker line is
+/// the record's, so a reader knows whose it was.
+#[test]
+fn a_record_below_a_note_is_a_near_miss() {
+    let body = Renderer::embedded().unwrap().render(&sample()).unwrap();
+    let noted = format!("> Alice: this step was flaky, re-check it.\n\n{body}");
+    let err = parse(&noted).unwrap_err();
+    assert_eq!(
+        err,
+        ParseError::MarkerNotFirst {
+            marker: "[CHECKPOINT]",
+            line: 3
+        }
+    );
+    assert_eq!(err.code(), "marker_not_first");
+    assert_eq!(parse_keeping_data(&noted).unwrap_err(), err);
+    assert_eq!(
+        marker_line(&noted),
+        Some((Kind::Checkpoint, "implementation-worker".into()))
+    );
+    // A note that mentions a marker at a line's start, then the record.
+    let mention = format!("\u{feff}See:\n[END] is what it posts last\nwas flaky\n{body}");
+    assert_eq!(
+        parse(&mention),
+        Err(ParseError::MarkerNotFirst {
+            marker: "[CHECKPOINT]",
+            line: 4
+        })
+    );
+    // Below a note, a broken record is no record at all.
+    let broken = noted.replacen("Session: sess-42\n", "", 1);
+    assert_eq!(parse(&broken), Err(ParseError::NoMarker));
+    assert_eq!(marker_line(&broken), None);
+    // Many marker lines that are not records cost a few tries, and are no record.
+    let many = format!("note\n{}{body}", "[HEALTH] x\n".repeat(50_000));
+    assert_eq!(parse(&many), Err(ParseError::NoMarker));
 }
 
 #[test]
@@ -228,6 +272,7 @@ fn every_rejection_has_its_reason() {
         (body.replacen("Seq: 7", "Seq: -1", 1), "bad_field"),
         ("x".repeat(1024 * 1024 + 1), "too_large"),
         ("hello".into(), "no_marker"),
+        (format!("A note.\n{body}"), "marker_not_first"),
     ];
     for (text, code) in cases {
         let err = parse(&text).expect_err(code);

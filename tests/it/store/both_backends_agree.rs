@@ -90,7 +90,8 @@ async fn scenario(c: &Client<AnyThread>) -> Vec<(String, Value)> {
     )
     .await
     .unwrap();
-    // A replay of the first record (same Id) must not count twice, or shadow newer records.
+    // A replay of the first record's Id that says something else must not count, or shadow
+    // newer records: it is an `id_conflict`.
     let mut replay = first.unwrap();
     replay.payload = Record::checkpoint(w, "s1", "pr_created", json!({}))
         .unwrap()
@@ -220,7 +221,7 @@ async fn both_backends_answer_alike() {
     assert_eq!(get("list future"), json!(0));
     assert_eq!(
         get("rejected"),
-        json!(["duplicate", "no_marker", "bad_json"])
+        json!(["id_conflict", "no_marker", "bad_json"])
     );
 }
 

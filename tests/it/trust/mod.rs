@@ -5,3 +5,4 @@ mod oversized_comments;
 mod scan;
 mod signing_turned_on;
 mod tamper;
+mod unmade_records;

@@ -62,7 +62,8 @@ fn first_of_a_duplicated_id_wins() {
     let listing = Listing {
         comments: vec![
             comment(1, "bot", body(&original)),
-            comment(2, "bot", body(&replay)),
+            comment(2, "bot", body(&original)),
+            comment(3, "bot", body(&replay)),
         ],
         warnings: vec!["w".into()],
         rejects: vec![],
@@ -71,6 +72,7 @@ fn first_of_a_duplicated_id_wins() {
     let s = scan(listing, &Trust::Everyone);
     assert_eq!(s.entries.len(), 1);
     assert_eq!(s.entries[0].record.phase(), Some("original"));
+    // An exact copy (the outbox posting a record twice) is a silent duplicate.
     assert_eq!(
         s.rejected[0].code,
         Rejection::Duplicate {
@@ -78,7 +80,46 @@ fn first_of_a_duplicated_id_wins() {
             first_comment: 1
         }
     );
-    assert_eq!(s.warnings, ["w"]);
+    // A copy that says something else is a conflict, warned of naming both comments.
+    assert_eq!(
+        s.rejected[1].code,
+        Rejection::Conflict {
+            record_id: original.id.clone().unwrap(),
+            first_comment: 1
+        }
+    );
+    assert_eq!(s.rejected[1].code.code(), "id_conflict");
+    assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+    assert_eq!(s.warnings[0], "w");
+    assert!(
+        s.warnings[1].starts_with("comment 1 and comment 3 (checkpoint w) both hold record "),
+        "{}",
+        s.warnings[1]
+    );
+}
+
+/// A carried copy (`Carried-From:`, `Posted-At:`, `Edited-At:` lines added) says what its
+/// original says: a duplicate, not a conflict.
+#[test]
+fn a_carried_copy_is_a_duplicate_not_a_conflict() {
+    let original = cp("original");
+    let mut carried = original.clone();
+    carried.carried_from = Some(4);
+    carried.posted_at = Some(parse_time("2026-01-01T00:00:00Z").unwrap());
+    carried.edited_at = Some(parse_time("2026-01-01T00:30:00Z").unwrap());
+    let listing = Listing {
+        comments: vec![
+            comment(1, "bot", body(&original)),
+            comment(2, "bot", body(&carried)),
+        ],
+        warnings: vec![],
+        rejects: vec![],
+        incomplete: false,
+    };
+    let s = scan(listing, &Trust::Everyone);
+    assert_eq!(s.rejected.len(), 1);
+    assert_eq!(s.rejected[0].code.code(), "duplicate");
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
 }
 
 #[test]
