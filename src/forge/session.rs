@@ -359,22 +359,26 @@ impl ForgeThread {
 
     /// With no open session issue and none forwarded to: the lowest open issue the token's own
     /// account opened that kept the session title or the session label (a person changed the
-    /// other in the web UI). It is still the head, with one warning, rather than a reason to
-    /// open a second thread beside it.
+    /// other in the web UI), else the one a trusted author opened that holds a trusted
+    /// author's records (`proven.rs`: a person also rewrote its description). It is still the
+    /// head, with one warning, rather than a reason to open a second thread beside it.
     async fn edited_head(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
         if self.login().await.is_err() {
             return Ok(None);
         }
         let limit = self.page_size(c).await?;
-        let mut found: Vec<Issue> = c
-            .open_issues(&self.settings.repo, None, limit)
-            .await?
-            .into_iter()
+        let open = c.open_issues(&self.settings.repo, None, limit).await?;
+        let mut found: Vec<&Issue> = (open.iter())
             .filter(|i| i.state == IssueState::Open && self.is_member_issue(i))
             .collect();
         found.sort_by_key(|i| i.number);
-        let Some(head) = found.into_iter().next() else {
-            return Ok(None);
+        let head = match found.first() {
+            Some(head) => (*head).clone(),
+            // Edited past the title, label and body: known by its author and records.
+            None => match self.proven_head(c, &open).await? {
+                Some(head) => head,
+                None => return Ok(None),
+            },
         };
         self.warn_if_edited(&head);
         self.note_verdict(head.number.0, true);
