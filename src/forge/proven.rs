@@ -69,7 +69,7 @@ impl ForgeThread {
                 issue.title == self.settings.title || issue.has_label(&self.settings.label);
             if trusted && !by_trusted.is_empty() {
                 proven.push(issue);
-            } else if !trusted && !(by_trusted.is_empty() && by_others.is_empty()) {
+            } else if !trusted && (!by_trusted.is_empty() || !by_others.is_empty()) {
                 let mut writers = by_trusted;
                 writers.extend(by_others);
                 elsewhere.push(Elsewhere {
