@@ -1,9 +1,13 @@
 //! A head a person edited past recognition: retitled and re-described, or unlabelled and
-//! re-described, so that neither the session marks nor the session body are left. It is still
-//! provably ours by what no edit of the issue touches: a trusted author opened it, and a
-//! trusted author's records sit in its comments. Only asked when every other look-up found
-//! nothing (so the usual look-up costs what it did), before a write would open a second issue
-//! beside it.
+//! re-described, so that only one of the session marks (title, label) is left and the session
+//! body is not. It is still provably ours by what no edit of the issue touches: a trusted author
+//! opened it, and a trusted author's records sit in its comments. Only asked when every other
+//! look-up found nothing (so the usual look-up costs what it did), before a write would open a
+//! second issue beside it.
+//!
+//! An issue that kept neither mark is not taken (it may be another thread's, configured with
+//! another title and label), nor one another account opened, whoever wrote in it: when such an
+//! issue holds records, a warning names it, since a new session issue will not hold them.
 //!
 //! Whether a comment is a record is the caller's to say ([`ForgeSettings::is_record`]): this
 //! module knows no record format.
@@ -17,80 +21,81 @@ use super::error::{ForgeError, found};
 use super::http::ForgeClient;
 use super::models::{Issue, IssueState};
 
-/// The most comment lists one look-up reads (one request each): the open issues with comments
-/// that a trusted author opened, most recently updated first (the session issue is the busy
-/// one), then those another account opened that kept the session title or label.
+/// The most comment lists one look-up reads (one request each), in [`Kind`] order, the most
+/// recently updated first (the session issue is the busy one).
 const MAX_LOOKS: usize = 8;
 
-/// An open issue that holds records but is not taken for the session issue, and why.
-struct Elsewhere {
-    number: u64,
-    why: String,
+/// What an open issue with comments may be, in the order they are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// A trusted author opened it and it kept the session title or label: the head, when a
+    /// trusted author's record is in it.
+    Ours,
+    /// A trusted author opened it and it kept neither mark nor the session body: warned of
+    /// when a trusted author's record is in it.
+    Unmarked,
+    /// Another account opened it and it kept the session title or label: warned of when a
+    /// record is in it.
+    Theirs,
 }
 
 impl ForgeThread {
-    /// Among the open issues `open` (every one in the repository), the lowest numbered that a
-    /// trusted author opened and whose comments hold a trusted author's record. When there is
-    /// none, warns of each open issue that holds records but is not taken (another account
-    /// opened it, or no trusted author wrote them), and of issues left unread past
-    /// [`MAX_LOOKS`]: a write then opens a new session issue without their records.
+    /// Among the open issues `open` (every one in the repository), the lowest numbered
+    /// [`Kind::Ours`] that holds a trusted author's record. When there is none, warns of each
+    /// other issue that holds records, and of issues left unread past [`MAX_LOOKS`].
     pub(super) async fn proven_head(
         &self,
         c: &ForgeClient,
         open: &[Issue],
     ) -> Result<Option<Issue>, ForgeError> {
-        let mut mine: Vec<&Issue> = Vec::new();
-        let mut others: Vec<&Issue> = Vec::new();
-        for issue in open {
-            if issue.state != IssueState::Open
-                || issue.pull_request.is_some()
-                || issue.comments <= 0
-            {
-                continue;
-            }
-            if self.trusted_creator(issue) {
-                mine.push(issue);
-            } else if issue.title == self.settings.title || issue.has_label(&self.settings.label) {
-                others.push(issue);
-            }
-        }
-        mine.sort_by_key(|i| (Reverse(i.updated_at), i.number));
-        others.sort_by_key(|i| (Reverse(i.updated_at), i.number));
-        let unread = (mine.len() + others.len()).saturating_sub(MAX_LOOKS);
+        let mut looks: Vec<(Kind, &Issue)> = open
+            .iter()
+            .filter(|i| i.state == IssueState::Open && i.pull_request.is_none() && i.comments > 0)
+            .filter_map(|i| self.kind(i).map(|k| (k, i)))
+            .collect();
+        looks.sort_by_key(|(k, i)| (*k, Reverse(i.updated_at), i.number));
+        let unread = looks.len().saturating_sub(MAX_LOOKS);
         let mut proven: Vec<&Issue> = Vec::new();
-        let mut elsewhere: Vec<Elsewhere> = Vec::new();
-        let looks = mine.iter().map(|i| (*i, true));
-        let looks = looks.chain(others.iter().map(|i| (*i, false)));
-        for (issue, trusted) in looks.take(MAX_LOOKS) {
+        let mut elsewhere: Vec<(u64, String)> = Vec::new();
+        for (kind, issue) in looks.into_iter().take(MAX_LOOKS) {
             let Some((by_trusted, by_others)) = self.record_authors(c, issue).await? else {
                 continue;
             };
-            let marked =
-                issue.title == self.settings.title || issue.has_label(&self.settings.label);
-            if trusted && !by_trusted.is_empty() {
-                proven.push(issue);
-            } else if !trusted && (!by_trusted.is_empty() || !by_others.is_empty()) {
-                let mut writers = by_trusted;
-                writers.extend(by_others);
-                elsewhere.push(Elsewhere {
-                    number: issue.number.0,
-                    why: format!(
-                        "it holds records (by {}) but was opened by {}, who is not a trusted \
-                         author (add {} to trusted_authors if it is the session issue)",
-                        writers.join(", "),
-                        issue.user.login,
+            let n = issue.number.0;
+            match kind {
+                Kind::Ours if !by_trusted.is_empty() => proven.push(issue),
+                Kind::Ours if !by_others.is_empty() => elsewhere.push((
+                    n,
+                    format!(
+                        "it holds records, but only by {}, not a trusted author",
+                        by_others.join(", ")
+                    ),
+                )),
+                Kind::Unmarked if !by_trusted.is_empty() => elsewhere.push((
+                    n,
+                    format!(
+                        "{} opened it and wrote records in it, but it has neither the session \
+                         title nor the label (another thread's, or this one's edited: then \
+                         restore its title)",
                         issue.user.login
                     ),
-                });
-            } else if trusted && marked && !by_others.is_empty() {
-                elsewhere.push(Elsewhere {
-                    number: issue.number.0,
-                    why: format!(
-                        "it holds records, but only by {}, who {} not a trusted author",
-                        by_others.join(", "),
-                        if by_others.len() == 1 { "is" } else { "are" }
-                    ),
-                });
+                )),
+                Kind::Theirs if !(by_trusted.is_empty() && by_others.is_empty()) => {
+                    let mut writers = by_trusted;
+                    writers.extend(by_others);
+                    elsewhere.push((
+                        n,
+                        format!(
+                            "it holds records (by {}) but was opened by {}, who is not a \
+                             trusted author (add {} to trusted_authors if it is the session \
+                             issue)",
+                            writers.join(", "),
+                            issue.user.login,
+                            issue.user.login
+                        ),
+                    ))
+                }
+                _ => {}
             }
         }
         proven.sort_by_key(|i| i.number);
@@ -102,16 +107,14 @@ impl ForgeThread {
             );
             return Ok(Some((*head).clone()));
         }
-        for e in &elsewhere {
+        for (n, why) in &elsewhere {
             tracing::warn!(
-                "no session issue titled {:?} with label {:?} in {}, and issue #{} is not taken \
-                 for it: {}; a new session issue does not hold its records, and readers do not \
-                 read them",
+                "no session issue titled {:?} with label {:?} in {}, and issue #{n} is not taken \
+                 for it: {why}; a new session issue does not hold its records, and readers do \
+                 not read them",
                 self.settings.title,
                 self.settings.label,
                 self.settings.repo,
-                e.number,
-                e.why
             );
         }
         if unread > 0 {
@@ -126,6 +129,19 @@ impl ForgeThread {
             );
         }
         Ok(None)
+    }
+
+    /// What `issue` may be, or `None`: not worth a request (another account's issue without
+    /// the session marks, or a trusted author's that still has the session body: another
+    /// thread's intact session issue).
+    fn kind(&self, issue: &Issue) -> Option<Kind> {
+        let marked = issue.title == self.settings.title || issue.has_label(&self.settings.label);
+        match (self.trusted_creator(issue), marked) {
+            (true, true) => Some(Kind::Ours),
+            (true, false) if !self.session_body(issue) => Some(Kind::Unmarked),
+            (false, true) => Some(Kind::Theirs),
+            _ => None,
+        }
     }
 
     /// Who wrote the records in `issue`'s comments: trusted authors, then others (each login

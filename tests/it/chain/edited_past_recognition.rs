@@ -274,3 +274,42 @@ async fn after_doctor_names_another_head_the_next_write_goes_there() {
     );
     assert_eq!(on(&fake, 1, "p2"), 0);
 }
+
+/// Another thread in the same repository (its own title and label, the bot's account) is never
+/// joined: the first record of this thread opens its own issue.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_threads_issue_is_never_taken() {
+    let fake = FakeForge::start().await;
+    let team_b = fake_forge::client(&fake, BOT_TOKEN, tempfile::tempdir().unwrap().path())
+        .issue("Team B build session", "Team/B")
+        .build()
+        .unwrap();
+    saved(&team_b, "b1").await;
+    let out = Bin::new(tempfile::tempdir().unwrap().path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .run(&words("checkpoint --agent a --session s1 --phase p1"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(open_issues(&fake), [1, 2], "this thread joined team B's");
+    assert_eq!(on(&fake, 2, "p1"), 1);
+    assert!(!stderr(&out).contains("not taken"), "{}", stderr(&out));
+}
+
+/// A head that lost both marks and its description is not taken (it could be another
+/// thread's), but the write that opens a new issue names it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_that_lost_every_mark_is_named_when_a_new_issue_opens() {
+    let fake = FakeForge::start().await;
+    saved(&bot(&fake, tempfile::tempdir().unwrap().path()), "p1").await;
+    rewrite_and_delete_label(&fake);
+    fake.retitle(1, "Build session (agents)");
+    let out = Bin::new(tempfile::tempdir().unwrap().path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .run(&words("checkpoint --agent a --session s1 --phase p2"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(open_issues(&fake), [1, 2]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("#1 is not taken") && err.contains("neither the session title nor the label"),
+        "{err}"
+    );
+}
