@@ -64,6 +64,9 @@ impl ForgeThread {
     ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
         let mine = self.same_token(&cached);
+        // The cached issue when it is open and ours but no longer recognised (a person edited
+        // it): warned of if the head turns out to be another issue.
+        let mut edited = None;
         if let Some(n) = cached
             .issue
             .map(IssueNumber)
@@ -86,7 +89,12 @@ impl ForgeThread {
                     return Ok(n);
                 }
                 Ok(issue) => {
-                    if self.is_member_issue(&issue) || issue.state == IssueState::Closed {
+                    let member = self.is_member_issue(&issue);
+                    let open = issue.state == IssueState::Open && issue.pull_request.is_none();
+                    if open && !member && self.trusted_creator(&issue) {
+                        edited = Some(n);
+                    }
+                    if member || issue.state == IssueState::Closed {
                         // Records posted there since the head moved are carried by the tidy.
                         self.note_stray(n, false, false);
                     }
@@ -108,10 +116,13 @@ impl ForgeThread {
         }
         if let Some(issue) = self.discover(c).await? {
             self.adopt(&issue);
+            self.warn_left_behind(edited, issue.number);
             return Ok(issue.number);
         }
         if for_write && self.settings.auto_init {
-            return Ok(self.init_issue().await?.number);
+            let n = self.init_issue().await?.number;
+            self.warn_left_behind(edited, n);
+            return Ok(n);
         }
         if !for_write && let Some(closed) = self.latest_closed().await {
             // Closed and not yet succeeded: its history is still the session's history.
@@ -126,6 +137,21 @@ impl ForgeThread {
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
         )))
+    }
+
+    /// Warns that the cached issue `edited` (open, a trusted author's, but no longer recognised
+    /// as the session issue) is left for `head`: the records this machine posted there are not
+    /// read with the head's.
+    fn warn_left_behind(&self, edited: Option<IssueNumber>, head: IssueNumber) {
+        let Some(old) = edited.filter(|old| *old != head) else {
+            return;
+        };
+        tracing::warn!(
+            "this machine's session issue {old} is still open, but someone edited it so that it \
+             is no longer recognised as the session issue; writing to {head} from now on: the \
+             records posted to {old} are not read with {head}'s until its session title and \
+             label are restored"
+        );
     }
 
     /// An open issue (not a pull request) with the session title and label that a trusted

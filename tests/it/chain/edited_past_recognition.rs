@@ -313,3 +313,31 @@ async fn a_head_that_lost_every_mark_is_named_when_a_new_issue_opens() {
         "{err}"
     );
 }
+
+/// The thread already split (an older forgestate opened #2 beside the edited #1): the machine
+/// with #1 cached moves to #2 on its recheck, and says its records on #1 are left behind.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_machine_leaving_its_edited_issue_for_another_says_so() {
+    let fake = FakeForge::start().await;
+    let a = tempfile::tempdir().unwrap();
+    let config = a.path().join("recheck.toml");
+    std::fs::write(&config, "[forge]\nrecheck_secs = 0\n").unwrap();
+    let line = |phase: &str| {
+        format!(
+            "checkpoint --agent a --session s1 --phase {phase} --config {}",
+            config.display()
+        )
+    };
+    cli(&fake, a.path(), &line("p1"));
+    rewrite_and_delete_label(&fake);
+    fake.retitle(1, "Build session (agents)");
+    let label = fake.add_label(forgestate::defaults::LABEL);
+    let split = fake.add_issue(forgestate::defaults::TITLE, &[label], false);
+    let said = cli(&fake, a.path(), &line("p2"));
+    assert_eq!(on(&fake, split, "p2"), 1, "{said}");
+    assert!(
+        said.contains("session issue #1 is still open")
+            && said.contains("records posted to #1 are not read"),
+        "{said}"
+    );
+}
