@@ -242,6 +242,7 @@ impl ForgeBuilder {
             rotate_after: o.rotate_after,
             carry_days: o.carry_days,
             trusted_authors: self.trusted_authors.clone(),
+            is_record: |body| crate::format::marker_line(body).is_some(),
         };
         if let Some(root) = &o.outbox {
             (http.wait()).set_marker(root.join(&key).join(crate::forge::wait::MARKER_FILE));

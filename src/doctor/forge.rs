@@ -308,7 +308,11 @@ pub(super) fn cache_check(p: &Probe) -> Check {
                 found.unwrap_or_default()
             ),
         )
-        .fix("nothing to do: the next write re-checks the cached issue and corrects it"),
+        .fix(format!(
+            "nothing to do: this check forgot #{n}, so the next command looks the session \
+             issue up again and uses #{}",
+            found.unwrap_or_default()
+        )),
         (Some(n), true) => {
             let age = p
                 .cache

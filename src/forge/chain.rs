@@ -111,11 +111,15 @@ impl ForgeThread {
     /// login) with the session issue's body (after any `Previous session issue:` line).
     pub(super) fn ours(&self, issue: &Issue) -> bool {
         let me = self.known_login();
+        me.is_some_and(|me| issue.user.login == me) && self.session_body(issue)
+    }
+
+    /// Whether `issue`'s body is the session issue's body (after any `Previous session issue:`
+    /// line).
+    pub(super) fn session_body(&self, issue: &Issue) -> bool {
         let body = issue.body.replace("\r\n", "\n");
         let ours = self.settings.issue_body.replace("\r\n", "\n");
-        me.is_some_and(|me| issue.user.login == me)
-            && !ours.trim().is_empty()
-            && body.trim_end().ends_with(ours.trim_end())
+        !ours.trim().is_empty() && body.trim_end().ends_with(ours.trim_end())
     }
 
     fn verdict(&self, n: u64) -> Option<bool> {

@@ -40,6 +40,7 @@ mod models;
 pub(crate) mod page;
 mod post;
 mod probe;
+mod proven;
 pub(crate) mod retry;
 mod rotate;
 mod session;
@@ -114,6 +115,10 @@ pub struct ForgeSettings {
     /// Besides the token's own login, who may open the session thread's issues and write its
     /// links (the configured `trusted_authors`).
     pub trusted_authors: Vec<String>,
+    /// Whether a comment body is one of this tool's records (the caller's format says; the
+    /// backend knows none): what proves an issue a person edited past recognition is still
+    /// the session issue (`proven.rs`).
+    pub is_record: fn(&str) -> bool,
 }
 
 /// A thread on a forge: the comments of the session issue.

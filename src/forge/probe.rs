@@ -167,6 +167,14 @@ impl ForgeThread {
                 }),
             Err(e) => Err(e),
         };
+        if let (Some(cached), Ok(Some(h))) = (self.cached_head(), &head)
+            && cached != h.number
+        {
+            // The cached number would keep this machine's writes on #cached until its recheck
+            // (and a recheck keeps an issue that still looks like a session issue): forget it,
+            // so the next command looks the head up again, as doctor says.
+            self.forget_issue();
+        }
         probe.issue = Some(head);
         probe.members = Some(members);
         probe.look_alikes = self.look_alikes();

@@ -64,6 +64,9 @@ impl ForgeThread {
     ) -> Result<IssueNumber, ForgeError> {
         let cached = self.cached();
         let mine = self.same_token(&cached);
+        // The cached issue when it is open and ours but no longer recognised (a person edited
+        // it): warned of if the head turns out to be another issue.
+        let mut edited = None;
         if let Some(n) = cached
             .issue
             .map(IssueNumber)
@@ -86,7 +89,12 @@ impl ForgeThread {
                     return Ok(n);
                 }
                 Ok(issue) => {
-                    if self.is_member_issue(&issue) || issue.state == IssueState::Closed {
+                    let member = self.is_member_issue(&issue);
+                    let open = issue.state == IssueState::Open && issue.pull_request.is_none();
+                    if open && !member && self.trusted_creator(&issue) {
+                        edited = Some(n);
+                    }
+                    if member || issue.state == IssueState::Closed {
                         // Records posted there since the head moved are carried by the tidy.
                         self.note_stray(n, false, false);
                     }
@@ -108,10 +116,13 @@ impl ForgeThread {
         }
         if let Some(issue) = self.discover(c).await? {
             self.adopt(&issue);
+            self.warn_left_behind(edited, issue.number);
             return Ok(issue.number);
         }
         if for_write && self.settings.auto_init {
-            return Ok(self.init_issue().await?.number);
+            let n = self.init_issue().await?.number;
+            self.warn_left_behind(edited, n);
+            return Ok(n);
         }
         if !for_write && let Some(closed) = self.latest_closed().await {
             // Closed and not yet succeeded: its history is still the session's history.
@@ -126,6 +137,21 @@ impl ForgeThread {
             "no open issue titled {:?} with label {:?} in {}; run `forgestate init` to create it",
             self.settings.title, self.settings.label, self.settings.repo
         )))
+    }
+
+    /// Warns that the cached issue `edited` (open, a trusted author's, but no longer recognised
+    /// as the session issue) is left for `head`: the records this machine posted there are not
+    /// read with the head's.
+    fn warn_left_behind(&self, edited: Option<IssueNumber>, head: IssueNumber) {
+        let Some(old) = edited.filter(|old| *old != head) else {
+            return;
+        };
+        tracing::warn!(
+            "this machine's session issue {old} is still open, but someone edited it so that it \
+             is no longer recognised as the session issue; writing to {head} from now on: the \
+             records posted to {old} are not read with {head}'s until its session title and \
+             label are restored"
+        );
     }
 
     /// An open issue (not a pull request) with the session title and label that a trusted
@@ -359,22 +385,26 @@ impl ForgeThread {
 
     /// With no open session issue and none forwarded to: the lowest open issue the token's own
     /// account opened that kept the session title or the session label (a person changed the
-    /// other in the web UI). It is still the head, with one warning, rather than a reason to
-    /// open a second thread beside it.
+    /// other in the web UI), else the one a trusted author opened that holds a trusted
+    /// author's records (`proven.rs`: a person also rewrote its description). It is still the
+    /// head, with one warning, rather than a reason to open a second thread beside it.
     async fn edited_head(&self, c: &ForgeClient) -> Result<Option<Issue>, ForgeError> {
         if self.login().await.is_err() {
             return Ok(None);
         }
         let limit = self.page_size(c).await?;
-        let mut found: Vec<Issue> = c
-            .open_issues(&self.settings.repo, None, limit)
-            .await?
-            .into_iter()
+        let open = c.open_issues(&self.settings.repo, None, limit).await?;
+        let mut found: Vec<&Issue> = (open.iter())
             .filter(|i| i.state == IssueState::Open && self.is_member_issue(i))
             .collect();
         found.sort_by_key(|i| i.number);
-        let Some(head) = found.into_iter().next() else {
-            return Ok(None);
+        let head = match found.first() {
+            Some(head) => (*head).clone(),
+            // Edited past the title, label and body: known by its author and records.
+            None => match self.proven_head(c, &open).await? {
+                Some(head) => head,
+                None => return Ok(None),
+            },
         };
         self.warn_if_edited(&head);
         self.note_verdict(head.number.0, true);

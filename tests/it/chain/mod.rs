@@ -2,6 +2,7 @@
 
 mod deep_sessions;
 mod edited_carry;
+mod edited_past_recognition;
 mod first_posting;
 mod idless_counted_once;
 mod killed_rotation_reads;
