@@ -5,6 +5,7 @@
 
 mod kinds;
 mod local;
+mod patience;
 mod mcp;
 mod recovery;
 mod setting;
