@@ -212,7 +212,10 @@ impl ForgeClient {
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
         // After an outage marker connecting must be quick; a forge that accepts the connection
         // gets the command's usual deadline (a forge back but slow to answer is posted to).
-        let lazy = match (self.wait.quick_connect().is_some(), self.policy.short_connect) {
+        let lazy = match (
+            self.wait.quick_connect().is_some(),
+            self.policy.short_connect,
+        ) {
             (true, _) => Some(&self.quick_connect),
             (false, true) => Some(&self.short_connect),
             (false, false) => None,

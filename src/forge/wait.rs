@@ -11,9 +11,11 @@
 //! - **A command with no such answer** (a cold read, `rotate`, `export`, `import`, `prune`,
 //!   `doctor`, `init`, `publish`, `flush`) may wait longer: up to the patience (`[forge]
 //!   patience`, 60 s by default) without an answer, renewed by each answer that is not a
-//!   retryable failure. It says once on stderr that it waits and why, then how long it has
-//!   waited. Only a forge that sends no byte, or fewer than [`MIN_RATE`] bytes a second, over a
-//!   whole wait budget counts as not answering while a body is read.
+//!   retryable failure, an answer being its status line and its whole body. It says once on
+//!   stderr that it waits and why, then how long it has waited, while it waits for headers or
+//!   reads a body. A body is read up to the patience since the last whole answer, and a forge
+//!   that sends no byte, or fewer than [`MIN_RATE`] bytes a second, over a whole wait budget
+//!   counts as not answering while a body is read.
 //! - **A refused connection is an answer**: after [`REFUSALS`] quick tries the command gives up
 //!   on the forge (a save spools).
 //! - The retries of one request end with their own retry budget, however other requests fare;

@@ -71,9 +71,17 @@ async fn a_forge_back_but_slow_after_an_outage_is_posted_to() {
     let uri = front.uri();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    json_ok(&uri, d, "checkpoint --agent w --session s --phase one --json");
+    json_ok(
+        &uri,
+        d,
+        "checkpoint --agent w --session s --phase one --json",
+    );
     front.set(Mode::Unavailable);
-    let (saved, _) = json_ok(&uri, d, "checkpoint --agent w --session s --phase two --json");
+    let (saved, _) = json_ok(
+        &uri,
+        d,
+        "checkpoint --agent w --session s --phase two --json",
+    );
     assert!(saved["spooled"].is_string(), "{saved}");
     assert!(marker(d).is_some(), "the outage left its marker");
 
@@ -89,7 +97,10 @@ async fn a_forge_back_but_slow_after_an_outage_is_posted_to() {
     );
     assert_eq!(saved["posted"], true, "{saved}");
     assert!(spooled(d).is_empty(), "the backlog went first");
-    assert!(marker(d).is_none(), "the forge answered: the marker is gone");
+    assert!(
+        marker(d).is_none(),
+        "the forge answered: the marker is gone"
+    );
     assert_eq!(fake.comments_on(n).len(), 3);
 }
 
@@ -101,9 +112,17 @@ async fn a_failed_attempt_under_the_marker_does_not_renew_it() {
     let uri = front.uri();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    json_ok(&uri, d, "checkpoint --agent w --session s --phase one --json");
+    json_ok(
+        &uri,
+        d,
+        "checkpoint --agent w --session s --phase one --json",
+    );
     front.set(Mode::Refusing);
-    json_ok(&uri, d, "checkpoint --agent w --session s --phase two --json");
+    json_ok(
+        &uri,
+        d,
+        "checkpoint --agent w --session s --phase two --json",
+    );
     let path = marker(d).expect("the outage left its marker");
     // The marker as the outage left it 20 s ago: the next command's attempt fails, and the
     // marker keeps its age, so 30 s after the outage a command gets a whole budget again.
