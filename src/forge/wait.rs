@@ -109,6 +109,8 @@ struct State {
     refused: u32,
     /// The patient wait was announced.
     announced: bool,
+    /// When it last said how long it waited (concurrent requests share the cadence).
+    said_at: Option<Instant>,
 }
 
 impl State {
@@ -125,6 +127,7 @@ impl State {
             gave_up_at: None,
             refused: 0,
             announced: false,
+            said_at: None,
         }
     }
 }
@@ -431,6 +434,12 @@ impl Wait {
                     Some(Need::Forge(why)) => why,
                     _ => return,
                 };
+                let now = Instant::now();
+                if s.said_at.is_some_and(|t| now.duration_since(t) < PROGRESS_EVERY / 2) {
+                    // Another request of this command just said it.
+                    return;
+                }
+                s.said_at = Some(now);
                 (!std::mem::replace(&mut s.announced, true), why)
             }
             None => return,
