@@ -435,7 +435,9 @@ impl Wait {
                     _ => return,
                 };
                 let now = Instant::now();
-                if s.said_at.is_some_and(|t| now.duration_since(t) < PROGRESS_EVERY / 2) {
+                if s.said_at
+                    .is_some_and(|t| now.duration_since(t) < PROGRESS_EVERY / 2)
+                {
                     // Another request of this command just said it.
                     return;
                 }
