@@ -58,10 +58,7 @@ pub enum ForgeError {
         message: String,
     },
     /// A 3xx answer: forgestate never follows redirects (they would drop the token or change the method).
-    #[error(
-        "{call}: the forge redirected ({status}) to {location}; the repository was probably \
-         renamed or moved: update owner/repo"
-    )]
+    #[error("{call}: the forge redirected ({status}) to {location}; {hint}")]
     Redirected {
         /// The request that failed.
         call: Call,
@@ -69,6 +66,9 @@ pub enum ForgeError {
         status: u16,
         /// Where the forge pointed.
         location: String,
+        /// The likely cause: a renamed repository when the forge points at another repository's
+        /// API path, else a proxy or login page in front of the forge.
+        hint: &'static str,
     },
     /// Any other unexpected status.
     #[error("{call}: the forge answered {status}{}", server(.message))]

@@ -43,6 +43,9 @@ pub struct ForgeClient {
     /// The same client with a short connect timeout, for `RetryPolicy::short_connect`, built
     /// on first use and shared by clones.
     short_connect: std::sync::Arc<builder::LazyClient>,
+    /// The same client connecting within the wait's quick timeout, for the one attempt after
+    /// an outage marker (`Wait::quick_connect`), built on first use and shared by clones.
+    quick_connect: std::sync::Arc<builder::LazyClient>,
     base: Url,
     api: Url,
     /// Kept only to scrub it from the server's error messages (Forgejo echoes unknown tokens).
@@ -207,12 +210,20 @@ impl ForgeClient {
         let url = self
             .url(path)
             .map_err(|e| ForgeError::Setup(format!("{call}: {e}")))?;
-        let http = match self.policy.short_connect {
-            true => match &**self.short_connect {
-                Ok(client) => client,
-                Err(e) => return Err(ForgeError::Setup(e.to_string())),
-            },
-            false => &self.http,
+        // After an outage marker connecting must be quick; a forge that accepts the connection
+        // gets the command's usual deadline (a forge back but slow to answer is posted to).
+        let lazy = match (
+            self.wait.quick_connect().is_some(),
+            self.policy.short_connect,
+        ) {
+            (true, _) => Some(&self.quick_connect),
+            (false, true) => Some(&self.short_connect),
+            (false, false) => None,
+        };
+        let http = match lazy.map(|l| &***l) {
+            Some(Ok(client)) => client,
+            Some(Err(e)) => return Err(ForgeError::Setup(e.to_string())),
+            None => &self.http,
         };
         let mut request = http.request(method, url).query(query);
         if let Some(body) = body {
@@ -246,7 +257,8 @@ impl ForgeClient {
             None => return Err(ForgeError::Timeout { call, sent: true }),
         };
         if !retryable_status(response.status()) {
-            self.wait.answered();
+            // Up, but not an answer yet: a patient wait is renewed once its body is in.
+            self.wait.headers();
         }
         Ok((response, call))
     }
@@ -288,7 +300,7 @@ impl ForgeClient {
         self.note_clock(&headers);
         let mut bytes = Vec::new();
         // The body is read at the wait rule's pace: to the deadline, and at least its rate.
-        let mut pace = self.wait.reading();
+        let mut pace = self.wait.reading(call.to_string());
         loop {
             let limit = pace.limit();
             let next = match limit.is_zero() {
@@ -312,6 +324,9 @@ impl ForgeClient {
             bytes.extend_from_slice(&chunk);
         }
         tracing::debug!(status = status.as_u16(), bytes = bytes.len(), "{call}");
+        if !retryable_status(status) {
+            self.wait.answered();
+        }
         Ok(Raw {
             status,
             headers,

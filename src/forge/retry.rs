@@ -111,12 +111,18 @@ impl Notice {
         self.said.load(Ordering::Relaxed)
     }
 
-    fn say(&self, why: &str, left: Duration) {
+    /// Says the line (once). `patient` is why a command without an answer of its own waits:
+    /// it then gives up at the end, whatever `then` says (a cold read has no outbox to answer
+    /// from, a flush no outbox to save to).
+    fn say(&self, why: &str, left: Duration, patient: Option<&str>) {
         if !self.said.swap(true, Ordering::Relaxed) {
+            let then = match patient {
+                Some(since) => format!("giving up, since {since}"),
+                None => self.then.to_string(),
+            };
             tracing::warn!(
-                "forge not answering ({why}); retrying for up to {} s, then {}",
+                "forge not answering ({why}); retrying for up to {} s, then {then}",
                 left.as_secs_f64().ceil() as u64,
-                self.then
             );
         }
     }
@@ -129,6 +135,9 @@ pub struct Retry {
     notice: Option<Notice>,
     /// The command's wait budget, which ends every retry however much `deadline` has left.
     wait: Option<super::wait::Wait>,
+    /// A single attempt with its own short timeout (`RetryPolicy::quick`, a probe such as the
+    /// server version under `-v`): its failure says nothing about the command's wait.
+    probe: bool,
     pub attempts: u32,
 }
 
@@ -145,6 +154,7 @@ impl Retry {
             delays,
             notice: None,
             wait: None,
+            probe: policy.budget.is_zero() && policy.attempt_timeout.is_some(),
             attempts: 1,
         }
     }
@@ -163,6 +173,9 @@ impl Retry {
 
     /// Sleeps before the next attempt. Returns false (at once) when the budget is spent.
     pub async fn wait(&mut self, retry_after: Option<Duration>, what: &str, why: &str) -> bool {
+        if self.probe {
+            return false;
+        }
         let mut remaining = self.deadline.saturating_duration_since(Instant::now());
         if let Some(wait) = &self.wait {
             let left = wait.remaining();
@@ -179,10 +192,11 @@ impl Retry {
         let backoff = self.delays.next().unwrap_or(Duration::from_secs(8));
         let delay = retry_after.unwrap_or(backoff).min(remaining);
         if let Some(notice) = &self.notice {
+            let patient = self.wait.as_ref().and_then(|w| w.patient_why());
             if why.starts_with(what) {
-                notice.say(why, remaining);
+                notice.say(why, remaining, patient);
             } else {
-                notice.say(&format!("{what}: {why}"), remaining);
+                notice.say(&format!("{what}: {why}"), remaining, patient);
             }
         }
         self.attempts += 1;

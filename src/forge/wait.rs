@@ -11,9 +11,11 @@
 //! - **A command with no such answer** (a cold read, `rotate`, `export`, `import`, `prune`,
 //!   `doctor`, `init`, `publish`, `flush`) may wait longer: up to the patience (`[forge]
 //!   patience`, 60 s by default) without an answer, renewed by each answer that is not a
-//!   retryable failure. It says once on stderr that it waits and why, then how long it has
-//!   waited. Only a forge that sends no byte, or fewer than [`MIN_RATE`] bytes a second, over a
-//!   whole wait budget counts as not answering while a body is read.
+//!   retryable failure, an answer being its status line and its whole body. It says once on
+//!   stderr that it waits and why, then how long it has waited, while it waits for headers or
+//!   reads a body. A body is read up to the patience since the last whole answer, and a forge
+//!   that sends no byte, or fewer than [`MIN_RATE`] bytes a second, over a whole wait budget
+//!   counts as not answering while a body is read.
 //! - **A refused connection is an answer**: after [`REFUSALS`] quick tries the command gives up
 //!   on the forge (a save spools).
 //! - The retries of one request end with their own retry budget, however other requests fare;
@@ -24,8 +26,11 @@
 //!
 //! When a command runs out of its budget it leaves an **outage marker** (a small file in this
 //! forge's outbox directory, [`MARKER_FILE`]); for [`MARKER_SECS`] after it, the next command on
-//! the machine that has an answer without the forge gets one quick attempt ([`Wait::quick`], no
-//! retry) before it too gives up. The first answer from the forge removes the marker.
+//! the machine that has an answer without the forge makes one attempt, no retry, that must
+//! connect quickly ([`Wait::quick_connect`]); a forge that accepts the connection gets the
+//! command's normal deadline. A command under the marker that fails does not renew it, so a
+//! forge that is up but slow to connect gets a whole budget again once the marker is old. The
+//! first answer from the forge removes the marker.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -91,11 +96,9 @@ struct State {
     last_answer: Option<Instant>,
     /// The last sign of life of a request (started, answered, a body's bytes).
     last_seen: Instant,
-    /// The start of the one quick attempt after an outage marker.
-    silent_since: Option<Instant>,
     /// Whether this command looked for a marker yet.
     checked: bool,
-    /// A marker said the forge was down: one quick attempt, no retry.
+    /// A marker said the forge was down: one attempt, no retry, connecting quickly.
     probing: bool,
     /// The command gave up on the forge: no further attempt.
     spent: bool,
@@ -106,6 +109,8 @@ struct State {
     refused: u32,
     /// The patient wait was announced.
     announced: bool,
+    /// When it last said how long it waited (concurrent requests share the cadence).
+    said_at: Option<Instant>,
 }
 
 impl State {
@@ -116,13 +121,13 @@ impl State {
             need: None,
             last_answer: None,
             last_seen: now,
-            silent_since: None,
             checked: false,
             probing: false,
             spent: false,
             gave_up_at: None,
             refused: 0,
             announced: false,
+            said_at: None,
         }
     }
 }
@@ -165,6 +170,11 @@ impl Wait {
     /// The budget per command.
     pub(crate) fn budget(&self) -> Duration {
         self.inner.budget
+    }
+
+    /// The connect timeout of the one attempt after an outage marker.
+    pub(crate) fn quick(&self) -> Duration {
+        self.inner.quick
     }
 
     /// How long a command without an answer of its own may wait.
@@ -214,6 +224,15 @@ impl Wait {
         }
     }
 
+    /// Why this command waits patiently (it has no answer without the forge); `None` when it
+    /// does not.
+    pub(crate) fn patient_why(&self) -> Option<&'static str> {
+        self.state().and_then(|s| match s.need {
+            Some(Need::Forge(why)) => Some(why),
+            _ => None,
+        })
+    }
+
     /// Whether this command waits patiently (it has no answer without the forge).
     pub(crate) fn is_patient(&self) -> bool {
         self.state()
@@ -255,14 +274,25 @@ impl Wait {
                 tracing::debug!("the forge was down moments ago: one quick attempt");
             }
         }
-        let deadline = if s.probing {
-            *s.silent_since.get_or_insert(now) + self.inner.quick
-        } else if patient {
+        // Under a marker the deadline is the usual one: only connecting must be quick
+        // (`quick_connect`), so a forge that accepts the connection gets its request timeout.
+        let deadline = if patient {
             s.last_answer.unwrap_or(s.started).max(s.started) + self.inner.patience
         } else {
             s.started + self.inner.budget
         };
         deadline.saturating_duration_since(now)
+    }
+
+    /// The connect timeout of this command's attempt when a recent outage marker makes it quick
+    /// (`quick_timeout_ms`); `None` otherwise. Only connecting is quick: a forge that accepts
+    /// the connection gets the command's deadline.
+    pub(crate) fn quick_connect(&self) -> Option<Duration> {
+        // The first look at the budget is what looks for the marker.
+        self.remaining();
+        self.state()
+            .is_some_and(|s| s.probing)
+            .then(|| self.quick())
     }
 
     /// Whether another attempt may follow a failure (not after an outage marker: one attempt).
@@ -278,18 +308,30 @@ impl Wait {
         }
     }
 
-    /// The forge answered (not a retryable failure): a patient wait starts again, and a marker
-    /// is removed. A command's deadline does not move.
+    /// The forge answered (not a retryable failure) and its body was read whole: a patient
+    /// wait starts again, and a marker is removed. A command's deadline does not move.
     pub(crate) fn answered(&self) {
+        self.heard(true);
+    }
+
+    /// The forge sent the status line of an answer that is not a retryable failure: it is up
+    /// (a marker is removed, refusals forgotten), but the answer is not in yet, so a patient
+    /// wait is not renewed until its body is read whole ([`Wait::answered`]).
+    pub(crate) fn headers(&self) {
+        self.heard(false);
+    }
+
+    fn heard(&self, whole: bool) {
         let was_probing = match self.state() {
             Some(mut s) => {
                 if s.spent {
                     return;
                 }
                 let now = Instant::now();
-                s.last_answer = Some(now);
+                if whole {
+                    s.last_answer = Some(now);
+                }
                 s.last_seen = now;
-                s.silent_since = None;
                 s.checked = true;
                 s.refused = 0;
                 std::mem::replace(&mut s.probing, false)
@@ -317,21 +359,29 @@ impl Wait {
     }
 
     /// The command gives up on the forge: every later request fails at once, and the next
-    /// command on this machine is told (the marker).
+    /// command on this machine is told (the marker). A command that made the one attempt a
+    /// marker allows does not renew it: the marker ages out [`MARKER_SECS`] after the last
+    /// command that spent a whole budget, so a forge that is up but slow is tried in full again.
     pub(crate) fn give_up(&self) {
-        if let Some(mut s) = self.state() {
-            if s.spent {
-                return;
+        let probing = match self.state() {
+            Some(mut s) => {
+                if s.spent {
+                    return;
+                }
+                s.spent = true;
+                s.gave_up_at = Some(Instant::now());
+                s.probing
             }
-            s.spent = true;
-            s.gave_up_at = Some(Instant::now());
-        }
+            None => false,
+        };
         tracing::debug!(
             "the forge did not answer within the wait budget ({:.1} s): giving up on it for this \
              command",
             self.inner.budget.as_secs_f64()
         );
-        if let Some(path) = self.marker() {
+        if let Some(path) = self.marker()
+            && !probing
+        {
             write_marker(&path);
         }
     }
@@ -384,6 +434,14 @@ impl Wait {
                     Some(Need::Forge(why)) => why,
                     _ => return,
                 };
+                let now = Instant::now();
+                if s.said_at
+                    .is_some_and(|t| now.duration_since(t) < PROGRESS_EVERY / 2)
+                {
+                    // Another request of this command just said it.
+                    return;
+                }
+                s.said_at = Some(now);
                 (!std::mem::replace(&mut s.announced, true), why)
             }
             None => return,
@@ -404,25 +462,37 @@ impl Wait {
         }
     }
 
-    /// The clock of one body being read ([`Reading`]).
-    pub(crate) fn reading(&self) -> Reading {
+    /// The clock of one body being read ([`Reading`]), the answer to `what` ("GET /…").
+    pub(crate) fn reading(&self, what: String) -> Reading {
+        let now = Instant::now();
         Reading {
             wait: self.clone(),
-            window: Instant::now(),
+            window: now,
             bytes: 0,
+            what,
+            begun: now,
+            notice: now + self.inner.budget,
         }
     }
 }
 
-/// How long the next bytes of a body may take: a command with an answer of its own stops at its
-/// deadline; every command stops when a whole wait budget brings fewer than [`MIN_RATE`] bytes
-/// a second (nothing at all included).
+/// How long the next bytes of a body may take: a command stops at its deadline (one with an
+/// answer of its own) or at its patience since the last whole answer (one without: a body that
+/// flows forever does not hold it longer); every command stops when a whole wait budget brings
+/// fewer than [`MIN_RATE`] bytes a second (nothing at all included). A patient command says,
+/// while a body is read, that it waits, as it does while waiting for the headers.
 pub(crate) struct Reading {
     wait: Wait,
     /// The start of the current window.
     window: Instant,
     /// Bytes read in the current window.
     bytes: u64,
+    /// The request whose answer this is, for the notice.
+    what: String,
+    /// When the body began.
+    begun: Instant,
+    /// When a patient read next says how long it has waited.
+    notice: Instant,
 }
 
 impl Reading {
@@ -430,10 +500,7 @@ impl Reading {
     pub(crate) fn limit(&self) -> Duration {
         let budget = self.wait.inner.budget;
         let window = (self.window + budget).saturating_duration_since(Instant::now());
-        match self.wait.is_patient() {
-            true => window,
-            false => window.min(self.wait.remaining()),
-        }
+        window.min(self.wait.remaining())
     }
 
     /// `n` more bytes came: a window that reached the least rate starts another.
@@ -441,11 +508,18 @@ impl Reading {
         self.bytes += n as u64;
         let budget = self.wait.inner.budget;
         let least = (MIN_RATE as f64 * budget.as_secs_f64()) as u64;
+        let now = Instant::now();
         if self.bytes >= least {
-            self.window = Instant::now();
+            self.window = now;
             self.bytes = 0;
         }
         self.wait.touch();
+        if now >= self.notice && self.wait.is_patient() {
+            self.notice = now + PROGRESS_EVERY;
+            let waited = now.duration_since(self.begun);
+            let left = waited + self.wait.remaining();
+            self.wait.say_waiting(&self.what, waited, left);
+        }
     }
 }
 
@@ -571,7 +645,7 @@ mod tests {
         let w = Wait::new(budget, Duration::from_millis(50));
         w.restart();
         w.fallback();
-        let mut pace = w.reading();
+        let mut pace = w.reading("GET /x".to_string());
         pace.got(least * 10);
         std::thread::sleep(budget);
         assert_eq!(pace.limit(), Duration::ZERO, "the deadline passed");
@@ -579,7 +653,7 @@ mod tests {
         let w = Wait::new(budget, Duration::from_millis(50));
         w.restart();
         w.patient("a cold read");
-        let mut pace = w.reading();
+        let mut pace = w.reading("GET /x".to_string());
         for _ in 0..3 {
             std::thread::sleep(budget / 2);
             pace.got(least);
@@ -632,12 +706,40 @@ mod tests {
 
         let next = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
         next.set_marker(path.clone());
-        assert!(next.remaining() <= Duration::from_millis(500), "quick");
+        assert_eq!(
+            next.quick_connect(),
+            Some(Duration::from_millis(500)),
+            "connecting is quick"
+        );
+        assert!(
+            next.remaining() > Duration::from_millis(2900),
+            "a forge that accepts the connection gets the usual deadline"
+        );
         assert!(!next.may_retry(), "one attempt");
         next.answered();
         assert!(!path.exists(), "the forge is back");
         assert!(next.may_retry());
-        assert!(next.remaining() > Duration::from_millis(2900));
+        assert_eq!(next.quick_connect(), None);
+    }
+
+    #[test]
+    fn a_failed_attempt_under_the_marker_does_not_renew_it() {
+        let (_dir, path) = given_up();
+        let old = (Utc::now().timestamp() - 20).to_string();
+        crate::fsutil::write_atomic(&path, old.as_bytes(), true).unwrap();
+        let next = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
+        next.set_marker(path.clone());
+        assert!(next.quick_connect().is_some());
+        next.give_up();
+        let kept = crate::fsutil::read_private(&path, 64).unwrap();
+        assert_eq!(kept, old.as_bytes(), "the marker keeps its age");
+        // A command that spent a whole budget (no marker) does renew it.
+        std::fs::remove_file(&path).unwrap();
+        let full = Wait::new(Duration::from_secs(3), Duration::from_millis(500));
+        full.set_marker(path.clone());
+        full.remaining();
+        full.give_up();
+        assert!(recent_outage(&path));
     }
 
     #[test]

@@ -141,10 +141,15 @@ impl ForgeClientBuilder {
         };
         let http = build(self.connect_timeout, headers.clone())?;
         let short_timeout = self.connect_timeout.min(SHORT_CONNECT);
+        let quick_timeout = self.connect_timeout.min(self.wait.quick());
+        let quick_headers = headers.clone();
         let short: LazyClient = LazyLock::new(Box::new(move || build(short_timeout, headers)));
+        let quick: LazyClient =
+            LazyLock::new(Box::new(move || build(quick_timeout, quick_headers)));
         Ok(ForgeClient {
             http,
             short_connect: std::sync::Arc::new(short),
+            quick_connect: std::sync::Arc::new(quick),
             base,
             api,
             token: self.token,
@@ -158,8 +163,8 @@ impl ForgeClientBuilder {
     }
 }
 
-/// A client built on first use: the short-connect one, which most commands never use (each
-/// client built loads the TLS roots again).
+/// A client built on first use: the short-connect and quick-connect ones, which most commands
+/// never use (each client built loads the TLS roots again).
 pub(super) type LazyClient = LazyLock<
     Result<reqwest::Client, ForgeError>,
     Box<dyn FnOnce() -> Result<reqwest::Client, ForgeError> + Send>,

@@ -63,10 +63,12 @@ pub(super) fn status_error(
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("(no Location header)")
                 .to_string();
+            let hint = redirect_hint(&location);
             ForgeError::Redirected {
                 call,
                 status: s,
                 location,
+                hint,
             }
         }
         s => ForgeError::Status {
@@ -74,5 +76,19 @@ pub(super) fn status_error(
             status: s,
             message,
         },
+    }
+}
+
+/// Why a forge redirects: to another repository's API path when the repository was renamed or
+/// moved (Forgejo's own answer); anywhere else (a login page, another host) it is most likely
+/// a proxy that wants a login, or a url that is not the forge's API.
+fn redirect_hint(location: &str) -> &'static str {
+    match location.contains("/api/v1/repos/") {
+        true => "the repository was probably renamed or moved: update owner/repo",
+        false => {
+            "not to the forge's API: most likely a proxy or single sign-on in front of the forge \
+             that wants a login (the token does not pass it), or a forge url that is not the \
+             forge's own; check the url and that API requests with a token reach the forge"
+        }
     }
 }

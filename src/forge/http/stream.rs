@@ -76,7 +76,7 @@ impl ForgeClient {
         filter.max_kept = self.max_response_bytes;
         let cap = filter.max_kept;
         let handle = tokio::runtime::Handle::current();
-        let pace = self.wait().reading();
+        let pace = self.wait().reading(call.to_string());
         let task = tokio::task::spawn_blocking(move || {
             let mut reader = Chunks {
                 response,
@@ -113,6 +113,8 @@ impl ForgeClient {
             return Err(transport(call, e, true));
         }
         tracing::debug!(bytes = read, "{call}: read as it arrived");
+        // The body is in whole: an answer, which renews a patient wait.
+        self.wait().answered();
         match list {
             Ok(list) => match crate::forge::page::total_count(&headers) {
                 // Both comment lists send every match in one answer, with `X-Total-Count`

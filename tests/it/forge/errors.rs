@@ -272,3 +272,29 @@ async fn edits_are_marked_and_since_is_inclusive() {
         0
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_login_redirect_names_a_proxy_not_a_renamed_repository() {
+    use crate::common::cli::{Bin, stderr, words};
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(LABEL);
+    fake.add_issue(TITLE, &[label], false);
+    // An auth proxy in front of the forge sends the API's requests to its login page.
+    Mock::given(method("GET"))
+        .and(path_regex("/api/v1/user$"))
+        .respond_with(ResponseTemplate::new(302).insert_header(
+            "Location",
+            "https://sso.example.com/login?next=%2Fapi%2Fv1%2Fuser",
+        ))
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = Bin::new(dir.path())
+        .forge(&fake.uri(), fake_forge::OWNER, fake_forge::REPO, BOT_TOKEN)
+        .run(&words("resume --agent w --session s"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(78), "{err}");
+    assert!(err.contains("302") && err.contains("proxy"), "{err}");
+    assert!(!err.contains("renamed"), "/user is no repository: {err}");
+}

@@ -1,8 +1,8 @@
 //! The MCP server is one long-lived process: each tool call is a command with its own wait
 //! budget. In an outage a checkpoint spools within the bound, the next call answers offline
-//! after one quick attempt, and the first call after the forge is back posts the backlog.
+//! after one attempt, and the first call after the forge is back posts the backlog.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
@@ -30,11 +30,13 @@ async fn each_tool_call_gets_its_own_budget_and_none_blocks() {
     assert!(started.elapsed() < GENEROUS, "{:?}", started.elapsed());
     assert!(ok(&saved)["spooled"].is_string(), "{saved:?}");
 
+    // The forge accepts connections, so the next call's one attempt gets its own budget
+    // (a forge back but slow would be heard), not what is left of the last call's.
     let started = Instant::now();
     let resume = call(&client, "resume", json!({"agent": "w", "session": "s"})).await;
     assert!(
-        started.elapsed() < Duration::from_millis(2500),
-        "the next call makes one quick attempt: {:?}",
+        started.elapsed() < GENEROUS,
+        "the next call has its own budget: {:?}",
         started.elapsed()
     );
     let resume = ok(&resume);

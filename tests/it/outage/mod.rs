@@ -3,9 +3,11 @@
 //! reads answer offline from this machine's read cache and outbox, the next command spends one
 //! quick attempt, and the first command after the forge is back posts the backlog in order.
 
+mod flush_patience;
 mod kinds;
 mod local;
 mod mcp;
+mod patience;
 mod recovery;
 mod setting;
 mod slow;
