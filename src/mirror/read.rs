@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 
+use super::deleted;
 use super::digest::{self, Digested};
 use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
 use super::files;
@@ -32,7 +33,8 @@ pub(super) struct Loaded {
 impl Mirror {
     /// Reads the thread through the whole mirror (base and delta). `trusted` are the configured
     /// trusted authors (the store's own login is added, from the cache when the token's
-    /// fingerprint matches).
+    /// fingerprint matches). `None` when a read from the cursor brought comments that show a
+    /// deletion (`deleted.rs`) only once merged: the caller reads the whole thread.
     pub(super) async fn read_all<T: Thread>(
         &self,
         thread: &T,
@@ -41,7 +43,7 @@ impl Mirror {
         verify: Option<&Verifier>,
         pre: Option<Asked>,
         warm: Warm<'_>,
-    ) -> Result<View, StoreError> {
+    ) -> Result<Option<View>, StoreError> {
         let signing = sig::name(verify);
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
@@ -78,6 +80,8 @@ impl Mirror {
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
             digest: Some(digested.digest()),
+            // A warm read learns the head's comment count too: a deletion shows (below).
+            count: true,
         };
         let mut afresh = |keep: &mut StoreKeep| {
             digested = spilling();
@@ -102,11 +106,11 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        // Deletions are invisible to `since`; the head's comment count, when this read had the
-        // forge read the issue anyway (a recheck of the cached head), shows one: the mirror then
-        // holds more comments on it than the forge has.
-        let count = checked(thread.comment_count());
-        if !delta.full && missed_deletion(&loaded, thread.comment_count()) {
+        // Deletions are invisible to `since`; the head's comment count, read with the list,
+        // shows one: the mirror then holds more comments on it than the forge has.
+        let head_count = thread.comment_count();
+        let count = checked(head_count);
+        if !delta.full && missed_deletion(&loaded, head_count) {
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
@@ -256,8 +260,9 @@ impl Mirror {
             let moved = kept.cursor != cursor;
             // A summary missing (a file from before it was kept) or without its id index is
             // rebuilt now, or every warm `resume` would read the whole mirror.
-            let unsummed =
-                kept.sum.is_none() || IdIndex::open(&self.files.ids, &header.generation).is_none();
+            // So is one kept without its per-issue comment counts (`deleted.rs`).
+            let unsummed = kept.sum.as_ref().is_none_or(|s| s.held.is_none())
+                || IdIndex::open(&self.files.ids, &header.generation).is_none();
             // A new comment count was checked above: the summary records it, so warm reads
             // go on until the count changes again.
             let recount = kept.sum.as_ref().is_some_and(|s| s.checked != count);
@@ -266,6 +271,12 @@ impl Mirror {
             kept.salt = salt;
             kept.login = login;
             let slots = merge(&merged_before, &changed);
+            // One comment posted and another deleted since the last read: the count shows it
+            // only with the new one counted.
+            if head_count.is_some_and(|c| deleted::missed_in(&slots, c)) {
+                tracing::debug!("the session issue has fewer comments than the read cache holds");
+                return Ok(None);
+            }
             if kept.slots.len() > COMPACT_AFTER {
                 let header = Header {
                     generation: random_hex(),
@@ -317,7 +328,7 @@ impl Mirror {
             incomplete,
             unsigned: None,
         };
-        Ok(match answer {
+        Ok(Some(match answer {
             Some(a) => View {
                 first_signed: a.first_signed,
                 slots: a.slots,
@@ -327,7 +338,7 @@ impl Mirror {
                 ..view
             },
             None => view,
-        })
+        }))
     }
 
     /// Loads what is usable; a corrupt file is removed, with one warning.
@@ -399,19 +410,14 @@ impl Mirror {
     }
 }
 
-/// Whether the mirror holds more comments on the head, created by the time `count` was taken,
-/// than the head had then.
+/// Whether the mirror as loaded holds more comments on the head, created by the time `count`
+/// was taken, than the head had then.
 fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -> bool {
     let (Some(count), Some((_, base, _))) = (count, &loaded.base) else {
         return false;
     };
     let delta = loaded.delta.as_ref().map_or(&[][..], |d| &d.slots[..]);
-    let held = merge(base, delta)
-        .iter()
-        .filter(|s| s.w.as_deref().and_then(crate::store::issue_in_url) == Some(count.issue))
-        .filter(|s| s.c.0 <= count.at)
-        .count();
-    u64::try_from(held).unwrap_or(u64::MAX) > count.count
+    deleted::missed_in(&merge(base, delta), count)
 }
 
 /// An answer a whole read takes from the summary it has just written, as a warm read would.

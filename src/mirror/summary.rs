@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::deleted::OnIssues;
 use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
 use super::slots::Slots;
@@ -65,6 +66,11 @@ pub(super) struct Summary {
     /// deletion check to the whole read.
     #[serde(default)]
     pub checked: Option<Checked>,
+    /// How many comments the mirror holds on each issue, `(issue, comments)` by issue: what a
+    /// warm read checks the head's comment count against (`deleted.rs`). `None` in a summary
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<Vec<(u64, u64)>>,
     /// The comment id of the thread's first validly signed record (with signing keys): an
     /// unsigned record after it is refused (`crate::scan::gated`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -236,7 +242,10 @@ impl Summary {
             .filter(|s| matches!(role(s, trust, first_signed), Role::Stale))
             .map(|s| inline(s, data))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut held = OnIssues::default();
+        slots.iter().for_each(|s| held.add(s));
         let mut summary = Summary {
+            held: Some(held.into_pairs()),
             max_id: slots.last().map_or(0, |s| s.i),
             table,
             rejected,
