@@ -62,7 +62,6 @@ impl Mirror {
         }
         // A deletion that came to light only with what the read brought: read it all again
         // (a full read always answers; one await, so this future holds one whole read).
-        let mut pre = pre;
         for _ in 0..2 {
             match self
                 .read_all(thread, effort, trusted, verify, pre.take(), warm)
