@@ -7,7 +7,10 @@
 //!
 //! The summary keeps how many comments the mirror holds on each issue ([`OnIssues`]), so a warm
 //! read through it checks without the base. Only the head's count is read: a comment deleted on
-//! an earlier issue of a rotated thread shows at the resync (`resync_after`).
+//! an earlier issue of a rotated thread shows at the resync (`resync_after`). A count found
+//! lower than the whole list right after a resync it caused is out of step with the comments
+//! (a drifted database), not a deletion: the summary keeps the difference (`Summary::excess`)
+//! until the next full read, so such a forge costs one resync, not one a read.
 
 use std::collections::BTreeMap;
 
@@ -68,6 +71,20 @@ pub(super) fn missed<'a>(
 /// this process may be older than comments the mirror took since.)
 pub(super) fn missed_in<'a>(held: impl IntoIterator<Item = &'a Slot>, count: CommentCount) -> bool {
     missed(0, held, count)
+}
+
+/// [`missed_in`] for a head whose count is known to lack `lacking` of the comments it lists
+/// (`Summary::excess`: a count out of step, not a deletion).
+pub(super) fn missed_in_lacking<'a>(
+    held: impl IntoIterator<Item = &'a Slot>,
+    count: CommentCount,
+    lacking: u64,
+) -> bool {
+    let count = CommentCount {
+        count: count.count.saturating_add(lacking),
+        ..count
+    };
+    missed_in(held, count)
 }
 
 #[cfg(test)]

@@ -110,7 +110,15 @@ impl Mirror {
         // shows one: the mirror then holds more comments on it than the forge has.
         let head_count = thread.comment_count();
         let count = checked(head_count);
-        if !delta.full && missed_deletion(&loaded, head_count) {
+        // The comments the head's count is known to lack (`Summary::excess`).
+        let excess = (loaded.delta.as_ref())
+            .and_then(|d| d.sum.as_ref())
+            .and_then(|s| s.excess);
+        let lacking = |n: u64| excess.filter(|e| e.0 == n).map_or(0, |e| e.1);
+        // Set when this read resyncs for a count lower than the mirror held (read just now).
+        let mut recounted = false;
+        if !delta.full && missed_deletion(&loaded, head_count, &lacking) {
+            recounted = true;
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
@@ -219,6 +227,18 @@ impl Mirror {
                     });
                     based.map_err(|_| "the base's writer failed".to_string())??;
                     delta.sum = sum.map(|sum| sum.checked_at(count));
+                    // The whole list holds more of the head's comments than the count that
+                    // made this read resync: the count is out of step (not a deletion).
+                    if let (true, Some(c), Some(sum)) = (recounted, head_count, &mut delta.sum)
+                        && let Some(held) = sum.held_on(c.issue)
+                        && held > c.count
+                    {
+                        tracing::debug!(
+                            "the session issue counts {} comments fewer than it lists",
+                            held - c.count
+                        );
+                        sum.excess = Some((c.issue, held - c.count));
+                    }
                     disk::write_delta(&files.delta, &delta)
                 });
             }
@@ -273,7 +293,7 @@ impl Mirror {
             let slots = merge(&merged_before, &changed);
             // One comment posted and another deleted since the last read: the count shows it
             // only with the new one counted.
-            if head_count.is_some_and(|c| deleted::missed_in(&slots, c)) {
+            if head_count.is_some_and(|c| deleted::missed_in_lacking(&slots, c, lacking(c.issue))) {
                 tracing::debug!("the session issue has fewer comments than the read cache holds");
                 return Ok(None);
             }
@@ -291,7 +311,7 @@ impl Mirror {
                     let generation = kept.generation.clone();
                     kept.sum =
                         summarize(files, &generation, &*whole, Some(&data), &trust, None, None)
-                            .map(|sum| sum.checked_at(count));
+                            .map(|sum| sum.checked_at(count).allowing(excess));
                     disk::write_delta(&files.delta, &kept)
                 });
             } else if !changed.is_empty() || moved || learned || unsummed || recount {
@@ -299,7 +319,7 @@ impl Mirror {
                     let name = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
                     kept.sum = summarize(files, &name, &*slots, Some(&data), &trust, delta, None)
-                        .map(|sum| sum.checked_at(count));
+                        .map(|sum| sum.checked_at(count).allowing(excess));
                     disk::write_delta(&files.delta, &kept)
                 });
             }
@@ -412,12 +432,17 @@ impl Mirror {
 
 /// Whether the mirror as loaded holds more comments on the head, created by the time `count`
 /// was taken, than the head had then.
-fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -> bool {
+/// (`lacking`: how many comments the count of an issue is known to lack.)
+fn missed_deletion(
+    loaded: &Loaded,
+    count: Option<crate::store::CommentCount>,
+    lacking: &dyn Fn(u64) -> u64,
+) -> bool {
     let (Some(count), Some((_, base, _))) = (count, &loaded.base) else {
         return false;
     };
     let delta = loaded.delta.as_ref().map_or(&[][..], |d| &d.slots[..]);
-    deleted::missed_in(&merge(base, delta), count)
+    deleted::missed_in_lacking(&merge(base, delta), count, lacking(count.issue))
 }
 
 /// An answer a whole read takes from the summary it has just written, as a warm read would.

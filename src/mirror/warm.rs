@@ -136,6 +136,7 @@ impl Mirror {
         // read, which rebuilds it with them.
         let count = thread.comment_count();
         let mut held = sum.held.as_deref().map(OnIssues::from_pairs);
+        let held_on_head = count.and_then(|c| sum.held_on(c.issue));
         let recount =
             held.is_none() && summary::checked(count).is_some_and(|c| sum.checked != Some(c));
         if got.full || got.location != header.location || recount {
@@ -241,8 +242,8 @@ impl Mirror {
             }
             changed.push(slot);
         }
-        if let (Some(count), Some(held)) = (count, &held)
-            && deleted::missed(held.on(count.issue), &changed, count)
+        if let (Some(count), Some(held)) = (count, held_on_head)
+            && deleted::missed(held, &changed, count)
         {
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
             return Ok(None);

@@ -4,7 +4,7 @@
 //! and `status` then answer as a read without the cache does, whether the deleted comment is
 //! the newest checkpoint, a `[TAKEOVER]`, or an old record, and when another comment was posted
 //! since; a warm read that finds nothing deleted costs one request more than before (the issue,
-//! asked at the same time as the list) and still answers from the summary.
+//! asked at the same time as the list); a count out of step with the comments costs one resync.
 
 use super::{cached, uncached};
 use crate::fake_forge;
@@ -256,4 +256,47 @@ async fn a_count_the_forge_will_not_give_is_said() {
     // The next read gets the count again, and says nothing.
     let resumed = cached(&fake, dir.path()).resume(W, "s1").await.unwrap();
     assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
+}
+
+#[tokio::test]
+async fn a_count_out_of_step_with_the_comments_costs_one_resync_not_one_a_read() {
+    let fake = FakeForge::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let issue = two_checkpoints(&fake, dir.path()).await;
+    // The forge's count says one comment fewer than it lists (as a database whose count
+    // drifted does): the first warm read takes it for a deletion and resyncs...
+    if let Some(row) = fake.state().issue_mut(issue) {
+        row.comments -= 1;
+    }
+    let before = fake.requests().await.len();
+    let resumed = Box::pin(resume(cached(&fake, dir.path()))).await;
+    assert_eq!(phase(&resumed), "subtask_1_complete");
+    assert!(
+        comment_lists(&fake, before).await.contains(&false),
+        "a full read"
+    );
+    // ...and the next ones stay warm, and still see a real deletion.
+    for _ in 0..2 {
+        let before = fake.requests().await.len();
+        let resumed = Box::pin(resume(cached(&fake, dir.path()))).await;
+        assert_eq!(phase(&resumed), "subtask_1_complete");
+        assert_eq!(
+            comment_lists(&fake, before).await,
+            [true],
+            "one `since` list"
+        );
+    }
+    fake.delete_comment(fake.comments_on(issue).last().unwrap().id);
+    let resumed = Box::pin(resume(cached(&fake, dir.path()))).await;
+    assert_eq!(phase(&resumed), "clone_complete");
+    Box::pin(warm_answers_as_the_thread(&fake, dir.path())).await;
+}
+
+/// Whether each comment list asked after the first `skip` requests was a `since` one.
+async fn comment_lists(fake: &FakeForge, skip: usize) -> Vec<bool> {
+    fake.requests().await[skip..]
+        .iter()
+        .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
+        .map(|r| r.url.query().is_some_and(|q| q.contains("since=")))
+        .collect()
 }
