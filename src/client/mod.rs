@@ -583,6 +583,7 @@ impl<T: Thread> Client<T> {
             authors: (!thread.trusts_everyone()).then(|| self.trusted_authors.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: None,
+            count: false,
         }
     }
 

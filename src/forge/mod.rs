@@ -29,6 +29,7 @@ mod body;
 pub(crate) mod cache;
 mod chain;
 mod clock;
+mod count;
 mod create;
 mod decode;
 mod error;
@@ -144,6 +145,8 @@ pub struct ForgeThread {
     chain: chain::ChainCell,
     /// The session issue's comment count when it was last read (for automatic rotation).
     seen_count: rotate::CountCell,
+    /// How many times this process read that count (`count.rs`).
+    count_reads: std::sync::atomic::AtomicU64,
     /// What the last read kept (see [`Keep`]); reads of earlier issues keep the same.
     keep: Mutex<Keep>,
     /// Look-alike session issues warned of, and warnings for the next answer.
@@ -173,6 +176,7 @@ impl ForgeThread {
             lineage: Default::default(),
             chain: Default::default(),
             seen_count: Default::default(),
+            count_reads: Default::default(),
             keep: Mutex::new(Keep::all()),
             notices: Default::default(),
         }

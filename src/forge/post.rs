@@ -203,6 +203,8 @@ impl ForgeThread {
         let c = self
             .client_for(effort)
             .with_fallback("answering from this machine's outbox");
+        // Whether finding the head reads the issue (a recheck), and with it its comment count.
+        let counts_before = self.count_reads();
         let (n, early) = match (since, self.cached_head()) {
             // A cold read of the head the issue-number cache names: its lists are asked at
             // once with the check that it is still the head (one round trip, not two), and
@@ -222,9 +224,20 @@ impl ForgeThread {
             }
             _ => (self.issue_for(&c, false).await?, None),
         };
+        // A warm read for the read cache learns the head's comment count too, unless finding
+        // the head just read it (`count.rs`).
+        let asked = (early.is_none()
+            && since.is_some()
+            && keep.count
+            && self.count_reads() == counts_before)
+            .then(|| self.ask_count(&self.client_for(effort), n));
         let list = match early {
             Some(list) => list,
             None => self.read_chain(&c, n, since, keep).await,
+        };
+        let uncounted = match asked {
+            Some(asked) => self.take_count(asked, list.is_ok()).await,
+            None => None,
         };
         let list = match list {
             Err(ForgeError::NotFound { .. }) => {
@@ -240,6 +253,7 @@ impl ForgeThread {
             digest.listed(taken.into_iter().map(|t| t.id.0).collect(), newest);
         }
         listing.warnings.extend(self.take_notices());
+        listing.warnings.extend(uncounted);
         Ok(listing)
     }
 

@@ -239,6 +239,7 @@ impl ForgeThread {
 
     /// Remembers how many comments `issue` had.
     pub(super) fn note_count(&self, issue: &Issue) {
+        (self.count_reads).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut c) = self.seen_count.lock() {
             *c = Some((
                 issue.number,

@@ -21,6 +21,7 @@
 //! mirror as it is when the forge cannot be read.
 
 mod boot;
+mod deleted;
 mod digest;
 mod disk;
 mod files;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 
+use super::deleted;
 use super::digest::{self, Digested};
 use super::disk::{self, COMPACT_AFTER, DeltaFile, Found, Header, SCHEMA, foreign};
 use super::files;
@@ -32,7 +33,8 @@ pub(super) struct Loaded {
 impl Mirror {
     /// Reads the thread through the whole mirror (base and delta). `trusted` are the configured
     /// trusted authors (the store's own login is added, from the cache when the token's
-    /// fingerprint matches).
+    /// fingerprint matches). `None` when a read from the cursor brought comments that show a
+    /// deletion (`deleted.rs`) only once merged: the caller reads the whole thread.
     pub(super) async fn read_all<T: Thread>(
         &self,
         thread: &T,
@@ -41,7 +43,7 @@ impl Mirror {
         verify: Option<&Verifier>,
         pre: Option<Asked>,
         warm: Warm<'_>,
-    ) -> Result<View, StoreError> {
+    ) -> Result<Option<View>, StoreError> {
         let signing = sig::name(verify);
         let mut warnings = Vec::new();
         let loaded = self.load(&mut warnings);
@@ -78,6 +80,8 @@ impl Mirror {
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
             digest: Some(digested.digest()),
+            // A warm read learns the head's comment count too: a deletion shows (below).
+            count: true,
         };
         let mut afresh = |keep: &mut StoreKeep| {
             digested = spilling();
@@ -102,11 +106,19 @@ impl Mirror {
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
         }
-        // Deletions are invisible to `since`; the head's comment count, when this read had the
-        // forge read the issue anyway (a recheck of the cached head), shows one: the mirror then
-        // holds more comments on it than the forge has.
-        let count = checked(thread.comment_count());
-        if !delta.full && missed_deletion(&loaded, thread.comment_count()) {
+        // Deletions are invisible to `since`; the head's comment count, read with the list,
+        // shows one: the mirror then holds more comments on it than the forge has.
+        let head_count = thread.comment_count();
+        let count = checked(head_count);
+        // The comments the head's count is known to lack (`Summary::excess`).
+        let excess = (loaded.delta.as_ref())
+            .and_then(|d| d.sum.as_ref())
+            .and_then(|s| s.excess);
+        let lacking = |n: u64| excess.filter(|e| e.0 == n).map_or(0, |e| e.1);
+        // Set when this read resyncs for a count lower than the mirror held (read just now).
+        let mut recounted = false;
+        if !delta.full && missed_deletion(&loaded, head_count, &lacking) {
+            recounted = true;
             tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
             afresh(&mut keep);
             delta = thread.list_delta(None, effort, &keep).await?;
@@ -215,6 +227,18 @@ impl Mirror {
                     });
                     based.map_err(|_| "the base's writer failed".to_string())??;
                     delta.sum = sum.map(|sum| sum.checked_at(count));
+                    // The whole list holds more of the head's comments than the count that
+                    // made this read resync: the count is out of step (not a deletion).
+                    if let (true, Some(c), Some(sum)) = (recounted, head_count, &mut delta.sum)
+                        && let Some(held) = sum.held_on(c.issue)
+                        && held > c.count
+                    {
+                        tracing::debug!(
+                            "the session issue counts {} comments fewer than it lists",
+                            held - c.count
+                        );
+                        sum.excess = Some((c.issue, held - c.count));
+                    }
                     disk::write_delta(&files.delta, &delta)
                 });
             }
@@ -256,8 +280,9 @@ impl Mirror {
             let moved = kept.cursor != cursor;
             // A summary missing (a file from before it was kept) or without its id index is
             // rebuilt now, or every warm `resume` would read the whole mirror.
-            let unsummed =
-                kept.sum.is_none() || IdIndex::open(&self.files.ids, &header.generation).is_none();
+            // So is one kept without its per-issue comment counts (`deleted.rs`).
+            let unsummed = kept.sum.as_ref().is_none_or(|s| s.held.is_none())
+                || IdIndex::open(&self.files.ids, &header.generation).is_none();
             // A new comment count was checked above: the summary records it, so warm reads
             // go on until the count changes again.
             let recount = kept.sum.as_ref().is_some_and(|s| s.checked != count);
@@ -266,6 +291,12 @@ impl Mirror {
             kept.salt = salt;
             kept.login = login;
             let slots = merge(&merged_before, &changed);
+            // One comment posted and another deleted since the last read: the count shows it
+            // only with the new one counted.
+            if head_count.is_some_and(|c| deleted::missed_in_lacking(&slots, c, lacking(c.issue))) {
+                tracing::debug!("the session issue has fewer comments than the read cache holds");
+                return Ok(None);
+            }
             if kept.slots.len() > COMPACT_AFTER {
                 let header = Header {
                     generation: random_hex(),
@@ -280,7 +311,7 @@ impl Mirror {
                     let generation = kept.generation.clone();
                     kept.sum =
                         summarize(files, &generation, &*whole, Some(&data), &trust, None, None)
-                            .map(|sum| sum.checked_at(count));
+                            .map(|sum| sum.checked_at(count).allowing(excess));
                     disk::write_delta(&files.delta, &kept)
                 });
             } else if !changed.is_empty() || moved || learned || unsummed || recount {
@@ -288,7 +319,7 @@ impl Mirror {
                     let name = kept.generation.clone();
                     let delta = Some(kept.slots.as_slice());
                     kept.sum = summarize(files, &name, &*slots, Some(&data), &trust, delta, None)
-                        .map(|sum| sum.checked_at(count));
+                        .map(|sum| sum.checked_at(count).allowing(excess));
                     disk::write_delta(&files.delta, &kept)
                 });
             }
@@ -317,7 +348,7 @@ impl Mirror {
             incomplete,
             unsigned: None,
         };
-        Ok(match answer {
+        Ok(Some(match answer {
             Some(a) => View {
                 first_signed: a.first_signed,
                 slots: a.slots,
@@ -327,7 +358,7 @@ impl Mirror {
                 ..view
             },
             None => view,
-        })
+        }))
     }
 
     /// Loads what is usable; a corrupt file is removed, with one warning.
@@ -399,19 +430,19 @@ impl Mirror {
     }
 }
 
-/// Whether the mirror holds more comments on the head, created by the time `count` was taken,
-/// than the head had then.
-fn missed_deletion(loaded: &Loaded, count: Option<crate::store::CommentCount>) -> bool {
+/// Whether the mirror as loaded holds more comments on the head, created by the time `count`
+/// was taken, than the head had then.
+/// (`lacking`: how many comments the count of an issue is known to lack.)
+fn missed_deletion(
+    loaded: &Loaded,
+    count: Option<crate::store::CommentCount>,
+    lacking: &dyn Fn(u64) -> u64,
+) -> bool {
     let (Some(count), Some((_, base, _))) = (count, &loaded.base) else {
         return false;
     };
     let delta = loaded.delta.as_ref().map_or(&[][..], |d| &d.slots[..]);
-    let held = merge(base, delta)
-        .iter()
-        .filter(|s| s.w.as_deref().and_then(crate::store::issue_in_url) == Some(count.issue))
-        .filter(|s| s.c.0 <= count.at)
-        .count();
-    u64::try_from(held).unwrap_or(u64::MAX) > count.count
+    deleted::missed_in_lacking(&merge(base, delta), count, lacking(count.issue))
 }
 
 /// An answer a whole read takes from the summary it has just written, as a warm read would.

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::deleted::OnIssues;
 use super::files::{Data, Files};
 use super::slot::{Blob, Body, Slot};
 use super::slots::Slots;
@@ -65,6 +66,17 @@ pub(super) struct Summary {
     /// deletion check to the whole read.
     #[serde(default)]
     pub checked: Option<Checked>,
+    /// How many comments the mirror holds on each issue, `(issue, comments)` by issue: what a
+    /// warm read checks the head's comment count against (`deleted.rs`). `None` in a summary
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<Vec<(u64, u64)>>,
+    /// `(issue, n)`: the forge counted `n` fewer comments on that head than its whole list
+    /// held, when a resync for a lower count found the count lower still (a count gone out of
+    /// step with the comments): the deletion check allows for them (`deleted.rs`), so a warm
+    /// read does not resync on every read. Kept until the next full read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excess: Option<(u64, u64)>,
     /// The comment id of the thread's first validly signed record (with signing keys): an
     /// unsigned record after it is refused (`crate::scan::gated`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,7 +276,10 @@ impl Summary {
             .filter(|s| matches!(role(s, trust, first_signed), Role::Stale))
             .map(|s| inline(s, data))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut held = OnIssues::default();
+        slots.iter().for_each(|s| held.add(s));
         let mut summary = Summary {
+            held: Some(held.into_pairs()),
             max_id: slots.last().map_or(0, |s| s.i),
             table,
             rejected,
@@ -282,6 +297,23 @@ impl Summary {
     pub fn checked_at(mut self, count: Option<Checked>) -> Summary {
         self.checked = count;
         self
+    }
+
+    /// This summary, allowing for `excess` (see [`Summary::excess`]).
+    pub fn allowing(mut self, excess: Option<(u64, u64)>) -> Summary {
+        self.excess = excess;
+        self
+    }
+
+    /// How many comments the mirror holds on issue `n`, less those its count is known to
+    /// lack; `None` in a summary kept without per-issue counts.
+    pub fn held_on(&self, n: u64) -> Option<u64> {
+        let held = super::deleted::OnIssues::from_pairs(self.held.as_deref()?).on(n);
+        let excess = self
+            .excess
+            .filter(|(issue, _)| *issue == n)
+            .map_or(0, |e| e.1);
+        Some(held.saturating_sub(excess))
     }
 
     /// The slots an answer is built from: the table and the stale ones, by comment id.

@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
+use super::deleted::{self, OnIssues};
 use super::disk::{self, COMPACT_AFTER, Found, foreign};
 use super::merge::{merge, sort_dedupe, unchanged};
 use super::slot::Slot;
@@ -59,8 +60,20 @@ impl Mirror {
                 None => tracing::debug!("the read cache's summary cannot answer; reading it all"),
             }
         }
-        self.read_all(thread, effort, trusted, verify, pre, warm)
-            .await
+        // A deletion that came to light only with what the read brought: read it all again
+        // (a full read always answers; one await, so this future holds one whole read).
+        for _ in 0..2 {
+            match self
+                .read_all(thread, effort, trusted, verify, pre.take(), warm)
+                .await?
+            {
+                Some(view) => return Ok(view),
+                None => self.refresh(),
+            }
+        }
+        Err(StoreError::Task(
+            "a full read of the thread did not answer".into(),
+        ))
     }
 
     /// The warm read through the summary; `None` when the whole mirror must be read instead,
@@ -111,14 +124,21 @@ impl Mirror {
             authors: (!thread.trusts_everyone()).then(|| trusted.clone()),
             max_body: crate::format::HARD_MAX_BODY_BYTES,
             identity: cached_login.clone(),
+            // The head's comment count, read with the list: a deletion shows (below).
+            count: true,
         };
         let got = thread
             .list_delta(delta.cursor.as_ref(), effort, &keep)
             .await?;
-        // A comment count this summary was not checked against may show a deletion, which
-        // only the whole read can find (`read.rs`).
+        // The head's comment count, read with the list: fewer than the mirror holds shows a
+        // deletion (`deleted.rs`), checked below with what this read brought. A summary kept
+        // without its per-issue counts leaves a count it was not checked against to the whole
+        // read, which rebuilds it with them.
+        let count = thread.comment_count();
+        let mut held = sum.held.as_deref().map(OnIssues::from_pairs);
+        let held_on_head = count.and_then(|c| sum.held_on(c.issue));
         let recount =
-            summary::checked(thread.comment_count()).is_some_and(|c| sum.checked != Some(c));
+            held.is_none() && summary::checked(count).is_some_and(|c| sum.checked != Some(c));
         if got.full || got.location != header.location || recount {
             *pre = Some(Asked {
                 cursor: delta.cursor.clone(),
@@ -221,6 +241,16 @@ impl Mirror {
                 }
             }
             changed.push(slot);
+        }
+        if let (Some(count), Some(held)) = (count, held_on_head)
+            && deleted::missed(held, &changed, count)
+        {
+            tracing::debug!("the session issue has fewer comments than the read cache: resyncing");
+            return Ok(None);
+        }
+        if let Some(held) = &mut held {
+            changed.iter().for_each(|s| held.add(s));
+            sum.held = Some(held.clone().into_pairs());
         }
         let moved = delta.cursor != cursor;
         delta.slots = merge(&delta.slots, &changed);

@@ -63,6 +63,12 @@ pub struct Keep {
     /// A store that streams calls it; one that does not never does. For one listing only: a
     /// store never keeps it for later reads.
     pub digest: Option<Digest>,
+    /// Whether a read `since` a time also reads how many comments the thread's head holds
+    /// ([`Thread::comment_count`]): a forge asks for its session issue alongside the list (one
+    /// more request, read at the same time), so that a reader holding more of the head's
+    /// comments than that count knows one was deleted, which `since` cannot show. Only the read
+    /// cache asks (its warm reads); a store without such a count ignores it.
+    pub count: bool,
 }
 
 impl Keep {
@@ -73,6 +79,7 @@ impl Keep {
             max_body: usize::MAX,
             identity: None,
             digest: None,
+            count: false,
         }
     }
 }

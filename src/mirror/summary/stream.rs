@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use super::fold::Fold;
 use super::{ID_BYTES, Role, Summary, inline, role, tail_of};
+use crate::mirror::deleted::OnIssues;
 use crate::mirror::files::Data;
 use crate::mirror::slot::Slot;
 use crate::mirror::slots::Slots;
@@ -27,6 +28,8 @@ pub(super) struct Folding<'a> {
     newest: Option<(i64, Vec<Slot>)>,
     /// How many slots were folded.
     n: usize,
+    /// How many comments on each issue were folded, and taken as extra slots.
+    held: OnIssues,
 }
 
 /// What a finished fold gives: the summary and the accepted records' `Id`s, or `None` when
@@ -41,6 +44,7 @@ impl<'a> Folding<'a> {
             fold: Fold::new(data, trust, first_signed),
             newest: None,
             n: 0,
+            held: OnIssues::default(),
         }
     }
 
@@ -48,6 +52,7 @@ impl<'a> Folding<'a> {
     pub(super) fn fold(&mut self, slot: &Slot) -> Result<(), String> {
         self.fold.add(self.n, slot)?;
         self.n += 1;
+        self.held.add(slot);
         Ok(())
     }
 
@@ -72,7 +77,10 @@ impl<'a> Folding<'a> {
         extra: &Extra,
     ) -> Result<Finished, String> {
         let Folding {
-            mut fold, newest, ..
+            mut fold,
+            newest,
+            held,
+            ..
         } = self;
         let Some((picked, latest)) = fold.newest() else {
             return Ok(None);
@@ -115,6 +123,7 @@ impl<'a> Folding<'a> {
             lined: true,
             first_signed,
             unsigned,
+            held: Some(held.into_pairs()),
             ..Summary::default()
         };
         Ok(Some((summary, ids.into_iter().collect())))
@@ -203,6 +212,7 @@ impl Streamed {
             return false;
         }
         self.extra.slots.push(slot.clone());
+        self.folding.held.add(slot);
         true
     }
 

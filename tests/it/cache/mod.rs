@@ -1,6 +1,7 @@
 //! The read cache: warm reads, the summary, private cache directories.
 
 mod base_sums;
+mod deleted;
 mod discoveries;
 mod privacy;
 mod read_cache;

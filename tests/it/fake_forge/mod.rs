@@ -406,6 +406,22 @@ impl FakeForge {
         id
     }
 
+    /// Deletes a comment as a person in the web UI does (what `DELETE …/issues/comments/{id}`
+    /// does, §3.12): gone from every list, and its issue's `comments` count drops with it
+    /// (Forgejo's `DeleteComment` decrements it for a plain comment).
+    pub fn delete_comment(&self, id: u64) {
+        let mut s = self.state();
+        let at = s
+            .comments
+            .iter()
+            .position(|c| c.id == id)
+            .expect("a comment");
+        let gone = s.comments.remove(at);
+        if let Some(row) = s.issue_mut(gone.issue) {
+            row.comments -= 1;
+        }
+    }
+
     /// Adds a comment whose JSON view has `overlay`'s keys replaced (e.g. `{"body": null}`).
     pub fn add_odd_comment(
         &self,

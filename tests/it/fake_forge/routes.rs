@@ -40,7 +40,7 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
     let fault = if method != "GET" {
         take_fault(s, &path)
     } else {
-        None
+        take_read_fault(s, &path)
     };
     if let Some(Fault::CommitThenFail) = fault {
         s.failed += 1;
@@ -99,6 +99,17 @@ pub fn handle(s: &mut State, req: &Request) -> Reply {
         Some(Fault::CommitThenDelay(d)) => reply.set_delay(d),
         _ => reply,
     }
+}
+
+/// A fault injected for a read: its suffix starts `GET ` (`"GET /issues/1"`), so the faults
+/// meant for writes (`"/comments"`) never hit the lists.
+fn take_read_fault(s: &mut State, path: &str) -> Option<Fault> {
+    let at = s.faults.iter().position(|(suffix, _)| {
+        suffix
+            .strip_prefix("GET ")
+            .is_some_and(|suffix| path.ends_with(suffix))
+    })?;
+    s.faults.remove(at).map(|(_, f)| f)
 }
 
 fn take_fault(s: &mut State, path: &str) -> Option<Fault> {
