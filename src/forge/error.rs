@@ -159,12 +159,14 @@ pub enum ForgeError {
         /// What its `X-Total-Count` said.
         total: u64,
     },
-    /// The session issue's own list held fewer comments than the issue counts, read twice (the
-    /// list sends every plain comment in one answer, and the issue's `comments` counts them):
-    /// a server or proxy cut it short or served an old copy.
+    /// The session issue's own list, without the `X-Total-Count` that vouches for it, held
+    /// fewer comments than the issue counts, read twice (the list sends every plain comment in
+    /// one answer, and the issue's `comments` counts them): a proxy cut it short or served an
+    /// old copy.
     #[error(
-        "{call}: the forge listed {seen} comments, but the issue counts {count}; a server or \
-         proxy in front of it is cutting the list short or serving an old copy of it, and \
+        "{call}: the forge listed {seen} comments, without the X-Total-Count header it always \
+         sends, but the issue counts {count}; a proxy in front of it is cutting the list short \
+         or serving an old copy of it, and \
          forgestate never answers from part of a thread: check the proxy's response size limits \
          and caching, or report it"
     )]

@@ -212,6 +212,9 @@ pub struct CommentList {
     /// How many elements the array held, whatever became of them (kept, unreadable, or dropped
     /// unread): what the answer's `X-Total-Count` is checked against.
     pub seen: usize,
+    /// The answer's `X-Total-Count`, when it sent one: the server's own word that the list is
+    /// whole (a proxy may strip it).
+    pub total: Option<u64>,
     /// Issues whose comments were left out, their bodies unread, because the comments of issues
     /// not known to be members passed the body cap (`Filter::members`, `forge/decode.rs`):
     /// those that are members are read again on their own.

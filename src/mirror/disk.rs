@@ -33,8 +33,9 @@ use crate::fsutil::NotOurs;
 use crate::store::Cursor;
 
 /// The on-disk schema; another version is rebuilt, without a warning. 5: the base's
-/// checksums.
-pub(super) const SCHEMA: u32 = 5;
+/// checksums. 6: records below a person's note and conflicting `Id`s are told apart from
+/// other comments, and the summary counts the comments it holds per issue (deletions).
+pub(super) const SCHEMA: u32 = 6;
 
 /// The base file's first line.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -104,7 +104,7 @@ impl ForgeThread {
             .find(|issue| issue.number == n)
             .map(|issue| issue.comments)
             .or(counted);
-        self.check_count(c, n, count, list.seen).await?;
+        self.check_count(c, n, count, &list).await?;
         let whole = self.unfinished(c, n, walk.as_deref()).await?;
         let mut others = match plan {
             Plan::Own { strays } => self.read_strays(c, Some(since), &strays, keep).await?,
@@ -144,23 +144,24 @@ impl ForgeThread {
         Ok(list)
     }
 
-    /// The head `n`'s list, which held `seen` elements, against the issue's comment `count`:
-    /// the list sends every plain comment in one answer and the count counts them (ENDPOINTS.md
-    /// §3.9, §4.2), so fewer is a list cut short (a proxy, an old copy) that its missing
-    /// `X-Total-Count` did not reveal. The count was asked with the list, so a comment posted
-    /// between the two answers is not a cut: the list is asked once more, after the count, and
-    /// counted only (every body skipped unread).
+    /// The head `n`'s `list` against the issue's comment `count`, when the answer came without
+    /// the `X-Total-Count` that vouches for it (a proxy stripped it): the list sends every plain
+    /// comment in one answer and the count counts them (ENDPOINTS.md §3.9, §4.2), so fewer is a
+    /// list cut short. With the header the server's word stands: a count that drifted from the
+    /// comments (Gitea's `doctor` repairs such counts) must not fail every read. The count was
+    /// asked with the list, so a comment posted between the two answers is not a cut: the list
+    /// is asked once more, after the count, and counted only (every body skipped unread).
     async fn check_count(
         &self,
         c: &ForgeClient,
         n: IssueNumber,
         count: Option<i64>,
-        seen: usize,
+        list: &CommentList,
     ) -> Result<(), ForgeError> {
         let Some(count) = count.and_then(|count| u64::try_from(count).ok()) else {
             return Ok(());
         };
-        if count <= seen as u64 {
+        if list.total.is_some() || count <= list.seen as u64 {
             return Ok(());
         }
         let counting = Filter {
@@ -171,7 +172,7 @@ impl ForgeThread {
         let again = c
             .comments_keeping(repo, n, None, async { Ok(counting) })
             .await?;
-        if count <= again.seen as u64 {
+        if again.total.is_some() || count <= again.seen as u64 {
             return Ok(());
         }
         Err(ForgeError::ShortList {

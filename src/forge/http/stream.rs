@@ -126,7 +126,7 @@ impl ForgeClient {
                     seen: list.seen as u64,
                     total,
                 }),
-                _ => Ok(list),
+                total => Ok(CommentList { total, ..list }),
             },
             Err(Failed::OverCap) => Err(ForgeError::TooLarge { call, cap }),
             Err(Failed::Json(e)) => {

@@ -174,17 +174,6 @@ async fn a_warm_read_sends_one_since_query_and_sees_new_edited_and_untrusted_com
     );
 }
 
-/// Deletes the comments of `issue` whose id `keep` refuses, as the forge does: its comment count
-/// drops with them.
-fn delete(fake: &FakeForge, issue: u64, keep: impl Fn(u64) -> bool) {
-    let mut s = fake.state();
-    s.comments.retain(|c| c.issue != issue || keep(c.id));
-    let left = s.comments.iter().filter(|c| c.issue == issue).count();
-    if let Some(i) = s.issue_mut(issue) {
-        i.comments = left as i64;
-    }
-}
-
 #[tokio::test]
 async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_refresh() {
     let fake = FakeForge::start().await;
@@ -202,7 +191,7 @@ async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_re
     // was: as if another comment had been posted and not listed yet). A real deletion goes at
     // the next read (`deleted.rs`).
     let gone = fake.comments_on(issue)[1].id;
-    delete(&fake, issue, |id| id != gone);
+    fake.state().comments.retain(|c| c.id != gone);
 
     // Within the resync age, `since` cannot see that.
     let young = forge(&fake, BOT_TOKEN, dir.path());
@@ -244,7 +233,7 @@ async fn a_comment_deleted_on_the_server_disappears_after_the_resync_age_or_a_re
         client.resume(W, "s1").await.unwrap().resume.phase,
         "subtask_9_complete"
     );
-    delete(&fake, issue, |id| id == keep);
+    fake.state().comments.retain(|c| c.id == keep);
     client.refresh();
     assert_eq!(
         client.resume(W, "s1").await.unwrap().resume.phase,
