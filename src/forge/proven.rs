@@ -31,8 +31,8 @@ enum Kind {
     /// A trusted author opened it and it kept the session title or label: the head, when a
     /// trusted author's record is in it.
     Ours,
-    /// A trusted author opened it and it kept neither mark nor the session body: warned of
-    /// when a trusted author's record is in it.
+    /// A trusted author opened it and it kept neither the title nor the label with the session
+    /// description: warned of when a trusted author's record is in it.
     Unmarked,
     /// Another account opened it and it kept the session title or label: warned of when a
     /// record is in it.
@@ -75,8 +75,8 @@ impl ForgeThread {
                     n,
                     format!(
                         "{} opened it and wrote records in it, but it has neither the session \
-                         title nor the label (another thread's, or this one's edited: then \
-                         restore its title)",
+                         title nor the session description (another job's or thread's, or this \
+                         one's edited: then restore its title)",
                         issue.user.login
                     ),
                 )),
@@ -134,14 +134,28 @@ impl ForgeThread {
     /// What `issue` may be, or `None`: not worth a request (another account's issue without
     /// the session marks, or a trusted author's that still has the session body: another
     /// thread's intact session issue).
+    ///
+    /// The label alone is no mark of ours: it is a generic one (`Type/Automation`) that other
+    /// jobs of the same bot put on their issues, so it counts only with the session description
+    /// still somewhere in the body (a person added to it). The title is this thread's own.
     fn kind(&self, issue: &Issue) -> Option<Kind> {
-        let marked = issue.title == self.settings.title || issue.has_label(&self.settings.label);
-        match (self.trusted_creator(issue), marked) {
+        let titled = issue.title == self.settings.title;
+        let labelled = issue.has_label(&self.settings.label);
+        let ours = titled || (labelled && self.keeps_session_body(issue));
+        match (self.trusted_creator(issue), ours) {
             (true, true) => Some(Kind::Ours),
             (true, false) if !self.session_body(issue) => Some(Kind::Unmarked),
-            (false, true) => Some(Kind::Theirs),
+            (false, _) if titled || labelled => Some(Kind::Theirs),
             _ => None,
         }
+    }
+
+    /// Whether the session description is still somewhere in `issue`'s body (a person wrote
+    /// around it).
+    fn keeps_session_body(&self, issue: &Issue) -> bool {
+        let ours = self.settings.issue_body.replace("\r\n", "\n");
+        let ours = ours.trim();
+        !ours.is_empty() && issue.body.replace("\r\n", "\n").contains(ours)
     }
 
     /// Who wrote the records in `issue`'s comments: trusted authors, then others (each login

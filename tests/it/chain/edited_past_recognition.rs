@@ -171,6 +171,30 @@ async fn a_bot_issue_without_records_is_not_taken() {
     assert_eq!(on(&fake, other + 1, "p1"), 1);
 }
 
+/// Another job of the same bot (hatk6): its own title and description, the generic session
+/// label, and a record of the bot's in it. The label alone proves nothing, so the first write
+/// of this thread opens its own issue and leaves that one alone, with a warning naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_job_s_labelled_issue_with_a_record_is_not_taken() {
+    let fake = FakeForge::start().await;
+    let label = fake.add_label(forgestate::defaults::LABEL);
+    let other = fake.add_issue("Weekly dependency report", &[label], false);
+    fake.add_comment(other, "ca-bot", "[HEALTH] ci-runner\nStatus: ok");
+    for line in ["init", "checkpoint --agent a --session s1 --phase p1"] {
+        let out = Bin::new(tempfile::tempdir().unwrap().path())
+            .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+            .run(&words(line));
+        assert!(out.status.success(), "{line}: {}", stderr(&out));
+    }
+    assert_eq!(open_issues(&fake), [other, other + 1]);
+    assert_eq!(on(&fake, other + 1, "p1"), 1);
+    assert_eq!(
+        fake.comments_on(other).len(),
+        1,
+        "the other job's issue is left alone"
+    );
+}
+
 /// The usual look-up costs what it did: with the session issue intact, a fresh machine's
 /// write reads no other issue's comments, though the bot's other issues hold comments.
 #[tokio::test(flavor = "multi_thread")]
@@ -309,7 +333,8 @@ async fn a_head_that_lost_every_mark_is_named_when_a_new_issue_opens() {
     assert_eq!(open_issues(&fake), [1, 2]);
     let err = stderr(&out);
     assert!(
-        err.contains("#1 is not taken") && err.contains("neither the session title nor the label"),
+        err.contains("#1 is not taken")
+            && err.contains("neither the session title nor the session description"),
         "{err}"
     );
 }
