@@ -51,11 +51,12 @@ pub enum ParseError {
     NoMarker,
     /// A record below other text: the first non-blank line is not a marker, but a later line
     /// starts with one and the body from there reads as a record (a person's note added above
-    /// a record, which seed 003's parser still reads). Not read as a record: a reader warns
-    /// when it is newer than its answer.
+    /// a record, which seed 003's parser still reads), or the marker line is indented. Not read
+    /// as a record: a reader warns when it is newer than its answer.
     #[error(
-        "not read as a record: its {marker} line is line {line}, below other text (a note added \
-         above the record?); a record's marker must be its first non-blank line"
+        "not read as a record: its {marker} line is line {line}, below other text or indented (a \
+         note added above the record, or an edit?); a record's marker must start its first \
+         non-blank line"
     )]
     MarkerNotFirst {
         /// The marker (`[CHECKPOINT]`, ...).

@@ -1,7 +1,7 @@
 //! A record below other text: a body whose first non-blank line is not a marker, but a later
 //! line starts with one and reads, from there, as a record (a person's note added above a
-//! record, which seed 003's parser still reads). Not a record here; a near miss a reader warns
-//! of. Pure.
+//! record, which seed 003's parser still reads), or whose marker line is indented (a person's
+//! edit). Not a record here; a near miss a reader warns of. Pure.
 
 use super::{lines, marker};
 use crate::format::Kind;
@@ -24,17 +24,24 @@ pub(super) fn buried_record(
     for (number, line) in lines(body).enumerate() {
         let at = offset;
         offset += line.len();
-        if first {
+        // A marker line indented (spaces, a tab, a no-break space a web editor left) is one
+        // too, wherever it is, the first line included; a line at the first column only below
+        // the first non-blank line (that one is the record's own marker, or no marker).
+        let text = line.trim_start();
+        let indented = text.len() < line.len() && !text.trim_end().is_empty();
+        if first && !indented {
             first = line.trim_end().is_empty();
             continue;
         }
-        if !line.starts_with('[') || !Kind::ALL.iter().any(|k| line.starts_with(k.marker())) {
+        first = false;
+        if !text.starts_with('[') || !Kind::ALL.iter().any(|k| text.starts_with(k.marker())) {
             continue;
         }
-        let Ok((kind, agent, _)) = marker(line) else {
+        let Ok((kind, agent, _)) = marker(text) else {
             continue;
         };
-        if reads(&body[at..]) {
+        let rest = body.get(at + line.len()..).unwrap_or_default();
+        if reads(&format!("{text}{rest}")) {
             return Some((number + 1, kind, agent));
         }
         tries += 1;

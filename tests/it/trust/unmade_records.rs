@@ -200,3 +200,39 @@ async fn a_record_posted_twice_stays_silent() {
     assert_eq!(codes, ["duplicate"]);
     assert!(listed.warnings.is_empty(), "{:?}", listed.warnings);
 }
+
+/// A person's edit that indents the newest record's marker line (two spaces, or the no-break
+/// space a web editor may leave): not read, as before, but warned of (hatk6), on a warm read and
+/// on a machine that never read the thread.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_indented_marker_line_on_the_newest_record_is_warned_of() {
+    for indent in ["  ", "\u{a0}"] {
+        let fake = FakeForge::start().await;
+        let n = session(&fake);
+        let dir = tempfile::tempdir().unwrap();
+        let c = bot(&fake, dir.path());
+        c.save(cp(W, "clone_complete")).await.posted().unwrap();
+        let newest = c.save(cp(W, "subtask_1_complete")).await.posted().unwrap();
+        assert!(c.resume(W, "s1").await.unwrap().warnings.is_empty());
+        fake.age(600);
+        let body = (fake.comments_on(n).into_iter())
+            .find(|k| k.id == newest.comment_id)
+            .unwrap()
+            .body;
+        let edited = format!("{indent}{body}");
+        let status = fake
+            .edit_comment_as(OPS_TOKEN, newest.comment_id, &edited)
+            .await;
+        assert_eq!(status, 200);
+        let fresh = tempfile::tempdir().unwrap();
+        for r in [
+            c.resume(W, "s1").await.unwrap(),
+            bot(&fake, fresh.path()).resume(W, "s1").await.unwrap(),
+        ] {
+            assert_eq!(r.resume.phase, "clone_complete");
+            let warned = stale(&r.warnings);
+            assert_eq!(warned.len(), 1, "{indent:?}: {:?}", r.warnings);
+            assert!(warned[0].contains("(marker_not_first: "), "{}", warned[0]);
+        }
+    }
+}
