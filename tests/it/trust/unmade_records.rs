@@ -24,6 +24,15 @@ fn stale(warnings: &[String]) -> Vec<&String> {
         .collect()
 }
 
+/// `warnings` say once that comment `comment`, newer than the answer, is a `code` near miss.
+fn warned_once(warnings: &[String], comment: u64, code: &str) {
+    let warned = stale(warnings);
+    assert_eq!(warned.len(), 1, "{warnings:?}");
+    let head = format!("comment {comment}, newer than");
+    assert!(warned[0].starts_with(&head), "{}", warned[0]);
+    assert!(warned[0].contains(&format!("({code}: ")), "{}", warned[0]);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_note_added_above_the_newest_record_is_warned_of() {
     let fake = FakeForge::start().await;
@@ -65,14 +74,7 @@ async fn a_note_added_above_the_newest_record_is_warned_of() {
         // Warm, then warm again (the read cache's summary).
         let r = c.resume(W, "s1").await.unwrap();
         assert_eq!(r.resume.phase, "clone_complete");
-        let warned = stale(&r.warnings);
-        assert_eq!(warned.len(), 1, "{:?}", r.warnings);
-        assert!(
-            warned[0].starts_with(&format!("comment {}, newer than", newest.comment_id)),
-            "{}",
-            warned[0]
-        );
-        assert!(warned[0].contains("(marker_not_first: "), "{}", warned[0]);
+        warned_once(&r.warnings, newest.comment_id, "marker_not_first");
     }
     let latest = c
         .latest(&Filter {
@@ -162,14 +164,7 @@ async fn an_old_comment_given_the_newest_records_id_is_warned_of() {
             "{:?}",
             r.warnings
         );
-        let warned = stale(&r.warnings);
-        assert_eq!(warned.len(), 1, "{:?}", r.warnings);
-        assert!(
-            warned[0].starts_with(&format!("comment {}, newer than", newest.comment_id)),
-            "{}",
-            warned[0]
-        );
-        assert!(warned[0].contains("(id_conflict: "), "{}", warned[0]);
+        warned_once(&r.warnings, newest.comment_id, "id_conflict");
     }
     // Another agent's answer is not stale for it (the warning naming both comments stays).
     let other = c.resume("other-agent", "s1").await.unwrap();
@@ -230,9 +225,7 @@ async fn an_indented_marker_line_on_the_newest_record_is_warned_of() {
             bot(&fake, fresh.path()).resume(W, "s1").await.unwrap(),
         ] {
             assert_eq!(r.resume.phase, "clone_complete");
-            let warned = stale(&r.warnings);
-            assert_eq!(warned.len(), 1, "{indent:?}: {:?}", r.warnings);
-            assert!(warned[0].contains("(marker_not_first: "), "{}", warned[0]);
+            warned_once(&r.warnings, newest.comment_id, "marker_not_first");
         }
     }
 }
