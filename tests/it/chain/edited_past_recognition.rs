@@ -22,6 +22,15 @@ async fn saved(c: &Client<AnyThread>, phase: &str) {
     c.save(cp(phase)).await.posted().unwrap();
 }
 
+/// Runs `line` on a machine that never saw the thread; it succeeds. Its stderr.
+fn ran_fresh(fake: &FakeForge, line: &str) -> String {
+    let out = Bin::new(tempfile::tempdir().unwrap().path())
+        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
+        .run(&words(line));
+    assert!(out.status.success(), "{line}: {}", stderr(&out));
+    stderr(&out)
+}
+
 /// The numbers of the open issues.
 fn open_issues(fake: &FakeForge) -> Vec<u64> {
     let s = fake.state();
@@ -146,13 +155,9 @@ async fn an_issue_another_account_opened_is_never_taken_and_the_new_one_warns() 
     saved(&ops, "p1").await;
     fake.edit_issue_body(1, "Build session notes.");
     fake.retitle(1, "Build session (agents)");
-    let out = Bin::new(tempfile::tempdir().unwrap().path())
-        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-        .run(&words("checkpoint --agent a --session s1 --phase p2"));
-    assert!(out.status.success(), "{}", stderr(&out));
+    let err = ran_fresh(&fake, "checkpoint --agent a --session s1 --phase p2");
     assert_eq!(open_issues(&fake), [1, 2], "the bot took ca-ops' issue");
     assert_eq!(on(&fake, 2, "p2"), 1);
-    let err = stderr(&out);
     assert!(
         err.contains("#1 is not taken") && err.contains("opened by ca-ops"),
         "{err}"
@@ -181,10 +186,7 @@ async fn another_job_s_labelled_issue_with_a_record_is_not_taken() {
     let other = fake.add_issue("Weekly dependency report", &[label], false);
     fake.add_comment(other, "ca-bot", "[HEALTH] ci-runner\nStatus: ok");
     for line in ["init", "checkpoint --agent a --session s1 --phase p1"] {
-        let out = Bin::new(tempfile::tempdir().unwrap().path())
-            .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-            .run(&words(line));
-        assert!(out.status.success(), "{line}: {}", stderr(&out));
+        ran_fresh(&fake, line);
     }
     assert_eq!(open_issues(&fake), [other, other + 1]);
     assert_eq!(on(&fake, other + 1, "p1"), 1);
@@ -309,13 +311,10 @@ async fn another_threads_issue_is_never_taken() {
         .build()
         .unwrap();
     saved(&team_b, "b1").await;
-    let out = Bin::new(tempfile::tempdir().unwrap().path())
-        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-        .run(&words("checkpoint --agent a --session s1 --phase p1"));
-    assert!(out.status.success(), "{}", stderr(&out));
+    let err = ran_fresh(&fake, "checkpoint --agent a --session s1 --phase p1");
     assert_eq!(open_issues(&fake), [1, 2], "this thread joined team B's");
     assert_eq!(on(&fake, 2, "p1"), 1);
-    assert!(!stderr(&out).contains("not taken"), "{}", stderr(&out));
+    assert!(!err.contains("not taken"), "{err}");
 }
 
 /// A head that lost both marks and its description is not taken (it could be another
@@ -326,12 +325,8 @@ async fn a_head_that_lost_every_mark_is_named_when_a_new_issue_opens() {
     saved(&bot(&fake, tempfile::tempdir().unwrap().path()), "p1").await;
     rewrite_and_delete_label(&fake);
     fake.retitle(1, "Build session (agents)");
-    let out = Bin::new(tempfile::tempdir().unwrap().path())
-        .forge(&fake.uri(), OWNER, REPO, BOT_TOKEN)
-        .run(&words("checkpoint --agent a --session s1 --phase p2"));
-    assert!(out.status.success(), "{}", stderr(&out));
+    let err = ran_fresh(&fake, "checkpoint --agent a --session s1 --phase p2");
     assert_eq!(open_issues(&fake), [1, 2]);
-    let err = stderr(&out);
     assert!(
         err.contains("#1 is not taken")
             && err.contains("neither the session title nor the session description"),

@@ -24,6 +24,12 @@ fn stale(warnings: &[String]) -> Vec<&String> {
         .collect()
 }
 
+/// The body of comment `id` on issue `n`.
+fn body_of(fake: &FakeForge, n: u64, id: u64) -> String {
+    let comments = fake.comments_on(n);
+    comments.into_iter().find(|k| k.id == id).unwrap().body
+}
+
 /// `warnings` say once that comment `comment`, newer than the answer, is a `code` near miss.
 fn warned_once(warnings: &[String], comment: u64, code: &str) {
     let warned = stale(warnings);
@@ -46,12 +52,7 @@ async fn a_note_added_above_the_newest_record_is_warned_of() {
     fake.age(600);
 
     // A person adds a note above another agent's record: not this agent's answer, no warning.
-    let body = |id: u64| {
-        (fake.comments_on(n).into_iter())
-            .find(|k| k.id == id)
-            .unwrap()
-            .body
-    };
+    let body = |id: u64| body_of(&fake, n, id);
     let noted = |b: String| format!("> Alice: this step was flaky, re-check it.\n\n{b}");
     let status = fake
         .edit_comment_as(OPS_TOKEN, other.comment_id, &noted(body(other.comment_id)))
@@ -210,10 +211,7 @@ async fn an_indented_marker_line_on_the_newest_record_is_warned_of() {
         let newest = c.save(cp(W, "subtask_1_complete")).await.posted().unwrap();
         assert!(c.resume(W, "s1").await.unwrap().warnings.is_empty());
         fake.age(600);
-        let body = (fake.comments_on(n).into_iter())
-            .find(|k| k.id == newest.comment_id)
-            .unwrap()
-            .body;
+        let body = body_of(&fake, n, newest.comment_id);
         let edited = format!("{indent}{body}");
         let status = fake
             .edit_comment_as(OPS_TOKEN, newest.comment_id, &edited)
